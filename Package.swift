@@ -1,0 +1,89 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every target shares: Swift 6 language mode plus the two upcoming features
+/// that keep existentials explicit and imports internal unless re-exported on purpose.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "permission-service",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "permission-server", targets: ["permission-server"]),
+        .executable(name: "permctl", targets: ["permctl"]),
+        .library(name: "PermissionClient", targets: ["PermissionClient"]),
+        .library(name: "HTTPCore", targets: ["HTTPCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries, each imported by exactly one target.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // The HTTP/1.1 engine: knows nothing about permissions.
+        .target(
+            name: "HTTPCore",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // The permission model: pure values and rules, time from an injected clock.
+        .target(name: "PermissionDomain", swiftSettings: swiftSettings),
+        // SQLite persistence of the domain.
+        .target(name: "SQLiteStore", dependencies: ["PermissionDomain", "CSQLite"], swiftSettings: swiftSettings),
+        // Wire shapes of openapi.yaml, shared by server and client.
+        .target(name: "PermissionWire", swiftSettings: swiftSettings),
+        // Controllers, problem+json, buildApplication.
+        .target(
+            name: "PermissionAPI",
+            dependencies: [
+                "HTTPCore", "PermissionDomain", "PermissionWire",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "permission-server",
+            dependencies: [
+                "PermissionAPI", "SQLiteStore", "PermissionDomain", "HTTPCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Client SDK on libcurl and the operator CLI; neither links a server target.
+        .target(name: "PermissionClient", dependencies: ["PermissionWire", "CCurl"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "permctl",
+            dependencies: [
+                "PermissionClient", "PermissionWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "PermissionDomainTests", dependencies: ["PermissionDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "PermissionDomain"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PermissionAPITests",
+            dependencies: ["PermissionAPI", "SQLiteStore", "PermissionDomain", "PermissionWire", "HTTPCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PermissionClientTests",
+            dependencies: ["PermissionClient", "PermissionWire"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["PermissionClient", "PermissionWire"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,36 @@
+/// Writes a streamed response body. Each `write` is sent as one chunk; `flush` pushes buffered
+/// bytes to the socket. Both throw when the client has gone or stopped reading past the write
+/// timeout, which is the streaming handler's signal to stop.
+public protocol HTTPBodyWriter {
+    func write(_ bytes: [UInt8]) throws
+    func flush() throws
+}
+
+/// A response body: bytes known up front (sent with Content-Length) or a stream written by a
+/// closure (sent with chunked transfer coding; used for Server-Sent Events and NDJSON).
+public enum HTTPResponseBody: Sendable {
+    case bytes([UInt8])
+    case stream(@Sendable (any HTTPBodyWriter) throws -> Void)
+
+    public static let empty = HTTPResponseBody.bytes([])
+}
+
+/// A response as handlers build it. The engine adds `Date`, `Content-Length` or
+/// `Transfer-Encoding`, and `Connection` where needed.
+public struct HTTPResponse: Sendable {
+    public var status: HTTPStatus
+    public var headers: HTTPHeaders
+    public var body: HTTPResponseBody
+
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: HTTPResponseBody = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(status: HTTPStatus = .ok, contentType: String, body: [UInt8]) {
+        self.status = status
+        self.headers = ["Content-Type": contentType]
+        self.body = .bytes(body)
+    }
+}

@@ -1,0 +1,68 @@
+public import Logging
+
+/// Per-request context handed down the middleware chain to the handler.
+public struct RequestContext: Sendable {
+    /// The request id: a sane incoming `X-Request-Id`, else one the server generated.
+    public var requestId: String
+    /// A logger whose metadata carries `request-id`.
+    public var logger: Logger
+    /// The peer address, as "ip:port".
+    public var remoteAddress: String
+    /// Path parameters captured by the router, percent-decoded (`{user}` → value).
+    public var parameters: [String: String]
+    /// The route template that matched, e.g. "/v1/users/{user}", for logs and metrics; nil before routing.
+    public var route: String?
+
+    public init(requestId: String, logger: Logger, remoteAddress: String, parameters: [String: String] = [:], route: String? = nil) {
+        self.requestId = requestId
+        self.logger = logger
+        self.remoteAddress = remoteAddress
+        self.parameters = parameters
+        self.route = route
+    }
+}
+
+/// Anything that turns a request into a response. Runs on the connection's queue, off the
+/// socket event path; it may block briefly (a durable write) but must not wait forever.
+public protocol HTTPResponder: Sendable {
+    func respond(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse
+}
+
+/// A step in the chain that may act before and after `next`.
+public protocol HTTPMiddleware: Sendable {
+    func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse
+}
+
+/// A responder made of a closure.
+public struct ClosureResponder: HTTPResponder {
+    let body: @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse
+    public init(_ body: @escaping @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse) { self.body = body }
+    public func respond(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
+        try body(request, context)
+    }
+}
+
+/// An error a handler throws to answer with a specific status and problem+json body (RFC 9457).
+public struct HTTPError: Error, Sendable {
+    public var status: HTTPStatus
+    /// Problem type URI; "about:blank" when the status says it all.
+    public var type: String
+    public var title: String
+    public var detail: String?
+    /// Extra headers for the error response (e.g. `Allow` on 405, `WWW-Authenticate` on 401).
+    public var headers: HTTPHeaders
+    /// Extra members of the problem object, as already-encoded JSON values keyed by member name.
+    public var extensions: [(String, String)]
+
+    public init(
+        _ status: HTTPStatus, type: String = "about:blank", title: String? = nil, detail: String? = nil,
+        headers: HTTPHeaders = HTTPHeaders(), extensions: [(String, String)] = []
+    ) {
+        self.status = status
+        self.type = type
+        self.title = title ?? status.reason
+        self.detail = detail
+        self.headers = headers
+        self.extensions = extensions
+    }
+}

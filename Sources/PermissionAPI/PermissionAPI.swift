@@ -1,0 +1,1 @@
+// PermissionAPI: see ../../README.md

@@ -1,0 +1,1 @@
+// PermissionClient: see ../../README.md

@@ -1,0 +1,1 @@
+// PermissionDomain: see ../../README.md

@@ -1,0 +1,1 @@
+// PermissionWire: see ../../README.md

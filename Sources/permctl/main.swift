@@ -1,0 +1,1 @@
+print("permctl: not yet assembled")

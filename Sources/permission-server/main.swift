@@ -1,0 +1,1 @@
+print("permission-server: not yet assembled")
