@@ -75,6 +75,7 @@ let package = Package(
             dependencies: ["PermissionAPI", "SQLiteStore", "PermissionDomain", "PermissionWire", "HTTPCore"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "PermissionWireTests", dependencies: ["PermissionWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionClientTests",
             dependencies: ["PermissionClient", "PermissionWire"],
