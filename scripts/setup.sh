@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the system packages the service, its tests and its benchmarks need on Debian 12.
+# The Swift 6 toolchain itself is not a Debian package: it must already be on PATH
+# (https://www.swift.org/install/linux/ — e.g. unpacked under /opt/swift).
+set -euo pipefail
+
+packages=(
+    libsqlite3-dev        # SQLite, linked by the SQLiteStore target
+    libcurl4-openssl-dev  # libcurl, linked by the PermissionClient SDK
+    sqlite3               # the sqlite3 shell, used by tamper and restore tests
+    curl                  # live tests drive the server with real curl
+    python3 python3-pip   # live tests with http.client; openapi validation
+)
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! python3 -c 'import openapi_spec_validator' 2>/dev/null; then
+    echo "setup: installing openapi-spec-validator from PyPI"
+    python3 -m pip install --quiet openapi-spec-validator 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages openapi-spec-validator
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "setup: no 'swift' on PATH; install the Swift 6 toolchain for Debian 12 from swift.org first" >&2
+    exit 1
+fi
+echo "setup: ready ($(swift --version 2>&1 | head -1))"
