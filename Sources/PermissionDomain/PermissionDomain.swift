@@ -1,1 +1,0 @@
-// PermissionDomain: see ../../README.md

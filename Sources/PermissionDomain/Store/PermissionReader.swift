@@ -1,0 +1,49 @@
+public import Foundation
+
+/// The queries of the permission model. Every listing is keyset-paged: rows strictly after
+/// the `after` cursor in the stated order, at most `limit` of them (`limit` >= 1).
+public protocol PermissionReader {
+    /// The stored record of (user, app, service), or nil when never written. The hot path.
+    func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization?
+
+    /// Stored records matching `filter` (on the STORED status), ordered by (user, app, service).
+    /// Must be efficient for: one user (all apps, services); one app and service (all users),
+    /// optionally with a status; one app; one service; everything (reset all).
+    func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws
+        -> [StoredAuthorization]
+
+    /// Once grants (`once` true) whose `expiresAt <= date`, ordered by (expiresAt, user, app, service).
+    func dueOnceGrants(before date: Date, limit: Int) throws -> [StoredAuthorization]
+
+    func app(_ id: AppID) throws -> App?
+    /// Apps ordered by id.
+    func apps(after: AppID?, limit: Int) throws -> [App]
+
+    /// A custom service; built-in services live in `Catalogue` and are never stored.
+    func service(_ id: ServiceID) throws -> ServiceDefinition?
+    /// Every custom service, ordered by id.
+    func services() throws -> [ServiceDefinition]
+
+    func policy(id: PolicyID) throws -> Policy?
+    /// Policies ordered by id.
+    func policies(after: PolicyID?, limit: Int) throws -> [Policy]
+    /// Every policy that applies to (user, app, service): `service` equal, `app` null or
+    /// equal, `user` null or equal. The hot path; any order.
+    func policies(service: ServiceID, app: AppID, user: UserID) throws -> [Policy]
+
+    /// A user's settings, or nil when never changed (Location Services on).
+    func userSettings(_ user: UserID) throws -> UserSettings?
+
+    func prompt(id: PromptID) throws -> Prompt?
+    /// Prompts matching `filter` (on the STORED state), ordered by id (creation order).
+    func prompts(matching filter: PromptFilter, after: PromptID?, limit: Int) throws -> [Prompt]
+    /// The stored-pending prompt of (user, app, service), if any (at most one exists).
+    func pendingPrompt(user: UserID, app: AppID, service: ServiceID) throws -> Prompt?
+    /// Stored-pending prompts whose `expiresAt <= date`, ordered by (expiresAt, id).
+    func duePrompts(before date: Date, limit: Int) throws -> [Prompt]
+
+    /// Audit entries matching `query`, ordered by seq.
+    func audit(query: AuditQuery) throws -> [AuditEntry]
+    /// The seq of the last audit entry, 0 when the log is empty.
+    func lastAuditSeq() throws -> Int64
+}

@@ -1,0 +1,34 @@
+/// What an audit entry records. An open set of names (`area.verb`), so later features
+/// (keys) can add their own.
+public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    /// A prompt was issued (by a request, or the system's upgrade prompt).
+    public static let promptCreated = AuditAction("prompt.created")
+    /// A prompt was answered; `from`/`to` hold the authorization change it made.
+    public static let promptAnswered = AuditAction("prompt.answered")
+    /// A prompt was not answered within the prompt TTL (actor `system`).
+    public static let promptExpired = AuditAction("prompt.expired")
+    /// A prompt was cancelled because the authorization was changed another way.
+    public static let promptCancelled = AuditAction("prompt.cancelled")
+    /// The user changed the authorization in settings.
+    public static let authorizationSet = AuditAction("authorization.set")
+    /// The user revoked the authorization.
+    public static let authorizationRevoked = AuditAction("authorization.revoked")
+    /// An Allow Once grant ended: `sessionEnded`, or lapsed after the once TTL (actor `system`).
+    public static let authorizationExpired = AuditAction("authorization.expired")
+    /// The app was reinstalled: location back to notDetermined.
+    public static let authorizationReinstalled = AuditAction("authorization.reinstalled")
+    /// An operator's reset.
+    public static let authorizationReset = AuditAction("authorization.reset")
+    public static let policyPut = AuditAction("policy.put")
+    public static let policyDeleted = AuditAction("policy.deleted")
+    public static let appPut = AuditAction("app.put")
+    public static let servicePut = AuditAction("service.put")
+    /// The user's Location Services switch changed.
+    public static let settingsChanged = AuditAction("settings.changed")
+}

@@ -1,0 +1,45 @@
+public import Foundation
+
+/// One change, as the audit log keeps it (SPEC §5). Entries are never updated or deleted.
+public struct AuditEntry: Hashable, Sendable {
+    /// Gap-free and increasing; assigned by `PermissionWriter.append` (0 before that).
+    public var seq: Int64
+    public let at: Date
+    public let actor: Actor
+    public let action: AuditAction
+    public let user: UserID?
+    public let app: AppID?
+    public let service: ServiceID?
+    /// The authorization before and after the change, for authorization changes.
+    public let from: AuthorizationSnapshot?
+    public let to: AuthorizationSnapshot?
+    public let reason: Reason?
+    public let purpose: PurposeString?
+    public let promptId: PromptID?
+    public let requestId: String?
+    /// Further facts of non-authorization changes, e.g. `policy`, `effect`, `level`, `name`,
+    /// `locationServicesEnabled`, `kind`, `choice`, `state`. Small, flat, string-valued.
+    public let detail: [String: String]
+
+    public init(
+        seq: Int64 = 0, at: Date, actor: Actor, action: AuditAction, user: UserID? = nil, app: AppID? = nil,
+        service: ServiceID? = nil, from: AuthorizationSnapshot? = nil, to: AuthorizationSnapshot? = nil,
+        reason: Reason? = nil, purpose: PurposeString? = nil, promptId: PromptID? = nil,
+        requestId: String? = nil, detail: [String: String] = [:]
+    ) {
+        self.seq = seq
+        self.at = at.truncatedToMilliseconds
+        self.actor = actor
+        self.action = action
+        self.user = user
+        self.app = app
+        self.service = service
+        self.from = from
+        self.to = to
+        self.reason = reason
+        self.purpose = purpose
+        self.promptId = promptId
+        self.requestId = requestId
+        self.detail = detail
+    }
+}

@@ -1,0 +1,30 @@
+public import Foundation
+
+/// A filter and keyset page over the audit log (SPEC §5 `GET /v1/audit`): every given field
+/// must match; entries come in `seq` order, those with `seq > after`, at most `limit`.
+public struct AuditQuery: Hashable, Sendable {
+    public var user: UserID?
+    public var app: AppID?
+    public var service: ServiceID?
+    public var action: AuditAction?
+    /// Entries with `at >= since`.
+    public var since: Date?
+    /// Entries with `at < until`.
+    public var until: Date?
+    public var after: Int64
+    public var limit: Int
+
+    public init(
+        user: UserID? = nil, app: AppID? = nil, service: ServiceID? = nil, action: AuditAction? = nil,
+        since: Date? = nil, until: Date? = nil, after: Int64 = 0, limit: Int = 100
+    ) {
+        self.user = user
+        self.app = app
+        self.service = service
+        self.action = action
+        self.since = since
+        self.until = until
+        self.after = after
+        self.limit = limit
+    }
+}

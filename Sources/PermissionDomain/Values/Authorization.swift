@@ -1,0 +1,112 @@
+public import Foundation
+
+/// The effective authorization returned to clients (SPEC §3): the stored record with
+/// policies, the Location Services switch and once-grant lapse applied, plus an entity-tag.
+public struct Authorization: Hashable, Sendable {
+    public let user: UserID
+    public let app: AppID
+    public let service: ServiceID
+    public let status: AuthorizationStatus
+    /// Present exactly when `status` is `authorized`.
+    public let level: Level?
+    public let provisional: Bool
+    public let once: Bool
+    public let expiresAt: Date?
+    public let reason: Reason
+    public let purpose: PurposeString?
+    /// When the stored record last changed; nil for a record never written.
+    public let updatedAt: Date?
+    /// The stored record's version; 0 for a record never written.
+    public let version: Int64
+    /// A strong entity-tag with its double quotes: `"<version>-<16 hex digits>"`, the digest
+    /// covering every field, so it changes whenever the representation does (SPEC §3 ETag).
+    public let etag: String
+
+    public init(
+        user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus, level: Level?,
+        provisional: Bool, once: Bool, expiresAt: Date?, reason: Reason, purpose: PurposeString?,
+        updatedAt: Date?, version: Int64
+    ) {
+        self.user = user
+        self.app = app
+        self.service = service
+        self.status = status
+        self.level = level
+        self.provisional = provisional
+        self.once = once
+        self.expiresAt = expiresAt
+        self.reason = reason
+        self.purpose = purpose
+        self.updatedAt = updatedAt
+        self.version = version
+        var digest = Digest()
+        digest.add(user.rawValue)
+        digest.add(app.rawValue)
+        digest.add(service.rawValue)
+        digest.add(status.rawValue)
+        digest.add(level?.rawValue)
+        digest.add(provisional ? 1 : 0)
+        digest.add(once ? 1 : 0)
+        digest.add(expiresAt.map { $0.millisecondsSince1970 } ?? -1)
+        digest.add(reason.rawValue)
+        digest.add(purpose?.rawValue)
+        digest.add(updatedAt.map { $0.millisecondsSince1970 } ?? -1)
+        etag = Self.entityTag(version: version, digest: digest.value)
+    }
+
+    /// The view of a stored record taken as it is (no policy, switch or lapse applies).
+    public init(stored: StoredAuthorization) {
+        self.init(
+            user: stored.user, app: stored.app, service: stored.service, status: stored.status,
+            level: stored.status == .authorized ? stored.level : nil, provisional: stored.provisional,
+            once: stored.once, expiresAt: stored.expiresAt, reason: stored.reason, purpose: stored.purpose,
+            updatedAt: stored.updatedAt, version: stored.version)
+    }
+
+    public var key: AuthorizationKey { AuthorizationKey(user: user, app: app, service: service) }
+
+    /// The flags an audit entry records.
+    public var snapshot: AuthorizationSnapshot {
+        AuthorizationSnapshot(status: status, level: level, provisional: provisional, once: once)
+    }
+
+    /// `"<version>-<hex>"` without Foundation formatting (hot path).
+    private static func entityTag(version: Int64, digest: UInt64) -> String {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = [0x22]
+        bytes.append(contentsOf: String(version).utf8)
+        bytes.append(0x2D)
+        for shift in stride(from: 60, through: 0, by: -4) {
+            bytes.append(hex[Int((digest >> UInt64(shift)) & 0xF)])
+        }
+        bytes.append(0x22)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// FNV-1a, 64 bit: a fast, stable digest for entity-tags (not a security boundary).
+private struct Digest {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(byte: UInt8) {
+        value ^= UInt64(byte)
+        value &*= 0x0000_0100_0000_01B3
+    }
+
+    mutating func add(_ text: String?) {
+        guard let text else {
+            add(byte: 0xFF)
+            return
+        }
+        for byte in text.utf8 { add(byte: byte) }
+        add(byte: 0x00)
+    }
+
+    mutating func add(_ number: Int64) {
+        var bits = UInt64(bitPattern: number)
+        for _ in 0..<8 {
+            add(byte: UInt8(truncatingIfNeeded: bits))
+            bits >>= 8
+        }
+    }
+}

@@ -1,0 +1,11 @@
+/// An answer to a prompt (SPEC §4 prompt table).
+public enum Choice: String, Sendable, CaseIterable, Hashable {
+    case allow
+    case deny
+    case allowOnce
+    case allowWhileUsing
+    case keepWhileUsing
+    case changeToAlways
+    case selectItems
+    case allowFull
+}

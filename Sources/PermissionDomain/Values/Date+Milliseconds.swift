@@ -1,0 +1,16 @@
+public import Foundation
+
+extension Date {
+    /// Milliseconds since 1970-01-01T00:00:00Z, rounded down: the resolution of every stored time.
+    public var millisecondsSince1970: Int64 {
+        Int64((timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// The date at `milliseconds` since 1970-01-01T00:00:00Z.
+    public init(millisecondsSince1970 milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// This date truncated to whole milliseconds, so that it survives a round trip through the store.
+    public var truncatedToMilliseconds: Date { Date(millisecondsSince1970: millisecondsSince1970) }
+}

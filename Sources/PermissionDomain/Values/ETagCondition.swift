@@ -1,0 +1,16 @@
+/// A parsed `If-Match` precondition (RFC 9110 §13.1.1), applied by the service inside the
+/// write so that the check and the change are atomic. The API parses the header field.
+public enum ETagCondition: Hashable, Sendable {
+    /// `If-Match: *`: any current representation (every well-formed authorization has one).
+    case any
+    /// A list of entity-tags, each with its double quotes; weak tags never match (strong comparison).
+    case tags([String])
+
+    /// Whether the current entity-tag `etag` satisfies the condition.
+    public func isSatisfied(by etag: String) -> Bool {
+        switch self {
+        case .any: true
+        case .tags(let tags): tags.contains { !$0.hasPrefix("W/") && $0 == etag }
+        }
+    }
+}

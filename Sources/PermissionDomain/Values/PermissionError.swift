@@ -1,0 +1,22 @@
+/// What the domain refuses, without HTTP: the API maps each case to a status and a
+/// problem type once, at the edge (STYLE convention 8).
+public enum PermissionError: Error, Hashable, Sendable {
+    /// Malformed input: an id, a purpose string, a body field.
+    case invalidArgument(field: String, why: String)
+    /// No such app, policy, prompt, ...; `what` names it, e.g. `policy p1`.
+    case notFound(what: String)
+    /// A service id not in the catalogue (built in or custom).
+    case unknownService(ServiceID)
+    /// A level the service lacks.
+    case unknownLevel(level: String, service: ServiceID, allowed: [Level])
+    /// The app has no purpose string for a key the requested level needs (ITMS-90683).
+    case missingPurposeString(key: String)
+    /// The change contradicts the current state (a restricted authorization, a built-in service).
+    case conflict(why: String)
+    /// The `If-Match` entity-tag is stale.
+    case preconditionFailed(current: String)
+    /// A decision on a prompt that is no longer pending.
+    case promptNotPending(PromptState)
+    /// A choice the prompt does not offer.
+    case invalidChoice(choice: String, allowed: [Choice])
+}

@@ -1,0 +1,75 @@
+public import Foundation
+
+/// The stored record of one (user, app, service): the user's or operator's last choice,
+/// before policies, the Location Services switch and once-grant lapse are applied (SPEC §3).
+/// Records are never deleted; a reset writes `notDetermined`, so `version` never goes back.
+public struct StoredAuthorization: Hashable, Sendable {
+    public let user: UserID
+    public let app: AppID
+    public let service: ServiceID
+    /// `notDetermined`, `denied` or `authorized`; `restricted` only comes from policies.
+    public var status: AuthorizationStatus
+    /// Present exactly when `status` is `authorized`.
+    public var level: Level?
+    /// Always granted through "Allow While Using" on an Always request, awaiting the upgrade prompt.
+    public var provisional: Bool
+    /// An Allow Once grant; `expiresAt` is when it lapses.
+    public var once: Bool
+    public var expiresAt: Date?
+    public var reason: Reason
+    /// The purpose string shown in the prompt that decided the record, or nil.
+    public var purpose: PurposeString?
+    /// Levels the user declined on a prompt for more than was held, or narrowed on the
+    /// upgrade prompt: the app is not prompted for them again (SPEC §4). Sorted.
+    public var declinedLevels: [Level]
+    /// When the record last changed; nil until first written.
+    public var updatedAt: Date?
+    /// Grows with every change; 0 for a record never written.
+    public var version: Int64
+
+    public init(
+        user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus = .notDetermined,
+        level: Level? = nil, provisional: Bool = false, once: Bool = false, expiresAt: Date? = nil,
+        reason: Reason = .default, purpose: PurposeString? = nil, declinedLevels: [Level] = [],
+        updatedAt: Date? = nil, version: Int64 = 0
+    ) {
+        self.user = user
+        self.app = app
+        self.service = service
+        self.status = status
+        self.level = level
+        self.provisional = provisional
+        self.once = once
+        self.expiresAt = expiresAt?.truncatedToMilliseconds
+        self.reason = reason
+        self.purpose = purpose
+        self.declinedLevels = declinedLevels.sorted()
+        self.updatedAt = updatedAt?.truncatedToMilliseconds
+        self.version = version
+    }
+
+    /// A record never written: notDetermined, `default`, version 0.
+    public static func initial(user: UserID, app: AppID, service: ServiceID) -> StoredAuthorization {
+        StoredAuthorization(user: user, app: app, service: service)
+    }
+
+    public var key: AuthorizationKey { AuthorizationKey(user: user, app: app, service: service) }
+
+    /// Whether the once grant has lapsed at `now` (`expiresAt <= now`).
+    public func onceLapsed(at now: Date) -> Bool {
+        guard once, let expiresAt else { return false }
+        return expiresAt <= now
+    }
+
+    /// The flags an audit entry records.
+    public var snapshot: AuthorizationSnapshot {
+        AuthorizationSnapshot(status: status, level: level, provisional: provisional, once: once)
+    }
+
+    /// Whether `other` differs in anything but `updatedAt` and `version`.
+    func differsInContent(from other: StoredAuthorization) -> Bool {
+        status != other.status || level != other.level || provisional != other.provisional || once != other.once
+            || expiresAt != other.expiresAt || reason != other.reason || purpose != other.purpose
+            || declinedLevels != other.declinedLevels
+    }
+}
