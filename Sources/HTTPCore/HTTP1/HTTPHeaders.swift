@@ -6,6 +6,12 @@ public struct HTTPHeaders: Sendable, Equatable {
 
     public init() { fields = [] }
 
+    /// An empty list with room for `minimumCapacity` fields, as the parser builds it.
+    package init(minimumCapacity: Int) {
+        fields = []
+        fields.reserveCapacity(minimumCapacity)
+    }
+
     public init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }

@@ -1,0 +1,86 @@
+/// Why a scan stopped short of a result: the input ends too early, or it is invalid.
+enum ScanStop: Error {
+    case needMore
+    case failure(HTTPParseError)
+}
+
+/// One field line of a header or trailer section, as byte ranges into the scanned buffer.
+struct FieldLine {
+    var name: Range<Int>
+    /// The value with leading and trailing OWS removed (RFC 9112 §5.1).
+    var value: Range<Int>
+}
+
+/// The result of scanning one line of a field section.
+enum FieldLineScan {
+    /// A field line; `next` is the index just after its CRLF.
+    case field(FieldLine, next: Int)
+    /// The empty line that ends the section; `next` is the index just after it.
+    case end(next: Int)
+}
+
+/// Scans the field lines of header and trailer sections (RFC 9112 §5, RFC 9110 §5.5), byte by byte,
+/// so that the first invalid byte decides the error whatever the input was split into.
+enum FieldLineScanner {
+    /// Scans one line starting at `start`.
+    /// - Parameters:
+    ///   - b: the bytes received so far.
+    ///   - start: the index of the line's first byte.
+    ///   - cap: the first index the section may not reach; needing it throws `headerFieldsTooLarge` (431).
+    static func scan(_ b: UnsafeRawBufferPointer, from start: Int, cap: Int) throws(ScanStop) -> FieldLineScan {
+        let count = b.count
+        @inline(__always) func need(_ i: Int) throws(ScanStop) {
+            if i >= cap { throw .failure(.headerFieldsTooLarge) }
+            if i >= count { throw .needMore }
+        }
+        var i = start
+        try need(i)
+        let first = b[i]
+        if first == ASCII.cr {
+            try need(i + 1)
+            guard b[i + 1] == ASCII.lf else { throw .failure(.badRequest("Bare CR in the field section.")) }
+            return .end(next: i + 2)
+        }
+        if first == ASCII.lf { throw .failure(.badRequest("Bare LF as a line ending.")) }
+        if ASCII.isWhitespace(first) {
+            throw .failure(.badRequest("Obsolete line folding or whitespace before a field name (RFC 9112 §5.2)."))
+        }
+        // field-name = token, then ":" with no whitespace before it (RFC 9112 §5.1).
+        while true {
+            try need(i)
+            let c = b[i]
+            if ASCII.isTchar(c) { i += 1; continue }
+            if c == ASCII.colon { break }
+            if ASCII.isWhitespace(c) {
+                throw .failure(.badRequest("Whitespace between a field name and the colon (RFC 9112 §5.1)."))
+            }
+            if c == ASCII.cr || c == ASCII.lf { throw .failure(.badRequest("A field line without a colon.")) }
+            throw .failure(.badRequest("Invalid character in a field name."))
+        }
+        if i == start { throw .failure(.badRequest("A field line with an empty name.")) }
+        let name = start..<i
+        i += 1
+        // OWS field-value OWS CRLF
+        while true {
+            try need(i)
+            if !ASCII.isWhitespace(b[i]) { break }
+            i += 1
+        }
+        let valueStart = i
+        var valueEnd = i
+        while true {
+            try need(i)
+            let c = b[i]
+            if c == ASCII.cr { break }
+            if !ASCII.isFieldValueByte(c) {
+                if c == ASCII.lf { throw .failure(.badRequest("Bare LF as a line ending.")) }
+                throw .failure(.badRequest("Control character in a field value."))
+            }
+            i += 1
+            if !ASCII.isWhitespace(c) { valueEnd = i }
+        }
+        try need(i + 1)
+        guard b[i + 1] == ASCII.lf else { throw .failure(.badRequest("Bare CR in a field value.")) }
+        return .field(FieldLine(name: name, value: valueStart..<valueEnd), next: i + 2)
+    }
+}

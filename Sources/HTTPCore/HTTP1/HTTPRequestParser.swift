@@ -1,0 +1,89 @@
+/// A pure, bounded parser of HTTP/1.1 request heads (RFC 9112 §2-§7, RFC 9110).
+///
+/// It is stateless: the caller passes everything buffered since the previous request ended, again
+/// after more bytes arrive. Bytes are checked in order, so the first offending byte decides the
+/// error however the input was split; `needMore` means no byte so far is invalid. Strings are built
+/// only for the parts kept, once the head is complete.
+public struct HTTPRequestParser: Sendable {
+    public let limits: HTTPLimits
+
+    public init(limits: HTTPLimits) {
+        self.limits = limits
+    }
+
+    /// Parses the request head at the start of `bytes`.
+    /// - Parameter bytes: everything buffered since the previous request on the connection ended.
+    /// - Returns: `needMore`, the complete head with the number of bytes it took, or the error to answer.
+    public func parseHead(_ bytes: UnsafeRawBufferPointer) -> HTTPHeadParseResult {
+        do {
+            let (head, consumed) = try scanHead(bytes)
+            return .complete(head, consumed: consumed)
+        } catch {
+            switch error {
+            case .needMore: return .needMore
+            case .failure(let failure): return .failure(failure)
+            }
+        }
+    }
+
+    /// Parses the request head in a byte array (a convenience for tests and tools).
+    public func parseHead(_ bytes: [UInt8]) -> HTTPHeadParseResult {
+        bytes.withUnsafeBytes { parseHead($0) }
+    }
+
+    private func scanHead(_ b: UnsafeRawBufferPointer) throws(ScanStop) -> (HTTPRequestHead, Int) {
+        let headCap = max(0, limits.maxHeaderBytes)
+        let count = b.count
+        var i = 0
+        // RFC 9112 §2.2: ignore empty lines before the request line (they count toward the head size).
+        while true {
+            if i >= headCap { throw .failure(.headerFieldsTooLarge) }
+            if i >= count { throw .needMore }
+            if b[i] == ASCII.lf { throw .failure(.badRequest("Bare LF as a line ending.")) }
+            if b[i] != ASCII.cr { break }
+            if i + 1 >= headCap { throw .failure(.headerFieldsTooLarge) }
+            if i + 1 >= count { throw .needMore }
+            guard b[i + 1] == ASCII.lf else { throw .failure(.badRequest("Bare CR before the request line.")) }
+            i += 2
+        }
+        let lineCap = i + min(max(0, limits.maxRequestLineBytes), Int.max - i)
+        let line = try RequestLineScanner.scan(b, from: i, lineCap: lineCap, headCap: headCap)
+        let method = HTTPRequestParser.method(b, line.method)
+        let target: RequestTarget
+        do {
+            target = try RequestTarget.parse(b, line.target, isOptions: method == .options)
+        } catch {
+            throw .failure(error)
+        }
+        var fields: [FieldLine] = []
+        fields.reserveCapacity(16)
+        var j = line.next
+        scanning: while true {
+            switch try FieldLineScanner.scan(b, from: j, cap: headCap) {
+            case .field(let field, let next):
+                if fields.count >= limits.maxHeaderCount { throw .failure(.headerFieldsTooLarge) }
+                fields.append(field)
+                j = next
+            case .end(let next):
+                j = next
+                break scanning
+            }
+        }
+        do {
+            let head = try interpret(b, method: method, line: line, target: target, fields: fields)
+            return (head, j)
+        } catch {
+            throw .failure(error)
+        }
+    }
+
+    /// The method as a value, reusing the constants for the common ones.
+    private static func method(_ b: UnsafeRawBufferPointer, _ range: Range<Int>) -> HTTPMethod {
+        switch range.count {
+        case 3 where b[range.lowerBound] == 0x47 && b[range.lowerBound + 1] == 0x45 && b[range.lowerBound + 2] == 0x54:
+            return .get
+        default:
+            return HTTPMethod(rawValue: b.string(range))
+        }
+    }
+}
