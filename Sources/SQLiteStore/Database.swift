@@ -1,0 +1,161 @@
+internal import CSQLite
+
+/// One SQLite connection (https://www.sqlite.org/c3ref/sqlite3.html).
+///
+/// Opened with `SQLITE_OPEN_NOMUTEX`: a connection has exactly one owner at a time (the writer
+/// queue, or whoever checked it out of the reader pool), so it is not `Sendable`. It keeps a
+/// cache of prepared statements keyed by their SQL text; use ``withStatement(_:_:)`` on hot
+/// paths so a request never prepares.
+package final class Database {
+    /// Whether the connection may write.
+    package enum Mode: Sendable {
+        case readWrite
+        case readOnly
+    }
+
+    /// The `sqlite3*` handle.
+    let handle: OpaquePointer
+    /// The file path the connection was opened on.
+    package let path: String
+    /// Whether the connection was opened read-only.
+    package let mode: Mode
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens a connection and applies the pragmas of `configuration`.
+    ///
+    /// The writer switches the file to WAL (https://www.sqlite.org/pragma.html#pragma_journal_mode)
+    /// with `synchronous=FULL`; every connection turns on foreign keys and sets its busy timeout
+    /// and cache size. The handle is closed if any step fails (https://www.sqlite.org/c3ref/open.html:
+    /// "a database connection handle is usually returned … even if an error occurs").
+    /// - Parameters:
+    ///   - path: the database file; created for `.readWrite`.
+    ///   - mode: `.readWrite` (the writer) or `.readOnly` (a pool reader).
+    ///   - configuration: busy timeout, cache and mmap sizes.
+    package init(path: String, mode: Mode, configuration: DatabaseConfiguration = .init()) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch mode {
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        }
+        var connection: OpaquePointer?
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let error = SQLiteError(connection: connection, resultCode: code, sql: nil)
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        self.handle = connection
+        self.path = path
+        self.mode = mode
+        do {
+            try setUp(configuration)
+        } catch {
+            statementCache.removeAll()
+            throw error  // deinit closes the handle
+        }
+    }
+
+    deinit {
+        statementCache.removeAll()  // finalize cached statements before the connection
+        sqlite3_close_v2(handle)
+    }
+
+    private func setUp(_ configuration: DatabaseConfiguration) throws {
+        try check(sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds), sql: nil)
+        try execute("PRAGMA foreign_keys = ON")
+        try execute("PRAGMA cache_size = -\(configuration.cacheSizeKiB)")
+        try execute("PRAGMA temp_store = MEMORY")
+        switch mode {
+        case .readWrite:
+            let journalMode = try withStatement("PRAGMA journal_mode = WAL") { statement in
+                try statement.step() ? statement.string(at: 0) : nil
+            }
+            guard journalMode?.lowercased() == "wal" else {
+                throw SQLiteError(
+                    code: SQLITE_ERROR, message: "could not switch to WAL (journal_mode is \(journalMode ?? "unknown"))",
+                    sql: "PRAGMA journal_mode = WAL")
+            }
+            try execute("PRAGMA synchronous = FULL")
+        case .readOnly:
+            try execute("PRAGMA mmap_size = \(configuration.mmapSize)")
+        }
+    }
+
+    /// Throws the connection's last error unless `code` is `SQLITE_OK`.
+    @inline(__always)
+    func check(_ code: Int32, sql: String?) throws {
+        if code != SQLITE_OK { throw SQLiteError(connection: handle, resultCode: code, sql: sql) }
+    }
+
+    /// Runs one or more `;`-separated statements without parameters, stepping each to completion.
+    /// - Parameter sql: the SQL text (https://www.sqlite.org/c3ref/prepare.html, using `pzTail`).
+    package func execute(_ sql: String) throws {
+        try sql.withCString { start in
+            var next: UnsafePointer<CChar>? = start
+            while let current = next, current.pointee != 0 {
+                var statementHandle: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v2(handle, current, -1, &statementHandle, &tail)
+                guard code == SQLITE_OK else {
+                    let text = String(cString: current).drop { $0.isWhitespace || $0.isNewline }
+                    throw SQLiteError(connection: handle, resultCode: code, sql: String(text))
+                }
+                next = tail
+                guard let statementHandle else { continue }  // whitespace or a comment
+                let statement = Statement(handle: statementHandle, connection: handle)
+                while try statement.step() {}
+            }
+        }
+    }
+
+    /// Prepares a new statement that is not cached; it is finalized when released.
+    /// - Parameter sql: one SQL statement, with `?` or `?NNN` placeholders.
+    package func prepare(_ sql: String) throws -> Statement {
+        var statementHandle: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, nil)
+        guard code == SQLITE_OK, let statementHandle else {
+            if code == SQLITE_OK {
+                throw SQLiteError(code: SQLITE_MISUSE, message: "no statement in SQL text", sql: sql)
+            }
+            throw SQLiteError(connection: handle, resultCode: code, sql: sql)
+        }
+        return Statement(handle: statementHandle, connection: handle)
+    }
+
+    /// Returns the cached statement for `sql`, preparing it on first use.
+    ///
+    /// The caller must ``Statement/reset()`` it after use; ``withStatement(_:_:)`` does.
+    package func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try prepare(sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` with the cached statement for `sql`, then resets it and clears its bindings
+    /// so that it holds no read snapshot and can be reused.
+    /// - Parameters:
+    ///   - sql: one SQL statement.
+    ///   - body: binds, steps and reads columns.
+    @inline(__always)
+    package func withStatement<Result>(_ sql: String, _ body: (Statement) throws -> Result) throws -> Result {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        return try body(statement)
+    }
+
+    /// The number of statements in the cache.
+    package var cachedStatementCount: Int { statementCache.count }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE (https://www.sqlite.org/c3ref/changes.html).
+    package var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// The rowid of the last successful INSERT on this connection.
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open (https://www.sqlite.org/c3ref/get_autocommit.html).
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+}
+
+@available(*, unavailable)
+extension Database: Sendable {}

@@ -1,0 +1,39 @@
+/// How connections are opened and how the pool behaves.
+///
+/// The defaults suit one server process owning one database file: a durable WAL database
+/// (https://www.sqlite.org/wal.html) with `synchronous=FULL`, so a write is on disk when it
+/// returns.
+public struct DatabaseConfiguration: Sendable {
+    /// `sqlite3_busy_timeout`: how long a connection waits for a lock held by another
+    /// connection or process before failing with `SQLITE_BUSY`.
+    public var busyTimeoutMilliseconds: Int32
+    /// Page cache per connection, in KiB (`PRAGMA cache_size=-N`).
+    public var cacheSizeKiB: Int
+    /// `PRAGMA mmap_size` for reader connections; 0 disables memory-mapped reads.
+    public var mmapSize: Int64
+    /// The most read-only connections the pool opens; further readers wait for one.
+    public var maximumReaderCount: Int
+    /// The most write bodies committed together in one transaction (group commit).
+    public var maximumBatchSize: Int
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - busyTimeoutMilliseconds: see ``busyTimeoutMilliseconds``.
+    ///   - cacheSizeKiB: see ``cacheSizeKiB``.
+    ///   - mmapSize: see ``mmapSize``.
+    ///   - maximumReaderCount: see ``maximumReaderCount``.
+    ///   - maximumBatchSize: see ``maximumBatchSize``.
+    public init(
+        busyTimeoutMilliseconds: Int32 = 5_000,
+        cacheSizeKiB: Int = 8_192,
+        mmapSize: Int64 = 256 * 1024 * 1024,
+        maximumReaderCount: Int = 8,
+        maximumBatchSize: Int = 256
+    ) {
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.cacheSizeKiB = cacheSizeKiB
+        self.mmapSize = mmapSize
+        self.maximumReaderCount = max(1, maximumReaderCount)
+        self.maximumBatchSize = max(1, maximumBatchSize)
+    }
+}

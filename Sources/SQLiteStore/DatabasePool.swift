@@ -1,0 +1,42 @@
+import Foundation
+
+/// A database file served by one writer with group commit and a pool of readers.
+///
+/// `Sendable`: every connection inside has one owner at a time (the writer queue, or the
+/// thread that checked a reader out).
+package final class DatabasePool: Sendable {
+    /// The database file.
+    package let path: String
+    package let configuration: DatabaseConfiguration
+    /// The single writer.
+    package let writer: DatabaseWriter
+    /// The read-only connections.
+    package let readers: ReaderPool
+
+    /// Opens (creating when missing) the database file in WAL mode.
+    /// - Parameters:
+    ///   - path: the file; its directory must exist.
+    ///   - configuration: pragmas, pool and batch sizes.
+    package init(path: String, configuration: DatabaseConfiguration = .init()) throws {
+        self.path = path
+        self.configuration = configuration
+        self.writer = try DatabaseWriter(path: path, configuration: configuration)
+        self.readers = ReaderPool(path: path, configuration: configuration)
+    }
+
+    /// Runs `body` on a pooled read-only connection. See ``ReaderPool/read(_:)``.
+    @inline(__always)
+    package func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try readers.read(body)
+    }
+
+    /// Runs `body` in a group-committed write transaction. See ``DatabaseWriter/write(_:)``.
+    package func write<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try writer.write(body)
+    }
+
+    /// Runs `body` on the writer connection outside any transaction.
+    package func writeWithoutTransaction<Result>(_ body: (Database) throws -> Result) rethrows -> Result {
+        try writer.writeWithoutTransaction(body)
+    }
+}

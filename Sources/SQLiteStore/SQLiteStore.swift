@@ -1,1 +1,0 @@
-// SQLiteStore: see ../../README.md

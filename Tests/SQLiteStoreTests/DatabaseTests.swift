@@ -1,0 +1,146 @@
+import Foundation
+@testable import SQLiteStore
+import Testing
+
+@Suite struct DatabaseTests {
+    @Test func pragmasAreInEffectOnTheWriter() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        func pragma(_ name: String) throws -> String? {
+            try database.withStatement("PRAGMA \(name)") { try $0.step() ? $0.string(at: 0) : nil }
+        }
+        #expect(try pragma("journal_mode") == "wal")
+        #expect(try pragma("synchronous") == "2")
+        #expect(try pragma("foreign_keys") == "1")
+        #expect(try pragma("busy_timeout") == "5000")
+        #expect(try pragma("cache_size") == "-8192")
+    }
+
+    @Test func readOnlyConnectionCannotWrite() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        let writer = try Database(path: path, mode: .readWrite)
+        try writer.execute("CREATE TABLE t (x INTEGER)")
+        let reader = try Database(path: path, mode: .readOnly)
+        let error = #expect(throws: SQLiteError.self) { try reader.execute("INSERT INTO t VALUES (1)") }
+        #expect(error?.isReadOnly == true)
+    }
+
+    @Test func openingAMissingReadOnlyFileFailsWithCantOpen() throws {
+        let directory = try TemporaryDirectory()
+        let error = #expect(throws: SQLiteError.self) {
+            _ = try Database(path: directory.file("missing/db.sqlite"), mode: .readOnly)
+        }
+        #expect(error?.code == 14)  // SQLITE_CANTOPEN
+    }
+
+    @Test func cachedStatementsAreReusedAndReset() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        try database.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, data BLOB); CREATE INDEX t_name ON t (name)")
+        let insert = "INSERT INTO t (id, name, score, data) VALUES (?, ?, ?, ?)"
+        for id in 1...3 {
+            try database.withStatement(insert) { statement in
+                statement.bind(Int64(id), at: 1)
+                statement.bind("n\(id)", at: 2)
+                statement.bind(Double(id) / 2, at: 3)
+                statement.bind(blob: [UInt8(id), 0, 255], at: 4)
+                try statement.execute()
+            }
+        }
+        let first = try database.cachedStatement(insert)
+        #expect(try database.cachedStatement(insert) === first)
+        let countBefore = database.cachedStatementCount
+        let select = "SELECT name, score, data FROM t WHERE id = ?"
+        for id in [2, 3, 2] {
+            let row = try database.withStatement(select) { statement -> (String?, Double, [UInt8]?)? in
+                statement.bind(Int64(id), at: 1)
+                guard try statement.step() else { return nil }
+                return (statement.string(at: 0), statement.double(at: 1), statement.blob(at: 2))
+            }
+            #expect(row?.0 == "n\(id)")
+            #expect(row?.1 == Double(id) / 2)
+            #expect(row?.2 == [UInt8(id), 0, 255])
+        }
+        #expect(database.cachedStatementCount == countBefore + 1)
+        // Bindings are cleared on reset: a missing bind reads as NULL.
+        let nullName = try database.withStatement("SELECT ? IS NULL") { try $0.step() && $0.bool(at: 0) }
+        #expect(nullName)
+        #expect(!database.isInTransaction)
+    }
+
+    @Test func textRoundTripsUnicodeAndEmptyStrings() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        for text in ["", "héllo wörld ✓", "a\u{0}b"] {
+            let back = try database.withStatement("SELECT ?") { statement -> String? in
+                statement.bind(text, at: 1)
+                return try statement.step() ? statement.string(at: 0) : nil
+            }
+            #expect(back == text)
+        }
+    }
+
+    @Test func errorsCarrySQLButNotBoundValues() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        try database.execute("CREATE TABLE secrets (id TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        let insert = "INSERT INTO secrets (id, value) VALUES (?, ?)"
+        func add() throws {
+            try database.withStatement(insert) { statement in
+                statement.bind("key-1", at: 1)
+                statement.bind("hunter2-secret", at: 2)
+                try statement.execute()
+            }
+        }
+        try add()
+        let error = #expect(throws: SQLiteError.self) { try add() }
+        #expect(error?.code == 19)  // SQLITE_CONSTRAINT
+        #expect(error?.extendedCode == 1555)  // SQLITE_CONSTRAINT_PRIMARYKEY
+        #expect(error?.sql == insert)
+        #expect(error?.isConstraintViolation == true)
+        let text = error.map { "\($0)" } ?? ""
+        #expect(text.contains("UNIQUE constraint failed: secrets.id"))
+        #expect(!text.contains("hunter2-secret"))
+        #expect(!text.contains("key-1"))
+        // The statement is usable again after the failure.
+        #expect(try database.withStatement("SELECT count(*) FROM secrets") { try $0.step() ? $0.int(at: 0) : -1 } == 1)
+    }
+
+    @Test func syntaxErrorsNameTheStatement() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        let error = #expect(throws: SQLiteError.self) { try database.execute("CREATE TABLE a (x); SELEC 1") }
+        #expect(error?.sql == "SELEC 1")
+        #expect(error?.message.contains("syntax error") == true)
+    }
+
+    @Test func bindOutOfRangeIsReportedByStep() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        let error = #expect(throws: SQLiteError.self) {
+            try database.withStatement("SELECT ?") { statement in
+                statement.bind(Int64(1), at: 2)
+                _ = try statement.step()
+            }
+        }
+        #expect(error?.code == 25)  // SQLITE_RANGE
+        #expect(error?.sql == "SELECT ?")
+    }
+
+    @Test func transactionRollsBackOnThrowAndRethrowsTheBodyError() throws {
+        struct BodyError: Error {}
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        try database.execute("CREATE TABLE t (x INTEGER)")
+        #expect(throws: BodyError.self) {
+            try database.inTransaction {
+                try database.execute("INSERT INTO t VALUES (1)")
+                throw BodyError()
+            }
+        }
+        #expect(!database.isInTransaction)
+        try database.inTransaction { try database.execute("INSERT INTO t VALUES (2)") }
+        #expect(try database.withStatement("SELECT group_concat(x) FROM t") { try $0.step() ? $0.string(at: 0) : nil } == "2")
+    }
+}

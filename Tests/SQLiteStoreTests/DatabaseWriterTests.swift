@@ -1,0 +1,181 @@
+import Foundation
+@testable import SQLiteStore
+import Testing
+
+@Suite struct DatabaseWriterTests {
+    struct BodyError: Error, Equatable { let index: Int }
+
+    private func makePool(_ directory: TemporaryDirectory) throws -> DatabasePool {
+        let pool = try DatabasePool(path: directory.file("db.sqlite"))
+        try pool.writeWithoutTransaction { database in
+            try database.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, writer INTEGER NOT NULL)")
+        }
+        return pool
+    }
+
+    private func count(_ pool: DatabasePool, _ sql: String = "SELECT count(*) FROM t") throws -> Int {
+        try pool.read { database in try database.withStatement(sql) { try $0.step() ? $0.int(at: 0) : -1 } }
+    }
+
+    private func insert(_ database: Database, _ id: Int) throws {
+        try database.withStatement("INSERT INTO t (id, writer) VALUES (?, ?)") { statement in
+            statement.bind(id, at: 1)
+            statement.bind(id % 64, at: 2)
+            try statement.execute()
+        }
+    }
+
+    @Test func writeReturnsTheBodyResultAndCommits() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try makePool(directory)
+        let rowID = try pool.write { database -> Int64 in
+            try insert(database, 7)
+            return database.lastInsertRowID
+        }
+        #expect(rowID == 7)
+        #expect(try count(pool) == 1)
+        #expect(pool.writer.currentStatistics.commits == 1)
+    }
+
+    @Test func manyConcurrentWritersAllSucceedWithFewerCommitsThanWrites() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try makePool(directory)
+        let failures = Collected<String>()
+        let writers = 64, perWriter = 20
+        onThreads(writers) { writer in
+            for step in 0..<perWriter {
+                do {
+                    try pool.write { database in try insert(database, writer * perWriter + step) }
+                } catch {
+                    failures.append("\(error)")
+                }
+            }
+        }
+        #expect(failures.elements.isEmpty)
+        #expect(try count(pool) == writers * perWriter)
+        let statistics = pool.writer.currentStatistics
+        #expect(statistics.committedWrites == writers * perWriter)
+        #expect(statistics.commits < statistics.committedWrites)
+        #expect(statistics.largestBatch > 1)
+    }
+
+    /// Holds the writer queue busy so that the next bodies are queued, then releases it: they
+    /// run as one batch.
+    private func oneBatch(_ pool: DatabasePool, count: Int, body: @escaping @Sendable (Database, Int) throws -> Void)
+        -> [Int: Result<Void, any Error>]
+    {
+        let gate = DispatchSemaphore(value: 0)
+        let blocker = Thread {
+            pool.writeWithoutTransaction { _ in gate.wait() }
+        }
+        blocker.start()
+        let results = Collected<(Int, Result<Void, any Error>)>()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            onThreads(count) { index in
+                results.append((index, Result { try pool.write { database in try body(database, index) } }))
+            }
+        }
+        while pool.writer.pendingCount < count { usleep(1_000) }
+        gate.signal()
+        group.wait()
+        return Dictionary(uniqueKeysWithValues: results.elements)
+    }
+
+    @Test func aFailingBodyRollsBackOnlyItsOwnChanges() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try makePool(directory)
+        let commitsBefore = pool.writer.currentStatistics.commits
+        let results = oneBatch(pool, count: 10) { database, index in
+            try insert(database, index)
+            if index % 3 == 0 { throw BodyError(index: index) }
+        }
+        for index in 0..<10 {
+            switch results[index] {
+            case .success?: #expect(index % 3 != 0)
+            case .failure(let error)?: #expect(error as? BodyError == BodyError(index: index))
+            case nil: Issue.record("no result for \(index)")
+            }
+        }
+        #expect(try count(pool) == 6)
+        #expect(try count(pool, "SELECT count(*) FROM t WHERE id % 3 = 0") == 0)
+        let statistics = pool.writer.currentStatistics
+        #expect(statistics.commits == commitsBefore + 1)
+        #expect(statistics.failedWrites == 4)
+    }
+
+    @Test func aFailedCommitFailsEveryBodyOfTheBatch() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try makePool(directory)
+        try pool.writeWithoutTransaction { database in
+            try database.execute("""
+                CREATE TABLE parent (id INTEGER PRIMARY KEY);
+                CREATE TABLE child (id INTEGER PRIMARY KEY,
+                    parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)
+                """)
+        }
+        // Body 0 breaks a deferred foreign key: only COMMIT notices.
+        let results = oneBatch(pool, count: 5) { database, index in
+            try insert(database, index)
+            if index == 0 { try database.execute("INSERT INTO child (id, parent) VALUES (1, 999)") }
+        }
+        #expect(results.count == 5)
+        for (_, result) in results {
+            guard case .failure(let error) = result else {
+                Issue.record("a body of the failed batch succeeded")
+                continue
+            }
+            #expect((error as? SQLiteError)?.extendedCode == 787)  // SQLITE_CONSTRAINT_FOREIGNKEY
+        }
+        #expect(try count(pool) == 0)
+        // The writer recovers: the next write commits.
+        try pool.write { database in try insert(database, 100) }
+        #expect(try count(pool) == 1)
+    }
+
+    @Test func readsProceedWhileAWriteTransactionIsOpen() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try makePool(directory)
+        try pool.write { database in try insert(database, 1) }
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let writerDone = DispatchSemaphore(value: 0)
+        Thread {
+            do {
+                try pool.write { database in
+                    try insert(database, 2)
+                    inside.signal()
+                    release.wait()
+                }
+            } catch {
+                Issue.record("write failed: \(error)")
+            }
+            writerDone.signal()
+        }.start()
+        inside.wait()  // the write transaction is open and holds the write lock
+        let start = DispatchTime.now()
+        #expect(try count(pool) == 1)  // the reader sees the last committed state, without waiting
+        let elapsed = DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds
+        #expect(elapsed < 500_000_000)
+        release.signal()
+        writerDone.wait()
+        #expect(try count(pool) == 2)
+    }
+
+    @Test func readerPoolReusesConnectionsAndCapsThem() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("db.sqlite"), configuration: .init(maximumReaderCount: 2))
+        for _ in 0..<10 { #expect(try pool.read { try $0.withStatement("SELECT 1") { try $0.step() } }) }
+        #expect(pool.readers.connectionCount == 1)
+        onThreads(8) { _ in
+            for _ in 0..<50 {
+                do {
+                    _ = try pool.read { try $0.withStatement("SELECT 1") { try $0.step() } }
+                } catch {
+                    Issue.record("read failed: \(error)")
+                }
+            }
+        }
+        #expect(pool.readers.connectionCount <= 2)
+    }
+}
