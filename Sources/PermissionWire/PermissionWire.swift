@@ -1,1 +1,0 @@
-// PermissionWire: see ../../README.md

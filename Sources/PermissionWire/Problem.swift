@@ -1,0 +1,57 @@
+/// An error body, `application/problem+json` (RFC 9457 §3): the standard members plus the
+/// request id and optional extension members (§3.2): `key` (the Info.plist key of a
+/// `missing-purpose-string`), `allowed` (the choices of an `invalid-choice`, the methods of a
+/// `method-not-allowed`) and `errors` (field errors of an `invalid-request`).
+public struct Problem: Codable, Sendable, Equatable, Error {
+    /// One field error: a JSON Pointer (RFC 6901) into the body or a parameter name, and why.
+    public struct FieldError: Codable, Sendable, Equatable {
+        public var pointer: String
+        public var detail: String
+
+        public init(pointer: String, detail: String) {
+            self.pointer = pointer
+            self.detail = detail
+        }
+    }
+
+    /// A type URI, usually `ProblemType.uri`.
+    public var type: String
+    public var title: String
+    public var status: Int
+    public var detail: String
+    /// The request path (RFC 9457 §3.1.5), when useful.
+    public var instance: String?
+    /// The `X-Request-Id` of the request, also in the response header.
+    public var requestId: String
+    public var key: String?
+    public var allowed: [String]?
+    public var errors: [FieldError]?
+
+    public init(type: String, title: String, status: Int, detail: String, instance: String? = nil,
+                requestId: String, key: String? = nil, allowed: [String]? = nil, errors: [FieldError]? = nil) {
+        self.type = type
+        self.title = title
+        self.status = status
+        self.detail = detail
+        self.instance = instance
+        self.requestId = requestId
+        self.key = key
+        self.allowed = allowed
+        self.errors = errors
+    }
+
+    /// A problem of one of the API's stable types, with its fixed title and status.
+    /// - Parameters:
+    ///   - type: the problem type.
+    ///   - detail: what went wrong in this occurrence (RFC 9457 §3.1.4).
+    ///   - requestId: the request id.
+    ///   - instance: the request path, optional.
+    public init(_ type: ProblemType, detail: String, requestId: String, instance: String? = nil,
+                key: String? = nil, allowed: [String]? = nil, errors: [FieldError]? = nil) {
+        self.init(type: type.uri, title: type.title, status: type.status, detail: detail, instance: instance,
+                  requestId: requestId, key: key, allowed: allowed, errors: errors)
+    }
+
+    /// The stable problem type, when `type` is one of the API's URIs.
+    public var problemType: ProblemType? { ProblemType(uri: type) }
+}

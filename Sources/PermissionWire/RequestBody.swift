@@ -1,0 +1,7 @@
+/// A request body type: decoded strictly by `WireDecoder.decode(_:from:limits:)`, which rejects
+/// top-level members outside `allowedKeys` so that a typo (`levle`) is an error rather than a
+/// silently ignored member.
+public protocol RequestBody: Decodable, Sendable {
+    /// Every top-level member name the body may contain.
+    static var allowedKeys: Set<String> { get }
+}
