@@ -1,0 +1,81 @@
+extension Rules {
+    /// The stored record after the user's change in settings (SPEC §4 Settings):
+    /// `authorized` at a level the service has, `denied`, or `notDetermined` ("Ask Next Time",
+    /// which also forgets declined levels). An explicit choice ends the provisional flow and
+    /// any once grant; the reason is `userSet`, the purpose nil.
+    /// - Throws: `conflict` when the effective status is `restricted`; `invalidArgument` for
+    ///   `restricted`, a missing level with `authorized` or a level with another status;
+    ///   `unknownLevel` for a level the service lacks.
+    public static func settings(
+        stored: StoredAuthorization, effective: Authorization, service: ServiceDefinition,
+        status: AuthorizationStatus, level: Level?
+    ) throws(PermissionError) -> StoredAuthorization {
+        guard effective.status != .restricted else {
+            throw .conflict(why: "the authorization is restricted by a policy")
+        }
+        var next = cleared(stored, reason: .userSet)
+        switch (status, level) {
+        case (.restricted, _):
+            throw .invalidArgument(field: "status", why: "restricted is set by policies, not in settings")
+        case (.authorized, nil):
+            throw .invalidArgument(field: "level", why: "required when status is authorized")
+        case (.authorized, let level?):
+            try service.requireLevel(level)
+            let rank = service.rank(of: level) ?? 0
+            next.status = .authorized
+            next.level = level
+            next.declinedLevels = stored.declinedLevels.filter { (service.rank(of: $0) ?? -1) > rank }
+        case (_, .some):
+            throw .invalidArgument(field: "level", why: "only an authorized status has a level")
+        case (.denied, nil):
+            next.status = .denied
+        case (.notDetermined, nil):
+            next.declinedLevels = []
+        }
+        return next
+    }
+
+    /// The stored record after the user revokes access (SPEC §4 Revoke): `denied` (`userSet`).
+    /// - Throws: `conflict` when the effective status is `restricted`.
+    public static func revoke(stored: StoredAuthorization, effective: Authorization) throws(PermissionError)
+        -> StoredAuthorization
+    {
+        guard effective.status != .restricted else {
+            throw .conflict(why: "the authorization is restricted by a policy")
+        }
+        var next = cleared(stored, reason: .userSet)
+        next.status = .denied
+        return next
+    }
+
+    /// The record back to `notDetermined` with `reason` (reset, reinstall), declined levels
+    /// forgotten; nil when it is already undetermined with nothing to forget (no change).
+    public static func reset(stored: StoredAuthorization, reason: Reason) -> StoredAuthorization? {
+        guard stored.status != .notDetermined || !stored.declinedLevels.isEmpty else { return nil }
+        var next = cleared(stored, reason: reason)
+        next.declinedLevels = []
+        return next
+    }
+
+    /// The record after its once grant ends (`sessionEnded`, or the once TTL): `notDetermined`
+    /// (`expired`); nil when the record is not a once grant.
+    public static func endOnce(stored: StoredAuthorization) -> StoredAuthorization? {
+        guard stored.once, stored.status == .authorized else { return nil }
+        var next = cleared(stored, reason: .expired)
+        next.declinedLevels = stored.declinedLevels
+        return next
+    }
+
+    /// `notDetermined` with `reason`, no level, flags, expiry or purpose; declined levels kept.
+    static func cleared(_ stored: StoredAuthorization, reason: Reason) -> StoredAuthorization {
+        var next = stored
+        next.status = .notDetermined
+        next.level = nil
+        next.provisional = false
+        next.once = false
+        next.expiresAt = nil
+        next.reason = reason
+        next.purpose = nil
+        return next
+    }
+}

@@ -1,0 +1,76 @@
+public import Foundation
+
+extension Rules {
+    /// What `choice` grants on `prompt` (SPEC §4 prompt table), nil for `deny`:
+    /// `allow` → the requested level; `allowOnce` → the weakest level, once;
+    /// `allowWhileUsing` → whenInUse, or for an Always request Always provisional;
+    /// `keepWhileUsing` → the weakest level; `changeToAlways` → the requested (strongest) level;
+    /// `selectItems` → limited; `allowFull` → full.
+    public static func grant(for choice: Choice, prompt: Prompt, service: ServiceDefinition) -> Grant? {
+        let weakest = service.levels[0]
+        switch choice {
+        case .deny: return nil
+        case .allow: return Grant(level: prompt.requestedLevel)
+        case .allowOnce: return Grant(level: weakest, once: true)
+        case .allowWhileUsing:
+            if service.specials.contains(.provisionalAlways), prompt.requestedLevel != weakest {
+                return Grant(level: prompt.requestedLevel, provisional: true)
+            }
+            return Grant(level: weakest)
+        case .keepWhileUsing: return Grant(level: weakest)
+        case .changeToAlways: return Grant(level: prompt.requestedLevel)
+        case .selectItems: return Grant(level: .limited)
+        case .allowFull: return Grant(level: .full)
+        }
+    }
+
+    /// The stored record after `choice` on `prompt` (SPEC §4), before its version and time
+    /// are set:
+    /// - a grant → authorized (`userConsent`, the prompt's purpose); Allow Once expires at
+    ///   `now + onceTTL`; `keepWhileUsing` also marks the stronger level as declined;
+    /// - `deny` while a grant is held (a prompt for more than is held) → the grant is kept;
+    /// - `deny` otherwise → denied (`userConsent`, the prompt's purpose);
+    /// and on `deny` every level the prompt offered is marked declined: never prompted again.
+    /// - Throws: `promptNotPending` when the prompt is not pending at `now`; `invalidChoice`
+    ///   when the prompt does not offer `choice`.
+    public static func decide(
+        prompt: Prompt, choice: Choice, stored: StoredAuthorization, service: ServiceDefinition, now: Date,
+        onceTTL: TimeInterval
+    ) throws(PermissionError) -> StoredAuthorization {
+        let state = prompt.effectiveState(at: now)
+        guard state == .pending else { throw .promptNotPending(state) }
+        guard prompt.options.contains(choice) else {
+            throw .invalidChoice(choice: choice.rawValue, allowed: prompt.options)
+        }
+        var next = stored
+        if let grant = grant(for: choice, prompt: prompt, service: service) {
+            next.status = .authorized
+            next.level = grant.level
+            next.provisional = grant.provisional
+            next.once = grant.once
+            next.expiresAt = grant.once ? now.addingTimeInterval(onceTTL).truncatedToMilliseconds : nil
+            next.reason = .userConsent
+            next.purpose = prompt.purpose
+            if choice == .keepWhileUsing {
+                next.declinedLevels = merge(next.declinedLevels, [prompt.requestedLevel])
+            }
+            return next
+        }
+        let offered = prompt.options.compactMap { grant(for: $0, prompt: prompt, service: service)?.level }
+        next.declinedLevels = merge(next.declinedLevels, offered)
+        if stored.status == .authorized, !stored.onceLapsed(at: now) { return next }
+        next.status = .denied
+        next.level = nil
+        next.provisional = false
+        next.once = false
+        next.expiresAt = nil
+        next.reason = .userConsent
+        next.purpose = prompt.purpose
+        return next
+    }
+
+    /// The sorted union of two level lists.
+    static func merge(_ lhs: [Level], _ rhs: [Level]) -> [Level] {
+        Array(Set(lhs).union(rhs)).sorted()
+    }
+}

@@ -1,0 +1,117 @@
+extension PermissionService {
+    /// Creates or replaces a policy (SPEC §4 Policies) and cancels the pending prompts it now
+    /// decides (a request prompt no longer due, an upgrade prompt no longer due).
+    /// - Throws: `PermissionError.unknownService`, `.unknownLevel`, `.invalidArgument`.
+    public func putPolicy(
+        id: PolicyID, service: ServiceID, app: AppID?, user: UserID?, effect: PolicyEffect, level: Level?,
+        actor: Actor, requestId: String?
+    ) throws -> Policy {
+        try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            let definition = try resolveService(writer, service)
+            if let level { try definition.requireLevel(level) }
+            let policy = try Policy(
+                id: id, service: service, app: app, user: user, effect: effect, level: level, updatedAt: context.now)
+            try writer.save(policy)
+            var detail = ["policy": id.rawValue, "effect": effect.rawValue]
+            detail["level"] = level?.rawValue
+            try writer.append(
+                AuditEntry(
+                    at: context.now, actor: context.actor, action: .policyPut, user: user, app: app, service: service,
+                    requestId: context.requestId, detail: detail))
+            try cancelPromptsDecided(writer, by: policy, service: definition, context: context)
+            return policy
+        }
+    }
+
+    /// Cancels the pending prompts matching `policy` that are no longer due under it.
+    private func cancelPromptsDecided(
+        _ writer: any PermissionWriter, by policy: Policy, service: ServiceDefinition, context: ChangeContext
+    ) throws {
+        let filter = PromptFilter(user: policy.user, app: policy.app, service: policy.service, state: .pending)
+        var after: PromptID?
+        while true {
+            let page = try writer.prompts(matching: filter, after: after, limit: 100)
+            for prompt in page {
+                let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
+                let due =
+                    prompt.kind == .upgrade
+                    ? Rules.upgradeDue(service: service, effective: loaded.effective)
+                    : Rules.promptDue(
+                        level: prompt.requestedLevel, service: service, stored: loaded.stored, effective: loaded.effective)
+                if !due { try end(writer, prompt: prompt, as: .cancelled, context: context) }
+            }
+            guard page.count == 100, let last = page.last else { return }
+            after = last.id
+        }
+    }
+
+    /// Deletes a policy.
+    /// - Throws: `PermissionError.notFound`.
+    public func deletePolicy(id: PolicyID, actor: Actor, requestId: String?) throws {
+        try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            guard let policy = try writer.policy(id: id) else { throw PermissionError.notFound(what: "policy \(id)") }
+            try writer.deletePolicy(id: id)
+            var detail = ["policy": id.rawValue, "effect": policy.effect.rawValue]
+            detail["level"] = policy.level?.rawValue
+            try writer.append(
+                AuditEntry(
+                    at: context.now, actor: context.actor, action: .policyDeleted, user: policy.user, app: policy.app,
+                    service: policy.service, requestId: context.requestId, detail: detail))
+        }
+    }
+
+    /// Registers or updates an app and its purpose strings (SPEC §4 Apps). Prompts already
+    /// made keep the purpose string they showed.
+    /// - Throws: `PermissionError.invalidArgument`.
+    public func putApp(
+        id: AppID, name: String, purposeStrings: [String: PurposeString], actor: Actor, requestId: String?
+    ) throws -> App {
+        try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            let app = try App(id: id, name: name, purposeStrings: purposeStrings, updatedAt: context.now)
+            try writer.save(app)
+            try writer.append(
+                AuditEntry(
+                    at: context.now, actor: context.actor, action: .appPut, app: id, requestId: context.requestId,
+                    detail: ["name": name, "purposeKeys": purposeStrings.keys.sorted().joined(separator: ",")]))
+            return app
+        }
+    }
+
+    /// Creates or replaces a custom service (SPEC §2). Built-in ids are refused.
+    /// - Throws: `PermissionError.conflict` for a built-in id, `.invalidArgument`.
+    public func putService(
+        id: ServiceID, levels: [Level], purposeKeys: [[String]], actor: Actor, requestId: String?
+    ) throws -> ServiceDefinition {
+        guard !Catalogue.isBuiltin(id) else { throw PermissionError.conflict(why: "\(id) is a built-in service") }
+        let definition = try ServiceDefinition(id: id, levels: levels, purposeKeys: purposeKeys)
+        return try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            try writer.save(definition)
+            try writer.append(
+                AuditEntry(
+                    at: context.now, actor: context.actor, action: .servicePut, service: id,
+                    requestId: context.requestId,
+                    detail: ["levels": levels.map(\.rawValue).joined(separator: ",")]))
+            return definition
+        }
+    }
+
+    /// The user's Location Services switch (SPEC §4). Audited when it changes.
+    public func setLocationServices(user: UserID, enabled: Bool, actor: Actor, requestId: String?) throws -> UserSettings {
+        try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            let current = try writer.userSettings(user) ?? UserSettings(user: user)
+            guard current.locationServicesEnabled != enabled else { return current }
+            let next = UserSettings(user: user, locationServicesEnabled: enabled, updatedAt: context.now)
+            try writer.save(next)
+            try writer.append(
+                AuditEntry(
+                    at: context.now, actor: context.actor, action: .settingsChanged, user: user,
+                    requestId: context.requestId, detail: ["locationServicesEnabled": enabled ? "true" : "false"]))
+            return next
+        }
+    }
+}

@@ -1,0 +1,116 @@
+extension PermissionService {
+    /// The user changes an authorization in settings (SPEC §4 Settings).
+    /// - Parameters:
+    ///   - ifMatch: the `If-Match` precondition, checked against the current entity-tag.
+    /// - Returns: the effective authorization after the change.
+    /// - Throws: `PermissionError.preconditionFailed`, `.conflict` (restricted),
+    ///   `.invalidArgument`, `.unknownLevel`, `.unknownService`.
+    public func setAuthorization(
+        user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus, level: Level?,
+        ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
+    ) throws -> Authorization {
+        try change(user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor, requestId: requestId) {
+            loaded throws(PermissionError) in
+            try Rules.settings(
+                stored: loaded.stored, effective: loaded.effective, service: loaded.service, status: status, level: level)
+        }
+    }
+
+    /// The user revokes access (SPEC §4 Revoke): `denied` (`userSet`), at once on the change feed.
+    /// - Throws: `PermissionError.preconditionFailed`, `.conflict` (restricted), `.unknownService`.
+    public func revoke(
+        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
+    ) throws -> Authorization {
+        try change(user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationRevoked, actor: actor, requestId: requestId) {
+            loaded throws(PermissionError) in
+            try Rules.revoke(stored: loaded.stored, effective: loaded.effective)
+        }
+    }
+
+    /// One user change of one authorization: precondition, rule, commit, cancel the pending prompt.
+    private func change(
+        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, action: AuditAction, actor: Actor,
+        requestId: String?, rule: @escaping @Sendable (LoadedAuthorization) throws(PermissionError) -> StoredAuthorization
+    ) throws -> Authorization {
+        try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            let loaded = try load(writer, user: user, app: app, service: service, now: context.now)
+            if let ifMatch, !ifMatch.isSatisfied(by: loaded.effective.etag) {
+                throw PermissionError.preconditionFailed(current: loaded.effective.etag)
+            }
+            let next = try rule(loaded)
+            guard next.differsInContent(from: loaded.stored) else { return loaded.effective }
+            let saved = try commit(writer, old: loaded.stored, next: next, action: action, context: context)
+            try cancelPendingPrompt(writer, key: saved.key, context: context)
+            return try effective(writer, stored: saved, service: loaded.service, now: context.now)
+        }
+    }
+
+    /// An app lifecycle event (SPEC §4 Lifecycle). Who may send which event is the API's
+    /// concern (`LifecycleEvent.isAllowedFromApp`).
+    /// - `sessionEnded`: every Allow Once grant of (user, app) → notDetermined (`expired`);
+    /// - `reinstalled`: services with `resetOnReinstall` → notDetermined (`reinstall`), their
+    ///   pending prompts cancelled; every other service kept;
+    /// - `backgroundLocationUsed`: the upgrade prompt for a provisional Always grant (the one
+    ///   already pending is returned as it is); nothing otherwise.
+    /// - Throws: `PermissionError.missingPurposeString` when the app no longer has the
+    ///   purpose string the upgrade prompt shows.
+    public func lifecycle(
+        user: UserID, app: AppID, event: LifecycleEvent, actor: Actor, requestId: String?
+    ) throws -> LifecycleOutcome {
+        try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            let detail = ["event": event.rawValue]
+            switch event {
+            case .sessionEnded:
+                var changed: [Authorization] = []
+                var after: AuthorizationKey?
+                let filter = AuthorizationFilter(user: user, app: app, status: .authorized)
+                while true {
+                    let page = try writer.authorizations(matching: filter, after: after, limit: 100)
+                    for stored in page {
+                        guard let next = Rules.endOnce(stored: stored) else { continue }
+                        let service = try resolveService(writer, stored.service)
+                        let saved = try commit(
+                            writer, old: stored, next: next, action: .authorizationExpired, context: context, detail: detail)
+                        changed.append(try effective(writer, stored: saved, service: service, now: context.now))
+                    }
+                    guard page.count == 100, let last = page.last else { break }
+                    after = last.key
+                }
+                return LifecycleOutcome(changed: changed, prompt: nil)
+            case .reinstalled:
+                var changed: [Authorization] = []
+                for service in Catalogue.builtins where service.specials.contains(.resetOnReinstall) {
+                    let loaded = try load(writer, user: user, app: app, service: service.id, now: context.now)
+                    try cancelPendingPrompt(writer, key: loaded.stored.key, context: context)
+                    guard let next = Rules.reset(stored: loaded.stored, reason: .reinstall) else { continue }
+                    let saved = try commit(
+                        writer, old: loaded.stored, next: next, action: .authorizationReinstalled, context: context,
+                        detail: detail)
+                    changed.append(try effective(writer, stored: saved, service: service, now: context.now))
+                }
+                return LifecycleOutcome(changed: changed, prompt: nil)
+            case .backgroundLocationUsed:
+                let registered = try writer.app(app)
+                for service in Catalogue.builtins where service.specials.contains(.provisionalAlways) {
+                    let loaded = try load(writer, user: user, app: app, service: service.id, now: context.now)
+                    guard let plan = try Rules.upgradePrompt(service: service, app: registered, effective: loaded.effective)
+                    else { continue }
+                    if let pending = try writer.pendingPrompt(user: user, app: app, service: service.id),
+                        pending.effectiveState(at: context.now) == .pending
+                    {
+                        return LifecycleOutcome(changed: [], prompt: pending)
+                    }
+                    if let stale = try writer.pendingPrompt(user: user, app: app, service: service.id) {
+                        let system = ChangeContext(actor: .system, requestId: requestId, now: context.now)
+                        try end(writer, prompt: stale, as: .expired, context: system)
+                    }
+                    return LifecycleOutcome(
+                        changed: [], prompt: try issue(writer, plan: plan, key: loaded.stored.key, context: context))
+                }
+                return LifecycleOutcome(changed: [], prompt: nil)
+            }
+        }
+    }
+}

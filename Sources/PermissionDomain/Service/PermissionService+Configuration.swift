@@ -1,0 +1,42 @@
+public import Foundation
+
+extension PermissionService {
+    /// The service's settings (`--prompt-ttl`, `--once-ttl`; SPEC §4).
+    public struct Configuration: Sendable {
+        /// Seconds a prompt stays pending before it expires; default 600.
+        public var promptTTL: TimeInterval
+        /// Seconds an Allow Once grant lasts unless the session ends first; default 3600.
+        public var onceTTL: TimeInterval
+        /// Makes the id of a prompt created at the given time.
+        public var makePromptID: @Sendable (Date) -> PromptID
+
+        public init(
+            promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
+            makePromptID: @escaping @Sendable (Date) -> PromptID = Configuration.randomPromptID
+        ) {
+            self.promptTTL = promptTTL
+            self.onceTTL = onceTTL
+            self.makePromptID = makePromptID
+        }
+
+        /// `<12 hex digits of milliseconds>-<16 random hex digits>`: unique, and ordered by creation time.
+        @Sendable
+        public static func randomPromptID(_ date: Date) -> PromptID {
+            var generator = SystemRandomNumberGenerator()
+            let random = generator.next() as UInt64
+            let millis = UInt64(clamping: max(0, date.millisecondsSince1970))
+            return PromptID(trusted: hex(millis, digits: 12) + "-" + hex(random, digits: 16))
+        }
+
+        private static func hex(_ value: UInt64, digits: Int) -> String {
+            let alphabet: [UInt8] = Array("0123456789abcdef".utf8)
+            var bytes = [UInt8](repeating: 0x30, count: digits)
+            var rest = value
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                bytes[index] = alphabet[Int(rest & 0xF)]
+                rest >>= 4
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+extension PermissionService {
+    /// The service `id`: built in (`Catalogue`) or custom (the store).
+    /// - Throws: `PermissionError.unknownService`.
+    func resolveService(_ reader: any PermissionReader, _ id: ServiceID) throws -> ServiceDefinition {
+        if let builtin = Catalogue.builtin(id) { return builtin }
+        guard let custom = try reader.service(id) else { throw PermissionError.unknownService(id) }
+        return custom
+    }
+
+    /// The effective view of `stored` at `now` (reads the matching policies and, for services
+    /// with the Location Services switch, the user's settings).
+    func effective(
+        _ reader: any PermissionReader, stored: StoredAuthorization, service: ServiceDefinition, now: Date
+    ) throws -> Authorization {
+        let policies = try reader.policies(service: stored.service, app: stored.app, user: stored.user)
+        let settings =
+            service.specials.contains(.locationServicesSwitch) ? try reader.userSettings(stored.user) : nil
+        return Rules.effective(stored: stored, service: service, policies: policies, settings: settings, now: now)
+    }
+
+    /// The service, stored record (initial when never written) and effective view of one authorization.
+    func load(
+        _ reader: any PermissionReader, user: UserID, app: AppID, service id: ServiceID, now: Date
+    ) throws -> LoadedAuthorization {
+        let service = try resolveService(reader, id)
+        let stored =
+            try reader.authorization(user: user, app: app, service: id)
+            ?? .initial(user: user, app: app, service: id)
+        return LoadedAuthorization(
+            service: service, stored: stored, effective: try effective(reader, stored: stored, service: service, now: now))
+    }
+}

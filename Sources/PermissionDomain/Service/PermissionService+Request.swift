@@ -1,0 +1,95 @@
+import Foundation
+
+extension PermissionService {
+    /// An app asks for `level` of `service` (SPEC §4 Request). A missing purpose string, an
+    /// unknown level or service, or an authorization that needs no prompt is answered from a
+    /// read snapshot and writes nothing; only a new prompt takes a write.
+    /// - Returns: `.decided` (no prompt) or `.prompted` with the new or already pending prompt.
+    /// - Throws: `PermissionError.unknownService`, `.unknownLevel`, `.missingPurposeString`.
+    public func request(
+        user: UserID, app: AppID, service: ServiceID, level: Level, actor: Actor, requestId: String?
+    ) throws -> RequestOutcome {
+        let snapshot = try store.read { reader in
+            try planRequest(reader, user: user, app: app, service: service, level: level, now: now)
+        }
+        switch snapshot.plan {
+        case .noPrompt: return .decided(snapshot.authorization)
+        case .existing(let prompt): return .prompted(prompt, snapshot.authorization)
+        case .prompt: break
+        }
+        return try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            let current = try planRequest(writer, user: user, app: app, service: service, level: level, now: context.now)
+            switch current.plan {
+            case .noPrompt:
+                return .decided(current.authorization)
+            case .existing(let prompt):
+                return .prompted(prompt, current.authorization)
+            case .prompt(let plan):
+                if let stale = try writer.pendingPrompt(user: user, app: app, service: service) {
+                    let system = ChangeContext(actor: .system, requestId: requestId, now: context.now)
+                    try end(writer, prompt: stale, as: .expired, context: system)
+                }
+                let key = AuthorizationKey(user: user, app: app, service: service)
+                let prompt = try issue(writer, plan: plan, key: key, context: context)
+                return .prompted(prompt, current.authorization)
+            }
+        }
+    }
+
+    /// The request rule applied to the state `reader` sees.
+    private func planRequest(
+        _ reader: any PermissionReader, user: UserID, app: AppID, service: ServiceID, level: Level, now: Date
+    ) throws -> (plan: RequestPlan, authorization: Authorization) {
+        let loaded = try load(reader, user: user, app: app, service: service, now: now)
+        let plan = try Rules.request(
+            level: level, service: loaded.service, app: try reader.app(app), stored: loaded.stored,
+            effective: loaded.effective, pending: try reader.pendingPrompt(user: user, app: app, service: service),
+            now: now)
+        return (plan, loaded.effective)
+    }
+
+    /// The consent UI answers a prompt (SPEC §4 Prompt): the prompt becomes `answered` and
+    /// the authorization changes per `Rules.decide`; one audit entry records both.
+    /// - Parameters:
+    ///   - choice: the choice's name; one the prompt does not offer is refused.
+    /// - Throws: `PermissionError.notFound`, `.promptNotPending`, `.invalidChoice`.
+    public func decide(promptID: PromptID, choice: String, actor: Actor, requestId: String?) throws -> DecisionOutcome {
+        try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            guard var prompt = try writer.prompt(id: promptID) else {
+                throw PermissionError.notFound(what: "prompt \(promptID)")
+            }
+            let state = prompt.effectiveState(at: context.now)
+            guard state == .pending else { throw PermissionError.promptNotPending(state) }
+            guard let parsed = Choice(rawValue: choice) else {
+                throw PermissionError.invalidChoice(choice: choice, allowed: prompt.options)
+            }
+            let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
+            let next = try Rules.decide(
+                prompt: prompt, choice: parsed, stored: loaded.stored, service: loaded.service, now: context.now,
+                onceTTL: configuration.onceTTL)
+            prompt.state = .answered
+            prompt.endedAt = context.now
+            prompt.choice = parsed
+            try writer.save(prompt)
+            let detail = ["choice": parsed.rawValue, "kind": prompt.kind.rawValue, "level": prompt.requestedLevel.rawValue]
+            var saved = loaded.stored
+            if next.differsInContent(from: loaded.stored) {
+                saved = try commit(
+                    writer, old: loaded.stored, next: next, action: .promptAnswered, context: context,
+                    promptId: prompt.id, detail: detail)
+            } else {
+                try writer.append(
+                    AuditEntry(
+                        at: context.now, actor: context.actor, action: .promptAnswered, user: prompt.user,
+                        app: prompt.app, service: prompt.service, from: saved.snapshot, to: saved.snapshot,
+                        reason: saved.reason, purpose: prompt.purpose, promptId: prompt.id,
+                        requestId: context.requestId, detail: detail))
+            }
+            return DecisionOutcome(
+                prompt: prompt,
+                authorization: try effective(writer, stored: saved, service: loaded.service, now: context.now))
+        }
+    }
+}
