@@ -1,0 +1,100 @@
+import Foundation
+import PermissionWire
+import Testing
+
+/// The hand-written encoders against Foundation: byte-for-byte against `JSONEncoder` (sorted
+/// keys, unescaped slashes), and value-for-value after a `JSONSerialization` round trip.
+@Suite struct HotEncoderTests {
+    static let trickyStrings: [String] = [
+        "", "plain", "quote \" and backslash \\", "slash / stays", "\u{0}\u{1}\u{7}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1B}\u{1F}",
+        "DEL \u{7F}", "line sep \u{2028} para sep \u{2029}", "é ü ß 中文 日本語", "emoji 😀👩‍👩‍👧 flags 🇫🇷",
+        "noncharacter \u{FFFF} \u{FFFE} bmp end", "astral \u{10FFFF}", "</script><script>alert(1)</script>",
+        "\\u0041 is not unescaped", "tab\tinside", "cr\rlf\n", String(repeating: "x\"", count: 300),
+        "combining e\u{301} vs \u{E9}",
+    ]
+
+    static func foundationJSON<T: Encodable>(_ value: T) throws -> [UInt8] {
+        try WireEncoder.encode(value)
+    }
+
+    @Test(arguments: trickyStrings)
+    func authorizationMatchesJSONEncoderByteForByte(text: String) throws {
+        var value = Fixtures.onceGrant
+        value.purpose = text
+        value.user = text
+        value.level = text
+        let hot = value.jsonBytes
+        #expect(hot == (try Self.foundationJSON(value)))
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(hot)) as? [String: Any])
+        #expect(parsed["purpose"] as? String == text)
+        #expect(parsed["user"] as? String == text)
+        #expect(parsed["level"] as? String == text)
+        #expect(try WireDecoder.decodeResponse(Authorization.self, from: hot) == value)
+    }
+
+    @Test(arguments: [Fixtures.authorization, Fixtures.undetermined, Fixtures.onceGrant])
+    func authorizationShapesMatchJSONEncoder(value: Authorization) throws {
+        #expect(value.jsonBytes == (try Self.foundationJSON(value)))
+        #expect(try WireDecoder.decodeResponse(Authorization.self, from: value.jsonBytes) == value)
+    }
+
+    @Test func authorizationHasSpecMembersWithNullsAndNoLevelUnlessAuthorized() throws {
+        let text = String(decoding: Fixtures.undetermined.jsonBytes, as: UTF8.self)
+        #expect(text == #"{"app":"com.example.maps","expiresAt":null,"once":false,"provisional":false,"purpose":null,"#
+            + #""reason":"default","service":"location","status":"notDetermined","updatedAt":"2026-11-22T10:00:00.000Z","#
+            + #""user":"u42","version":0}"#)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(Fixtures.authorization.jsonBytes)) as? [String: Any])
+        #expect(Set(parsed.keys) == ["user", "app", "service", "status", "level", "provisional", "once", "expiresAt",
+                                     "reason", "purpose", "updatedAt", "version"])
+        #expect(parsed["expiresAt"] is NSNull)
+    }
+
+    @Test func appendsAfterExistingBytes() {
+        var bytes = Array("prefix ".utf8)
+        Fixtures.authorization.jsonBytes(into: &bytes)
+        #expect(bytes == Array("prefix ".utf8) + Fixtures.authorization.jsonBytes)
+    }
+
+    @Test(arguments: [Int64.min, -1, 0, 7, 1_000_000, Int64.max])
+    func integersMatchJSONEncoder(version: Int64) throws {
+        var value = Fixtures.authorization
+        value.version = version
+        #expect(value.jsonBytes == (try Self.foundationJSON(value)))
+    }
+
+    @Test(arguments: trickyStrings)
+    func problemMatchesJSONEncoderByteForByte(text: String) throws {
+        let full = Problem(.invalidChoice, detail: text, requestId: text, instance: text, key: text,
+                           allowed: [text, "deny"], errors: [.init(pointer: "/choice", detail: text)])
+        #expect(full.jsonBytes == (try Self.foundationJSON(full)))
+        #expect(try WireDecoder.decodeResponse(Problem.self, from: full.jsonBytes) == full)
+        let minimal = Problem(.internalError, detail: text, requestId: "r")
+        #expect(minimal.jsonBytes == (try Self.foundationJSON(minimal)))
+    }
+
+    @Test func problemCarriesRFC9457Members() throws {
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(Fixtures.problem.jsonBytes)) as? [String: Any])
+        #expect(parsed["type"] as? String == "https://permissions.example/problems/missing-purpose-string")
+        #expect(parsed["status"] as? Int == 422)
+        #expect(parsed["title"] as? String == "Missing purpose string")
+        #expect(parsed["key"] as? String == "NSLocationAlwaysAndWhenInUseUsageDescription")
+        #expect(parsed["requestId"] as? String == "r-9")
+        #expect(parsed["allowed"] == nil)
+    }
+
+    @Test func escapedStringsMatchJSONEncoderForEveryByteBelow0x80() throws {
+        for scalar in 0..<0x80 {
+            let text = "a" + String(Character(Unicode.Scalar(UInt8(scalar)))) + "b"
+            var hot: [UInt8] = []
+            JSONBytes.appendString(text, into: &hot)
+            #expect(hot == (try Self.foundationJSON([text])).dropFirst().dropLast(), "scalar \(scalar)")
+        }
+    }
+
+    @Test func bridgedStringsAreEscapedToo() {
+        let bridged = NSString(string: "ns \"quoted\"\n") as String
+        var hot: [UInt8] = []
+        JSONBytes.appendString(bridged, into: &hot)
+        #expect(String(decoding: hot, as: UTF8.self) == #""ns \"quoted\"\n""#)
+    }
+}

@@ -1,0 +1,115 @@
+import PermissionWire
+import Testing
+
+/// The strict request decoder: unknown members, wrong types, missing members and bad enum
+/// values, each with a path and a message a person can act on.
+@Suite struct WireDecoderTests {
+    static func failure<T: RequestBody>(_ type: T.Type, _ json: String) -> WireDecodingError? {
+        do {
+            _ = try WireDecoder.decode(type, from: Array(json.utf8))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func unknownMemberIsATypoNotIgnored() throws {
+        let error = try #require(Self.failure(AccessRequest.self, #"{"levle":"always"}"#))
+        #expect(error.kind == .unknownMember)
+        #expect(error.path == "/levle")
+        #expect(error.description == "levle: unknown member 'levle'")
+        #expect(error.problemType == .unknownMember)
+    }
+
+    @Test func unknownMemberBesideKnownOnes() throws {
+        let error = try #require(Self.failure(SettingsChange.self, #"{"status":"denied","level":null,"force":true}"#))
+        #expect(error.message == "unknown member 'force'")
+    }
+
+    @Test func freeFormDictionariesAcceptAnyKeys() throws {
+        let body = try WireDecoder.decode(AppRegistration.self, from: Array(#"{"name":"M","purposeStrings":{"Anything":"x"}}"#.utf8))
+        #expect(body.purposeStrings == ["Anything": "x"])
+    }
+
+    @Test(arguments: [
+        (#"{"level":5}"#, "/level", "level: expected a string"),
+        (#"{"level":null}"#, "/level", "level: expected a string, found null"),
+        (#"{}"#, "/level", "level: required member is missing"),
+        (#"{"level":["always"]}"#, "/level", "level: expected a string"),
+    ])
+    func accessRequestErrors(json: String, path: String, description: String) throws {
+        let error = try #require(Self.failure(AccessRequest.self, json))
+        #expect(error.kind == .invalidValue)
+        #expect(error.path == path)
+        #expect(error.description == description)
+        #expect(error.problemType == .invalidRequest)
+    }
+
+    @Test func badEnumValueListsTheAllowedOnes() throws {
+        let error = try #require(Self.failure(SettingsChange.self, #"{"status":"allowed"}"#))
+        #expect(error.description == "status: expected one of notDetermined, restricted, denied, authorized")
+        let event = try #require(Self.failure(LifecycleEvent.self, #"{"event":"crashed"}"#))
+        #expect(event.description == "event: expected one of sessionEnded, reinstalled, backgroundLocationUsed")
+    }
+
+    @Test func nestedPathsInFreeFormMembers() throws {
+        let error = try #require(Self.failure(AppRegistration.self, #"{"name":"M","purposeStrings":{"NSCameraUsageDescription":1}}"#))
+        #expect(error.path == "/purposeStrings/NSCameraUsageDescription")
+        #expect(error.message == "expected a string")
+        let keys = try #require(Self.failure(ServiceRegistration.self, #"{"levels":["a",2],"purposeKeys":{}}"#))
+        #expect(keys.path == "/levels/1")
+    }
+
+    @Test func booleansAreNotStrings() throws {
+        let error = try #require(Self.failure(UserSettings.self, #"{"locationServicesEnabled":"false"}"#))
+        #expect(error.description == "locationServicesEnabled: expected a boolean")
+    }
+
+    @Test func topLevelMustBeAnObject() throws {
+        let error = try #require(Self.failure(Decision.self, #"["allow"]"#))
+        #expect(error.kind == .invalidValue)
+        #expect(error.description == "expected an object, found an array")
+    }
+
+    @Test func strictReaderRunsFirst() throws {
+        let duplicate = try #require(Self.failure(SettingsChange.self, #"{"status":"denied","status":"authorized"}"#))
+        #expect(duplicate.kind == .invalidJSON)
+        #expect(duplicate.message.hasPrefix("duplicate member 'status'"))
+        #expect(duplicate.problemType == .invalidJSON)
+        let tooLarge = try #require(Self.failure(Decision.self, #"{"choice":""# + String(repeating: "a", count: 70_000) + #""}"#))
+        #expect(tooLarge.kind == .tooLarge)
+        #expect(tooLarge.problemType == .payloadTooLarge)
+    }
+
+    @Test func nullOptionalsAndAbsentOptionalsAreTheSame() throws {
+        let a = try WireDecoder.decode(PolicyDefinition.self, from: Array(#"{"service":"camera","app":null,"user":"u42","effect":"restrict"}"#.utf8))
+        let b = try WireDecoder.decode(PolicyDefinition.self, from: Array(#"{"service":"camera","user":"u42","effect":"restrict"}"#.utf8))
+        #expect(a == b)
+        #expect(a == PolicyDefinition(service: "camera", user: "u42", effect: .restrict))
+    }
+
+    @Test func eachBodyDeclaresExactlyItsMembers() {
+        #expect(AccessRequest.allowedKeys == ["level"])
+        #expect(Decision.allowedKeys == ["choice"])
+        #expect(SettingsChange.allowedKeys == ["status", "level"])
+        #expect(LifecycleEvent.allowedKeys == ["event"])
+        #expect(UserSettings.allowedKeys == ["locationServicesEnabled"])
+        #expect(PolicyDefinition.allowedKeys == ["service", "app", "user", "effect", "level"])
+        #expect(ResetRequest.allowedKeys == ["service", "app", "user"])
+        #expect(AppRegistration.allowedKeys == ["name", "purposeStrings"])
+        #expect(ServiceRegistration.allowedKeys == ["levels", "purposeKeys"])
+        #expect(NewAPIKey.allowedKeys == ["role", "app", "name"])
+    }
+
+    @Test func responseDecodingReportsBadTimestamps() throws {
+        var json = String(decoding: Fixtures.authorization.jsonBytes, as: UTF8.self)
+        json = json.replacingOccurrences(of: "2026-11-22T10:00:00.000Z", with: "yesterday")
+        do {
+            _ = try WireDecoder.decodeResponse(Authorization.self, from: Array(json.utf8))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.path == "/updatedAt")
+            #expect(error.message.contains("RFC 3339"))
+        }
+    }
+}
