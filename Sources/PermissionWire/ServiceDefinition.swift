@@ -1,7 +1,7 @@
 /// A service of the catalogue (SPEC §2): its levels weakest first, the Info.plist keys each
 /// level needs (location `always` needs both location keys), whether it is built in, and the
-/// special behaviours it has (e.g. `allowOnce`, `provisionalAlways`, `locationServicesSwitch`,
-/// `resetOnReinstall`, `limitedSelection`; the names are the server's).
+/// special behaviours it has (`allowOnce`, `provisionalAlways`, `locationServicesSwitch`,
+/// `resetOnReinstall`, `userSelectedItems`).
 public struct ServiceDefinition: Codable, Sendable, Equatable {
     public var id: String
     public var levels: [String]

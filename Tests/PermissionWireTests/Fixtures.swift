@@ -42,7 +42,7 @@ enum Fixtures {
         builtin: true, specials: ["allowOnce", "provisionalAlways"])
 
     static let auditEntry = AuditEntry(
-        seq: 17, at: t1, actor: .init(keyId: "k_1", role: "consent"), action: "authorization.decided",
+        seq: 17, at: t1, actor: .init(keyId: "k_1", role: "consent"), action: "prompt.answered",
         user: "u42", app: "com.example.maps", service: "location",
         from: .init(status: .notDetermined), to: .init(status: .authorized, level: "always", provisional: true),
         reason: "userConsent", purpose: "Nearby", promptId: "p_01J", requestId: "r-1")

@@ -47,6 +47,11 @@ import Testing
         let issued = IssuedAPIKey(key: Fixtures.apiKey, secret: "pk_secret")
         #expect(try Self.roundTrip(issued) == issued)
         #expect(try Self.roundTrip(Health(status: "ok")) == Health(status: "ok"))
+        let decision = DecisionResult(prompt: Fixtures.answeredPrompt, authorization: Fixtures.authorization)
+        #expect(try Self.roundTrip(decision) == decision)
+        let lifecycle = LifecycleResult(changed: [Fixtures.undetermined], prompt: Fixtures.prompt)
+        #expect(try Self.roundTrip(lifecycle) == lifecycle)
+        #expect(try Self.roundTrip(LifecycleResult(changed: [])) == LifecycleResult(changed: []))
     }
 
     @Test func requestBodiesThroughTheStrictDecoder() throws {
