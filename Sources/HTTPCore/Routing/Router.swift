@@ -1,0 +1,55 @@
+/// Routes built mutably, then frozen into an immutable `RouterResponder` (see Hummingbird's
+/// `Router.buildResponder`). Templates are "/"-separated with `{name}` parameters:
+///
+/// ```swift
+/// var router = Router()
+/// router.get("/v1/users/{user}/apps/{app}") { request, context in ... }
+/// router.use(RequestIdMiddleware())
+/// let responder = router.buildResponder()
+/// ```
+public struct Router: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse
+
+    private var root = RouteNode()
+    private var middleware: [any HTTPMiddleware] = []
+
+    public init() {}
+
+    /// Registers `responder` for `method` requests matching `template`.
+    /// - Parameters:
+    ///   - method: the request method; GET routes also answer HEAD (RFC 9110 §9.3.2).
+    ///   - template: e.g. "/v1/users/{user}"; literal segments compare with decoded path segments.
+    ///   - responder: what answers; it finds parameters in `context.parameters`.
+    public mutating func on(_ method: HTTPMethod, _ template: String, responder: any HTTPResponder) {
+        let segments = RouteTemplateSegment.parse(template)
+        let names = segments.compactMap { segment -> String? in
+            if case .parameter(let name) = segment { return name }
+            return nil
+        }
+        precondition(Set(names).count == names.count, "route \(template) repeats a parameter name")
+        root.insert(segments: segments[...], template: template, names: names, method: method, responder: responder)
+    }
+
+    /// Registers a closure for `method` requests matching `template`.
+    public mutating func on(_ method: HTTPMethod, _ template: String, _ handler: @escaping Handler) {
+        on(method, template, responder: ClosureResponder(handler))
+    }
+
+    public mutating func get(_ template: String, _ handler: @escaping Handler) { on(.get, template, handler) }
+    public mutating func put(_ template: String, _ handler: @escaping Handler) { on(.put, template, handler) }
+    public mutating func post(_ template: String, _ handler: @escaping Handler) { on(.post, template, handler) }
+    public mutating func delete(_ template: String, _ handler: @escaping Handler) { on(.delete, template, handler) }
+    public mutating func patch(_ template: String, _ handler: @escaping Handler) { on(.patch, template, handler) }
+
+    /// Adds a middleware around every route; the first added runs outermost.
+    public mutating func use(_ middleware: any HTTPMiddleware) {
+        self.middleware.append(middleware)
+    }
+
+    /// Freezes the routes and middleware into one immutable responder.
+    public func buildResponder() -> any HTTPResponder {
+        let routes = RouterResponder(root: root)
+        if middleware.isEmpty { return routes }
+        return MiddlewareChain(middleware, responder: routes)
+    }
+}

@@ -1,0 +1,43 @@
+import Logging
+
+/// The one place where thrown errors become `application/problem+json` (RFC 9457): an
+/// `HTTPError` keeps its status, type, title, detail, headers and extensions; an
+/// `HTTPParseError` its status and detail; anything else a generic 500, logged with the
+/// request id. An optional mapper lets the application translate its own error types first.
+public struct ErrorMiddleware: HTTPMiddleware {
+    public typealias Mapper = @Sendable (any Error, RequestContext) -> HTTPError?
+
+    private let mapper: Mapper?
+
+    /// - Parameter mapper: turns an application error into an `HTTPError`, or returns nil to
+    ///   fall through to the built-in rules.
+    public init(mapper: Mapper? = nil) {
+        self.mapper = mapper
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
+        do {
+            return try next.respond(to: request, context: context)
+        } catch {
+            return problem(for: error, context: context)
+        }
+    }
+
+    /// The problem response for `error`.
+    public func problem(for error: any Error, context: RequestContext) -> HTTPResponse {
+        if let mapped = mapper?(error, context) {
+            return ProblemJSON.response(for: mapped, requestId: context.requestId)
+        }
+        switch error {
+        case let error as HTTPError:
+            return ProblemJSON.response(for: error, requestId: context.requestId)
+        case let error as HTTPParseError:
+            return ProblemJSON.response(status: error.status, detail: error.detail, requestId: context.requestId)
+        default:
+            context.logger.error("unhandled error", metadata: ["error": .string(String(reflecting: error))])
+            return ProblemJSON.response(
+                status: .internalServerError, detail: "The server failed to handle the request.",
+                requestId: context.requestId)
+        }
+    }
+}

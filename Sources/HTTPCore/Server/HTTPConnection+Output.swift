@@ -1,0 +1,182 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+extension HTTPConnection {
+    /// Sends buffered output without blocking. On `EAGAIN` a write source is armed and reading
+    /// pauses until it drains; once all is sent a closing connection half-closes.
+    func flushOutput() {
+        switch sendPending() {
+        case nil: return
+        case false?: armWrite()
+        case true?:
+            resetOutput()
+            if case .closing = phase { halfCloseAndDrain() }
+        }
+    }
+
+    /// Sends as much as the socket takes. Returns true when all was sent, false on `EAGAIN`,
+    /// nil when the send failed and the connection was closed.
+    private func sendPending() -> Bool? {
+        while outputSent < output.count {
+            let sent: Int?
+            do {
+                sent = try output.withUnsafeBytes { raw in
+                    try socket.send(UnsafeRawBufferPointer(rebasing: raw[outputSent...]))
+                }
+            } catch {
+                environment.logger.debug("send failed", metadata: ["peer": .string(peer), "error": .string("\(error)")])
+                closeNow()
+                return nil
+            }
+            guard let sent else { return false }
+            outputSent += sent
+            lastWriteProgress = MonotonicClock.now()
+        }
+        return true
+    }
+
+    /// Sends until at most `threshold` bytes stay buffered, blocking in `poll(2)` for up to
+    /// `writeTimeout` without progress. Used by streamed bodies, which run on this queue.
+    func flushBlocking(threshold: Int) throws {
+        let timeout = environment.configuration.writeTimeout.nanoseconds
+        var progressAt = MonotonicClock.now()
+        while output.count - outputSent > threshold {
+            let sent = try output.withUnsafeBytes { raw in
+                try socket.send(UnsafeRawBufferPointer(rebasing: raw[outputSent...]))
+            }
+            if let sent {
+                outputSent += sent
+                progressAt = MonotonicClock.now()
+                continue
+            }
+            let now = MonotonicClock.now()
+            guard now < progressAt + timeout else {
+                throw SocketError(operation: "send", code: ETIMEDOUT, message: "client stopped reading")
+            }
+            let waitMs = Int32(min((progressAt + timeout - now) / 1_000_000 + 1, 1000))
+            _ = try socket.waitWritable(timeoutMilliseconds: waitMs)
+            if server.isForceClosing {
+                throw SocketError(operation: "send", code: ECANCELED, message: "server stopped")
+            }
+        }
+        if outputSent == output.count { resetOutput() }
+    }
+
+    private func resetOutput() {
+        if output.capacity > 256 * 1024 {
+            output = []
+            output.reserveCapacity(1024)
+        } else {
+            output.removeAll(keepingCapacity: true)
+        }
+        outputSent = 0
+    }
+
+    private func armWrite() {
+        guard !writeArmed else { return }
+        suspendReading()
+        lastWriteProgress = MonotonicClock.now()
+        if let writeSource {
+            writeSource.resume()
+        } else {
+            let source = DispatchSource.makeWriteSource(fileDescriptor: socket.fd, queue: queue)
+            source.setEventHandler { [self] in onWritable() }
+            source.setCancelHandler { [self] in sourceCancelled() }
+            writeSource = source
+            source.resume()
+        }
+        writeArmed = true
+        updateDeadline()
+    }
+
+    private func onWritable() {
+        guard writeArmed else { return }
+        switch sendPending() {
+        case nil: return
+        case false?: updateDeadline()
+        case true?:
+            writeSource?.suspend()
+            writeArmed = false
+            resetOutput()
+            switch phase {
+            case .closing: halfCloseAndDrain()
+            case .awaitingHead, .readingBody:
+                resumeReading()
+                processInput()
+            default: break
+            }
+            updateDeadline()
+        }
+    }
+
+    /// Sends FIN, then reads and discards input for a bounded time and byte count so the client
+    /// reads the final response rather than a reset (RFC 9112 §9.6).
+    func halfCloseAndDrain() {
+        if peerClosed {
+            closeNow()
+            return
+        }
+        do {
+            try socket.shutdown(Int32(SHUT_WR))
+        } catch {
+            environment.logger.debug("shutdown failed", metadata: ["peer": .string(peer), "error": .string("\(error)")])
+            closeNow()
+            return
+        }
+        phase = .draining(remaining: environment.configuration.drainMaxBytes)
+        drainStartedAt = MonotonicClock.now()
+        input.clear()
+        resumeReading()
+        updateDeadline()
+    }
+
+    /// Closes at once: cancels the sources; the descriptor closes when both cancel handlers ran.
+    func closeNow() {
+        if case .closed = phase { return }
+        phase = .closed
+        updateDeadline()
+        var sources = 0
+        if let readSource {
+            if readSuspended {
+                readSource.resume()
+                readSuspended = false
+            }
+            readSource.cancel()
+            sources += 1
+        }
+        if let writeSource {
+            if !writeArmed { writeSource.resume() }
+            writeArmed = false
+            writeSource.cancel()
+            sources += 1
+        }
+        pendingCancels = sources
+        if sources == 0 { finishClose() }
+    }
+
+    func sourceCancelled() {
+        pendingCancels -= 1
+        if pendingCancels == 0 { finishClose() }
+    }
+
+    /// Unregisters first, then closes, so the server never touches a reused descriptor.
+    private func finishClose() {
+        server.connectionDidClose(self)
+        do {
+            try socket.close()
+        } catch {
+            environment.logger.debug("close failed", metadata: ["peer": .string(peer), "error": .string("\(error)")])
+        }
+    }
+
+    /// Graceful shutdown began: an idle connection closes now; a busy one finishes its request,
+    /// whose response carries `Connection: close`.
+    func beginShutdown() {
+        shuttingDown = true
+        if case .awaitingHead = phase, input.isEmpty, !writeArmed { closeNow() }
+    }
+}

@@ -1,0 +1,269 @@
+import Dispatch
+import Foundation
+import Logging
+
+/// One accepted TCP connection. Every field below the lock is owned by `queue`, a serial queue
+/// targeting the server's shared worker queue: reads, parsing, the responder and writes all run
+/// there, one request at a time in arrival order (RFC 9112 §9.3). Only `deadline` is shared, with
+/// the server's sweeper, under `deadlineLock`.
+final class HTTPConnection: @unchecked Sendable {
+    /// Where the connection is between requests.
+    enum Phase {
+        /// Waiting for (the rest of) a request head; a partial head may be buffered.
+        case awaitingHead
+        /// A head was read; its body is being decoded into `body`.
+        case readingBody
+        /// The responder or a streamed body is running.
+        case responding
+        /// The final response is queued; the write side closes once it is flushed.
+        case closing
+        /// FIN sent; input is read and discarded until EOF or a bound (RFC 9112 §9.6).
+        case draining(remaining: Int)
+        case closed
+    }
+
+    let id: UInt64
+    let socket: Socket
+    let peer: String
+    let queue: DispatchQueue
+    let server: HTTPServer
+    let environment: ServerEnvironment
+
+    private let deadlineLock = NSLock()
+    private var deadline: UInt64 = 0
+    private var timeoutQueued = false
+
+    var phase = Phase.awaitingHead
+    let input = InputBuffer()
+    var output: [UInt8] = []
+    var outputSent = 0
+    var writer: HTTPResponseWriter
+    var readSource: (any DispatchSourceRead)?
+    var writeSource: (any DispatchSourceWrite)?
+    var readSuspended = false
+    var writeArmed = false
+    var pendingCancels = 0
+    var peerClosed = false
+    var shuttingDown = false
+    var requestCount = 0
+    /// When the first byte of the current partial head arrived (0 when none is buffered).
+    var headStartedAt: UInt64 = 0
+    var bodyStartedAt: UInt64 = 0
+    var drainStartedAt: UInt64 = 0
+    var lastWriteProgress: UInt64 = 0
+    var bodyHead: HTTPRequestHead?
+    var bodyDecoder: HTTPBodyDecoder?
+    var body: [UInt8] = []
+
+    init(id: UInt64, socket: Socket, peer: String, server: HTTPServer, environment: ServerEnvironment) {
+        self.id = id
+        self.socket = socket
+        self.peer = peer
+        self.server = server
+        self.environment = environment
+        self.queue = DispatchQueue(label: "http.connection", target: environment.workerQueue)
+        self.writer = HTTPResponseWriter(serverName: environment.configuration.serverName)
+        output.reserveCapacity(1024)
+    }
+
+    /// Starts reading; called once by the server right after `accept`.
+    func start() {
+        let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
+        source.setEventHandler { [self] in onReadable() }
+        source.setCancelHandler { [self] in sourceCancelled() }
+        readSource = source
+        queue.async { [self] in updateDeadline() }
+        source.resume()
+    }
+
+    // MARK: Reading
+
+    private func onReadable() {
+        switch phase {
+        case .closed: return
+        case .responding, .closing:
+            suspendReading()  // level-triggered: do not spin on input we will not read now
+            return
+        default: break
+        }
+        let space = input.reserve(4096)
+        guard let base = space.baseAddress else { return }
+        let n: Int
+        do {
+            guard let read = try socket.read(into: base, count: min(space.count, 64 * 1024)) else { return }
+            n = read
+        } catch {
+            environment.logger.debug("read failed", metadata: ["peer": .string(peer), "error": .string("\(error)")])
+            closeNow()
+            return
+        }
+        if n == 0 {
+            // FIN from the peer. Complete requests were answered as they arrived and output is
+            // flushed (reading pauses while it is not), so what is left is at most a partial head.
+            peerClosed = true
+            closeNow()
+            return
+        }
+        if case .draining(let remaining) = phase {
+            if remaining - n <= 0 {
+                closeNow()
+            } else {
+                phase = .draining(remaining: remaining - n)
+            }
+            return
+        }
+        input.commit(n)
+        processInput()
+    }
+
+    /// Parses and answers every complete request in the buffer, in order, then flushes once.
+    func processInput() {
+        loop: while true {
+            switch phase {
+            case .awaitingHead:
+                if input.isEmpty { break loop }
+                let result = environment.parser.parseHead(input.readable)
+                switch result {
+                case .needMore:
+                    if headStartedAt == 0 { headStartedAt = MonotonicClock.now() }
+                    if input.count > environment.configuration.limits.maxHeaderBytes
+                        + environment.configuration.limits.maxRequestLineBytes
+                    {
+                        reject(.requestHeaderFieldsTooLarge, detail: HTTPParseError.headerFieldsTooLarge.detail)
+                    }
+                    break loop
+                case .failure(let error):
+                    reject(error.status, detail: error.detail)
+                    break loop
+                case .complete(let head, let consumed):
+                    input.consume(consumed)
+                    headStartedAt = 0
+                    beginRequest(head)
+                }
+            case .readingBody:
+                if input.isEmpty { break loop }
+                readBody()
+            case .responding, .closing, .draining, .closed:
+                break loop
+            }
+            if writeArmed { break }
+        }
+        if outputSent < output.count && !writeArmed { flushOutput() }
+        updateDeadline()
+    }
+
+    private func beginRequest(_ head: HTTPRequestHead) {
+        requestCount += 1
+        let limits = environment.configuration.limits
+        switch head.framing {
+        case .none:
+            respond(to: HTTPRequest(head: head))
+        case .contentLength(let length) where length > limits.maxBodyBytes:
+            // Refused before reading, so no 100 Continue is sent (RFC 9110 §10.1.1).
+            reject(.contentTooLarge, detail: HTTPParseError.contentTooLarge.detail)
+        case .contentLength, .chunked:
+            if head.expectContinue && input.isEmpty { HTTPResponseWriter.appendContinue(to: &output) }
+            bodyHead = head
+            bodyDecoder = HTTPBodyDecoder(framing: head.framing, limits: limits)
+            body = []
+            bodyStartedAt = MonotonicClock.now()
+            phase = .readingBody
+            if !input.isEmpty { readBody() }
+        }
+    }
+
+    private func readBody() {
+        guard var decoder = bodyDecoder, let head = bodyHead else { return }
+        do {
+            let (consumed, complete) = try decoder.decode(input.readable, into: &body)
+            input.consume(consumed)
+            bodyDecoder = decoder
+            if complete {
+                let request = HTTPRequest(head: head, body: body)
+                bodyHead = nil
+                bodyDecoder = nil
+                body = []
+                respond(to: request)
+            }
+        } catch {
+            reject(error.status, detail: error.detail)
+        }
+    }
+
+    // MARK: Read source control
+
+    func suspendReading() {
+        guard !readSuspended, let readSource else { return }
+        readSource.suspend()
+        readSuspended = true
+    }
+
+    func resumeReading() {
+        guard readSuspended, !peerClosed, let readSource else { return }
+        readSource.resume()
+        readSuspended = false
+    }
+
+    // MARK: Deadlines
+
+    /// Publishes the next deadline of the current phase for the server's sweeper.
+    func updateDeadline() {
+        let config = environment.configuration
+        let next: UInt64
+        if writeArmed {
+            next = lastWriteProgress + config.writeTimeout.nanoseconds
+        } else {
+            switch phase {
+            case .awaitingHead:
+                if headStartedAt != 0 {
+                    next = headStartedAt + config.headerTimeout.nanoseconds
+                } else if requestCount == 0 {
+                    next = MonotonicClock.now() + config.headerTimeout.nanoseconds
+                } else {
+                    next = MonotonicClock.now() + config.idleTimeout.nanoseconds
+                }
+            case .readingBody: next = bodyStartedAt + config.bodyTimeout.nanoseconds
+            case .draining: next = drainStartedAt + config.drainTimeout.nanoseconds
+            case .responding, .closing, .closed: next = 0
+            }
+        }
+        deadlineLock.lock()
+        deadline = next
+        deadlineLock.unlock()
+    }
+
+    /// Called by the sweeper on its own queue: queues `onTimeout` once when the deadline passed.
+    func sweep(now: UInt64) {
+        deadlineLock.lock()
+        let expired = deadline != 0 && now >= deadline && !timeoutQueued
+        if expired { timeoutQueued = true }
+        deadlineLock.unlock()
+        if expired { queue.async { [self] in onTimeout() } }
+    }
+
+    private func onTimeout() {
+        deadlineLock.lock()
+        timeoutQueued = false
+        let passed = deadline != 0 && MonotonicClock.now() >= deadline
+        deadlineLock.unlock()
+        guard passed else { return }
+        if writeArmed {
+            environment.logger.debug("write timeout; dropping connection", metadata: ["peer": .string(peer)])
+            closeNow()
+            return
+        }
+        switch phase {
+        case .awaitingHead where headStartedAt == 0:
+            closeNow()  // idle keep-alive or a connection that never sent a byte: close silently
+        case .awaitingHead:
+            reject(.requestTimeout, detail: "The request head was not received in time.")
+        case .readingBody:
+            reject(.requestTimeout, detail: "The request body was not received in time.")
+        case .draining, .closing:
+            closeNow()
+        case .responding, .closed:
+            break
+        }
+        updateDeadline()
+    }
+}

@@ -1,0 +1,206 @@
+public import Dispatch
+import Foundation
+public import Logging
+
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// An HTTP/1.1 server on non-blocking sockets and Dispatch. One accept source feeds
+/// connections, each with its own serial queue (all sharing one worker queue as target); one
+/// shared timer sweeps their deadlines. See `HTTPServerConfiguration` for every bound.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: config, responder: router.buildResponder(), logger: logger)
+/// try server.start()
+/// server.installSignalHandlers()
+/// server.waitUntilStopped()
+/// ```
+public final class HTTPServer: @unchecked Sendable {
+    enum State { case idle, running, shuttingDown, stopped }
+
+    public let configuration: HTTPServerConfiguration
+    let responder: any HTTPResponder
+    let logger: Logger
+
+    let lock = NSCondition()
+    var state = State.idle
+    var forceClosing = false
+    var listener: Socket?
+    var boundPort = 0
+    var acceptSource: (any DispatchSourceRead)?
+    var acceptSuspended = false
+    var connections: [ObjectIdentifier: HTTPConnection] = [:]
+    var sweepTimer: (any DispatchSourceTimer)?
+    var signalSources: [any DispatchSourceSignal] = []
+    var stopContinuations: [CheckedContinuation<Void, Never>] = []
+    var environment: ServerEnvironment?
+    let acceptQueue = DispatchQueue(label: "http.accept")
+    let controlQueue = DispatchQueue(label: "http.control")
+    /// Used only on `acceptQueue`.
+    var nextConnectionId: UInt64 = 0
+
+    /// - Parameters:
+    ///   - configuration: address, limits and timeouts.
+    ///   - responder: what answers each request, usually a middleware chain around a router.
+    ///   - logger: the engine's logger; per-request copies carry `request-id`.
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+    }
+
+    /// The bound port (the real one when the configuration asked for port 0); 0 before `start()`.
+    public var localPort: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return boundPort
+    }
+
+    /// Binds, listens and starts accepting. Ignores `SIGPIPE` for the process (sends also use
+    /// `MSG_NOSIGNAL`).
+    /// - Throws: `SocketError` when the address cannot be bound (in use, bad host, no permission).
+    public func start() throws {
+        signal(SIGPIPE, SIG_IGN)
+        lock.lock()
+        guard state == .idle else {
+            lock.unlock()
+            throw SocketError(operation: "start", code: 0, message: "the server was already started")
+        }
+        lock.unlock()
+        let socket = try Socket.listen(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+        let port: Int
+        do {
+            port = try socket.localPort()
+        } catch {
+            _ = Glibc.close(socket.fd)
+            throw error
+        }
+        var prefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        while prefix.utf8.count < 8 { prefix = "0" + prefix }
+        let environment = ServerEnvironment(
+            configuration: configuration, responder: responder, logger: logger,
+            parser: HTTPRequestParser(limits: configuration.limits),
+            workerQueue: DispatchQueue(label: "http.workers", attributes: .concurrent),
+            requestIdPrefix: prefix)
+
+        let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: acceptQueue)
+        source.setEventHandler { [self] in acceptPending() }
+        source.setCancelHandler { [self] in
+            do { try socket.close() } catch { logger.warning("closing the listener failed", metadata: ["error": "\(error)"]) }
+        }
+        let timer = DispatchSource.makeTimerSource(queue: controlQueue)
+        let interval = configuration.sweepInterval.nanoseconds
+        timer.schedule(deadline: .now() + .nanoseconds(Int(interval)), repeating: .nanoseconds(Int(interval)), leeway: .milliseconds(20))
+        timer.setEventHandler { [self] in sweep() }
+
+        lock.lock()
+        self.environment = environment
+        listener = socket
+        boundPort = port
+        acceptSource = source
+        sweepTimer = timer
+        state = .running
+        lock.unlock()
+        timer.resume()
+        source.resume()
+        logger.info("listening", metadata: ["host": .string(configuration.host), "port": .stringConvertible(port)])
+    }
+
+    /// Accepts every pending connection, stopping at the connection cap: the accept source is
+    /// suspended and the kernel backlog holds the rest until a connection closes.
+    private func acceptPending() {
+        while true {
+            lock.lock()
+            guard state == .running, let listener, let environment else {
+                lock.unlock()
+                return
+            }
+            if connections.count >= configuration.maxConnections {
+                if !acceptSuspended, let acceptSource {
+                    acceptSource.suspend()
+                    acceptSuspended = true
+                }
+                lock.unlock()
+                return
+            }
+            lock.unlock()
+            let accepted: (socket: Socket, peer: String)?
+            do {
+                accepted = try listener.accept()
+            } catch {
+                // EMFILE/ENFILE and the like: back off briefly instead of spinning on a
+                // listener that stays readable.
+                logger.error("accept failed", metadata: ["error": "\(error)"])
+                pauseAccepting(for: .milliseconds(100))
+                return
+            }
+            guard let accepted else { return }
+            do {
+                try accepted.socket.setNoDelay()
+            } catch {
+                logger.debug("TCP_NODELAY failed", metadata: ["error": "\(error)"])
+            }
+            nextConnectionId += 1
+            let connection = HTTPConnection(
+                id: nextConnectionId, socket: accepted.socket, peer: accepted.peer, server: self, environment: environment)
+            lock.lock()
+            connections[ObjectIdentifier(connection)] = connection
+            lock.unlock()
+            connection.start()
+        }
+    }
+
+    private func pauseAccepting(for delay: DispatchTimeInterval) {
+        lock.lock()
+        guard !acceptSuspended, let acceptSource else {
+            lock.unlock()
+            return
+        }
+        acceptSource.suspend()
+        acceptSuspended = true
+        lock.unlock()
+        acceptQueue.asyncAfter(deadline: .now() + delay) { [self] in
+            lock.lock()
+            if acceptSuspended, state == .running, connections.count < configuration.maxConnections {
+                acceptSuspended = false
+                self.acceptSource?.resume()
+            }
+            lock.unlock()
+        }
+    }
+
+    /// Called by a connection right before its descriptor closes.
+    func connectionDidClose(_ connection: HTTPConnection) {
+        lock.lock()
+        connections[ObjectIdentifier(connection)] = nil
+        if acceptSuspended, state == .running, connections.count < configuration.maxConnections, let acceptSource {
+            acceptSuspended = false
+            acceptSource.resume()
+        }
+        let finished = state == .shuttingDown && connections.isEmpty
+        lock.unlock()
+        if finished { markStopped() }
+    }
+
+    /// One tick of the shared timer: hands each connection whose deadline passed its timeout.
+    private func sweep() {
+        let now = MonotonicClock.now()
+        lock.lock()
+        for connection in connections.values { connection.sweep(now: now) }
+        lock.unlock()
+    }
+
+    /// True once a graceful shutdown began; responses then carry `Connection: close`.
+    var isShuttingDown: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return state != .running
+    }
+
+    var isForceClosing: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return forceClosing
+    }
+}

@@ -1,0 +1,56 @@
+/// Everything the HTTP engine needs to know, as one Sendable value built by `main` or a test.
+/// Every field has a documented default; the timeouts follow the slowloris and keep-alive
+/// guidance of RFC 9112 §9.
+public struct HTTPServerConfiguration: Sendable {
+    /// Address to bind: "127.0.0.1", "0.0.0.0", "::1", "::" or a host name. Default "127.0.0.1".
+    public var host: String = "127.0.0.1"
+    /// TCP port; 0 picks a free one (read it back from `HTTPServer.localPort`). Default 8080.
+    public var port: Int = 8080
+    /// Kernel accept queue length (`listen(2)`); it holds connections beyond the cap. Default 511.
+    public var backlog: Int32 = 511
+    /// Most open connections; at the cap accepting pauses until one closes. Default 1024.
+    public var maxConnections: Int = 1024
+    /// Requests served on one connection; the last response carries `Connection: close`. Default 1000.
+    public var maxRequestsPerConnection: Int = 1000
+    /// Parser bounds (line, header bytes and count, body).
+    public var limits: HTTPLimits = HTTPLimits()
+    /// Time to receive a whole request head once its first byte arrived, and for a new
+    /// connection's first byte; past it a partial head gets 408. Default 10 s.
+    public var headerTimeout: Duration = .seconds(10)
+    /// Time to receive a whole request body once its head was read; past it, 408. Default 30 s.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// Time a keep-alive connection may wait for its next request; then it is closed silently. Default 60 s.
+    public var idleTimeout: Duration = .seconds(60)
+    /// Time output may make no progress (a client that stops reading) before the connection is dropped. Default 30 s.
+    public var writeTimeout: Duration = .seconds(30)
+    /// Bytes a streamed response may buffer before its writer blocks (up to `writeTimeout`, then
+    /// throws). Byte bodies are already in memory and are not split. Default 1 MiB.
+    public var maxBufferedOutputBytes: Int = 1024 * 1024
+    /// Time in-flight requests get to finish after a graceful shutdown begins. Default 10 s.
+    public var shutdownGracePeriod: Duration = .seconds(10)
+    /// How long a closing connection is drained after its final response (RFC 9112 §9.6). Default 1 s.
+    public var drainTimeout: Duration = .seconds(1)
+    /// Most bytes read and discarded while draining. Default 64 KiB.
+    public var drainMaxBytes: Int = 64 * 1024
+    /// Period of the shared timer that sweeps connection deadlines. Default 200 ms.
+    public var sweepInterval: Duration = .milliseconds(200)
+    /// `Server` field value, or nil (the default) to send none.
+    public var serverName: String? = nil
+
+    public init() {}
+
+    /// A configuration with the given address and defaults for the rest.
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, saturating at zero for negative durations.
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 0 }
+        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(max(attoseconds, 0) / 1_000_000_000)
+    }
+}

@@ -1,0 +1,49 @@
+/// The writer a streamed response body gets: each `write` becomes one chunk (RFC 9112 §7.1)
+/// appended to the connection's output; `flush` sends it; past `maxBufferedOutputBytes` a write
+/// blocks until the client reads, and throws once it stops reading for `writeTimeout`.
+/// Valid only while the stream closure runs, on the connection's queue.
+final class StreamBodyWriter: HTTPBodyWriter {
+    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    unowned let connection: HTTPConnection
+    let chunked: Bool
+    var finished = false
+
+    init(connection: HTTPConnection, chunked: Bool) {
+        self.connection = connection
+        self.chunked = chunked
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        guard !finished else { throw SocketError(operation: "write", code: 0, message: "the response has ended") }
+        guard !bytes.isEmpty else { return }  // an empty chunk would end the body
+        if chunked {
+            appendHex(bytes.count)
+            connection.output.append(0x0D)
+            connection.output.append(0x0A)
+            connection.output.append(contentsOf: bytes)
+            connection.output.append(0x0D)
+            connection.output.append(0x0A)
+        } else {
+            connection.output.append(contentsOf: bytes)
+        }
+        let buffered = connection.output.count - connection.outputSent
+        if buffered > connection.environment.configuration.maxBufferedOutputBytes {
+            try connection.flushBlocking(threshold: 0)
+        }
+    }
+
+    func flush() throws {
+        guard !finished else { throw SocketError(operation: "flush", code: 0, message: "the response has ended") }
+        try connection.flushBlocking(threshold: 0)
+    }
+
+    private func appendHex(_ value: Int) {
+        var shift = (Int.bitWidth - value.leadingZeroBitCount + 3) / 4 * 4 - 4
+        while shift >= 0 {
+            connection.output.append(Self.hexDigits[(value >> shift) & 0xF])
+            shift -= 4
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HTTPCore
+import Testing
+
+/// Live keep-alive and pipelining behaviour (RFC 9112 §9.3).
+@Suite struct ServerPersistenceTests {
+    static func echoRoutes(_ router: inout Router) {
+        router.get("/echo/{word}") { _, context in textResponse(context.parameters["word"] ?? "") }
+        router.post("/upload") { request, _ in textResponse("got \(request.body.count):" + String(decoding: request.body, as: UTF8.self)) }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let live = try LiveServer(routes: Self.echoRoutes)
+        defer { live.stop() }
+        let client = try live.client()
+        try client.send(rawGet("/echo/one") + rawGet("/echo/two") + "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc" + rawGet("/echo/four"))
+        #expect(try client.readResponse().text == "one")
+        #expect(try client.readResponse().text == "two")
+        #expect(try client.readResponse().text == "got 3:abc")
+        let last = try client.readResponse()
+        #expect(last.text == "four")
+        #expect(last.headers["Connection"] == nil)
+    }
+
+    @Test func requestSplitAtEveryByteBoundaryIsParsed() throws {
+        let live = try LiveServer(routes: Self.echoRoutes)
+        defer { live.stop() }
+        let request = Array("POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n".utf8)
+        let client = try live.client()
+        for split in 1..<request.count {
+            try client.send(Array(request[0..<split]))
+            Thread.sleep(forTimeInterval: 0.002)
+            try client.send(Array(request[split...]))
+            let response = try client.readResponse()
+            #expect(response.status == 200, "split at \(split)")
+            #expect(response.text == "got 5:abcde", "split at \(split)")
+        }
+    }
+
+    @Test func keepAliveCapClosesOnTheNthResponse() throws {
+        let live = try LiveServer(adjust: { $0.maxRequestsPerConnection = 3 }, routes: Self.echoRoutes)
+        defer { live.stop() }
+        let client = try live.client()
+        for i in 1...3 {
+            try client.send(rawGet("/echo/r\(i)"))
+            let response = try client.readResponse()
+            #expect(response.text == "r\(i)")
+            #expect(response.headers["Connection"] == (i == 3 ? "close" : nil))
+        }
+        #expect(try client.isClosedByPeer())
+    }
+
+    @Test func http10KeepAliveIsAnsweredWithKeepAlive() throws {
+        let live = try LiveServer(routes: Self.echoRoutes)
+        defer { live.stop() }
+        let client = try live.client()
+        try client.send("GET /echo/a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let first = try client.readResponse()
+        #expect(first.headers["Connection"] == "keep-alive")
+        try client.send("GET /echo/b HTTP/1.0\r\n\r\n")
+        let second = try client.readResponse()
+        #expect(second.text == "b")
+        #expect(second.headers["Connection"] == "close")
+        #expect(try client.isClosedByPeer())
+    }
+
+    @Test func headNoContentAndNotModifiedAreFramedWithoutBodies() throws {
+        let live = try LiveServer { router in
+            router.get("/doc") { _, _ in textResponse("twelve bytes") }
+            router.get("/empty") { _, _ in HTTPResponse(status: .noContent, headers: ["Content-Length": "5"], body: .bytes(Array("oops!".utf8))) }
+            router.get("/cached") { _, _ in HTTPResponse(status: .notModified, headers: ["ETag": "\"1\""], body: .bytes(Array("x".utf8))) }
+        }
+        defer { live.stop() }
+        let client = try live.client()
+        try client.send("HEAD /doc HTTP/1.1\r\nHost: t\r\n\r\n" + rawGet("/empty") + rawGet("/cached") + rawGet("/doc"))
+        let head = try client.readResponse(isHead: true)
+        #expect(head.status == 200)
+        #expect(head.headers["Content-Length"] == "12")
+        let empty = try client.readResponse()
+        #expect(empty.status == 204)
+        #expect(empty.headers["Content-Length"] == nil)
+        let cached = try client.readResponse()
+        #expect(cached.status == 304)
+        #expect(cached.headers["ETag"] == "\"1\"")
+        // If any body had leaked, this response would not parse as the GET's.
+        let get = try client.readResponse()
+        #expect(get.text == "twelve bytes")
+        #expect(get.headers["Date"]?.hasSuffix(" GMT") == true)
+    }
+}
