@@ -1,0 +1,180 @@
+import HTTPCore
+import Testing
+
+@Suite("HTTPRequestParser: valid requests")
+struct ParserTests {
+    @Test func getWithQuery() throws {
+        let input = bytes("GET /v1/users/u42/apps?state=pending&x=%20y HTTP/1.1\r\nHost: localhost:8080\r\nAccept: */*\r\n\r\n")
+        guard case .complete(let head, let consumed) = HTTPRequestParser(limits: HTTPLimits()).parseHead(input) else {
+            Issue.record("not complete"); return
+        }
+        #expect(consumed == input.count)
+        #expect(head.method == .get)
+        #expect(head.target == "/v1/users/u42/apps?state=pending&x=%20y")
+        #expect(head.path == "/v1/users/u42/apps")
+        #expect(head.query == "state=pending&x=%20y")
+        #expect(head.version == .http1_1)
+        #expect(head.authority == "localhost:8080")
+        #expect(head.keepAlive)
+        #expect(head.framing == .none)
+        #expect(!head.expectContinue)
+        #expect(head.headers.count == 2)
+        #expect(head.headers["accept"] == "*/*")
+    }
+
+    @Test func emptyQueryIsPresentButEmpty() {
+        guard case .request(let r) = parseRequest(bytes("GET /a? HTTP/1.1\r\nHost: h\r\n\r\n")) else { Issue.record("failed"); return }
+        #expect(r.head.path == "/a")
+        #expect(r.head.query == "")
+    }
+
+    @Test func postWithContentLength() {
+        let input = bytes("POST /v1/prompts/p1/decision HTTP/1.1\r\nHost: h\r\nContent-Length: 18\r\n\r\n{\"choice\":\"allow\"}")
+        guard case .request(let r) = parseRequest(input) else { Issue.record("failed"); return }
+        #expect(r.head.method == .post)
+        #expect(r.head.framing == .contentLength(18))
+        #expect(r.body == bytes("{\"choice\":\"allow\"}"))
+        #expect(r.consumed == input.count)
+    }
+
+    @Test func identicalContentLengthsCountAsOne() {
+        let input = bytes("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3, 3\r\ncontent-length: 003\r\n\r\nabcNEXT")
+        guard case .request(let r) = parseRequest(input) else { Issue.record("failed"); return }
+        #expect(r.head.framing == .contentLength(3))
+        #expect(r.body == bytes("abc"))
+        #expect(r.consumed == input.count - 4)
+    }
+
+    @Test func chunkedWithExtensionsAndTrailers() {
+        let input = bytes(
+            "POST /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5;name=\"q \\\"v\\\"\" ; x = 1;flag\r\nhello\r\n00006\r\n world\r\nA\r\n0123456789\r\n"
+                + "0;last\r\nX-Checksum: abc \r\nX-Other:\tv2\r\n\r\n")
+        guard case .request(let r) = parseRequest(input) else { Issue.record("\(parseRequest(input))"); return }
+        #expect(r.head.framing == .chunked)
+        #expect(r.body == bytes("hello world0123456789"))
+        #expect(r.trailers.fields.map(\.name) == ["X-Checksum", "X-Other"])
+        #expect(r.trailers["x-checksum"] == "abc")
+        #expect(r.trailers["X-OTHER"] == "v2")
+        #expect(r.consumed == input.count)
+    }
+
+    @Test func transferEncodingCaseAndListsAcrossLines() {
+        let input = bytes("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: ,\r\nTransfer-Encoding: CHUNKED\r\n\r\n0\r\n\r\n")
+        guard case .request(let r) = parseRequest(input) else { Issue.record("failed"); return }
+        #expect(r.head.framing == .chunked)
+        #expect(r.body.isEmpty)
+    }
+
+    @Test func absoluteFormAuthorityOverridesHost() {
+        let input = bytes("GET http://example.com:8080/a/b?c=d HTTP/1.1\r\nHost: other.example\r\n\r\n")
+        guard case .request(let r) = parseRequest(input) else { Issue.record("failed"); return }
+        #expect(r.head.authority == "example.com:8080")
+        #expect(r.head.path == "/a/b")
+        #expect(r.head.query == "c=d")
+        #expect(r.head.target == "http://example.com:8080/a/b?c=d")
+        #expect(r.head.headers["host"] == "other.example")
+    }
+
+    @Test func absoluteFormWithoutPathDefaultsToSlash() {
+        for target in ["HTTPS://[::1]:443", "http://h?x=1"] {
+            guard case .request(let r) = parseRequest(bytes("GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n")) else {
+                Issue.record("failed \(target)"); continue
+            }
+            #expect(r.head.path == "/")
+        }
+    }
+
+    @Test func optionsAsterisk() {
+        guard case .request(let r) = parseRequest(bytes("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n")) else { Issue.record("failed"); return }
+        #expect(r.head.method == .options)
+        #expect(r.head.path == "*")
+        #expect(r.head.target == "*")
+    }
+
+    @Test func http10KeepAliveSemantics() {
+        let cases: [(String, Bool)] = [
+            ("GET / HTTP/1.0\r\n\r\n", false),
+            ("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", true),
+            ("GET / HTTP/1.0\r\nConnection: Keep-Alive, foo\r\n\r\n", true),
+            ("GET / HTTP/1.0\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n", false),
+            ("GET / HTTP/1.1\r\nHost: h\r\n\r\n", true),
+            ("GET / HTTP/1.1\r\nHost: h\r\nConnection: upgrade, CLOSE\r\n\r\n", false),
+        ]
+        for (raw, keepAlive) in cases {
+            guard case .request(let r) = parseRequest(bytes(raw)) else { Issue.record("failed: \(raw)"); continue }
+            #expect(r.head.keepAlive == keepAlive, "\(raw)")
+        }
+    }
+
+    @Test func http10WithoutHostAndExpectIgnored() {
+        guard case .request(let r) = parseRequest(bytes("PUT /x HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nz")) else {
+            Issue.record("failed"); return
+        }
+        #expect(r.head.version == .http1_0)
+        #expect(r.head.authority == nil)
+        #expect(!r.head.expectContinue)
+        #expect(r.body == [0x7A])
+    }
+
+    @Test func expectContinue() {
+        guard case .request(let r) = parseRequest(bytes("PUT /x HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\n\r\n")) else {
+            Issue.record("failed"); return
+        }
+        #expect(r.head.expectContinue)
+    }
+
+    @Test func higherMinorVersionIsServedAs11() {
+        guard case .request(let r) = parseRequest(bytes("GET / HTTP/1.7\r\nHost: h\r\n\r\n")) else { Issue.record("failed"); return }
+        #expect(r.head.version == .http1_1)
+    }
+
+    @Test func leadingEmptyLinesAreIgnored() {
+        let input = bytes("\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        guard case .complete(let head, let consumed) = HTTPRequestParser(limits: HTTPLimits()).parseHead(input) else {
+            Issue.record("failed"); return
+        }
+        #expect(head.path == "/")
+        #expect(consumed == input.count)
+    }
+
+    @Test func pipelinedRequestsInOneBuffer() throws {
+        let first = "POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhi"
+        let second = "POST /b HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        let third = "GET /c HTTP/1.1\r\nHost: h\r\n\r\n"
+        var buffer = bytes(first + second + third)
+        var seen: [(String, [UInt8], Int)] = []
+        while !buffer.isEmpty {
+            guard case .request(let r) = parseRequest(buffer) else { Issue.record("failed at \(seen.count)"); return }
+            seen.append((r.head.path, r.body, r.consumed))
+            buffer.removeFirst(r.consumed)
+        }
+        #expect(seen.map(\.0) == ["/a", "/b", "/c"])
+        #expect(seen.map(\.1) == [bytes("hi"), bytes("abc"), []])
+        #expect(seen.map(\.2) == [first.utf8.count, second.utf8.count, third.utf8.count])
+    }
+
+    @Test func headerOrderAndCaseInsensitiveLookup() {
+        let input = bytes("GET / HTTP/1.1\r\nHost: h\r\nX-A: 1\r\nx-b:2\r\nX-A:   3   \r\nEmpty:\r\nObs: caf\u{E9}\r\n\r\n")
+        guard case .request(let r) = parseRequest(input) else { Issue.record("failed"); return }
+        let fields = r.head.headers.fields
+        #expect(fields.map(\.name) == ["Host", "X-A", "x-b", "X-A", "Empty", "Obs"])
+        #expect(r.head.headers.values(for: "x-a") == ["1", "3"])
+        #expect(r.head.headers["X-B"] == "2")
+        #expect(r.head.headers["empty"] == "")
+        #expect(r.head.headers["obs"] == "caf\u{E9}")
+    }
+
+    @Test func ipv6AndEmptyHost() {
+        for raw in ["GET / HTTP/1.1\r\nHost: [2001:db8::1]:8080\r\n\r\n", "GET / HTTP/1.1\r\nHost:\r\n\r\n"] {
+            guard case .request = parseRequest(bytes(raw)) else { Issue.record("failed: \(raw)"); continue }
+        }
+    }
+
+    @Test func incompleteHeadNeedsMore() {
+        let parser = HTTPRequestParser(limits: HTTPLimits())
+        for raw in ["", "\r", "\r\n", "GET", "GET / HTTP/1.", "GET / HTTP/1.1\r", "GET / HTTP/1.1\r\nHost: h\r\n", "GET / HTTP/1.1\r\nHost: h\r\n\r"] {
+            #expect(parser.parseHead(bytes(raw)) == .needMore, "\(raw)")
+        }
+    }
+}
