@@ -28,7 +28,8 @@ public enum JSONBytes {
     public static func appendKey(_ name: StaticString, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     /// Appends a decimal integer.
@@ -54,16 +55,14 @@ public enum JSONBytes {
 
     /// Appends `true` or `false`.
     public static func appendBool(_ value: Bool, into bytes: inout [UInt8]) {
-        if value {
-            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
-        } else {
-            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
-        }
+        let literal: StaticString = value ? "true" : "false"
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// Appends `null`.
     public static func appendNull(into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        let literal: StaticString = "null"
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// Appends a timestamp as a quoted RFC 3339 string (see `Timestamp`).
@@ -90,17 +89,20 @@ public enum JSONBytes {
             guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
             if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
             start = i + 1
+            bytes.append(UInt8(ascii: "\\"))
             switch b {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x08: bytes.append(contentsOf: [0x5C, UInt8(ascii: "b")])
-            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0C: bytes.append(contentsOf: [0x5C, UInt8(ascii: "f")])
-            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(b)
+            case 0x08: bytes.append(UInt8(ascii: "b"))
+            case 0x09: bytes.append(UInt8(ascii: "t"))
+            case 0x0A: bytes.append(UInt8(ascii: "n"))
+            case 0x0C: bytes.append(UInt8(ascii: "f"))
+            case 0x0D: bytes.append(UInt8(ascii: "r"))
             default:
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                          hex[Int(b >> 4)], hex[Int(b & 0x0F)]])
+                bytes.append(UInt8(ascii: "u"))
+                bytes.append(UInt8(ascii: "0"))
+                bytes.append(UInt8(ascii: "0"))
+                bytes.append(hex[Int(b >> 4)])
+                bytes.append(hex[Int(b & 0x0F)])
             }
         }
         if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }

@@ -11,7 +11,8 @@ extension Problem {
                 if i > 0 { bytes.append(UInt8(ascii: ",")) }
                 JSONBytes.appendString(choice, into: &bytes)
             }
-            bytes.append(contentsOf: [UInt8(ascii: "]"), UInt8(ascii: ",")])
+            bytes.append(UInt8(ascii: "]"))
+            bytes.append(UInt8(ascii: ","))
         }
         JSONBytes.appendKey("detail", into: &bytes)
         JSONBytes.appendString(detail, into: &bytes)
