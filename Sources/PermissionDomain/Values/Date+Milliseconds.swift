@@ -3,7 +3,10 @@ public import Foundation
 extension Date {
     /// Milliseconds since 1970-01-01T00:00:00Z, rounded down: the resolution of every stored time.
     public var millisecondsSince1970: Int64 {
-        Int64((timeIntervalSince1970 * 1000).rounded(.down))
+        // Round to whole microseconds first: a date made from milliseconds is stored as the
+        // nearest Double, which may lie a fraction of a microsecond below the intended value.
+        let micros = Int64((timeIntervalSince1970 * 1_000_000).rounded())
+        return micros >= 0 ? micros / 1000 : (micros - 999) / 1000
     }
 
     /// The date at `milliseconds` since 1970-01-01T00:00:00Z.
