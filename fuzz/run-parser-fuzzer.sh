@@ -13,10 +13,10 @@ crashes="fuzz/corpus-crashes"
 mkdir -p "$corpus" "$crashes"
 
 # Only the HTTP1 sources: the rest of HTTPCore imports Logging.
-swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -swift-version 6 \
     -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
     -module-name HTTPCore -package-name permission_service Sources/HTTPCore/HTTP1/*.swift fuzz/ParserFuzzer.swift -o "$bin"
 
 cp -n fuzz/seeds-http/* "$corpus"/ 2>/dev/null || true
 exec "$bin" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-    -artifact_prefix="$crashes/" -print_final_stats=1
+    -dict=fuzz/http.dict -artifact_prefix="$crashes/" -print_final_stats=1

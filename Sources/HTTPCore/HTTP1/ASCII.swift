@@ -16,34 +16,31 @@ enum ASCII {
     static let percent: UInt8 = 0x25
     static let asterisk: UInt8 = 0x2A
 
-    /// Bit flags of `table`.
-    static let tcharBit: UInt8 = 1 << 0
-    static let pcharBit: UInt8 = 1 << 1
-    static let hexBit: UInt8 = 1 << 2
-    static let regNameBit: UInt8 = 1 << 3
-    static let digitBit: UInt8 = 1 << 4
+    // Character classes as 128-bit sets (bit n of `low` is byte n, bit n of `high` is byte 64 + n);
+    // integer literals fold into the code, so a lookup is a shift and a mask with no global access.
+    // tchar (RFC 9110 §5.6.2): ALPHA DIGIT and !#$%&'*+-.^_`|~
+    static let tcharLow: UInt64 = 0x03FF_6CFA_0000_0000
+    static let tcharHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+    // origin-form characters: unreserved, sub-delims, ":" "@" "/" "?" "%" (RFC 3986 §3.3-§3.4)
+    static let targetLow: UInt64 = 0xAFFF_FFF2_0000_0000
+    static let targetHigh: UInt64 = 0x47FF_FFFE_87FF_FFFF
+    // HEXDIG, either case
+    static let hexLow: UInt64 = 0x03FF_0000_0000_0000
+    static let hexHigh: UInt64 = 0x0000_007E_0000_007E
+    // reg-name characters: unreserved, sub-delims and "%" (RFC 3986 §3.2.2)
+    static let regNameLow: UInt64 = 0x2BFF_7FF2_0000_0000
+    static let regNameHigh: UInt64 = 0x47FF_FFFE_87FF_FFFE
 
-    /// One byte of flags per byte value.
-    static let table: [UInt8] = {
-        var t = [UInt8](repeating: 0, count: 256)
-        func set(_ chars: String, _ bit: UInt8) { for c in chars.utf8 { t[Int(c)] |= bit } }
-        let alpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-        let digit = "0123456789"
-        // tchar (RFC 9110 §5.6.2)
-        set(alpha + digit + "!#$%&'*+-.^_`|~", tcharBit)
-        // unreserved / sub-delims / ":" / "@" plus "/" "?" "%" of origin-form (RFC 3986 §3.3-§3.4)
-        set(alpha + digit + "-._~" + "!$&'()*+,;=" + ":@" + "/?%", pcharBit)
-        set(digit + "ABCDEFabcdef", hexBit)
-        // reg-name: unreserved / pct-encoded / sub-delims (RFC 3986 §3.2.2)
-        set(alpha + digit + "-._~" + "!$&'()*+,;=" + "%", regNameBit)
-        set(digit, digitBit)
-        return t
-    }()
+    @inline(__always) static func member(_ b: UInt8, _ low: UInt64, _ high: UInt64) -> Bool {
+        if b < 64 { return (low >> UInt64(b)) & 1 != 0 }
+        if b < 128 { return (high >> UInt64(b - 64)) & 1 != 0 }
+        return false
+    }
 
-    @inline(__always) static func isTchar(_ b: UInt8) -> Bool { table[Int(b)] & tcharBit != 0 }
-    @inline(__always) static func isTargetChar(_ b: UInt8) -> Bool { table[Int(b)] & pcharBit != 0 }
-    @inline(__always) static func isHex(_ b: UInt8) -> Bool { table[Int(b)] & hexBit != 0 }
-    @inline(__always) static func isRegNameChar(_ b: UInt8) -> Bool { table[Int(b)] & regNameBit != 0 }
+    @inline(__always) static func isTchar(_ b: UInt8) -> Bool { member(b, tcharLow, tcharHigh) }
+    @inline(__always) static func isTargetChar(_ b: UInt8) -> Bool { member(b, targetLow, targetHigh) }
+    @inline(__always) static func isHex(_ b: UInt8) -> Bool { member(b, hexLow, hexHigh) }
+    @inline(__always) static func isRegNameChar(_ b: UInt8) -> Bool { member(b, regNameLow, regNameHigh) }
     @inline(__always) static func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
     @inline(__always) static func isWhitespace(_ b: UInt8) -> Bool { b == sp || b == htab }
 

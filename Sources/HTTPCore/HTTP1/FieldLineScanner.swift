@@ -28,10 +28,10 @@ enum FieldLineScanner {
     ///   - start: the index of the line's first byte.
     ///   - cap: the first index the section may not reach; needing it throws `headerFieldsTooLarge` (431).
     static func scan(_ b: UnsafeRawBufferPointer, from start: Int, cap: Int) throws(ScanStop) -> FieldLineScan {
-        let count = b.count
+        // One compare per byte on the hot path; which limit was hit is sorted out only then.
+        let limit = min(b.count, cap)
         @inline(__always) func need(_ i: Int) throws(ScanStop) {
-            if i >= cap { throw .failure(.headerFieldsTooLarge) }
-            if i >= count { throw .needMore }
+            if i >= limit { throw i >= cap ? .failure(.headerFieldsTooLarge) : .needMore }
         }
         var i = start
         try need(i)

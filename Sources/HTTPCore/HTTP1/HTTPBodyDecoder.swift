@@ -21,6 +21,8 @@ public struct HTTPBodyDecoder: Sendable {
     var line: [UInt8] = []
     /// Content bytes produced so far.
     public private(set) var decodedCount = 0
+    /// Content bytes announced by the chunk sizes read so far (checked against `maxBodyBytes`).
+    var announcedCount = 0
     var trailerBytes = 0
     /// The trailer fields after the last chunk (RFC 9112 §7.1.2), kept apart from the header fields.
     public private(set) var trailers = HTTPHeaders()
@@ -95,6 +97,7 @@ public struct HTTPBodyDecoder: Sendable {
                 let n = min(remaining, b.count - i)
                 body.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[i..<(i + n)]))
                 i += n
+                decodedCount += n
                 state = remaining == n ? .dataCR : .data(remaining: remaining - n)
             case .dataCR, .dataLF:
                 if i == b.count { return (i, false) }
@@ -112,8 +115,8 @@ public struct HTTPBodyDecoder: Sendable {
                 if size == 0 {
                     state = .trailerLine
                 } else {
-                    guard size <= limits.maxBodyBytes - decodedCount else { throw .contentTooLarge }
-                    decodedCount += size
+                    guard size <= limits.maxBodyBytes - announcedCount else { throw .contentTooLarge }
+                    announcedCount += size
                     state = .data(remaining: size)
                 }
             case .trailerLine:

@@ -17,11 +17,14 @@ enum RequestLineScanner {
     ///   - headCap: the first index the head may not reach (431).
     static func scan(_ b: UnsafeRawBufferPointer, from start: Int, lineCap: Int, headCap: Int) throws(ScanStop) -> RequestLine {
         let count = b.count
-        /// Requires the content byte at `i`.
+        let limit = min(count, lineCap, headCap)
+        /// Requires the content byte at `i` (one compare on the hot path).
         @inline(__always) func need(_ i: Int) throws(ScanStop) {
-            if i >= lineCap { throw .failure(.uriTooLong) }
-            if i >= headCap { throw .failure(.headerFieldsTooLarge) }
-            if i >= count { throw .needMore }
+            if i >= limit {
+                if i >= lineCap { throw .failure(.uriTooLong) }
+                if i >= headCap { throw .failure(.headerFieldsTooLarge) }
+                throw .needMore
+            }
         }
         var i = start
         // method = token
