@@ -83,30 +83,3 @@ public struct Authorization: Hashable, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
-
-/// FNV-1a, 64 bit: a fast, stable digest for entity-tags (not a security boundary).
-private struct Digest {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func add(byte: UInt8) {
-        value ^= UInt64(byte)
-        value &*= 0x0000_0100_0000_01B3
-    }
-
-    mutating func add(_ text: String?) {
-        guard let text else {
-            add(byte: 0xFF)
-            return
-        }
-        for byte in text.utf8 { add(byte: byte) }
-        add(byte: 0x00)
-    }
-
-    mutating func add(_ number: Int64) {
-        var bits = UInt64(bitPattern: number)
-        for _ in 0..<8 {
-            add(byte: UInt8(truncatingIfNeeded: bits))
-            bits >>= 8
-        }
-    }
-}
