@@ -1,33 +1,27 @@
-/// Why a scan stopped short of a result: the input ends too early, or it is invalid.
-enum ScanStop: Error {
-    case needMore
-    case failure(HTTPParseError)
-}
-
-/// One field line of a header or trailer section, as byte ranges into the scanned buffer.
-struct FieldLine {
-    var name: Range<Int>
-    /// The value with leading and trailing OWS removed (RFC 9112 §5.1).
-    var value: Range<Int>
-}
-
-/// The result of scanning one line of a field section.
-enum FieldLineScan {
-    /// A field line; `next` is the index just after its CRLF.
-    case field(FieldLine, next: Int)
-    /// The empty line that ends the section; `next` is the index just after it.
-    case end(next: Int)
-}
-
 /// Scans the field lines of header and trailer sections (RFC 9112 §5, RFC 9110 §5.5), byte by byte,
 /// so that the first invalid byte decides the error whatever the input was split into.
 enum FieldLineScanner {
+    /// One field line of a header or trailer section, as byte ranges into the scanned buffer.
+    struct Field {
+        var name: Range<Int>
+        /// The value with leading and trailing OWS removed (RFC 9112 §5.1).
+        var value: Range<Int>
+    }
+
+    /// The result of scanning one line of a field section.
+    enum Result {
+        /// A field line; `next` is the index just after its CRLF.
+        case field(Field, next: Int)
+        /// The empty line that ends the section; `next` is the index just after it.
+        case end(next: Int)
+    }
+
     /// Scans one line starting at `start`.
     /// - Parameters:
     ///   - b: the bytes received so far.
     ///   - start: the index of the line's first byte.
     ///   - cap: the first index the section may not reach; needing it throws `headerFieldsTooLarge` (431).
-    static func scan(_ b: UnsafeRawBufferPointer, from start: Int, cap: Int) throws(ScanStop) -> FieldLineScan {
+    static func scan(_ b: UnsafeRawBufferPointer, from start: Int, cap: Int) throws(ScanStop) -> Result {
         // One compare per byte on the hot path; which limit was hit is sorted out only then.
         let limit = min(b.count, cap)
         @inline(__always) func need(_ i: Int) throws(ScanStop) {
@@ -81,6 +75,6 @@ enum FieldLineScanner {
         }
         try need(i + 1)
         guard b[i + 1] == ASCII.lf else { throw .failure(.badRequest("Bare CR in a field value.")) }
-        return .field(FieldLine(name: name, value: valueStart..<valueEnd), next: i + 2)
+        return .field(Field(name: name, value: valueStart..<valueEnd), next: i + 2)
     }
 }

@@ -151,9 +151,9 @@ public struct HTTPBodyDecoder: Sendable {
     /// Checks the trailer line in `line` with the header field rules; the empty line ends the body.
     private mutating func takeTrailer() throws(HTTPParseError) {
         let result = line.withUnsafeBytes { b in
-            Result { () throws(ScanStop) -> FieldLineScan in try FieldLineScanner.scan(b, from: 0, cap: Int.max) }
+            Result { () throws(ScanStop) -> FieldLineScanner.Result in try FieldLineScanner.scan(b, from: 0, cap: Int.max) }
         }
-        let scanned: FieldLineScan
+        let scanned: FieldLineScanner.Result
         switch result {
         case .success(let value): scanned = value
         case .failure(.failure(let failure)): throw failure

@@ -3,7 +3,7 @@ extension HTTPRequestParser {
     /// Builds the head from the scanned parts and applies the message rules of RFC 9112 §3.2
     /// (Host), §6 (body framing), §9.3 (persistence) and RFC 9110 §10.1.1 (Expect).
     func interpret(
-        _ b: UnsafeRawBufferPointer, method: HTTPMethod, line: RequestLine, target: RequestTarget, fields: [FieldLine]
+        _ b: UnsafeRawBufferPointer, method: HTTPMethod, line: RequestLineScanner.Line, target: RequestTarget, fields: [FieldLineScanner.Field]
     ) throws(HTTPParseError) -> HTTPRequestHead {
         let version = line.version
         var host: Range<Int>? = nil

@@ -55,7 +55,7 @@ public struct HTTPRequestParser: Sendable {
         } catch {
             throw .failure(error)
         }
-        var fields: [FieldLine] = []
+        var fields: [FieldLineScanner.Field] = []
         fields.reserveCapacity(16)
         var j = line.next
         scanning: while true {

@@ -1,21 +1,21 @@
-/// The parts of a request line (RFC 9112 §3), as byte ranges into the scanned buffer.
-struct RequestLine {
-    var method: Range<Int>
-    var target: Range<Int>
-    var version: HTTPVersion
-    /// The index just after the line's CRLF.
-    var next: Int
-}
-
 /// Scans `method SP request-target SP HTTP-version CRLF` byte by byte (RFC 9112 §3), so that the
 /// first offending byte decides the error however the input is split.
 enum RequestLineScanner {
+    /// The parts of a request line (RFC 9112 §3), as byte ranges into the scanned buffer.
+    struct Line {
+        var method: Range<Int>
+        var target: Range<Int>
+        var version: HTTPVersion
+        /// The index just after the line's CRLF.
+        var next: Int
+    }
+
     /// - Parameters:
     ///   - b: the bytes received so far.
     ///   - start: the index of the line's first byte (after any leading empty lines).
     ///   - lineCap: the first index the line's content may not reach (414).
     ///   - headCap: the first index the head may not reach (431).
-    static func scan(_ b: UnsafeRawBufferPointer, from start: Int, lineCap: Int, headCap: Int) throws(ScanStop) -> RequestLine {
+    static func scan(_ b: UnsafeRawBufferPointer, from start: Int, lineCap: Int, headCap: Int) throws(ScanStop) -> Line {
         let count = b.count
         let limit = min(count, lineCap, headCap)
         /// Requires the content byte at `i` (one compare on the hot path).
@@ -83,6 +83,6 @@ enum RequestLineScanner {
         // RFC 9110 §6.2: serve 1.x (x >= 2) as 1.1; refuse other majors.
         guard digits.0 == 1 else { throw .failure(.versionNotSupported) }
         let version = digits.1 == 0 ? HTTPVersion.http1_0 : HTTPVersion.http1_1
-        return RequestLine(method: method, target: target, version: version, next: i + 2)
+        return Line(method: method, target: target, version: version, next: i + 2)
     }
 }
