@@ -15,7 +15,8 @@ struct LiveServer {
         config.shutdownGracePeriod = .seconds(3)
         adjust(&config)
         var logger = Logger(label: "test.server")
-        logger.logLevel = .critical
+        // HTTPCORE_TEST_LOG=debug shows the engine's own log lines when a live test misbehaves.
+        logger.logLevel = ProcessInfo.processInfo.environment["HTTPCORE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
         server = HTTPServer(configuration: config, responder: responder, logger: logger)
         try server.start()
     }

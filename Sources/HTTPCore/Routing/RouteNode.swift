@@ -43,12 +43,12 @@ struct RouteNode: Sendable {
     }
 
     /// Finds the route for decoded `segments`, preferring literal over parameter children and
-    /// backtracking when a literal branch dead-ends. Parameter values are appended to `values`.
+    /// backtracking when a literal branch dead-ends. A parameter never matches an empty segment. Parameter values are appended to `values`.
     func match(_ segments: ArraySlice<String>, values: inout [String]) -> Route? {
         guard let first = segments.first else { return route }
         let rest = segments.dropFirst()
         if let child = literals[first], let found = child.match(rest, values: &values) { return found }
-        if let child = parameter.first {
+        if let child = parameter.first, !first.isEmpty {
             values.append(first)
             if let found = child.match(rest, values: &values) { return found }
             values.removeLast()

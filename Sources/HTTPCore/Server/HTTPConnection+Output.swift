@@ -9,6 +9,7 @@ extension HTTPConnection {
     /// Sends buffered output without blocking. On `EAGAIN` a write source is armed and reading
     /// pauses until it drains; once all is sent a closing connection half-closes.
     func flushOutput() {
+        if case .closed = phase { return }
         switch sendPending() {
         case nil: return
         case false?: armWrite()
@@ -78,6 +79,7 @@ extension HTTPConnection {
 
     private func armWrite() {
         guard !writeArmed else { return }
+        if case .closed = phase { return }
         suspendReading()
         lastWriteProgress = MonotonicClock.now()
         if let writeSource {
@@ -135,9 +137,18 @@ extension HTTPConnection {
     }
 
     /// Closes at once: cancels the sources; the descriptor closes when both cancel handlers ran.
-    func closeNow() {
+    /// - Parameter abort: reset the connection and drop unsent output (`SO_LINGER` 0), for a
+    ///   peer that stopped reading: its kernel buffers are freed now rather than trickled out.
+    func closeNow(abort: Bool = false) {
         if case .closed = phase { return }
         phase = .closed
+        if abort {
+            do {
+                try socket.setAbortOnClose()
+            } catch {
+                environment.logger.debug("SO_LINGER failed", metadata: ["peer": .string(peer), "error": .string("\(error)")])
+            }
+        }
         updateDeadline()
         var sources = 0
         if let readSource {

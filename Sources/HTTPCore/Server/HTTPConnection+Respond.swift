@@ -13,8 +13,11 @@ extension HTTPConnection {
         let response: HTTPResponse
         do {
             response = try environment.responder.respond(to: request, context: context)
+        } catch let error as HTTPError {
+            // Without an ErrorMiddleware the engine still honours HTTPError (e.g. the router's 404).
+            response = ProblemJSON.response(for: error, requestId: requestId)
         } catch {
-            logger.error("unhandled error from responder", metadata: ["error": .string("\(error)")])
+            logger.error("unhandled error from responder", metadata: ["error": .string(String(reflecting: error))])
             response = ProblemJSON.response(
                 status: .internalServerError, detail: "The server failed to handle the request.", requestId: requestId)
         }
@@ -51,7 +54,7 @@ extension HTTPConnection {
         } catch {
             // The head is gone; the only honest signal left is an unterminated body (RFC 9112 §8).
             logger.debug("streamed response ended early", metadata: ["error": .string("\(error)")])
-            closeNow()
+            closeNow(abort: true)
             return false
         }
     }

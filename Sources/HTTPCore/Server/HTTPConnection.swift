@@ -148,7 +148,8 @@ final class HTTPConnection: @unchecked Sendable {
             }
             if writeArmed { break }
         }
-        if outputSent < output.count && !writeArmed { flushOutput() }
+        if case .closed = phase { return }
+        if !writeArmed { flushOutput() }
         updateDeadline()
     }
 
@@ -210,7 +211,9 @@ final class HTTPConnection: @unchecked Sendable {
     func updateDeadline() {
         let config = environment.configuration
         let next: UInt64
-        if writeArmed {
+        if case .closed = phase {
+            next = 0
+        } else if writeArmed {
             next = lastWriteProgress + config.writeTimeout.nanoseconds
         } else {
             switch phase {
@@ -249,7 +252,7 @@ final class HTTPConnection: @unchecked Sendable {
         guard passed else { return }
         if writeArmed {
             environment.logger.debug("write timeout; dropping connection", metadata: ["peer": .string(peer)])
-            closeNow()
+            closeNow(abort: true)
             return
         }
         switch phase {

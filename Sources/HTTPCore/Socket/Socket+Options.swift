@@ -42,6 +42,15 @@ extension Socket {
         try setOption(SOL_SOCKET, SO_RCVBUF, bytes, name: "SO_RCVBUF")
     }
 
+    /// Makes the next `close()` abort the connection with RST and discard unsent data
+    /// (`SO_LINGER` with a zero timeout): for peers that stopped reading.
+    public func setAbortOnClose() throws {
+        var value = linger(l_onoff: 1, l_linger: 0)
+        guard setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size)) == 0 else {
+            throw SocketError.lastError("setsockopt SO_LINGER")
+        }
+    }
+
     /// The local port the socket is bound to (`getsockname(2)`), e.g. after binding port 0.
     public func localPort() throws -> Int {
         var storage = sockaddr_storage()

@@ -1,0 +1,70 @@
+import HTTPCore
+import Testing
+
+/// The response serializer and problem renderer, on literal bytes.
+@Suite struct ResponseWriterTests {
+    func serialize(
+        _ response: HTTPResponse, isHead: Bool = false, version: HTTPVersion = .http1_1, keepAlive: Bool = true
+    ) -> (text: String, action: HTTPResponseBodyAction) {
+        var writer = HTTPResponseWriter(serverName: nil)
+        var out: [UInt8] = []
+        let action = writer.write(response, isHead: isHead, version: version, keepAlive: keepAlive, into: &out)
+        return (String(decoding: out, as: UTF8.self), action)
+    }
+
+    func withoutDate(_ text: String) -> String {
+        text.split(separator: "\r\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("Date: ") }.joined(separator: "\r\n")
+    }
+
+    @Test func bytesBodyGetsContentLengthAndOneBuffer() {
+        let (text, _) = serialize(HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain", "Content-Length": "999"], body: .bytes(Array("hello".utf8))))
+        #expect(withoutDate(text) == "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
+    }
+
+    @Test func headKeepsLengthDropsBody() {
+        let (text, _) = serialize(HTTPResponse(status: .ok, body: .bytes(Array("hello".utf8))), isHead: true)
+        #expect(withoutDate(text) == "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")
+    }
+
+    @Test func noContentAndNotModifiedHaveNoLengthNoBody() {
+        #expect(withoutDate(serialize(HTTPResponse(status: .noContent, body: .bytes([1, 2]))).text) == "HTTP/1.1 204 No Content\r\n\r\n")
+        #expect(withoutDate(serialize(HTTPResponse(status: .notModified, body: .bytes([1]))).text) == "HTTP/1.1 304 Not Modified\r\n\r\n")
+    }
+
+    @Test func connectionFieldFollowsPersistence() {
+        #expect(withoutDate(serialize(HTTPResponse(), keepAlive: false).text) == "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        #expect(withoutDate(serialize(HTTPResponse(), version: .http1_0).text) == "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n")
+    }
+
+    @Test func streamIsChunkedOn11AndCloseDelimitedOn10() {
+        let stream = HTTPResponse(body: .stream { _ in })
+        let (text, action) = serialize(stream)
+        #expect(withoutDate(text) == "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        guard case .stream(_, let chunked) = action else { Issue.record("expected a stream"); return }
+        #expect(chunked)
+        let (old, oldAction) = serialize(stream, version: .http1_0)
+        #expect(withoutDate(old) == "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+        guard case .stream(_, let oldChunked) = oldAction else { Issue.record("expected a stream"); return }
+        #expect(!oldChunked)
+    }
+
+    @Test func dateIsIMFFixdate() {
+        #expect(String(decoding: HTTPResponseDate.format(784111777), as: UTF8.self) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(String(decoding: HTTPResponseDate.format(0), as: UTF8.self) == "Thu, 01 Jan 1970 00:00:00 GMT")
+    }
+
+    @Test func decimalsAreWrittenWithoutStrings() {
+        for value in [0, 7, 10, 99, 100, 12345, 1 << 40] {
+            var out: [UInt8] = []
+            HTTPResponseWriter.appendDecimal(value, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == String(value))
+        }
+    }
+
+    @Test func problemJSONEscapesStrings() {
+        #expect(ProblemJSON.quoted("a\"b\\c\nd\u{1}é\u{2028}") == "\"a\\\"b\\\\c\\nd\\u0001é\\u2028\"")
+        let response = ProblemJSON.response(status: .notFound, detail: nil, requestId: "r")
+        guard case .bytes(let body) = response.body else { Issue.record("expected bytes"); return }
+        #expect(String(decoding: body, as: UTF8.self) == "{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"requestId\":\"r\"}")
+    }
+}

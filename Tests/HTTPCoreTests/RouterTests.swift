@@ -1,0 +1,85 @@
+import HTTPCore
+import Logging
+import Testing
+
+/// The frozen router, in process: templates, decoding, 404/405, HEAD.
+@Suite struct RouterTests {
+    static func request(_ method: HTTPMethod, _ target: String) -> HTTPRequest {
+        let parts = target.split(separator: "?", maxSplits: 1)
+        let head = HTTPRequestHead(
+            method: method, target: target, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil,
+            version: .http1_1, headers: ["Host": "t"], authority: "t", keepAlive: true, framing: .none, expectContinue: false)
+        return HTTPRequest(head: head)
+    }
+
+    static let context = RequestContext(requestId: "test-1", logger: Logger(label: "test"), remoteAddress: "127.0.0.1:1")
+
+    static func responder() -> any HTTPResponder {
+        var router = Router()
+        router.get("/v1/users/{user}/apps/{app}") { _, context in
+            textResponse("\(context.route ?? "") user=\(context.parameters["user"] ?? "") app=\(context.parameters["app"] ?? "")")
+        }
+        router.put("/v1/users/{user}/apps/{app}") { _, _ in textResponse("put") }
+        router.get("/v1/users/me/apps/{app}") { _, context in textResponse("me \(context.parameters["app"] ?? "")") }
+        router.get("/v1/users/{user}/settings") { _, context in textResponse("settings \(context.parameters["user"] ?? "")") }
+        router.delete("/v1/things/{id}") { _, _ in HTTPResponse(status: .noContent) }
+        router.get("/") { _, _ in textResponse("root") }
+        router.get("/search") { request, _ in textResponse(try request.queryValue("q") ?? "none") }
+        return router.buildResponder()
+    }
+
+    func text(_ method: HTTPMethod, _ target: String) throws -> String {
+        let response = try Self.responder().respond(to: Self.request(method, target), context: Self.context)
+        guard case .bytes(let body) = response.body else { return "" }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    func httpError(_ method: HTTPMethod, _ target: String) -> HTTPError? {
+        do {
+            _ = try Self.responder().respond(to: Self.request(method, target), context: Self.context)
+            return nil
+        } catch {
+            return error as? HTTPError
+        }
+    }
+
+    @Test func parametersAreCapturedAndDecoded() throws {
+        #expect(try text(.get, "/v1/users/u42/apps/com.example.maps") == "/v1/users/{user}/apps/{app} user=u42 app=com.example.maps")
+        #expect(try text(.get, "/v1/users/a%2Fb/apps/x%20y") == "/v1/users/{user}/apps/{app} user=a/b app=x y")
+        #expect(try text(.get, "/") == "root")
+    }
+
+    @Test func literalSegmentsWinAndBacktrack() throws {
+        #expect(try text(.get, "/v1/users/me/apps/x") == "me x")
+        // "me" has no settings literal route, so matching falls back to the parameter branch.
+        #expect(try text(.get, "/v1/users/me/settings") == "settings me")
+    }
+
+    @Test func unknownPathIs404() {
+        #expect(httpError(.get, "/v1/nothing")?.status.code == 404)
+        #expect(httpError(.get, "/v1/users/u42/apps/x/extra")?.status.code == 404)
+        #expect(httpError(.get, "/v1/users/u42/apps/")?.status.code == 404)
+    }
+
+    @Test func wrongMethodIs405WithAllow() {
+        let error = httpError(.post, "/v1/users/u42/apps/x")
+        #expect(error?.status.code == 405)
+        #expect(error?.headers["Allow"] == "GET, HEAD, PUT")
+        #expect(httpError(.get, "/v1/things/1")?.headers["Allow"] == "DELETE")
+    }
+
+    @Test func headIsServedByGet() throws {
+        #expect(try text(.head, "/") == "root")
+    }
+
+    @Test func invalidEscapesAre400() {
+        #expect(httpError(.get, "/v1/users/%zz/apps/x")?.status.code == 400)
+        #expect(httpError(.get, "/v1/users/%C3%28/apps/x")?.status.code == 400)
+        #expect(httpError(.get, "/search?q=%G1")?.status.code == 400)
+    }
+
+    @Test func queryHelperDecodes() throws {
+        #expect(try text(.get, "/search?a=1&q=hello+w%C3%B6rld") == "hello wörld")
+        #expect(try text(.get, "/search") == "none")
+    }
+}
