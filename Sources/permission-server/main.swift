@@ -1,1 +1,2 @@
-print("permission-server: not yet assembled")
+// The `permission-server` executable: see PermissionServerCommand and ../../README.md.
+PermissionServerCommand.main()

@@ -1,0 +1,13 @@
+/// Exit statuses from sysexits(3) used by the subcommands.
+enum ExitCodes {
+    /// EX_USAGE: a bad flag, environment variable or config file value.
+    static let usage: Int32 = 64
+    /// EX_DATAERR: the database was written by a newer version of this program.
+    static let dataError: Int32 = 65
+    /// EX_NOINPUT: the database file to back up does not exist.
+    static let noInput: Int32 = 66
+    /// EX_UNAVAILABLE: the address cannot be bound.
+    static let unavailable: Int32 = 69
+    /// EX_CANTCREAT: the backup target exists and `--force` was not given.
+    static let cannotCreate: Int32 = 73
+}

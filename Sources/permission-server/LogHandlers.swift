@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+
+/// Writes one JSON object a line to standard error: `{"at":...,"level":...,"label":...,"message":...,<metadata>}`.
+/// Each line goes out in one write(2), so lines from concurrent requests never interleave.
+struct JSONLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
+    var logLevel: Logger.Level = .info
+    let label: String
+
+    init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
+        self.label = label
+        self.metadataProvider = metadataProvider
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        var line = "{\"at\":"
+        appendJSONString(LogTimestamp.now(), to: &line)
+        line += ",\"level\":"
+        appendJSONString(event.level.rawValue, to: &line)
+        line += ",\"label\":"
+        appendJSONString(label, to: &line)
+        line += ",\"message\":"
+        appendJSONString(event.message.description, to: &line)
+        for key in merged.keys.sorted() {
+            guard let value = merged[key] else { continue }
+            line += ","
+            appendJSONString(key, to: &line)
+            line += ":"
+            appendJSONString(value.description, to: &line)
+        }
+        line += "}\n"
+        writeToStandardError(line)
+    }
+}
+
+/// Plain text, one line an event: `2026-11-23T10:00:00.000Z info label: message key=value ...`.
+struct TextLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
+    var logLevel: Logger.Level = .info
+    let label: String
+
+    init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
+        self.label = label
+        self.metadataProvider = metadataProvider
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        var line = "\(LogTimestamp.now()) \(event.level.rawValue) \(label): \(event.message)"
+        for key in merged.keys.sorted() {
+            guard let value = merged[key] else { continue }
+            line += " \(key)=\(value)"
+        }
+        line += "\n"
+        writeToStandardError(line)
+    }
+}
+
+private func writeToStandardError(_ line: String) {
+    var bytes = Array(line.utf8)
+    bytes.withUnsafeMutableBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+            if n <= 0 { if errno == EINTR { continue }; return }
+            offset += n
+        }
+    }
+}
+
+/// Appends `s` as a JSON string literal (RFC 8259 §7).
+func appendJSONString(_ s: String, to out: inout String) {
+    out += "\""
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case let c where c.value < 0x20:
+            let hex = String(c.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    out += "\""
+}
+
+/// RFC 3339 UTC timestamps with milliseconds for log lines.
+enum LogTimestamp {
+    static func now() -> String {
+        var tv = timeval()
+        gettimeofday(&tv, nil)
+        var seconds = time_t(tv.tv_sec)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let ms = Int(tv.tv_usec) / 1000
+        func pad(_ v: Int32, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(ms), 3))Z"
+    }
+}

@@ -1,0 +1,20 @@
+import Logging
+
+/// Installs the process-wide log handler once, before the first logger is made.
+enum LoggingSetup {
+    /// - Parameters:
+    ///   - format: "json" (one object a line) or "text".
+    ///   - level: the lowest level written.
+    static func bootstrap(format: String, level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            if format == "json" {
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            var handler = TextLogHandler(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import HTTPCore
+import Logging
+import PermissionAPI
+import PermissionDomain
+
+/// The effective configuration of one run, resolved once from flags, environment, config file
+/// and defaults (STYLE 9: `main` builds one Sendable configuration and injects it).
+struct ServerConfiguration: Sendable {
+    var host: String
+    var port: Int
+    var databasePath: String
+    var logFormat: String
+    var logLevel: Logger.Level
+    var promptTTL: Int
+    var onceTTL: Int
+    var maxConnections: Int
+    var maxRequestsPerConnection: Int
+    var maxBodyBytes: Int
+    var headerTimeout: Int
+    var idleTimeout: Int
+    var writeTimeout: Int
+    var shutdownGrace: Int
+    /// Each non-secret setting's effective value and where it came from, for the startup log.
+    var described: [(setting: Setting, value: String, source: SettingsResolver.Source)]
+
+    /// Resolves every setting (flags > environment > config file > default).
+    /// - Parameters:
+    ///   - flags: the flags given, keyed by flag name.
+    ///   - environment: the process environment.
+    /// - Throws: ``ConfigurationError`` naming the setting, the bad value, its source and what
+    ///   was expected.
+    init(flags: [String: String], environment: [String: String]) throws(ConfigurationError) {
+        let resolver = try Self.resolver(flags: flags, environment: environment)
+        host = try Self.nonEmpty(resolver, Settings.host)
+        port = try resolver.int(Settings.port, range: 0...65_535)
+        databasePath = try Self.nonEmpty(resolver, Settings.database)
+        logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])
+        let level = try resolver.choice(
+            Settings.logLevel, among: Logger.Level.allCases.map(\.rawValue))
+        logLevel = Logger.Level(rawValue: level) ?? .info
+        promptTTL = try resolver.int(Settings.promptTTL, range: 1...31_536_000)
+        onceTTL = try resolver.int(Settings.onceTTL, range: 1...31_536_000)
+        maxConnections = try resolver.int(Settings.maxConnections, range: 1...1_000_000)
+        maxRequestsPerConnection = try resolver.int(Settings.maxRequestsPerConnection, range: 1...Int(Int32.max))
+        maxBodyBytes = try resolver.int(Settings.maxBodyBytes, range: 1_024...(64 << 20))
+        headerTimeout = try resolver.int(Settings.headerTimeout, range: 1...3_600)
+        idleTimeout = try resolver.int(Settings.idleTimeout, range: 1...86_400)
+        writeTimeout = try resolver.int(Settings.writeTimeout, range: 1...3_600)
+        shutdownGrace = try resolver.int(Settings.shutdownGrace, range: 0...3_600)
+        described = Settings.all.compactMap { setting in
+            guard !setting.isSecret, let (value, source) = resolver.value(setting) else { return nil }
+            return (setting, value, source)
+        }
+    }
+
+    /// A resolver whose config file is the one `--config` / `PERMISSION_CONFIG` names, if any.
+    private static func resolver(flags: [String: String], environment: [String: String]) throws(ConfigurationError) -> SettingsResolver {
+        let withoutFile = SettingsResolver(flags: flags, environment: environment, file: [:])
+        guard let path = withoutFile.string(Settings.config), !path.isEmpty else { return withoutFile }
+        return SettingsResolver(flags: flags, environment: environment, file: try SettingsResolver.parseFile(at: path))
+    }
+
+    private static func nonEmpty(_ resolver: SettingsResolver, _ setting: Setting) throws(ConfigurationError) -> String {
+        guard let (value, source) = resolver.value(setting) else { throw .missing(setting) }
+        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw .invalid(setting, value, source, "a non-empty value")
+        }
+        return value
+    }
+
+    /// Resolves the configuration of a subcommand, turning a bad setting into a usage error
+    /// (exit code 64, EX_USAGE) with a message naming it.
+    static func resolve(_ options: SettingOptions) throws -> ServerConfiguration {
+        do {
+            return try ServerConfiguration(flags: options.givenFlags, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The HTTP engine's part.
+    var http: HTTPServerConfiguration {
+        var configuration = HTTPServerConfiguration(host: host, port: port)
+        configuration.maxConnections = maxConnections
+        configuration.maxRequestsPerConnection = maxRequestsPerConnection
+        configuration.limits.maxBodyBytes = maxBodyBytes
+        configuration.headerTimeout = .seconds(headerTimeout)
+        configuration.idleTimeout = .seconds(idleTimeout)
+        configuration.writeTimeout = .seconds(writeTimeout)
+        configuration.shutdownGracePeriod = .seconds(shutdownGrace)
+        return configuration
+    }
+
+    /// The API's part.
+    var api: APIConfiguration {
+        var configuration = APIConfiguration()
+        configuration.maxBodyBytes = maxBodyBytes
+        configuration.service.promptTTL = TimeInterval(promptTTL)
+        configuration.service.onceTTL = TimeInterval(onceTTL)
+        return configuration
+    }
+
+    /// Metadata of the startup log line: `setting = "value (source)"`, secrets left out.
+    var startupMetadata: Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        for entry in described { metadata[entry.setting.flag] = "\(entry.value) (\(entry.source.rawValue))" }
+        return metadata
+    }
+}

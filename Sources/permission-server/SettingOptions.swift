@@ -1,0 +1,69 @@
+import ArgumentParser
+
+/// The flags of ``Settings/all``, shared by every subcommand. Each is an optional string so
+/// that ``SettingsResolver`` alone decides precedence (flags > environment > config file >
+/// default) and validation; the help text of each names its environment variable and default.
+struct SettingOptions: ParsableArguments {
+    @Option(name: .customLong(Settings.host.flag), help: Settings.host.argumentHelp)
+    var host: String?
+    @Option(name: .customLong(Settings.port.flag), help: Settings.port.argumentHelp)
+    var port: String?
+    @Option(name: .customLong(Settings.database.flag), help: Settings.database.argumentHelp)
+    var database: String?
+    @Option(name: .customLong(Settings.logFormat.flag), help: Settings.logFormat.argumentHelp)
+    var logFormat: String?
+    @Option(name: .customLong(Settings.logLevel.flag), help: Settings.logLevel.argumentHelp)
+    var logLevel: String?
+    @Option(name: .customLong(Settings.promptTTL.flag), help: Settings.promptTTL.argumentHelp)
+    var promptTTL: String?
+    @Option(name: .customLong(Settings.onceTTL.flag), help: Settings.onceTTL.argumentHelp)
+    var onceTTL: String?
+    @Option(name: .customLong(Settings.maxConnections.flag), help: Settings.maxConnections.argumentHelp)
+    var maxConnections: String?
+    @Option(name: .customLong(Settings.maxRequestsPerConnection.flag), help: Settings.maxRequestsPerConnection.argumentHelp)
+    var maxRequestsPerConnection: String?
+    @Option(name: .customLong(Settings.maxBodyBytes.flag), help: Settings.maxBodyBytes.argumentHelp)
+    var maxBodyBytes: String?
+    @Option(name: .customLong(Settings.headerTimeout.flag), help: Settings.headerTimeout.argumentHelp)
+    var headerTimeout: String?
+    @Option(name: .customLong(Settings.idleTimeout.flag), help: Settings.idleTimeout.argumentHelp)
+    var idleTimeout: String?
+    @Option(name: .customLong(Settings.writeTimeout.flag), help: Settings.writeTimeout.argumentHelp)
+    var writeTimeout: String?
+    @Option(name: .customLong(Settings.shutdownGrace.flag), help: Settings.shutdownGrace.argumentHelp)
+    var shutdownGrace: String?
+    @Option(name: .customLong(Settings.config.flag), help: Settings.config.argumentHelp)
+    var config: String?
+
+    /// The flags given on the command line, keyed by flag name (``Setting/flag``).
+    var givenFlags: [String: String] {
+        let pairs: [(Setting, String?)] = [
+            (Settings.host, host), (Settings.port, port), (Settings.database, database),
+            (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
+            (Settings.onceTTL, onceTTL), (Settings.maxConnections, maxConnections),
+            (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),
+            (Settings.headerTimeout, headerTimeout), (Settings.idleTimeout, idleTimeout),
+            (Settings.writeTimeout, writeTimeout), (Settings.shutdownGrace, shutdownGrace), (Settings.config, config),
+        ]
+        var flags: [String: String] = [:]
+        for (setting, value) in pairs { if let value { flags[setting.flag] = value } }
+        return flags
+    }
+}
+
+extension Setting {
+    /// The `--help` entry: the help text, then the environment variable and the default.
+    var argumentHelp: ArgumentHelp {
+        ArgumentHelp("\(help) (env: \(environment); default: \(defaultValue ?? "none"))", valueName: valueName)
+    }
+
+    /// The placeholder shown after the flag in `--help`.
+    var valueName: String {
+        switch flag {
+        case "host": "address"
+        case "database", "config": "path"
+        case "log-format", "log-level": "name"
+        default: flag.hasSuffix("timeout") || flag.hasSuffix("ttl") || flag == "shutdown-grace" ? "seconds" : "n"
+        }
+    }
+}

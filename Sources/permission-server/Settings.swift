@@ -1,0 +1,53 @@
+/// One configurable setting: its flag, its environment variable, its default and its help.
+/// The table `Settings.all` is the single source for `--help`, the README table and resolution.
+struct Setting: Sendable {
+    /// Long flag name without dashes, e.g. "port".
+    let flag: String
+    /// Environment variable, e.g. "PERMISSION_PORT".
+    let environment: String
+    /// Default as text, or nil when the setting is unset by default.
+    let defaultValue: String?
+    let help: String
+    /// A secret is never logged and never accepted as a flag (flags are visible in `ps`).
+    var isSecret = false
+}
+
+enum Settings {
+    static let host = Setting(flag: "host", environment: "PERMISSION_HOST", defaultValue: "127.0.0.1",
+        help: "Address to listen on (IPv4 or IPv6; 0.0.0.0 or :: for all interfaces).")
+    static let port = Setting(flag: "port", environment: "PERMISSION_PORT", defaultValue: "8080",
+        help: "TCP port to listen on; 0 picks a free port, which is logged.")
+    static let database = Setting(flag: "database", environment: "PERMISSION_DATABASE",
+        defaultValue: "./data/permissions.sqlite",
+        help: "Path of the SQLite database file; its directory is created if missing.")
+    static let logFormat = Setting(flag: "log-format", environment: "PERMISSION_LOG_FORMAT", defaultValue: "text",
+        help: "Log format: text or json (one object a line).")
+    static let logLevel = Setting(flag: "log-level", environment: "PERMISSION_LOG_LEVEL", defaultValue: "info",
+        help: "Lowest log level: trace, debug, info, notice, warning, error or critical.")
+    static let promptTTL = Setting(flag: "prompt-ttl", environment: "PERMISSION_PROMPT_TTL", defaultValue: "600",
+        help: "Seconds a prompt stays pending before it expires.")
+    static let onceTTL = Setting(flag: "once-ttl", environment: "PERMISSION_ONCE_TTL", defaultValue: "3600",
+        help: "Seconds an Allow Once grant lasts when no sessionEnded event ends it first.")
+    static let maxConnections = Setting(flag: "max-connections", environment: "PERMISSION_MAX_CONNECTIONS",
+        defaultValue: "1024", help: "Open connections at most; beyond it new ones wait in the kernel backlog.")
+    static let maxRequestsPerConnection = Setting(flag: "max-requests-per-connection",
+        environment: "PERMISSION_MAX_REQUESTS_PER_CONNECTION", defaultValue: "10000",
+        help: "Requests served on one keep-alive connection before it is closed.")
+    static let maxBodyBytes = Setting(flag: "max-body-bytes", environment: "PERMISSION_MAX_BODY_BYTES",
+        defaultValue: "65536", help: "Largest request body accepted, in bytes (larger: 413).")
+    static let headerTimeout = Setting(flag: "header-timeout", environment: "PERMISSION_HEADER_TIMEOUT",
+        defaultValue: "10", help: "Seconds a client has to send a complete request head (else 408).")
+    static let idleTimeout = Setting(flag: "idle-timeout", environment: "PERMISSION_IDLE_TIMEOUT",
+        defaultValue: "60", help: "Seconds an idle keep-alive connection is kept open.")
+    static let writeTimeout = Setting(flag: "write-timeout", environment: "PERMISSION_WRITE_TIMEOUT",
+        defaultValue: "30", help: "Seconds a client may stop reading before it is dropped.")
+    static let shutdownGrace = Setting(flag: "shutdown-grace", environment: "PERMISSION_SHUTDOWN_GRACE",
+        defaultValue: "10", help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT.")
+    static let config = Setting(flag: "config", environment: "PERMISSION_CONFIG", defaultValue: nil,
+        help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
+
+    static let all: [Setting] = [
+        host, port, database, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
+        maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout, writeTimeout, shutdownGrace, config,
+    ]
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Logging
+import SQLiteStore
+
+/// Opening and closing the database for the subcommands, with the refusals logged clearly.
+enum StoreOpening {
+    /// Opens the store at `path`, applying pending migrations.
+    /// - Throws: `ExitCode` 65 (EX_DATAERR) when the database is newer than this program, 1
+    ///   when it cannot be opened; the reason is logged first.
+    static func open(path: String, logger: Logger) throws -> SQLitePermissionStore {
+        do {
+            return try SQLitePermissionStore.open(path: path)
+        } catch let error as MigrationError {
+            logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
+            throw ExitCode(ExitCodes.dataError)
+        } catch {
+            logger.critical("cannot open the database: \(error)", metadata: ["database": "\(path)"])
+            throw ExitCode.failure
+        }
+    }
+
+    /// Checkpoints the write-ahead log into the database file (https://www.sqlite.org/wal.html,
+    /// "Checkpointing") so that the file alone is complete after a clean stop; the connections
+    /// close when the store is released.
+    static func close(_ store: SQLitePermissionStore, logger: Logger) {
+        do {
+            try store.pool.writeWithoutTransaction { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            logger.info("database checkpointed and closed", metadata: ["database": "\(store.path)"])
+        } catch {
+            logger.warning("checkpoint at shutdown failed; the WAL will be replayed at the next open",
+                metadata: ["error": "\(error)"])
+        }
+    }
+}

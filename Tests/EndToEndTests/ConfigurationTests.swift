@@ -1,0 +1,89 @@
+import Foundation
+import PermissionWire
+import Testing
+
+/// Settings precedence (flags > environment > config file > default) and refusal of bad values.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ConfigurationTests {
+    @Test("flags beat the environment, which beats the config file, which beats the defaults")
+    func precedence() throws {
+        let directory = try Paths.makeTemporaryDirectory("precedence")
+        defer { Paths.removeTemporary(directory) }
+        let file = directory.appendingPathComponent("permission.conf")
+        try Data("""
+            # prompt-ttl is overridden twice, once-ttl once, idle-timeout not at all
+            PERMISSION_PROMPT_TTL=111
+            PERMISSION_ONCE_TTL=222
+            PERMISSION_IDLE_TIMEOUT="33"
+
+            """.utf8).write(to: file)
+        let server = try ServerProcess(
+            database: directory.appendingPathComponent("p.sqlite").path, directory: directory,
+            extraArguments: ["--prompt-ttl", "45"],
+            environment: ["PERMISSION_CONFIG": file.path, "PERMISSION_PROMPT_TTL": "77", "PERMISSION_ONCE_TTL": "88"])
+        defer { server.killNow() }
+        let log = server.log()
+        #expect(log.contains("prompt-ttl=45 (flag)"), "\(log)")
+        #expect(log.contains("once-ttl=88 (environment)"), "\(log)")
+        #expect(log.contains("idle-timeout=33 (file)"), "\(log)")
+        #expect(log.contains("max-connections=1024 (default)"), "\(log)")
+        #expect(log.contains("port=0 (flag)"), "\(log)")
+
+        // The flag's prompt TTL is the one in force: a prompt expires 45 s after it is created.
+        let register = try Subprocess.curl([
+            "-X", "PUT", "-H", "Content-Type: application/json",
+            "--data", #"{"name": "Cam", "purposeStrings": {"NSCameraUsageDescription": "Scan."}}"#,
+            "\(server.baseURL)/v1/apps/com.example.cam",
+        ])
+        #expect(register.status == 0)
+        let request = try Subprocess.curl([
+            "-X", "POST", "-H", "Content-Type: application/json", "--data", #"{"level": "full"}"#,
+            "\(server.baseURL)/v1/users/u1/apps/com.example.cam/authorizations/camera/request",
+        ])
+        let outcome = try StrictJSON.parse(Array(request.stdout.utf8)).objectValue
+        let prompt = try #require(outcome?["prompt"]?.objectValue, "\(request.stdout)")
+        let created = try #require(prompt["createdAt"]?.stringValue.flatMap(Self.date))
+        let expires = try #require(prompt["expiresAt"]?.stringValue.flatMap(Self.date))
+        #expect(abs(expires.timeIntervalSince(created) - 45) < 0.01)
+    }
+
+    @Test("invalid settings are refused before anything starts, naming the setting and its source",
+          arguments: [
+            (["--port", "70000"], [:], "--port / PERMISSION_PORT", "(from flag)"),
+            ([], ["PERMISSION_LOG_FORMAT": "xml"], "--log-format / PERMISSION_LOG_FORMAT", "(from environment)"),
+            (["--prompt-ttl", "soon"], [:], "--prompt-ttl / PERMISSION_PROMPT_TTL", "integer"),
+            (["--config", "/nonexistent/permission.conf"], [:], "cannot read config file", "/nonexistent"),
+            (["--host", ""], [:], "--host / PERMISSION_HOST", "non-empty"),
+            (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
+          ] as [([String], [String: String], String, String)])
+    func invalidSettingsAreRejected(arguments: [String], environment: [String: String], names: String, detail: String) throws {
+        let directory = try Paths.makeTemporaryDirectory("invalid")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("never.sqlite").path
+        let result = try Subprocess.run(
+            Paths.serverBinary, ["serve", "--database", database] + arguments, environment: environment, timeout: 20)
+        #expect(result.status == 64, "exit status \(result.status): \(result.stderr)")
+        #expect(result.stderr.contains(names), "\(result.stderr)")
+        #expect(result.stderr.contains(detail), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: database), "nothing was created")
+    }
+
+    @Test("a config file line naming an unknown setting is refused with its line number")
+    func unknownConfigFileSetting() throws {
+        let directory = try Paths.makeTemporaryDirectory("badfile")
+        defer { Paths.removeTemporary(directory) }
+        let file = directory.appendingPathComponent("bad.conf")
+        try Data("PERMISSION_PORT=0\nPERMISSION_PROT=1\n".utf8).write(to: file)
+        let result = try Subprocess.run(Paths.serverBinary, ["serve", "--config", file.path], timeout: 20)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("line 2: unknown setting PERMISSION_PROT"), "\(result.stderr)")
+    }
+
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import PermissionWire
+import Testing
+
+/// Crash and stop behaviour of the real binary on a real file.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct DurabilityTests {
+    static let app = "com.example.durable"
+
+    /// Registers the test app (with its camera purpose string) through curl.
+    static func registerApp(_ server: ServerProcess) throws {
+        let result = try Subprocess.curl([
+            "-X", "PUT", "-H", "Content-Type: application/json", "-o", "/dev/null", "-w", "%{http_code}",
+            "--data", #"{"name": "Durable", "purposeStrings": {"NSCameraUsageDescription": "Scan codes."}}"#,
+            "\(server.baseURL)/v1/apps/\(app)",
+        ])
+        #expect(result.stdout == "200" || result.stdout == "201", "PUT app: \(result.stdout) \(result.stderr)")
+    }
+
+    @Test("every write acknowledged before SIGKILL is there after a restart, with its audit entry, seq gap-free")
+    func acknowledgedWritesSurviveSIGKILL() throws {
+        let directory = try Paths.makeTemporaryDirectory("restart")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("restart.sqlite").path
+        let first = try ServerProcess(database: database, directory: directory)
+        try Self.registerApp(first)
+
+        let burst = try Subprocess.python(
+            Scripts.writeBurstThenKill, ["\(first.port)", Self.app, "16", "200", "400", "\(first.pid)"], timeout: 90)
+        #expect(burst.status == 0, "\(burst.stderr)")
+        #expect(first.waitForExit(timeout: 10) != nil, "the server is gone after SIGKILL")
+        let lines = burst.stdout.split(separator: "\n").compactMap(Subprocess.jsonObject)
+        let acknowledged = lines.compactMap { line -> String? in
+            guard line["status"] == .number("200"), let user = line["user"]?.stringValue else { return nil }
+            return user
+        }
+        #expect(acknowledged.count >= 400, "at least the writes before the kill were answered 200")
+        #expect(lines.contains { $0["error"] != nil }, "some writes were cut off by the kill")
+
+        let second = try ServerProcess(database: database, directory: directory)
+        defer { second.killNow() }
+        let verify = try Subprocess.python(
+            Scripts.verifyAcknowledged, ["\(second.port)", Self.app],
+            timeout: 120, stdin: acknowledged.joined(separator: "\n"))
+        let summary = try #require(try StrictJSON.parse(Array(verify.stdout.utf8)).objectValue, "\(verify.stdout) \(verify.stderr)")
+        #expect(summary["checked"] == .number(String(acknowledged.count)))
+        #expect(summary["notDeniedCount"] == .number("0"), "lost writes: \(verify.stdout)")
+        #expect(summary["missingAuditCount"] == .number("0"), "lost audit entries: \(verify.stdout)")
+        #expect(summary["gapFree"] == .bool(true), "audit seq has gaps: \(verify.stdout)")
+    }
+
+    @Test("SIGTERM during a burst: every request the server handled was answered, exit 0, integrity ok")
+    func gracefulShutdownAnswersAcceptedRequests() throws {
+        let directory = try Paths.makeTemporaryDirectory("shutdown")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("shutdown.sqlite").path
+        let server = try ServerProcess(
+            database: database, directory: directory, extraArguments: ["--log-format", "json", "--shutdown-grace", "5"])
+        defer { server.killNow() }
+        try Self.registerApp(server)
+
+        let burst = try Subprocess.python(
+            Scripts.burstThenTerminate, ["\(server.port)", Self.app, "12", "300", "\(server.pid)"], timeout: 60)
+        #expect(burst.status == 0, "\(burst.stderr)")
+        let exitStatus = server.waitForExit(timeout: 15)
+        #expect(exitStatus == 0, "exit status after SIGTERM; log:\n\(server.log().suffix(2000))")
+
+        let result = try #require(try StrictJSON.parse(Array(burst.stdout.utf8)).objectValue)
+        #expect(result["sentTerm"] == .bool(true))
+        guard case .array(let answeredPairs)? = result["answered"] else {
+            Issue.record("no answers: \(burst.stdout.prefix(500))")
+            return
+        }
+        var answered: [String: String] = [:]
+        for pair in answeredPairs {
+            guard case .array(let parts) = pair, parts.count == 2, let id = parts[0].stringValue,
+                case .number(let status) = parts[1] else { continue }
+            answered[id] = status
+        }
+        #expect(answered.count >= 300)
+        #expect(answered.values.allSatisfy { $0 == "200" }, "every answer is 200")
+
+        // Every request the server handled (one access-log line with its request id) was answered.
+        var handled: [String] = []
+        for line in server.log().split(separator: "\n") {
+            guard let object = Subprocess.jsonObject(line),
+                object["status"] != nil, let id = object["request-id"]?.stringValue, id.hasPrefix("sd-") else { continue }
+            handled.append(id)
+        }
+        #expect(handled.count >= answered.count, "the access log has a line per handled request")
+        let unanswered = handled.filter { answered[$0] == nil }
+        #expect(unanswered.isEmpty, "handled but never answered: \(unanswered.prefix(10))")
+
+        let integrity = try Subprocess.run(Paths.sqlite3, [database, "PRAGMA integrity_check"])
+        #expect(integrity.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(integrity.stdout) \(integrity.stderr)")
+        if FileManager.default.fileExists(atPath: database + "-wal") {
+            let size = try FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? Int
+            #expect(size == 0, "the WAL was checkpointed at shutdown")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// `migrate`, `backup`, `healthcheck`, and the refusal of a database newer than the code.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct SubcommandTests {
+    static func server(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+        try Subprocess.run(Paths.serverBinary, arguments, environment: environment, timeout: 30)
+    }
+
+    @Test("migrate applies the schema once, then reports the file up to date")
+    func migrateReportsWhatItApplied() throws {
+        let directory = try Paths.makeTemporaryDirectory("migrate")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("nested/dir/m.sqlite").path
+        let first = try Self.server(["migrate", "--database", database])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("applied "), "\(first.stdout)")
+        let tables = try Subprocess.run(Paths.sqlite3, [database, "SELECT count(*) FROM schema_migrations"])
+        #expect(Int(tables.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 1)
+        let second = try Self.server(["migrate"], environment: ["PERMISSION_DATABASE": database])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.contains("up to date"), "\(second.stdout)")
+    }
+
+    @Test("a database newer than the code is refused by serve and migrate, with a clear message")
+    func newerDatabaseIsRefused() throws {
+        let directory = try Paths.makeTemporaryDirectory("newer")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("n.sqlite").path
+        #expect(try Self.server(["migrate", "--database", database]).status == 0)
+        let future = try Subprocess.run(Paths.sqlite3, [
+            database, "INSERT INTO schema_migrations (id, applied_order) VALUES ('999-from-the-future', 999)",
+        ])
+        #expect(future.status == 0, "\(future.stderr)")
+        let serve = try Self.server(["serve", "--port", "0", "--database", database])
+        #expect(serve.status == 65, "serve exit status \(serve.status): \(serve.stderr)")
+        #expect(serve.stderr.contains("newer than this program"), "\(serve.stderr)")
+        #expect(serve.stderr.contains("999-from-the-future"), "\(serve.stderr)")
+        #expect(!serve.stderr.contains("listening on"))
+        let migrate = try Self.server(["migrate", "--database", database])
+        #expect(migrate.status == 65, "\(migrate.stderr)")
+    }
+
+    @Test("backup copies a serving database consistently and refuses to overwrite without --force")
+    func backupWhileServing() throws {
+        let directory = try Paths.makeTemporaryDirectory("backup")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("live.sqlite").path
+        let copy = directory.appendingPathComponent("copy.sqlite").path
+        let server = try ServerProcess(database: database, directory: directory)
+        defer { server.killNow() }
+        try DurabilityTests.registerApp(server)
+        let write = try Subprocess.curl([
+            "-X", "PUT", "-H", "Content-Type: application/json", "--data", #"{"status": "denied"}"#,
+            "\(server.baseURL)/v1/users/u1/apps/\(DurabilityTests.app)/authorizations/camera",
+        ])
+        #expect(write.status == 0)
+
+        let backup = try Self.server(["backup", "--database", database, "--to", copy])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        let integrity = try Subprocess.run(Paths.sqlite3, [copy, "PRAGMA integrity_check"])
+        #expect(integrity.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
+        let rows = try Subprocess.run(Paths.sqlite3, [copy, "SELECT status FROM authorizations WHERE user = 'u1'"])
+        #expect(rows.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "denied", "\(rows.stdout) \(rows.stderr)")
+
+        let before = try Data(contentsOf: URL(fileURLWithPath: copy))
+        let refused = try Self.server(["backup", "--database", database, "--to", copy])
+        #expect(refused.status == 73, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--force"), "\(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == before, "the existing file is untouched")
+        let forced = try Self.server(["backup", "--database", database, "--to", copy, "--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+
+        let missing = try Self.server(["backup", "--database", directory.appendingPathComponent("none.sqlite").path, "--to", copy + "2"])
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("none.sqlite").path))
+    }
+
+    @Test("healthcheck exits 0 when /readyz answers 200 and 1 when nothing listens")
+    func healthcheckProbesReadiness() throws {
+        let directory = try Paths.makeTemporaryDirectory("health")
+        defer { Paths.removeTemporary(directory) }
+        let server = try ServerProcess(database: directory.appendingPathComponent("h.sqlite").path, directory: directory)
+        let healthy = try Self.server(["healthcheck", "--port", "\(server.port)"])
+        #expect(healthy.status == 0, "\(healthy.stdout) \(healthy.stderr)")
+        let viaEnvironment = try Self.server(
+            ["healthcheck"], environment: ["PERMISSION_HOST": "0.0.0.0", "PERMISSION_PORT": "\(server.port)"])
+        #expect(viaEnvironment.status == 0, "\(viaEnvironment.stdout) \(viaEnvironment.stderr)")
+        let notFound = try Self.server(["healthcheck", "--port", "\(server.port)", "--path", "/nope"])
+        #expect(notFound.status == 1, "\(notFound.stdout)")
+        let port = server.port
+        server.killNow()
+        let down = try Self.server(["healthcheck", "--port", "\(port)", "--timeout", "2"])
+        #expect(down.status == 1, "\(down.stdout) \(down.stderr)")
+        #expect(down.stdout.contains("unhealthy"), "\(down.stdout)")
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The built `permission-server`, started as a child process on `127.0.0.1` port 0 with its
+/// own database file. The bound port is read from its "listening on" log line. The process is
+/// killed by PID when the value is released, so a failed test never leaves it running.
+final class ServerProcess {
+    struct StartupError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let process = Process()
+    let logURL: URL
+    private(set) var port = 0
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var pid: Int32 { process.processIdentifier }
+
+    /// Starts the server and waits (bounded) for it to listen.
+    /// - Parameters:
+    ///   - database: the database file.
+    ///   - directory: where the log file goes.
+    ///   - extraArguments: more flags after `serve --host 127.0.0.1 --port 0 --database ...`.
+    ///   - environment: variables added to the child's environment.
+    ///   - timeout: seconds to wait for the listening line.
+    init(
+        database: String, directory: URL, extraArguments: [String] = [], environment: [String: String] = [:],
+        timeout: Double = 20
+    ) throws {
+        logURL = directory.appendingPathComponent("server-\(UUID().uuidString.prefix(6)).log")
+        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Paths.serverBinary)
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database] + extraArguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        let output = try FileHandle(forWritingTo: logURL)
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let port = Self.listeningPort(in: log()) {
+                self.port = port
+                return
+            }
+            if !process.isRunning { break }
+            usleep(20_000)
+        }
+        let text = log()
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        throw StartupError(description: "server did not report its port; log:\n\(text)")
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// The server's log so far.
+    func log() -> String {
+        do {
+            return try String(contentsOf: logURL, encoding: .utf8)
+        } catch {
+            return "(log unreadable: \(error))"
+        }
+    }
+
+    /// Sends `signal` to the server's PID.
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the server to exit; its exit status, or nil if it still runs after `timeout`.
+    func waitForExit(timeout: Double) -> Int32? {
+        guard Subprocess.waitForExit(process, timeout: timeout) else { return nil }
+        return process.terminationStatus
+    }
+
+    /// Kills the server with SIGKILL and reaps it.
+    func killNow() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The port in the first "listening on HOST:PORT" line of `log`.
+    static func listeningPort(in log: String) -> Int? {
+        guard let range = log.range(of: "listening on ") else { return nil }
+        let rest = log[range.upperBound...]
+        let authority = rest.prefix { !$0.isWhitespace && $0 != "\"" }
+        guard let colon = authority.lastIndex(of: ":") else { return nil }
+        return Int(authority[authority.index(after: colon)...])
+    }
+}

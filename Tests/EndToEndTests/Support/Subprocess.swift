@@ -1,0 +1,90 @@
+import Foundation
+import PermissionWire
+
+/// The result of one finished child process.
+struct ProcessResult: Sendable {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    /// True when the run hit its time limit and the child was killed.
+    var timedOut: Bool
+}
+
+/// Runs child processes with their output in temporary files (no pipe can fill up) and a hard
+/// time limit, after which the child is killed by its PID.
+enum Subprocess {
+    /// Runs `executable` to completion.
+    /// - Parameters:
+    ///   - executable: absolute path.
+    ///   - arguments: its arguments.
+    ///   - environment: variables added to (or replacing) this process's environment.
+    ///   - stdin: bytes written to the child's standard input, if any.
+    ///   - timeout: seconds before the child is killed.
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        stdin: String? = nil, timeout: Double = 30
+    ) throws -> ProcessResult {
+        let directory = try Paths.makeTemporaryDirectory("run")
+        defer { Paths.removeTemporary(directory) }
+        let outURL = directory.appendingPathComponent("stdout")
+        let errURL = directory.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        if let stdin {
+            let inURL = directory.appendingPathComponent("stdin")
+            try Data(stdin.utf8).write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        try process.run()
+        let timedOut = !waitForExit(process, timeout: timeout)
+        if timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        return ProcessResult(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: outURL, encoding: .utf8),
+            stderr: try String(contentsOf: errURL, encoding: .utf8),
+            timedOut: timedOut)
+    }
+
+    /// Polls until `process` exits or `timeout` seconds pass; true when it exited.
+    static func waitForExit(_ process: Process, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
+    /// `curl -sS` with a time limit; arguments follow.
+    static func curl(_ arguments: [String], timeout: Double = 10) throws -> ProcessResult {
+        try run(Paths.curl, ["-sS", "--max-time", String(Int(timeout))] + arguments, timeout: timeout + 5)
+    }
+
+    /// Runs a Python 3 script given as text, with `arguments` in `sys.argv[1:]`.
+    static func python(
+        _ script: String, _ arguments: [String] = [], timeout: Double = 60, stdin: String? = nil
+    ) throws -> ProcessResult {
+        try run(Paths.python, ["-c", script] + arguments, stdin: stdin, timeout: timeout)
+    }
+
+    /// The object on one line of JSON output, or nil for a line that is not a JSON object
+    /// (logs mix in other lines; callers count what they need and assert on the counts).
+    static func jsonObject(_ line: Substring) -> [String: JSONValue]? {
+        do {
+            return try StrictJSON.parse(Array(line.utf8)).objectValue
+        } catch {
+            return nil
+        }
+    }
+}

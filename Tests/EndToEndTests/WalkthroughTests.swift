@@ -1,0 +1,66 @@
+import Foundation
+import PermissionWire
+import Testing
+
+/// The README cannot rot: its walkthrough runs, in order, against a live server, and its
+/// configuration table is the one the binary generates from its settings list.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct WalkthroughTests {
+    @Test("every README walkthrough command prints what the README shows")
+    func walkthroughRunsAsDocumented() throws {
+        let readme = try Readme()
+        let steps = readme.walkthrough()
+        #expect(steps.count >= 30, "the walkthrough covers every flow of SPEC §4")
+        let directory = try Paths.makeTemporaryDirectory("walkthrough")
+        defer { Paths.removeTemporary(directory) }
+        let server = try ServerProcess(
+            database: directory.appendingPathComponent("walkthrough.sqlite").path, directory: directory)
+        defer { server.killNow() }
+
+        var variables = ["PERMISSION_URL": server.baseURL]
+        for step in steps {
+            let result = try Subprocess.run("/bin/bash", ["-c", step.command], environment: variables, timeout: 20)
+            let context = "README line \(step.line): \(step.command)\n--- output:\n\(result.stdout)\n--- stderr:\n\(result.stderr)"
+            #expect(result.status == 0 && !result.timedOut, "\(context)")
+            guard let kind = step.expectedKind, let expected = step.expected else { continue }
+            var matcher = JSONMatcher(captures: variables)
+            do {
+                let (want, got) = kind == "ndjson"
+                    ? (try Self.lines(expected), try Self.lines(result.stdout))
+                    : (try StrictJSON.parse(Array(expected.utf8)), try StrictJSON.parse(Array(result.stdout.utf8)))
+                matcher.match(want, got)
+            } catch {
+                Issue.record("\(context)\n--- not comparable as \(kind): \(error)")
+                continue
+            }
+            #expect(matcher.mismatches.isEmpty, "\(context)\n--- differences:\n\(matcher.mismatches.joined(separator: "\n"))")
+            variables.merge(matcher.captures) { _, new in new }
+        }
+    }
+
+    @Test("the README configuration table is generated from the settings list, and --help shows each setting")
+    func configurationTableMatchesSettings() throws {
+        let readme = try Readme()
+        let table = try Subprocess.run(Paths.serverBinary, ["settings-table"])
+        #expect(table.status == 0)
+        let rows = table.stdout.split(separator: "\n").filter { $0.hasPrefix("| `--") }
+        #expect(rows.count >= 10)
+        #expect(readme.text.contains(table.stdout), "README 'Configuration' must contain the output of `permission-server settings-table`:\n\(table.stdout)")
+        let help = try Subprocess.run(Paths.serverBinary, ["serve", "--help"])
+        #expect(help.status == 0)
+        let compactHelp = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for row in rows {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let flag = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            let environment = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            #expect(help.stdout.contains(flag), "--help lists \(flag)")
+            #expect(compactHelp.contains("env: \(environment);"), "--help names \(environment) for \(flag)")
+        }
+    }
+
+    /// NDJSON text as a JSON array of its non-empty lines.
+    static func lines(_ text: String) throws -> JSONValue {
+        .array(try text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            .map { try StrictJSON.parse(Array($0.utf8)) })
+    }
+}
