@@ -21,9 +21,10 @@
 # the two stand-in base images are kept as a cache under $VERIFY_IMAGE_DIR and the local image
 # store (localhost/permission-verify/*); --purge removes them as well.
 #
-# Usage: docker/verify-image.sh [--probes-only] [--keep-image] [--purge] [--context DIR]
+# Usage: docker/verify-image.sh [--probes-only] [--keep-image] [--reuse-image] [--purge] [--context DIR]
 #   --probes-only  only /healthz, /readyz, the healthcheck and SIGTERM (no API walkthrough)
 #   --keep-image   keep the built image (localhost/permission-server:verify)
+#   --reuse-image  skip the build when a kept image exists (implies --keep-image)
 #   --purge        also remove the cached rootfs and stand-in base images at the end
 #   --context DIR  build context (default: the repository root)
 # Environment: VERIFY_IMAGE_DIR (cache, default .build-image-verify), DEBIAN_MIRROR.
@@ -34,11 +35,13 @@ work="${VERIFY_IMAGE_DIR:-$repo/.build-image-verify}"
 context="$repo"
 probes_only=0
 keep_image=0
+reuse_image=0
 purge=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --probes-only) probes_only=1 ;;
         --keep-image) keep_image=1 ;;
+        --reuse-image) reuse_image=1; keep_image=1 ;;
         --purge) purge=1 ;;
         --context) context="$(cd "$2" && pwd)"; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -172,11 +175,15 @@ echo "   $builder_image; mounts: ${mounts[*]}"
 done_step
 
 step "build docker/Dockerfile (context $context)"
+if [ "$reuse_image" -eq 1 ] && buildah inspect --type image "$app_image" >/dev/null 2>&1; then
+    echo "   reusing the kept $app_image"
+else
 buildah bud --isolation chroot --pull=never --format docker \
     --build-arg "BUILDER_IMAGE=$builder_image" --build-arg "RUNTIME_IMAGE=$base_image" \
     "${mounts[@]}" -f "$repo/docker/Dockerfile" -t "$app_image" "$context" >"$tmp/build.log" 2>&1 \
     || { tail -n 60 "$tmp/build.log" >&2; fail "buildah bud"; }
 grep -E '^(STEP|COMMIT)|Build of product' "$tmp/build.log" | sed 's/^/   /'
+fi
 done_step
 
 step "image configuration"
@@ -313,7 +320,15 @@ if [ "$probes_only" -eq 0 ]; then
     grep -q "$prompt_id" "$tmp/body" || fail "the audit log does not mention $prompt_id"
     buildah run --isolation chroot "$server_ctr" -- permission-server keys create --role admin --name verify \
         >"$tmp/key.txt" || fail "permission-server keys create"
-    new_key="$(grep -oE '[A-Za-z0-9_.~+/=-]{20,}' "$tmp/key.txt" | tail -1)"
+    # The secret is printed once: as JSON {"secret": ...} or as the last word of the output.
+    new_key="$(python3 -c '
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    print(json.loads(text)["secret"])
+except (ValueError, KeyError, TypeError):
+    print(text.split()[-1] if text.split() else "")
+' "$tmp/key.txt")"
     [ -n "$new_key" ] || fail "keys create printed no secret"
     expect_status 200 GET /v1/services "" "$new_key"
     done_step
