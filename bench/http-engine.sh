@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Compares the HTTPCore engine with nginx serving the same ~280-byte JSON body on loopback.
+# Each server is pinned to CPU 0 and wrk to CPU 1 (taskset); wrk -t1 -c64 -d10s --latency runs
+# against each with keep-alive, then once more with 'Connection: close'. Prints requests/s, p50,
+# p99, the ratio, and the CPU time wrk and each server used. Kills exactly the PIDs it started.
+# Needs: swift, wrk, nginx (apt-get install -y wrk nginx-light), taskset.
+# Env: DURATION (default 10s), CONNECTIONS (64), SWIFT_PORT (18081), NGINX_PORT (18082).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+duration="${DURATION:-10s}"
+connections="${CONNECTIONS:-64}"
+swift_port="${SWIFT_PORT:-18081}"
+nginx_port="${NGINX_PORT:-18082}"
+scratch="$root/.build-bench"
+prefix="$(mktemp -d /tmp/http-engine-bench.XXXXXX)"
+body='{"user":"u42","app":"com.example.maps","service":"location","status":"authorized","level":"whenInUse","provisional":false,"once":false,"expiresAt":null,"reason":"userConsent","purpose":"Your location is used to show nearby stops.","updatedAt":"2026-11-22T10:00:00Z","version":3}'
+pids=()
+
+cleanup() {
+    for pid in "${pids[@]}"; do
+        if kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
+    done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$prefix"
+}
+trap cleanup EXIT
+
+for tool in wrk nginx taskset; do
+    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y wrk nginx-light util-linux)" >&2; exit 1; }
+done
+
+echo "== building http-bench-server (release)"
+(cd "$here" && HTTPCORE_PACKAGE_ID="$(basename "$root" | tr '[:upper:]' '[:lower:]')" \
+    swift build -c release --scratch-path "$scratch" --product http-bench-server >/dev/null)
+server_bin="$scratch/release/http-bench-server"
+
+mkdir -p "$prefix/logs" "$prefix/tmp"
+cat >"$prefix/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $prefix/nginx.pid;
+error_log $prefix/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    client_body_temp_path $prefix/tmp;
+    proxy_temp_path $prefix/tmp;
+    fastcgi_temp_path $prefix/tmp;
+    uwsgi_temp_path $prefix/tmp;
+    scgi_temp_path $prefix/tmp;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        location = /bench {
+            default_type application/json;
+            return 200 '$body\n';
+        }
+    }
+}
+NGINX
+
+taskset -c 0 "$server_bin" "$swift_port" >"$prefix/swift.out" 2>&1 &
+swift_pid=$!
+pids+=("$swift_pid")
+taskset -c 0 nginx -p "$prefix" -c "$prefix/nginx.conf" &
+nginx_pid=$!
+pids+=("$nginx_pid")
+
+wait_up() {
+    for _ in $(seq 1 100); do
+        if curl -fsS "http://127.0.0.1:$1/bench" >/dev/null 2>&1; then return 0; fi
+        sleep 0.1
+    done
+    echo "server on port $1 did not come up" >&2
+    exit 1
+}
+wait_up "$swift_port"
+wait_up "$nginx_port"
+[ "$(curl -fsS "http://127.0.0.1:$swift_port/bench")" = "$(curl -fsS "http://127.0.0.1:$nginx_port/bench")" ] \
+    || { echo "bodies differ" >&2; exit 1; }
+
+# CPU ticks (utime+stime) of a process and its threads, and of nginx's workers.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+nginx_ticks() {
+    local total=0 p
+    for p in $nginx_pid $(pgrep -P "$nginx_pid" || true); do total=$((total + $(ticks "$p"))); done
+    echo "$total"
+}
+to_ms() { # wrk latency like 95.00us / 1.20ms / 2.00s → milliseconds
+    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n *= 1; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
+}
+
+declare -A rps p50 p99 wrkcpu srvcpu
+run() { # name port extra-args...
+    local name="$1" port="$2"; shift 2
+    local before after out
+    if [[ "$name" == nginx* ]]; then before=$(nginx_ticks); else before=$(ticks "$swift_pid"); fi
+    out=$( { /usr/bin/time -f "WRKCPU %U %S" taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" \
+        "http://127.0.0.1:$port/bench"; } 2>&1 )
+    if [[ "$name" == nginx* ]]; then after=$(nginx_ticks); else after=$(ticks "$swift_pid"); fi
+    echo "$out" >"$prefix/$name.wrk"
+    rps[$name]=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    p50[$name]=$(to_ms "$(echo "$out" | awk '$1 == "50%" {print $2}')")
+    p99[$name]=$(to_ms "$(echo "$out" | awk '$1 == "99%" {print $2}')")
+    wrkcpu[$name]=$(echo "$out" | awk '/WRKCPU/ {printf "%.2fs", $2 + $3}')
+    srvcpu[$name]=$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2fs", t / hz }')
+    local errors
+    errors=$(echo "$out" | awk '/Non-2xx|Socket errors/' | tr '\n' ' ')
+    [ -n "$errors" ] && echo "   $name: $errors"
+    return 0
+}
+
+echo "== warm-up"
+taskset -c 1 wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$swift_port/bench" >/dev/null
+taskset -c 1 wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$nginx_port/bench" >/dev/null
+
+echo "== keep-alive: wrk -t1 -c$connections -d$duration --latency"
+run swift "$swift_port"
+run nginx "$nginx_port"
+echo "== Connection: close"
+run swift-close "$swift_port" -H "Connection: close"
+run nginx-close "$nginx_port" -H "Connection: close"
+
+printf '\n%-12s %12s %10s %10s %10s %10s\n' server "requests/s" "p50 ms" "p99 ms" "wrk cpu" "srv cpu"
+for name in swift nginx swift-close nginx-close; do
+    printf '%-12s %12s %10s %10s %10s %10s\n' "$name" "${rps[$name]}" "${p50[$name]}" "${p99[$name]}" "${wrkcpu[$name]}" "${srvcpu[$name]}"
+done
+awk -v a="${rps[swift]}" -v b="${rps[nginx]}" -v c="${rps[swift-close]}" -v d="${rps[nginx-close]}" \
+    'BEGIN { printf "\nratio swift/nginx: keep-alive %.2f, Connection: close %.2f (target keep-alive >= 0.60, p99 < 1 ms)\n", a / b, c / d }'
