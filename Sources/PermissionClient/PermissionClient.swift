@@ -1,1 +1,191 @@
-// PermissionClient: see ../../README.md
+import Dispatch
+import PermissionWire
+
+/// The client SDK of the permission service, on libcurl.
+///
+/// ```swift
+/// let client = try PermissionClient(baseURL: "http://127.0.0.1:8080", apiKey: key)
+/// switch try await client.status(user: "u42", app: "com.example.maps", service: "location") {
+/// case .authorized(let level): serveNearbyStops(precise: level == "always")
+/// case .notDetermined, .denied, .restricted: serveWithoutLocation()
+/// }
+/// ```
+///
+/// **Thread safety.** A client is `Sendable`: one instance may be used from any number of tasks
+/// and threads at once. Each call takes a libcurl easy handle of its own from a lock-guarded
+/// pool (a handle is never used by two threads at once) and returns it with its kept-alive
+/// connection, so that consecutive calls reuse connections.
+///
+/// **Forms.** Every operation is an `Endpoint` (see `Endpoints`); `send(_:)` performs it
+/// asynchronously (on a dispatch queue, cancellable), `sendBlocking(_:)` on the calling thread.
+/// The typed methods (`status`, `authorization`, `requestAccess`, ...) are the async form.
+///
+/// **Errors.** Every failure is a `PermissionClientError`. Retries follow `RetryPolicy`.
+public final class PermissionClient: Sendable {
+    public let configuration: Configuration
+    private let baseURL: String
+    private let pool: HandlePool
+    private let fixedFields: [String]
+    private let queue = DispatchQueue(label: "PermissionClient.calls", attributes: .concurrent)
+
+    /// Creates a client; no connection is made until the first call.
+    /// - Parameter configuration: where and how to connect.
+    /// - Throws: `.invalidArgument` for a URL that is not `http(s)://...`.
+    public init(configuration: Configuration) throws(PermissionClientError) {
+        self.configuration = configuration
+        baseURL = try configuration.normalizedBaseURL()
+        fixedFields = configuration.apiKey.map { ["Authorization: Bearer " + $0] } ?? []
+        pool = HandlePool(
+            settings: EasyHandle.Settings(
+                connectTimeoutMilliseconds: configuration.connectTimeout.roundedUpMilliseconds,
+                userAgent: configuration.userAgent, verifyTLS: configuration.verifyTLS),
+            maxIdle: configuration.maxIdleHandles)
+    }
+
+    /// Creates a client with default timeouts and retries.
+    /// - Parameters:
+    ///   - baseURL: the server, e.g. `http://127.0.0.1:8080`.
+    ///   - apiKey: the bearer key, if any.
+    public convenience init(baseURL: String, apiKey: String? = nil) throws(PermissionClientError) {
+        try self.init(configuration: Configuration(baseURL: baseURL, apiKey: apiKey))
+    }
+
+    /// Performs `endpoint` without blocking the caller; cancelling the task aborts the call.
+    /// - Parameters:
+    ///   - endpoint: the operation.
+    ///   - requestId: the `X-Request-Id` to send; a new one when `nil`.
+    /// - Returns: the decoded value with the status, request id and `ETag`.
+    public func send<Value>(_ endpoint: Endpoint<Value>, requestId: String? = nil) async throws(PermissionClientError)
+        -> PermissionResponse<Value> {
+        let cancel = CancellationFlag()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<PermissionResponse<Value>, PermissionClientError>, Never>) in
+                queue.async {
+                    continuation.resume(returning: self.run(endpoint, requestId: requestId, cancel: cancel))
+                }
+            }
+        } onCancel: {
+            cancel.cancel()
+        }
+        return try result.get()
+    }
+
+    /// Performs `endpoint` on the calling thread.
+    /// - Parameters:
+    ///   - endpoint: the operation.
+    ///   - requestId: the `X-Request-Id` to send; a new one when `nil`.
+    /// - Returns: the decoded value with the status, request id and `ETag`.
+    public func sendBlocking<Value>(_ endpoint: Endpoint<Value>, requestId: String? = nil) throws(PermissionClientError)
+        -> PermissionResponse<Value> {
+        try run(endpoint, requestId: requestId, cancel: nil).get()
+    }
+
+    private func run<Value>(_ endpoint: Endpoint<Value>, requestId: String?, cancel: CancellationFlag?)
+        -> Result<PermissionResponse<Value>, PermissionClientError> {
+        let started = ContinuousClock.now
+        let id = requestId ?? Self.makeRequestId()
+        var body: [UInt8]?
+        if let encode = endpoint.body {
+            do {
+                body = try encode()
+            } catch {
+                return .failure(.invalidArgument("cannot encode the request body: \(error)"))
+            }
+        }
+        let call = HTTPCall(method: endpoint.method, target: endpoint.path, body: body,
+                            headers: endpoint.headers, accept: endpoint.accept)
+        let (result, attempts) = execute(call, requestId: id, cancel: cancel, retry: configuration.retry,
+                                         timeoutMilliseconds: configuration.timeout.roundedUpMilliseconds)
+        let outcome = result.flatMap { raw in Self.interpret(raw, endpoint: endpoint, sentId: id, attempts: attempts) }
+        if let onCall = configuration.onCall {
+            var record = CallRecord(method: call.method, path: call.target, requestId: id, status: nil,
+                                    attempts: attempts, duration: ContinuousClock.now - started, error: nil)
+            switch outcome {
+            case .success(let response):
+                record.requestId = response.requestId
+                record.status = response.status
+            case .failure(let error):
+                record.requestId = error.requestId ?? id
+                record.status = error.status
+                record.error = error
+            }
+            onCall(record)
+        }
+        return outcome
+    }
+
+    /// Sends `call`, retrying where `retry` allows (see `RetryPolicy`).
+    /// - Returns: the last result and the number of attempts made.
+    func execute(_ call: HTTPCall, requestId: String, cancel: CancellationFlag?, retry: RetryPolicy,
+                 timeoutMilliseconds: Int, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil)
+        -> (Result<RawResponse, PermissionClientError>, Int) {
+        let url = baseURL + call.target
+        let fields = fixedFields + ["X-Request-Id: " + requestId]
+        var attempt = 0
+        while true {
+            attempt += 1
+            let result: Result<RawResponse, PermissionClientError>
+            do {
+                result = try pool.withHandle { handle in
+                    handle.perform(url: url, call: call, fields: fields, timeoutMilliseconds: timeoutMilliseconds,
+                                   cancel: cancel, stream: stream)
+                }
+            } catch {
+                result = .failure(error)
+            }
+            let again: Bool
+            switch result {
+            case .success(let raw): again = retry.mayRetry(status: raw.status, idempotent: call.isIdempotent)
+            case .failure(.transport(let code, _, _)): again = retry.mayRetry(transportCode: code, idempotent: call.isIdempotent)
+            case .failure: again = false
+            }
+            guard again, attempt < retry.maxAttempts else { return (result.mapError { $0.withRequestId(requestId) }, attempt) }
+            let sleeper = cancel ?? CancellationFlag()
+            guard sleeper.sleep(for: retry.delay(after: attempt)) else {
+                return (.failure(.transport(code: PermissionClientError.cancelledCode, message: "cancelled",
+                                            requestId: requestId)), attempt)
+            }
+        }
+    }
+
+    /// A 2xx becomes the decoded value; anything else an `.http` failure with the problem.
+    private static func interpret<Value>(_ raw: RawResponse, endpoint: Endpoint<Value>, sentId: String, attempts: Int)
+        -> Result<PermissionResponse<Value>, PermissionClientError> {
+        let requestId = raw.requestId ?? sentId
+        guard (200..<300).contains(raw.status) else {
+            return .failure(.http(status: raw.status, problem: problem(in: raw), requestId: requestId))
+        }
+        do {
+            let value = try endpoint.decode(raw)
+            return .success(PermissionResponse(value: value, status: raw.status, requestId: requestId,
+                                               etag: raw.etag, attempts: attempts))
+        } catch {
+            return .failure(.decoding(status: raw.status, message: error.description, requestId: requestId))
+        }
+    }
+
+    /// The RFC 9457 problem of an error answer, or `nil` when the body is not one (a proxy's
+    /// HTML page, an empty body): the status alone still describes the failure.
+    static func problem(in raw: RawResponse) -> Problem? {
+        guard !raw.body.isEmpty else { return nil }
+        do {
+            return try WireDecoder.decodeResponse(Problem.self, from: raw.body)
+        } catch {
+            return nil
+        }
+    }
+
+    /// A new request id: `pc-` and 16 hex digits (fits the API's `[A-Za-z0-9._:@+-]{1,128}`).
+    static func makeRequestId() -> String {
+        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
+        return "pc-" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+extension PermissionClientError {
+    /// The same error with `requestId` filled in where libcurl failed before any answer.
+    func withRequestId(_ id: String) -> PermissionClientError {
+        if case .transport(let code, let message, nil) = self { return .transport(code: code, message: message, requestId: id) }
+        return self
+    }
+}

@@ -1,1 +1,2 @@
-print("permctl: not yet assembled")
+// The `permctl` executable: see Permctl and ../../docs/permctl.section.md.
+Permctl.main()

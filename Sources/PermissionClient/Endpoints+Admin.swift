@@ -1,0 +1,81 @@
+public import PermissionWire
+
+extension Endpoints {
+    /// `GET /v1/services`: the catalogue.
+    public static func services() -> Endpoint<ServiceList> { .json("GET", "/v1/services") }
+
+    /// `GET /v1/services/{service}`.
+    public static func service(_ id: String) -> Endpoint<ServiceDefinition> {
+        .json("GET", PathEncoding.path("v1", "services", id))
+    }
+
+    /// `PUT /v1/services/{service}`: define or replace a custom service.
+    public static func putService(_ id: String, _ registration: ServiceRegistration) -> Endpoint<ServiceDefinition> {
+        .json("PUT", PathEncoding.path("v1", "services", id), body: jsonBody(registration))
+    }
+
+    /// `GET /v1/apps`: a page of registered apps.
+    public static func apps(after: String? = nil, limit: Int? = nil) -> Endpoint<AppList> {
+        .json("GET", PathEncoding.query("/v1/apps", [("after", after), ("limit", limit.map(String.init))]))
+    }
+
+    /// `GET /v1/apps/{app}`.
+    public static func app(_ id: String) -> Endpoint<App> { .json("GET", PathEncoding.path("v1", "apps", id)) }
+
+    /// `PUT /v1/apps/{app}`: register an app and its purpose strings.
+    public static func registerApp(_ id: String, _ registration: AppRegistration) -> Endpoint<App> {
+        .json("PUT", PathEncoding.path("v1", "apps", id), body: jsonBody(registration))
+    }
+
+    /// `GET /v1/policies`: a page of policies.
+    public static func policies(after: String? = nil, limit: Int? = nil) -> Endpoint<PolicyList> {
+        .json("GET", PathEncoding.query("/v1/policies", [("after", after), ("limit", limit.map(String.init))]))
+    }
+
+    /// `GET /v1/policies/{id}`.
+    public static func policy(id: String) -> Endpoint<Policy> { .json("GET", PathEncoding.path("v1", "policies", id)) }
+
+    /// `PUT /v1/policies/{id}`: create or replace a policy.
+    public static func putPolicy(id: String, _ definition: PolicyDefinition) -> Endpoint<Policy> {
+        .json("PUT", PathEncoding.path("v1", "policies", id), body: jsonBody(definition))
+    }
+
+    /// `DELETE /v1/policies/{id}` (204).
+    public static func deletePolicy(id: String) -> Endpoint<Void> { .empty("DELETE", PathEncoding.path("v1", "policies", id)) }
+
+    /// `POST /v1/reset`: `tccutil reset SERVICE [BUNDLE_ID]`, optionally for one user.
+    public static func reset(service: String, app: String? = nil, user: String? = nil) -> Endpoint<ResetResult> {
+        .json("POST", "/v1/reset", body: jsonBody(ResetRequest(service: service, app: app, user: user)))
+    }
+
+    /// `GET /v1/audit`: a page of the audit log.
+    public static func audit(_ query: AuditQuery = AuditQuery()) -> Endpoint<AuditPage> {
+        .json("GET", PathEncoding.query("/v1/audit", query.items))
+    }
+
+    /// `GET /v1/audit/verify`: check the hash chain.
+    public static func verifyAudit() -> Endpoint<AuditVerification> { .json("GET", "/v1/audit/verify") }
+
+    /// `GET /v1/keys`: the keys, without secrets.
+    public static func keys() -> Endpoint<APIKeyList> { .json("GET", "/v1/keys") }
+
+    /// `POST /v1/keys`: issue a key; the secret is in the answer, once.
+    public static func createKey(_ key: NewAPIKey) -> Endpoint<IssuedAPIKey> {
+        .json("POST", "/v1/keys", body: jsonBody(key))
+    }
+
+    /// `DELETE /v1/keys/{id}` (204).
+    public static func deleteKey(id: String) -> Endpoint<Void> { .empty("DELETE", PathEncoding.path("v1", "keys", id)) }
+
+    /// `GET /healthz`: liveness.
+    public static func health() -> Endpoint<Health> { .json("GET", "/healthz") }
+
+    /// `GET /readyz`: readiness (503 while not ready).
+    public static func ready() -> Endpoint<Health> { .json("GET", "/readyz") }
+
+    /// `GET /metrics`: Prometheus text.
+    public static func metrics() -> Endpoint<String> { .text("/metrics", accept: "text/plain") }
+
+    /// `GET /openapi.yaml`: the API description.
+    public static func openAPIDocument() -> Endpoint<String> { .text("/openapi.yaml", accept: "application/yaml") }
+}

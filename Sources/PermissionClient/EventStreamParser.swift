@@ -1,0 +1,65 @@
+/// An incremental parser of `text/event-stream` (HTML Living Standard §9.2.6): feed it bytes
+/// as they arrive; it returns each dispatched event (`id`, `event`, the joined `data` lines).
+/// Comment lines (`: keep-alive`) and unknown fields are skipped.
+struct EventStreamParser {
+    struct Event: Equatable {
+        var id: String?
+        var type: String
+        var data: String
+    }
+
+    /// The longest line kept; a longer one is a broken stream.
+    static let maxLineBytes = 1 << 20
+
+    private var line: [UInt8] = []
+    private var lastWasCR = false
+    private var data: [String] = []
+    private var id: String?
+    private var type = ""
+
+    /// Whether a line went over `maxLineBytes`.
+    private(set) var overflowed = false
+
+    /// Consumes `bytes`.
+    /// - Returns: the events completed by them, in order.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
+        var events: [Event] = []
+        for byte in bytes {
+            if byte == 0x0A, lastWasCR {
+                lastWasCR = false
+                continue
+            }
+            lastWasCR = byte == 0x0D
+            if byte == 0x0A || byte == 0x0D {
+                if let event = endLine() { events.append(event) }
+            } else if line.count < Self.maxLineBytes {
+                line.append(byte)
+            } else {
+                overflowed = true
+            }
+        }
+        return events
+    }
+
+    private mutating func endLine() -> Event? {
+        defer { line.removeAll(keepingCapacity: true) }
+        guard !line.isEmpty else {
+            defer { data = []; type = "" }
+            guard !data.isEmpty else { return nil }
+            return Event(id: id, type: type.isEmpty ? "message" : type, data: data.joined(separator: "\n"))
+        }
+        guard line[0] != UInt8(ascii: ":") else { return nil }
+        let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
+        let name = String(decoding: line[..<colon], as: UTF8.self)
+        var valueStart = colon < line.endIndex ? colon + 1 : colon
+        if valueStart < line.endIndex, line[valueStart] == 0x20 { valueStart += 1 }
+        let value = String(decoding: line[valueStart...], as: UTF8.self)
+        switch name {
+        case "data": data.append(value)
+        case "id": id = value
+        case "event": type = value
+        default: break
+        }
+        return nil
+    }
+}

@@ -1,0 +1,24 @@
+/// One HTTP exchange as the transport sees it: a method, an encoded path and query, an
+/// optional JSON body and extra header fields.
+struct HTTPCall: Sendable {
+    var method: String
+    /// The path and query, already percent-encoded (RFC 3986 §3.3, §3.4).
+    var target: String
+    var body: [UInt8]?
+    /// Extra fields, e.g. `If-Match`.
+    var headers: [(name: String, value: String)]
+    /// The `Accept` value.
+    var accept: String
+
+    /// `GET`, `PUT` and `DELETE` are idempotent (RFC 9110 §9.2.2); `POST` is not.
+    var isIdempotent: Bool { method != "POST" }
+}
+
+/// What came back: the status, the few header fields the SDK uses and the body.
+struct RawResponse: Sendable {
+    var status: Int
+    var body: [UInt8]
+    var requestId: String?
+    var etag: String?
+    var contentType: String?
+}

@@ -1,0 +1,91 @@
+public import PermissionWire
+
+/// The operator-side operations as typed async calls.
+extension PermissionClient {
+    /// The catalogue.
+    public func services() async throws(PermissionClientError) -> ServiceList { try await send(Endpoints.services()).value }
+
+    /// One service.
+    public func service(_ id: String) async throws(PermissionClientError) -> ServiceDefinition {
+        try await send(Endpoints.service(id)).value
+    }
+
+    /// Defines or replaces a custom service.
+    public func putService(_ id: String, _ registration: ServiceRegistration) async throws(PermissionClientError)
+        -> ServiceDefinition {
+        try await send(Endpoints.putService(id, registration)).value
+    }
+
+    /// A page of registered apps.
+    public func apps(after: String? = nil, limit: Int? = nil) async throws(PermissionClientError) -> AppList {
+        try await send(Endpoints.apps(after: after, limit: limit)).value
+    }
+
+    /// One registered app.
+    public func app(_ id: String) async throws(PermissionClientError) -> App { try await send(Endpoints.app(id)).value }
+
+    /// Registers an app and its purpose strings.
+    public func registerApp(_ id: String, name: String, purposeStrings: [String: String]) async throws(PermissionClientError)
+        -> App {
+        try await send(Endpoints.registerApp(id, AppRegistration(name: name, purposeStrings: purposeStrings))).value
+    }
+
+    /// A page of policies.
+    public func policies(after: String? = nil, limit: Int? = nil) async throws(PermissionClientError) -> PolicyList {
+        try await send(Endpoints.policies(after: after, limit: limit)).value
+    }
+
+    /// One policy.
+    public func policy(id: String) async throws(PermissionClientError) -> Policy { try await send(Endpoints.policy(id: id)).value }
+
+    /// Creates or replaces a policy.
+    public func putPolicy(id: String, _ definition: PolicyDefinition) async throws(PermissionClientError) -> Policy {
+        try await send(Endpoints.putPolicy(id: id, definition)).value
+    }
+
+    /// Deletes a policy.
+    public func deletePolicy(id: String) async throws(PermissionClientError) {
+        _ = try await send(Endpoints.deletePolicy(id: id))
+    }
+
+    /// Resets matching authorizations to notDetermined, like `tccutil reset SERVICE [BUNDLE_ID]`.
+    /// - Returns: how many records changed or had a prompt cancelled.
+    public func reset(service: String, app: String? = nil, user: String? = nil) async throws(PermissionClientError) -> Int64 {
+        try await send(Endpoints.reset(service: service, app: app, user: user)).value.count
+    }
+
+    /// A page of the audit log.
+    public func audit(_ query: AuditQuery = AuditQuery()) async throws(PermissionClientError) -> AuditPage {
+        try await send(Endpoints.audit(query)).value
+    }
+
+    /// Checks the audit hash chain.
+    public func verifyAudit() async throws(PermissionClientError) -> AuditVerification {
+        try await send(Endpoints.verifyAudit()).value
+    }
+
+    /// The API keys, without secrets.
+    public func keys() async throws(PermissionClientError) -> APIKeyList { try await send(Endpoints.keys()).value }
+
+    /// Issues a key; the answer carries its secret, once.
+    public func createKey(_ key: NewAPIKey) async throws(PermissionClientError) -> IssuedAPIKey {
+        try await send(Endpoints.createKey(key)).value
+    }
+
+    /// Revokes a key.
+    public func deleteKey(id: String) async throws(PermissionClientError) { _ = try await send(Endpoints.deleteKey(id: id)) }
+
+    /// Liveness (`/healthz`).
+    public func health() async throws(PermissionClientError) -> Health { try await send(Endpoints.health()).value }
+
+    /// Readiness (`/readyz`).
+    public func ready() async throws(PermissionClientError) -> Health { try await send(Endpoints.ready()).value }
+
+    /// Prometheus metrics text.
+    public func metrics() async throws(PermissionClientError) -> String { try await send(Endpoints.metrics()).value }
+
+    /// The server's OpenAPI document.
+    public func openAPIDocument() async throws(PermissionClientError) -> String {
+        try await send(Endpoints.openAPIDocument()).value
+    }
+}

@@ -1,0 +1,65 @@
+extension PermissionClient {
+    /// How a client connects: where, as whom, with which timeouts and retries.
+    ///
+    /// TLS peer and host verification are on by default for `https` URLs; turn them off only
+    /// for a test server with a self-signed certificate.
+    public struct Configuration: Sendable {
+        /// The server, e.g. `http://127.0.0.1:8080` (a path prefix is kept; no trailing slash needed).
+        public var baseURL: String
+        /// The API key, sent as `Authorization: Bearer <key>` (RFC 6750 §2.1) when set.
+        public var apiKey: String?
+        /// The longest wait for a connection (TCP and TLS handshakes). Default 2 s.
+        public var connectTimeout: Duration
+        /// The longest wait for one whole attempt, connection included. Default 10 s.
+        public var timeout: Duration
+        /// When and how to retry; see `RetryPolicy`.
+        public var retry: RetryPolicy
+        /// The `User-Agent` sent (RFC 9110 §10.1.5).
+        public var userAgent: String
+        /// Verify the server's certificate and host name on `https` (default true).
+        public var verifyTLS: Bool
+        /// Easy handles kept idle for reuse, each with its own kept-alive connections.
+        public var maxIdleHandles: Int
+        /// Called after every call, success or failure, on the calling thread.
+        public var onCall: (@Sendable (CallRecord) -> Void)?
+
+        /// - Parameters:
+        ///   - baseURL: the server's URL (`http` or `https`).
+        ///   - apiKey: the bearer key, or `nil` to send none.
+        ///   - connectTimeout: connection timeout.
+        ///   - timeout: total timeout per attempt.
+        ///   - retry: the retry policy.
+        ///   - userAgent: the `User-Agent`.
+        ///   - verifyTLS: certificate verification on `https`.
+        ///   - maxIdleHandles: idle handles kept for reuse.
+        ///   - onCall: an observer of finished calls (for logs).
+        public init(baseURL: String, apiKey: String? = nil, connectTimeout: Duration = .seconds(2),
+                    timeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy(),
+                    userAgent: String = "PermissionClient/1.0", verifyTLS: Bool = true, maxIdleHandles: Int = 8,
+                    onCall: (@Sendable (CallRecord) -> Void)? = nil) {
+            self.baseURL = baseURL
+            self.apiKey = apiKey
+            self.connectTimeout = connectTimeout
+            self.timeout = timeout
+            self.retry = retry
+            self.userAgent = userAgent
+            self.verifyTLS = verifyTLS
+            self.maxIdleHandles = maxIdleHandles
+            self.onCall = onCall
+        }
+
+        /// The base URL without trailing slashes, or an error unless it is `http(s)://host...`.
+        func normalizedBaseURL() throws(PermissionClientError) -> String {
+            var url = baseURL
+            while url.hasSuffix("/") { url.removeLast() }
+            let lower = url.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+                throw .invalidArgument("the server URL must start with http:// or https://, got '\(baseURL)'")
+            }
+            guard url.count > (lower.hasPrefix("https") ? 8 : 7) else {
+                throw .invalidArgument("the server URL has no host: '\(baseURL)'")
+            }
+            return url
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+public import PermissionWire
+
+/// The change feed, `GET /v1/events` (SPEC §5): the audit sequence as Server-Sent Events.
+extension PermissionClient {
+    /// Follows the change feed on the calling thread until `onEvent` returns `false`, the
+    /// server refuses (`.http`), or reconnecting fails `retry.maxAttempts` times in a row.
+    /// A lost connection is resumed after the last entry seen (`Last-Event-ID`).
+    /// - Parameters:
+    ///   - after: start after this `seq` (`nil`: from the beginning of the log).
+    ///   - filter: `user`, `app` and `service` narrow the feed; other members are ignored.
+    ///   - onEvent: called with each entry, in `seq` order; return `false` to stop.
+    public func followEvents(after: Int64? = nil, filter: AuditQuery = AuditQuery(),
+                             onEvent: (AuditEntry) -> Bool) throws(PermissionClientError) {
+        try followEvents(after: after, filter: filter, cancel: nil, onEvent: onEvent)
+    }
+
+    /// The change feed as an async sequence; it ends when the consuming task stops iterating
+    /// (the connection is closed), and throws a `PermissionClientError` when the feed fails.
+    /// - Parameters:
+    ///   - after: start after this `seq`.
+    ///   - filter: `user`, `app` and `service` narrow the feed.
+    public func events(after: Int64? = nil, filter: AuditQuery = AuditQuery()) -> AsyncThrowingStream<AuditEntry, any Error> {
+        let cancel = CancellationFlag()
+        let (stream, continuation) = AsyncThrowingStream<AuditEntry, any Error>.makeStream()
+        continuation.onTermination = { _ in cancel.cancel() }
+        let thread = Thread { [self] in
+            do throws(PermissionClientError) {
+                try followEvents(after: after, filter: filter, cancel: cancel) { entry in
+                    if case .terminated = continuation.yield(entry) { return false }
+                    return true
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error.isCancelled ? nil : error)
+            }
+        }
+        thread.name = "PermissionClient.events"
+        thread.start()
+        return stream
+    }
+
+    func followEvents(after: Int64?, filter: AuditQuery, cancel: CancellationFlag?,
+                      onEvent: (AuditEntry) -> Bool) throws(PermissionClientError) {
+        var lastSeq = after
+        var failures = 0
+        while true {
+            let requestId = Self.makeRequestId()
+            var parser = EventStreamParser()
+            var stopped = false
+            var decodeFailure: PermissionClientError?
+            var headers: [(name: String, value: String)] = []
+            if let lastSeq { headers.append((name: "Last-Event-ID", value: String(lastSeq))) }
+            let call = HTTPCall(
+                method: "GET",
+                target: PathEncoding.query("/v1/events", [("user", filter.user), ("app", filter.app), ("service", filter.service)]),
+                body: nil, headers: headers, accept: "text/event-stream")
+            let result = withoutActuallyEscaping(onEvent) { onEvent in
+                execute(call, requestId: requestId, cancel: cancel, retry: .none, timeoutMilliseconds: 0) { bytes in
+                    for event in parser.feed(bytes) where event.type == "audit" || event.type == "message" {
+                        do {
+                            let entry = try WireDecoder.decodeResponse(AuditEntry.self, from: Array(event.data.utf8))
+                            lastSeq = entry.seq
+                            failures = 0
+                            guard onEvent(entry) else {
+                                stopped = true
+                                return false
+                            }
+                        } catch {
+                            decodeFailure = .decoding(status: 200, message: "event \(event.id ?? "?"): \(error)", requestId: requestId)
+                            return false
+                        }
+                    }
+                    return !parser.overflowed
+                }.0
+            }
+            if let decodeFailure { throw decodeFailure }
+            if stopped { return }
+            switch result {
+            case .success(let raw) where !(200..<300).contains(raw.status):
+                throw .http(status: raw.status, problem: Self.problem(in: raw), requestId: raw.requestId ?? requestId)
+            case .failure(let error) where error.isCancelled:
+                throw error
+            case .failure(let error) where failures + 1 >= configuration.retry.maxAttempts:
+                throw error
+            case .success, .failure:
+                failures += 1
+                guard failures < configuration.retry.maxAttempts else {
+                    throw .transport(code: 52, message: "the event stream ended", requestId: requestId)
+                }
+                let sleeper = cancel ?? CancellationFlag()
+                guard sleeper.sleep(for: configuration.retry.delay(after: failures)) else {
+                    throw .transport(code: PermissionClientError.cancelledCode, message: "cancelled", requestId: requestId)
+                }
+            }
+        }
+    }
+}

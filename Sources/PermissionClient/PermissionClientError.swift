@@ -1,0 +1,78 @@
+public import PermissionWire
+
+/// Every failure of a `PermissionClient` call, one type with cases a caller can switch on.
+///
+/// - `transport`: the request did not complete (refused, timed out, cut in the middle, TLS);
+///   `code` is the libcurl `CURLcode` (see https://curl.se/libcurl/c/libcurl-errors.html).
+/// - `http`: the server answered with a status outside 2xx; `problem` is the decoded
+///   `application/problem+json` body (RFC 9457) when there was one.
+/// - `decoding`: a 2xx answer whose body is not the documented shape (malformed, truncated JSON).
+/// - `invalidArgument`: the call could not be built (a base URL that is not http or https).
+public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    case transport(code: Int, message: String, requestId: String?)
+    case http(status: Int, problem: Problem?, requestId: String?)
+    case decoding(status: Int, message: String, requestId: String?)
+    case invalidArgument(String)
+
+    /// The libcurl code returned when a call was cancelled (`CURLE_ABORTED_BY_CALLBACK`).
+    public static let cancelledCode = 42
+    /// The libcurl code of a timeout (`CURLE_OPERATION_TIMEDOUT`).
+    public static let timedOutCode = 28
+    /// The libcurl code of a refused or unreachable connection (`CURLE_COULDNT_CONNECT`).
+    public static let couldNotConnectCode = 7
+
+    /// The HTTP status of an `http` or `decoding` failure.
+    public var status: Int? {
+        switch self {
+        case .http(let status, _, _), .decoding(let status, _, _): status
+        case .transport, .invalidArgument: nil
+        }
+    }
+
+    /// The stable problem type of an `http` failure, when the server sent one.
+    public var problemType: ProblemType? {
+        if case .http(_, let problem?, _) = self { return problem.problemType }
+        return nil
+    }
+
+    /// The request id of the failed call (the server's echo when it answered, else the one sent).
+    public var requestId: String? {
+        switch self {
+        case .transport(_, _, let id), .http(_, _, let id), .decoding(_, _, let id): id
+        case .invalidArgument: nil
+        }
+    }
+
+    /// Whether the call was cancelled (its task was cancelled, or a stream was stopped).
+    public var isCancelled: Bool {
+        if case .transport(let code, _, _) = self { return code == Self.cancelledCode }
+        return false
+    }
+
+    /// Whether the call ran out of time (connect or total timeout).
+    public var isTimeout: Bool {
+        if case .transport(let code, _, _) = self { return code == Self.timedOutCode }
+        return false
+    }
+
+    /// Whether the key was refused (401) or is not allowed to do this (403).
+    public var isAccessDenied: Bool { status == 401 || status == 403 }
+
+    public var description: String {
+        switch self {
+        case .transport(let code, let message, let id):
+            return "transport error \(code): \(message)" + Self.suffix(id)
+        case .http(let status, let problem, let id):
+            guard let problem else { return "HTTP \(status)" + Self.suffix(id) }
+            return "HTTP \(status) \(problem.title): \(problem.detail)" + Self.suffix(id)
+        case .decoding(let status, let message, let id):
+            return "cannot decode the HTTP \(status) answer: \(message)" + Self.suffix(id)
+        case .invalidArgument(let message):
+            return "invalid argument: \(message)"
+        }
+    }
+
+    private static func suffix(_ requestId: String?) -> String {
+        requestId.map { " (request id \($0))" } ?? ""
+    }
+}

@@ -1,0 +1,105 @@
+/// Where libcurl's callbacks put a response: the body (bounded), the status code from the
+/// status line and the header fields the SDK uses (RFC 9112 §4, §5). One per easy handle, used
+/// by one thread at a time; a streaming call hands 2xx body bytes to `stream` instead.
+final class ResponseSink {
+    /// The largest body kept in memory; a larger one aborts the call (CURLE_WRITE_ERROR).
+    static let maxBodyBytes = 16 << 20
+
+    private(set) var body: [UInt8] = []
+    private(set) var status = 0
+    private(set) var requestId: String?
+    private(set) var etag: String?
+    private(set) var contentType: String?
+    /// Set when `stream` asked to stop: the abort that follows is not an error.
+    private(set) var stoppedByConsumer = false
+    /// Set when the body went over `maxBodyBytes`.
+    private(set) var overflowed = false
+    var cancel: CancellationFlag?
+    var stream: ((UnsafeRawBufferPointer) -> Bool)?
+
+    /// Clears everything for the next call.
+    func reset(cancel: CancellationFlag?, stream: ((UnsafeRawBufferPointer) -> Bool)?) {
+        body = []
+        status = 0
+        requestId = nil
+        etag = nil
+        contentType = nil
+        stoppedByConsumer = false
+        overflowed = false
+        self.cancel = cancel
+        self.stream = stream
+    }
+
+    /// Hands over the body without copying it.
+    func takeBody() -> [UInt8] {
+        defer { body = [] }
+        return body
+    }
+
+    /// Body bytes from the write callback.
+    /// - Returns: `false` to abort the transfer.
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let stream, (200..<300).contains(status) {
+            if stream(bytes) { return true }
+            stoppedByConsumer = true
+            return false
+        }
+        guard body.count + bytes.count <= Self.maxBodyBytes else {
+            overflowed = true
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// One header line from the header callback (status line, field line or the empty line).
+    /// A new status line (after `100 Continue`) starts the header fields over.
+    func header(_ line: UnsafeRawBufferPointer) {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            if line.starts(with: "HTTP/".utf8) { startResponse(line) }
+            return
+        }
+        let name = line[..<colon]
+        guard name.count <= 16 else { return }
+        let value = Self.trimmed(line[(colon + 1)...])
+        if Self.equalsIgnoringCase(name, "x-request-id") {
+            requestId = value
+        } else if Self.equalsIgnoringCase(name, "etag") {
+            etag = value
+        } else if Self.equalsIgnoringCase(name, "content-type") {
+            contentType = value
+        }
+    }
+
+    private func startResponse(_ line: UnsafeRawBufferPointer) {
+        requestId = nil
+        etag = nil
+        contentType = nil
+        status = 0
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
+        var code = 0
+        var digits = 0
+        for byte in line[(space + 1)...] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 3 else { break }
+            code = code * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        status = digits == 3 ? code : 0
+    }
+
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        var slice = bytes[...]
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 || last == 0x0D || last == 0x0A { slice = slice.dropLast() }
+        return String(decoding: slice, as: UTF8.self)
+    }
+
+    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        for (byte, want) in zip(bytes, expected) where byte | 0x20 != want {
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,60 @@
+/// When and how long to wait before trying a call again: exponential backoff with jitter
+/// ("full jitter" between half and all of the capped delay).
+///
+/// A call is retried only where that is safe (RFC 9110 §9.2.2): a connection that could not be
+/// established (nothing reached the server) for any method; and, for the idempotent methods
+/// `GET`, `PUT` and `DELETE` only, a connection lost before the answer and the statuses
+/// `502`, `503` and `504`. A `POST` that may have reached the server is never retried, and a
+/// timeout is never retried (the timeout is the caller's budget for one attempt).
+public struct RetryPolicy: Sendable, Equatable {
+    /// Attempts in all, the first included; `1` disables retries.
+    public var maxAttempts: Int
+    /// The delay before the first retry; it doubles for each further one.
+    public var baseDelay: Duration
+    /// The longest delay between two attempts.
+    public var maxDelay: Duration
+
+    /// - Parameters:
+    ///   - maxAttempts: attempts in all (default 3).
+    ///   - baseDelay: the first delay (default 100 ms).
+    ///   - maxDelay: the cap on any delay (default 2 s).
+    public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(2)) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+    }
+
+    /// No retries at all.
+    public static let none = RetryPolicy(maxAttempts: 1)
+
+    /// The delay before attempt `attempt + 1`, after `attempt` failed ones (1-based).
+    /// - Parameter attempt: how many attempts were made so far.
+    /// - Returns: a delay between half and all of `min(maxDelay, baseDelay × 2^(attempt-1))`.
+    public func delay(after attempt: Int) -> Duration {
+        let exponent = min(max(attempt - 1, 0), 30)
+        let capped = min(maxDelay, baseDelay * (1 << exponent))
+        let fraction = Double.random(in: 0.5...1.0)
+        return capped * fraction
+    }
+
+    /// libcurl codes after which nothing reached the server: resolving or connecting failed.
+    static let notSentCodes: Set<Int> = [5, 6, 7]
+    /// libcurl codes of a connection lost mid-call: empty reply, send or receive failure,
+    /// a body shorter than announced.
+    static let lostConnectionCodes: Set<Int> = [18, 52, 55, 56]
+    /// Statuses that say "try again" from a proxy or an overloaded server.
+    static let retryableStatuses: Set<Int> = [502, 503, 504]
+
+    /// Whether a failed attempt may be retried.
+    /// - Parameters:
+    ///   - code: the libcurl code of the failure.
+    ///   - idempotent: whether the method is idempotent.
+    func mayRetry(transportCode code: Int, idempotent: Bool) -> Bool {
+        Self.notSentCodes.contains(code) || (idempotent && Self.lostConnectionCodes.contains(code))
+    }
+
+    /// Whether an answer with `status` may be retried.
+    func mayRetry(status: Int, idempotent: Bool) -> Bool {
+        idempotent && Self.retryableStatuses.contains(status)
+    }
+}

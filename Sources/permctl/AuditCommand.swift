@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import PermissionClient
+import PermissionWire
+
+/// `permctl audit [filters] [--follow]`.
+struct AuditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Show the audit log, filtered; --follow keeps printing new entries from the change feed.",
+        discussion: """
+            Examples:
+              permctl audit --user u42 --service location
+              permctl audit --action authorization.revoked --since 2026-11-22T00:00:00.000Z
+              permctl audit --app com.example.maps --follow
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: "Only this user.") var user: String?
+    @Option(help: "Only this app.") var app: String?
+    @Option(help: "Only this service.") var service: String?
+    @Option(help: "Only this action, e.g. authorization.revoked.") var action: String?
+    @Option(help: "Entries at or after this instant (RFC 3339).") var since: String?
+    @Option(help: "Entries before this instant (RFC 3339).") var until: String?
+    @Option(help: "Entries after this seq.") var after: Int64?
+    @Option(help: "The page size (1-1000).") var limit: Int?
+    @Flag(help: "After the page, follow the change feed (GET /v1/events) until interrupted.") var follow = false
+
+    func validate() throws {
+        if follow, action != nil || since != nil || until != nil {
+            throw ValidationError("--follow filters only by --user, --app and --service")
+        }
+    }
+
+    static let headers = ["SEQ", "AT", "ACTOR", "ACTION", "USER", "APP", "SERVICE", "CHANGE", "REASON"]
+
+    static func row(_ entry: AuditEntry) -> [String] {
+        func snapshot(_ value: AuditEntry.Snapshot?) -> String {
+            guard let value else { return "-" }
+            return value.level.map { "\(value.status.rawValue)(\($0))" } ?? value.status.rawValue
+        }
+        let change = entry.from == nil && entry.to == nil ? "-" : "\(snapshot(entry.from))→\(snapshot(entry.to))"
+        let actor = entry.actor.keyId.map { "\(entry.actor.role):\($0)" } ?? entry.actor.role
+        return [String(entry.seq), Output.time(entry.at), actor, entry.action, entry.user ?? "-", entry.app ?? "-",
+                entry.service ?? "-", change, entry.reason ?? "-"]
+    }
+
+    func run() throws {
+        let client = try connection.makeClient()
+        let query = AuditQuery(user: user, app: app, service: service, action: action, since: since, until: until,
+                               after: after, limit: limit)
+        let page = try connection.call(client, Endpoints.audit(query)).value
+        if connection.json {
+            if follow { page.items.forEach(Output.json) } else { Output.json(page) }
+        } else {
+            Output.table(Self.headers, page.items.map(Self.row))
+        }
+        guard follow else { return }
+        let last = page.items.last?.seq ?? after
+        do {
+            try client.followEvents(after: last, filter: query) { entry in
+                if connection.json { Output.json(entry) } else { print(Self.row(entry).joined(separator: "  ")) }
+                fflush(nil)
+                return true
+            }
+        } catch {
+            Output.error(error.description)
+            throw ExitCode(ExitCodes.code(for: error))
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import PermissionClient
+
+/// The options every verb shares: where the server is, the key, the output format, the timeout.
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .customLong("url"), help: ArgumentHelp(
+        "The server URL (env: PERMISSION_URL; default: http://127.0.0.1:8080).", valueName: "url"))
+    var url: String?
+
+    @Option(name: .customLong("key"), help: ArgumentHelp(
+        "The API key, sent as a Bearer token (env: PERMISSION_KEY).", valueName: "key"))
+    var key: String?
+
+    @Flag(name: .customLong("json"), help: "Print the API's JSON instead of a table.")
+    var json = false
+
+    @Option(name: .customLong("timeout"), help: ArgumentHelp("Seconds to wait for each attempt (default: 10).", valueName: "seconds"))
+    var timeout: Double = 10
+
+    func validate() throws {
+        guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+    }
+
+    /// The client for these options; a bad URL exits with 64.
+    func makeClient() throws -> PermissionClient {
+        let environment = ProcessInfo.processInfo.environment
+        let base = url ?? environment["PERMISSION_URL"] ?? "http://127.0.0.1:8080"
+        let apiKey = key ?? environment["PERMISSION_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        let configuration = PermissionClient.Configuration(
+            baseURL: base, apiKey: apiKey, connectTimeout: .seconds(min(timeout, 5)),
+            timeout: .milliseconds(Int(timeout * 1000)), userAgent: "permctl/1.0")
+        do {
+            return try PermissionClient(configuration: configuration)
+        } catch {
+            Output.error(error.description)
+            throw ExitCode(ExitCodes.code(for: error))
+        }
+    }
+
+    /// Performs `endpoint`; a failure is printed to stderr and becomes the matching exit code.
+    func call<Value>(_ client: PermissionClient, _ endpoint: Endpoint<Value>) throws -> PermissionResponse<Value> {
+        do {
+            return try client.sendBlocking(endpoint)
+        } catch {
+            Output.error(error.description)
+            throw ExitCode(ExitCodes.code(for: error))
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import PermissionClient
+
+/// The exit codes of `permctl`, after sysexits(3).
+enum ExitCodes {
+    /// Success.
+    static let ok: Int32 = 0
+    /// Any HTTP error other than the ones below, or an answer that cannot be read.
+    static let failure: Int32 = 1
+    /// EX_USAGE: bad arguments (also what ArgumentParser uses for parse errors).
+    static let usage: Int32 = 64
+    /// EX_UNAVAILABLE: no connection, a timeout, a cut response, or 503.
+    static let unavailable: Int32 = 69
+    /// EX_NOPERM: the key was refused (401) or is not allowed (403).
+    static let denied: Int32 = 77
+
+    /// The exit code for a client error.
+    static func code(for error: PermissionClientError) -> Int32 {
+        switch error {
+        case .transport: unavailable
+        case .http(let status, _, _) where status == 401 || status == 403: denied
+        case .http(503, _, _): unavailable
+        case .http, .decoding: failure
+        case .invalidArgument: usage
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import PermissionWire
+
+/// Printing: aligned tables for people, the API's JSON (one line per value) for scripts, and
+/// errors on stderr prefixed with `permctl:`.
+enum Output {
+    /// Prints `rows` under `headers`, columns padded to their widest cell.
+    static func table(_ headers: [String], _ rows: [[String]]) {
+        var widths = headers.map(\.count)
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
+        }
+        func line(_ cells: [String]) -> String {
+            var text = ""
+            for (index, cell) in cells.enumerated() {
+                let isLast = index == cells.count - 1
+                text += isLast ? cell : cell.padding(toLength: widths[index] + 2, withPad: " ", startingAt: 0)
+            }
+            return text
+        }
+        print(line(headers))
+        for row in rows { print(line(row)) }
+    }
+
+    /// Prints `key: value` lines, keys aligned.
+    static func fields(_ pairs: [(String, String)]) {
+        let width = pairs.map(\.0.count).max() ?? 0
+        for (key, value) in pairs {
+            print((key + ":").padding(toLength: width + 2, withPad: " ", startingAt: 0) + value)
+        }
+    }
+
+    /// Prints `value` as compact JSON with sorted keys, as the API writes it.
+    static func json<T: Encodable>(_ value: T) {
+        do {
+            print(String(decoding: try WireEncoder.encode(value), as: UTF8.self))
+        } catch {
+            self.error("cannot encode the answer as JSON: \(error)")
+        }
+    }
+
+    /// Writes `message` to stderr.
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data(("permctl: " + message + "\n").utf8))
+    }
+
+    /// An RFC 3339 timestamp, or `-`.
+    static func time(_ date: Date?) -> String { date.map(Timestamp.format) ?? "-" }
+
+    /// The status with its level and flags: `authorized (always, provisional)`.
+    static func status(_ authorization: Authorization) -> String {
+        var details: [String] = []
+        if let level = authorization.level { details.append(level) }
+        if authorization.provisional { details.append("provisional") }
+        if authorization.once { details.append("once") }
+        let status = authorization.status.rawValue
+        return details.isEmpty ? status : "\(status) (\(details.joined(separator: ", ")))"
+    }
+
+    /// The fields of one authorization.
+    static func authorization(_ authorization: Authorization, etag: String? = nil) {
+        var pairs: [(String, String)] = [
+            ("user", authorization.user), ("app", authorization.app), ("service", authorization.service),
+            ("status", status(authorization)), ("reason", authorization.reason.rawValue),
+            ("purpose", authorization.purpose ?? "-"), ("expires", time(authorization.expiresAt)),
+            ("updated", time(authorization.updatedAt)), ("version", String(authorization.version)),
+        ]
+        if let etag { pairs.append(("etag", etag)) }
+        fields(pairs)
+    }
+
+    /// One table row of a prompt.
+    static func promptRow(_ prompt: Prompt) -> [String] {
+        [prompt.id, prompt.user, prompt.app, prompt.service, prompt.level, prompt.state.rawValue,
+         prompt.options.joined(separator: ","), time(prompt.expiresAt)]
+    }
+
+    static let promptHeaders = ["ID", "USER", "APP", "SERVICE", "LEVEL", "STATE", "OPTIONS", "EXPIRES"]
+}

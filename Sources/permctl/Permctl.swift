@@ -1,0 +1,29 @@
+import ArgumentParser
+
+/// `permctl`: the operator's command line for the permission service, in the spirit of
+/// `tccutil`. Every verb talks to the server through `PermissionClient`.
+struct Permctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "permctl",
+        abstract: "Inspect and administer the permission service (per-user app permissions, the iOS TCC model).",
+        discussion: """
+            The server URL and API key come from --url / --key or PERMISSION_URL / PERMISSION_KEY \
+            (prefer the environment for the key: flags are visible in ps). Output is a table; \
+            --json prints the API's JSON for scripts.
+
+            Exit codes: 0 success; 64 usage error; 69 server unavailable (connection refused, \
+            timeout, cut response, 503); 77 access denied (401 wrong or missing key, 403 role); \
+            1 any other HTTP error (404, 409, 412, 422, ...) or an unreadable answer.
+
+            Example:
+              export PERMISSION_URL=http://127.0.0.1:8080 PERMISSION_KEY=...
+              permctl status u42 com.example.maps location
+              permctl reset location --app com.example.maps
+            """,
+        subcommands: [
+            StatusCommand.self, RequestCommand.self, PromptsCommand.self, DecideCommand.self, SetCommand.self,
+            RevokeCommand.self, ResetCommand.self, AppsCommand.self, ServicesCommand.self, PoliciesCommand.self,
+            AuditCommand.self, KeysCommand.self,
+        ]
+    )
+}

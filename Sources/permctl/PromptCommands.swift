@@ -1,0 +1,48 @@
+import ArgumentParser
+import PermissionClient
+import PermissionWire
+
+/// `permctl prompts USER [--state STATE]`.
+struct PromptsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prompts",
+        abstract: "List a user's prompts (pending ones by default), as the consent UI sees them.",
+        discussion: "Example:\n  permctl prompts u42\n  permctl prompts u42 --state all")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The user id.") var user: String
+    @Option(help: "pending (default), answered, expired, cancelled or all.") var state = "pending"
+    @Option(help: "The page size (1-1000).") var limit: Int?
+
+    func validate() throws {
+        guard state == "all" || Prompt.State(rawValue: state) != nil else {
+            throw ValidationError("--state must be pending, answered, expired, cancelled or all")
+        }
+    }
+
+    func run() throws {
+        let client = try connection.makeClient()
+        let list = try connection.call(client, Endpoints.prompts(user: user, state: Prompt.State(rawValue: state), limit: limit)).value
+        if connection.json { return Output.json(list) }
+        Output.table(Output.promptHeaders, list.items.map(Output.promptRow))
+    }
+}
+
+/// `permctl decide PROMPT CHOICE`.
+struct DecideCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decide",
+        abstract: "Answer a pending prompt with one of its options, as the user would.",
+        discussion: "Example:\n  permctl decide 019ab2c3d4e5-8f3a2b1c0d9e8f7a allowWhileUsing")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The prompt id.") var prompt: String
+    @Argument(help: "The choice: allow, deny, allowOnce, allowWhileUsing, selectItems, allowFull, ...") var choice: String
+
+    func run() throws {
+        let client = try connection.makeClient()
+        let result = try connection.call(client, Endpoints.decide(prompt: prompt, choice: choice)).value
+        if connection.json { return Output.json(result) }
+        Output.authorization(result.authorization)
+    }
+}
