@@ -1,0 +1,14 @@
+-- wrk: GET one authorization of a random seeded (user, app). USERS and APPS come from the
+-- environment (the seeded grid); every response must be 200.
+local users = tonumber(os.getenv("USERS") or "10000")
+local apps = tonumber(os.getenv("APPS") or "100")
+
+function init(args)
+    math.randomseed(os.time() + (tonumber(tostring({}):match("0x(%x+)"), 16) or 0) % 100000)
+end
+
+function request()
+    local u = math.random(0, users - 1)
+    local a = math.random(0, apps - 1)
+    return wrk.format("GET", "/v1/users/u" .. u .. "/apps/com.example.app" .. a .. "/authorizations/location")
+end

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The permission service's hot path, beside nginx, on loopback (see README "Benchmarks").
+#
+# For 10,000 and then 1,000,000 stored authorizations (a grid of users x apps for location,
+# written by bench/hot-path/seed.sql.template through the sqlite3 shell into a database that
+# `permission-server migrate` created, so the rows follow the real schema):
+#   - the release `permission-server` pinned to CPU 0, wrk pinned to CPU 1;
+#   - GET /v1/users/{u}/apps/{a}/authorizations/location for random seeded users and apps
+#     (bench/hot-path/get.lua), wrk -t1 -c64 -d10s --latency, keep-alive;
+#   - nginx (one worker, CPU 0) serving a static body of the same size in the same run;
+#   - durable writes: settings PUTs (bench/hot-path/put.lua) at 64 connections, each one
+#     committed with synchronous=FULL and audited; the audit rows are counted afterwards.
+# Prints requests/s, p50, p99, the ratio to nginx, and the CPU time wrk and the server used.
+# Kills exactly the PIDs it started. Needs swift, sqlite3, wrk, nginx, taskset, curl.
+# Env: DURATION (10s), CONNECTIONS (64), SIZES ("10000:100:100 1000000:10000:100" = rows:users:apps),
+#      PORT (18091), NGINX_PORT (18092), SERVER_BINARY (skip the build and use this binary).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+duration="${DURATION:-10s}"
+connections="${CONNECTIONS:-64}"
+sizes="${SIZES:-10000:100:100 1000000:10000:100}"
+port="${PORT:-18091}"
+nginx_port="${NGINX_PORT:-18092}"
+prefix="$(mktemp -d /tmp/permission-hot-path.XXXXXX)"
+pids=()
+
+cleanup() {
+    for pid in "${pids[@]}"; do
+        if kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
+    done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$prefix"
+}
+trap cleanup EXIT
+
+for tool in wrk nginx taskset sqlite3 curl; do
+    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y wrk nginx-light sqlite3 curl util-linux)" >&2; exit 1; }
+done
+
+if [ -n "${SERVER_BINARY:-}" ]; then
+    server_bin="$SERVER_BINARY"
+else
+    echo "== building permission-server (release)"
+    (cd "$root" && swift build -c release --scratch-path "$root/.build-bench-hot-path" --product permission-server >/dev/null)
+    server_bin="$root/.build-bench-hot-path/release/permission-server"
+fi
+
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+group_ticks() { # a process and its children (nginx's worker)
+    local total=0 p
+    for p in "$1" $(pgrep -P "$1" || true); do total=$((total + $(ticks "$p"))); done
+    echo "$total"
+}
+to_ms() { # wrk latency like 95.00us / 1.20ms / 2.00s → milliseconds
+    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n *= 1; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
+}
+wait_up() { # url
+    for _ in $(seq 1 200); do
+        if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
+        sleep 0.1
+    done
+    echo "nothing answers $1" >&2
+    exit 1
+}
+
+declare -A rps p50 p99 wrkcpu srvcpu notes
+run() { # name pid url [wrk args...]
+    local name="$1" pid="$2" url="$3"; shift 3
+    local before after out
+    before=$(group_ticks "$pid")
+    out=$( { /usr/bin/time -f "WRKCPU %U %S" taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" "$url"; } 2>&1 )
+    after=$(group_ticks "$pid")
+    echo "$out" >"$prefix/$name.wrk"
+    rps[$name]=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    p50[$name]=$(to_ms "$(echo "$out" | awk '$1 == "50%" {print $2}')")
+    p99[$name]=$(to_ms "$(echo "$out" | awk '$1 == "99%" {print $2}')")
+    wrkcpu[$name]=$(echo "$out" | awk '/WRKCPU/ {printf "%.2fs", $2 + $3}')
+    srvcpu[$name]=$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2fs", t / hz }')
+    notes[$name]=$(echo "$out" | awk '/Non-2xx|Socket errors/' | tr '\n' ' ')
+    return 0
+}
+
+names=()
+for size in $sizes; do
+    IFS=: read -r rows users apps <<<"$size"
+    db="$prefix/hot-$rows.sqlite"
+    echo "== seeding $rows authorizations ($users users x $apps apps)"
+    "$server_bin" migrate --database "$db" --log-level warning >/dev/null
+    sed -e "s/@USERS@/$users/g" -e "s/@APPS@/$apps/g" "$here/hot-path/seed.sql.template" | sqlite3 "$db" >/dev/null
+    [ "$(sqlite3 "$db" 'SELECT count(*) FROM authorizations')" = "$rows" ] || { echo "seeding failed" >&2; exit 1; }
+
+    taskset -c 0 "$server_bin" serve --host 127.0.0.1 --port "$port" --database "$db" \
+        --log-level warning --max-requests-per-connection 1000000 >"$prefix/server-$rows.log" 2>&1 &
+    server_pid=$!
+    pids+=("$server_pid")
+    base="http://127.0.0.1:$port"
+    wait_up "$base/readyz"
+
+    # nginx serves a body of exactly the size of one GET answer.
+    sample_url="$base/v1/users/u1/apps/com.example.app2/authorizations/location"
+    curl -fsS "$sample_url" >"$prefix/body.json"
+    body_bytes=$(wc -c <"$prefix/body.json")
+    mkdir -p "$prefix/nginx-$rows/logs" "$prefix/nginx-$rows/tmp"
+    cat >"$prefix/nginx-$rows/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $prefix/nginx-$rows/nginx.pid;
+error_log $prefix/nginx-$rows/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    client_body_temp_path $prefix/nginx-$rows/tmp;
+    proxy_temp_path $prefix/nginx-$rows/tmp;
+    fastcgi_temp_path $prefix/nginx-$rows/tmp;
+    uwsgi_temp_path $prefix/nginx-$rows/tmp;
+    scgi_temp_path $prefix/nginx-$rows/tmp;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        location / {
+            default_type application/json;
+            alias $prefix/body.json;
+        }
+    }
+}
+NGINX
+    taskset -c 0 nginx -p "$prefix/nginx-$rows" -c "$prefix/nginx-$rows/nginx.conf" &
+    nginx_pid=$!
+    pids+=("$nginx_pid")
+    wait_up "http://127.0.0.1:$nginx_port/body.json"
+    [ "$(curl -fsS "http://127.0.0.1:$nginx_port/body.json" | wc -c)" = "$body_bytes" ] || { echo "nginx body differs" >&2; exit 1; }
+
+    echo "== warm-up ($rows rows; body $body_bytes bytes)"
+    USERS=$users APPS=$apps taskset -c 1 wrk -t1 -c"$connections" -d2s -s "$here/hot-path/get.lua" "$base" >/dev/null
+    taskset -c 1 wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$nginx_port/body.json" >/dev/null
+
+    echo "== GET one authorization, wrk -t1 -c$connections -d$duration"
+    USERS=$users APPS=$apps run "get-$rows" "$server_pid" "$base" -s "$here/hot-path/get.lua"
+    run "nginx-$rows" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json"
+    echo "== durable writes (settings PUT), wrk -t1 -c$connections -d$duration"
+    audit_before=$(sqlite3 "$db" 'SELECT count(*) FROM audit')
+    USERS=$users APPS=$apps run "put-$rows" "$server_pid" "$base" -s "$here/hot-path/put.lua"
+    names+=("get-$rows" "nginx-$rows" "put-$rows")
+
+    kill -TERM "$server_pid" "$nginx_pid"
+    wait "$server_pid" 2>/dev/null || true
+    wait "$nginx_pid" 2>/dev/null || true
+    written=$(awk '/requests in/ {print $1}' "$prefix/put-$rows.wrk")
+    audited=$(( $(sqlite3 "$db" 'SELECT count(*) FROM audit') - audit_before ))
+    notes[put-$rows]="${notes[put-$rows]}answered $written, audit rows +$audited"
+    rm -f "$db" "$db-wal" "$db-shm"
+done
+
+printf '\n%-14s %12s %9s %9s %9s %9s  %s\n' run "requests/s" "p50 ms" "p99 ms" "wrk cpu" "srv cpu" notes
+for name in "${names[@]}"; do
+    printf '%-14s %12s %9s %9s %9s %9s  %s\n' "$name" "${rps[$name]}" "${p50[$name]}" "${p99[$name]}" \
+        "${wrkcpu[$name]}" "${srvcpu[$name]}" "${notes[$name]:-}"
+done
+echo
+for size in $sizes; do
+    rows="${size%%:*}"
+    awk -v r="$rows" -v a="${rps[get-$rows]}" -v b="${rps[nginx-$rows]}" -v p="${p99[get-$rows]}" \
+        'BEGIN { printf "%d rows: GET %.0f/s = %.2f of nginx (target >= 0.50), p99 %.3f ms (target < 1 ms)\n", r, a, a / b, p }'
+done
+first="${sizes%% *}"; last="${sizes##* }"
+awk -v a="${rps[get-${first%%:*}]}" -v b="${rps[get-${last%%:*}]}" \
+    'BEGIN { printf "throughput %s rows / %s rows: %.2f (target about 1)\n", ARGV[1], ARGV[2], b / a }' \
+    "${first%%:*}" "${last%%:*}" 2>/dev/null || true
