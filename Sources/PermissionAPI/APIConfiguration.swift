@@ -1,0 +1,26 @@
+public import PermissionDomain
+
+/// Everything the API layer needs to know, as one Sendable value built by `main` or a test
+/// (STYLE convention 9). Every field has a default.
+public struct APIConfiguration: Sendable {
+    /// Largest request body accepted, in bytes; larger → 413. Default 65 536.
+    public var maxBodyBytes: Int = 65_536
+    /// Page size of listings without `limit`. Default 100.
+    public var defaultPageLimit: Int = 100
+    /// Largest `limit` accepted; larger → 400. Default 1000.
+    public var maxPageLimit: Int = 1000
+    /// Period of the SSE comment lines that keep idle event streams open. Default 15 s.
+    public var eventsHeartbeat: Duration = .seconds(15)
+    /// Period of the sweeper that writes time-driven changes (expired prompts, lapsed once
+    /// grants). Default 250 ms, so that they are on the feed within about a second.
+    public var sweepInterval: Duration = .milliseconds(250)
+    /// Most concurrent `GET /v1/events` streams; beyond it, 503. Each holds a worker thread.
+    /// Default 32.
+    public var maxEventStreams: Int = 32
+    /// Entries written per page of an NDJSON audit export or an event stream. Default 500.
+    public var streamPageSize: Int = 500
+    /// The prompt and once TTLs.
+    public var service: PermissionService.Configuration = PermissionService.Configuration()
+
+    public init() {}
+}

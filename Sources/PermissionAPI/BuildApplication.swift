@@ -1,0 +1,46 @@
+import HTTPCore
+public import Logging
+public import PermissionDomain
+
+/// Builds the permission API over `store` (STYLE convention 9: `main` and the tests both call
+/// this). Every endpoint of openapi.yaml except keys and audit verification, which come with
+/// access control.
+/// - Parameters:
+///   - configuration: limits, paging, event and sweep timing, and the service TTLs.
+///   - store: where the state lives (SQLite in production).
+///   - clock: the time source of the domain.
+///   - readiness: `/readyz`: throws unless the database is writable and migrated.
+///   - logger: for the sweeper and unexpected errors; request loggers carry the request id.
+///   - authenticator: resolves the principal of each request; anonymous until keys exist.
+public func buildApplication(
+    configuration: APIConfiguration, store: any PermissionStore, clock: any Clock,
+    readiness: @escaping @Sendable () throws -> Void, logger: Logger,
+    authenticator: any Authenticator = AnonymousAuthenticator()
+) -> PermissionApplication {
+    let service = PermissionService(store: store, clock: clock, configuration: configuration.service)
+    let broadcaster = ChangeBroadcaster()
+    let limiter = StreamLimiter(maximum: configuration.maxEventStreams)
+    var routes = APIRoutes(authenticator: authenticator, configuration: configuration, broadcaster: broadcaster)
+    HealthController(readiness: readiness).register(on: &routes)
+    OpenAPIController().register(on: &routes)
+    ServicesController(permissions: service).register(on: &routes)
+    AppsController(permissions: service).register(on: &routes)
+    AuthorizationsController(permissions: service).register(on: &routes)
+    PromptsController(permissions: service).register(on: &routes)
+    SettingsController(permissions: service).register(on: &routes)
+    LifecycleController(permissions: service).register(on: &routes)
+    PoliciesController(permissions: service).register(on: &routes)
+    ResetController(permissions: service).register(on: &routes)
+    AuditController(permissions: service).register(on: &routes)
+    EventsController(permissions: service, broadcaster: broadcaster, limiter: limiter).register(on: &routes)
+
+    var router = routes.router
+    router.use(RequestIdMiddleware())
+    router.use(AccessLogMiddleware())
+    router.use(ErrorMiddleware(mapper: { error, context in ErrorMapping.httpError(for: error, context: context) }))
+    let sweeper = Sweeper(
+        permissions: service, broadcaster: broadcaster, interval: configuration.sweepInterval, logger: logger)
+    return PermissionApplication(
+        responder: router.buildResponder(), service: service, broadcaster: broadcaster, limiter: limiter,
+        sweeper: sweeper)
+}

@@ -1,0 +1,82 @@
+import HTTPCore
+import PermissionDomain
+
+/// `GET /v1/audit` (SPEC §5): filters by user, app, service, action and time; keyset pages
+/// by `after=<seq>&limit=`; `Accept: application/x-ndjson` streams every matching entry, one
+/// JSON object a line, page by page with bounded memory.
+struct AuditController {
+    static let ndjson = "application/x-ndjson"
+
+    let permissions: PermissionService
+
+    func register(on routes: inout APIRoutes) {
+        let permissions = permissions
+        routes.get("/v1/audit", access: .audit) { request in
+            let query = try QueryParameters(request.http)
+            var filter = try Self.filter(query)
+            if Self.wantsNDJSON(request.headers["Accept"]) {
+                let filter = filter
+                let total = query.string("limit") == nil ? nil : try query.limit(default: 1, maximum: Int.max)
+                return Self.stream(permissions, filter: filter, total: total, pageSize: request.configuration.streamPageSize)
+            }
+            let limit = try query.limit(
+                default: request.configuration.defaultPageLimit, maximum: request.configuration.maxPageLimit)
+            filter.limit = limit + 1
+            let rows = try permissions.audit(query: filter)
+            let items = Array(rows.prefix(limit))
+            let next = rows.count > limit ? items.last?.seq : nil
+            return try Responses.json(Wire.AuditPage(items: items.map(WireMapping.audit), nextAfter: next))
+        }
+    }
+
+    /// The query's filters (not its limit).
+    static func filter(_ query: QueryParameters) throws -> AuditQuery {
+        var filter = AuditQuery()
+        filter.user = try query.value("user") { try UserID($0) }
+        filter.app = try query.value("app") { try AppID($0) }
+        filter.service = try query.value("service") { try ServiceID($0) }
+        filter.action = query.string("action").map(AuditAction.init)
+        filter.since = try query.timestamp("since")
+        filter.until = try query.timestamp("until")
+        filter.after = try query.sequence("after") ?? 0
+        return filter
+    }
+
+    /// Whether `Accept` lists NDJSON (RFC 9110 §12.5.1; any listed weight but zero).
+    static func wantsNDJSON(_ accept: String?) -> Bool {
+        guard let accept else { return false }
+        for element in accept.split(separator: ",") {
+            let parts = element.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == ndjson else { continue }
+            let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return weight > 0
+        }
+        return false
+    }
+
+    /// The NDJSON export: pages of `pageSize` entries, each page written and flushed before
+    /// the next is read, so memory stays bounded however long the log is.
+    private static func stream(_ permissions: PermissionService, filter: AuditQuery, total: Int?, pageSize: Int)
+        -> HTTPResponse
+    {
+        HTTPResponse(
+            status: .ok, headers: ["Content-Type": ndjson, "Cache-Control": "no-store"],
+            body: .stream { writer in
+                var query = filter
+                var remaining = total ?? Int.max
+                while remaining > 0 {
+                    query.limit = min(pageSize, remaining)
+                    let page = try permissions.audit(query: query)
+                    guard let last = page.last else { break }
+                    var bytes: [UInt8] = []
+                    bytes.reserveCapacity(page.count * 256)
+                    for entry in page { bytes.append(contentsOf: try Wire.WireEncoder.encodeLine(WireMapping.audit(entry))) }
+                    try writer.write(bytes)
+                    try writer.flush()
+                    remaining -= page.count
+                    query.after = last.seq
+                    if page.count < query.limit { break }
+                }
+            })
+    }
+}

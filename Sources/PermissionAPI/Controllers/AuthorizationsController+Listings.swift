@@ -1,0 +1,48 @@
+import HTTPCore
+import PermissionDomain
+
+extension AuthorizationsController {
+    /// The reverse queries: every authorization of a user (all apps), and every user of an
+    /// app for a service, optionally by effective status; keyset-paged with opaque cursors.
+    func registerListings(on routes: inout APIRoutes) {
+        let permissions = permissions
+        routes.get("/v1/users/{user}/authorizations", access: .read) { request in
+            let user = try request.user()
+            let query = try QueryParameters(request.http)
+            var filter = AuthorizationFilter(user: user)
+            filter.service = try query.value("service") { try ServiceID($0) }
+            if let service = filter.service { _ = try permissions.service(service) }
+            filter.status = try query.choice("status", AuthorizationStatus.self)
+            let after = try query.string("after").map(Cursor.authorizationKey)
+            if let after, after.user != user {
+                throw APIProblem.invalidParameter("after", "the cursor belongs to another listing")
+            }
+            return try Self.page(request, permissions, filter: filter, after: after, query: query)
+        }
+        routes.get("/v1/apps/{app}/services/{service}/users", access: .read) { request in
+            let app = try request.app()
+            let service = try request.service()
+            _ = try permissions.service(service)
+            let query = try QueryParameters(request.http)
+            var filter = AuthorizationFilter(app: app, service: service)
+            filter.status = try query.choice("status", AuthorizationStatus.self)
+            let after = try query.string("after").map(Cursor.authorizationKey)
+            if let after, after.app != app || after.service != service {
+                throw APIProblem.invalidParameter("after", "the cursor belongs to another listing")
+            }
+            return try Self.page(request, permissions, filter: filter, after: after, query: query)
+        }
+    }
+
+    private static func page(
+        _ request: APIRequest, _ permissions: PermissionService, filter: AuthorizationFilter,
+        after: AuthorizationKey?, query: QueryParameters
+    ) throws -> HTTPResponse {
+        let limit = try query.limit(
+            default: request.configuration.defaultPageLimit, maximum: request.configuration.maxPageLimit)
+        let page = try permissions.authorizations(matching: filter, after: after, limit: limit)
+        return try Responses.json(
+            Wire.AuthorizationList(
+                items: page.items.map(WireMapping.authorization), nextCursor: page.nextAfter.map(Cursor.encode)))
+    }
+}

@@ -1,0 +1,78 @@
+import HTTPCore
+import PermissionDomain
+
+/// One authorization (SPEC §3-§4): read it (the hot path, with `ETag` and `If-None-Match`),
+/// change it in settings and revoke it (with `If-Match`), and request access.
+struct AuthorizationsController {
+    static let path = "/v1/users/{user}/apps/{app}/authorizations/{service}"
+
+    let permissions: PermissionService
+
+    func register(on routes: inout APIRoutes) {
+        let permissions = permissions
+        routes.get(Self.path, access: .read) { request in
+            try Self.read(request, permissions)
+        }
+        routes.put(Self.path, access: .consent) { request in
+            try Self.set(request, permissions)
+        }
+        routes.post(Self.path + "/revoke", access: .consent) { request in
+            let authorization = try permissions.revoke(
+                user: request.user(), app: request.app(), service: request.service(),
+                ifMatch: EntityTags.ifMatch(request.headers), actor: request.actor, requestId: request.requestId)
+            return Responses.authorization(authorization)
+        }
+        routes.post(Self.path + "/request", access: .app) { request in
+            try Self.request(request, permissions)
+        }
+        registerListings(on: &routes)
+    }
+
+    /// `GET`: 200 with the effective authorization and its `ETag`, or 304 when
+    /// `If-None-Match` names it (RFC 9110 §13.1.2). Any well-formed ids.
+    private static func read(_ request: APIRequest, _ permissions: PermissionService) throws -> HTTPResponse {
+        let authorization = try permissions.authorization(
+            user: request.user(), app: request.app(), service: request.service())
+        if try EntityTags.noneMatchHits(request.headers, etag: authorization.etag) {
+            return Responses.notModified(etag: authorization.etag)
+        }
+        return Responses.authorization(authorization)
+    }
+
+    /// `PUT` (SPEC §4 Settings): authorized with a level, denied, or notDetermined (Ask Next
+    /// Time); 409 when restricted, 412 when `If-Match` is stale.
+    private static func set(_ request: APIRequest, _ permissions: PermissionService) throws -> HTTPResponse {
+        let user = try request.user()
+        let app = try request.app()
+        let service = try request.service()
+        let change = try request.decode(Wire.SettingsChange.self)
+        let level = try change.level.map { try Level($0) }
+        let authorization = try permissions.setAuthorization(
+            user: user, app: app, service: service, status: WireMapping.status(change.status), level: level,
+            ifMatch: EntityTags.ifMatch(request.headers), actor: request.actor, requestId: request.requestId)
+        return Responses.authorization(authorization)
+    }
+
+    /// `POST .../request` (SPEC §4 Request): 200 without a prompt, or 202 with the pending
+    /// prompt and its `Location`; 422 when a purpose string is missing.
+    private static func request(_ request: APIRequest, _ permissions: PermissionService) throws -> HTTPResponse {
+        let user = try request.user()
+        let app = try request.app()
+        let service = try request.service()
+        let body = try request.decode(Wire.AccessRequest.self)
+        let outcome = try permissions.request(
+            user: user, app: app, service: service, level: try Level(body.level), actor: request.actor,
+            requestId: request.requestId)
+        let authorization = outcome.authorization
+        var headers: HTTPHeaders = ["ETag": authorization.etag]
+        guard let prompt = outcome.prompt else {
+            return try Responses.json(
+                Wire.RequestOutcome(authorization: WireMapping.authorization(authorization)), headers: headers)
+        }
+        headers.add(name: "Location", value: "/v1/prompts/" + prompt.id.rawValue)
+        return try Responses.json(
+            Wire.RequestOutcome(
+                authorization: WireMapping.authorization(authorization), prompt: WireMapping.prompt(prompt)),
+            status: .accepted, headers: headers)
+    }
+}

@@ -1,0 +1,103 @@
+import HTTPCore
+import PermissionDomain
+
+/// `GET /v1/events`: the audit log as a live Server-Sent Events stream (WHATWG HTML §9.2):
+/// each entry is `id: <seq>`, `event: <action>`, `data: <entry JSON>`; resumable with
+/// `Last-Event-ID` (or `?after=`), filterable by user, app and service; idle streams get a
+/// comment line every `eventsHeartbeat`. Without a starting point the stream begins at the
+/// current end of the log. Streams beyond `maxEventStreams` get 503.
+struct EventsController {
+    static let contentType = "text/event-stream"
+    /// The longest a stream sleeps before looking at the log again, in case a wake-up was missed.
+    static let pollInterval: Duration = .milliseconds(500)
+
+    let permissions: PermissionService
+    let broadcaster: ChangeBroadcaster
+    let limiter: StreamLimiter
+
+    func register(on routes: inout APIRoutes) {
+        let permissions = permissions
+        let broadcaster = broadcaster
+        let limiter = limiter
+        routes.get("/v1/events", access: .audit) { request in
+            let query = try QueryParameters(request.http)
+            var filter = AuditQuery()
+            filter.user = try query.value("user") { try UserID($0) }
+            filter.app = try query.value("app") { try AppID($0) }
+            filter.service = try query.value("service") { try ServiceID($0) }
+            filter.after = try Self.start(request, query) ?? permissions.lastAuditSeq()
+            filter.limit = request.configuration.streamPageSize
+            guard let slot = limiter.acquire() else {
+                throw APIProblem(
+                    .unavailable, "Too many event streams are open (at most \(limiter.maximum)); retry later.",
+                    headers: ["Retry-After": "5"])
+            }
+            let heartbeat = request.configuration.eventsHeartbeat
+            let start = filter
+            return HTTPResponse(
+                status: .ok,
+                headers: ["Content-Type": Self.contentType, "Cache-Control": "no-store", "X-Accel-Buffering": "no"],
+                body: .stream { writer in
+                    // The slot is held as long as this closure lives.
+                    defer { withExtendedLifetime(slot) {} }
+                    try Self.run(writer, permissions, broadcaster, filter: start, heartbeat: heartbeat)
+                })
+        }
+    }
+
+    /// `Last-Event-ID` (the id of the last event the client saw), else `?after=`, else nil.
+    private static func start(_ request: APIRequest, _ query: QueryParameters) throws -> Int64? {
+        if let header = request.headers["Last-Event-ID"] {
+            let trimmed = header.trimmingCharacters(in: .whitespaces)
+            guard let seq = Int64(trimmed), seq >= 0 else {
+                throw APIProblem.invalidParameter("Last-Event-ID", "must be the id (seq) of an event")
+            }
+            return seq
+        }
+        return try query.sequence("after")
+    }
+
+    /// Writes every matching entry after `filter.after`, then waits for the broadcaster (or the
+    /// poll interval, or the heartbeat) and repeats, until the application stops or a write
+    /// throws (the client left or stopped reading).
+    private static func run(
+        _ writer: any HTTPBodyWriter, _ permissions: PermissionService, _ broadcaster: ChangeBroadcaster,
+        filter: AuditQuery, heartbeat: Duration
+    ) throws {
+        let clock = ContinuousClock()
+        var query = filter
+        // A comment first, so that the client sees the stream open before any event.
+        try writer.write(Array(": connected\n\n".utf8))
+        try writer.flush()
+        var lastWrite = clock.now
+        while !broadcaster.isClosed {
+            let seen = broadcaster.current
+            let page = try permissions.audit(query: query)
+            if let last = page.last {
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(page.count * 320)
+                for entry in page { try append(entry, to: &bytes) }
+                try writer.write(bytes)
+                try writer.flush()
+                lastWrite = clock.now
+                query.after = last.seq
+                if page.count == query.limit { continue }
+            }
+            let idle = clock.now - lastWrite
+            if idle >= heartbeat {
+                try writer.write(Array(": keep-alive\n\n".utf8))
+                try writer.flush()
+                lastWrite = clock.now
+                continue
+            }
+            broadcaster.wait(after: seen, timeout: min(pollInterval, heartbeat - idle))
+        }
+    }
+
+    /// One event (WHATWG HTML §9.2.6): the compact JSON has no line breaks, so one `data:` line.
+    static func append(_ entry: AuditEntry, to bytes: inout [UInt8]) throws {
+        bytes.append(contentsOf: "id: \(entry.seq)\nevent: \(entry.action.rawValue)\ndata: ".utf8)
+        bytes.append(contentsOf: try Wire.WireEncoder.encode(WireMapping.audit(entry)))
+        bytes.append(contentsOf: "\n\n".utf8)
+    }
+}

@@ -1,0 +1,49 @@
+import HTTPCore
+import PermissionDomain
+
+/// Operator policies (SPEC §4 Policies): restrict, or pre-approve at a level.
+struct PoliciesController {
+    let permissions: PermissionService
+
+    func register(on routes: inout APIRoutes) {
+        let permissions = permissions
+        routes.get("/v1/policies", access: .read) { request in
+            let query = try QueryParameters(request.http)
+            let after = try query.value("after") { try PolicyID(Cursor.decode($0, count: 1)[0]) }
+            let limit = try query.limit(
+                default: request.configuration.defaultPageLimit, maximum: request.configuration.maxPageLimit)
+            let rows = try permissions.policies(after: after, limit: limit + 1)
+            let items = Array(rows.prefix(limit))
+            let next = rows.count > limit ? items.last.map { Cursor.encode([$0.id.rawValue]) } : nil
+            return try Responses.json(Wire.PolicyList(items: items.map(WireMapping.policy), nextCursor: next))
+        }
+        routes.get("/v1/policies/{id}", access: .read) { request in
+            try Responses.json(WireMapping.policy(permissions.policy(id: PolicyID(request.parameter("id")))))
+        }
+        routes.put("/v1/policies/{id}", access: .admin) { request in
+            let id = try PolicyID(request.parameter("id"))
+            let body = try request.decode(Wire.PolicyDefinition.self)
+            let existed = try Self.exists { try permissions.policy(id: id) }
+            let policy = try permissions.putPolicy(
+                id: id, service: ServiceID(body.service), app: body.app.map { try AppID($0) },
+                user: body.user.map { try UserID($0) }, effect: body.effect == .allow ? .allow : .restrict,
+                level: body.level.map { try Level($0) }, actor: request.actor, requestId: request.requestId)
+            return try Responses.put(WireMapping.policy(policy), created: !existed, location: "/v1/policies/\(id)")
+        }
+        routes.delete("/v1/policies/{id}", access: .admin) { request in
+            try permissions.deletePolicy(
+                id: PolicyID(request.parameter("id")), actor: request.actor, requestId: request.requestId)
+            return Responses.noContent()
+        }
+    }
+
+    /// Whether `read` finds the policy (it throws `notFound` otherwise).
+    static func exists(_ read: () throws -> Policy) throws -> Bool {
+        do {
+            _ = try read()
+            return true
+        } catch PermissionError.notFound {
+            return false
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import HTTPCore
+import PermissionDomain
+
+/// The catalogue (SPEC §2): built-in services and an operator's custom ones.
+struct ServicesController {
+    let permissions: PermissionService
+
+    func register(on routes: inout APIRoutes) {
+        let permissions = permissions
+        routes.get("/v1/services", access: .read) { _ in
+            try Responses.json(Wire.ServiceList(items: permissions.services().map(WireMapping.service)))
+        }
+        routes.get("/v1/services/{service}", access: .read) { request in
+            try Responses.json(WireMapping.service(permissions.service(request.service())))
+        }
+        routes.put("/v1/services/{service}", access: .admin) { request in
+            let id = try request.service()
+            let body = try request.decode(Wire.ServiceRegistration.self)
+            let levels = try body.levels.map { try Level($0) }
+            var keys: [[String]] = []
+            for level in body.levels {
+                guard let levelKeys = body.purposeKeys[level] else {
+                    throw PermissionError.invalidArgument(field: "purposeKeys", why: "no purpose keys for level \(level)")
+                }
+                keys.append(levelKeys)
+            }
+            if let extra = body.purposeKeys.keys.sorted().first(where: { !body.levels.contains($0) }) {
+                throw PermissionError.invalidArgument(field: "purposeKeys", why: "\(extra) is not one of the levels")
+            }
+            let existed: Bool
+            do {
+                _ = try permissions.service(id)
+                existed = true
+            } catch PermissionError.unknownService {
+                existed = false
+            }
+            let definition = try permissions.putService(
+                id: id, levels: levels, purposeKeys: keys, actor: request.actor, requestId: request.requestId)
+            return try Responses.put(
+                WireMapping.service(definition), created: !existed, location: "/v1/services/\(id)")
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import HTTPCore
+import PermissionDomain
+
+/// A user's device-wide settings: the Location Services switch (SPEC §4).
+struct SettingsController {
+    let permissions: PermissionService
+
+    func register(on routes: inout APIRoutes) {
+        let permissions = permissions
+        routes.get("/v1/users/{user}/settings", access: .read) { request in
+            try Responses.json(WireMapping.settings(permissions.userSettings(request.user())))
+        }
+        routes.put("/v1/users/{user}/settings", access: .consent) { request in
+            let user = try request.user()
+            let body = try request.decode(Wire.UserSettings.self)
+            let settings = try permissions.setLocationServices(
+                user: user, enabled: body.locationServicesEnabled, actor: request.actor, requestId: request.requestId)
+            return try Responses.json(WireMapping.settings(settings))
+        }
+    }
+}

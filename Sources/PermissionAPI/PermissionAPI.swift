@@ -1,1 +1,0 @@
-// PermissionAPI: see ../../README.md

@@ -1,0 +1,45 @@
+public import HTTPCore
+public import PermissionDomain
+
+/// The permission API, ready to serve: the frozen router with its middleware, and the
+/// background work (the sweeper; the event streams' broadcaster). Built by `buildApplication`.
+public final class PermissionApplication: Sendable {
+    /// Router and middleware, ready for `HTTPServer`.
+    public let responder: any HTTPResponder
+    /// The flows the controllers call (tests and `main` may use it directly).
+    public let service: PermissionService
+    let broadcaster: ChangeBroadcaster
+    let limiter: StreamLimiter
+    let sweeper: Sweeper
+
+    init(
+        responder: any HTTPResponder, service: PermissionService, broadcaster: ChangeBroadcaster,
+        limiter: StreamLimiter, sweeper: Sweeper
+    ) {
+        self.responder = responder
+        self.service = service
+        self.broadcaster = broadcaster
+        self.limiter = limiter
+        self.sweeper = sweeper
+    }
+
+    /// Starts the sweeper: expired prompts and lapsed once grants are written (actor
+    /// `system`) every `sweepInterval`.
+    public func start() {
+        sweeper.start()
+    }
+
+    /// Stops background work, and wakes and ends every event stream.
+    public func stop() {
+        sweeper.stop()
+        broadcaster.close()
+    }
+
+    /// Runs one sweep now (what the timer does), e.g. after a test moved its clock.
+    public func sweepNow() {
+        sweeper.tick()
+    }
+
+    /// Event streams open now.
+    public var openEventStreams: Int { limiter.activeCount }
+}

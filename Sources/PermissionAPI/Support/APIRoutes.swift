@@ -1,0 +1,52 @@
+import HTTPCore
+
+/// The router as controllers see it: each route declares its `RouteAccess`, and every
+/// handler gets an `APIRequest` whose principal the `Authenticator` resolved first. Bodies
+/// over `maxBodyBytes` are refused (413) before any handler runs, and every non-GET request
+/// wakes the event streams when it ends, so that committed changes reach them at once.
+struct APIRoutes {
+    typealias Handler = @Sendable (APIRequest) throws -> HTTPResponse
+
+    private(set) var router = Router()
+    let authenticator: any Authenticator
+    let configuration: APIConfiguration
+    let broadcaster: ChangeBroadcaster
+
+    init(authenticator: any Authenticator, configuration: APIConfiguration, broadcaster: ChangeBroadcaster) {
+        self.authenticator = authenticator
+        self.configuration = configuration
+        self.broadcaster = broadcaster
+    }
+
+    /// Registers `handler` for `method` requests matching `template`.
+    mutating func on(_ method: HTTPMethod, _ template: String, access: RouteAccess, _ handler: @escaping Handler) {
+        let authenticator = authenticator
+        let configuration = configuration
+        let broadcaster = broadcaster
+        let writes = method != .get
+        router.on(method, template) { request, context in
+            let principal = try authenticator.authenticate(request, context: context, access: access)
+            let api = APIRequest(http: request, context: context, principal: principal, configuration: configuration)
+            try api.checkBodySize()
+            guard writes else { return try handler(api) }
+            defer { broadcaster.notify() }
+            return try handler(api)
+        }
+    }
+
+    mutating func get(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {
+        on(.get, template, access: access, handler)
+    }
+
+    mutating func put(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {
+        on(.put, template, access: access, handler)
+    }
+
+    mutating func post(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {
+        on(.post, template, access: access, handler)
+    }
+
+    mutating func delete(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {
+        on(.delete, template, access: access, handler)
+    }
+}

@@ -1,0 +1,105 @@
+import HTTPCore
+import Logging
+import PermissionDomain
+
+/// The one place errors become problems (STYLE convention 8, RFC 9457): the domain's
+/// `PermissionError`, the wire's `WireDecodingError`, the API's own `APIProblem` and the
+/// router's `HTTPError`s each get a stable problem type and status; anything else is a
+/// generic 500 `internal`, logged with the request id and never described to the client.
+enum ErrorMapping {
+    /// The `HTTPError` that `ErrorMiddleware` renders for `error`.
+    /// - Parameters:
+    ///   - error: what a handler (or the router) threw.
+    ///   - context: the request's context; its logger carries the request id.
+    static func httpError(for error: any Error, context: RequestContext) -> HTTPError {
+        switch error {
+        case let problem as APIProblem:
+            return make(problem.type, problem.detail, extensions: problem.extensions, headers: problem.headers)
+        case let error as PermissionError:
+            return map(error, context: context)
+        case let error as Wire.WireDecodingError:
+            return make(error.problemType, error.description)
+        case let error as HTTPError:
+            return typed(error)
+        case let error as HTTPParseError:
+            return make(error.status.code == 413 ? .payloadTooLarge : .invalidRequest, error.detail)
+        default:
+            context.logger.error("request failed", metadata: ["error": .string(String(reflecting: error))])
+            return make(.internalError, "The server failed to handle the request (request id \(context.requestId)).")
+        }
+    }
+
+    /// The problem for each domain refusal.
+    private static func map(_ error: PermissionError, context: RequestContext) -> HTTPError {
+        switch error {
+        case .invalidArgument(let field, let why):
+            return make(.invalidRequest, "\(field): \(why)")
+        case .notFound(let what):
+            return make(.notFound, "There is no \(what).")
+        case .unknownService(let id):
+            return make(.unknownService, "There is no service '\(id)' in the catalogue.")
+        case .unknownLevel(let level, let service, let allowed):
+            return make(
+                .unknownLevel, "The service '\(service)' has no level '\(level)'.",
+                extensions: [("allowed", jsonArray(allowed.map(\.rawValue)))])
+        case .missingPurposeString(let key):
+            context.logger.notice("request refused: missing purpose string", metadata: ["key": .string(key)])
+            return make(
+                .missingPurposeString, "The app has no purpose string for \(key), which this level needs.",
+                extensions: [("key", ProblemJSON.quoted(key))])
+        case .conflict(let why):
+            // The domain raises a conflict for a restricted authorization and for a built-in
+            // service id; the former has its own problem type (SPEC §4 Settings).
+            return make(why.contains("restricted") ? .restricted : .conflict, capitalized(why) + ".")
+        case .preconditionFailed(let current):
+            return make(
+                .preconditionFailed, "The If-Match entity-tag does not match the current representation.",
+                headers: ["ETag": current])
+        case .promptNotPending(let state):
+            return make(
+                .promptNotPending, "The prompt is \(state.rawValue), no longer pending.",
+                extensions: [("state", ProblemJSON.quoted(state.rawValue))])
+        case .invalidChoice(let choice, let allowed):
+            return make(
+                .invalidChoice, "The prompt does not offer the choice '\(choice)'.",
+                extensions: [("allowed", jsonArray(allowed.map(\.rawValue)))])
+        }
+    }
+
+    /// An `HTTPError` of the engine or router keeps its status, headers and detail, and gets
+    /// the API's problem type for that status when it has none.
+    private static func typed(_ error: HTTPError) -> HTTPError {
+        guard error.type == "about:blank" else { return error }
+        let type: Wire.ProblemType? =
+            switch error.status.code {
+            case 400: .invalidRequest
+            case 404: .notFound
+            case 405: .methodNotAllowed
+            case 413: .payloadTooLarge
+            case 415: .unsupportedMediaType
+            case 503: .unavailable
+            default: nil
+            }
+        guard let type else { return error }
+        return make(type, error.detail ?? error.status.reason, extensions: error.extensions, headers: error.headers)
+    }
+
+    static func make(
+        _ type: Wire.ProblemType, _ detail: String, extensions: [(String, String)] = [],
+        headers: HTTPHeaders = HTTPHeaders()
+    ) -> HTTPError {
+        HTTPError(
+            HTTPStatus(code: type.status), type: type.uri, title: type.title, detail: detail, headers: headers,
+            extensions: extensions)
+    }
+
+    /// A JSON array of strings.
+    static func jsonArray(_ values: [String]) -> String {
+        "[" + values.map(ProblemJSON.quoted).joined(separator: ",") + "]"
+    }
+
+    private static func capitalized(_ text: String) -> String {
+        guard let first = text.first else { return text }
+        return first.uppercased() + text.dropFirst()
+    }
+}

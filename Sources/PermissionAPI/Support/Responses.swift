@@ -1,0 +1,40 @@
+import HTTPCore
+import PermissionDomain
+import PermissionWire
+
+/// Response builders: JSON through `WireEncoder`, and the hot authorization through its
+/// hand-written encoder (no JSONEncoder, no Foundation date formatting).
+enum Responses {
+    static let json = "application/json"
+
+    /// `value` as `application/json`.
+    /// - Throws: `EncodingError` (never for wire shapes).
+    static func json<T: Encodable>(_ value: T, status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders()) throws
+        -> HTTPResponse
+    {
+        var fields = headers
+        fields.replaceOrAdd(name: "Content-Type", value: json)
+        return HTTPResponse(status: status, headers: fields, body: .bytes(try WireEncoder.encode(value)))
+    }
+
+    /// The answer to a `PUT`: 201 with `Location` when it created the resource, else 200
+    /// (RFC 9110 §9.3.4).
+    static func put<T: Encodable>(_ value: T, created: Bool, location: String) throws -> HTTPResponse {
+        created ? try json(value, status: .created, headers: ["Location": location]) : try json(value)
+    }
+
+    /// One authorization with its `ETag` (SPEC §3), encoded by hand: the hot path.
+    static func authorization(_ value: PermissionDomain.Authorization, status: HTTPStatus = .ok) -> HTTPResponse {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(384)
+        WireMapping.authorization(value).jsonBytes(into: &bytes)
+        return HTTPResponse(status: status, headers: ["Content-Type": json, "ETag": value.etag], body: .bytes(bytes))
+    }
+
+    /// 304 Not Modified: the validator fields of the 200 it stands for, no body (RFC 9110 §15.4.5).
+    static func notModified(etag: String) -> HTTPResponse {
+        HTTPResponse(status: .notModified, headers: ["ETag": etag])
+    }
+
+    static func noContent() -> HTTPResponse { HTTPResponse(status: .noContent) }
+}

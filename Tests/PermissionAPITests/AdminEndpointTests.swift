@@ -1,0 +1,125 @@
+import Foundation
+import HTTPCore
+import PermissionAPI
+import PermissionWire
+import Testing
+
+/// The catalogue, apps and policies.
+@Suite struct AdminEndpointTests {
+    @Test func catalogue() throws {
+        let app = try TestApp()
+        let list = try app.send(.get, "/v1/services").decode(ServiceList.self)
+        #expect(list.items.count == 14)
+        #expect(list.items.first?.id == "location")
+        let location = try app.send(.get, "/v1/services/location").decode(ServiceDefinition.self)
+        #expect(location.levels == ["whenInUse", "always"])
+        #expect(location.purposeKeys["always"] == ["NSLocationWhenInUseUsageDescription", "NSLocationAlwaysAndWhenInUseUsageDescription"])
+        #expect(location.builtin)
+        #expect(location.specials.contains("allowOnce"))
+        #expect(try app.send(.get, "/v1/services/teleport").problemType == .unknownService)
+        #expect(try app.send(.get, "/v1/services/Bad-Id").status == 400)
+    }
+
+    @Test func customServices() throws {
+        let app = try TestApp()
+        let body = #"{"levels":["read","write"],"purposeKeys":{"read":["XRead"],"write":["XRead","XWrite"]}}"#
+        let created = try app.send(.put, "/v1/services/fridge", json: body)
+        #expect(created.status == 201)
+        #expect(created.headers["Location"] == "/v1/services/fridge")
+        #expect(try created.decode(ServiceDefinition.self).builtin == false)
+        #expect(try app.send(.put, "/v1/services/fridge", json: body).status == 200)
+        #expect(try app.send(.get, "/v1/services").decode(ServiceList.self).items.last?.id == "fridge")
+        let seq = try app.lastSeq()
+        let builtin = try app.send(.put, "/v1/services/camera", json: body)
+        #expect(builtin.status == 409)
+        #expect(builtin.problemType == .conflict)
+        let missing = try app.send(.put, "/v1/services/oven", json: #"{"levels":["on"],"purposeKeys":{}}"#)
+        #expect(missing.status == 400)
+        #expect(try app.send(.put, "/v1/services/all", json: body).status == 400)
+        #expect(try app.lastSeq() == seq)
+        // A custom service works like a built-in one.
+        try app.registerApp("com.example.kitchen", ["XRead": "To see what is inside."])
+        let prompt = try app.prompt("fridge", "read", app: "com.example.kitchen")
+        #expect(prompt.options == ["allow", "deny"])
+    }
+
+    @Test func apps() throws {
+        let app = try TestApp()
+        let body = #"{"name":"Maps","purposeStrings":{"NSCameraUsageDescription":"To scan."}}"#
+        let created = try app.send(.put, "/v1/apps/com.example.maps", json: body)
+        #expect(created.status == 201)
+        #expect(created.headers["Location"] == "/v1/apps/com.example.maps")
+        let updated = try app.send(.put, "/v1/apps/com.example.maps", json: body)
+        #expect(updated.status == 200)
+        let read = try app.send(.get, "/v1/apps/com.example.maps").decode(App.self)
+        #expect(read.purposeStrings == ["NSCameraUsageDescription": "To scan."])
+        #expect(try app.send(.get, "/v1/apps/com.example.none").problemType == .notFound)
+        let seq = try app.lastSeq()
+        let control = try app.send(.put, "/v1/apps/com.example.maps", json: #"{"name":"Maps","purposeStrings":{"K":"a\u0007b"}}"#)
+        #expect(control.status == 400)
+        #expect(try app.send(.put, "/v1/apps/com.example.maps", json: #"{"name":"Maps"}"#).status == 400)
+        #expect(try app.lastSeq() == seq)
+    }
+
+    @Test func appsArePaged() throws {
+        let app = try TestApp()
+        for name in ["a", "b", "c", "d", "e"] { try app.registerApp("com.example.\(name)") }
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let query = "limit=2" + (cursor.map { "&after=" + $0 } ?? "")
+            let page = try app.send(.get, "/v1/apps?" + query).decode(AppList.self)
+            #expect(page.items.count <= 2)
+            seen += page.items.map(\.id)
+            cursor = page.nextCursor
+        } while cursor != nil
+        #expect(seen == ["com.example.a", "com.example.b", "com.example.c", "com.example.d", "com.example.e"])
+    }
+
+    @Test func policiesCrud() throws {
+        let app = try TestApp()
+        let body = #"{"service":"camera","app":null,"user":"u42","effect":"restrict"}"#
+        let created = try app.policy("no-camera", body)
+        #expect(created.status == 201)
+        #expect(created.headers["Location"] == "/v1/policies/no-camera")
+        #expect(created.text.contains(#""app":null"#))
+        #expect(try app.policy("no-camera", body).status == 200)
+        #expect(try app.send(.get, "/v1/policies/no-camera").decode(Policy.self).effect == .restrict)
+        try app.policy("maps-photos", #"{"service":"photos","app":"com.example.maps","user":null,"effect":"allow","level":"limited"}"#)
+        let list = try app.send(.get, "/v1/policies?limit=1").decode(PolicyList.self)
+        #expect(list.items.map(\.id) == ["maps-photos"])
+        let rest = try app.send(.get, "/v1/policies?after=" + (try #require(list.nextCursor))).decode(PolicyList.self)
+        #expect(rest.items.map(\.id) == ["no-camera"])
+        #expect(rest.nextCursor == nil)
+        let seq = try app.lastSeq()
+        #expect(try app.policy("bad", #"{"service":"teleport","effect":"restrict"}"#).problemType == .unknownService)
+        #expect(try app.policy("bad", #"{"service":"camera","effect":"allow"}"#).status == 400)
+        #expect(try app.policy("bad", #"{"service":"camera","effect":"allow","level":"huge"}"#).status == 422)
+        #expect(try app.policy("bad", #"{"service":"camera","effect":"ban"}"#).status == 400)
+        #expect(try app.lastSeq() == seq)
+        #expect(try app.send(.delete, "/v1/policies/no-camera").status == 204)
+        #expect(try app.send(.delete, "/v1/policies/no-camera").problemType == .notFound)
+        #expect(try app.send(.get, "/v1/policies/no-camera").status == 404)
+    }
+
+    @Test func resetValidatesItsBody() throws {
+        let app = try TestApp()
+        #expect(try app.send(.post, "/v1/reset", json: #"{"service":"teleport"}"#).problemType == .unknownService)
+        #expect(try app.send(.post, "/v1/reset", json: #"{"service":"all","app":"x"}"#).status == 400)
+        #expect(try app.send(.post, "/v1/reset", json: #"{"app":"com.example.maps"}"#).status == 400)
+        let none = try app.send(.post, "/v1/reset", json: #"{"service":"all"}"#)
+        #expect(none.status == 200)
+        #expect(try none.decode(ResetResult.self).count == 0)
+        #expect(try app.lastSeq() == 0)
+    }
+
+    @Test func userSettings() throws {
+        let app = try TestApp()
+        #expect(try app.send(.get, "/v1/users/u42/settings").text == #"{"locationServicesEnabled":true}"#)
+        let off = try app.send(.put, "/v1/users/u42/settings", json: #"{"locationServicesEnabled":false}"#)
+        #expect(off.status == 200)
+        #expect(try app.send(.get, "/v1/users/u42/settings").decode(UserSettings.self).locationServicesEnabled == false)
+        #expect(try app.audit().last?.action == "settings.changed")
+        #expect(try app.send(.put, "/v1/users/u42/settings", json: #"{"locationServicesEnabled":"no"}"#).status == 400)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPCore
+import PermissionAPI
+import PermissionWire
+import Testing
+
+/// Every refusal is problem+json with a stable type and the request id, and changes nothing.
+@Suite struct ErrorMappingTests {
+    static let target = TestApp.path("u42", "com.example.maps", "camera")
+
+    @Test(arguments: [
+        ("/v1/users/bad%20user/apps/com.example.maps/authorizations/camera", ProblemType.invalidRequest, "user"),
+        ("/v1/users/u42/apps/nodots/authorizations/camera", .invalidRequest, "app"),
+        ("/v1/users/u42/apps/com.example.maps/authorizations/Camera", .invalidRequest, "service"),
+        ("/v1/users/u42/apps/com.example.maps/authorizations/teleport", .unknownService, "teleport"),
+        ("/v1/prompts/bad!id", .invalidRequest, "prompt"),
+    ])
+    func malformedOrUnknownIds(path: String, type: ProblemType, mention: String) throws {
+        let app = try TestApp()
+        let response = try app.send(.get, path)
+        #expect(response.status == type.status)
+        #expect(response.problemType == type)
+        #expect(response.problem?.detail.contains(mention) == true)
+        #expect(response.problem?.requestId.isEmpty == false)
+    }
+
+    @Test func unknownRouteAndMethod() throws {
+        let app = try TestApp()
+        let missing = try app.send(.get, "/v1/unknown")
+        #expect(missing.status == 404)
+        #expect(missing.problemType == .notFound)
+        let method = try app.send(.delete, Self.target)
+        #expect(method.status == 405)
+        #expect(method.problemType == .methodNotAllowed)
+        #expect(method.headers["Allow"] == "GET, HEAD, PUT")
+    }
+
+    /// Each bad body on a write: the status, the type, and no audit entry.
+    @Test(arguments: [
+        (#"{"status":"denied""#, "application/json", 400, ProblemType.invalidJSON),
+        (#"{"status":"denied","levle":"x"}"#, "application/json", 400, .unknownMember),
+        (#"{"status":"denied","status":"denied"}"#, "application/json", 400, .invalidJSON),
+        (#"{"status":"sideways"}"#, "application/json", 400, .invalidRequest),
+        (#"{"status":42}"#, "application/json", 400, .invalidRequest),
+        (#"{"status":"authorized","level":"huge"}"#, "application/json", 422, .unknownLevel),
+        (#"{"status":"authorized"}"#, "application/json", 400, .invalidRequest),
+        ("status=denied", "application/x-www-form-urlencoded", 415, .unsupportedMediaType),
+        (#"{"status":"denied"}"#, "", 415, .unsupportedMediaType),
+    ])
+    func badBodiesChangeNothing(body: String, contentType: String, status: Int, type: ProblemType) throws {
+        let app = try TestApp()
+        let before = try app.lastSeq()
+        let response = try app.send(.put, Self.target, body: Array(body.utf8), headers: [("Content-Type", contentType)])
+        #expect(response.status == status, "\(response.text)")
+        #expect(response.problemType == type)
+        #expect(response.headers["Content-Type"] == "application/problem+json")
+        #expect(try app.lastSeq() == before)
+        #expect(try app.authorization("camera").version == 0)
+    }
+
+    @Test func unknownLevelNamesTheAllowedOnes() throws {
+        let app = try TestApp()
+        let response = try app.set("camera", #"{"status":"authorized","level":"huge"}"#)
+        #expect(response.problem?.allowed == ["full"])
+    }
+
+    @Test func oversizedBodyIs413AndChangesNothing() throws {
+        let app = try TestApp { $0.maxBodyBytes = 64 }
+        let padding = String(repeating: " ", count: 100)
+        let response = try app.set("camera", #"{"status":"denied"}"# + padding)
+        #expect(response.status == 413)
+        #expect(response.problemType == .payloadTooLarge)
+        #expect(try app.lastSeq() == 0)
+    }
+
+    @Test func jsonWithParametersAndSuffixIsAccepted() throws {
+        let app = try TestApp()
+        let charset = try app.send(.put, Self.target, body: Array(#"{"status":"denied"}"#.utf8),
+                                   headers: [("Content-Type", "application/json; charset=utf-8")])
+        #expect(charset.status == 200)
+        let suffix = try app.send(.put, Self.target, body: Array(#"{"status":"authorized","level":"full"}"#.utf8),
+                                  headers: [("Content-Type", "application/merge-patch+json")])
+        #expect(suffix.status == 200)
+    }
+
+    @Test func badQueryParameters() throws {
+        let app = try TestApp()
+        for query in ["limit=0", "limit=1001", "limit=x", "after=%ZZ", "after=!!!", "status=sideways", "service=teleport"] {
+            let response = try app.send(.get, "/v1/users/u42/authorizations?" + query)
+            #expect(response.status == 400 || (query.hasPrefix("service") && response.status == 404), "\(query)")
+        }
+        for query in ["after=-1", "since=yesterday", "until=2026-13-01T00:00:00Z", "user=bad%20user"] {
+            #expect(try app.send(.get, "/v1/audit?" + query).status == 400, "\(query)")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import HTTPCore
+import Logging
+import PermissionAPI
+import PermissionDomain
+import PermissionWire
+import SQLiteStore
+
+/// The in-process tier (STYLE 14): the application's responder called directly with
+/// `HTTPRequest` values, over a temp-file SQLite store and a manual clock.
+final class TestApp: @unchecked Sendable {
+    static let start = Date(millisecondsSince1970: 1_795_000_000_000)
+
+    let directory: TemporaryDirectory
+    let store: SQLitePermissionStore
+    let clock: ManualClock
+    let application: PermissionApplication
+    let configuration: APIConfiguration
+    /// Set to make `/readyz` fail.
+    let notReady = Flag()
+    private let lock = NSLock()
+    private var counter = 0
+
+    init(_ adjust: (inout APIConfiguration) -> Void = { _ in }) throws {
+        directory = try TemporaryDirectory()
+        store = try SQLitePermissionStore.open(path: directory.file("permissions.sqlite"))
+        clock = ManualClock(Self.start)
+        var configuration = APIConfiguration()
+        adjust(&configuration)
+        self.configuration = configuration
+        let store = store
+        let notReady = notReady
+        application = PermissionAPI.buildApplication(
+            configuration: configuration, store: store, clock: clock,
+            readiness: {
+                if notReady.isSet { throw TestFailure("disk on fire") }
+                try store.checkReady()
+            },
+            logger: quietLogger)
+    }
+
+    /// Sends one request through the responder (stream bodies are run to the end).
+    @discardableResult
+    func send(
+        _ method: HTTPMethod, _ target: String, json: String? = nil, body: [UInt8]? = nil,
+        headers: [(String, String)] = []
+    ) throws -> TestResponse {
+        let id = lock.withLock { () -> Int in
+            counter += 1
+            return counter
+        }
+        var fields = HTTPHeaders([("Host", "test")])
+        let bytes = body ?? json.map { Array($0.utf8) } ?? []
+        if json != nil { fields.add(name: "Content-Type", value: "application/json") }
+        for (name, value) in headers { fields.replaceOrAdd(name: name, value: value) }
+        if !bytes.isEmpty { fields.add(name: "Content-Length", value: String(bytes.count)) }
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let head = HTTPRequestHead(
+            method: method, target: target, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil,
+            version: .http1_1, headers: fields, authority: "test", keepAlive: true,
+            framing: bytes.isEmpty ? .none : .contentLength(bytes.count), expectContinue: false)
+        let context = RequestContext(requestId: "test-\(id)", logger: quietLogger, remoteAddress: "127.0.0.1:1")
+        let response = try application.responder.respond(to: HTTPRequest(head: head, body: bytes), context: context)
+        switch response.body {
+        case .bytes(let body):
+            return TestResponse(status: response.status.code, headers: response.headers, body: body)
+        case .stream(let produce):
+            let collector = CollectingWriter()
+            try produce(collector)
+            return TestResponse(status: response.status.code, headers: response.headers, body: collector.bytes)
+        }
+    }
+
+    /// The seq of the last audit entry.
+    func lastSeq() throws -> Int64 { try application.service.lastAuditSeq() }
+
+    /// Registers `app` with `purposeStrings` (Info.plist key → text).
+    func registerApp(_ app: String = "com.example.maps", _ purposeStrings: [String: String] = TestApp.allPurposes) throws {
+        let body = String(decoding: try WireEncoder.encode(AppRegistration(name: "Maps", purposeStrings: purposeStrings)), as: UTF8.self)
+        let response = try send(.put, "/v1/apps/\(app)", json: body)
+        guard response.status == 200 || response.status == 201 else { throw TestFailure("register app: \(response.text)") }
+    }
+
+    /// A purpose string for every key of the built-in catalogue.
+    static let allPurposes: [String: String] = {
+        var purposes: [String: String] = [:]
+        for service in Catalogue.builtins {
+            for keys in service.purposeKeys { for key in keys { purposes[key] = "Purpose for \(key)." } }
+        }
+        return purposes
+    }()
+}
+
+/// A response as the test reads it.
+struct TestResponse {
+    let status: Int
+    let headers: HTTPHeaders
+    let body: [UInt8]
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try WireDecoder.decodeResponse(type, from: body) }
+
+    /// The problem body, when this is one (nil otherwise, which the expectations then report).
+    var problem: Problem? {
+        guard headers["Content-Type"] == "application/problem+json" else { return nil }
+        switch Result(catching: { try WireDecoder.decodeResponse(Problem.self, from: body) }) {
+        case .success(let problem): return problem
+        case .failure: return nil
+        }
+    }
+
+    var problemType: ProblemType? { problem?.problemType }
+}
+
+/// Collects a streamed body.
+final class CollectingWriter: HTTPBodyWriter {
+    var bytes: [UInt8] = []
+    var flushes = 0
+    func write(_ bytes: [UInt8]) throws { self.bytes.append(contentsOf: bytes) }
+    func flush() throws { flushes += 1 }
+}
+
+/// A thread-safe boolean.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set(_ newValue: Bool) { lock.withLock { value = newValue } }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+let quietLogger: Logger = {
+    var logger = Logger(label: "test.api", factory: { _ in SwiftLogNoOpLogHandler() })
+    logger.logLevel = .critical
+    return logger
+}()
+
+/// A fresh directory under the system temporary directory, removed when released.
+final class TemporaryDirectory: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("PermissionAPITests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    deinit {
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            // A leftover temporary directory does not affect results.
+        }
+    }
+}
