@@ -581,6 +581,7 @@ paths:
         '403': {$ref: '#/components/responses/Forbidden'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '422': {$ref: '#/components/responses/UnprocessableRequest'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/settings:
     parameters:
@@ -859,10 +860,12 @@ paths:
       operationId: streamEvents
       summary: The change feed, live (Server-Sent Events)
       description: >
-        The audit sequence as a live stream: each entry is an `audit` event whose `id` is the
-        entry's `seq` and whose `data` is the entry as JSON. Resume with `Last-Event-ID` (or
-        `after`); comment lines (`: keep-alive`) are sent while idle. An `app` key receives
-        only its own app's events; an auditor everything.
+        The audit sequence as a live stream: each entry is one event whose `id` is the entry's
+        `seq`, whose `event` is the entry's `action` (e.g. `authorization.revoked`) and whose
+        `data` is the entry as JSON. Resume with `Last-Event-ID` (or `after`); without either
+        the stream starts at the current end of the log. Comment lines (`: keep-alive`) are sent
+        while idle. An `app` key receives only its own app's events; an auditor everything.
+        Beyond the configured number of concurrent streams the answer is `503`.
       parameters:
         - name: Last-Event-ID
           in: header
@@ -897,6 +900,7 @@ paths:
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '500': {$ref: '#/components/responses/Internal'}
+        '503': {$ref: '#/components/responses/Unavailable'}
   /v1/keys:
     get:
       tags: [keys]
@@ -1093,7 +1097,7 @@ components:
       in: header
       required: false
       description: A caller-chosen id echoed in the response, logs and audit entries; the server makes one when absent or invalid.
-      schema: {type: string, pattern: '^[A-Za-z0-9._:@+-]{1,128}$'}
+      schema: {type: string, pattern: '^[A-Za-z0-9._:-]{1,128}$'}
       example: req-5f1c
     IfMatch:
       name: If-Match
@@ -1113,9 +1117,9 @@ components:
       name: after
       in: query
       required: false
-      description: The `nextCursor` of the previous page.
-      schema: {type: string, minLength: 1, maxLength: 512}
-      example: com.example.maps/location
+      description: The `nextCursor` of the previous page (opaque, base64url).
+      schema: {type: string, minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$'}
+      example: dTQyAGNvbS5leGFtcGxlLm1hcHMAbG9jYXRpb24
     AfterSeq:
       name: after
       in: query
@@ -1415,7 +1419,9 @@ components:
       description: >
         The effective authorization of a (user, app, service). `level` is present only when
         `authorized`; `expiresAt` and `purpose` are always present, `null` when not set.
-        `version` grows with every change of the stored record and never goes back.
+        `version` grows with every change of the stored record and never goes back. A record
+        never written is `notDetermined` (`default`) with `version` 0 and `updatedAt`
+        `1970-01-01T00:00:00.000Z`.
       type: object
       required: [user, app, service, status, provisional, once, expiresAt, reason, purpose, updatedAt, version]
       properties:
@@ -1926,7 +1932,7 @@ components:
             purposeStrings:
               NSLocationWhenInUseUsageDescription: Your location is used to show nearby stops.
             updatedAt: '2026-11-20T08:30:00.000Z'
-        nextCursor: com.example.maps
+        nextCursor: Y29tLmV4YW1wbGUubWFwcw
     AuthorizationAuthorized:
       summary: Authorized while in use, after a prompt
       value:
@@ -2016,7 +2022,7 @@ components:
             updatedAt: '2026-11-22T10:00:00.000Z'
             user: u42
             version: 3
-        nextCursor: com.example.maps/location
+        nextCursor: dTQyAGNvbS5leGFtcGxlLm1hcHMAbG9jYXRpb24
     SettingsAlways:
       summary: Authorize Always
       value: {status: authorized, level: always}
@@ -2269,7 +2275,7 @@ components:
         : connected
 
         id: 43
-        event: audit
+        event: authorization.revoked
         data: {"action":"authorization.revoked","actor":{"keyId":"k_consent1","role":"consent"},"app":"com.example.maps","at":"2026-11-22T10:06:00.000Z","reason":"userSet","seq":43,"service":"location","user":"u42"}
 
     APIKeyList:

@@ -18,6 +18,7 @@ import Testing
         #expect(authorization.reason == .default)
         #expect(authorization.version == 0)
         #expect(authorization.level == nil)
+        #expect(authorization.updatedAt == Date(timeIntervalSince1970: 0))
         #expect(response.text.contains(#""purpose":null"#))
         #expect(response.headers["ETag"]?.hasPrefix("\"0-") == true)
     }
