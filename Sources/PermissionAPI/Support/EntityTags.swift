@@ -6,6 +6,7 @@ enum EntityTags {
     /// The `If-Match` precondition (§13.1.1), or nil when the field is absent.
     /// - Throws: `APIProblem` 400 for a malformed field.
     static func ifMatch(_ headers: HTTPHeaders) throws -> ETagCondition? {
+        guard headers.contains("If-Match") else { return nil }
         let values = headers.values(for: "If-Match")
         guard !values.isEmpty else { return nil }
         let tags = try list(values, field: "If-Match")
@@ -16,6 +17,7 @@ enum EntityTags {
     /// answer is 304.
     /// - Throws: `APIProblem` 400 for a malformed field.
     static func noneMatchHits(_ headers: HTTPHeaders, etag: String) throws -> Bool {
+        guard headers.contains("If-None-Match") else { return false }  // the hot path: no allocation
         let values = headers.values(for: "If-None-Match")
         guard !values.isEmpty else { return false }
         for tag in try list(values, field: "If-None-Match") {
