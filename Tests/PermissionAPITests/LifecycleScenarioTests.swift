@@ -124,4 +124,23 @@ import Testing
         let entry = try #require(try app.audit("action=authorization.reset").first)
         #expect(entry.reason == "reset")
     }
+
+    @Test func lifecycleErrorsChangeNothing() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        _ = try app.grant("location", "always", "allowWhileUsing")
+        // The app dropped the Always purpose string the upgrade prompt shows.
+        try app.registerApp("com.example.maps", ["NSLocationWhenInUseUsageDescription": "Nearby stops."])
+        let seq = try app.lastSeq()
+        let upgrade = try app.lifecycle("backgroundLocationUsed")
+        #expect(upgrade.status == 422)
+        #expect(upgrade.problem?.key == "NSLocationAlwaysAndWhenInUseUsageDescription")
+        #expect(try app.lifecycle("uninstalled").status == 400)
+        #expect(try app.lifecycle("sessionEnded", user: "bad user").status == 400)
+        let form = try app.send(.post, "/v1/users/u42/apps/com.example.maps/lifecycle", body: Array("event=x".utf8),
+                                headers: [("Content-Type", "text/plain")])
+        #expect(form.status == 415)
+        #expect(try app.lastSeq() == seq)
+        #expect(try app.send(.get, "/v1/prompts/000000000000-0000000000000000").problemType == .notFound)
+    }
 }
