@@ -102,6 +102,7 @@ for size in $sizes; do
     sample_url="$base/v1/users/u1/apps/com.example.app2/authorizations/location"
     curl -fsS "$sample_url" >"$prefix/body.json"
     body_bytes=$(wc -c <"$prefix/body.json")
+    if grep -q "['\$]" "$prefix/body.json"; then echo "the sample body needs nginx quoting" >&2; exit 1; fi
     mkdir -p "$prefix/nginx-$rows/logs" "$prefix/nginx-$rows/tmp"
     cat >"$prefix/nginx-$rows/nginx.conf" <<NGINX
 worker_processes 1;
@@ -120,9 +121,9 @@ http {
     scgi_temp_path $prefix/nginx-$rows/tmp;
     server {
         listen 127.0.0.1:$nginx_port;
-        location / {
+        location = /body.json {
             default_type application/json;
-            alias $prefix/body.json;
+            return 200 '$(cat "$prefix/body.json")';
         }
     }
 }

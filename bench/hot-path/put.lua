@@ -1,10 +1,11 @@
--- wrk: durable writes. Each request is a settings PUT (SPEC §4 Settings) on a random seeded
--- (user, app), alternating denied and authorized whenInUse, so every write changes the record
--- and appends one audit entry in the same transaction.
-local users = tonumber(os.getenv("USERS") or "10000")
+-- wrk: durable writes. Each request is a settings PUT (SPEC §4 Settings) that denies location
+-- to one seeded app for a user never written before ("w<run>-<n>"), so every answered write is
+-- a real change: one new record and one audit entry committed together (synchronous=FULL).
+-- The bench compares the answered count with the audit rows added.
 local apps = tonumber(os.getenv("APPS") or "100")
-local bodies = { '{"status": "denied"}', '{"status": "authorized", "level": "whenInUse"}' }
+local run = tostring(os.time())
 local headers = { ["Content-Type"] = "application/json" }
+local body = '{"status": "denied"}'
 local n = 0
 
 function init(args)
@@ -13,8 +14,7 @@ end
 
 function request()
     n = n + 1
-    local u = math.random(0, users - 1)
     local a = math.random(0, apps - 1)
-    return wrk.format("PUT", "/v1/users/u" .. u .. "/apps/com.example.app" .. a .. "/authorizations/location",
-        headers, bodies[n % 2 + 1])
+    return wrk.format("PUT", "/v1/users/w" .. run .. "-" .. n .. "/apps/com.example.app" .. a .. "/authorizations/location",
+        headers, body)
 end
