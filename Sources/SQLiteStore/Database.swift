@@ -153,6 +153,10 @@ package final class Database {
     /// The rowid of the last successful INSERT on this connection.
     package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Whether the main database is read-only for this connection
+    /// (https://www.sqlite.org/c3ref/db_readonly.html).
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     /// Whether a transaction is open (https://www.sqlite.org/c3ref/get_autocommit.html).
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 }

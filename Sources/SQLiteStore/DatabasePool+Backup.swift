@@ -28,13 +28,12 @@ extension DatabasePool {
         let temporary = destination + ".partial"
         try removeFiles(at: temporary)
         try read { source in
-            try source.inTransaction(.deferred) {
-                // Start the read transaction now, pinning the snapshot for every step.
-                try source.withStatement("SELECT count(*) FROM sqlite_schema") { _ = try $0.step() }
-                let target = try Database(path: temporary, mode: .readWrite, configuration: configuration)
-                try copy(from: source, to: target, pagesPerStep: pagesPerStep, progress: progress)
-                try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            }
+            // The read transaction `read` opened pins one snapshot for every step; reading
+            // the schema makes sure it has started.
+            try source.withStatement("SELECT count(*) FROM sqlite_schema") { _ = try $0.step() }
+            let target = try Database(path: temporary, mode: .readWrite, configuration: configuration)
+            try copy(from: source, to: target, pagesPerStep: pagesPerStep, progress: progress)
+            try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
         try removeFiles(at: destination)
         do {

@@ -20,11 +20,13 @@ package final class DatabasePool: Sendable {
     package init(path: String, configuration: DatabaseConfiguration = .init()) throws {
         self.path = path
         self.configuration = configuration
-        self.writer = try DatabaseWriter(path: path, configuration: configuration)
-        self.readers = ReaderPool(path: path, configuration: configuration)
+        let readers = ReaderPool(path: path, configuration: configuration)
+        self.readers = readers
+        self.writer = try DatabaseWriter(path: path, configuration: configuration, onCommit: readers.didCommit)
     }
 
-    /// Runs `body` on a pooled read-only connection. See ``ReaderPool/read(_:)``.
+    /// Runs `body` on a pooled read-only connection, in a read transaction that sees every
+    /// write completed before the call. See ``ReaderPool/read(_:)``.
     @inline(__always)
     package func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try readers.read(body)

@@ -36,6 +36,7 @@ package final class DatabaseWriter: @unchecked Sendable {
     private let database: Database  // touched only on `queue`
     private let queue: DispatchQueue
     private let maximumBatchSize: Int
+    private let onCommit: @Sendable () -> Void
     private let lock = NSLock()
     private var pending: [Job] = []  // guarded by lock
     private var draining = false  // guarded by lock
@@ -45,10 +46,13 @@ package final class DatabaseWriter: @unchecked Sendable {
     /// - Parameters:
     ///   - path: the database file, created when missing.
     ///   - configuration: pragmas and the batch cap.
-    package init(path: String, configuration: DatabaseConfiguration) throws {
+    ///   - onCommit: called on the writer queue after every commit, before the callers return
+    ///     (the reader pool ends snapshots that predate it).
+    package init(path: String, configuration: DatabaseConfiguration, onCommit: @escaping @Sendable () -> Void = {}) throws {
         self.database = try Database(path: path, mode: .readWrite, configuration: configuration)
         self.queue = DispatchQueue(label: "SQLiteStore.writer")
         self.maximumBatchSize = configuration.maximumBatchSize
+        self.onCommit = onCommit
     }
 
     /// A snapshot of the counters.
@@ -88,7 +92,10 @@ package final class DatabaseWriter: @unchecked Sendable {
     /// Runs `body` on the writer queue between batches, outside any transaction (migrations,
     /// maintenance). `body` manages its own transactions.
     package func writeWithoutTransaction<Result>(_ body: (Database) throws -> Result) rethrows -> Result {
-        try queue.sync { try body(database) }
+        try queue.sync {
+            defer { onCommit() }  // whatever the body committed must be visible to later reads
+            return try body(database)
+        }
     }
 
     private func enqueue(_ job: Job) {
@@ -173,6 +180,7 @@ package final class DatabaseWriter: @unchecked Sendable {
             failed += completed
             completed.removeAll()
         }
+        if !completed.isEmpty { onCommit() }
         lock.lock()
         if !completed.isEmpty {
             statistics.commits += 1

@@ -5,12 +5,28 @@ import Foundation
 ///
 /// Checkout and checkin are a lock and a free list; connections are opened lazily up to
 /// ``DatabaseConfiguration/maximumReaderCount``, after which a reader waits for one to come back.
+///
+/// Every ``read(_:)`` body runs inside a deferred read transaction, so all its statements see
+/// one snapshot. Starting and ending a read transaction costs SQLite a few system calls (the
+/// WAL read lock in the `-shm` file, https://www.sqlite.org/walformat.html), more than a primary
+/// key lookup itself. So a reader keeps its transaction open between checkouts for as long as
+/// nothing was committed: the writer calls ``didCommit()`` after every commit (before its
+/// callers return), which ends the transactions of idle readers, and a checked-out reader whose
+/// snapshot predates the last commit starts a new one. A body therefore always sees every write
+/// that completed before it started. This relies on this process being the file's only writer.
 package final class ReaderPool: @unchecked Sendable {
+    private struct Idle {
+        let database: Database
+        /// The commit generation the reader's open transaction (if any) is current for.
+        let generation: UInt64
+    }
+
     private let path: String
     private let configuration: DatabaseConfiguration
     private let condition = NSCondition()
-    private var idle: [Database] = []  // guarded by condition
+    private var idle: [Idle] = []  // guarded by condition
     private var openCount = 0  // guarded by condition
+    private var generation: UInt64 = 0  // guarded by condition
 
     /// Creates an empty pool; no connection is opened until the first read.
     /// - Parameters:
@@ -21,15 +37,24 @@ package final class ReaderPool: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    /// Runs `body` with a read-only connection of its own.
-    ///
-    /// Each statement sees the latest committed data; for several statements that must agree,
-    /// wrap them in `inTransaction(.deferred)`.
-    /// - Parameter body: reads; it must leave no transaction open (one left open is rolled back).
+    /// Runs `body` with a read-only connection of its own, inside a read transaction that
+    /// sees every commit made before the call.
+    /// - Parameter body: reads; it must not begin or end transactions itself.
     package func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        let database = try checkout()
-        defer { checkin(database) }
+        let (database, generation) = try checkout()
+        defer { checkin(database, generation: generation) }
+        if !database.isInTransaction { try database.begin(.deferred) }
         return try body(database)
+    }
+
+    /// Called by the writer after each commit: later reads must see it.
+    package func didCommit() {
+        condition.lock()
+        generation &+= 1
+        for reader in idle where reader.database.isInTransaction {
+            reader.database.rollbackIgnoringErrors()  // a read transaction: nothing to undo
+        }
+        condition.unlock()
     }
 
     /// The number of connections opened so far.
@@ -39,18 +64,25 @@ package final class ReaderPool: @unchecked Sendable {
         return openCount
     }
 
-    private func checkout() throws -> Database {
+    /// Takes an idle reader (ending its transaction when a commit happened since it began) or
+    /// opens one; returns it with the current generation.
+    private func checkout() throws -> (Database, UInt64) {
         condition.lock()
         while true {
-            if let database = idle.popLast() {
+            if let reader = idle.popLast() {
+                let current = generation
                 condition.unlock()
-                return database
+                if reader.generation != current && reader.database.isInTransaction {
+                    reader.database.rollbackIgnoringErrors()
+                }
+                return (reader.database, current)
             }
             if openCount < configuration.maximumReaderCount {
                 openCount += 1
+                let current = generation
                 condition.unlock()
                 do {
-                    return try Database(path: path, mode: .readOnly, configuration: configuration)
+                    return (try Database(path: path, mode: .readOnly, configuration: configuration), current)
                 } catch {
                     condition.lock()
                     openCount -= 1
@@ -63,10 +95,12 @@ package final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    private func checkin(_ database: Database) {
-        if database.isInTransaction { database.rollbackIgnoringErrors() }
+    private func checkin(_ database: Database, generation snapshot: UInt64) {
         condition.lock()
-        idle.append(database)
+        if snapshot != generation && database.isInTransaction {
+            database.rollbackIgnoringErrors()  // stale: do not hold an old snapshot while idle
+        }
+        idle.append(Idle(database: database, generation: snapshot))
         condition.signal()
         condition.unlock()
     }

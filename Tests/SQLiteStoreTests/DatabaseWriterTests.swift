@@ -65,20 +65,27 @@ import Testing
         -> [Int: Result<Void, any Error>]
     {
         let gate = DispatchSemaphore(value: 0)
-        let blocker = Thread {
-            pool.writeWithoutTransaction { _ in gate.wait() }
-        }
-        blocker.start()
+        let blocking = DispatchSemaphore(value: 0)
+        Thread {
+            pool.writeWithoutTransaction { _ in
+                blocking.signal()
+                gate.wait()
+            }
+        }.start()
+        blocking.wait()  // the writer queue is busy from here on
         let results = Collected<(Int, Result<Void, any Error>)>()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
             onThreads(count) { index in
                 results.append((index, Result { try pool.write { database in try body(database, index) } }))
             }
-        }
-        while pool.writer.pendingCount < count { usleep(1_000) }
+            finished.signal()
+        }.start()
+        let deadline = DispatchTime.now() + .seconds(30)
+        while pool.writer.pendingCount < count && DispatchTime.now() < deadline { usleep(1_000) }
+        #expect(pool.writer.pendingCount == count, "the writers did not queue up in time")
         gate.signal()
-        group.wait()
+        finished.wait()
         return Dictionary(uniqueKeysWithValues: results.elements)
     }
 
@@ -160,6 +167,36 @@ import Testing
         release.signal()
         writerDone.wait()
         #expect(try count(pool) == 2)
+    }
+
+    @Test func readsSeeEveryCompletedWriteAndIdleReadersHoldNoSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try makePool(directory)
+        for id in 1...50 {
+            #expect(try count(pool) == id - 1)
+            #expect(try count(pool) == id - 1)  // a reused snapshot, still current
+            try pool.write { database in try insert(database, id) }
+        }
+        // Several readers were used at once; all are idle now and none pins an old snapshot,
+        // so a full checkpoint can reset the WAL.
+        onThreads(4) { _ in
+            for _ in 0..<20 {
+                do {
+                    _ = try pool.read { try $0.withStatement("SELECT count(*) FROM t") { try $0.step() } }
+                } catch {
+                    Issue.record("read failed: \(error)")
+                }
+            }
+        }
+        try pool.write { database in try insert(database, 1_000) }
+        let checkpoint = try pool.writeWithoutTransaction { database in
+            try database.withStatement("PRAGMA wal_checkpoint(TRUNCATE)") { statement -> [Int] in
+                guard try statement.step() else { return [] }
+                return [statement.int(at: 0), statement.int(at: 1), statement.int(at: 2)]
+            }
+        }
+        #expect(checkpoint == [0, 0, 0])  // not busy; the WAL is empty afterwards
+        #expect(try count(pool) == 51)
     }
 
     @Test func readerPoolReusesConnectionsAndCapsThem() throws {

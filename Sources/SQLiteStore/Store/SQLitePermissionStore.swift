@@ -1,0 +1,85 @@
+import Foundation
+internal import CSQLite
+public import PermissionDomain
+
+/// The permission store in one SQLite file: one group-committing writer and a pool of WAL
+/// readers (https://www.sqlite.org/wal.html), the schema of ``PermissionSchema``.
+///
+/// ``read(_:)`` runs its body in a deferred read transaction on a pooled reader, so the
+/// queries of one body see one snapshot and never wait for the writer. ``write(_:)`` runs its
+/// body in its own savepoint inside a group commit: a mutation and its audit entry are atomic,
+/// and the call returns after the commit is on disk (`synchronous=FULL`).
+public final class SQLitePermissionStore: PermissionStore {
+    /// The database file.
+    public let path: String
+    package let pool: DatabasePool
+
+    private init(pool: DatabasePool) {
+        self.pool = pool
+        self.path = pool.path
+    }
+
+    /// Opens the store at `path`, creating the file and its parent directory when missing, and
+    /// applies pending migrations.
+    /// - Parameters:
+    ///   - path: the database file.
+    ///   - configuration: pragmas, pool and batch sizes.
+    /// - Throws: ``SQLiteError``, or ``MigrationError/databaseNewerThanCode(unknownIDs:)`` when
+    ///   the file was written by a newer version.
+    public static func open(path: String, configuration: DatabaseConfiguration = .init()) throws -> SQLitePermissionStore {
+        let pool = try openPool(path: path, configuration: configuration)
+        _ = try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0) }
+        return SQLitePermissionStore(pool: pool)
+    }
+
+    /// Applies pending migrations to the file at `path` and returns their ids (the server's
+    /// `migrate` subcommand).
+    @discardableResult
+    public static func migrate(path: String, configuration: DatabaseConfiguration = .init()) throws -> [String] {
+        let pool = try openPool(path: path, configuration: configuration)
+        return try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0) }
+    }
+
+    /// The ids of the migrations this code knows, in order.
+    public static var knownMigrations: [String] { PermissionSchema.migrator.migrations.map(\.id) }
+
+    private static func openPool(path: String, configuration: DatabaseConfiguration) throws -> DatabasePool {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot create directory \(directory): \(error)", sql: nil)
+            }
+        }
+        return try DatabasePool(path: path, configuration: configuration)
+    }
+
+    /// For `/readyz`: throws unless the file is writable (the write lock can be taken) and
+    /// every known migration is applied (and no unknown one).
+    public func checkReady() throws {
+        try pool.read { try PermissionSchema.migrator.checkMigrated($0) }
+        try pool.write { database in
+            if database.isReadOnly {
+                throw SQLiteError(code: SQLITE_READONLY, message: "the database file is read-only", sql: nil)
+            }
+        }
+    }
+
+    /// Copies the live database to `destination` (a consistent snapshot; see
+    /// ``DatabasePool/backup(to:pagesPerStep:progress:)``).
+    /// - Parameters:
+    ///   - destination: the backup file, replaced atomically.
+    ///   - progress: called with (pages copied, total pages) after each step, for logging.
+    public func backup(to destination: String, progress: (@Sendable (_ copied: Int, _ total: Int) -> Void)? = nil) throws {
+        try pool.backup(to: destination) { step in progress?(step.copied, step.total) }
+    }
+
+    public func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {
+        try pool.read { database in try body(StoreSession(database: database)) }
+    }
+
+    public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
+        try pool.write { database in try body(StoreSession(database: database)) }
+    }
+}

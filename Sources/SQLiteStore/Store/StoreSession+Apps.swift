@@ -1,0 +1,108 @@
+import Foundation
+import PermissionDomain
+
+/// Registered apps and their purpose strings (SPEC §4 Apps), and custom services (SPEC §2).
+extension StoreSession {
+    func app(_ id: AppID) throws -> App? {
+        guard let (name, updatedAt) = try row("SELECT name, updated_at FROM apps WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) }, decode: {
+            (try $0.requiredString(at: 0, "apps", "name"), $0.int64(at: 1))
+        }) else { return nil }
+        return App(trusted: id, name: name, purposeStrings: try purposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
+    }
+
+    func apps(after: AppID?, limit: Int) throws -> [App] {
+        let page = try rows("SELECT id, name, updated_at FROM apps WHERE id > ?1 ORDER BY id LIMIT ?2") { statement in
+            statement.bind(after?.rawValue ?? "", at: 1)
+            statement.bind(Self.limit(limit), at: 2)
+        } decode: { statement in
+            (AppID(trusted: try statement.requiredString(at: 0, "apps", "id")),
+             try statement.requiredString(at: 1, "apps", "name"), statement.int64(at: 2))
+        }
+        return try page.map { id, name, updatedAt in
+            App(trusted: id, name: name, purposeStrings: try purposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
+        }
+    }
+
+    private func purposeStrings(of app: AppID) throws -> [String: PurposeString] {
+        let pairs = try rows("SELECT key, purpose FROM app_purpose_strings WHERE app = ?1") { $0.bind(app.rawValue, at: 1) } decode: {
+            (try $0.requiredString(at: 0, "app_purpose_strings", "key"),
+             PurposeString(trusted: try $0.requiredString(at: 1, "app_purpose_strings", "purpose")))
+        }
+        return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+    }
+
+    func save(_ app: App) throws {
+        try run("""
+            INSERT INTO apps (id, name, updated_at) VALUES (?1, ?2, ?3)
+            ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at
+            """) { statement in
+            statement.bind(app.id.rawValue, at: 1)
+            statement.bind(app.name, at: 2)
+            statement.bind(app.updatedAt.millisecondsSince1970, at: 3)
+        }
+        try run("DELETE FROM app_purpose_strings WHERE app = ?1") { $0.bind(app.id.rawValue, at: 1) }
+        for (key, purpose) in app.purposeStrings {
+            try run("INSERT INTO app_purpose_strings (app, key, purpose) VALUES (?1, ?2, ?3)") { statement in
+                statement.bind(app.id.rawValue, at: 1)
+                statement.bind(key, at: 2)
+                statement.bind(purpose.rawValue, at: 3)
+            }
+        }
+    }
+
+    func service(_ id: ServiceID) throws -> ServiceDefinition? {
+        guard let (builtin, specials) = try row("SELECT builtin, specials FROM services WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) }, decode: {
+            ($0.bool(at: 0), try Self.decodeSpecials($0.list(at: 1)))
+        }) else { return nil }
+        return try definition(id: id, builtin: builtin, specials: specials)
+    }
+
+    func services() throws -> [ServiceDefinition] {
+        let headers = try rows("SELECT id, builtin, specials FROM services ORDER BY id", bind: { _ in }) { statement in
+            (ServiceID(trusted: try statement.requiredString(at: 0, "services", "id")), statement.bool(at: 1),
+             try Self.decodeSpecials(statement.list(at: 2)))
+        }
+        return try headers.map { id, builtin, specials in try definition(id: id, builtin: builtin, specials: specials) }
+    }
+
+    private func definition(id: ServiceID, builtin: Bool, specials: Set<ServiceSpecial>) throws -> ServiceDefinition {
+        let levels = try rows("SELECT level, purpose_keys FROM service_levels WHERE service = ?1 ORDER BY rank") {
+            $0.bind(id.rawValue, at: 1)
+        } decode: { statement in
+            (Level(trusted: try statement.requiredString(at: 0, "service_levels", "level")),
+             statement.list(at: 1).map(String.init))
+        }
+        guard !levels.isEmpty else { throw Self.corrupt("service_levels", "level") }
+        return ServiceDefinition(
+            trusted: id, levels: levels.map(\.0), purposeKeys: levels.map(\.1), builtin: builtin, specials: specials)
+    }
+
+    private static func decodeSpecials(_ parts: [Substring]) throws -> Set<ServiceSpecial> {
+        var specials = Set<ServiceSpecial>()
+        for part in parts {
+            guard let special = ServiceSpecial(rawValue: String(part)) else { throw corrupt("services", "specials") }
+            specials.insert(special)
+        }
+        return specials
+    }
+
+    func save(_ service: ServiceDefinition) throws {
+        try run("""
+            INSERT INTO services (id, builtin, specials) VALUES (?1, ?2, ?3)
+            ON CONFLICT (id) DO UPDATE SET builtin = excluded.builtin, specials = excluded.specials
+            """) { statement in
+            statement.bind(service.id.rawValue, at: 1)
+            statement.bind(service.builtin, at: 2)
+            statement.bind(service.specials.map(\.rawValue).sorted().joined(separator: ","), at: 3)
+        }
+        try run("DELETE FROM service_levels WHERE service = ?1") { $0.bind(service.id.rawValue, at: 1) }
+        for (rank, level) in service.levels.enumerated() {
+            try run("INSERT INTO service_levels (service, rank, level, purpose_keys) VALUES (?1, ?2, ?3, ?4)") { statement in
+                statement.bind(service.id.rawValue, at: 1)
+                statement.bind(rank, at: 2)
+                statement.bind(level.rawValue, at: 3)
+                statement.bind(service.purposeKeys[rank].joined(separator: ","), at: 4)
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import PermissionDomain
+
+/// Authorization records: the hot-path point read, filtered listings, due once grants, upsert.
+extension StoreSession {
+    private static let columns = """
+        user, app, service, status, level, provisional, once, expires_at, reason, purpose, \
+        declined_levels, updated_at, version
+        """
+
+    private static let selectOne = """
+        SELECT status, level, provisional, once, expires_at, reason, purpose, declined_levels, updated_at, version
+        FROM authorizations WHERE user = ?1 AND app = ?2 AND service = ?3
+        """
+
+    func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization? {
+        try row(Self.selectOne) { statement in
+            statement.bind(user.rawValue, at: 1)
+            statement.bind(app.rawValue, at: 2)
+            statement.bind(service.rawValue, at: 3)
+        } decode: { statement in
+            try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 0)
+        }
+    }
+
+    func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws
+        -> [StoredAuthorization]
+    {
+        // Equality terms, then the keyset cursor; SQLite picks the index whose prefix matches
+        // (see PermissionSchema) and reads it in (user, app, service) order without sorting.
+        var terms: [String] = []
+        var values: [SQLValue] = []
+        if let user = filter.user {
+            terms.append("user = ?")
+            values.append(.text(user.rawValue))
+        }
+        if let app = filter.app {
+            terms.append("app = ?")
+            values.append(.text(app.rawValue))
+        }
+        if let service = filter.service {
+            terms.append("service = ?")
+            values.append(.text(service.rawValue))
+        }
+        if let status = filter.status {
+            terms.append("status = ?")
+            values.append(.text(status.rawValue))
+        }
+        if let after {
+            terms.append("(user, app, service) > (?, ?, ?)")
+            values += [.text(after.user.rawValue), .text(after.app.rawValue), .text(after.service.rawValue)]
+        }
+        values.append(.integer(Self.limit(limit)))
+        let condition = terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ")
+        let sql = "SELECT \(Self.columns) FROM authorizations \(condition) ORDER BY user, app, service LIMIT ?"
+        return try rows(sql) { $0.bind(values) } decode: { try Self.decodeListedAuthorization($0) }
+    }
+
+    func dueOnceGrants(before date: Date, limit: Int) throws -> [StoredAuthorization] {
+        let sql = """
+            SELECT \(Self.columns) FROM authorizations
+            WHERE once = 1 AND expires_at <= ?1 ORDER BY expires_at, user, app, service LIMIT ?2
+            """
+        return try rows(sql) { statement in
+            statement.bind(date.millisecondsSince1970, at: 1)
+            statement.bind(Self.limit(limit), at: 2)
+        } decode: { try Self.decodeListedAuthorization($0) }
+    }
+
+    func save(_ authorization: StoredAuthorization) throws {
+        let sql = """
+            INSERT INTO authorizations (\(Self.columns))
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            ON CONFLICT (user, app, service) DO UPDATE SET
+                status = excluded.status, level = excluded.level, provisional = excluded.provisional,
+                once = excluded.once, expires_at = excluded.expires_at, reason = excluded.reason,
+                purpose = excluded.purpose, declined_levels = excluded.declined_levels,
+                updated_at = excluded.updated_at, version = excluded.version
+            """
+        try run(sql) { statement in
+            statement.bind(authorization.user.rawValue, at: 1)
+            statement.bind(authorization.app.rawValue, at: 2)
+            statement.bind(authorization.service.rawValue, at: 3)
+            statement.bind(authorization.status.rawValue, at: 4)
+            statement.bind(authorization.level?.rawValue, at: 5)
+            statement.bind(authorization.provisional, at: 6)
+            statement.bind(authorization.once, at: 7)
+            statement.bind(authorization.expiresAt, at: 8)
+            statement.bind(authorization.reason.rawValue, at: 9)
+            statement.bind(authorization.purpose?.rawValue, at: 10)
+            statement.bind(authorization.declinedLevels.map(\.rawValue).joined(separator: ","), at: 11)
+            statement.bind(authorization.updatedAt, at: 12)
+            statement.bind(authorization.version, at: 13)
+        }
+    }
+
+    /// Decodes a row of `columns`.
+    private static func decodeListedAuthorization(_ statement: Statement) throws -> StoredAuthorization {
+        let user = UserID(trusted: try statement.requiredString(at: 0, "authorizations", "user"))
+        let app = AppID(trusted: try statement.requiredString(at: 1, "authorizations", "app"))
+        let service = ServiceID(trusted: try statement.requiredString(at: 2, "authorizations", "service"))
+        return try decodeAuthorization(statement, user: user, app: app, service: service, offset: 3)
+    }
+
+    /// Decodes the columns from `status` on, starting at column `offset`.
+    private static func decodeAuthorization(
+        _ statement: Statement, user: UserID, app: AppID, service: ServiceID, offset: Int32
+    ) throws -> StoredAuthorization {
+        StoredAuthorization(
+            user: user, app: app, service: service,
+            status: try statement.enumeration(AuthorizationStatus.self, at: offset, "authorizations", "status"),
+            level: statement.string(at: offset + 1).map(Level.init(trusted:)),
+            provisional: statement.bool(at: offset + 2),
+            once: statement.bool(at: offset + 3),
+            expiresAt: statement.date(at: offset + 4),
+            reason: try statement.enumeration(Reason.self, at: offset + 5, "authorizations", "reason"),
+            purpose: statement.string(at: offset + 6).map(PurposeString.init(trusted:)),
+            declinedLevels: statement.list(at: offset + 7).map { Level(trusted: String($0)) },
+            updatedAt: statement.date(at: offset + 8),
+            version: statement.int64(at: offset + 9))
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import PermissionDomain
+
+/// Operator policies (SPEC §4 Policies) and user settings (the Location Services switch).
+extension StoreSession {
+    private static let policyColumns = "id, service, app, user, effect, level, updated_at"
+
+    func policy(id: PolicyID) throws -> Policy? {
+        try row("SELECT \(Self.policyColumns) FROM policies WHERE id = ?1") { $0.bind(id.rawValue, at: 1) } decode: {
+            try Self.decodePolicy($0)
+        }
+    }
+
+    func policies(after: PolicyID?, limit: Int) throws -> [Policy] {
+        try rows("SELECT \(Self.policyColumns) FROM policies WHERE id > ?1 ORDER BY id LIMIT ?2") { statement in
+            statement.bind(after?.rawValue ?? "", at: 1)
+            statement.bind(Self.limit(limit), at: 2)
+        } decode: { try Self.decodePolicy($0) }
+    }
+
+    func policies(service: ServiceID, app: AppID, user: UserID) throws -> [Policy] {
+        // Four index seeks on policies_by_service (service, app, user), one per null/equal pair.
+        let sql = """
+            SELECT \(Self.policyColumns) FROM policies
+            WHERE service = ?1 AND (app = ?2 OR app IS NULL) AND (user = ?3 OR user IS NULL)
+            """
+        return try rows(sql) { statement in
+            statement.bind(service.rawValue, at: 1)
+            statement.bind(app.rawValue, at: 2)
+            statement.bind(user.rawValue, at: 3)
+        } decode: { try Self.decodePolicy($0) }
+    }
+
+    func save(_ policy: Policy) throws {
+        try run("""
+            INSERT INTO policies (\(Self.policyColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            ON CONFLICT (id) DO UPDATE SET service = excluded.service, app = excluded.app, user = excluded.user,
+                effect = excluded.effect, level = excluded.level, updated_at = excluded.updated_at
+            """) { statement in
+            statement.bind(policy.id.rawValue, at: 1)
+            statement.bind(policy.service.rawValue, at: 2)
+            statement.bind(policy.app?.rawValue, at: 3)
+            statement.bind(policy.user?.rawValue, at: 4)
+            statement.bind(policy.effect.rawValue, at: 5)
+            statement.bind(policy.level?.rawValue, at: 6)
+            statement.bind(policy.updatedAt.millisecondsSince1970, at: 7)
+        }
+    }
+
+    @discardableResult
+    func deletePolicy(id: PolicyID) throws -> Bool {
+        try run("DELETE FROM policies WHERE id = ?1") { $0.bind(id.rawValue, at: 1) }
+        return database.changes > 0
+    }
+
+    private static func decodePolicy(_ statement: Statement) throws -> Policy {
+        Policy(
+            trusted: PolicyID(trusted: try statement.requiredString(at: 0, "policies", "id")),
+            service: ServiceID(trusted: try statement.requiredString(at: 1, "policies", "service")),
+            app: statement.string(at: 2).map(AppID.init(trusted:)),
+            user: statement.string(at: 3).map(UserID.init(trusted:)),
+            effect: try statement.enumeration(PolicyEffect.self, at: 4, "policies", "effect"),
+            level: statement.string(at: 5).map(Level.init(trusted:)),
+            updatedAt: statement.date(at: 6) ?? Date(millisecondsSince1970: 0))
+    }
+
+    func userSettings(_ user: UserID) throws -> UserSettings? {
+        try row("SELECT location_services_enabled, updated_at FROM user_settings WHERE user = ?1") {
+            $0.bind(user.rawValue, at: 1)
+        } decode: { UserSettings(user: user, locationServicesEnabled: $0.bool(at: 0), updatedAt: $0.date(at: 1)) }
+    }
+
+    func save(_ settings: UserSettings) throws {
+        try run("""
+            INSERT INTO user_settings (user, location_services_enabled, updated_at) VALUES (?1, ?2, ?3)
+            ON CONFLICT (user) DO UPDATE SET
+                location_services_enabled = excluded.location_services_enabled, updated_at = excluded.updated_at
+            """) { statement in
+            statement.bind(settings.user.rawValue, at: 1)
+            statement.bind(settings.locationServicesEnabled, at: 2)
+            statement.bind(settings.updatedAt, at: 3)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import PermissionDomain
+
+/// Prompts (SPEC §4 Prompt): by id, filtered listings, the pending one of an authorization,
+/// due ones, upsert.
+extension StoreSession {
+    private static let columns = """
+        id, user, app, service, kind, requested_level, options, purpose, purpose_key, state, \
+        created_at, expires_at, ended_at, choice
+        """
+
+    func prompt(id: PromptID) throws -> Prompt? {
+        try row("SELECT \(Self.columns) FROM prompts WHERE id = ?1") { $0.bind(id.rawValue, at: 1) } decode: {
+            try Self.decodePrompt($0)
+        }
+    }
+
+    func prompts(matching filter: PromptFilter, after: PromptID?, limit: Int) throws -> [Prompt] {
+        var terms: [String] = []
+        var values: [SQLValue] = []
+        if let user = filter.user {
+            terms.append("user = ?")
+            values.append(.text(user.rawValue))
+        }
+        if let app = filter.app {
+            terms.append("app = ?")
+            values.append(.text(app.rawValue))
+        }
+        if let service = filter.service {
+            terms.append("service = ?")
+            values.append(.text(service.rawValue))
+        }
+        if let state = filter.state {
+            // A literal, not a parameter, so that the partial indexes on pending prompts apply
+            // (https://www.sqlite.org/partialindex.html#queries_using_partial_indexes).
+            terms.append("state = '\(state.rawValue)'")
+        }
+        if let after {
+            terms.append("id > ?")
+            values.append(.text(after.rawValue))
+        }
+        values.append(.integer(Self.limit(limit)))
+        let condition = terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ")
+        return try rows("SELECT \(Self.columns) FROM prompts \(condition) ORDER BY id LIMIT ?") { $0.bind(values) } decode: {
+            try Self.decodePrompt($0)
+        }
+    }
+
+    func pendingPrompt(user: UserID, app: AppID, service: ServiceID) throws -> Prompt? {
+        let sql = """
+            SELECT \(Self.columns) FROM prompts
+            WHERE user = ?1 AND app = ?2 AND service = ?3 AND state = 'pending'
+            """
+        return try row(sql) { statement in
+            statement.bind(user.rawValue, at: 1)
+            statement.bind(app.rawValue, at: 2)
+            statement.bind(service.rawValue, at: 3)
+        } decode: { try Self.decodePrompt($0) }
+    }
+
+    func duePrompts(before date: Date, limit: Int) throws -> [Prompt] {
+        let sql = """
+            SELECT \(Self.columns) FROM prompts
+            WHERE state = 'pending' AND expires_at <= ?1 ORDER BY expires_at, id LIMIT ?2
+            """
+        return try rows(sql) { statement in
+            statement.bind(date.millisecondsSince1970, at: 1)
+            statement.bind(Self.limit(limit), at: 2)
+        } decode: { try Self.decodePrompt($0) }
+    }
+
+    func save(_ prompt: Prompt) throws {
+        try run("""
+            INSERT INTO prompts (\(Self.columns))
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+            ON CONFLICT (id) DO UPDATE SET
+                user = excluded.user, app = excluded.app, service = excluded.service, kind = excluded.kind,
+                requested_level = excluded.requested_level, options = excluded.options,
+                purpose = excluded.purpose, purpose_key = excluded.purpose_key, state = excluded.state,
+                created_at = excluded.created_at, expires_at = excluded.expires_at,
+                ended_at = excluded.ended_at, choice = excluded.choice
+            """) { statement in
+            statement.bind(prompt.id.rawValue, at: 1)
+            statement.bind(prompt.user.rawValue, at: 2)
+            statement.bind(prompt.app.rawValue, at: 3)
+            statement.bind(prompt.service.rawValue, at: 4)
+            statement.bind(prompt.kind.rawValue, at: 5)
+            statement.bind(prompt.requestedLevel.rawValue, at: 6)
+            statement.bind(prompt.options.map(\.rawValue).joined(separator: ","), at: 7)
+            statement.bind(prompt.purpose.rawValue, at: 8)
+            statement.bind(prompt.purposeKey, at: 9)
+            statement.bind(prompt.state.rawValue, at: 10)
+            statement.bind(prompt.createdAt.millisecondsSince1970, at: 11)
+            statement.bind(prompt.expiresAt.millisecondsSince1970, at: 12)
+            statement.bind(prompt.endedAt, at: 13)
+            statement.bind(prompt.choice?.rawValue, at: 14)
+        }
+    }
+
+    private static func decodePrompt(_ statement: Statement) throws -> Prompt {
+        var options: [Choice] = []
+        for part in statement.list(at: 6) {
+            guard let choice = Choice(rawValue: String(part)) else { throw corrupt("prompts", "options") }
+            options.append(choice)
+        }
+        var choice: Choice?
+        if let text = statement.string(at: 13) {
+            guard let value = Choice(rawValue: text) else { throw corrupt("prompts", "choice") }
+            choice = value
+        }
+        return Prompt(
+            id: PromptID(trusted: try statement.requiredString(at: 0, "prompts", "id")),
+            user: UserID(trusted: try statement.requiredString(at: 1, "prompts", "user")),
+            app: AppID(trusted: try statement.requiredString(at: 2, "prompts", "app")),
+            service: ServiceID(trusted: try statement.requiredString(at: 3, "prompts", "service")),
+            kind: try statement.enumeration(PromptKind.self, at: 4, "prompts", "kind"),
+            requestedLevel: Level(trusted: try statement.requiredString(at: 5, "prompts", "requested_level")),
+            options: options,
+            purpose: PurposeString(trusted: try statement.requiredString(at: 7, "prompts", "purpose")),
+            purposeKey: try statement.requiredString(at: 8, "prompts", "purpose_key"),
+            state: try statement.enumeration(PromptState.self, at: 9, "prompts", "state"),
+            createdAt: statement.date(at: 10) ?? Date(millisecondsSince1970: 0),
+            expiresAt: statement.date(at: 11) ?? Date(millisecondsSince1970: 0),
+            endedAt: statement.date(at: 12),
+            choice: choice)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+internal import CSQLite
+import PermissionDomain
+
+/// The permission model's reads and writes over one connection: a pooled reader inside
+/// `PermissionStore.read` (a deferred read transaction), or the writer inside a group-commit
+/// savepoint. A struct holding one reference, so passing it as an existential does not allocate.
+///
+/// Every query is a cached prepared statement; listings are keyset-paged with row-value
+/// comparisons that SQLite turns into index seeks (https://www.sqlite.org/rowvalue.html).
+struct StoreSession: PermissionWriter {
+    let database: Database
+
+    /// A stored value that does not parse: the file was changed outside this program.
+    static func corrupt(_ table: String, _ column: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_CORRUPT, message: "unexpected value in \(table).\(column)", sql: nil)
+    }
+
+    /// Runs `sql` with `bind`, collecting `decode` for each row.
+    func rows<Row>(_ sql: String, bind: (Statement) -> Void, decode: (Statement) throws -> Row) throws -> [Row] {
+        try database.withStatement(sql) { statement in
+            bind(statement)
+            var rows: [Row] = []
+            while try statement.step() { rows.append(try decode(statement)) }
+            return rows
+        }
+    }
+
+    /// Runs `sql` with `bind` and decodes the first row, if any.
+    func row<Row>(_ sql: String, bind: (Statement) -> Void, decode: (Statement) throws -> Row) throws -> Row? {
+        try database.withStatement(sql) { statement in
+            bind(statement)
+            return try statement.step() ? try decode(statement) : nil
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ sql: String, bind: (Statement) -> Void) throws {
+        try database.withStatement(sql) { statement in
+            bind(statement)
+            try statement.execute()
+        }
+    }
+
+    /// The page size SQL gets: at least 1 (the protocol requires `limit >= 1`).
+    static func limit(_ limit: Int) -> Int64 { Int64(max(1, limit)) }
+}
+
+extension Statement {
+    /// A non-NULL text column, or a corruption error naming it.
+    func requiredString(at index: Int32, _ table: String, _ column: String) throws -> String {
+        guard let text = string(at: index) else { throw StoreSession.corrupt(table, column) }
+        return text
+    }
+
+    /// A column holding a `RawRepresentable` enumeration's raw value.
+    func enumeration<Value: RawRepresentable>(_ type: Value.Type, at index: Int32, _ table: String, _ column: String)
+        throws -> Value where Value.RawValue == String
+    {
+        guard let text = string(at: index), let value = Value(rawValue: text) else {
+            throw StoreSession.corrupt(table, column)
+        }
+        return value
+    }
+
+    /// A millisecond timestamp column, or nil when NULL.
+    func date(at index: Int32) -> Date? {
+        isNull(at: index) ? nil : Date(millisecondsSince1970: int64(at: index))
+    }
+
+    /// A comma-joined list column split into its parts (empty text is an empty list).
+    func list(at index: Int32) -> [Substring] {
+        guard let text = string(at: index), !text.isEmpty else { return [] }
+        return text.split(separator: ",", omittingEmptySubsequences: false)
+    }
+
+    /// Binds a date as milliseconds, or NULL.
+    func bind(_ date: Date?, at index: Int32) {
+        if let date { bind(date.millisecondsSince1970, at: index) } else { bindNull(at: index) }
+    }
+}
