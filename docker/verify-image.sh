@@ -81,7 +81,7 @@ cleanup() {
     set +e
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
         kill -TERM "$server_pid"
-        sleep 2
+        for _ in $(seq 1 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.2; done
         kill -0 "$server_pid" 2>/dev/null && kill -KILL "$server_pid"
     fi
     if [ -n "$run_pid" ]; then wait "$run_pid" 2>/dev/null; fi
