@@ -9,7 +9,8 @@ public struct DatabaseConfiguration: Sendable {
     public var busyTimeoutMilliseconds: Int32
     /// Page cache per connection, in KiB (`PRAGMA cache_size=-N`).
     public var cacheSizeKiB: Int
-    /// `PRAGMA mmap_size` for reader connections; 0 disables memory-mapped reads.
+    /// `PRAGMA mmap_size` for reader connections (https://www.sqlite.org/mmap.html): address
+    /// space, not memory; pages beyond it are read with a system call each. 0 disables it.
     public var mmapSize: Int64
     /// The most read-only connections the pool opens; further readers wait for one.
     public var maximumReaderCount: Int
@@ -26,7 +27,7 @@ public struct DatabaseConfiguration: Sendable {
     public init(
         busyTimeoutMilliseconds: Int32 = 5_000,
         cacheSizeKiB: Int = 8_192,
-        mmapSize: Int64 = 256 * 1024 * 1024,
+        mmapSize: Int64 = 1 << 30,
         maximumReaderCount: Int = 8,
         maximumBatchSize: Int = 256
     ) {
