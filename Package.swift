@@ -20,6 +20,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // System libraries, each imported by exactly one target.
@@ -35,7 +36,11 @@ let package = Package(
         // The permission model: pure values and rules, time from an injected clock.
         .target(name: "PermissionDomain", swiftSettings: swiftSettings),
         // SQLite persistence of the domain.
-        .target(name: "SQLiteStore", dependencies: ["PermissionDomain", "CSQLite"], swiftSettings: swiftSettings),
+        .target(
+            name: "SQLiteStore",
+            dependencies: ["PermissionDomain", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // Wire shapes of openapi.yaml, shared by server and client.
         .target(name: "PermissionWire", swiftSettings: swiftSettings),
         // Controllers, problem+json, buildApplication.
@@ -44,6 +49,7 @@ let package = Package(
             dependencies: [
                 "HTTPCore", "PermissionDomain", "PermissionWire",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
