@@ -31,4 +31,8 @@ public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
     public static let servicePut = AuditAction("service.put")
     /// The user's Location Services switch changed.
     public static let settingsChanged = AuditAction("settings.changed")
+    /// An API key was issued; `detail` has `key`, `role`, `name` (and `app`), never the secret.
+    public static let keyCreated = AuditAction("key.created")
+    /// An API key was revoked; `detail` has `key` and `role`.
+    public static let keyRevoked = AuditAction("key.revoked")
 }

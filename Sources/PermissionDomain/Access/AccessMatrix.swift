@@ -1,0 +1,42 @@
+/// The rights of each role, as one pure table (SPEC §6). The API checks every request
+/// against it in one place; the README's access-control table is this table.
+public enum AccessMatrix {
+    /// How far `role` holds `right`.
+    public static func grant(_ role: Role, _ right: AccessRight) -> AccessGrant {
+        switch role {
+        case .admin:
+            return .granted
+        case .consent:
+            switch right {
+            case .open, .readAuthorization, .listAuthorizations, .setAuthorization, .lifecycle, .readPrompts, .decide,
+                .readSettings, .writeSettings, .readCatalogue:
+                return .granted
+            case .requestAccess, .manageCatalogue, .reset, .manageKeys, .readAudit, .readEvents:
+                return .denied
+            }
+        case .app:
+            switch right {
+            case .open: return .granted
+            case .readAuthorization, .listAuthorizations, .requestAccess, .lifecycle, .readEvents: return .ownApp
+            case .setAuthorization, .readPrompts, .decide, .readSettings, .writeSettings, .readCatalogue,
+                .manageCatalogue, .reset, .manageKeys, .readAudit:
+                return .denied
+            }
+        case .auditor:
+            switch right {
+            case .open, .readAudit, .readEvents: return .granted
+            default: return .denied
+            }
+        }
+    }
+
+    /// Whether `role` may post lifecycle `event`: an app key only `sessionEnded` and
+    /// `reinstalled` (SPEC §6); `backgroundLocationUsed` may prompt, which is the user's side.
+    public static func mayPost(_ event: LifecycleEvent, as role: Role) -> Bool {
+        switch grant(role, .lifecycle) {
+        case .denied: return false
+        case .granted: return true
+        case .ownApp: return event == .sessionEnded || event == .reinstalled
+        }
+    }
+}

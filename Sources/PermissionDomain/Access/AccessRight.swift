@@ -1,0 +1,36 @@
+/// What a route of the API does, as access control sees it (SPEC §6). Every route declares
+/// exactly one; `AccessMatrix` says which roles hold it.
+public enum AccessRight: String, Sendable, Hashable, CaseIterable {
+    /// `/healthz`, `/readyz`, `/openapi.yaml`: no key needed.
+    case open
+    /// `GET` one authorization (the hot path).
+    case readAuthorization
+    /// Listings of authorizations: of a user (all apps), or of an app and service (all users).
+    case listAuthorizations
+    /// `POST .../request`: ask for access (may create a prompt; never grants by itself).
+    case requestAccess
+    /// `PUT` an authorization, `POST .../revoke`: the user's own changes.
+    case setAuthorization
+    /// `POST .../lifecycle`; an app key may only post `sessionEnded` and `reinstalled`.
+    case lifecycle
+    /// Prompts: listing and reading.
+    case readPrompts
+    /// `POST /v1/prompts/{id}/decision`: the user's answer.
+    case decide
+    /// `GET` a user's settings.
+    case readSettings
+    /// `PUT` a user's settings (Location Services).
+    case writeSettings
+    /// Reads of apps, services and policies.
+    case readCatalogue
+    /// Writes of apps, services and policies.
+    case manageCatalogue
+    /// `POST /v1/reset`.
+    case reset
+    /// `/v1/keys`: list, issue and revoke API keys.
+    case manageKeys
+    /// `GET /v1/audit` and `GET /v1/audit/verify`.
+    case readAudit
+    /// `GET /v1/events`: the change feed; an app key sees only its own app's events.
+    case readEvents
+}
