@@ -1,6 +1,5 @@
-/// Persistence of the permission model, implemented over SQLite by `SQLiteStore`
-/// (and over memory by tests). Small and concrete so that each method maps to one SQL
-/// statement. Errors thrown by a body propagate unchanged; the store adds its own errors.
+/// Persistence of the permission model, implemented over SQLite by `SQLiteStore`.
+/// Small and concrete so that each method maps to one SQL statement. Errors thrown by a body propagate unchanged; the store adds its own errors.
 public protocol PermissionStore: Sendable {
     /// Runs `body` on a consistent read snapshot; never waits for writers (WAL,
     /// https://sqlite.org/wal.html).

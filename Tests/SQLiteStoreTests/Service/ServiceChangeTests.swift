@@ -3,7 +3,7 @@ import PermissionDomain
 import Testing
 
 /// PermissionService: settings, revoke, reinstall, reset, policies, the Location Services
-/// switch, custom services and listings (SPEC §4), over the in-memory store.
+/// switch, custom services and listings (SPEC §4), over the real SQLite store.
 @Suite struct ServiceChangeTests {
     @Test func settingsCancelsThePendingPromptAndChecksIfMatch() throws {
         let h = try Harness()
@@ -87,7 +87,7 @@ import Testing
     @Test func resetCountsChangesAndCancelledPromptsAndVersionsNeverGoBack() throws {
         let h = try Harness()
         try h.grant(.camera, .full, .allow)
-        try h.grant(.camera, .full, .deny, user: Fixtures.otherUser)
+        try h.grant(.camera, .full, .deny, user: FlowFixtures.otherUser)
         try h.grant(.microphone, .full, .allow)
         _ = try h.prompt(.contacts, .limited)
         let count = try h.service.reset(scope: .service(.camera), app: nil, user: nil, actor: .anonymous, requestId: nil)
@@ -178,7 +178,7 @@ import Testing
         #expect(throws: PermissionError.missingPurposeString(key: "PayrollRead")) {
             try h.service.request(user: h.user, app: h.app, service: payroll, level: read, actor: .anonymous, requestId: nil)
         }
-        var strings = Fixtures.allPurposeStrings
+        var strings = FlowFixtures.allPurposeStrings
         strings["PayrollRead"] = try PurposeString("Read your payslips.")
         strings["PayrollWrite"] = try PurposeString("File expenses.")
         _ = try h.service.putApp(id: h.app, name: "Maps", purposeStrings: strings, actor: .anonymous, requestId: nil)

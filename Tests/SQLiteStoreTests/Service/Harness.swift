@@ -1,18 +1,20 @@
 import Foundation
 import PermissionDomain
+@testable import SQLiteStore
 
-/// A PermissionService over a MemoryStore and a ManualClock, with an app registered.
+/// A PermissionService over a real SQLite store in a temporary file and a ManualClock, with an app registered.
 struct Harness {
-    let store = MemoryStore()
-    let clock = ManualClock(Fixtures.t0)
+    let fixture: StoreFixture
+    let clock = ManualClock(FlowFixtures.t0)
     let service: PermissionService
     let consent = Actor(keyId: "k-consent", role: "consent")
-    let user = Fixtures.user
-    let app = Fixtures.app
+    let user = FlowFixtures.user
+    let app = FlowFixtures.app
 
-    init(promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600, registered: App? = Fixtures.registeredApp()) throws {
+    init(promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600, registered: App? = FlowFixtures.registeredApp()) throws {
+        fixture = try StoreFixture()
         service = PermissionService(
-            store: store, clock: clock, configuration: .init(promptTTL: promptTTL, onceTTL: onceTTL))
+            store: fixture.store, clock: clock, configuration: .init(promptTTL: promptTTL, onceTTL: onceTTL))
         if let registered {
             _ = try service.putApp(
                 id: registered.id, name: registered.name, purposeStrings: registered.purposeStrings, actor: .anonymous,
@@ -21,7 +23,7 @@ struct Harness {
     }
 
     /// Requests `level` and expects a prompt.
-    func prompt(_ serviceID: ServiceID, _ level: Level, user: UserID = Fixtures.user) throws -> Prompt {
+    func prompt(_ serviceID: ServiceID, _ level: Level, user: UserID = FlowFixtures.user) throws -> Prompt {
         let outcome = try service.request(user: user, app: app, service: serviceID, level: level, actor: .anonymous, requestId: "r")
         guard let prompt = outcome.prompt else { throw HarnessError.expectedPrompt(outcome) }
         return prompt
@@ -29,12 +31,12 @@ struct Harness {
 
     /// Requests `level` and answers the prompt with `choice`.
     @discardableResult
-    func grant(_ serviceID: ServiceID, _ level: Level, _ choice: Choice, user: UserID = Fixtures.user) throws -> Authorization {
+    func grant(_ serviceID: ServiceID, _ level: Level, _ choice: Choice, user: UserID = FlowFixtures.user) throws -> Authorization {
         let prompt = try prompt(serviceID, level, user: user)
         return try service.decide(promptID: prompt.id, choice: choice.rawValue, actor: consent, requestId: "d").authorization
     }
 
-    func current(_ serviceID: ServiceID, user: UserID = Fixtures.user) throws -> Authorization {
+    func current(_ serviceID: ServiceID, user: UserID = FlowFixtures.user) throws -> Authorization {
         try service.authorization(user: user, app: app, service: serviceID)
     }
 
