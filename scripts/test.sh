@@ -11,6 +11,9 @@ swift build --build-tests
 echo "== openapi.yaml"
 scripts/validate-openapi.sh
 
+echo "== deployment files (Dockerfile, compose, Kubernetes, systemd)"
+scripts/validate-deploy.sh
+
 echo "== swift test"
 swift test --skip-build
 
