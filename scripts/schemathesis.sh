@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Runs schemathesis (property-based API testing from openapi.yaml) against a live server.
+# Usage: scripts/schemathesis.sh [--max-examples N | --long] [--seed S]
+#
+# Builds permission-server (debug), starts it on 127.0.0.1 port 0 with a temporary database
+# and a bootstrap admin key, reads the port from its log, runs every phase (examples,
+# coverage, fuzzing, stateful over the openapi.yaml links) with every check and a fixed seed,
+# prints how many calls were made, stops the server by PID and exits non-zero on any failure.
+# SCHEMATHESIS_VENV (default .build-schemathesis/venv) holds the pinned schemathesis install.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+version="4.32.5"
+max_examples=40
+seed=20261122
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --max-examples) max_examples="$2"; shift 2 ;;
+        --long) max_examples=400; shift ;;
+        --seed) seed="$2"; shift 2 ;;
+        *) echo "usage: $0 [--max-examples N | --long] [--seed S]" >&2; exit 2 ;;
+    esac
+done
+
+venv="${SCHEMATHESIS_VENV:-$root/.build-schemathesis/venv}"
+if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$version"; then
+    echo "== installing schemathesis $version into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet "schemathesis==$version"
+fi
+
+scratch="${SCHEMATHESIS_SCRATCH:-.build-schemathesis}"
+echo "== build permission-server"
+swift build --scratch-path "$scratch" --product permission-server
+server="$(swift build --scratch-path "$scratch" --show-bin-path)/permission-server"
+
+work="$(mktemp -d)"
+admin_key="pk_bootstrap_0123456789abcdef0123456789abcdef"
+server_pid=""
+cleanup() {
+    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -TERM "$server_pid"
+        for _ in $(seq 1 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+        if kill -0 "$server_pid" 2>/dev/null; then kill -KILL "$server_pid"; fi
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== start server"
+PERMISSION_BOOTSTRAP_ADMIN_KEY="$admin_key" "$server" serve --host 127.0.0.1 --port 0 \
+    --database "$work/permissions.sqlite" --log-level notice --max-body-bytes 65536 \
+    >"$work/server.log" 2>&1 &
+server_pid=$!
+port=""
+for _ in $(seq 1 100); do
+    port="$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$work/server.log" | head -n 1)"
+    [ -n "$port" ] && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; echo "server exited" >&2; exit 1; }
+    sleep 0.1
+done
+[ -n "$port" ] || { cat "$work/server.log" >&2; echo "no port in the server log" >&2; exit 1; }
+echo "server pid $server_pid on port $port"
+
+echo "== schemathesis $version: all checks, all phases, $max_examples examples per operation, seed $seed"
+status=0
+"$venv/bin/schemathesis" run openapi.yaml --url "http://127.0.0.1:$port" \
+    --header "Authorization: Bearer $admin_key" \
+    --checks all --phases examples,coverage,fuzzing,stateful \
+    --max-examples "$max_examples" --seed "$seed" --workers 1 \
+    --request-timeout 10 --suppress-health-check too_slow,filter_too_much \
+    --report har --report-har-path "$work/calls.har" || status=$?
+
+calls="$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["log"]["entries"]))' "$work/calls.har")"
+echo "== schemathesis made $calls calls (exit $status)"
+if ! kill -0 "$server_pid" 2>/dev/null; then
+    echo "the server died during the run" >&2
+    tail -n 50 "$work/server.log" >&2
+    status=1
+fi
+if [ "$status" -eq 0 ] && [ "$calls" -lt 1000 ]; then
+    echo "fewer than 1,000 calls; raise --max-examples" >&2
+    status=1
+fi
+exit "$status"
