@@ -7,7 +7,10 @@
 /// (https://www.sqlite.org/withoutrowid.html) so a lookup by key is one b-tree descent.
 enum PermissionSchema {
     /// Every migration, in order. Never edit a released one; append.
-    static let migrator = Migrator([Migration(id: "1-permission-store", sql: version1)])
+    static let migrator = Migrator([
+        Migration(id: "1-permission-store", sql: version1),
+        Migration(id: "2-api-keys", sql: version2),
+    ])
 
     private static let version1 = """
         CREATE TABLE authorizations (
