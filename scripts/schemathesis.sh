@@ -6,7 +6,8 @@
 # and a bootstrap admin key, reads the port from its log, runs every phase (examples,
 # coverage, fuzzing, stateful over the openapi.yaml links) with every check and a fixed seed,
 # prints how many calls were made, stops the server by PID and exits non-zero on any failure.
-# SCHEMATHESIS_VENV (default .build-schemathesis/venv) holds the pinned schemathesis install.
+# SCHEMATHESIS_VENV (default .build-schemathesis/venv) holds the pinned schemathesis install;
+# SCHEMATHESIS_SCRATCH is the build's scratch path; SCHEMATHESIS_SERVER a prebuilt binary.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -30,10 +31,13 @@ if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$version"; then
     "$venv/bin/pip" install --quiet "schemathesis==$version"
 fi
 
-scratch="${SCHEMATHESIS_SCRATCH:-.build-schemathesis}"
-echo "== build permission-server"
-swift build --scratch-path "$scratch" --product permission-server
-server="$(swift build --scratch-path "$scratch" --show-bin-path)/permission-server"
+server="${SCHEMATHESIS_SERVER:-}"
+if [ -z "$server" ]; then
+    scratch="${SCHEMATHESIS_SCRATCH:-.build-schemathesis}"
+    echo "== build permission-server"
+    swift build --scratch-path "$scratch" --product permission-server
+    server="$(swift build --scratch-path "$scratch" --show-bin-path)/permission-server"
+fi
 
 work="$(mktemp -d)"
 admin_key="pk_bootstrap_0123456789abcdef0123456789abcdef"
@@ -66,7 +70,7 @@ echo "server pid $server_pid on port $port"
 
 echo "== schemathesis $version: all checks, all phases, $max_examples examples per operation, seed $seed"
 status=0
-"$venv/bin/schemathesis" run openapi.yaml --url "http://127.0.0.1:$port" \
+"$venv/bin/schemathesis" --config-file scripts/schemathesis.toml run openapi.yaml --url "http://127.0.0.1:$port" \
     --header "Authorization: Bearer $admin_key" \
     --checks all --phases examples,coverage,fuzzing,stateful \
     --max-examples "$max_examples" --seed "$seed" --workers 1 \
