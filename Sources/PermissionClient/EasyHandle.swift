@@ -81,6 +81,10 @@ final class EasyHandle {
             try setHeaders(call, fields: fields)
             try check(ccurl_setopt_long(curl, CURLOPT_TIMEOUT_MS, timeoutMilliseconds))
             try check(ccurl_setopt_long(curl, CURLOPT_NOPROGRESS, cancel == nil ? 1 : 0))
+            // libcurl silently resends a request once when a reused connection dies before the
+            // answer; for a POST that may already have been applied (RFC 9112 §9.3.1), so a
+            // POST always goes on a fresh connection, which libcurl never resends.
+            try check(ccurl_setopt_long(curl, CURLOPT_FRESH_CONNECT, call.isIdempotent ? 0 : 1))
         } catch {
             return .failure(error)
         }

@@ -2,6 +2,8 @@ import Foundation
 public import PermissionWire
 
 /// The change feed, `GET /v1/events` (SPEC §5): the audit sequence as Server-Sent Events.
+/// Every event with data is read as an `AuditEntry`, whatever its `event` name (openapi.yaml
+/// names it `audit`; a server may name it after the action).
 extension PermissionClient {
     /// Follows the change feed on the calling thread until `onEvent` returns `false`, the
     /// server refuses (`.http`), or reconnecting fails `retry.maxAttempts` times in a row.
@@ -57,7 +59,7 @@ extension PermissionClient {
                 body: nil, headers: headers, accept: "text/event-stream")
             let result = withoutActuallyEscaping(onEvent) { onEvent in
                 execute(call, requestId: requestId, cancel: cancel, retry: .none, timeoutMilliseconds: 0) { bytes in
-                    for event in parser.feed(bytes) where event.type == "audit" || event.type == "message" {
+                    for event in parser.feed(bytes) {
                         do {
                             let entry = try WireDecoder.decodeResponse(AuditEntry.self, from: Array(event.data.utf8))
                             lastSeq = entry.seq

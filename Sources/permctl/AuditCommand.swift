@@ -56,6 +56,7 @@ struct AuditCommand: ParsableCommand {
             Output.table(Self.headers, page.items.map(Self.row))
         }
         guard follow else { return }
+        fflush(nil)
         let last = page.items.last?.seq ?? after
         do {
             try client.followEvents(after: last, filter: query) { entry in

@@ -1,0 +1,121 @@
+import Foundation
+import PermissionClient
+import PermissionWire
+import Testing
+
+/// Timeouts, a server that is down, retries where they are safe (and not where they are not),
+/// cancellation and bad configuration.
+@Suite("PermissionClient failures and retries", .timeLimit(.minutes(1)))
+struct FailureTests {
+    final class Calls: @unchecked Sendable {
+        private let lock = NSLock()
+        private var records: [CallRecord] = []
+        func add(_ record: CallRecord) { lock.lock(); records.append(record); lock.unlock() }
+        var all: [CallRecord] { lock.lock(); defer { lock.unlock() }; return records }
+    }
+
+    @Test func stalledServerTimesOutWithoutRetrying() async throws {
+        let server = try ScriptedServer { _, _ in .stall }
+        defer { server.stop() }
+        let client = try TransportTests.client(server, timeout: .milliseconds(300))
+        let started = ContinuousClock.now
+        do {
+            _ = try await client.status(user: "u42", app: "com.example.maps", service: "location")
+            Issue.record("expected a timeout")
+        } catch {
+            #expect(error.isTimeout, "\(error)")
+            #expect(error.requestId?.hasPrefix("pc-") == true)
+        }
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func serverDownIsRetriedThenReported() async throws {
+        let server = try ScriptedServer { _, _ in .close }
+        let url = server.url
+        server.stop()
+        let calls = Calls()
+        let client = try PermissionClient(configuration: .init(
+            baseURL: url, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)), onCall: { calls.add($0) }))
+        do {
+            _ = try await client.requestAccess(user: "u42", app: "com.example.maps", service: "camera", level: "full")
+            Issue.record("expected a connection failure")
+        } catch {
+            guard case .transport(PermissionClientError.couldNotConnectCode, _, _) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+        }
+        // Nothing reached the server, so even a POST is retried.
+        #expect(calls.all.map(\.attempts) == [3])
+        #expect(calls.all.first?.error != nil)
+    }
+
+    @Test func idempotentGetIsRetriedAfter503() async throws {
+        let server = try ScriptedServer { _, index in
+            index == 0 ? .problem(503, slug: "unavailable", detail: "busy") : .authorization(status: "authorized", level: "whenInUse")
+        }
+        defer { server.stop() }
+        let calls = Calls()
+        let client = try TransportTests.client(server, onCall: { calls.add($0) })
+        #expect(try await client.status(user: "u42", app: "com.example.maps", service: "location") == .authorized(level: "whenInUse"))
+        #expect(server.requests.count == 2)
+        #expect(calls.all.first?.attempts == 2)
+        // Both attempts carry the same request id.
+        #expect(Set(server.requests.compactMap { $0.headers["x-request-id"] }).count == 1)
+    }
+
+    @Test func postIsNeverRetriedOnceItMayHaveArrived() async throws {
+        let server = try ScriptedServer { request, _ in
+            request.target == "/v1/reset" ? .problem(503, slug: "unavailable", detail: "busy") : .close
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        await #expect(throws: PermissionClientError.self) {
+            _ = try await client.reset(service: "all")
+        }
+        await #expect(throws: PermissionClientError.self) {
+            _ = try await client.decide(prompt: "p1", choice: "allow")
+        }
+        #expect(server.requests.map(\.method) == ["POST", "POST"])
+        // A GET that meets the same closed connection is retried (3 attempts, and libcurl may
+        // resend once more on the kept-alive connection).
+        await #expect(throws: PermissionClientError.self) {
+            _ = try await client.prompt(id: "p1")
+        }
+        let methods = server.requests.map(\.method)
+        #expect(methods.filter { $0 == "POST" }.count == 2)
+        #expect(methods.filter { $0 == "GET" }.count >= 3)
+    }
+
+    @Test func cancellingTheTaskAbortsTheCall() async throws {
+        let server = try ScriptedServer { _, _ in .stall }
+        defer { server.stop() }
+        let client = try TransportTests.client(server, timeout: .seconds(30))
+        let task = Task { try await client.authorization(user: "u42", app: "com.example.maps", service: "location") }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        #expect(ContinuousClock.now - started < .seconds(3))
+        guard case .failure(let error as PermissionClientError) = result else {
+            Issue.record("expected a cancellation, got \(result)")
+            return
+        }
+        #expect(error.isCancelled)
+    }
+
+    @Test(arguments: ["ftp://example.com", "localhost:8080", "http://"])
+    func onlyHTTPAndHTTPSURLsAreAccepted(url: String) {
+        #expect(throws: PermissionClientError.self) { _ = try PermissionClient(baseURL: url) }
+    }
+
+    @Test func retryDelaysGrowAndStayCapped() {
+        let policy = RetryPolicy(maxAttempts: 10, baseDelay: .milliseconds(100), maxDelay: .seconds(1))
+        for attempt in 1...10 {
+            let delay = policy.delay(after: attempt)
+            let cap = min(Duration.seconds(1), .milliseconds(100) * (1 << (attempt - 1)))
+            #expect(delay <= cap && delay >= cap / 2)
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import PermissionClient
+import PermissionWire
+import Testing
+
+/// Every SDK call against the real `permission-server` (spawned on 127.0.0.1 port 0 with a
+/// fresh database), including the failures it produces: 404, 422, 400, 412, and the server
+/// going down.
+@Suite("PermissionClient against the real server", .serialized, .timeLimit(.minutes(2)))
+struct LiveServerTests {
+    static let app = "com.example.maps"
+    static let whenInUseKey = "NSLocationWhenInUseUsageDescription"
+    static let alwaysKey = "NSLocationAlwaysAndWhenInUseUsageDescription"
+
+    static func client(_ server: LiveServer, key: String? = nil) throws -> PermissionClient {
+        try PermissionClient(configuration: .init(baseURL: server.url, apiKey: key, timeout: .seconds(10),
+                                                  retry: RetryPolicy(baseDelay: .milliseconds(20))))
+    }
+
+    @Test func consentFlowAndReads() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let client = try Self.client(server)
+        let value1 = try await client.health().status
+        #expect(value1 == "ok")
+        let value2 = try await client.ready().status
+        #expect(value2 == "ready")
+        let catalogue = try await client.services()
+        #expect(catalogue.items.contains { $0.id == "location" } && catalogue.items.count >= 14)
+        let value3 = try await client.service("location").levels
+        #expect(value3 == ["whenInUse", "always"])
+        let app = try await client.registerApp(Self.app, name: "Maps", purposeStrings: [
+            Self.whenInUseKey: "Shows nearby stops.", Self.alwaysKey: "Alerts you near your stop.",
+        ])
+        #expect(app.purposeStrings.count == 2)
+        let value4 = try await client.app(Self.app).name
+        #expect(value4 == "Maps")
+        let value5 = try await client.apps().items.map(\.id)
+        #expect(value5 == [Self.app])
+
+        let value6 = try await client.status(user: "u42", app: Self.app, service: "location")
+        #expect(value6 == .notDetermined)
+        let outcome = try await client.requestAccess(user: "u42", app: Self.app, service: "location", level: "whenInUse")
+        let prompt = try #require(outcome.prompt)
+        #expect(prompt.options == ["allowOnce", "allowWhileUsing", "deny"])
+        let value7 = try await client.prompts(user: "u42", state: .pending).items.map(\.id)
+        #expect(value7 == [prompt.id])
+        let value8 = try await client.prompt(id: prompt.id).purpose
+        #expect(value8 == "Shows nearby stops.")
+        let decided = try await client.decide(prompt: prompt.id, choice: "allowWhileUsing")
+        #expect(decided.authorization.status == .authorized && decided.prompt.state == .answered)
+        let value9 = try await client.status(user: "u42", app: Self.app, service: "location")
+        #expect(value9 == .authorized(level: "whenInUse"))
+
+        let read = try await client.send(Endpoints.authorization(user: "u42", app: Self.app, service: "location"))
+        let etag = try #require(read.etag)
+        #expect(read.requestId.hasPrefix("pc-"))
+        let changed = try await client.setAuthorization(
+            user: "u42", app: Self.app, service: "location", SettingsChange(status: .authorized, level: "always"), ifMatch: etag)
+        #expect(changed.level == "always" && changed.reason == .userSet)
+        do {
+            _ = try await client.revoke(user: "u42", app: Self.app, service: "location", ifMatch: etag)
+            Issue.record("a stale If-Match must fail")
+        } catch {
+            #expect(error.status == 412 && error.problemType == .preconditionFailed)
+        }
+        let value10 = try await client.revoke(user: "u42", app: Self.app, service: "location").status
+        #expect(value10 == .denied)
+        let value11 = try await client.authorizations(user: "u42").items.map(\.service)
+        #expect(value11 == ["location"])
+        let value12 = try await client.authorizations(app: Self.app, service: "location", status: .denied).items.map(\.user)
+        #expect(value12 == ["u42"])
+        let value13 = try await client.lifecycle(user: "u42", app: Self.app, event: .sessionEnded).changed.isEmpty
+        #expect(value13)
+        let value14 = try await client.settings(user: "u42").locationServicesEnabled
+        #expect(value14)
+        let value15 = try await client.setSettings(user: "u42", UserSettings(locationServicesEnabled: false)).locationServicesEnabled
+        #expect(value15 == false)
+        let value16 = try await client.status(user: "u42", app: Self.app, service: "location")
+        #expect(value16 == .denied)
+    }
+
+    @Test func operatorCalls() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let client = try Self.client(server)
+        let custom = try await client.putService("fitness", ServiceRegistration(
+            levels: ["read", "write"], purposeKeys: ["read": ["NSFitnessReadUsageDescription"], "write": ["NSFitnessWriteUsageDescription"]]))
+        #expect(custom.builtin == false)
+        let policy = try await client.putPolicy(id: "no-camera-u42", PolicyDefinition(service: "camera", user: "u42", effect: .restrict))
+        #expect(policy.user == "u42" && policy.app == nil)
+        let value17 = try await client.policy(id: "no-camera-u42").effect
+        #expect(value17 == .restrict)
+        let value18 = try await client.policies().items.map(\.id)
+        #expect(value18 == ["no-camera-u42"])
+        let value19 = try await client.status(user: "u42", app: Self.app, service: "camera")
+        #expect(value19 == .restricted)
+        try await client.deletePolicy(id: "no-camera-u42")
+        let value20 = try await client.policies().items.isEmpty
+        #expect(value20)
+
+        _ = try await client.registerApp(Self.app, name: "Maps", purposeStrings: ["NSCameraUsageDescription": "Scan tickets."])
+        _ = try await client.requestAccess(user: "u1", app: Self.app, service: "camera", level: "full")
+        let value21 = try await client.reset(service: "camera", app: Self.app)
+        #expect(value21 == 1)
+        let page = try await client.audit(AuditQuery(app: Self.app, limit: 100))
+        #expect(page.items.map(\.seq) == page.items.map(\.seq).sorted() && !page.items.isEmpty)
+        #expect(page.items.contains { $0.action == "prompt.created" })
+        let value22 = try await client.openAPIDocument().hasPrefix("openapi: 3.1")
+        #expect(value22)
+
+        var feed = client.events(after: 0, filter: AuditQuery(app: Self.app)).makeAsyncIterator()
+        let first = try #require(try await feed.next())
+        #expect(first.app == Self.app)
+    }
+
+    @Test func keysWhenTheEndpointExists() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let client = try Self.client(server)
+        var failure: PermissionClientError?
+        do {
+            _ = try await client.keys()
+        } catch {
+            failure = error
+        }
+        if failure?.status == 404 {
+            try Test.cancel("the server answers 404 for /v1/keys: keys are not built yet")
+        }
+        if let failure {
+            Issue.record("GET /v1/keys failed: \(failure)")
+            return
+        }
+        let issued = try await client.createKey(NewAPIKey(role: .auditor, name: "client-tests"))
+        let value23 = try await client.keys().items.contains { $0.id == issued.key.id }
+        #expect(value23)
+        let auditor = try Self.client(server, key: issued.secret)
+        _ = try await auditor.audit()
+        let wrong = try Self.client(server, key: "not-a-key")
+        do {
+            _ = try await wrong.audit()
+            Issue.record("a wrong key must be refused")
+        } catch {
+            #expect(error.status == 401 && error.isAccessDenied)
+        }
+        try await client.deleteKey(id: issued.key.id)
+    }
+
+    @Test func auditVerifyAndMetricsWhenTheyExist() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let client = try Self.client(server)
+        var missing: [String] = []
+        do {
+            let value24 = try await client.verifyAudit().valid
+            #expect(value24)
+        } catch {
+            guard error.status == 404 else { throw error }
+            missing.append("/v1/audit/verify")
+        }
+        do {
+            let value25 = try await client.metrics().contains("# TYPE")
+            #expect(value25)
+        } catch {
+            guard error.status == 404 else { throw error }
+            missing.append("/metrics")
+        }
+        if !missing.isEmpty {
+            try Test.cancel("the server answers 404 for \(missing.joined(separator: " and ")): not built yet")
+        }
+    }
+
+    @Test func serverErrorsAreTyped() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let client = try Self.client(server)
+        // 404: a service the catalogue lacks.
+        do {
+            _ = try await client.status(user: "u42", app: Self.app, service: "teleport")
+            Issue.record("expected 404")
+        } catch {
+            #expect(error.status == 404 && error.problemType == .unknownService)
+            #expect(error.requestId?.hasPrefix("pc-") == true)
+        }
+        // 422: the app registered no purpose string for location.
+        do {
+            _ = try await client.requestAccess(user: "u42", app: "com.example.none", service: "location", level: "always")
+            Issue.record("expected 422")
+        } catch {
+            guard case .http(422, let problem?, _) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(problem.problemType == .missingPurposeString && problem.key != nil)
+        }
+        // 400: a malformed app id.
+        await #expect(throws: PermissionClientError.self) {
+            _ = try await client.authorization(user: "u42", app: "nodots", service: "location")
+        }
+    }
+
+    @Test func serverGoingDownIsATransportError() async throws {
+        let server = try LiveServer()
+        let client = try PermissionClient(configuration: .init(baseURL: server.url, retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10))))
+        let value26 = try await client.health().status
+        #expect(value26 == "ok")
+        server.stop()
+        do {
+            _ = try await client.status(user: "u42", app: Self.app, service: "location")
+            Issue.record("expected a transport failure")
+        } catch {
+            guard case .transport(let code, _, let requestId) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect([7, 52, 56].contains(code))
+            #expect(requestId != nil)
+        }
+    }
+}

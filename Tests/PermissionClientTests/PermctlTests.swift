@@ -1,0 +1,122 @@
+import Foundation
+import PermissionClient
+import PermissionWire
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `permctl` binary, run as a subprocess for every verb against the real server, and
+/// its exit codes: 0, 64 usage, 69 unavailable, 77 denied, 1 other HTTP errors.
+@Suite("permctl", .serialized, .timeLimit(.minutes(3)))
+struct PermctlTests {
+    static let verbs = ["status", "request", "prompts", "decide", "set", "revoke", "reset", "apps", "services",
+                        "policies", "audit", "keys"]
+
+    @Test func everyVerbAgainstTheRealServer() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        func run(_ arguments: String...) throws -> Permctl.Result {
+            try Permctl.run(arguments, url: server.url)
+        }
+        let services = try run("services")
+        #expect(services.status == 0 && services.stdout.contains("location") && services.stdout.contains("whenInUse,always"))
+        #expect(try run("services", "camera", "--json").stdout.contains(#""id":"camera""#))
+        let registered = try run("apps", "register", "com.example.maps", "--name", "Maps",
+                                 "--purpose", "NSLocationWhenInUseUsageDescription=Shows nearby stops.")
+        #expect(registered.status == 0, "\(registered.stderr)")
+        #expect(try run("apps").stdout.contains("com.example.maps"))
+        #expect(try run("apps", "get", "com.example.maps").stdout.contains("Shows nearby stops."))
+
+        let requested = try run("request", "u42", "com.example.maps", "location", "--level", "whenInUse", "--json")
+        #expect(requested.status == 0, "\(requested.stderr)")
+        let outcome = try WireDecoder.decodeResponse(RequestOutcome.self, from: Array(requested.stdout.utf8))
+        let prompt = try #require(outcome.prompt)
+        let prompts = try run("prompts", "u42")
+        #expect(prompts.status == 0 && prompts.stdout.contains(prompt.id) && prompts.stdout.contains("allowWhileUsing"))
+        let decided = try run("decide", prompt.id, "allowWhileUsing")
+        #expect(decided.status == 0 && decided.stdout.contains("authorized (whenInUse)"))
+        let status = try run("status", "u42", "com.example.maps", "location", "--json")
+        let authorization = try WireDecoder.decodeResponse(Authorization.self, from: Array(status.stdout.utf8))
+        #expect(authorization.status == .authorized && authorization.level == "whenInUse")
+        let set = try run("set", "u42", "com.example.maps", "location", "denied")
+        #expect(set.status == 0 && set.stdout.contains("denied"))
+        let revoked = try run("revoke", "u42", "com.example.maps", "location")
+        #expect(revoked.status == 0 && revoked.stdout.contains("userSet"))
+        let reset = try run("reset", "location", "--app", "com.example.maps", "--user", "u42")
+        #expect(reset.status == 0 && reset.stdout.hasPrefix("Reset 1 authorization"), "\(reset.stdout)\(reset.stderr)")
+
+        #expect(try run("policies", "put", "no-cam", "--service", "camera", "--effect", "restrict", "--user", "u42").status == 0)
+        #expect(try run("policies").stdout.contains("no-cam"))
+        #expect(try run("policies", "get", "no-cam").stdout.contains("restrict"))
+        #expect(try run("policies", "delete", "no-cam").status == 0)
+        #expect(try run("policies", "get", "no-cam").status == 1)
+
+        let audit = try run("audit", "--user", "u42", "--service", "location")
+        #expect(audit.status == 0 && audit.stdout.contains("prompt.answered") && audit.stdout.contains("authorization."))
+        let keys = try run("keys")
+        if keys.status == 1, keys.stderr.contains("HTTP 404") {
+            // Keys are not built yet: the verb reports the 404 with exit code 1.
+        } else {
+            #expect(keys.status == 0, "\(keys.stderr)")
+        }
+    }
+
+    @Test func auditFollowPrintsNewChangesFromTheFeed() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        #expect(try Permctl.run(["apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan."],
+                                url: server.url).status == 0)
+        let (process, output) = try Permctl.start(["audit", "--app", "com.example.cam", "--follow"], url: server.url)
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        usleep(300_000)
+        #expect(try Permctl.run(["revoke", "u7", "com.example.cam", "camera"], url: server.url).status == 0)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !output.stdoutSoFar.contains("authorization.revoked") { usleep(50_000) }
+        #expect(output.stdoutSoFar.contains("authorization.revoked"))
+        #expect(process.isRunning)
+    }
+
+    @Test func exitCodes() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        // 64: usage errors, before any request.
+        #expect(try Permctl.run(["status", "u42"], url: server.url).status == 64)
+        #expect(try Permctl.run(["set", "u42", "com.example.maps", "location", "authorized"], url: server.url).status == 64)
+        #expect(try Permctl.run(["status", "u42", "com.a.b", "location"], url: "ftp://x").status == 64)
+        // 1: other HTTP errors (404 unknown service, 422 missing purpose string).
+        let unknown = try Permctl.run(["status", "u42", "com.example.maps", "teleport"], url: server.url)
+        #expect(unknown.status == 1 && unknown.stderr.contains("404"))
+        #expect(try Permctl.run(["request", "u42", "com.example.none", "camera", "--level", "full"], url: server.url).status == 1)
+        // 77: a refused key (from a scripted server, since keys may not exist yet).
+        let refusing = try ScriptedServer { _, _ in .problem(401, slug: "unauthorized", detail: "bad key") }
+        defer { refusing.stop() }
+        let denied = try Permctl.run(["services"], url: refusing.url, key: "wrong")
+        #expect(denied.status == 77 && denied.stderr.contains("401"))
+        #expect(refusing.requests.first?.headers["authorization"] == "Bearer wrong")
+        // 69: the server is down.
+        let url = server.url
+        server.stop()
+        let down = try Permctl.run(["status", "u42", "com.example.maps", "location", "--timeout", "2"], url: url)
+        #expect(down.status == 69 && down.stderr.contains("transport error"))
+    }
+
+    @Test(arguments: verbs)
+    func everyVerbHasHelpWithAnExample(verb: String) throws {
+        let help = try Permctl.run([verb, "--help"], url: nil)
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("Example"), "\(verb) --help:\n\(help.stdout)")
+        #expect(help.stdout.contains("--json") || help.stdout.contains("SUBCOMMANDS"))
+    }
+
+    @Test func rootHelpDocumentsExitCodes() throws {
+        let help = try Permctl.run(["--help"], url: nil)
+        #expect(help.status == 0)
+        for needle in ["64", "69", "77", "PERMISSION_URL", "PERMISSION_KEY"] {
+            #expect(help.stdout.contains(needle), "\(needle)")
+        }
+    }
+}
