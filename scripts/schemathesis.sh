@@ -13,7 +13,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 version="4.32.5"
-max_examples=40
+max_examples=20
 seed=20261122
 while [ $# -gt 0 ]; do
     case "$1" in
