@@ -23,13 +23,18 @@ public struct AuditEntry: Codable, Sendable, Equatable {
     public var requestId: String?
     /// Further facts of non-authorization changes (a policy id, an app name, a setting ...).
     public var detail: [String: String]?
+    /// Hex SHA-256 of `purpose` (UTF-8): the purpose string a decision was made on, provable later.
+    public var purposeHash: String?
+    /// The previous entry's `hash` (64 zeros for seq 1).
+    public var prevHash: String?
     /// The entry's link in the audit hash chain (`GET /v1/audit/verify`), when the server keeps one.
     public var hash: String?
 
     public init(seq: Int64, at: Date, actor: Actor, action: String, user: String? = nil, app: String? = nil,
                 service: String? = nil, from: Snapshot? = nil, to: Snapshot? = nil, reason: String? = nil,
                 purpose: String? = nil, promptId: String? = nil, requestId: String? = nil,
-                detail: [String: String]? = nil, hash: String? = nil) {
+                detail: [String: String]? = nil, hash: String? = nil, prevHash: String? = nil,
+                purposeHash: String? = nil) {
         self.seq = seq
         self.at = at
         self.actor = actor
@@ -45,6 +50,8 @@ public struct AuditEntry: Codable, Sendable, Equatable {
         self.requestId = requestId
         self.detail = detail
         self.hash = hash
+        self.prevHash = prevHash
+        self.purposeHash = purposeHash
     }
 
     /// Who made the change: a key (id and role), or the server itself (`role` `system`), or

@@ -20,6 +20,10 @@ package final class Database {
     /// Whether the connection was opened read-only.
     package let mode: Mode
     private var statementCache: [String: Statement] = [:]
+    /// The audit chain's last entry as the writer connection last wrote or read it, so an
+    /// append needs no read; nil when unknown. ``DatabaseWriter`` puts it back when it rolls a
+    /// body back, and forgets it when a whole transaction is lost.
+    var auditChainTip: AuditChain.Tip?
 
     /// Opens a connection and applies the pragmas of `configuration`.
     ///

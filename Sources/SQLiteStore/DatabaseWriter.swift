@@ -41,6 +41,8 @@ package final class DatabaseWriter: @unchecked Sendable {
     private var pending: [Job] = []  // guarded by lock
     private var draining = false  // guarded by lock
     private var statistics = Statistics()  // guarded by lock
+    /// Transaction durations and batch sizes, for metrics.
+    package let metrics = WriteMetrics()
 
     /// Opens the writer connection (WAL, `synchronous=FULL`).
     /// - Parameters:
@@ -93,7 +95,10 @@ package final class DatabaseWriter: @unchecked Sendable {
     /// maintenance). `body` manages its own transactions.
     package func writeWithoutTransaction<Result>(_ body: (Database) throws -> Result) rethrows -> Result {
         try queue.sync {
-            defer { onCommit() }  // whatever the body committed must be visible to later reads
+            defer {
+                onCommit()  // whatever the body committed must be visible to later reads
+                database.auditChainTip = nil  // the body may have rewritten the chain (migrations)
+            }
             return try body(database)
         }
     }
@@ -131,9 +136,11 @@ package final class DatabaseWriter: @unchecked Sendable {
 
     /// One group commit. On `queue` only.
     private func run(_ batch: [Job]) {
+        let started = DispatchTime.now().uptimeNanoseconds
         var completed: [Job] = []  // ran and released their savepoint; await the commit
         var failed: [Job] = []
         for job in batch {
+            let tipBefore = database.auditChainTip
             if !database.isInTransaction {
                 do {
                     try database.begin(.immediate)
@@ -157,7 +164,9 @@ package final class DatabaseWriter: @unchecked Sendable {
             } catch {
                 job.failure = error
                 failed.append(job)
+                database.auditChainTip = tipBefore  // its appends are undone with it
                 if !undoSavepoint() {
+                    database.auditChainTip = nil
                     // SQLite rolled back the whole transaction (https://www.sqlite.org/lang_transaction.html#response_to_errors_within_a_transaction):
                     // the bodies that completed before are lost with it.
                     for lost in completed { lost.failure = error }
@@ -173,6 +182,7 @@ package final class DatabaseWriter: @unchecked Sendable {
             } catch {
                 commitFailure = error
                 database.rollbackIgnoringErrors()
+                database.auditChainTip = nil
             }
         }
         if let commitFailure {
@@ -180,7 +190,10 @@ package final class DatabaseWriter: @unchecked Sendable {
             failed += completed
             completed.removeAll()
         }
-        if !completed.isEmpty { onCommit() }
+        if !completed.isEmpty {
+            metrics.record(batchSize: completed.count, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+            onCommit()
+        }
         lock.lock()
         if !completed.isEmpty {
             statistics.commits += 1

@@ -63,10 +63,12 @@ package struct Migrator: Sendable {
     }
 
     /// Applies the pending migrations, each in its own immediate transaction.
-    /// - Parameter database: a writable connection outside any transaction.
+    /// - Parameters:
+    ///   - database: a writable connection outside any transaction.
+    ///   - progress: told how far long data steps are (for logging).
     /// - Returns: the ids applied now.
     @discardableResult
-    package func migrate(_ database: Database) throws -> [String] {
+    package func migrate(_ database: Database, progress: Migration.Progress? = nil) throws -> [String] {
         try database.inTransaction(.immediate) { try database.execute(Self.createTable) }
         var appliedNow: [String] = []
         for migration in try pendingMigrations(database) {
@@ -74,6 +76,7 @@ package struct Migrator: Sendable {
                 // Another process may have applied it since we looked; the write lock is ours now.
                 guard try !appliedIDs(database).contains(migration.id) else { return }
                 try database.execute(migration.sql)
+                try migration.dataStep?(database, progress ?? { _, _, _ in })
                 try database.withStatement(
                     "INSERT INTO schema_migrations (id, applied_order) VALUES (?, (SELECT count(*) FROM schema_migrations) + 1)"
                 ) { statement in

@@ -20,12 +20,21 @@ public struct AuditEntry: Hashable, Sendable {
     /// Further facts of non-authorization changes, e.g. `policy`, `effect`, `level`, `name`,
     /// `locationServicesEnabled`, `kind`, `choice`, `state`. Small, flat, string-valued.
     public let detail: [String: String]
+    /// Hex SHA-256 of `purpose`'s UTF-8 bytes, so consent can be proven later (GDPR Art. 7(1));
+    /// set by the store that keeps the entry.
+    public var purposeHash: String?
+    /// The hash of the previous entry (64 zeros for the first), set by the store's hash chain.
+    public var prevHash: String?
+    /// This entry's hash in the audit hash chain (hex SHA-256 of its canonical encoding), set
+    /// by the store.
+    public var hash: String?
 
     public init(
         seq: Int64 = 0, at: Date, actor: Actor, action: AuditAction, user: UserID? = nil, app: AppID? = nil,
         service: ServiceID? = nil, from: AuthorizationSnapshot? = nil, to: AuthorizationSnapshot? = nil,
         reason: Reason? = nil, purpose: PurposeString? = nil, promptId: PromptID? = nil,
-        requestId: String? = nil, detail: [String: String] = [:]
+        requestId: String? = nil, detail: [String: String] = [:], purposeHash: String? = nil,
+        prevHash: String? = nil, hash: String? = nil
     ) {
         self.seq = seq
         self.at = at.truncatedToMilliseconds
@@ -41,5 +50,8 @@ public struct AuditEntry: Hashable, Sendable {
         self.promptId = promptId
         self.requestId = requestId
         self.detail = detail
+        self.purposeHash = purposeHash
+        self.prevHash = prevHash
+        self.hash = hash
     }
 }

@@ -24,20 +24,28 @@ public final class SQLitePermissionStore: PermissionStore {
     /// - Parameters:
     ///   - path: the database file.
     ///   - configuration: pragmas, pool and batch sizes.
+    ///   - migrationProgress: told (message, rows done, rows in all) by long migrations (the
+    ///     audit hash chain backfill), for logging.
     /// - Throws: ``SQLiteError``, or ``MigrationError/databaseNewerThanCode(unknownIDs:)`` when
     ///   the file was written by a newer version.
-    public static func open(path: String, configuration: DatabaseConfiguration = .init()) throws -> SQLitePermissionStore {
+    public static func open(
+        path: String, configuration: DatabaseConfiguration = .init(),
+        migrationProgress: (@Sendable (_ message: String, _ done: Int64, _ total: Int64) -> Void)? = nil
+    ) throws -> SQLitePermissionStore {
         let pool = try openPool(path: path, configuration: configuration)
-        _ = try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0) }
+        _ = try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0, progress: migrationProgress) }
         return SQLitePermissionStore(pool: pool)
     }
 
     /// Applies pending migrations to the file at `path` and returns their ids (the server's
     /// `migrate` subcommand).
     @discardableResult
-    public static func migrate(path: String, configuration: DatabaseConfiguration = .init()) throws -> [String] {
+    public static func migrate(
+        path: String, configuration: DatabaseConfiguration = .init(),
+        progress: (@Sendable (_ message: String, _ done: Int64, _ total: Int64) -> Void)? = nil
+    ) throws -> [String] {
         let pool = try openPool(path: path, configuration: configuration)
-        return try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0) }
+        return try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0, progress: progress) }
     }
 
     /// The ids of the migrations this code knows, in order.

@@ -2,46 +2,98 @@ import Foundation
 import PermissionDomain
 
 /// The audit log (SPEC §5): gap-free `seq`, append only (the schema's triggers refuse UPDATE,
-/// DELETE and a seq that is not the last + 1), filtered keyset queries.
+/// DELETE and a seq that is not the last + 1), hash-chained (``AuditChain``), filtered keyset
+/// queries.
 extension StoreSession {
     private static let columns = """
         seq, at, actor_key, actor_role, action, user, app, service, \
         from_status, from_level, from_provisional, from_once, to_status, to_level, to_provisional, to_once, \
-        reason, purpose, prompt_id, request_id, detail
+        reason, purpose, prompt_id, request_id, detail, purpose_hash, prev_hash, hash
         """
 
     func lastAuditSeq() throws -> Int64 {
         try row("SELECT coalesce(max(seq), 0) FROM audit", bind: { _ in }) { $0.int64(at: 0) } ?? 0
     }
 
+    /// The last entry's seq and hash, read from the file (genesis for an empty log).
+    func loadAuditChainTip() throws -> AuditChain.Tip {
+        let tip = try row("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1", bind: { _ in }) { statement in
+            AuditChain.Tip(seq: statement.int64(at: 0), hash: try statement.requiredString(at: 1, "audit", "hash"))
+        }
+        return tip ?? AuditChain.Tip(seq: 0, hash: AuditChain.genesis)
+    }
+
+    /// Appends `entry` as the next seq, chained to the last entry (``AuditChain``).
+    ///
+    /// The writer keeps the chain tip, so an append reads nothing. The schema's trigger still
+    /// refuses a seq that is not the last + 1: if another process appended to the file since
+    /// (a subcommand), the insert fails, and the tip is read again and the insert retried once.
     @discardableResult
     func append(_ entry: AuditEntry) throws -> Int64 {
-        // max(seq) on the INTEGER PRIMARY KEY is one b-tree descent. Inside the write
-        // transaction no one else appends, and a rolled-back body takes its seq with it, so the
-        // sequence has no gaps (unlike AUTOINCREMENT, https://www.sqlite.org/autoinc.html).
+        if let cached = database.auditChainTip {
+            do {
+                return try append(entry, after: cached)
+            } catch let error as SQLiteError where error.isConstraintViolation {
+                database.auditChainTip = nil
+            }
+        }
+        return try append(entry, after: try loadAuditChainTip())
+    }
+
+    private func append(_ entry: AuditEntry, after tip: AuditChain.Tip) throws -> Int64 {
+        let seq = tip.seq + 1
+        let at = entry.at.millisecondsSince1970
+        let detail = DetailJSON.encode(entry.detail)
+        let purposeHash = entry.purpose.map { AuditChain.hexSHA256($0.rawValue) }
+        var encoder = AuditChain.Encoder()
+        encoder.add(seq)
+        encoder.add(at)
+        encoder.add(entry.actor.keyId)
+        encoder.add(entry.actor.role)
+        encoder.add(entry.action.rawValue)
+        encoder.add(entry.user?.rawValue)
+        encoder.add(entry.app?.rawValue)
+        encoder.add(entry.service?.rawValue)
+        for snapshot in [entry.from, entry.to] {
+            encoder.add(snapshot?.status.rawValue)
+            encoder.add(snapshot?.level?.rawValue)
+            encoder.add(snapshot?.provisional)
+            encoder.add(snapshot?.once)
+        }
+        encoder.add(entry.reason?.rawValue)
+        encoder.add(entry.purpose?.rawValue)
+        encoder.add(purposeHash)
+        encoder.add(entry.promptId?.rawValue)
+        encoder.add(entry.requestId)
+        encoder.add(detail)
+        encoder.add(tip.hash)
+        let hash = encoder.hash()
         let sql = """
             INSERT INTO audit (\(Self.columns))
-            VALUES ((SELECT coalesce(max(seq), 0) + 1 FROM audit), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
-                    ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
-            RETURNING seq
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                    ?22, ?23, ?24)
             """
-        let seq = try row(sql) { statement in
-            statement.bind(entry.at.millisecondsSince1970, at: 1)
-            statement.bind(entry.actor.keyId, at: 2)
-            statement.bind(entry.actor.role, at: 3)
-            statement.bind(entry.action.rawValue, at: 4)
-            statement.bind(entry.user?.rawValue, at: 5)
-            statement.bind(entry.app?.rawValue, at: 6)
-            statement.bind(entry.service?.rawValue, at: 7)
-            Self.bind(entry.from, at: 8, statement)
-            Self.bind(entry.to, at: 12, statement)
-            statement.bind(entry.reason?.rawValue, at: 16)
-            statement.bind(entry.purpose?.rawValue, at: 17)
-            statement.bind(entry.promptId?.rawValue, at: 18)
-            statement.bind(entry.requestId, at: 19)
-            statement.bind(DetailJSON.encode(entry.detail), at: 20)
-        } decode: { $0.int64(at: 0) }
-        guard let seq else { throw Self.corrupt("audit", "seq") }
+        try run(sql) { statement in
+            statement.bind(seq, at: 1)
+            statement.bind(at, at: 2)
+            statement.bind(entry.actor.keyId, at: 3)
+            statement.bind(entry.actor.role, at: 4)
+            statement.bind(entry.action.rawValue, at: 5)
+            statement.bind(entry.user?.rawValue, at: 6)
+            statement.bind(entry.app?.rawValue, at: 7)
+            statement.bind(entry.service?.rawValue, at: 8)
+            Self.bind(entry.from, at: 9, statement)
+            Self.bind(entry.to, at: 13, statement)
+            statement.bind(entry.reason?.rawValue, at: 17)
+            statement.bind(entry.purpose?.rawValue, at: 18)
+            statement.bind(entry.promptId?.rawValue, at: 19)
+            statement.bind(entry.requestId, at: 20)
+            statement.bind(detail, at: 21)
+            statement.bind(purposeHash, at: 22)
+            statement.bind(tip.hash, at: 23)
+            statement.bind(hash, at: 24)
+        }
+        database.auditChainTip = AuditChain.Tip(seq: seq, hash: hash)
         return seq
     }
 
@@ -123,6 +175,9 @@ extension StoreSession {
             purpose: statement.string(at: 17).map(PurposeString.init(trusted:)),
             promptId: statement.string(at: 18).map(PromptID.init(trusted:)),
             requestId: statement.string(at: 19),
-            detail: detail)
+            detail: detail,
+            purposeHash: statement.string(at: 21),
+            prevHash: statement.string(at: 22),
+            hash: statement.string(at: 23))
     }
 }

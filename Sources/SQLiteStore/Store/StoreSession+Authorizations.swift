@@ -69,13 +69,14 @@ extension StoreSession {
 
     func save(_ authorization: StoredAuthorization) throws {
         let sql = """
-            INSERT INTO authorizations (\(Self.columns))
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            INSERT INTO authorizations (\(Self.columns), purpose_hash)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             ON CONFLICT (user, app, service) DO UPDATE SET
                 status = excluded.status, level = excluded.level, provisional = excluded.provisional,
                 once = excluded.once, expires_at = excluded.expires_at, reason = excluded.reason,
                 purpose = excluded.purpose, declined_levels = excluded.declined_levels,
-                updated_at = excluded.updated_at, version = excluded.version
+                updated_at = excluded.updated_at, version = excluded.version,
+                purpose_hash = excluded.purpose_hash
             """
         try run(sql) { statement in
             statement.bind(authorization.user.rawValue, at: 1)
@@ -91,6 +92,8 @@ extension StoreSession {
             statement.bind(authorization.declinedLevels.map(\.rawValue).joined(separator: ","), at: 11)
             statement.bind(authorization.updatedAt, at: 12)
             statement.bind(authorization.version, at: 13)
+            // The hash of the purpose string the user was shown (GDPR Art. 7(1)).
+            statement.bind(authorization.purpose.map { AuditChain.hexSHA256($0.rawValue) }, at: 14)
         }
     }
 
