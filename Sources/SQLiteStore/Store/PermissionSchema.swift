@@ -10,6 +10,7 @@ enum PermissionSchema {
     static let migrator = Migrator([
         Migration(id: "1-permission-store", sql: version1),
         Migration(id: "2-api-keys", sql: version2),
+        auditChain,
     ])
 
     private static let version1 = """
