@@ -32,6 +32,9 @@ public func buildApplication(
     PoliciesController(permissions: service).register(on: &routes)
     ResetController(permissions: service).register(on: &routes)
     AuditController(permissions: service).register(on: &routes)
+    if let verifier = store as? any AuditChainVerifier {
+        AuditVerifyController(verifier: verifier).register(on: &routes)  // stores that keep a hash chain
+    }
     EventsController(permissions: service, broadcaster: broadcaster, limiter: limiter).register(on: &routes)
 
     var router = routes.router

@@ -838,6 +838,12 @@ paths:
       tags: [audit]
       operationId: verifyAudit
       summary: Check the audit hash chain (admin, auditor)
+      description: >
+        Walks the audit log in seq order and checks that each entry's seq is the previous + 1,
+        its `prevHash` is the previous entry's `hash` (64 zeros for seq 1) and its `hash` is
+        the SHA-256 of its canonical encoding (README, "Audit hash chain"). Answers the length
+        of the intact chain and the first entry that fails, with the reason. A broken chain is
+        still a `200`: the check worked.
       parameters:
         - $ref: '#/components/parameters/RequestId'
       responses:
@@ -1739,9 +1745,22 @@ components:
           description: Further facts of non-authorization changes.
           type: object
           additionalProperties: {type: string}
-        hash:
-          description: The entry's link in the hash chain (hex SHA-256), when kept.
+        purposeHash:
+          description: >
+            Hex SHA-256 of `purpose` (its UTF-8 bytes): the exact purpose string a decision was
+            made on, provable later (GDPR Art. 7(1)).
           type: string
+          pattern: '^[0-9a-f]{64}$'
+        prevHash:
+          description: The previous entry's `hash` (64 zeros for seq 1).
+          type: string
+          pattern: '^[0-9a-f]{64}$'
+        hash:
+          description: >
+            The entry's link in the hash chain: hex SHA-256 of its canonical encoding, which
+            includes `prevHash` (README, "Audit hash chain").
+          type: string
+          pattern: '^[0-9a-f]{64}$'
     AuditPage:
       type: object
       required: [items]
@@ -1757,11 +1776,42 @@ components:
       type: object
       required: [valid, checked]
       properties:
-        valid: {type: boolean}
-        checked: {type: integer, format: int64, minimum: 0}
-        lastSeq: {type: integer, format: int64}
-        headHash: {type: string}
-        firstInvalidSeq: {type: integer, format: int64}
+        valid:
+          description: Whether every entry verified.
+          type: boolean
+        checked:
+          description: Entries checked (the intact ones, plus the failing one).
+          type: integer
+          format: int64
+          minimum: 0
+        intactLength:
+          description: How many entries, from seq 1, form an intact chain.
+          type: integer
+          format: int64
+          minimum: 0
+        total:
+          description: How many entries the log holds.
+          type: integer
+          format: int64
+          minimum: 0
+        lastSeq:
+          description: The last intact entry's seq.
+          type: integer
+          format: int64
+        headHash:
+          description: The last intact entry's hash (the chain head when valid).
+          type: string
+        firstInvalidSeq:
+          description: The first entry that breaks the chain (for a gap, the missing seq).
+          type: integer
+          format: int64
+        reason:
+          description: >
+            Why `firstInvalidSeq` breaks the chain: `hashMismatch` (its content was edited),
+            `prevMismatch` (its `prevHash` is not the previous entry's hash), `seqGap` (entries
+            were deleted).
+          type: string
+          enum: [hashMismatch, prevMismatch, seqGap]
     APIKey:
       type: object
       required: [id, role, createdAt]
@@ -2265,10 +2315,10 @@ components:
         {"action":"policy.put","actor":{"keyId":"k_admin","role":"admin"},"at":"2026-11-22T10:07:00.000Z","detail":{"policy":"no-camera-u42"},"seq":44,"service":"camera","user":"u42"}
     AuditVerificationIntact:
       summary: The chain is intact
-      value: {valid: true, checked: 44, lastSeq: 44, headHash: 3f9a0c1e5b7d2a4f6e8c0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a}
+      value: {valid: true, checked: 44, intactLength: 44, total: 44, lastSeq: 44, headHash: 3f9a0c1e5b7d2a4f6e8c0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a}
     AuditVerificationBroken:
       summary: Entry 17 was altered
-      value: {valid: false, checked: 44, lastSeq: 44, firstInvalidSeq: 17}
+      value: {valid: false, checked: 17, intactLength: 16, total: 44, lastSeq: 16, headHash: 9c0e2b4d6f8a0c2e4b6d8f0a3f9a0c1e5b7d2a4f6e8c0b1d3f5a7c9e1b3d5f7a, firstInvalidSeq: 17, reason: hashMismatch}
     EventStream:
       summary: A revocation on the feed
       value: |

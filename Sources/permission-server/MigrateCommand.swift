@@ -18,7 +18,9 @@ struct MigrateCommand: ParsableCommand {
         let logger = Logger(label: "permission-server.migrate")
         let applied: [String]
         do {
-            applied = try SQLitePermissionStore.migrate(path: configuration.databasePath)
+            applied = try SQLitePermissionStore.migrate(path: configuration.databasePath) { message, done, total in
+                logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
+            }
         } catch let error as MigrationError {
             logger.critical("refusing to migrate: \(error)", metadata: ["database": "\(configuration.databasePath)"])
             throw ExitCode(ExitCodes.dataError)

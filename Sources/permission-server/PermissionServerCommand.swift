@@ -1,6 +1,7 @@
 import ArgumentParser
 
-/// `permission-server`: `serve` (the default), `migrate`, `backup` and `healthcheck`.
+/// `permission-server`: `serve` (the default), `migrate`, `backup`, `healthcheck` and
+/// `audit verify`.
 ///
 /// Every setting of ``Settings/all`` is a flag of each subcommand and an environment variable;
 /// see ``SettingOptions``. Exit codes follow sysexits(3): 64 for a bad setting, 65 for a database
@@ -16,7 +17,7 @@ struct PermissionServerCommand: ParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, MigrateCommand.self, BackupCommand.self, HealthcheckCommand.self,
-            SettingsTableCommand.self,
+            SettingsTableCommand.self, AuditCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -9,7 +9,9 @@ enum StoreOpening {
     ///   when it cannot be opened; the reason is logged first.
     static func open(path: String, logger: Logger) throws -> SQLitePermissionStore {
         do {
-            return try SQLitePermissionStore.open(path: path)
+            return try SQLitePermissionStore.open(path: path) { message, done, total in
+                logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
+            }
         } catch let error as MigrationError {
             logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
             throw ExitCode(ExitCodes.dataError)

@@ -51,6 +51,5 @@ import Testing
     @Test func keysAndAuditVerifyAreNotRoutedYet() throws {
         let app = try TestApp()
         #expect(try app.send(.get, "/v1/keys").status == 404)
-        #expect(try app.send(.get, "/v1/audit/verify").status == 404)
     }
 }

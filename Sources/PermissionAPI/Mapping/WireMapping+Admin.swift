@@ -34,7 +34,8 @@ extension WireMapping {
             action: value.action.rawValue, user: value.user?.rawValue, app: value.app?.rawValue,
             service: value.service?.rawValue, from: value.from.map(snapshot), to: value.to.map(snapshot),
             reason: value.reason?.rawValue, purpose: value.purpose?.rawValue, promptId: value.promptId?.rawValue,
-            requestId: value.requestId, detail: value.detail.isEmpty ? nil : value.detail)
+            requestId: value.requestId, detail: value.detail.isEmpty ? nil : value.detail, hash: value.hash,
+            prevHash: value.prevHash, purposeHash: value.purposeHash)
     }
 
     static func snapshot(_ value: AuthorizationSnapshot) -> Wire.AuditEntry.Snapshot {

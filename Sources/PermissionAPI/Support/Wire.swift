@@ -28,6 +28,7 @@ enum Wire {
     typealias ServiceList = PermissionWire.ServiceList
     typealias ServiceRegistration = PermissionWire.ServiceRegistration
     typealias AuditEntry = PermissionWire.AuditEntry
+    typealias AuditVerification = PermissionWire.AuditVerification
     typealias AuditPage = PermissionWire.AuditPage
     typealias Health = PermissionWire.Health
     typealias ProblemType = PermissionWire.ProblemType

@@ -1,0 +1,39 @@
+import HTTPCore
+import Logging
+import PermissionDomain
+
+/// `GET /v1/audit/verify` (admin, auditor; issue 4): walks the audit hash chain in batches and
+/// answers how long the intact chain is and the first entry that fails, if any. Registered
+/// only when the store keeps a chain (`AuditChainVerifier`).
+struct AuditVerifyController {
+    /// Rows read per query.
+    static let batchSize = 2_000
+
+    let verifier: any AuditChainVerifier
+
+    func register(on routes: inout APIRoutes) {
+        let verifier = verifier
+        routes.get("/v1/audit/verify", access: .audit) { request in
+            let logger = request.logger
+            let report = try verifier.verifyAuditChain(batchSize: Self.batchSize) { checked, total in
+                logger.debug("audit chain verification", metadata: ["checked": "\(checked)", "total": "\(total)"])
+            }
+            if let seq = report.firstFailingSeq {
+                logger.warning(
+                    "audit chain broken",
+                    metadata: ["seq": "\(seq)", "reason": "\(report.failure?.rawValue ?? "")"])
+            }
+            var headers = HTTPHeaders()
+            headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+            return try Responses.json(Self.wire(report), headers: headers)
+        }
+    }
+
+    static func wire(_ report: AuditChainReport) -> Wire.AuditVerification {
+        Wire.AuditVerification(
+            valid: report.isIntact, checked: report.intactLength + (report.isIntact ? 0 : 1),
+            lastSeq: report.lastIntactSeq, headHash: report.lastIntactHash, firstInvalidSeq: report.firstFailingSeq,
+            intactLength: report.intactLength, total: report.totalEntries,
+            reason: report.failure.flatMap { Wire.AuditVerification.Reason(rawValue: $0.rawValue) })
+    }
+}
