@@ -7,7 +7,7 @@ struct AppsController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/apps", access: .read) { request in
+        routes.get("/v1/apps", access: .readCatalogue) { request in
             let query = try QueryParameters(request.http)
             let after = try query.value("after") { try AppID(Cursor.decode($0, count: 1)[0]) }
             let limit = try query.limit(
@@ -17,7 +17,7 @@ struct AppsController {
             let next = rows.count > limit ? items.last.map { Cursor.encode([$0.id.rawValue]) } : nil
             return try Responses.json(Wire.AppList(items: items.map(WireMapping.app), nextCursor: next))
         }
-        routes.get("/v1/apps/{app}", access: .read) { request in
+        routes.get("/v1/apps/{app}", access: .readCatalogue) { request in
             try Responses.json(WireMapping.app(permissions.app(request.app())))
         }
         routes.put("/v1/apps/{app}", access: .admin) { request in

@@ -6,7 +6,7 @@ extension AuthorizationsController {
     /// app for a service, optionally by effective status; keyset-paged with opaque cursors.
     func registerListings(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/users/{user}/authorizations", access: .read) { request in
+        routes.get("/v1/users/{user}/authorizations", access: .listAuthorizations) { request in
             let user = try request.user()
             let query = try QueryParameters(request.http)
             var filter = AuthorizationFilter(user: user)
@@ -19,7 +19,7 @@ extension AuthorizationsController {
             }
             return try Self.page(request, permissions, filter: filter, after: after, query: query)
         }
-        routes.get("/v1/apps/{app}/services/{service}/users", access: .read) { request in
+        routes.get("/v1/apps/{app}/services/{service}/users", access: .listAuthorizations) { request in
             let app = try request.app()
             let service = try request.service()
             _ = try permissions.service(service)

@@ -10,19 +10,19 @@ struct AuthorizationsController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get(Self.path, access: .read) { request in
+        routes.get(Self.path, access: .readAuthorization) { request in
             try Self.read(request, permissions)
         }
-        routes.put(Self.path, access: .consent) { request in
+        routes.put(Self.path, access: .setAuthorization) { request in
             try Self.set(request, permissions)
         }
-        routes.post(Self.path + "/revoke", access: .consent) { request in
+        routes.post(Self.path + "/revoke", access: .setAuthorization) { request in
             let authorization = try permissions.revoke(
                 user: request.user(), app: request.app(), service: request.service(),
                 ifMatch: EntityTags.ifMatch(request.headers), actor: request.actor, requestId: request.requestId)
             return Responses.authorization(authorization)
         }
-        routes.post(Self.path + "/request", access: .app) { request in
+        routes.post(Self.path + "/request", access: .requestAccess) { request in
             try Self.request(request, permissions)
         }
         registerListings(on: &routes)

@@ -19,11 +19,16 @@ struct EventsController {
         let permissions = permissions
         let broadcaster = broadcaster
         let limiter = limiter
-        routes.get("/v1/events", access: .audit) { request in
+        routes.get("/v1/events", access: .readEvents) { request in
             let query = try QueryParameters(request.http)
             var filter = AuditQuery()
             filter.user = try query.value("user") { try UserID($0) }
             filter.app = try query.value("app") { try AppID($0) }
+            if let bound = request.principal.boundApp {
+                // An app key sees its own app's events only (SPEC §6).
+                if let app = filter.app, app != bound { throw AccessControl.forbidden("This key is bound to another app.") }
+                filter.app = bound
+            }
             filter.service = try query.value("service") { try ServiceID($0) }
             filter.after = try Self.start(request, query) ?? permissions.lastAuditSeq()
             filter.limit = request.configuration.streamPageSize

@@ -8,12 +8,15 @@ struct LifecycleController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.post("/v1/users/{user}/apps/{app}/lifecycle", access: .app) { request in
+        routes.post("/v1/users/{user}/apps/{app}/lifecycle", access: .lifecycle) { request in
             let user = try request.user()
             let app = try request.app()
             let body = try request.decode(Wire.LifecycleEvent.self)
             guard let event = LifecycleEvent(rawValue: body.event.rawValue) else {
                 throw APIProblem(.invalidRequest, "event: unknown lifecycle event")
+            }
+            if let role = request.principal.role, !AccessMatrix.mayPost(event, as: role) {
+                throw AccessControl.forbidden("A key with role \(role.rawValue) may not post \(event.rawValue).")
             }
             let outcome = try permissions.lifecycle(
                 user: user, app: app, event: event, actor: request.actor, requestId: request.requestId)

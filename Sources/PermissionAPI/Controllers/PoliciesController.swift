@@ -7,7 +7,7 @@ struct PoliciesController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/policies", access: .read) { request in
+        routes.get("/v1/policies", access: .readCatalogue) { request in
             let query = try QueryParameters(request.http)
             let after = try query.value("after") { try PolicyID(Cursor.decode($0, count: 1)[0]) }
             let limit = try query.limit(
@@ -17,7 +17,7 @@ struct PoliciesController {
             let next = rows.count > limit ? items.last.map { Cursor.encode([$0.id.rawValue]) } : nil
             return try Responses.json(Wire.PolicyList(items: items.map(WireMapping.policy), nextCursor: next))
         }
-        routes.get("/v1/policies/{id}", access: .read) { request in
+        routes.get("/v1/policies/{id}", access: .readCatalogue) { request in
             try Responses.json(WireMapping.policy(permissions.policy(id: PolicyID(request.parameter("id")))))
         }
         routes.put("/v1/policies/{id}", access: .admin) { request in

@@ -7,7 +7,7 @@ struct PromptsController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/users/{user}/prompts", access: .read) { request in
+        routes.get("/v1/users/{user}/prompts", access: .readPrompts) { request in
             let query = try QueryParameters(request.http)
             var filter = PromptFilter(user: try request.user())
             filter.state = try query.choice("state", PromptState.self)
@@ -20,11 +20,11 @@ struct PromptsController {
                     items: page.items.map(WireMapping.prompt),
                     nextCursor: page.nextAfter.map { Cursor.encode([$0.rawValue]) }))
         }
-        routes.get("/v1/prompts/{id}", access: .read) { request in
+        routes.get("/v1/prompts/{id}", access: .readPrompts) { request in
             let prompt = try permissions.prompt(id: PromptID(request.parameter("id")))
             return try Responses.json(WireMapping.prompt(prompt))
         }
-        routes.post("/v1/prompts/{id}/decision", access: .consent) { request in
+        routes.post("/v1/prompts/{id}/decision", access: .decide) { request in
             let id = try PromptID(request.parameter("id"))
             let decision = try request.decode(Wire.Decision.self)
             let outcome = try permissions.decide(

@@ -7,10 +7,10 @@ struct ServicesController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/services", access: .read) { _ in
+        routes.get("/v1/services", access: .readCatalogue) { _ in
             try Responses.json(Wire.ServiceList(items: permissions.services().map(WireMapping.service)))
         }
-        routes.get("/v1/services/{service}", access: .read) { request in
+        routes.get("/v1/services/{service}", access: .readCatalogue) { request in
             try Responses.json(WireMapping.service(permissions.service(request.service())))
         }
         routes.put("/v1/services/{service}", access: .admin) { request in

@@ -7,10 +7,10 @@ struct SettingsController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/users/{user}/settings", access: .read) { request in
+        routes.get("/v1/users/{user}/settings", access: .readSettings) { request in
             try Responses.json(WireMapping.settings(permissions.userSettings(request.user())))
         }
-        routes.put("/v1/users/{user}/settings", access: .consent) { request in
+        routes.put("/v1/users/{user}/settings", access: .writeSettings) { request in
             let user = try request.user()
             let body = try request.decode(Wire.UserSettings.self)
             let settings = try permissions.setLocationServices(

@@ -1,7 +1,8 @@
 import HTTPCore
 
-/// The router as controllers see it: each route declares its `RouteAccess`, and every
-/// handler gets an `APIRequest` whose principal the `Authenticator` resolved first. Bodies
+/// The router as controllers see it: each route declares its `RouteAccess`; before any
+/// handler runs, the `Authenticator` resolves the principal (401) and `AccessControl` checks
+/// the right (403), so every handler gets an `APIRequest` of an allowed caller. Bodies
 /// over `maxBodyBytes` are refused (413) before any handler runs, and every non-GET request
 /// wakes the event streams when it ends, so that committed changes reach them at once.
 struct APIRoutes {
@@ -25,7 +26,11 @@ struct APIRoutes {
         let broadcaster = broadcaster
         let writes = method != .get
         router.on(method, template) { request, context in
-            let principal = try authenticator.authenticate(request, context: context, access: access)
+            var principal = Principal.anonymous
+            if access != .open {
+                principal = try authenticator.authenticate(request, context: context)
+                try AccessControl.authorize(principal, for: access, context: context)
+            }
             let api = APIRequest(http: request, context: context, principal: principal, configuration: configuration)
             try api.checkBodySize()
             guard writes else { return try handler(api) }

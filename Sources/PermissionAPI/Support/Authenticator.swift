@@ -1,23 +1,21 @@
 public import HTTPCore
 
-/// Resolves the caller of a request and decides whether it may use a route (SPEC §6). The
-/// API calls it once per request, before the controller, so keys and roles plug in here
-/// without touching controllers.
+/// Resolves the caller of a request (SPEC §6). The API calls it once per request to a
+/// non-open route, before the controller; `AccessControl` then checks the route's right.
 public protocol Authenticator: Sendable {
     /// The principal of `request`.
     /// - Parameters:
-    ///   - request: the request; its `Authorization` field carries a Bearer key.
-    ///   - context: path parameters (e.g. `app`, for app-bound keys) and the request id.
-    ///   - access: what the matched route does.
-    /// - Throws: an `HTTPError` 401 or 403 (or any error, mapped at the edge).
-    func authenticate(_ request: HTTPRequest, context: RequestContext, access: RouteAccess) throws -> Principal
+    ///   - request: the request; its `Authorization` field carries a Bearer key (RFC 6750 §2.1).
+    ///   - context: the request id, logger and remote address.
+    /// - Throws: a 401 or 429 problem (or any error, mapped at the edge).
+    func authenticate(_ request: HTTPRequest, context: RequestContext) throws -> Principal
 }
 
-/// Every caller is `anonymous` (role "anonymous", no key id): the behaviour until keys exist.
+/// Knows no keys: every caller is `anonymous`, so every route but the open ones answers 401.
 public struct AnonymousAuthenticator: Authenticator {
     public init() {}
 
-    public func authenticate(_ request: HTTPRequest, context: RequestContext, access: RouteAccess) throws -> Principal {
+    public func authenticate(_ request: HTTPRequest, context: RequestContext) throws -> Principal {
         .anonymous
     }
 }

@@ -1,18 +1,26 @@
 public import PermissionDomain
 
-/// Who is calling: the actor audit entries record (SPEC §5), and later the key's role and
-/// app binding (SPEC §6).
+/// Who is calling (SPEC §6): the actor audit entries record (key id and role, SPEC §5), the
+/// key's role, and the app an `app` key is bound to.
 public struct Principal: Sendable, Hashable {
     /// The actor written into every audit entry of the request.
     public let actor: Actor
+    /// The key's role; nil for a caller without a valid key (only open routes).
+    public let role: Role?
     /// The app an `app` key is bound to; nil otherwise.
     public let boundApp: AppID?
 
-    public init(actor: Actor, boundApp: AppID? = nil) {
+    public init(actor: Actor, role: Role? = nil, boundApp: AppID? = nil) {
         self.actor = actor
+        self.role = role
         self.boundApp = boundApp
     }
 
-    /// Every caller while no keys exist.
+    /// The caller of `key`.
+    public init(key: APIKey) {
+        self.init(actor: key.actor, role: key.role, boundApp: key.app)
+    }
+
+    /// A caller without a key: open routes only.
     public static let anonymous = Principal(actor: .anonymous)
 }

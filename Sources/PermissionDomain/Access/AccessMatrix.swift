@@ -11,20 +11,20 @@ public enum AccessMatrix {
             case .open, .readAuthorization, .listAuthorizations, .setAuthorization, .lifecycle, .readPrompts, .decide,
                 .readSettings, .writeSettings, .readCatalogue:
                 return .granted
-            case .requestAccess, .manageCatalogue, .reset, .manageKeys, .readAudit, .readEvents:
+            case .requestAccess, .admin, .audit, .readEvents:
                 return .denied
             }
         case .app:
             switch right {
             case .open: return .granted
             case .readAuthorization, .listAuthorizations, .requestAccess, .lifecycle, .readEvents: return .ownApp
-            case .setAuthorization, .readPrompts, .decide, .readSettings, .writeSettings, .readCatalogue,
-                .manageCatalogue, .reset, .manageKeys, .readAudit:
+            case .setAuthorization, .readPrompts, .decide, .readSettings, .writeSettings, .readCatalogue, .admin,
+                .audit:
                 return .denied
             }
         case .auditor:
             switch right {
-            case .open, .readAudit, .readEvents: return .granted
+            case .open, .audit, .readEvents: return .granted
             default: return .denied
             }
         }

@@ -23,14 +23,11 @@ public enum AccessRight: String, Sendable, Hashable, CaseIterable {
     case writeSettings
     /// Reads of apps, services and policies.
     case readCatalogue
-    /// Writes of apps, services and policies.
-    case manageCatalogue
-    /// `POST /v1/reset`.
-    case reset
-    /// `/v1/keys`: list, issue and revoke API keys.
-    case manageKeys
+    /// Operators only: writes of apps, services and policies, reset, `/v1/keys`, and
+    /// `/metrics` when it is not open.
+    case admin
     /// `GET /v1/audit` and `GET /v1/audit/verify`.
-    case readAudit
+    case audit
     /// `GET /v1/events`: the change feed; an app key sees only its own app's events.
     case readEvents
 }

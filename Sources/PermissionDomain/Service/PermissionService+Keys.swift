@@ -6,7 +6,7 @@ extension PermissionService {
     ///   - id: the key's id (the middle of its `pk_<id>_...` secret).
     ///   - secretHash: SHA-256 of the secret.
     /// - Throws: `PermissionError.invalidArgument` (binding, name), `.conflict` when the id
-    ///   exists, `.notFound` when an app key's app is not registered.
+    ///   exists.
     public func createKey(
         id: KeyID, role: Role, app: AppID?, name: String, secretHash: [UInt8], actor: Actor, requestId: String?
     ) throws -> APIKey {
