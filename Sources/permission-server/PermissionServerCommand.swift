@@ -17,7 +17,7 @@ struct PermissionServerCommand: ParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, MigrateCommand.self, BackupCommand.self, HealthcheckCommand.self,
-            SettingsTableCommand.self, AuditCommand.self,
+            SettingsTableCommand.self, AuditCommand.self, KeysCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

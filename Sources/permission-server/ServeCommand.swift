@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Foundation
 import HTTPCore
 import Logging
 import PermissionAPI
@@ -26,6 +27,7 @@ struct ServeCommand: ParsableCommand {
         let application = buildApplication(
             configuration: configuration.api, store: store, clock: SystemClock(),
             readiness: { try store.checkReady() }, logger: logger)
+        try BootstrapKey.apply(application.service, environment: ProcessInfo.processInfo.environment, logger: logger)
         let server = HTTPServer(configuration: configuration.http, responder: application.responder, logger: logger)
         do {
             try server.start()

@@ -1,0 +1,51 @@
+public import Logging
+public import PermissionDomain
+
+/// The first admin key, from an operator-chosen secret (`PERMISSION_BOOTSTRAP_ADMIN_KEY`,
+/// SPEC §6): created at start as an admin key named `bootstrap` unless a key with that secret
+/// exists. The secret is either a `pk_<16 hex>_<random>` token or any RFC 6750 `b64token` of
+/// 32 to 256 characters (e.g. `openssl rand -hex 32`). It is never logged.
+public enum KeyBootstrap {
+    /// What `ensureAdminKey` did.
+    public enum Outcome: Equatable, Sendable {
+        /// A new admin key with this id.
+        case created(KeyID)
+        /// The key exists and is active.
+        case existing(KeyID)
+        /// The key exists but was revoked: it is not brought back.
+        case revoked(KeyID)
+    }
+
+    /// Creates the bootstrap admin key for `secret` unless it exists.
+    /// - Throws: `PermissionError.invalidArgument` when `secret` is not acceptable, or when
+    ///   its id belongs to a key with another secret; store errors.
+    @discardableResult
+    public static func ensureAdminKey(secret: String, service: PermissionService, logger: Logger) throws -> Outcome {
+        let hash = KeySecret.hash(secret.utf8)
+        guard let id = KeySecret.keyID(of: Substring(secret).utf8, hash: hash) else {
+            throw PermissionError.invalidArgument(
+                field: "PERMISSION_BOOTSTRAP_ADMIN_KEY",
+                why: "must be pk_<16 hex digits>_<random> or 32 to 256 characters of A-Z a-z 0-9 - . _ ~ + / =")
+        }
+        if let key = try service.key(id: id) {
+            guard KeySecret.constantTimeEqual(key.secretHash, hash) else {
+                throw PermissionError.invalidArgument(
+                    field: "PERMISSION_BOOTSTRAP_ADMIN_KEY", why: "its key id \(id) belongs to another key; pick another secret")
+            }
+            if key.isActive { return .existing(id) }
+            logger.warning("the bootstrap admin key was revoked; not creating it again", metadata: ["key": "\(id)"])
+            return .revoked(id)
+        }
+        _ = try service.createKey(
+            id: id, role: .admin, app: nil, name: "bootstrap", secretHash: hash, actor: .system, requestId: nil)
+        logger.notice("bootstrap admin key created", metadata: ["key": "\(id)"])
+        return .created(id)
+    }
+
+    /// A new random key secret and its id (`pk_<id>_<43 base64url characters>`), for the
+    /// `keys create` subcommand.
+    public static func generate() -> (id: KeyID, secret: String) { KeySecret.generate() }
+
+    /// SHA-256 of a secret, as stored.
+    public static func hash(_ secret: String) -> [UInt8] { KeySecret.hash(secret.utf8) }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PermissionAPI
+import PermissionDomain
+import SQLiteStore
+
+/// `permission-server keys create|list|revoke`: API keys on the database file (SPEC §6), e.g.
+/// the first admin key before the server ever ran. Changes are audited with actor `system`.
+struct KeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Create, list and revoke API keys in the database file.",
+        subcommands: [Create.self, List.self, Revoke.self]
+    )
+
+    /// Opens the store and a service over it, with the settings' logging.
+    static func open(_ options: SettingOptions, label: String) throws -> (SQLitePermissionStore, PermissionService) {
+        let configuration = try ServerConfiguration.resolve(options)
+        LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        let logger = Logger(label: label)
+        let store = try StoreOpening.open(path: configuration.databasePath, logger: logger)
+        return (store, PermissionService(store: store, clock: SystemClock()))
+    }
+
+    /// Maps a domain refusal to exit 64 with its reason on stderr.
+    static func refuse(_ error: PermissionError) -> ExitCode {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        return ExitCode(ExitCodes.usage)
+    }
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Issue a key; prints its id and secret (the secret is shown only now).")
+
+        @Option(help: "admin, consent, app or auditor.") var role: String
+        @Option(help: "The app an app key is bound to.") var app: String?
+        @Option(help: "A label for operators.") var name: String
+        @Flag(help: "Print {\"id\":...,\"secret\":...} instead of a sentence.") var json = false
+        @OptionGroup var options: SettingOptions
+
+        func run() throws {
+            let (_, service) = try KeysCommand.open(options, label: "permission-server.keys")
+            let (id, secret) = KeyBootstrap.generate()
+            do {
+                guard let role = Role(rawValue: role) else {
+                    throw PermissionError.invalidArgument(field: "role", why: "must be admin, consent, app or auditor")
+                }
+                let key = try service.createKey(
+                    id: id, role: role, app: app.map { try AppID($0) }, name: name,
+                    secretHash: KeyBootstrap.hash(secret), actor: .system, requestId: nil)
+                if json {
+                    print("{\"id\":\"\(key.id.rawValue)\",\"role\":\"\(role.rawValue)\",\"secret\":\"\(secret)\"}")
+                } else {
+                    print("created \(role.rawValue) key \(key.id.rawValue); secret (shown once): \(secret)")
+                }
+            } catch let error as PermissionError {
+                throw KeysCommand.refuse(error)
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List keys (never secrets), revoked ones marked.")
+
+        @OptionGroup var options: SettingOptions
+
+        func run() throws {
+            let (_, service) = try KeysCommand.open(options, label: "permission-server.keys")
+            for key in try service.keys() {
+                let app = key.app.map { " app=\($0.rawValue)" } ?? ""
+                let state = key.isActive ? "active" : "revoked"
+                print("\(key.id.rawValue) \(key.role.rawValue)\(app) \(state) name=\(key.name)")
+            }
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a key (a running server notices within its key cache TTL, 5 s).")
+
+        @Argument(help: "The key id.") var id: String
+        @OptionGroup var options: SettingOptions
+
+        func run() throws {
+            let (_, service) = try KeysCommand.open(options, label: "permission-server.keys")
+            do {
+                let key = try service.revokeKey(id: KeyID(id), actor: .system, requestId: nil)
+                print("revoked \(key.role.rawValue) key \(key.id.rawValue)")
+            } catch let error as PermissionError {
+                throw KeysCommand.refuse(error)
+            }
+        }
+    }
+}
