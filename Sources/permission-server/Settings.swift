@@ -43,11 +43,16 @@ enum Settings {
         defaultValue: "30", help: "Seconds a client may stop reading before it is dropped.")
     static let shutdownGrace = Setting(flag: "shutdown-grace", environment: "PERMISSION_SHUTDOWN_GRACE",
         defaultValue: "10", help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT.")
+    static let bootstrapAdminKey = Setting(flag: "bootstrap-admin-key", environment: "PERMISSION_BOOTSTRAP_ADMIN_KEY",
+        defaultValue: nil,
+        help: "Secret of the first admin key, created at start unless it exists: pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment only).",
+        isSecret: true)
     static let config = Setting(flag: "config", environment: "PERMISSION_CONFIG", defaultValue: nil,
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [
         host, port, database, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
-        maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout, writeTimeout, shutdownGrace, config,
+        maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout, writeTimeout, shutdownGrace,
+        bootstrapAdminKey, config,
     ]
 }
