@@ -12,10 +12,11 @@ public import PermissionDomain
 ///   - readiness: `/readyz`: throws unless the database is writable and migrated.
 ///   - logger: for the sweeper and unexpected errors; request loggers carry the request id.
 ///   - authenticator: resolves the principal of each request; anonymous until keys exist.
+///   - metrics: request counters and `/metrics`; nil for none.
 public func buildApplication(
     configuration: APIConfiguration, store: any PermissionStore, clock: any Clock,
     readiness: @escaping @Sendable () throws -> Void, logger: Logger,
-    authenticator: any Authenticator = AnonymousAuthenticator()
+    authenticator: any Authenticator = AnonymousAuthenticator(), metrics: APIMetrics? = nil
 ) -> PermissionApplication {
     let service = PermissionService(store: store, clock: clock, configuration: configuration.service)
     let broadcaster = ChangeBroadcaster()
@@ -36,10 +37,14 @@ public func buildApplication(
         AuditVerifyController(verifier: verifier).register(on: &routes)  // stores that keep a hash chain
     }
     EventsController(permissions: service, broadcaster: broadcaster, limiter: limiter).register(on: &routes)
+    if let metrics, let access = metrics.route {
+        MetricsController(render: metrics.render, access: access).register(on: &routes)
+    }
 
     var router = routes.router
     router.use(RequestIdMiddleware())
     router.use(AccessLogMiddleware())
+    if let metrics { router.use(HTTPMetricsMiddleware(metrics: metrics.http)) }
     router.use(ErrorMiddleware(mapper: { error, context in ErrorMapping.httpError(for: error, context: context) }))
     let sweeper = Sweeper(
         permissions: service, broadcaster: broadcaster, interval: configuration.sweepInterval, logger: logger)

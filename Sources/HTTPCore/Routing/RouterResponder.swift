@@ -39,6 +39,7 @@ public struct RouterResponder: HTTPResponder {
         }
         var context = context
         context.route = route.template
+        RouteMarker.set(route.template)  // for HTTPMetricsMiddleware, which runs outside the router
         if !values.isEmpty {
             var parameters: [String: String] = [:]
             parameters.reserveCapacity(values.count)

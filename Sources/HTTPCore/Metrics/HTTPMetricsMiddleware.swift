@@ -1,0 +1,41 @@
+/// Counts each request and its latency in an `HTTPMetrics`, labelled with the route template
+/// the router matched ("unmatched" for 404/405 misses) and the final status. Put it outside
+/// `ErrorMiddleware` so thrown errors count with their mapped status; an error that escapes
+/// counts as 500. A streamed response counts when its head is ready, not when the stream ends.
+public struct HTTPMetricsMiddleware: HTTPMiddleware {
+    /// The route label of requests no route matched.
+    public static let unmatchedRoute = "unmatched"
+
+    let metrics: HTTPMetrics
+
+    public init(metrics: HTTPMetrics) {
+        self.metrics = metrics
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
+        let started = MonotonicClock.now()
+        RouteMarker.clear()
+        let response: HTTPResponse
+        do {
+            response = try next.respond(to: request, context: context)
+        } catch let error as HTTPError {
+            record(request, status: error.status.code, started: started)
+            throw error
+        } catch {
+            record(request, status: 500, started: started)
+            throw error
+        }
+        record(request, status: response.status.code, started: started)
+        return response
+    }
+
+    private func record(_ request: HTTPRequest, status: Int, started: UInt64) {
+        let route = RouteMarker.current() ?? Self.unmatchedRoute
+        let method = Self.knownMethods.contains(request.method) ? request.method : HTTPMethod("OTHER")
+        metrics.record(route: route, method: method, status: status, nanoseconds: MonotonicClock.now() &- started)
+    }
+
+    /// Methods labelled as themselves; any other token counts as "OTHER", so that clients
+    /// cannot grow the series without bound.
+    static let knownMethods: Set<HTTPMethod> = [.get, .head, .post, .put, .delete, .patch, HTTPMethod("OPTIONS")]
+}

@@ -1,0 +1,35 @@
+extension SQLitePermissionStore {
+    /// What `/metrics` samples from the database at scrape time.
+    package struct MetricsSnapshot: Sendable {
+        /// The last audit sequence number (0 when the log is empty).
+        package var auditSeq: Int64
+        /// Authorization records by status (`notDetermined`, `denied`, `authorized`).
+        package var authorizationsByStatus: [String: Int]
+        /// The writer's counters (commits, committed and failed writes).
+        package var writer: DatabaseWriter.Statistics
+        /// Transaction durations and sizes.
+        package var writes: WriteMetrics.Snapshot
+    }
+
+    /// Reads the audit head and the authorization counts in one read snapshot, and the writer's
+    /// counters. Two indexed queries: `max(seq)` is one b-tree descent; the status count scans
+    /// the `authorizations_by_app_service_status` index.
+    /// - Throws: `SQLiteError` when the database cannot be read.
+    package func metricsSnapshot() throws -> MetricsSnapshot {
+        let (seq, statuses) = try pool.read { database -> (Int64, [String: Int]) in
+            let seq = try database.withStatement("SELECT coalesce(max(seq), 0) FROM audit") { statement in
+                try statement.step() ? statement.int64(at: 0) : 0
+            }
+            var statuses: [String: Int] = [:]
+            try database.withStatement("SELECT status, count(*) FROM authorizations GROUP BY status") { statement in
+                while try statement.step() {
+                    if let status = statement.string(at: 0) { statuses[status] = statement.int(at: 1) }
+                }
+            }
+            return (seq, statuses)
+        }
+        return MetricsSnapshot(
+            auditSeq: seq, authorizationsByStatus: statuses, writer: pool.writer.currentStatistics,
+            writes: pool.writer.metrics.snapshot)
+    }
+}
