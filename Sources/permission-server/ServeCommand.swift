@@ -24,27 +24,70 @@ struct ServeCommand: ParsableCommand {
         logger.info("starting with the effective configuration", metadata: configuration.startupMetadata)
 
         let store = try StoreOpening.open(path: configuration.databasePath, logger: logger)
+        let metrics = ServerMetrics(store: store)
+        let exposure = Self.metricsExposure(configuration)
         let application = buildApplication(
             configuration: configuration.api, store: store, clock: SystemClock(),
-            readiness: { try store.checkReady() }, logger: logger)
+            readiness: { try store.checkReady() }, logger: logger,
+            metrics: APIMetrics(
+                http: metrics.http, route: configuration.metricsPort == nil ? exposure : nil,
+                render: { try metrics.render() }))
+        metrics.attach(application)
         try BootstrapKey.apply(application.service, environment: ProcessInfo.processInfo.environment, logger: logger)
         let server = HTTPServer(configuration: configuration.http, responder: application.responder, logger: logger)
-        do {
-            try server.start()
-        } catch {
-            logger.critical("cannot listen", metadata: [
-                "host": "\(configuration.host)", "port": "\(configuration.port)", "error": "\(error)",
-            ])
-            throw ExitCode(ExitCodes.unavailable)
-        }
+        try Self.start(server, host: configuration.host, port: configuration.port, logger: logger)
+        metrics.attach(server, listener: "api")
         logger.notice("listening on \(Self.authority(host: configuration.host, port: server.localPort))")
+
+        var metricsServer: HTTPServer?
+        if let port = configuration.metricsPort, let exposure {
+            var http = configuration.http
+            http.port = port
+            http.maxConnections = 64
+            let responder = buildMetricsResponder(
+                metrics: APIMetrics(http: metrics.http, route: exposure, render: { try metrics.render() }),
+                access: exposure, authenticator: KeyAuthenticator(service: application.service))
+            let listener = HTTPServer(configuration: http, responder: responder, logger: logger)
+            try Self.start(listener, host: configuration.host, port: port, logger: logger)
+            metrics.attach(listener, listener: "metrics")
+            logger.notice("metrics on \(Self.authority(host: configuration.host, port: listener.localPort))/metrics")
+            metricsServer = listener
+        }
         application.start()
-        server.installSignalHandlers()
+        // Graceful shutdown: stop accepting, then end event streams and the sweeper at once
+        // (streams would otherwise hold their connections until the grace deadline).
+        let signals = ShutdownSignals { [metricsServer] number in
+            logger.info("signal received; shutting down gracefully", metadata: ["signal": "\(number)"])
+            server.shutdown()
+            metricsServer?.shutdown()
+            application.stop()
+        }
         server.waitUntilStopped()
+        metricsServer?.waitUntilStopped()
+        signals.cancel()
 
         application.stop()
         StoreOpening.close(store, logger: logger)
         logger.notice("stopped")
+    }
+
+    /// Starts `server`, logging and exiting 69 (EX_UNAVAILABLE) when it cannot listen.
+    private static func start(_ server: HTTPServer, host: String, port: Int, logger: Logger) throws {
+        do {
+            try server.start()
+        } catch {
+            logger.critical("cannot listen", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(error)"])
+            throw ExitCode(ExitCodes.unavailable)
+        }
+    }
+
+    /// The access of `/metrics`: `.open`, `.admin`, or nil when `--metrics off`.
+    static func metricsExposure(_ configuration: ServerConfiguration) -> RouteAccess? {
+        switch configuration.metrics {
+        case "admin": .admin
+        case "off": nil
+        default: .open
+        }
     }
 
     /// `host:port`, with an IPv6 address in brackets (RFC 3986 §3.2.2).

@@ -22,6 +22,10 @@ struct ServerConfiguration: Sendable {
     var idleTimeout: Int
     var writeTimeout: Int
     var shutdownGrace: Int
+    /// Who may read `/metrics`: "open", "admin" or "off".
+    var metrics: String
+    /// A separate port for `/metrics`; nil serves it on the main port.
+    var metricsPort: Int?
     /// Each non-secret setting's effective value and where it came from, for the startup log.
     var described: [(setting: Setting, value: String, source: SettingsResolver.Source)]
 
@@ -49,6 +53,11 @@ struct ServerConfiguration: Sendable {
         idleTimeout = try resolver.int(Settings.idleTimeout, range: 1...86_400)
         writeTimeout = try resolver.int(Settings.writeTimeout, range: 1...3_600)
         shutdownGrace = try resolver.int(Settings.shutdownGrace, range: 0...3_600)
+        metrics = try resolver.choice(Settings.metrics, among: ["open", "admin", "off"])
+        metricsPort = resolver.value(Settings.metricsPort) == nil ? nil : try resolver.int(Settings.metricsPort, range: 0...65_535)
+        if let metricsPort, metricsPort != 0, metricsPort == port, let (value, source) = resolver.value(Settings.metricsPort) {
+            throw .invalid(Settings.metricsPort, value, source, "a port other than the main port \(port)")
+        }
         described = Settings.all.compactMap { setting in
             guard !setting.isSecret, let (value, source) = resolver.value(setting) else { return nil }
             return (setting, value, source)

@@ -32,6 +32,10 @@ struct SettingOptions: ParsableArguments {
     var writeTimeout: String?
     @Option(name: .customLong(Settings.shutdownGrace.flag), help: Settings.shutdownGrace.argumentHelp)
     var shutdownGrace: String?
+    @Option(name: .customLong(Settings.metrics.flag), help: Settings.metrics.argumentHelp)
+    var metrics: String?
+    @Option(name: .customLong(Settings.metricsPort.flag), help: Settings.metricsPort.argumentHelp)
+    var metricsPort: String?
     @Option(name: .customLong(Settings.config.flag), help: Settings.config.argumentHelp)
     var config: String?
 
@@ -43,7 +47,8 @@ struct SettingOptions: ParsableArguments {
             (Settings.onceTTL, onceTTL), (Settings.maxConnections, maxConnections),
             (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),
             (Settings.headerTimeout, headerTimeout), (Settings.idleTimeout, idleTimeout),
-            (Settings.writeTimeout, writeTimeout), (Settings.shutdownGrace, shutdownGrace), (Settings.config, config),
+            (Settings.writeTimeout, writeTimeout), (Settings.shutdownGrace, shutdownGrace),
+            (Settings.metrics, metrics), (Settings.metricsPort, metricsPort), (Settings.config, config),
         ]
         var flags: [String: String] = [:]
         for (setting, value) in pairs { if let value { flags[setting.flag] = value } }
@@ -63,6 +68,7 @@ extension Setting {
         case "host": "address"
         case "database", "config": "path"
         case "log-format", "log-level": "name"
+        case "metrics": "mode"
         default: flag.hasSuffix("timeout") || flag.hasSuffix("ttl") || flag == "shutdown-grace" ? "seconds" : "n"
         }
     }

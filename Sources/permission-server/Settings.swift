@@ -43,6 +43,10 @@ enum Settings {
         defaultValue: "30", help: "Seconds a client may stop reading before it is dropped.")
     static let shutdownGrace = Setting(flag: "shutdown-grace", environment: "PERMISSION_SHUTDOWN_GRACE",
         defaultValue: "10", help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT.")
+    static let metrics = Setting(flag: "metrics", environment: "PERMISSION_METRICS", defaultValue: "open",
+        help: "Who may read /metrics: open (anyone who reaches the port), admin (an admin key) or off.")
+    static let metricsPort = Setting(flag: "metrics-port", environment: "PERMISSION_METRICS_PORT", defaultValue: nil,
+        help: "Serve /metrics on this separate port (same host) instead of the main one; 0 picks a free port.")
     static let bootstrapAdminKey = Setting(flag: "bootstrap-admin-key", environment: "PERMISSION_BOOTSTRAP_ADMIN_KEY",
         defaultValue: nil,
         help: "Secret of the first admin key, created at start unless it exists: pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment only).",
@@ -52,7 +56,7 @@ enum Settings {
 
     static let all: [Setting] = [
         host, port, database, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
-        maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout, writeTimeout, shutdownGrace,
-        bootstrapAdminKey, config,
+        maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout, writeTimeout, shutdownGrace, metrics,
+        metricsPort, bootstrapAdminKey, config,
     ]
 }

@@ -25,6 +25,9 @@ enum StoreOpening {
     /// "Checkpointing") so that the file alone is complete after a clean stop; the connections
     /// close when the store is released.
     static func close(_ store: SQLitePermissionStore, logger: Logger) {
+        // Idle readers keep their read transaction open between reads; a TRUNCATE checkpoint
+        // would wait the whole busy timeout for them. End those snapshots first.
+        store.pool.readers.didCommit()
         do {
             try store.pool.writeWithoutTransaction { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
             logger.info("database checkpointed and closed", metadata: ["database": "\(store.path)"])

@@ -1,0 +1,79 @@
+import Foundation
+import HTTPCore
+import PermissionAPI
+import SQLiteStore
+
+/// Everything `/metrics` shows, rendered at scrape time: the HTTP request series (fed on the
+/// hot path by `HTTPMetricsMiddleware`), open connections per listener, open event streams,
+/// and the database: write transaction latency and size, commits, the audit head and
+/// authorizations by status (two indexed reads per scrape).
+final class ServerMetrics: @unchecked Sendable {
+    let http = HTTPMetrics()
+    private let store: SQLitePermissionStore
+    private let lock = NSLock()
+    private var listeners: [(name: String, server: HTTPServer)] = []  // guarded by lock
+    private var application: PermissionApplication?  // guarded by lock
+
+    init(store: SQLitePermissionStore) {
+        self.store = store
+    }
+
+    /// Adds a listener to the open-connections gauge, labelled `listener="name"`.
+    func attach(_ server: HTTPServer, listener name: String) {
+        lock.lock()
+        listeners.append((name, server))
+        lock.unlock()
+    }
+
+    /// Adds the application's open event streams gauge.
+    func attach(_ application: PermissionApplication) {
+        lock.lock()
+        self.application = application
+        lock.unlock()
+    }
+
+    /// The whole exposition.
+    /// - Throws: when the database cannot be read.
+    func render() throws -> String {
+        let database = try store.metricsSnapshot()
+        lock.lock()
+        let listeners = listeners
+        let application = application
+        lock.unlock()
+
+        var text = PrometheusText()
+        http.render(into: &text)
+        text.family("http_open_connections", help: "HTTP connections open now, by listener.", type: .gauge)
+        for (name, server) in listeners {
+            text.sample("http_open_connections", labels: [("listener", name)], value: server.openConnections)
+        }
+        if let application {
+            text.family("permission_event_streams_open", help: "GET /v1/events streams open now.", type: .gauge)
+            text.sample("permission_event_streams_open", value: application.openEventStreams)
+        }
+        Self.renderDatabase(database, into: &text)
+        return text.output
+    }
+
+    private static func renderDatabase(_ database: SQLitePermissionStore.MetricsSnapshot, into text: inout PrometheusText) {
+        text.family("permission_audit_seq", help: "The last audit log sequence number.", type: .gauge)
+        text.sample("permission_audit_seq", value: Double(database.auditSeq))
+        text.family("permission_authorizations", help: "Authorization records by status.", type: .gauge)
+        for status in ["authorized", "denied", "notDetermined"] {
+            text.sample("permission_authorizations", labels: [("status", status)], value: database.authorizationsByStatus[status] ?? 0)
+        }
+        text.family(
+            "sqlite_write_transaction_duration_seconds",
+            help: "Group-commit write transactions, BEGIN to end of COMMIT (fsync included).", type: .histogram)
+        text.histogram(
+            "sqlite_write_transaction_duration_seconds", upperBounds: WriteMetrics.durationBounds,
+            counts: database.writes.durationCounts, sum: database.writes.durationSumSeconds)
+        text.family("sqlite_write_transaction_writes", help: "Writes committed per transaction (group commit batch size).", type: .histogram)
+        text.histogram(
+            "sqlite_write_transaction_writes", upperBounds: WriteMetrics.batchBounds,
+            counts: database.writes.batchCounts, sum: database.writes.batchSum)
+        text.family("sqlite_writes_total", help: "Write bodies by outcome.", type: .counter)
+        text.sample("sqlite_writes_total", labels: [("outcome", "committed")], value: database.writer.committedWrites)
+        text.sample("sqlite_writes_total", labels: [("outcome", "failed")], value: database.writer.failedWrites)
+    }
+}
