@@ -1,26 +1,28 @@
-/// One route: the responder per method for a template, and the names of its parameters in
-/// path order.
+/// One route: the responder per method for a template, the names of its parameters in path
+/// order, and the ordinal of the path segment each parameter takes.
 struct Route: Sendable {
     var template: String
     var parameterNames: [String]
+    var parameterOrdinals: [Int]
     var responders: [HTTPMethod: any HTTPResponder] = [:]
 }
 
-/// A node of the segment trie: literal children by exact (decoded) segment, at most one
-/// parameter child, and the route that ends here.
+/// A node of the segment trie: literal children by exact (decoded) segment bytes, at most one
+/// parameter child, and the route that ends here. Literals are a short array compared byte-wise
+/// rather than a dictionary, so a lookup builds no `String` and hashes nothing.
 struct RouteNode: Sendable {
-    var literals: [String: RouteNode] = [:]
-    /// Zero or one element: the child matching any single segment.
+    var literals: [(bytes: [UInt8], node: RouteNode)] = []
+    /// Zero or one element: the child matching any single non-empty segment.
     var parameter: [RouteNode] = []
     var route: Route?
 
     /// Inserts `responder` for `method` at the template's segments.
     mutating func insert(
-        segments: ArraySlice<RouteTemplateSegment>, template: String, names: [String], method: HTTPMethod,
-        responder: any HTTPResponder
+        segments: ArraySlice<RouteTemplateSegment>, template: String, names: [String], ordinals: [Int],
+        method: HTTPMethod, responder: any HTTPResponder
     ) {
         guard let first = segments.first else {
-            var route = self.route ?? Route(template: template, parameterNames: names)
+            var route = self.route ?? Route(template: template, parameterNames: names, parameterOrdinals: ordinals)
             precondition(
                 route.parameterNames == names,
                 "routes \(route.template) and \(template) name their parameters differently")
@@ -32,26 +34,51 @@ struct RouteNode: Sendable {
         let rest = segments.dropFirst()
         switch first {
         case .literal(let text):
-            var child = literals[text] ?? RouteNode()
-            child.insert(segments: rest, template: template, names: names, method: method, responder: responder)
-            literals[text] = child
+            let bytes = Array(text.utf8)
+            if let index = literals.firstIndex(where: { $0.bytes == bytes }) {
+                literals[index].node.insert(
+                    segments: rest, template: template, names: names, ordinals: ordinals, method: method,
+                    responder: responder)
+            } else {
+                var child = RouteNode()
+                child.insert(
+                    segments: rest, template: template, names: names, ordinals: ordinals, method: method,
+                    responder: responder)
+                literals.append((bytes, child))
+            }
         case .parameter:
             var child = parameter.first ?? RouteNode()
-            child.insert(segments: rest, template: template, names: names, method: method, responder: responder)
+            child.insert(
+                segments: rest, template: template, names: names, ordinals: ordinals, method: method,
+                responder: responder)
             parameter = [child]
         }
     }
 
-    /// Finds the route for decoded `segments`, preferring literal over parameter children and
-    /// backtracking when a literal branch dead-ends. A parameter never matches an empty segment. Parameter values are appended to `values`.
-    func match(_ segments: ArraySlice<String>, values: inout [String]) -> Route? {
-        guard let first = segments.first else { return route }
-        let rest = segments.dropFirst()
-        if let child = literals[first], let found = child.match(rest, values: &values) { return found }
-        if let child = parameter.first, !first.isEmpty {
-            values.append(first)
-            if let found = child.match(rest, values: &values) { return found }
-            values.removeLast()
+    /// Finds the route for the path segments of `path` from byte offset `start` (nil: no segment
+    /// left), preferring literal over parameter children and backtracking when a literal branch
+    /// dead-ends. A parameter never matches an empty segment. `decode`: the path holds a "%",
+    /// so segments with one are compared decoded (the caller checked they all decode).
+    func match(_ path: UnsafeBufferPointer<UInt8>, from start: Int?, decode: Bool) -> Route? {
+        guard let start else { return route }
+        let end = PathSegments.end(of: path, from: start)
+        let next: Int? = end < path.count ? end + 1 : nil
+        let raw = UnsafeBufferPointer(rebasing: path[start..<end])
+        if !literals.isEmpty {
+            if decode && raw.contains(ASCII.percent) {
+                if let decoded = PathSegments.decode(raw) {
+                    var text = decoded
+                    let child = text.withUTF8 { bytes in literals.first { PathSegments.equal($0.bytes, bytes) } }
+                    if let child, let found = child.node.match(path, from: next, decode: decode) { return found }
+                }
+            } else if let child = literals.first(where: { PathSegments.equal($0.bytes, raw) }),
+                let found = child.node.match(path, from: next, decode: decode)
+            {
+                return found
+            }
+        }
+        if let child = parameter.first, !raw.isEmpty, let found = child.match(path, from: next, decode: decode) {
+            return found
         }
         return nil
     }

@@ -22,12 +22,18 @@ public struct Router: Sendable {
     ///   - responder: what answers; it finds parameters in `context.parameters`.
     public mutating func on(_ method: HTTPMethod, _ template: String, responder: any HTTPResponder) {
         let segments = RouteTemplateSegment.parse(template)
-        let names = segments.compactMap { segment -> String? in
-            if case .parameter(let name) = segment { return name }
-            return nil
+        var names: [String] = []
+        var ordinals: [Int] = []
+        for (ordinal, segment) in segments.enumerated() {
+            if case .parameter(let name) = segment {
+                names.append(name)
+                ordinals.append(ordinal)
+            }
         }
         precondition(Set(names).count == names.count, "route \(template) repeats a parameter name")
-        root.insert(segments: segments[...], template: template, names: names, method: method, responder: responder)
+        root.insert(
+            segments: segments[...], template: template, names: names, ordinals: ordinals, method: method,
+            responder: responder)
     }
 
     /// Registers a closure for `method` requests matching `template`.

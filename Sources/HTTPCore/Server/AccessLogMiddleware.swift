@@ -12,8 +12,8 @@ public struct AccessLogMiddleware: HTTPMiddleware {
     }
 
     public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
+        guard context.logLevel <= level else { return try next.respond(to: request, context: context) }
         let logger = context.logger
-        guard logger.logLevel <= level else { return try next.respond(to: request, context: context) }
         let started = MonotonicClock.now()
         let response: HTTPResponse
         do {

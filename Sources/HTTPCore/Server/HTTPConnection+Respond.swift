@@ -7,9 +7,7 @@ extension HTTPConnection {
     func respond(to request: HTTPRequest) {
         phase = .responding
         let requestId = makeRequestId()
-        var logger = environment.logger
-        logger[metadataKey: "request-id"] = .string(requestId)
-        let context = RequestContext(requestId: requestId, logger: logger, remoteAddress: peer)
+        let context = RequestContext(requestId: requestId, logger: environment.logger, remoteAddress: peer)
         let response: HTTPResponse
         do {
             response = try environment.responder.respond(to: request, context: context)
@@ -17,7 +15,7 @@ extension HTTPConnection {
             // Without an ErrorMiddleware the engine still honours HTTPError (e.g. the router's 404).
             response = ProblemJSON.response(for: error, requestId: requestId)
         } catch {
-            logger.error("unhandled error from responder", metadata: ["error": .string(String(reflecting: error))])
+            context.logger.error("unhandled error from responder", metadata: ["error": .string(String(reflecting: error))])
             response = ProblemJSON.response(
                 status: .internalServerError, detail: "The server failed to handle the request.", requestId: requestId)
         }
@@ -32,7 +30,7 @@ extension HTTPConnection {
             response, isHead: head.method == .head, version: head.version, keepAlive: keepAlive, into: &output)
         if case .stream(let produce, let chunked) = action {
             if !chunked { keepAlive = false }
-            guard stream(produce, chunked: chunked, logger: logger) else { return }
+            guard stream(produce, chunked: chunked, logger: context.logger) else { return }
         }
         phase = keepAlive ? .awaitingHead : .closing
     }

@@ -3,9 +3,11 @@ public import Logging
 /// Per-request context handed down the middleware chain to the handler.
 public struct RequestContext: Sendable {
     /// The request id: a sane incoming `X-Request-Id`, else one the server generated.
-    public var requestId: String
-    /// A logger whose metadata carries `request-id`.
-    public var logger: Logger
+    public var requestId: String {
+        didSet {
+            if loggerCarriesId { baseLogger[metadataKey: "request-id"] = .string(requestId) }
+        }
+    }
     /// The peer address, as "ip:port".
     public var remoteAddress: String
     /// Path parameters captured by the router, percent-decoded (`{user}` → value).
@@ -13,9 +15,32 @@ public struct RequestContext: Sendable {
     /// The route template that matched, e.g. "/v1/users/{user}", for logs and metrics; nil before routing.
     public var route: String?
 
+    /// The logger as given; `request-id` is added on first read (setting logger metadata costs a
+    /// dictionary copy, and some handlers format all metadata on every change), so a request
+    /// that never logs never pays for it.
+    private var baseLogger: Logger
+    private var loggerCarriesId = false
+
+    /// A logger whose metadata carries `request-id`.
+    public var logger: Logger {
+        get {
+            if loggerCarriesId { return baseLogger }
+            var logger = baseLogger
+            logger[metadataKey: "request-id"] = .string(requestId)
+            return logger
+        }
+        set {
+            baseLogger = newValue
+            loggerCarriesId = true
+        }
+    }
+
+    /// The logger's level, read without building the per-request logger.
+    public var logLevel: Logger.Level { baseLogger.logLevel }
+
     public init(requestId: String, logger: Logger, remoteAddress: String, parameters: [String: String] = [:], route: String? = nil) {
         self.requestId = requestId
-        self.logger = logger
+        self.baseLogger = logger
         self.remoteAddress = remoteAddress
         self.parameters = parameters
         self.route = route

@@ -11,8 +11,7 @@ public struct RequestIdMiddleware: HTTPMiddleware {
     public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
         var context = context
         if let incoming = request.headers[Self.headerName], Self.isSane(incoming) {
-            context.requestId = incoming
-            context.logger[metadataKey: "request-id"] = .string(incoming)
+            context.requestId = incoming  // the context's logger follows (see `RequestContext.logger`)
         }
         var response = try next.respond(to: request, context: context)
         response.headers.replaceOrAdd(name: Self.headerName, value: context.requestId)
