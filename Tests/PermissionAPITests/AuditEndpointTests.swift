@@ -55,7 +55,7 @@ import PermissionAPI
         let head = try app.application.responder.respond(
             to: HTTPRequest(head: HTTPRequestHead(
                 method: .get, target: "/v1/audit", path: "/v1/audit", query: nil, version: .http1_1,
-                headers: ["Accept": "application/x-ndjson"], authority: "test", keepAlive: true, framing: .none,
+                headers: ["Accept": "application/x-ndjson", "Authorization": "Bearer \(app.adminKey)"], authority: "test", keepAlive: true, framing: .none,
                 expectContinue: false)),
             context: RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "-"))
         guard case .stream(let produce) = head.body else {
@@ -71,7 +71,7 @@ import PermissionAPI
         let app = try TestApp()
         try app.set("camera", #"{"status":"denied"}"#, headers: [("X-Request-Id", "req-1")])
         let entry = try #require(try app.audit().first)
-        #expect(entry.actor == AuditEntry.Actor(keyId: nil, role: "anonymous"))
+        #expect(entry.actor == AuditEntry.Actor(keyId: app.adminKeyId, role: "admin"))
         #expect(entry.requestId == "req-1")
         #expect(entry.at == TestApp.start)
     }

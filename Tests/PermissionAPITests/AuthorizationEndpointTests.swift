@@ -91,8 +91,8 @@ import Testing
         #expect(revoked.headers["ETag"] != etag)
         let entry = try #require(try app.audit("after=\(seq)").last)
         #expect(entry.action == "authorization.revoked")
-        #expect(entry.actor.role == "anonymous")
-        #expect(entry.actor.keyId == nil)
+        #expect(entry.actor.role == "admin")
+        #expect(entry.actor.keyId == app.adminKeyId)
         #expect(entry.requestId?.hasPrefix("test-") == true)
     }
 

@@ -12,6 +12,11 @@ import Testing
         let app: TestApp
         let server: HTTPServer
 
+        /// The raw request of `GET target` with the app's admin key.
+        func get(_ target: String, _ extra: String = "") -> String {
+            EventStreamTests.get(target, extra, key: app.adminKey)
+        }
+
         init(_ adjust: (inout APIConfiguration) -> Void = { _ in }) throws {
             app = try TestApp(adjust)
             var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
@@ -62,15 +67,16 @@ import Testing
         func close() throws { try socket.close() }
     }
 
-    static func get(_ target: String, _ extra: String = "") -> String {
-        "GET \(target) HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n\(extra)\r\n"
+    /// A GET with the admin key of `key`'s test app.
+    static func get(_ target: String, _ extra: String = "", key: String) -> String {
+        "GET \(target) HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\nAuthorization: Bearer \(key)\r\n\(extra)\r\n"
     }
 
     @Test func deliversAChangeWithinASecondAndResumes() throws {
         let live = try Live()
         defer { live.stop() }
         try live.app.set("camera", #"{"status":"denied"}"#)  // seq 1, before the stream opens
-        let client = try StreamClient(port: live.server.localPort, request: Self.get("/v1/events"))
+        let client = try StreamClient(port: live.server.localPort, request: live.get("/v1/events"))
         try client.read(until: ": connected\n\n")
         #expect(client.text.contains("200 OK"))
         #expect(client.text.lowercased().contains("content-type: text/event-stream"))
@@ -86,11 +92,11 @@ import Testing
         #expect(entry.to?.status == .authorized)
         try client.close()
 
-        let resumed = try StreamClient(port: live.server.localPort, request: Self.get("/v1/events", "Last-Event-ID: 0\r\n"))
+        let resumed = try StreamClient(port: live.server.localPort, request: live.get("/v1/events", "Last-Event-ID: 0\r\n"))
         try resumed.read(until: "id: 2\n")
         #expect(resumed.text.contains("id: 1\nevent: authorization.set\n"))
         try resumed.close()
-        let after = try StreamClient(port: live.server.localPort, request: Self.get("/v1/events?after=1&service=camera"))
+        let after = try StreamClient(port: live.server.localPort, request: live.get("/v1/events?after=1&service=camera"))
         try after.read(until: "id: 2\n")
         #expect(!after.text.contains("id: 1\n"))
         try after.close()
@@ -98,7 +104,7 @@ import Testing
 
     @Test func filtersHeartbeatsAndStop() throws {
         let live = try Live { $0.eventsHeartbeat = .milliseconds(200) }
-        let client = try StreamClient(port: live.server.localPort, request: Self.get("/v1/events?user=u2"))
+        let client = try StreamClient(port: live.server.localPort, request: live.get("/v1/events?user=u2"))
         try client.read(until: ": connected\n\n")
         try live.app.set("camera", #"{"status":"denied"}"#, user: "u1")
         try live.app.set("camera", #"{"status":"denied"}"#, user: "u2")
@@ -115,7 +121,7 @@ import Testing
         var first: HTTPResponse? = try app.application.responder.respond(
             to: HTTPRequest(head: HTTPRequestHead(
                 method: .get, target: "/v1/events", path: "/v1/events", query: nil, version: .http1_1,
-                headers: ["Host": "test"], authority: "test", keepAlive: true, framing: .none, expectContinue: false)),
+                headers: ["Host": "test", "Authorization": "Bearer \(app.adminKey)"], authority: "test", keepAlive: true, framing: .none, expectContinue: false)),
             context: RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "-"))
         #expect(first?.status.code == 200)
         #expect(app.application.openEventStreams == 1)

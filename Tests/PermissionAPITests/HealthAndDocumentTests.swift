@@ -48,8 +48,10 @@ import Testing
         #expect(response.problemType == .notFound)
     }
 
-    @Test func keysAndAuditVerifyAreNotRoutedYet() throws {
+    @Test func openRoutesNeedNoKeyAndV1RoutesDo() throws {
         let app = try TestApp()
-        #expect(try app.send(.get, "/v1/keys").status == 404)
+        #expect(try app.send(.get, "/healthz", headers: [("Authorization", "")]).status == 200)
+        #expect(try app.send(.get, "/openapi.yaml", headers: [("Authorization", "")]).status == 200)
+        #expect(try app.send(.get, "/v1/keys", headers: [("Authorization", "")]).status == 401)
     }
 }

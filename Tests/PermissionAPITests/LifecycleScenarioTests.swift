@@ -19,7 +19,7 @@ import Testing
         #expect(location.reason == .expired)
         #expect(try app.authorization("camera").status == .authorized)
         #expect(try app.audit().last?.action == "authorization.expired")
-        #expect(try app.audit().last?.actor.role == "anonymous")
+        #expect(try app.audit().last?.actor.role == "admin")
         #expect(try app.request("location", "whenInUse").status == 202, "asked again after the session")
     }
 

@@ -6,7 +6,7 @@ import Testing
 /// Every operation of openapi.yaml is routed, except those that come with access control.
 @Suite struct RouteTableTests {
     /// Not routed yet: keys and audit verification (access control), and metrics.
-    static let later: Set<String> = ["GET /v1/keys", "POST /v1/keys", "DELETE /v1/keys/{id}", "GET /metrics"]
+    static let later: Set<String> = ["GET /metrics"]
 
     /// (method, path template) of every operation, read from the document's `paths:` section.
     static func operations() throws -> [(String, String)] {

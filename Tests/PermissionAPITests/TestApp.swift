@@ -18,6 +18,11 @@ final class TestApp: @unchecked Sendable {
     let configuration: APIConfiguration
     /// Set to make `/readyz` fail.
     let notReady = Flag()
+    /// The secret of an admin key, sent by `send` unless the request has its own
+    /// `Authorization` field (SPEC §6).
+    private(set) var adminKey = ""
+    /// Its id.
+    private(set) var adminKeyId = ""
     private let lock = NSLock()
     private var counter = 0
 
@@ -37,13 +42,28 @@ final class TestApp: @unchecked Sendable {
                 try store.checkReady()
             },
             logger: quietLogger)
+        // Stored directly (no audit entry), so that tests see the audit log of their own calls.
+        let (id, secret) = try storeKey(role: .admin)
+        adminKey = secret
+        adminKeyId = id.rawValue
+    }
+
+    /// Stores a key of `role` (bound to `app`) without an audit entry; returns its id and secret.
+    @discardableResult
+    func storeKey(role: Role, app: String? = nil, revoked: Bool = false) throws -> (id: KeyID, secret: String) {
+        let (id, secret) = KeyBootstrap.generate()
+        let key = try APIKey(
+            id: id, role: role, app: try app.map { try AppID($0) }, name: "test \(role.rawValue)",
+            secretHash: KeyBootstrap.hash(secret), createdAt: Self.start, revokedAt: revoked ? Self.start : nil)
+        try store.write { try $0.save(key) }
+        return (id, secret)
     }
 
     /// Sends one request through the responder (stream bodies are run to the end).
     @discardableResult
     func send(
         _ method: HTTPMethod, _ target: String, json: String? = nil, body: [UInt8]? = nil,
-        headers: [(String, String)] = []
+        headers: [(String, String)] = [], remote: String = "127.0.0.1:1"
     ) throws -> TestResponse {
         let id = lock.withLock { () -> Int in
             counter += 1
@@ -52,14 +72,17 @@ final class TestApp: @unchecked Sendable {
         var fields = HTTPHeaders([("Host", "test")])
         let bytes = body ?? json.map { Array($0.utf8) } ?? []
         if json != nil { fields.add(name: "Content-Type", value: "application/json") }
-        for (name, value) in headers { fields.replaceOrAdd(name: name, value: value) }
+        if !headers.contains(where: { $0.0.lowercased() == "authorization" }) {
+            fields.add(name: "Authorization", value: "Bearer \(adminKey)")
+        }
+        for (name, value) in headers where !value.isEmpty { fields.replaceOrAdd(name: name, value: value) }
         if !bytes.isEmpty { fields.add(name: "Content-Length", value: String(bytes.count)) }
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let head = HTTPRequestHead(
             method: method, target: target, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil,
             version: .http1_1, headers: fields, authority: "test", keepAlive: true,
             framing: bytes.isEmpty ? .none : .contentLength(bytes.count), expectContinue: false)
-        let context = RequestContext(requestId: "test-\(id)", logger: quietLogger, remoteAddress: "127.0.0.1:1")
+        let context = RequestContext(requestId: "test-\(id)", logger: quietLogger, remoteAddress: remote)
         let response = try application.responder.respond(to: HTTPRequest(head: head, body: bytes), context: context)
         switch response.body {
         case .bytes(let body):

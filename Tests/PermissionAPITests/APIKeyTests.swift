@@ -1,0 +1,142 @@
+import Foundation
+import HTTPCore
+import Logging
+@testable import PermissionAPI
+import PermissionDomain
+import PermissionWire
+import Testing
+
+/// API keys (SPEC §6): issue, list, revoke, rotation, 401 challenges, the failure token
+/// bucket, the constant-time compare, the secret format and the bootstrap key.
+@Suite struct APIKeyTests {
+    @Test func createListRevokeAndRotate() throws {
+        let app = try TestApp()
+        let created = try app.send(.post, "/v1/keys", json: #"{"role":"admin","name":"second"}"#)
+        #expect(created.status == 201)
+        let issued = try created.decode(IssuedAPIKey.self)
+        #expect(issued.secret.hasPrefix("pk_\(issued.key.id)_"))
+        #expect(created.headers["Location"] == "/v1/keys/\(issued.key.id)")
+        let list = try app.send(.get, "/v1/keys").decode(APIKeyList.self)
+        #expect(Set(list.items.map(\.id)) == [app.adminKeyId, issued.key.id])
+        #expect(!(try app.send(.get, "/v1/keys").text.contains("pk_")))
+        // Rotation: revoke the first admin key with the second; the second keeps working.
+        let second = [("Authorization", "Bearer \(issued.secret)")]
+        #expect(try app.send(.delete, "/v1/keys/\(app.adminKeyId)", headers: second).status == 204)
+        #expect(try app.send(.get, "/v1/apps").status == 401)
+        #expect(try app.send(.get, "/v1/apps", headers: second).status == 200)
+        // The last active admin key stays.
+        let last = try app.send(.delete, "/v1/keys/\(issued.key.id)", headers: second)
+        #expect(last.status == 409)
+        // Both changes are audited with the actor's key id and role, never the secret.
+        let audit = try app.send(.get, "/v1/audit", headers: second)
+        #expect(audit.text.contains("key.created") && audit.text.contains("key.revoked"))
+        #expect(!audit.text.contains(issued.secret))
+        let entries = try app.application.service.audit(query: AuditQuery())
+        #expect(entries.allSatisfy { $0.actor.keyId != nil && $0.actor.role == "admin" })
+    }
+
+    @Test func appKeysNeedTheirAppAndOtherRolesRefuseOne() throws {
+        let app = try TestApp()
+        #expect(try app.send(.post, "/v1/keys", json: #"{"role":"app","name":"x"}"#).status == 400)
+        #expect(try app.send(.post, "/v1/keys", json: #"{"role":"consent","app":"com.example.maps"}"#).status == 400)
+        #expect(try app.send(.post, "/v1/keys", json: #"{"role":"root"}"#).status == 400)
+        let issued = try app.send(.post, "/v1/keys", json: #"{"role":"app","app":"com.example.maps"}"#)
+        #expect(issued.status == 201)
+        #expect(try issued.decode(IssuedAPIKey.self).key.app == "com.example.maps")
+    }
+
+    @Test func unauthorizedCarriesTheBearerChallenge() throws {
+        let app = try TestApp()
+        let missing = try app.send(.get, "/v1/apps", headers: [("Authorization", "")])
+        #expect(missing.status == 401)
+        #expect(missing.headers["WWW-Authenticate"] == #"Bearer realm="permissions""#)
+        #expect(missing.problemType == .unauthorized)
+        for bad in ["Bearer nope", "Basic dXNlcjpwYXNz", "Bearer pk_0123456789abcdef_" + String(repeating: "A", count: 43),
+                    "Bearer " + String(repeating: "x", count: 300)] {
+            let response = try app.send(.get, "/v1/apps", headers: [("Authorization", bad)], remote: "10.1.1.1:9")
+            #expect(response.status == 401, "\(bad)")
+            #expect(response.headers["WWW-Authenticate"] == #"Bearer realm="permissions", error="invalid_token""#)
+        }
+        // Open routes need no key.
+        #expect(try app.send(.get, "/healthz", headers: [("Authorization", "")]).status == 200)
+    }
+
+    @Test func revokedKeysStopAtOnce() throws {
+        let app = try TestApp()
+        let (id, secret) = try app.storeKey(role: .consent)
+        let headers = [("Authorization", "Bearer \(secret)")]
+        #expect(try app.send(.get, "/v1/apps", headers: headers).status == 200)  // now cached
+        #expect(try app.send(.delete, "/v1/keys/\(id)").status == 204)
+        #expect(try app.send(.get, "/v1/apps", headers: headers).status == 401)
+    }
+
+    @Test func failedAuthenticationsAreSlowedDownPerAddress() throws {
+        let app = try TestApp()
+        let bad = [("Authorization", "Bearer pk_0123456789abcdef_" + String(repeating: "B", count: 43))]
+        var statuses: [Int] = []
+        for _ in 0..<12 { statuses.append(try app.send(.get, "/v1/apps", headers: bad, remote: "10.9.9.9:1").status) }
+        #expect(statuses.prefix(10).allSatisfy { $0 == 401 })
+        #expect(statuses.suffix(2).allSatisfy { $0 == 429 })
+        let limited = try app.send(.get, "/v1/apps", remote: "10.9.9.9:2")  // even a good key waits
+        #expect(limited.status == 429)
+        #expect(Int(limited.headers["Retry-After"] ?? "") ?? 0 >= 1)
+        #expect(try app.send(.get, "/v1/apps", remote: "10.9.9.8:1").status == 200)  // other addresses unaffected
+    }
+
+    @Test func tokenBucketRefills() {
+        var bucket = TokenBucket(capacity: 2, refillPerSecond: 1, now: 0)
+        let first = bucket.take(now: 0)
+        let second = bucket.take(now: 0)
+        #expect(first && second)
+        let third = bucket.take(now: 0.5)
+        #expect(!third)
+        #expect(bucket.secondsUntilToken() == 1)
+        let refilled = bucket.take(now: 1.01)
+        #expect(refilled)
+        let early = bucket.hasToken(now: 1.5)
+        #expect(!early)
+        let late = bucket.hasToken(now: 10)
+        #expect(late)
+        #expect(bucket.isFull(now: 10))
+        #expect(FailureLimiter.host(of: "10.0.0.1:443") == "10.0.0.1")
+        #expect(FailureLimiter.host(of: "[::1]:443") == "::1")
+    }
+
+    @Test func constantTimeCompareAndSecretFormat() {
+        #expect(KeySecret.constantTimeEqual([1, 2, 3], [1, 2, 3]))
+        #expect(!KeySecret.constantTimeEqual([1, 2, 3], [1, 2, 4]))
+        #expect(!KeySecret.constantTimeEqual([1, 2, 3], [1, 2]))
+        let (id, secret) = KeySecret.generate()
+        #expect(secret.count == 3 + 16 + 1 + 43)
+        #expect(KeySecret.keyID(of: Substring(secret).utf8, hash: KeySecret.hash(secret.utf8)) == id)
+        #expect(KeySecret.generate().secret != secret)
+        #expect(KeySecret.isAcceptable(String(repeating: "a1", count: 16)))
+        #expect(!KeySecret.isAcceptable("short"))
+        #expect(!KeySecret.isAcceptable(String(repeating: "é", count: 40)))
+        #expect(KeySecret.hash("abc".utf8).count == 32)
+    }
+
+    @Test func bootstrapKeyIsCreatedOnceAndWorks() throws {
+        let app = try TestApp()
+        let secret = String(repeating: "bootstrap-secret-", count: 3)
+        let service = app.application.service
+        let first = try KeyBootstrap.ensureAdminKey(secret: secret, service: service, logger: quietLogger)
+        guard case .created(let id) = first else { throw TestFailure("expected created, got \(first)") }
+        #expect(try KeyBootstrap.ensureAdminKey(secret: secret, service: service, logger: quietLogger) == .existing(id))
+        #expect(try app.send(.get, "/v1/keys", headers: [("Authorization", "Bearer \(secret)")]).status == 200)
+        #expect(throws: PermissionError.self) {
+            try KeyBootstrap.ensureAdminKey(secret: "too short", service: service, logger: quietLogger)
+        }
+        #expect(try service.key(id: id)?.name == "bootstrap")
+    }
+
+    @Test func appKeysPostOnlyTheirLifecycleEvents() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        let own = [("Authorization", "Bearer \(try app.storeKey(role: .app, app: "com.example.maps").secret)")]
+        let path = "/v1/users/u42/apps/com.example.maps/lifecycle"
+        #expect(try app.send(.post, path, json: #"{"event":"sessionEnded"}"#, headers: own).status == 200)
+        #expect(try app.send(.post, path, json: #"{"event":"reinstalled"}"#, headers: own).status == 200)
+        #expect(try app.send(.post, path, json: #"{"event":"backgroundLocationUsed"}"#, headers: own).status == 403)
+    }
+}
