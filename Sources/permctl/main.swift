@@ -1,2 +1,2 @@
-// The `permctl` executable: see Permctl and ../../docs/permctl.section.md.
+// The `permctl` executable: see Permctl and the README section "Command line (permctl)".
 Permctl.main()
