@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+/// `/metrics` and backup/restore against the real binary (README "Operations").
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct OperationsTests {
+    static let adminKey = "ops-admin-secret-0123456789abcdefghijklmnop"
+    static let keyEnvironment = ["PERMISSION_BOOTSTRAP_ADMIN_KEY": adminKey]
+
+    /// `curl` status code and body of a GET, with the admin key when `key`.
+    static func get(_ url: String, key: Bool = false) throws -> (status: String, body: String) {
+        let marker = "\n--status:"
+        var arguments = ["-s", "-w", "\(marker)%{http_code}"]
+        if key { arguments += ["-H", "Authorization: Bearer \(adminKey)"] }
+        let result = try Subprocess.curl(arguments + [url])
+        guard let range = result.stdout.range(of: marker, options: .backwards) else { return ("", result.stdout) }
+        return (String(result.stdout[range.upperBound...]), String(result.stdout[..<range.lowerBound]))
+    }
+
+    /// Registers `app` with the admin key; the HTTP status.
+    static func putApp(_ server: ServerProcess, _ app: String) throws -> String {
+        try Subprocess.curl([
+            "-s", "-X", "PUT", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(adminKey)",
+            "-o", "/dev/null", "-w", "%{http_code}", "--data", #"{"name": "Ops", "purposeStrings": {"NSCameraUsageDescription": "Scan codes."}}"#, "\(server.baseURL)/v1/apps/\(app)",
+        ]).stdout
+    }
+
+    /// The value of the sample line `series` (name with labels, exactly as exposed).
+    static func sample(_ text: String, _ series: String) -> Double? {
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1))
+        }
+        return nil
+    }
+
+    static func sqlite(_ database: String, _ sql: String) throws -> String {
+        let result = try Subprocess.run(Paths.sqlite3, [database, sql])
+        #expect(result.status == 0, "sqlite3: \(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("a scrape after traffic shows requests by route and status, latencies, connections, writes and the audit head")
+    func scrapeAfterTraffic() throws {
+        let directory = try Paths.makeTemporaryDirectory("metrics")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("metrics.sqlite").path
+        let server = try ServerProcess(database: database, directory: directory, environment: Self.keyEnvironment)
+        defer { server.killNow() }
+        for _ in 0..<3 { #expect(try Self.get("\(server.baseURL)/healthz").status == "200") }
+        #expect(try Self.get("\(server.baseURL)/no/such/route").status == "404")
+        let created = try Self.putApp(server, "com.example.metrics")
+        #expect(created == "201" || created == "200")
+        #expect(try Self.get("\(server.baseURL)/v1/apps/com.example.metrics").status == "401")
+
+        let scrape = try Self.get("\(server.baseURL)/metrics")
+        #expect(scrape.status == "200")
+        let text = scrape.body
+        #expect(Self.sample(text, #"http_requests_total{route="/healthz",method="GET",status="200"}"#) == 3)
+        #expect(Self.sample(text, #"http_requests_total{route="unmatched",method="GET",status="404"}"#) == 1)
+        #expect(Self.sample(text, #"http_requests_total{route="/v1/apps/{app}",method="PUT",status="\#(created)"}"#) == 1)
+        #expect(Self.sample(text, #"http_requests_total{route="/v1/apps/{app}",method="GET",status="401"}"#) == 1)
+        #expect(Self.sample(text, #"http_request_duration_seconds_count{route="/healthz",method="GET"}"#) == 3)
+        #expect(Self.sample(text, #"http_request_duration_seconds_bucket{route="/healthz",method="GET",le="+Inf"}"#) == 3)
+        #expect(text.contains("# TYPE http_request_duration_seconds histogram"))
+        // The scrape's own connection is open while it is answered.
+        #expect(Self.sample(text, #"http_open_connections{listener="api"}"#) == 1)
+        let seq = try #require(Double(try Self.sqlite(database, "SELECT max(seq) FROM audit")))
+        #expect(seq >= 1)
+        #expect(Self.sample(text, "permission_audit_seq") == seq)
+        for status in ["authorized", "denied", "notDetermined"] {
+            let count = try Self.sqlite(database, "SELECT count(*) FROM authorizations WHERE status = '\(status)'")
+            #expect(Self.sample(text, #"permission_authorizations{status="\#(status)"}"#) == Double(count))
+        }
+        let transactions = try #require(Self.sample(text, "sqlite_write_transaction_duration_seconds_count"))
+        #expect(transactions >= 1)
+        #expect(Self.sample(text, "sqlite_write_transaction_writes_count") == transactions)
+        #expect(Self.sample(text, #"sqlite_writes_total{outcome="committed"}"#).map { $0 >= 1 } == true)
+    }
+
+    @Test("admin-only metrics on a separate port: 401 without a key, 200 with the admin key, absent from the main port")
+    func adminOnlySeparatePort() throws {
+        let directory = try Paths.makeTemporaryDirectory("metrics-admin")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("metrics.sqlite").path
+        let server = try ServerProcess(
+            database: database, directory: directory, extraArguments: ["--metrics", "admin", "--metrics-port", "0"],
+            environment: Self.keyEnvironment)
+        defer { server.killNow() }
+        let log = server.log()
+        let line = try #require(log.split(separator: "\n").first { $0.contains("metrics on ") }, "\(log)")
+        let port = try #require(ServerProcess.listeningPort(in: "listening on " + line.components(separatedBy: "metrics on ")[1]
+            .replacingOccurrences(of: "/metrics", with: " ")))
+        let url = "http://127.0.0.1:\(port)/metrics"
+        #expect(try Self.get(url).status == "401")
+        let scrape = try Self.get(url, key: true)
+        #expect(scrape.status == "200")
+        #expect(scrape.body.contains("# TYPE http_requests_total counter"))
+        #expect(Self.sample(scrape.body, #"http_open_connections{listener="metrics"}"#) == 1)
+        #expect(try Self.get("\(server.baseURL)/metrics", key: true).status == "404")
+    }
+
+    @Test("--metrics off: no /metrics route")
+    func metricsOff() throws {
+        let directory = try Paths.makeTemporaryDirectory("metrics-off")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("metrics.sqlite").path
+        let server = try ServerProcess(
+            database: database, directory: directory, environment: ["PERMISSION_METRICS": "off"])
+        defer { server.killNow() }
+        #expect(try Self.get("\(server.baseURL)/metrics").status == "404")
+    }
+}
