@@ -12,8 +12,9 @@ struct LiveServerTests {
     static let whenInUseKey = "NSLocationWhenInUseUsageDescription"
     static let alwaysKey = "NSLocationAlwaysAndWhenInUseUsageDescription"
 
+    /// A client of `server` with `key`, by default the bootstrapped admin key.
     static func client(_ server: LiveServer, key: String? = nil) throws -> PermissionClient {
-        try PermissionClient(configuration: .init(baseURL: server.url, apiKey: key, timeout: .seconds(10),
+        try PermissionClient(configuration: .init(baseURL: server.url, apiKey: key ?? server.adminKey, timeout: .seconds(10),
                                                   retry: RetryPolicy(baseDelay: .milliseconds(20))))
     }
 
@@ -114,7 +115,7 @@ struct LiveServerTests {
         #expect(first.app == Self.app)
     }
 
-    @Test func keysWhenTheEndpointExists() async throws {
+    @Test func keysRolesAndRefusedKeys() async throws {
         let server = try LiveServer()
         defer { server.stop() }
         let client = try Self.client(server)
@@ -132,18 +133,28 @@ struct LiveServerTests {
             return
         }
         let issued = try await client.createKey(NewAPIKey(role: .auditor, name: "client-tests"))
-        let value23 = try await client.keys().items.contains { $0.id == issued.key.id }
-        #expect(value23)
+        #expect(try await client.keys().items.contains { $0.id == issued.key.id && $0.role == .auditor })
         let auditor = try Self.client(server, key: issued.secret)
         _ = try await auditor.audit()
-        let wrong = try Self.client(server, key: "not-a-key")
+        // 403: outside the auditor's role.
         do {
-            _ = try await wrong.audit()
-            Issue.record("a wrong key must be refused")
+            _ = try await auditor.reset(service: "all")
+            Issue.record("an auditor may not reset")
         } catch {
-            #expect(error.status == 401 && error.isAccessDenied)
+            #expect(error.status == 403 && error.problemType == .forbidden && error.isAccessDenied)
+        }
+        // 401: a key the server does not know, and no key at all.
+        for key in ["pk_0000000000000000_" + String(repeating: "A", count: 43), ""] {
+            let stranger = try PermissionClient(configuration: .init(baseURL: server.url, apiKey: key.isEmpty ? nil : key))
+            do {
+                _ = try await stranger.audit()
+                Issue.record("an unknown key must be refused")
+            } catch {
+                #expect(error.status == 401 && error.problemType == .unauthorized && error.isAccessDenied)
+            }
         }
         try await client.deleteKey(id: issued.key.id)
+        await #expect(throws: PermissionClientError.self) { _ = try await auditor.audit() }
     }
 
     @Test func auditVerifyAndMetricsWhenTheyExist() async throws {
@@ -201,7 +212,8 @@ struct LiveServerTests {
 
     @Test func serverGoingDownIsATransportError() async throws {
         let server = try LiveServer()
-        let client = try PermissionClient(configuration: .init(baseURL: server.url, retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10))))
+        let client = try PermissionClient(configuration: .init(
+            baseURL: server.url, apiKey: server.adminKey, retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10))))
         let value26 = try await client.health().status
         #expect(value26 == "ok")
         server.stop()

@@ -17,7 +17,7 @@ struct PermctlTests {
         let server = try LiveServer()
         defer { server.stop() }
         func run(_ arguments: String...) throws -> Permctl.Result {
-            try Permctl.run(arguments, url: server.url)
+            try Permctl.run(arguments, url: server.url, key: server.adminKey)
         }
         let services = try run("services")
         #expect(services.status == 0 && services.stdout.contains("location") && services.stdout.contains("whenInUse,always"))
@@ -54,26 +54,27 @@ struct PermctlTests {
 
         let audit = try run("audit", "--user", "u42", "--service", "location")
         #expect(audit.status == 0 && audit.stdout.contains("prompt.answered") && audit.stdout.contains("authorization."))
+        let created = try run("keys", "create", "--role", "consent", "--name", "consent-ui")
+        #expect(created.status == 0 && created.stdout.contains("secret: "), "\(created.stderr)")
         let keys = try run("keys")
-        if keys.status == 1, keys.stderr.contains("HTTP 404") {
-            // Keys are not built yet: the verb reports the 404 with exit code 1.
-        } else {
-            #expect(keys.status == 0, "\(keys.stderr)")
-        }
+        #expect(keys.status == 0 && keys.stdout.contains("consent-ui") && keys.stdout.contains("bootstrap"), "\(keys.stdout)")
+        let keyID = try #require(keys.stdout.split(separator: "\n").first { $0.contains("consent-ui") }?.split(separator: " ").first)
+        #expect(try run("keys", "delete", String(keyID)).status == 0)
+        #expect(try run("keys").stdout.contains("consent-ui") == false)
     }
 
     @Test func auditFollowPrintsNewChangesFromTheFeed() throws {
         let server = try LiveServer()
         defer { server.stop() }
         #expect(try Permctl.run(["apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan."],
-                                url: server.url).status == 0)
-        let (process, output) = try Permctl.start(["audit", "--app", "com.example.cam", "--follow"], url: server.url)
+                                url: server.url, key: server.adminKey).status == 0)
+        let (process, output) = try Permctl.start(["audit", "--app", "com.example.cam", "--follow"], url: server.url, key: server.adminKey)
         defer {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
         usleep(300_000)
-        #expect(try Permctl.run(["revoke", "u7", "com.example.cam", "camera"], url: server.url).status == 0)
+        #expect(try Permctl.run(["revoke", "u7", "com.example.cam", "camera"], url: server.url, key: server.adminKey).status == 0)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, !output.stdoutSoFar.contains("authorization.revoked") { usleep(50_000) }
         #expect(output.stdoutSoFar.contains("authorization.revoked"))
@@ -83,24 +84,33 @@ struct PermctlTests {
     @Test func exitCodes() throws {
         let server = try LiveServer()
         defer { server.stop() }
+        let admin = server.adminKey
         // 64: usage errors, before any request.
-        #expect(try Permctl.run(["status", "u42"], url: server.url).status == 64)
-        #expect(try Permctl.run(["set", "u42", "com.example.maps", "location", "authorized"], url: server.url).status == 64)
-        #expect(try Permctl.run(["status", "u42", "com.a.b", "location"], url: "ftp://x").status == 64)
+        #expect(try Permctl.run(["status", "u42"], url: server.url, key: admin).status == 64)
+        #expect(try Permctl.run(["set", "u42", "com.example.maps", "location", "authorized"], url: server.url, key: admin).status == 64)
+        #expect(try Permctl.run(["status", "u42", "com.a.b", "location"], url: "ftp://x", key: admin).status == 64)
         // 1: other HTTP errors (404 unknown service, 422 missing purpose string).
-        let unknown = try Permctl.run(["status", "u42", "com.example.maps", "teleport"], url: server.url)
-        #expect(unknown.status == 1 && unknown.stderr.contains("404"))
-        #expect(try Permctl.run(["request", "u42", "com.example.none", "camera", "--level", "full"], url: server.url).status == 1)
-        // 77: a refused key (from a scripted server, since keys may not exist yet).
-        let refusing = try ScriptedServer { _, _ in .problem(401, slug: "unauthorized", detail: "bad key") }
-        defer { refusing.stop() }
-        let denied = try Permctl.run(["services"], url: refusing.url, key: "wrong")
-        #expect(denied.status == 77 && denied.stderr.contains("401"))
-        #expect(refusing.requests.first?.headers["authorization"] == "Bearer wrong")
+        let unknown = try Permctl.run(["status", "u42", "com.example.maps", "teleport"], url: server.url, key: admin)
+        #expect(unknown.status == 1 && unknown.stderr.contains("404"), "\(unknown.stderr)")
+        let missing = try Permctl.run(["request", "u42", "com.example.none", "camera", "--level", "full"], url: server.url, key: admin)
+        #expect(missing.status == 1 && missing.stderr.contains("422"), "\(missing.stderr)")
+        // 77: no key or a wrong key (401), a key outside its role (403).
+        let noKey = try Permctl.run(["services"], url: server.url)
+        #expect(noKey.status == 77 && noKey.stderr.contains("401"), "\(noKey.stderr)")
+        let wrong = try Permctl.run(["services"], url: server.url, key: "pk_0000000000000000_" + String(repeating: "A", count: 43))
+        #expect(wrong.status == 77 && wrong.stderr.contains("401"), "\(wrong.stderr)")
+        let created = try Permctl.run(["keys", "create", "--role", "auditor", "--json"], url: server.url, key: admin)
+        if created.status == 0 {
+            let issued = try WireDecoder.decodeResponse(IssuedAPIKey.self, from: Array(created.stdout.utf8))
+            let forbidden = try Permctl.run(["reset", "all"], url: server.url, key: issued.secret)
+            #expect(forbidden.status == 77 && forbidden.stderr.contains("403"), "\(forbidden.stderr)")
+        } else {
+            Issue.record("keys create failed: \(created.stderr)")
+        }
         // 69: the server is down.
         let url = server.url
         server.stop()
-        let down = try Permctl.run(["status", "u42", "com.example.maps", "location", "--timeout", "2"], url: url)
+        let down = try Permctl.run(["status", "u42", "com.example.maps", "location", "--timeout", "2"], url: url, key: admin)
         #expect(down.status == 69 && down.stderr.contains("transport error"))
     }
 

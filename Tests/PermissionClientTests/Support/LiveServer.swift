@@ -5,7 +5,7 @@ import Glibc
 
 /// The built `permission-server` (from the products directory next to this test binary) as a
 /// child process: `--port 0` and its own temporary database; the port comes from its
-/// "listening on 127.0.0.1:PORT" line. `stop()` (or release) kills it by PID and removes the
+/// "listening on 127.0.0.1:PORT" line; an admin key is bootstrapped from the environment. `stop()` (or release) kills it by PID and removes the
 /// directory; startup is bounded in time.
 final class LiveServer: @unchecked Sendable {
     struct StartupError: Error, CustomStringConvertible {
@@ -16,6 +16,8 @@ final class LiveServer: @unchecked Sendable {
     let directory: URL
     let port: Int
     var url: String { "http://127.0.0.1:\(port)" }
+    /// The admin key the server creates at start (`PERMISSION_BOOTSTRAP_ADMIN_KEY`).
+    let adminKey = "client-tests-admin-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
 
     /// The products directory: where this test binary and the package's executables are.
     static var productsDirectory: URL {
@@ -40,7 +42,9 @@ final class LiveServer: @unchecked Sendable {
         }
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--port", "0", "--host", "127.0.0.1", "--database", directory.appendingPathComponent("db.sqlite").path]
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
+        environment["PERMISSION_BOOTSTRAP_ADMIN_KEY"] = adminKey
+        process.environment = environment
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle

@@ -38,12 +38,13 @@ enum Permctl {
     }
 
     /// Starts `permctl` and returns it running, with its stdout collected; the caller kills it.
-    static func start(_ arguments: [String], url: String) throws -> (Process, OutputCollector) {
+    static func start(_ arguments: [String], url: String, key: String) throws -> (Process, OutputCollector) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: LiveServer.binary("permctl"))
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
         environment["PERMISSION_URL"] = url
+        environment["PERMISSION_KEY"] = key
         process.environment = environment
         let out = Pipe()
         let err = Pipe()
