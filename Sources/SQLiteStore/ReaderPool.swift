@@ -47,6 +47,16 @@ package final class ReaderPool: @unchecked Sendable {
         return try body(database)
     }
 
+    /// Like ``read(_:)``, but never on a reused snapshot: the read transaction starts now, so
+    /// it also sees what other processes committed to the file (the audit chain verifier).
+    package func readLatest<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        let (database, generation) = try checkout()
+        defer { checkin(database, generation: generation) }
+        if database.isInTransaction { database.rollbackIgnoringErrors() }  // a read: nothing to undo
+        try database.begin(.deferred)
+        return try body(database)
+    }
+
     /// Called by the writer after each commit: later reads must see it.
     package func didCommit() {
         condition.lock()

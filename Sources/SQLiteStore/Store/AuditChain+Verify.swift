@@ -15,13 +15,14 @@ extension AuditChain {
     /// `prev_hash` that is not the previous `hash` (genesis: 64 zeros), or a `hash` that is not
     /// the hash of the row's canonical encoding.
     /// - Parameters:
-    ///   - readers: read-only connections; nothing is written.
+    ///   - readers: read-only connections; nothing is written. Each batch starts a fresh read
+    ///     transaction, so changes made to the file by other processes are seen.
     ///   - batchSize: rows per query.
     ///   - progress: called after each batch with (rows checked, total rows).
     static func verify(
         readers: ReaderPool, batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?
     ) throws -> AuditChainReport {
-        var total = try readers.read { database in
+        var total = try readers.readLatest { database in
             try database.withStatement("SELECT count(*) FROM audit") { try $0.step() ? $0.int64(at: 0) : 0 }
         }
         let limit = Int64(max(1, batchSize))
@@ -32,7 +33,7 @@ extension AuditChain {
         var lastIntactHash: String?
         while true {
             let after = expected - 1
-            let links = try readers.read { database in
+            let links = try readers.readLatest { database in
                 try database.withStatement(
                     "SELECT \(selectList) FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"
                 ) { statement in
