@@ -20,6 +20,13 @@ import Testing
         expected.seq = 1
         var expectedSystem = system
         expectedSystem.seq = 2
+        // The store adds the chain links and the purpose hash (AuditChainTests checks them).
+        expected.purposeHash = back.first?.purposeHash
+        expected.prevHash = String(repeating: "0", count: 64)
+        expected.hash = back.first?.hash
+        expectedSystem.prevHash = back.first?.hash
+        expectedSystem.hash = back.last?.hash
+        #expect(back.first?.purposeHash?.count == 64 && back.last?.hash?.count == 64)
         #expect(back == [expected, expectedSystem])
         #expect(try fixture.store.read { try $0.lastAuditSeq() } == 2)
     }
