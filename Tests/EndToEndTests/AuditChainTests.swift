@@ -25,7 +25,7 @@ struct AuditChainTests {
             defer { server.killNow() }
             try DurabilityTests.registerApp(server)
             for user in 1...6 {
-                let write = try Subprocess.curl([
+                let write = try Subprocess.adminCurl([
                     "-sf", "-X", "PUT", "-H", "Content-Type: application/json", "--data", #"{"status": "denied"}"#,
                     "\(server.baseURL)/v1/users/u\(user)/apps/\(DurabilityTests.app)/authorizations/camera",
                 ])

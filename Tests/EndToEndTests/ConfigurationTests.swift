@@ -30,13 +30,13 @@ struct ConfigurationTests {
         #expect(log.contains("port=0 (flag)"), "\(log)")
 
         // The flag's prompt TTL is the one in force: a prompt expires 45 s after it is created.
-        let register = try Subprocess.curl([
+        let register = try Subprocess.adminCurl([
             "-X", "PUT", "-H", "Content-Type: application/json",
             "--data", #"{"name": "Cam", "purposeStrings": {"NSCameraUsageDescription": "Scan."}}"#,
             "\(server.baseURL)/v1/apps/com.example.cam",
         ])
         #expect(register.status == 0)
-        let request = try Subprocess.curl([
+        let request = try Subprocess.adminCurl([
             "-X", "POST", "-H", "Content-Type: application/json", "--data", #"{"level": "full"}"#,
             "\(server.baseURL)/v1/users/u1/apps/com.example.cam/authorizations/camera/request",
         ])

@@ -9,7 +9,7 @@ struct DurabilityTests {
 
     /// Registers the test app (with its camera purpose string) through curl.
     static func registerApp(_ server: ServerProcess) throws {
-        let result = try Subprocess.curl([
+        let result = try Subprocess.adminCurl([
             "-X", "PUT", "-H", "Content-Type: application/json", "-o", "/dev/null", "-w", "%{http_code}",
             "--data", #"{"name": "Durable", "purposeStrings": {"NSCameraUsageDescription": "Scan codes."}}"#,
             "\(server.baseURL)/v1/apps/\(app)",

@@ -51,7 +51,7 @@ struct SubcommandTests {
         let server = try ServerProcess(database: database, directory: directory)
         defer { server.killNow() }
         try DurabilityTests.registerApp(server)
-        let write = try Subprocess.curl([
+        let write = try Subprocess.adminCurl([
             "-X", "PUT", "-H", "Content-Type: application/json", "--data", #"{"status": "denied"}"#,
             "\(server.baseURL)/v1/users/u1/apps/\(DurabilityTests.app)/authorizations/camera",
         ])

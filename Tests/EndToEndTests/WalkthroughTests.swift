@@ -17,7 +17,7 @@ struct WalkthroughTests {
             database: directory.appendingPathComponent("walkthrough.sqlite").path, directory: directory)
         defer { server.killNow() }
 
-        var variables = ["PERMISSION_URL": server.baseURL]
+        var variables = ["PERMISSION_URL": server.baseURL, "ADMIN_KEY": ServerProcess.adminKey]
         for step in steps {
             let result = try Subprocess.run("/bin/bash", ["-c", step.command], environment: variables, timeout: 20)
             let context = "README line \(step.line): \(step.command)\n--- output:\n\(result.stdout)\n--- stderr:\n\(result.stderr)"

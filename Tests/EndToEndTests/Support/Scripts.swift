@@ -8,6 +8,7 @@ enum Scripts {
     /// Args: PORT APP THREADS PER_THREAD KILL_AFTER PID.
     static let writeBurstThenKill = #"""
 import http.client, json, os, signal, sys, threading
+AUTH = "Bearer \#(ServerProcess.adminKey)"
 port, app, threads, per, kill_after, pid = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 lock = threading.Lock()
 answered = [0]
@@ -18,7 +19,7 @@ def worker(t):
         user = "r%d-%d" % (t, i)
         try:
             conn.request("PUT", "/v1/users/%s/apps/%s/authorizations/camera" % (user, app),
-                         body='{"status": "denied"}', headers={"Content-Type": "application/json"})
+                         body='{"status": "denied"}', headers={"Content-Type": "application/json", "Authorization": AUTH})
             response = conn.getresponse()
             response.read()
         except Exception as error:
@@ -40,11 +41,12 @@ for w in workers: w.join()
     /// users on standard input, one a line. Prints one summary object.
     static let verifyAcknowledged = #"""
 import http.client, json, sys
+AUTH = "Bearer \#(ServerProcess.adminKey)"
 port, app = int(sys.argv[1]), sys.argv[2]
 users = [line.strip() for line in sys.stdin if line.strip()]
 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
 def get(path):
-    conn.request("GET", path)
+    conn.request("GET", path, headers={"Authorization": AUTH})
     response = conn.getresponse()
     return response.status, json.loads(response.read() or b"null")
 not_denied = []
@@ -84,6 +86,7 @@ print(json.dumps({
     /// the connection error that ended each worker. Args: PORT APP THREADS TERM_AFTER PID.
     static let burstThenTerminate = #"""
 import http.client, json, os, signal, sys, threading
+AUTH = "Bearer \#(ServerProcess.adminKey)"
 port, app, threads, term_after, pid = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 lock = threading.Lock()
 answered = []
@@ -98,9 +101,9 @@ def worker(t):
             path = "/v1/users/%s/apps/%s/authorizations/camera" % (user, app)
             if i % 2 == 0:
                 conn.request("PUT", path, body='{"status": "denied"}',
-                             headers={"Content-Type": "application/json", "X-Request-Id": rid})
+                             headers={"Content-Type": "application/json", "X-Request-Id": rid, "Authorization": AUTH})
             else:
-                conn.request("GET", path, headers={"X-Request-Id": rid})
+                conn.request("GET", path, headers={"X-Request-Id": rid, "Authorization": AUTH})
             response = conn.getresponse()
             response.read()
             with lock:

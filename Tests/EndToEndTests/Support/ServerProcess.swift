@@ -8,6 +8,10 @@ final class ServerProcess {
         let description: String
     }
 
+    /// The admin key every server started here gets (`PERMISSION_BOOTSTRAP_ADMIN_KEY`, SPEC §6)
+    /// unless `environment` names another.
+    static let adminKey = "e2e-admin-key-0123456789abcdefghijklmnopqrstuvwxyz"
+
     let process = Process()
     let logURL: URL
     private(set) var port = 0
@@ -31,6 +35,7 @@ final class ServerProcess {
         process.executableURL = URL(fileURLWithPath: Paths.serverBinary)
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database] + extraArguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
+        env["PERMISSION_BOOTSTRAP_ADMIN_KEY"] = Self.adminKey
         env.merge(environment) { _, new in new }
         process.environment = env
         let output = try FileHandle(forWritingTo: logURL)

@@ -71,6 +71,11 @@ enum Subprocess {
         try run(Paths.curl, ["-sS", "--max-time", String(Int(timeout))] + arguments, timeout: timeout + 5)
     }
 
+    /// `curl` with the admin key of `ServerProcess` (every `/v1` call needs a key, SPEC §6).
+    static func adminCurl(_ arguments: [String], timeout: Double = 10) throws -> ProcessResult {
+        try curl(["-H", "Authorization: Bearer \(ServerProcess.adminKey)"] + arguments, timeout: timeout)
+    }
+
     /// Runs a Python 3 script given as text, with `arguments` in `sys.argv[1:]`.
     static func python(
         _ script: String, _ arguments: [String] = [], timeout: Double = 60, stdin: String? = nil

@@ -1,0 +1,79 @@
+import Foundation
+import PermissionWire
+import Testing
+
+/// `permission-server keys create|list|revoke` on a database file, then the keys against a
+/// live server (SPEC §6): the first admin key without the environment, rotation, app keys.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct KeysSubcommandTests {
+    static func keys(_ arguments: [String], database: String) throws -> ProcessResult {
+        try SubcommandTests.server(["keys"] + arguments + ["--database", database, "--log-level", "error"])
+    }
+
+    /// The `{"id", "secret"}` of `keys create --json`.
+    static func create(_ arguments: [String], database: String) throws -> (id: String, secret: String) {
+        let result = try keys(["create", "--json"] + arguments, database: database)
+        guard result.status == 0, case .object(let object) = try StrictJSON.parse(Array(result.stdout.utf8)),
+              case .string(let id)? = object["id"], case .string(let secret)? = object["secret"]
+        else { throw ServerProcess.StartupError(description: "keys create: \(result.stdout) \(result.stderr)") }
+        return (id, secret)
+    }
+
+    static func status(_ url: String, key: String?, method: String = "GET") throws -> String {
+        var arguments = ["-o", "/dev/null", "-w", "%{http_code}", "-X", method]
+        if let key { arguments += ["-H", "Authorization: Bearer \(key)"] }
+        return try Subprocess.curl(arguments + [url]).stdout
+    }
+
+    @Test("keys create on the file, then rotation and revocation against a live server")
+    func createListRevokeOnTheFile() throws {
+        let directory = try Paths.makeTemporaryDirectory("keys")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("keys.sqlite").path
+        let first = try Self.create(["--role", "admin", "--name", "first"], database: database)
+        #expect(first.secret.hasPrefix("pk_\(first.id)_"))
+        // The human form ends with the secret as its last word.
+        let human = try Self.keys(["create", "--role", "auditor", "--name", "audit"], database: database)
+        #expect(human.status == 0)
+        let auditorSecret = String(human.stdout.split(whereSeparator: \.isWhitespace).last ?? "")
+        #expect(auditorSecret.hasPrefix("pk_"))
+        #expect(try Self.keys(["create", "--role", "app", "--name", "x"], database: database).status == 64)
+        let listed = try Self.keys(["list"], database: database)
+        #expect(listed.stdout.contains(first.id) && !listed.stdout.contains("pk_"))
+
+        let server = try ServerProcess(database: database, directory: directory, environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": ""])
+        defer { server.killNow() }
+        let apps = "\(server.baseURL)/v1/apps"
+        #expect(try Self.status(apps, key: first.secret) == "200")
+        #expect(try Self.status(apps, key: nil) == "401")
+        #expect(try Self.status(apps, key: auditorSecret) == "403")
+        #expect(try Self.status("\(server.baseURL)/v1/audit", key: auditorSecret) == "200")
+        // Rotation through the API: a second admin key, then the first one revoked.
+        let issued = try Subprocess.curl([
+            "-H", "Authorization: Bearer \(first.secret)", "-H", "Content-Type: application/json",
+            "--data", #"{"role": "admin", "name": "second"}"#, "\(server.baseURL)/v1/keys",
+        ])
+        let second = try WireDecoder.decodeResponse(IssuedAPIKey.self, from: Array(issued.stdout.utf8))
+        #expect(try Self.status("\(server.baseURL)/v1/keys/\(first.id)", key: second.secret, method: "DELETE") == "204")
+        #expect(try Self.status(apps, key: first.secret) == "401")
+        #expect(try Self.status(apps, key: second.secret) == "200")
+        #expect(try Self.status("\(server.baseURL)/v1/keys/\(second.key.id)", key: second.secret, method: "DELETE") == "409")
+        #expect(!server.log().contains(second.secret) && !server.log().contains(first.secret))
+    }
+
+    @Test("PERMISSION_BOOTSTRAP_ADMIN_KEY creates the admin key at start, once; a bad one refuses to start")
+    func bootstrapFromTheEnvironment() throws {
+        let directory = try Paths.makeTemporaryDirectory("bootstrap")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("boot.sqlite").path
+        let server = try ServerProcess(database: database, directory: directory)
+        #expect(try Self.status("\(server.baseURL)/v1/keys", key: ServerProcess.adminKey) == "200")
+        #expect(!server.log().contains(ServerProcess.adminKey))
+        server.killNow()
+        let listed = try Self.keys(["list"], database: database)
+        #expect(listed.stdout.split(separator: "\n").filter { $0.contains("name=bootstrap") }.count == 1)
+        let refused = try SubcommandTests.server(
+            ["serve", "--port", "0", "--database", database], environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": "short"])
+        #expect(refused.status == 64)
+    }
+}
