@@ -14,6 +14,7 @@ duration="${DURATION:-10s}"
 port="${PORT:-18095}"
 prefix="$(mktemp -d /tmp/instructions.XXXXXX)"
 pids=()
+curl_args=()
 cleanup() {
     for pid in "${pids[@]}"; do
         if kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
@@ -36,8 +37,9 @@ status)
     sed -e "s/@USERS@/$users/g" -e "s/@APPS@/$apps/g" "$here/hot-path/seed.sql.template" | sqlite3 "$db" >/dev/null
     url="http://127.0.0.1:$port/v1/users/u1/apps/com.example.app2/authorizations/location"
     wrk_args=(-s "$here/hot-path/get.lua" "http://127.0.0.1:$port")
-    export USERS=$users APPS=$apps
-    valgrind --tool=callgrind --callgrind-out-file="$prefix/cg.out" "$binary" serve --host 127.0.0.1 --port "$port" \
+    export USERS=$users APPS=$apps BENCH_API_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+    curl_args=(-H "Authorization: Bearer $BENCH_API_KEY")
+    PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" valgrind --tool=callgrind --callgrind-out-file="$prefix/cg.out" "$binary" serve --host 127.0.0.1 --port "$port" \
         --database "$db" --log-level warning --max-requests-per-connection 1000000 >"$prefix/server.log" 2>&1 &
     ;;
 *) echo "usage: $0 engine|status BINARY [ROWS]" >&2; exit 2 ;;
@@ -45,10 +47,10 @@ esac
 server_pid=$!
 pids+=("$server_pid")
 for _ in $(seq 1 600); do
-    if curl -fsS -o /dev/null "$url" 2>/dev/null; then break; fi
+    if curl -fsS -o /dev/null "${curl_args[@]}" "$url" 2>/dev/null; then break; fi
     sleep 0.1
 done
-curl -fsS -o /dev/null "$url"
+curl -fsS -o /dev/null "${curl_args[@]}" "$url"
 wrk -t1 -c4 -d3s "${wrk_args[@]}" >/dev/null
 callgrind_control -z "$server_pid" >/dev/null
 out=$(wrk -t1 -c4 -d"$duration" "${wrk_args[@]}")

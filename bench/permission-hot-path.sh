@@ -24,6 +24,10 @@ sizes="${SIZES:-10000:100:100 1000000:10000:100}"
 port="${PORT:-18091}"
 nginx_port="${NGINX_PORT:-18092}"
 prefix="$(mktemp -d /tmp/permission-hot-path.XXXXXX)"
+# The server needs an API key (SPEC §6): a bootstrap admin key from a throwaway secret, sent by
+# wrk (get.lua, put.lua read BENCH_API_KEY) and curl. Authentication is part of the hot path.
+export BENCH_API_KEY="${BENCH_API_KEY:-$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')}"
+auth=(-H "Authorization: Bearer $BENCH_API_KEY")
 pids=()
 
 cleanup() {
@@ -91,7 +95,7 @@ for size in $sizes; do
     sed -e "s/@USERS@/$users/g" -e "s/@APPS@/$apps/g" "$here/hot-path/seed.sql.template" | sqlite3 "$db" >/dev/null
     [ "$(sqlite3 "$db" 'SELECT count(*) FROM authorizations')" = "$rows" ] || { echo "seeding failed" >&2; exit 1; }
 
-    taskset -c 0 "$server_bin" serve --host 127.0.0.1 --port "$port" --database "$db" \
+    PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" taskset -c 0 "$server_bin" serve --host 127.0.0.1 --port "$port" --database "$db" \
         --log-level warning --max-requests-per-connection 1000000 >"$prefix/server-$rows.log" 2>&1 &
     server_pid=$!
     pids+=("$server_pid")
@@ -100,7 +104,7 @@ for size in $sizes; do
 
     # nginx serves a body of exactly the size of one GET answer.
     sample_url="$base/v1/users/u1/apps/com.example.app2/authorizations/location"
-    curl -fsS "$sample_url" >"$prefix/body.json"
+    curl -fsS "${auth[@]}" "$sample_url" >"$prefix/body.json"
     body_bytes=$(wc -c <"$prefix/body.json")
     if grep -q "['\$]" "$prefix/body.json"; then echo "the sample body needs nginx quoting" >&2; exit 1; fi
     mkdir -p "$prefix/nginx-$rows/logs" "$prefix/nginx-$rows/tmp"

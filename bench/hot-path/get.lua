@@ -2,6 +2,7 @@
 -- environment (the seeded grid); every response must be 200.
 local users = tonumber(os.getenv("USERS") or "10000")
 local apps = tonumber(os.getenv("APPS") or "100")
+local headers = { ["Authorization"] = "Bearer " .. (os.getenv("BENCH_API_KEY") or "") }
 
 function init(args)
     math.randomseed(os.time() + (tonumber(tostring({}):match("0x(%x+)"), 16) or 0) % 100000)
@@ -10,5 +11,5 @@ end
 function request()
     local u = math.random(0, users - 1)
     local a = math.random(0, apps - 1)
-    return wrk.format("GET", "/v1/users/u" .. u .. "/apps/com.example.app" .. a .. "/authorizations/location")
+    return wrk.format("GET", "/v1/users/u" .. u .. "/apps/com.example.app" .. a .. "/authorizations/location", headers)
 end

@@ -4,7 +4,10 @@
 -- The bench compares the answered count with the audit rows added.
 local apps = tonumber(os.getenv("APPS") or "100")
 local run = tostring(os.time())
-local headers = { ["Content-Type"] = "application/json" }
+local headers = {
+    ["Content-Type"] = "application/json",
+    ["Authorization"] = "Bearer " .. (os.getenv("BENCH_API_KEY") or ""),
+}
 local body = '{"status": "denied"}'
 local n = 0
 
