@@ -40,7 +40,7 @@ if [ -z "$server" ]; then
 fi
 
 work="$(mktemp -d)"
-admin_key="pk_bootstrap_0123456789abcdef0123456789abcdef"
+admin_key="pk_5c4e0a1b2c3d4e5f_c2NoZW1hdGhlc2lzIGJvb3RzdHJhcCBhZG1pbiBrZXk"  # pk_<16 hex id>_<43 base64url>, the SPEC §6 key format
 server_pid=""
 cleanup() {
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then

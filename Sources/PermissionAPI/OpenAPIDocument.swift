@@ -82,6 +82,7 @@ paths:
                 catalogue: {$ref: '#/components/examples/ServiceList'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/services/{service}:
     parameters:
@@ -105,6 +106,7 @@ paths:
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
     put:
       tags: [catalogue]
@@ -145,6 +147,7 @@ paths:
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/UnprocessableLevel'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/apps:
     get:
@@ -152,7 +155,7 @@ paths:
       operationId: listApps
       summary: Registered apps, by id
       parameters:
-        - $ref: '#/components/parameters/After'
+        - $ref: '#/components/parameters/AppsAfter'
         - $ref: '#/components/parameters/Limit'
         - $ref: '#/components/parameters/RequestId'
       responses:
@@ -168,6 +171,7 @@ paths:
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/apps/{app}:
     parameters:
@@ -191,6 +195,7 @@ paths:
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
     put:
       tags: [apps]
@@ -229,6 +234,7 @@ paths:
         '403': {$ref: '#/components/responses/Forbidden'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/authorizations:
     get:
@@ -259,6 +265,7 @@ paths:
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/apps/{app}/services/{service}/users:
     get:
@@ -286,6 +293,7 @@ paths:
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/apps/{app}/authorizations/{service}:
     parameters:
@@ -322,6 +330,7 @@ paths:
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
     put:
       tags: [authorizations]
@@ -362,6 +371,7 @@ paths:
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/UnprocessableLevel'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/apps/{app}/authorizations/{service}/request:
     post:
@@ -412,6 +422,17 @@ paths:
               schema: {$ref: '#/components/schemas/RequestOutcome'}
               examples:
                 prompted: {$ref: '#/components/examples/OutcomePrompted'}
+          links:
+            GetPrompt:
+              operationId: getPrompt
+              description: Read the pending prompt.
+              parameters:
+                id: '$response.body#/prompt/id'
+            DecidePrompt:
+              operationId: decidePrompt
+              description: Answer the pending prompt.
+              parameters:
+                id: '$response.body#/prompt/id'
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
@@ -419,6 +440,7 @@ paths:
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/UnprocessableRequest'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/apps/{app}/authorizations/{service}/revoke:
     post:
@@ -452,6 +474,7 @@ paths:
         '404': {$ref: '#/components/responses/NotFound'}
         '409': {$ref: '#/components/responses/Restricted'}
         '412': {$ref: '#/components/responses/PreconditionFailed'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/prompts:
     get:
@@ -465,7 +488,7 @@ paths:
           description: Only prompts in this state; all states when absent.
           schema: {$ref: '#/components/schemas/PromptState'}
           example: pending
-        - $ref: '#/components/parameters/After'
+        - $ref: '#/components/parameters/PromptsAfter'
         - $ref: '#/components/parameters/Limit'
         - $ref: '#/components/parameters/RequestId'
       responses:
@@ -481,6 +504,7 @@ paths:
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/prompts/{id}:
     get:
@@ -501,10 +525,17 @@ paths:
               examples:
                 pending: {$ref: '#/components/examples/PromptPending'}
                 answered: {$ref: '#/components/examples/PromptAnswered'}
+          links:
+            DecidePrompt:
+              operationId: decidePrompt
+              description: Answer this prompt (while it is pending).
+              parameters:
+                id: '$response.body#/id'
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/prompts/{id}/decision:
     post:
@@ -542,6 +573,7 @@ paths:
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/InvalidChoice'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/apps/{app}/lifecycle:
     post:
@@ -582,6 +614,7 @@ paths:
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/UnprocessableRequest'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/settings:
     parameters:
@@ -604,6 +637,7 @@ paths:
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
     put:
       tags: [users]
@@ -634,6 +668,7 @@ paths:
         '403': {$ref: '#/components/responses/Forbidden'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/policies:
     get:
@@ -641,7 +676,7 @@ paths:
       operationId: listPolicies
       summary: Operator policies, by id (admin)
       parameters:
-        - $ref: '#/components/parameters/After'
+        - $ref: '#/components/parameters/PoliciesAfter'
         - $ref: '#/components/parameters/Limit'
         - $ref: '#/components/parameters/RequestId'
       responses:
@@ -657,6 +692,7 @@ paths:
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/policies/{id}:
     parameters:
@@ -681,6 +717,7 @@ paths:
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
     put:
       tags: [policies]
@@ -725,6 +762,7 @@ paths:
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/UnprocessableLevel'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
     delete:
       tags: [policies]
@@ -739,6 +777,7 @@ paths:
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/reset:
     post:
@@ -775,6 +814,7 @@ paths:
         '404': {$ref: '#/components/responses/NotFound'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/audit:
     get:
@@ -832,6 +872,7 @@ paths:
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/audit/verify:
     get:
@@ -859,6 +900,7 @@ paths:
                 broken: {$ref: '#/components/examples/AuditVerificationBroken'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/events:
     get:
@@ -905,6 +947,7 @@ paths:
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /v1/keys:
@@ -926,6 +969,7 @@ paths:
                 keys: {$ref: '#/components/examples/APIKeyList'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
     post:
       tags: [keys]
@@ -954,11 +998,18 @@ paths:
               schema: {$ref: '#/components/schemas/IssuedAPIKey'}
               examples:
                 issued: {$ref: '#/components/examples/IssuedAPIKey'}
+          links:
+            DeleteKey:
+              operationId: deleteKey
+              description: Revoke the key just issued.
+              parameters:
+                id: '$response.body#/key/id'
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/keys/{id}:
     delete:
@@ -979,6 +1030,7 @@ paths:
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
         '409': {$ref: '#/components/responses/Conflict'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /healthz:
     get:
@@ -1026,7 +1078,14 @@ paths:
             X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
           content:
             application/yaml:
-              schema: {type: string}
+              schema:
+                description: The OpenAPI 3.1 document, parsed.
+                type: object
+                required: [openapi, info, paths]
+                properties:
+                  openapi: {type: string}
+                  info: {type: object}
+                  paths: {type: object}
               examples:
                 head:
                   summary: The first lines
@@ -1051,6 +1110,7 @@ paths:
                 counters: {$ref: '#/components/examples/Metrics'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
 components:
   securitySchemes:
     bearer:
@@ -1097,13 +1157,16 @@ components:
       in: path
       required: true
       schema: {$ref: '#/components/schemas/KeyId'}
-      example: k_7f3a9c
+      example: 7f3a9c0d1e2b4a56
     RequestId:
       name: X-Request-Id
       in: header
       required: false
-      description: A caller-chosen id echoed in the response, logs and audit entries; the server makes one when absent or invalid.
-      schema: {type: string, pattern: '^[A-Za-z0-9._:-]{1,128}$'}
+      description: >
+        A caller-chosen id echoed in the response, logs and audit entries: 1 to 128 of
+        `A-Z a-z 0-9 . _ : -`. Any other value is not refused: the server makes one instead,
+        as when the header is absent.
+      schema: {type: string}
       example: req-5f1c
     IfMatch:
       name: If-Match
@@ -1123,9 +1186,30 @@ components:
       name: after
       in: query
       required: false
-      description: The `nextCursor` of the previous page (opaque, base64url).
+      description: The `nextCursor` of the previous page of the same listing (opaque, base64url).
       schema: {type: string, minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$'}
       example: dTQyAGNvbS5leGFtcGxlLm1hcHMAbG9jYXRpb24
+    AppsAfter:
+      name: after
+      in: query
+      required: false
+      description: The `nextCursor` of the previous page of apps (opaque, base64url).
+      schema: {type: string, minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$'}
+      example: Y29tLmV4YW1wbGUubWFwcw
+    PoliciesAfter:
+      name: after
+      in: query
+      required: false
+      description: The `nextCursor` of the previous page of policies (opaque, base64url).
+      schema: {type: string, minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$'}
+      example: bm8tY2FtZXJhLXU0Mg
+    PromptsAfter:
+      name: after
+      in: query
+      required: false
+      description: The `nextCursor` of the previous page of prompts (opaque, base64url).
+      schema: {type: string, minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$'}
+      example: MDE5YWIyYzNkNGU1LThmM2EyYjFjMGQ5ZThmN2E
     AfterSeq:
       name: after
       in: query
@@ -1169,6 +1253,10 @@ components:
       schema: {type: string, format: date-time}
       example: '2026-11-23T00:00:00.000Z'
   headers:
+    Retry-After:
+      description: Seconds to wait before trying again (RFC 9110 §10.2.3).
+      required: true
+      schema: {type: integer, minimum: 1}
     X-Request-Id:
       description: The request id (the caller's, or one the server made); also in problem bodies as `requestId`.
       schema: {type: string}
@@ -1218,6 +1306,19 @@ components:
           schema: {$ref: '#/components/schemas/Problem'}
           examples:
             unauthorized: {$ref: '#/components/examples/ProblemUnauthorized'}
+    TooManyRequests:
+      description: >
+        Too many failed authentications from this address (an unknown, revoked or malformed
+        key): answered instead of `401` until the allowance refills. A request with a valid key
+        is never throttled, and one without any key always gets `401` (RFC 6585 §4).
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+        Retry-After: {$ref: '#/components/headers/Retry-After'}
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+          examples:
+            too-many-requests: {$ref: '#/components/examples/ProblemTooManyRequests'}
     Forbidden:
       description: The key's role, or the app it is bound to, does not allow this.
       headers:
@@ -1303,7 +1404,12 @@ components:
           examples:
             unsupported-media-type: {$ref: '#/components/examples/ProblemUnsupportedMediaType'}
     UnprocessableLevel:
-      description: A level the service does not have.
+      description: >
+        A level the service does not have (`unknown-level`), or well-formed fields that do not
+        go together (`invalid-combination`: a level with a status other than `authorized`,
+        `authorized` without a level, an `allow` policy without a level or a `restrict` one
+        with a level, `purposeKeys` that do not cover exactly the `levels`); nothing changed
+        (RFC 9110 §15.5.21).
       headers:
         X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
       content:
@@ -1311,6 +1417,7 @@ components:
           schema: {$ref: '#/components/schemas/Problem'}
           examples:
             unknown-level: {$ref: '#/components/examples/ProblemUnknownLevel'}
+            invalid-combination: {$ref: '#/components/examples/ProblemInvalidCombination'}
     UnprocessableRequest:
       description: >
         A purpose string the level needs is not registered (the ITMS-90683 rule; `key` names
@@ -1394,8 +1501,9 @@ components:
       examples: [no-camera-u42]
     KeyId:
       type: string
-      pattern: '^[A-Za-z0-9_-]{1,64}$'
-      examples: [k_7f3a9c]
+      description: 16 lowercase hex digits.
+      pattern: '^[0-9a-f]{16}$'
+      examples: [7f3a9c0d1e2b4a56]
     Timestamp:
       description: RFC 3339 in UTC with milliseconds.
       type: string
@@ -1688,12 +1796,18 @@ components:
         levels:
           type: array
           minItems: 1
+          maxItems: 16
+          uniqueItems: true
           items: {$ref: '#/components/schemas/Level'}
         purposeKeys:
+          description: >
+            The Info.plist keys of each level, one entry per level in `levels` and no other
+            (else `422 invalid-combination`).
           type: object
           additionalProperties:
             type: array
             minItems: 1
+            maxItems: 8
             items: {$ref: '#/components/schemas/PurposeKey'}
     ServiceList:
       type: object
@@ -1869,6 +1983,8 @@ components:
         - https://permissions.example/problems/precondition-failed
         - https://permissions.example/problems/prompt-not-pending
         - https://permissions.example/problems/invalid-choice
+        - https://permissions.example/problems/invalid-combination
+        - https://permissions.example/problems/too-many-requests
         - https://permissions.example/problems/unauthorized
         - https://permissions.example/problems/forbidden
         - https://permissions.example/problems/method-not-allowed
@@ -2288,7 +2404,7 @@ components:
         items:
           - seq: 41
             at: '2026-11-22T10:00:07.250Z'
-            actor: {keyId: k_consent1, role: consent}
+            actor: {keyId: c0e1d2b3a4f50617, role: consent}
             action: prompt.answered
             user: u42
             app: com.example.maps
@@ -2311,8 +2427,8 @@ components:
     AuditNDJSON:
       summary: Two entries as NDJSON
       value: |
-        {"action":"authorization.revoked","actor":{"keyId":"k_consent1","role":"consent"},"app":"com.example.maps","at":"2026-11-22T10:06:00.000Z","from":{"level":"always","once":false,"provisional":false,"status":"authorized"},"reason":"userSet","requestId":"req-77","seq":43,"service":"location","to":{"once":false,"provisional":false,"status":"denied"},"user":"u42"}
-        {"action":"policy.put","actor":{"keyId":"k_admin","role":"admin"},"at":"2026-11-22T10:07:00.000Z","detail":{"policy":"no-camera-u42"},"seq":44,"service":"camera","user":"u42"}
+        {"action":"authorization.revoked","actor":{"keyId":"c0e1d2b3a4f50617","role":"consent"},"app":"com.example.maps","at":"2026-11-22T10:06:00.000Z","from":{"level":"always","once":false,"provisional":false,"status":"authorized"},"reason":"userSet","requestId":"req-77","seq":43,"service":"location","to":{"once":false,"provisional":false,"status":"denied"},"user":"u42"}
+        {"action":"policy.put","actor":{"keyId":"a0d1e2b3c4f50617","role":"admin"},"at":"2026-11-22T10:07:00.000Z","detail":{"policy":"no-camera-u42"},"seq":44,"service":"camera","user":"u42"}
     AuditVerificationIntact:
       summary: The chain is intact
       value: {valid: true, checked: 44, intactLength: 44, total: 44, lastSeq: 44, headHash: 3f9a0c1e5b7d2a4f6e8c0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a}
@@ -2326,22 +2442,22 @@ components:
 
         id: 43
         event: authorization.revoked
-        data: {"action":"authorization.revoked","actor":{"keyId":"k_consent1","role":"consent"},"app":"com.example.maps","at":"2026-11-22T10:06:00.000Z","reason":"userSet","seq":43,"service":"location","user":"u42"}
+        data: {"action":"authorization.revoked","actor":{"keyId":"c0e1d2b3a4f50617","role":"consent"},"app":"com.example.maps","at":"2026-11-22T10:06:00.000Z","reason":"userSet","seq":43,"service":"location","user":"u42"}
 
     APIKeyList:
       summary: Two keys
       value:
         items:
-          - {id: k_admin, role: admin, name: bootstrap, createdAt: '2026-11-01T00:00:00.000Z', lastUsedAt: '2026-11-22T10:07:00.000Z'}
-          - {id: k_7f3a9c, role: app, app: com.example.maps, name: maps backend, createdAt: '2026-11-02T09:00:00.000Z'}
+          - {id: a0d1e2b3c4f50617, role: admin, name: bootstrap, createdAt: '2026-11-01T00:00:00.000Z', lastUsedAt: '2026-11-22T10:07:00.000Z'}
+          - {id: 7f3a9c0d1e2b4a56, role: app, app: com.example.maps, name: maps backend, createdAt: '2026-11-02T09:00:00.000Z'}
     NewAPIKey:
       summary: A key for the maps backend
       value: {role: app, app: com.example.maps, name: maps backend}
     IssuedAPIKey:
       summary: The key and its secret, shown once
       value:
-        key: {id: k_7f3a9c, role: app, app: com.example.maps, name: maps backend, createdAt: '2026-11-02T09:00:00.000Z'}
-        secret: pk_7f3a9c_Xq2v8Lr0sT5nW1yB4cE7gJ9kM3pR6uZ
+        key: {id: 7f3a9c0d1e2b4a56, role: app, app: com.example.maps, name: maps backend, createdAt: '2026-11-02T09:00:00.000Z'}
+        secret: pk_7f3a9c0d1e2b4a56_Xq2v8Lr0sT5nW1yB4cE7gJ9kM3pR6uZa1b2c3d4e5fg
     HealthOK:
       summary: Alive
       value: {status: ok}
@@ -2392,6 +2508,22 @@ components:
         status: 401
         detail: No bearer key was sent.
         requestId: req-5f1f
+    ProblemTooManyRequests:
+      summary: too-many-requests (429)
+      value:
+        type: https://permissions.example/problems/too-many-requests
+        title: Too many failed authentications
+        status: 429
+        detail: Too many requests with a missing or invalid API key from this address; retry later.
+        requestId: req-5f20
+    ProblemInvalidCombination:
+      summary: invalid-combination (422)
+      value:
+        type: https://permissions.example/problems/invalid-combination
+        title: Fields that do not go together
+        status: 422
+        detail: 'level: only an authorized status has a level'
+        requestId: req-5f21
     ProblemForbidden:
       summary: forbidden (403)
       value:

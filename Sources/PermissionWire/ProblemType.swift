@@ -13,6 +13,8 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
     case preconditionFailed = "precondition-failed"
     case promptNotPending = "prompt-not-pending"
     case invalidChoice = "invalid-choice"
+    case invalidCombination = "invalid-combination"
+    case tooManyRequests = "too-many-requests"
     case unauthorized = "unauthorized"
     case forbidden = "forbidden"
     case methodNotAllowed = "method-not-allowed"
@@ -46,7 +48,8 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .preconditionFailed: 412
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
-        case .unknownLevel, .missingPurposeString, .invalidChoice: 422
+        case .unknownLevel, .missingPurposeString, .invalidChoice, .invalidCombination: 422
+        case .tooManyRequests: 429
         case .internalError: 500
         case .unavailable: 503
         }
@@ -67,6 +70,8 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .preconditionFailed: "Precondition failed"
         case .promptNotPending: "Prompt is no longer pending"
         case .invalidChoice: "Choice not offered by this prompt"
+        case .invalidCombination: "Fields that do not go together"
+        case .tooManyRequests: "Too many failed authentications"
         case .unauthorized: "Missing or invalid API key"
         case .forbidden: "Not allowed for this key"
         case .methodNotAllowed: "Method not allowed"

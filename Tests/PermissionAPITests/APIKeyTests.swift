@@ -77,9 +77,11 @@ import Testing
         for _ in 0..<12 { statuses.append(try app.send(.get, "/v1/apps", headers: bad, remote: "10.9.9.9:1").status) }
         #expect(statuses.prefix(10).allSatisfy { $0 == 401 })
         #expect(statuses.suffix(2).allSatisfy { $0 == 429 })
-        let limited = try app.send(.get, "/v1/apps", remote: "10.9.9.9:2")  // even a good key waits
+        let limited = try app.send(.get, "/v1/apps", headers: bad, remote: "10.9.9.9:2")
         #expect(limited.status == 429)
         #expect(Int(limited.headers["Retry-After"] ?? "") ?? 0 >= 1)
+        // Only failures are slowed down: a good key from the same address is never throttled.
+        #expect(try app.send(.get, "/v1/apps", remote: "10.9.9.9:3").status == 200)
         #expect(try app.send(.get, "/v1/apps", remote: "10.9.9.8:1").status == 200)  // other addresses unaffected
     }
 

@@ -34,7 +34,7 @@ import Testing
         #expect(builtin.status == 409)
         #expect(builtin.problemType == .conflict)
         let missing = try app.send(.put, "/v1/services/oven", json: #"{"levels":["on"],"purposeKeys":{}}"#)
-        #expect(missing.status == 400)
+        #expect(missing.status == 422)
         #expect(try app.send(.put, "/v1/services/all", json: body).status == 400)
         #expect(try app.lastSeq() == seq)
         // A custom service works like a built-in one.
@@ -93,7 +93,7 @@ import Testing
         #expect(rest.nextCursor == nil)
         let seq = try app.lastSeq()
         #expect(try app.policy("bad", #"{"service":"teleport","effect":"restrict"}"#).problemType == .unknownService)
-        #expect(try app.policy("bad", #"{"service":"camera","effect":"allow"}"#).status == 400)
+        #expect(try app.policy("bad", #"{"service":"camera","effect":"allow"}"#).status == 422)
         #expect(try app.policy("bad", #"{"service":"camera","effect":"allow","level":"huge"}"#).status == 422)
         #expect(try app.policy("bad", #"{"service":"camera","effect":"ban"}"#).status == 400)
         #expect(try app.lastSeq() == seq)

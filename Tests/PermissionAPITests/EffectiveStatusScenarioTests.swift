@@ -88,7 +88,7 @@ import Testing
         #expect(ask.version > denied.version)
         #expect(try app.request("location", "whenInUse").status == 202, "Ask Next Time prompts again")
         #expect(try app.set("location", #"{"status":"restricted"}"#).status == 400)
-        #expect(try app.set("location", #"{"status":"denied","level":"always"}"#).status == 400)
+        #expect(try app.set("location", #"{"status":"denied","level":"always"}"#).status == 422)
     }
 
     @Test func restrictedCannotBeChangedOrRevoked() throws {

@@ -48,8 +48,8 @@ import Testing
 
     static let badSettings: [BadSettings] = [
         BadSettings(name: "level the service lacks", status: .authorized, level: .full, error: .unknownLevel(level: "full", service: .location, allowed: [.whenInUse, .always])),
-        BadSettings(name: "authorized without level", status: .authorized, level: nil, error: .invalidArgument(field: "level", why: "required when status is authorized")),
-        BadSettings(name: "denied with level", status: .denied, level: .always, error: .invalidArgument(field: "level", why: "only an authorized status has a level")),
+        BadSettings(name: "authorized without level", status: .authorized, level: nil, error: .invalidCombination(field: "level", why: "required when status is authorized")),
+        BadSettings(name: "denied with level", status: .denied, level: .always, error: .invalidCombination(field: "level", why: "only an authorized status has a level")),
         BadSettings(name: "restricted", status: .restricted, level: nil, error: .invalidArgument(field: "status", why: "restricted is set by policies, not in settings")),
     ]
 

@@ -20,12 +20,12 @@ struct ServicesController {
             var keys: [[String]] = []
             for level in body.levels {
                 guard let levelKeys = body.purposeKeys[level] else {
-                    throw PermissionError.invalidArgument(field: "purposeKeys", why: "no purpose keys for level \(level)")
+                    throw PermissionError.invalidCombination(field: "purposeKeys", why: "no purpose keys for level \(level)")
                 }
                 keys.append(levelKeys)
             }
             if let extra = body.purposeKeys.keys.sorted().first(where: { !body.levels.contains($0) }) {
-                throw PermissionError.invalidArgument(field: "purposeKeys", why: "\(extra) is not one of the levels")
+                throw PermissionError.invalidCombination(field: "purposeKeys", why: "\(extra) is not one of the levels")
             }
             let existed: Bool
             do {

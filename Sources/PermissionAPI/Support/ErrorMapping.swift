@@ -34,6 +34,8 @@ enum ErrorMapping {
         switch error {
         case .invalidArgument(let field, let why):
             return make(.invalidRequest, "\(field): \(why)")
+        case .invalidCombination(let field, let why):
+            return make(.invalidCombination, "\(field): \(why)")
         case .notFound(let what):
             return make(.notFound, "There is no \(what).")
         case .unknownService(let id):

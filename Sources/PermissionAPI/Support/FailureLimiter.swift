@@ -1,7 +1,9 @@
 import Synchronization
 
 /// Slows down guessing (SPEC §6): each remote address gets a `TokenBucket` that every failed
-/// authentication drains; while it is empty the address gets 429 before any key is looked at.
+/// authentication with a presented key drains; while it is empty such an attempt gets 429
+/// instead of 401 (a request without any key always gets 401). Requests
+/// with a valid key never consult it, so they are never throttled.
 /// Addresses that never failed cost one lookup in an empty-ish table.
 final class FailureLimiter: Sendable {
     let capacity: Double

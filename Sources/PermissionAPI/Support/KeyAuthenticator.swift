@@ -7,8 +7,9 @@ import Synchronization
 /// the SHA-256 of the token with the stored hash in constant time, and refuses revoked keys.
 /// Verified keys are cached by the token's hash for `cacheTTL`, so the hot path pays one
 /// hash and one locked lookup, not a store read; `invalidate()` (called on revocation) empties
-/// the cache. Failures drain a per-address `FailureLimiter` (429 with `Retry-After` when
-/// empty) and are logged with the key id when the token names one, never the token.
+/// the cache. Failures drain a per-address `FailureLimiter` (429 with `Retry-After` instead of
+/// 401 when empty; a valid key is never throttled) and are logged with the key id when the
+/// token names one, never the token.
 public final class KeyAuthenticator: Authenticator {
     /// `WWW-Authenticate` of a 401 (RFC 6750 §3).
     static let challenge = "Bearer realm=\"permissions\""
@@ -42,13 +43,6 @@ public final class KeyAuthenticator: Authenticator {
 
     public func authenticate(_ request: HTTPRequest, context: RequestContext) throws -> Principal {
         let address = FailureLimiter.host(of: context.remoteAddress)
-        if let wait = limiter.retryAfter(address) {
-            throw HTTPError(
-                HTTPStatus(code: 429), type: Wire.ProblemType.base + "too-many-requests",
-                title: "Too many failed authentications",
-                detail: "Too many requests with a missing or invalid API key from this address; retry later.",
-                headers: ["Retry-After": String(wait)])
-        }
         guard let header = request.headers["Authorization"] else {
             throw failure(address, context, reason: "missing", key: nil, presented: false)
         }
@@ -91,14 +85,24 @@ public final class KeyAuthenticator: Authenticator {
         return token.isEmpty ? nil : token
     }
 
-    /// Records and logs a failed authentication; the 401 problem to throw.
+    /// Records and logs a failed authentication; the error to throw: 401, or 429 with
+    /// `Retry-After` (RFC 6585 §4) once the address has used up its failure allowance. Only
+    /// failures are limited: a valid key never reaches here, so it is never throttled.
     private func failure(
         _ address: String, _ context: RequestContext, reason: String, key: KeyID?, presented: Bool
-    ) -> APIProblem {
-        limiter.recordFailure(address)
+    ) -> any Error {
         var metadata: Logger.Metadata = ["reason": .string(reason), "remote": .string(address)]
         if let key { metadata["key"] = .string(key.rawValue) }
         context.logger.notice("authentication failed", metadata: metadata)
+        // No key at all is not a guess: always 401. Only presented keys that fail are limited.
+        if presented, let wait = limiter.retryAfter(address) {
+            return HTTPError(
+                HTTPStatus(code: 429), type: Wire.ProblemType.tooManyRequests.uri,
+                title: Wire.ProblemType.tooManyRequests.title,
+                detail: "Too many requests with a missing or invalid API key from this address; retry later.",
+                headers: ["Retry-After": String(wait)])
+        }
+        if presented { limiter.recordFailure(address) }
         return APIProblem(
             .unauthorized,
             presented

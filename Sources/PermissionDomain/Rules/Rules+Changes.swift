@@ -18,7 +18,7 @@ extension Rules {
         case (.restricted, _):
             throw .invalidArgument(field: "status", why: "restricted is set by policies, not in settings")
         case (.authorized, nil):
-            throw .invalidArgument(field: "level", why: "required when status is authorized")
+            throw .invalidCombination(field: "level", why: "required when status is authorized")
         case (.authorized, let level?):
             try service.requireLevel(level)
             let rank = service.rank(of: level) ?? 0
@@ -26,7 +26,7 @@ extension Rules {
             next.level = level
             next.declinedLevels = stored.declinedLevels.filter { (service.rank(of: $0) ?? -1) > rank }
         case (_, .some):
-            throw .invalidArgument(field: "level", why: "only an authorized status has a level")
+            throw .invalidCombination(field: "level", why: "only an authorized status has a level")
         case (.denied, nil):
             next.status = .denied
         case (.notDetermined, nil):

@@ -3,6 +3,9 @@
 public enum PermissionError: Error, Hashable, Sendable {
     /// Malformed input: an id, a purpose string, a body field.
     case invalidArgument(field: String, why: String)
+    /// Well-formed fields whose combination breaks a rule (a level with a status other than
+    /// authorized, an allow policy without a level): unprocessable, RFC 9110 §15.5.21.
+    case invalidCombination(field: String, why: String)
     /// No such app, policy, prompt, ...; `what` names it, e.g. `policy p1`.
     case notFound(what: String)
     /// A service id not in the catalogue (built in or custom).

@@ -13,14 +13,14 @@ public struct Policy: Hashable, Sendable {
     public let updatedAt: Date
 
     /// Checks the effect/level pairing; whether the service has the level is checked by the service.
-    /// - Throws: `PermissionError.invalidArgument(field: "level", ...)`.
+    /// - Throws: `PermissionError.invalidCombination(field: "level", ...)` (422).
     public init(
         id: PolicyID, service: ServiceID, app: AppID?, user: UserID?, effect: PolicyEffect, level: Level?,
         updatedAt: Date
     ) throws(PermissionError) {
         switch (effect, level) {
-        case (.allow, nil): throw .invalidArgument(field: "level", why: "an allow policy needs a level")
-        case (.restrict, .some): throw .invalidArgument(field: "level", why: "a restrict policy has no level")
+        case (.allow, nil): throw .invalidCombination(field: "level", why: "an allow policy needs a level")
+        case (.restrict, .some): throw .invalidCombination(field: "level", why: "a restrict policy has no level")
         default: break
         }
         self.init(trusted: id, service: service, app: app, user: user, effect: effect, level: level, updatedAt: updatedAt)

@@ -66,7 +66,7 @@ import Testing
         #expect(throws: PermissionError.unknownLevel(level: "always", service: .camera, allowed: [.full])) {
             try h.service.putPolicy(id: try PolicyID("x"), service: .camera, app: nil, user: nil, effect: .allow, level: .always, actor: .anonymous, requestId: nil)
         }
-        #expect(throws: PermissionError.invalidArgument(field: "level", why: "an allow policy needs a level")) {
+        #expect(throws: PermissionError.invalidCombination(field: "level", why: "an allow policy needs a level")) {
             try h.service.putPolicy(id: try PolicyID("x"), service: .camera, app: nil, user: nil, effect: .allow, level: nil, actor: .anonymous, requestId: nil)
         }
     }
