@@ -1485,11 +1485,11 @@ components:
       pattern: '^[A-Za-z][A-Za-z0-9]{0,127}$'
       examples: [NSLocationWhenInUseUsageDescription]
     PurposeString:
-      description: Why the app needs access; 1-500 characters, no control characters.
+      description: Why the app needs access; 1-500 characters, no control characters (C0, DEL, C1).
       type: string
       minLength: 1
       maxLength: 500
-      pattern: '^[^\x00-\x1F\x7F]+$'
+      pattern: '^[^\x00-\x1F\x7F-\x9F]+$'
       examples: [Your location is used to show nearby stops.]
     PromptId:
       type: string
@@ -1739,7 +1739,7 @@ components:
       required: [id, name, purposeStrings, updatedAt]
       properties:
         id: {$ref: '#/components/schemas/AppId'}
-        name: {type: string, minLength: 1, maxLength: 200}
+        name: {type: string, minLength: 1, maxLength: 200, pattern: '^[^\x00-\x1F\x7F-\x9F]+$'}
         purposeStrings:
           description: Purpose strings keyed by Info.plist key.
           type: object
@@ -1751,7 +1751,7 @@ components:
       additionalProperties: false
       required: [name, purposeStrings]
       properties:
-        name: {type: string, minLength: 1, maxLength: 200}
+        name: {type: string, minLength: 1, maxLength: 200, pattern: '^[^\x00-\x1F\x7F-\x9F]+$'}
         purposeStrings:
           type: object
           propertyNames: {$ref: '#/components/schemas/PurposeKey'}
@@ -1945,7 +1945,12 @@ components:
       properties:
         role: {$ref: '#/components/schemas/Role'}
         app: {$ref: '#/components/schemas/AppId'}
-        name: {type: string, maxLength: 200}
+        name:
+          description: A label for operators; 1 to 100 characters, no control characters (C0, DEL, C1).
+          type: string
+          minLength: 1
+          maxLength: 100
+          pattern: '^[^\x00-\x1F\x7F-\x9F]+$'
     IssuedAPIKey:
       type: object
       required: [key, secret]
