@@ -1652,7 +1652,9 @@ components:
           description: '`authorized` (with `level`), `denied` or `notDetermined` (Ask Next Time).'
           type: string
           enum: [notDetermined, denied, authorized]
-        level: {$ref: '#/components/schemas/Level'}
+        level:
+          description: Required with `authorized`, refused otherwise (`422 invalid-combination`); `null` is the same as absent.
+          anyOf: [{$ref: '#/components/schemas/Level'}, {type: 'null'}]
     LifecycleEvent:
       type: object
       additionalProperties: false
