@@ -977,7 +977,7 @@ paths:
       summary: Issue an API key (admin)
       description: >
         The secret is returned once; only its hash is stored. An `app` key needs `app`; other
-        roles refuse it.
+        roles refuse it (`422 invalid-combination`).
       parameters:
         - $ref: '#/components/parameters/RequestId'
       requestBody:
@@ -1009,6 +1009,7 @@ paths:
         '403': {$ref: '#/components/responses/Forbidden'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '422': {$ref: '#/components/responses/UnprocessableLevel'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/keys/{id}:
@@ -1948,11 +1949,12 @@ components:
         role: {$ref: '#/components/schemas/Role'}
         app: {$ref: '#/components/schemas/AppId'}
         name:
-          description: A label for operators; 1 to 100 characters, no control characters (C0, DEL, C1).
-          type: string
-          minLength: 1
-          maxLength: 100
-          pattern: '^[^\x00-\x1F\x7F-\x9F]+$'
+          description: >
+            A label for operators; 1 to 100 characters, no control characters (C0, DEL, C1);
+            absent or `null` gives a default.
+          anyOf:
+            - {type: string, minLength: 1, maxLength: 100, pattern: '^[^\x00-\x1F\x7F-\x9F]+$'}
+            - {type: 'null'}
     IssuedAPIKey:
       type: object
       required: [key, secret]

@@ -37,8 +37,8 @@ import Testing
 
     @Test func appKeysNeedTheirAppAndOtherRolesRefuseOne() throws {
         let app = try TestApp()
-        #expect(try app.send(.post, "/v1/keys", json: #"{"role":"app","name":"x"}"#).status == 400)
-        #expect(try app.send(.post, "/v1/keys", json: #"{"role":"consent","app":"com.example.maps"}"#).status == 400)
+        #expect(try app.send(.post, "/v1/keys", json: #"{"role":"app","name":"x"}"#).status == 422)
+        #expect(try app.send(.post, "/v1/keys", json: #"{"role":"consent","app":"com.example.maps"}"#).status == 422)
         #expect(try app.send(.post, "/v1/keys", json: #"{"role":"root"}"#).status == 400)
         let issued = try app.send(.post, "/v1/keys", json: #"{"role":"app","app":"com.example.maps"}"#)
         #expect(issued.status == 201)

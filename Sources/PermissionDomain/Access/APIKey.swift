@@ -22,8 +22,8 @@ public struct APIKey: Hashable, Sendable {
     public init(
         id: KeyID, role: Role, app: AppID?, name: String, secretHash: [UInt8], createdAt: Date, revokedAt: Date? = nil
     ) throws(PermissionError) {
-        if role == .app, app == nil { throw .invalidArgument(field: "app", why: "an app key must name its app") }
-        if role != .app, app != nil { throw .invalidArgument(field: "app", why: "only an app key is bound to an app") }
+        if role == .app, app == nil { throw .invalidCombination(field: "app", why: "an app key must name its app") }
+        if role != .app, app != nil { throw .invalidCombination(field: "app", why: "only an app key is bound to an app") }
         guard IdentifierSyntax.isDisplayText(name, maxCount: 100) else {
             throw .invalidArgument(field: "name", why: "must be 1 to 100 characters without control characters")
         }
