@@ -3,25 +3,27 @@ public import Logging
 public import PermissionDomain
 
 /// Builds the permission API over `store` (STYLE convention 9: `main` and the tests both call
-/// this). Every endpoint of openapi.yaml except keys and audit verification, which come with
-/// access control.
+/// this). Every `/v1` route needs a Bearer API key whose role holds the route's right (SPEC §6).
 /// - Parameters:
 ///   - configuration: limits, paging, event and sweep timing, and the service TTLs.
 ///   - store: where the state lives (SQLite in production).
 ///   - clock: the time source of the domain.
 ///   - readiness: `/readyz`: throws unless the database is writable and migrated.
 ///   - logger: for the sweeper and unexpected errors; request loggers carry the request id.
-///   - authenticator: resolves the principal of each request; anonymous until keys exist.
+///   - authenticator: resolves the principal of each request; nil for the API keys in `store`
+///     (`KeyAuthenticator`).
 ///   - metrics: request counters and `/metrics`; nil for none.
 public func buildApplication(
     configuration: APIConfiguration, store: any PermissionStore, clock: any Clock,
     readiness: @escaping @Sendable () throws -> Void, logger: Logger,
-    authenticator: any Authenticator = AnonymousAuthenticator(), metrics: APIMetrics? = nil
+    authenticator: (any Authenticator)? = nil, metrics: APIMetrics? = nil
 ) -> PermissionApplication {
     let service = PermissionService(store: store, clock: clock, configuration: configuration.service)
     let broadcaster = ChangeBroadcaster()
     let limiter = StreamLimiter(maximum: configuration.maxEventStreams)
-    var routes = APIRoutes(authenticator: authenticator, configuration: configuration, broadcaster: broadcaster)
+    let keys = KeyAuthenticator(service: service)
+    var routes = APIRoutes(
+        authenticator: authenticator ?? keys, configuration: configuration, broadcaster: broadcaster)
     HealthController(readiness: readiness).register(on: &routes)
     OpenAPIController().register(on: &routes)
     ServicesController(permissions: service).register(on: &routes)
@@ -33,6 +35,7 @@ public func buildApplication(
     PoliciesController(permissions: service).register(on: &routes)
     ResetController(permissions: service).register(on: &routes)
     AuditController(permissions: service).register(on: &routes)
+    KeysController(permissions: service, authenticator: keys).register(on: &routes)
     if let verifier = store as? any AuditChainVerifier {
         AuditVerifyController(verifier: verifier).register(on: &routes)  // stores that keep a hash chain
     }

@@ -43,7 +43,7 @@ import Testing
         (#"{"status":"sideways"}"#, "application/json", 400, .invalidRequest),
         (#"{"status":42}"#, "application/json", 400, .invalidRequest),
         (#"{"status":"authorized","level":"huge"}"#, "application/json", 422, .unknownLevel),
-        (#"{"status":"authorized"}"#, "application/json", 400, .invalidRequest),
+        (#"{"status":"authorized"}"#, "application/json", 422, .invalidCombination),
         ("status=denied", "application/x-www-form-urlencoded", 415, .unsupportedMediaType),
         (#"{"status":"denied"}"#, "", 415, .unsupportedMediaType),
     ])
