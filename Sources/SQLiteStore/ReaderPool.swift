@@ -13,13 +13,21 @@ import Foundation
 /// nothing was committed: the writer calls ``didCommit()`` after every commit (before its
 /// callers return), which ends the transactions of idle readers, and a checked-out reader whose
 /// snapshot predates the last commit starts a new one. A body therefore always sees every write
-/// that completed before it started. This relies on this process being the file's only writer.
+/// that completed before it started. Other processes (the `keys` and `migrate` subcommands on a
+/// live file) do not call ``didCommit()``, so a snapshot is also ended once it is older than
+/// ``maximumSnapshotAge``: their commits become visible within that time.
 package final class ReaderPool: @unchecked Sendable {
     private struct Idle {
         let database: Database
         /// The commit generation the reader's open transaction (if any) is current for.
         let generation: UInt64
+        /// When the reader's open transaction began (monotonic nanoseconds).
+        let snapshotStarted: UInt64
     }
+
+    /// How long a reused read snapshot may live, in nanoseconds (100 ms): the bound on how late
+    /// this process sees commits made by another process.
+    package static let maximumSnapshotAge: UInt64 = 100_000_000
 
     private let path: String
     private let configuration: DatabaseConfiguration
@@ -41,19 +49,23 @@ package final class ReaderPool: @unchecked Sendable {
     /// sees every commit made before the call.
     /// - Parameter body: reads; it must not begin or end transactions itself.
     package func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        let (database, generation) = try checkout()
-        defer { checkin(database, generation: generation) }
-        if !database.isInTransaction { try database.begin(.deferred) }
+        var (database, generation, started) = try checkout()
+        if !database.isInTransaction {
+            try database.begin(.deferred)
+            started = Self.now()
+        }
+        defer { checkin(database, generation: generation, snapshotStarted: started) }
         return try body(database)
     }
 
     /// Like ``read(_:)``, but never on a reused snapshot: the read transaction starts now, so
     /// it also sees what other processes committed to the file (the audit chain verifier).
     package func readLatest<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        let (database, generation) = try checkout()
-        defer { checkin(database, generation: generation) }
+        let (database, generation, _) = try checkout()
         if database.isInTransaction { database.rollbackIgnoringErrors() }  // a read: nothing to undo
         try database.begin(.deferred)
+        let started = Self.now()
+        defer { checkin(database, generation: generation, snapshotStarted: started) }
         return try body(database)
     }
 
@@ -76,23 +88,25 @@ package final class ReaderPool: @unchecked Sendable {
 
     /// Takes an idle reader (ending its transaction when a commit happened since it began) or
     /// opens one; returns it with the current generation.
-    private func checkout() throws -> (Database, UInt64) {
+    private func checkout() throws -> (Database, UInt64, UInt64) {
         condition.lock()
         while true {
             if let reader = idle.popLast() {
                 let current = generation
                 condition.unlock()
-                if reader.generation != current && reader.database.isInTransaction {
+                if reader.database.isInTransaction
+                    && (reader.generation != current || Self.now() &- reader.snapshotStarted > Self.maximumSnapshotAge)
+                {
                     reader.database.rollbackIgnoringErrors()
                 }
-                return (reader.database, current)
+                return (reader.database, current, reader.snapshotStarted)
             }
             if openCount < configuration.maximumReaderCount {
                 openCount += 1
                 let current = generation
                 condition.unlock()
                 do {
-                    return (try Database(path: path, mode: .readOnly, configuration: configuration), current)
+                    return (try Database(path: path, mode: .readOnly, configuration: configuration), current, 0)
                 } catch {
                     condition.lock()
                     openCount -= 1
@@ -105,13 +119,15 @@ package final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    private func checkin(_ database: Database, generation snapshot: UInt64) {
+    private func checkin(_ database: Database, generation snapshot: UInt64, snapshotStarted: UInt64) {
         condition.lock()
         if snapshot != generation && database.isInTransaction {
             database.rollbackIgnoringErrors()  // stale: do not hold an old snapshot while idle
         }
-        idle.append(Idle(database: database, generation: snapshot))
+        idle.append(Idle(database: database, generation: snapshot, snapshotStarted: snapshotStarted))
         condition.signal()
         condition.unlock()
     }
+
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }

@@ -26,7 +26,9 @@ struct FailureTests {
             #expect(error.isTimeout, "\(error)")
             #expect(error.requestId?.hasPrefix("pc-") == true)
         }
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // The server never answers: only the 300 ms timeout ends the call. The bound is loose
+        // because the whole suite runs in parallel on a small shared machine.
+        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(server.requests.count == 1)
     }
 
@@ -97,7 +99,8 @@ struct FailureTests {
         let started = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // The total timeout is 30 s: ending well before it shows the cancellation aborted the call.
+        #expect(ContinuousClock.now - started < .seconds(10))
         guard case .failure(let error as PermissionClientError) = result else {
             Issue.record("expected a cancellation, got \(result)")
             return
