@@ -1,16 +1,22 @@
 import Foundation
 import Logging
 
-/// Writes one JSON object a line to standard error: `{"at":...,"level":...,"label":...,"message":...,<metadata>}`.
-/// Each line goes out in one write(2), so lines from concurrent requests never interleave.
-struct JSONLogHandler: LogHandler {
+/// Writes one line an event to standard error, as JSON
+/// (`{"at":...,"level":...,"label":...,"message":...,<metadata>}`) or as text
+/// (`2026-11-23T10:00:00.000Z info label: message key=value ...`). Each line goes out in one
+/// write(2), so lines from concurrent requests never interleave.
+struct LineLogHandler: LogHandler {
+    enum Format { case json, text }
+
     var metadata: Logger.Metadata = [:]
     var metadataProvider: Logger.MetadataProvider?
     var logLevel: Logger.Level = .info
     let label: String
+    let format: Format
 
-    init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
+    init(label: String, format: Format, metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
+        self.format = format
         self.metadataProvider = metadataProvider
     }
 
@@ -23,6 +29,14 @@ struct JSONLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        let fields = merged.keys.sorted().compactMap { key in merged[key].map { (key, $0.description) } }
+        switch format {
+        case .json: writeToStandardError(jsonLine(event, fields))
+        case .text: writeToStandardError(textLine(event, fields))
+        }
+    }
+
+    private func jsonLine(_ event: LogEvent, _ fields: [(String, String)]) -> String {
         var line = "{\"at\":"
         appendJSONString(LogTimestamp.now(), to: &line)
         line += ",\"level\":"
@@ -31,46 +45,19 @@ struct JSONLogHandler: LogHandler {
         appendJSONString(label, to: &line)
         line += ",\"message\":"
         appendJSONString(event.message.description, to: &line)
-        for key in merged.keys.sorted() {
-            guard let value = merged[key] else { continue }
+        for (key, value) in fields {
             line += ","
             appendJSONString(key, to: &line)
             line += ":"
-            appendJSONString(value.description, to: &line)
+            appendJSONString(value, to: &line)
         }
-        line += "}\n"
-        writeToStandardError(line)
-    }
-}
-
-/// Plain text, one line an event: `2026-11-23T10:00:00.000Z info label: message key=value ...`.
-struct TextLogHandler: LogHandler {
-    var metadata: Logger.Metadata = [:]
-    var metadataProvider: Logger.MetadataProvider?
-    var logLevel: Logger.Level = .info
-    let label: String
-
-    init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
-        self.label = label
-        self.metadataProvider = metadataProvider
+        return line + "}\n"
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+    private func textLine(_ event: LogEvent, _ fields: [(String, String)]) -> String {
         var line = "\(LogTimestamp.now()) \(event.level.rawValue) \(label): \(event.message)"
-        for key in merged.keys.sorted() {
-            guard let value = merged[key] else { continue }
-            line += " \(key)=\(value)"
-        }
-        line += "\n"
-        writeToStandardError(line)
+        for (key, value) in fields { line += " \(key)=\(value)" }
+        return line + "\n"
     }
 }
 

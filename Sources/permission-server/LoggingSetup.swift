@@ -7,12 +7,7 @@ enum LoggingSetup {
     ///   - level: the lowest level written.
     static func bootstrap(format: String, level: Logger.Level) {
         LoggingSystem.bootstrap { label in
-            if format == "json" {
-                var handler = JSONLogHandler(label: label)
-                handler.logLevel = level
-                return handler
-            }
-            var handler = TextLogHandler(label: label)
+            var handler = LineLogHandler(label: label, format: format == "json" ? .json : .text)
             handler.logLevel = level
             return handler
         }
