@@ -26,11 +26,13 @@ let package = Package(
         // System libraries, each imported by exactly one target.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // epoll(7) from <sys/epoll.h> (libc; no library to link), for HTTPCore's event loops.
+        .systemLibrary(name: "CEpoll"),
 
         // The HTTP/1.1 engine: knows nothing about permissions.
         .target(
             name: "HTTPCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["CEpoll", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         // The permission model: pure values and rules, time from an injected clock.

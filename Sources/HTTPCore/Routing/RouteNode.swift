@@ -5,6 +5,7 @@ struct Route: Sendable {
     var parameterNames: [String]
     var parameterOrdinals: [Int]
     var responders: [HTTPMethod: any HTTPResponder] = [:]
+    var executions: [HTTPMethod: HTTPExecution] = [:]
 }
 
 /// A node of the segment trie: literal children by exact (decoded) segment bytes, at most one
@@ -19,7 +20,7 @@ struct RouteNode: Sendable {
     /// Inserts `responder` for `method` at the template's segments.
     mutating func insert(
         segments: ArraySlice<RouteTemplateSegment>, template: String, names: [String], ordinals: [Int],
-        method: HTTPMethod, responder: any HTTPResponder
+        method: HTTPMethod, responder: any HTTPResponder, execution: HTTPExecution
     ) {
         guard let first = segments.first else {
             var route = self.route ?? Route(template: template, parameterNames: names, parameterOrdinals: ordinals)
@@ -28,6 +29,7 @@ struct RouteNode: Sendable {
                 "routes \(route.template) and \(template) name their parameters differently")
             precondition(route.responders[method] == nil, "route \(method) \(template) is registered twice")
             route.responders[method] = responder
+            route.executions[method] = execution
             self.route = route
             return
         }
@@ -38,19 +40,19 @@ struct RouteNode: Sendable {
             if let index = literals.firstIndex(where: { $0.bytes == bytes }) {
                 literals[index].node.insert(
                     segments: rest, template: template, names: names, ordinals: ordinals, method: method,
-                    responder: responder)
+                    responder: responder, execution: execution)
             } else {
                 var child = RouteNode()
                 child.insert(
                     segments: rest, template: template, names: names, ordinals: ordinals, method: method,
-                    responder: responder)
+                    responder: responder, execution: execution)
                 literals.append((bytes, child))
             }
         case .parameter:
             var child = parameter.first ?? RouteNode()
             child.insert(
                 segments: rest, template: template, names: names, ordinals: ordinals, method: method,
-                responder: responder)
+                responder: responder, execution: execution)
             parameter = [child]
         }
     }

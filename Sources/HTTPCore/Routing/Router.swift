@@ -19,8 +19,13 @@ public struct Router: Sendable {
     /// - Parameters:
     ///   - method: the request method; GET routes also answer HEAD (RFC 9110 §9.3.2).
     ///   - template: e.g. "/v1/users/{user}"; literal segments compare with decoded path segments.
+    ///   - execution: where it runs; default inline on the event loop for GET, HEAD and
+    ///     OPTIONS (reads), on the worker queue for the rest. Pass `.worker` for a read that
+    ///     may take long (a full scan), `.eventLoop` only for work that never blocks.
     ///   - responder: what answers; it finds parameters in `context.parameters`.
-    public mutating func on(_ method: HTTPMethod, _ template: String, responder: any HTTPResponder) {
+    public mutating func on(
+        _ method: HTTPMethod, _ template: String, execution: HTTPExecution? = nil, responder: any HTTPResponder
+    ) {
         let segments = RouteTemplateSegment.parse(template)
         var names: [String] = []
         var ordinals: [Int] = []
@@ -33,15 +38,27 @@ public struct Router: Sendable {
         precondition(Set(names).count == names.count, "route \(template) repeats a parameter name")
         root.insert(
             segments: segments[...], template: template, names: names, ordinals: ordinals, method: method,
-            responder: responder)
+            responder: responder, execution: execution ?? Self.defaultExecution(for: method))
+    }
+
+    /// Reads run inline, everything else on the worker queue.
+    static func defaultExecution(for method: HTTPMethod) -> HTTPExecution {
+        switch method {
+        case .get, .head, .options: return .eventLoop
+        default: return .worker
+        }
     }
 
     /// Registers a closure for `method` requests matching `template`.
-    public mutating func on(_ method: HTTPMethod, _ template: String, _ handler: @escaping Handler) {
-        on(method, template, responder: ClosureResponder(handler))
+    public mutating func on(
+        _ method: HTTPMethod, _ template: String, execution: HTTPExecution? = nil, _ handler: @escaping Handler
+    ) {
+        on(method, template, execution: execution, responder: ClosureResponder(handler))
     }
 
-    public mutating func get(_ template: String, _ handler: @escaping Handler) { on(.get, template, handler) }
+    public mutating func get(_ template: String, execution: HTTPExecution? = nil, _ handler: @escaping Handler) {
+        on(.get, template, execution: execution, handler)
+    }
     public mutating func put(_ template: String, _ handler: @escaping Handler) { on(.put, template, handler) }
     public mutating func post(_ template: String, _ handler: @escaping Handler) { on(.post, template, handler) }
     public mutating func delete(_ template: String, _ handler: @escaping Handler) { on(.delete, template, handler) }

@@ -46,6 +46,19 @@ public struct RouterResponder: HTTPResponder {
         return try responder.respond(to: request, context: context)
     }
 
+    /// The matched route's choice; misses (400, 404, 405) are answered inline.
+    public func execution(for head: HTTPRequestHead) -> HTTPExecution {
+        var path = head.path
+        let method = head.method
+        return path.withUTF8 { bytes in
+            guard bytes.first == ASCII.slash else { return .eventLoop }
+            let decode = bytes.contains(ASCII.percent)
+            if decode && !PathSegments.allDecode(bytes) { return .eventLoop }
+            guard let route = root.match(bytes, from: 1, decode: decode) else { return .eventLoop }
+            return route.executions[method] ?? (method == .head ? route.executions[.get] : nil) ?? .eventLoop
+        }
+    }
+
     /// The (decoded) values of the route's parameters, taken from their segment ordinals.
     private static func values(of route: Route, in path: UnsafeBufferPointer<UInt8>) -> [String] {
         let ordinals = route.parameterOrdinals

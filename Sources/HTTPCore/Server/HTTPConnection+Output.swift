@@ -10,6 +10,7 @@ extension HTTPConnection {
     /// pauses until it drains; once all is sent a closing connection half-closes.
     func flushOutput() {
         if case .closed = phase { return }
+        if offloaded { return }  // the worker owns output until it hands the connection back
         switch sendPending() {
         case nil: return
         case false?: armWrite()
@@ -80,36 +81,28 @@ extension HTTPConnection {
     private func armWrite() {
         guard !writeArmed else { return }
         if case .closed = phase { return }
-        suspendReading()
         lastWriteProgress = MonotonicClock.now()
-        if let writeSource {
-            writeSource.resume()
-        } else {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: socket.fd, queue: queue)
-            source.setEventHandler { [self] in onWritable() }
-            source.setCancelHandler { [self] in sourceCancelled() }
-            writeSource = source
-            source.resume()
-        }
         writeArmed = true
+        readSuspended = true
+        updateInterest()
         updateDeadline()
     }
 
-    private func onWritable() {
+    func onWritable() {
         guard writeArmed else { return }
         switch sendPending() {
         case nil: return
         case false?: updateDeadline()
         case true?:
-            writeSource?.suspend()
             writeArmed = false
             resetOutput()
             switch phase {
             case .closing: halfCloseAndDrain()
             case .awaitingHead, .readingBody:
-                resumeReading()
+                readSuspended = false
+                updateInterest()
                 processInput()
-            default: break
+            default: updateInterest()
             }
             updateDeadline()
         }
@@ -136,11 +129,16 @@ extension HTTPConnection {
         updateDeadline()
     }
 
-    /// Closes at once: cancels the sources; the descriptor closes when both cancel handlers ran.
+    /// Closes at once: leaves the epoll set, unregisters from the server, closes the
+    /// descriptor. While a worker holds the connection the close waits for it to hand back.
     /// - Parameter abort: reset the connection and drop unsent output (`SO_LINGER` 0), for a
     ///   peer that stopped reading: its kernel buffers are freed now rather than trickled out.
     func closeNow(abort: Bool = false) {
         if case .closed = phase { return }
+        if offloaded {
+            closeRequested = true
+            return
+        }
         phase = .closed
         if abort {
             do {
@@ -149,33 +147,10 @@ extension HTTPConnection {
                 environment.logger.debug("SO_LINGER failed", metadata: ["peer": .string(peer), "error": .string("\(error)")])
             }
         }
+        writeArmed = false
         updateDeadline()
-        var sources = 0
-        if let readSource {
-            if readSuspended {
-                readSource.resume()
-                readSuspended = false
-            }
-            readSource.cancel()
-            sources += 1
-        }
-        if let writeSource {
-            if !writeArmed { writeSource.resume() }
-            writeArmed = false
-            writeSource.cancel()
-            sources += 1
-        }
-        pendingCancels = sources
-        if sources == 0 { finishClose() }
-    }
-
-    func sourceCancelled() {
-        pendingCancels -= 1
-        if pendingCancels == 0 { finishClose() }
-    }
-
-    /// Unregisters first, then closes, so the server never touches a reused descriptor.
-    private func finishClose() {
+        // Leave the epoll set and the server's table before the descriptor can be reused.
+        loop.deregister(self)
         server.connectionDidClose(self)
         do {
             try socket.close()

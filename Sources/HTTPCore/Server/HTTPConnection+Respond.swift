@@ -1,25 +1,58 @@
+import Dispatch
 import Logging
 
 extension HTTPConnection {
-    /// Runs the responder for one complete request and queues its response.
-    /// Keep-alive follows RFC 9112 §9.3: the request's wish, the per-connection cap, shutdown,
-    /// and a handler's own `Connection: close`.
+    /// Runs the responder for one complete request and queues its response: inline on the
+    /// loop when the responder says the request is quick (`HTTPExecution.eventLoop`), else on
+    /// the worker queue, with the connection out of the epoll set until the response is back.
     func respond(to request: HTTPRequest) {
         phase = .responding
         let requestId = makeRequestId()
         let context = RequestContext(requestId: requestId, logger: environment.logger, remoteAddress: peer)
-        let response: HTTPResponse
+        let responder = environment.responder
+        if responder.execution(for: request.head) == .eventLoop {
+            let response = Self.run(responder, request: request, context: context)
+            finish(request.head, with: response, logger: context.logger)
+            return
+        }
+        offloaded = true
+        updateInterest()
+        environment.workerQueue.async { [self] in
+            // Touches no connection state: the loop still owns it.
+            let response = Self.run(responder, request: request, context: context)
+            queue.async { [self] in
+                offloaded = false
+                if closeRequested {
+                    closeNow()
+                    return
+                }
+                finish(request.head, with: response, logger: context.logger)
+                if offloaded { return }  // a streamed body took over
+                updateInterest()
+                processInput()
+            }
+        }
+    }
+
+    /// The responder's answer, with thrown errors turned into problem+json.
+    private static func run(_ responder: any HTTPResponder, request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         do {
-            response = try environment.responder.respond(to: request, context: context)
+            return try responder.respond(to: request, context: context)
         } catch let error as HTTPError {
             // Without an ErrorMiddleware the engine still honours HTTPError (e.g. the router's 404).
-            response = ProblemJSON.response(for: error, requestId: requestId)
+            return ProblemJSON.response(for: error, requestId: context.requestId)
         } catch {
             context.logger.error("unhandled error from responder", metadata: ["error": .string(String(reflecting: error))])
-            response = ProblemJSON.response(
-                status: .internalServerError, detail: "The server failed to handle the request.", requestId: requestId)
+            return ProblemJSON.response(
+                status: .internalServerError, detail: "The server failed to handle the request.",
+                requestId: context.requestId)
         }
-        let head = request.head
+    }
+
+    /// Queues the response. Keep-alive follows RFC 9112 §9.3: the request's wish, the
+    /// per-connection cap, shutdown, and a handler's own `Connection: close`. A streamed body
+    /// moves to the worker queue.
+    private func finish(_ head: HTTPRequestHead, with response: HTTPResponse, logger: Logger) {
         var keepAlive =
             head.keepAlive && requestCount < environment.configuration.maxRequestsPerConnection
             && !shuttingDown && !server.isShuttingDown
@@ -30,15 +63,42 @@ extension HTTPConnection {
             response, isHead: head.method == .head, version: head.version, keepAlive: keepAlive, into: &output)
         if case .stream(let produce, let chunked) = action {
             if !chunked { keepAlive = false }
-            guard stream(produce, chunked: chunked, logger: context.logger) else { return }
+            startStream(produce, chunked: chunked, keepAlive: keepAlive, logger: logger)
+            return
         }
         phase = keepAlive ? .awaitingHead : .closing
     }
 
-    /// Sends the head now, then runs the stream closure on this queue. Each write is one chunk;
-    /// buffered output past `maxBufferedOutputBytes` blocks the writer until the socket drains
-    /// or `writeTimeout` passes without progress, when the writer throws.
-    /// - Returns: false when the stream failed and the connection was closed.
+    /// Runs the stream closure on the worker queue, where it may block on a slow client (up to
+    /// `writeTimeout`); the worker owns `output` and the socket's send side meanwhile. The
+    /// loop gets the connection back when the closure returns.
+    private func startStream(
+        _ produce: @escaping @Sendable (any HTTPBodyWriter) throws -> Void, chunked: Bool, keepAlive: Bool,
+        logger: Logger
+    ) {
+        offloaded = true
+        updateInterest()
+        updateDeadline()
+        environment.workerQueue.async { [self] in
+            let completed = stream(produce, chunked: chunked, logger: logger)
+            queue.async { [self] in
+                offloaded = false
+                if !completed || closeRequested {
+                    closeNow(abort: !completed)
+                    return
+                }
+                phase = keepAlive ? .awaitingHead : .closing
+                updateInterest()
+                processInput()
+            }
+        }
+    }
+
+    /// Sends what is buffered (the head and any earlier pipelined responses), then runs the
+    /// stream closure. Each write is one chunk; buffered output past `maxBufferedOutputBytes`
+    /// blocks the writer until the socket drains or `writeTimeout` passes without progress,
+    /// when the writer throws.
+    /// - Returns: false when the stream failed; the connection must then be reset.
     private func stream(
         _ produce: @Sendable (any HTTPBodyWriter) throws -> Void, chunked: Bool, logger: Logger
     ) -> Bool {
@@ -52,7 +112,6 @@ extension HTTPConnection {
         } catch {
             // The head is gone; the only honest signal left is an unterminated body (RFC 9112 §8).
             logger.debug("streamed response ended early", metadata: ["error": .string("\(error)")])
-            closeNow(abort: true)
             return false
         }
     }

@@ -2,10 +2,12 @@ import Dispatch
 import Foundation
 import Logging
 
-/// One accepted TCP connection. Every field below the lock is owned by `queue`, a serial queue
-/// targeting the server's shared worker queue: reads, parsing, the responder and writes all run
-/// there, one request at a time in arrival order (RFC 9112 §9.3). Only `deadline` is shared, with
-/// the server's sweeper, under `deadlineLock`.
+/// One accepted TCP connection, served by one `EventLoop`. Every field below the lock is owned
+/// by the loop's serial `queue`: reads, parsing, inline responders and writes run there, one
+/// request at a time in arrival order (RFC 9112 §9.3). A responder that may block, and every
+/// streamed body, runs on the worker queue instead (`offloaded`); meanwhile the connection is
+/// out of the epoll set and the loop leaves it alone, and the worker hands it back with
+/// `queue.async`. Only `deadline` is shared, with the server's sweeper, under `deadlineLock`.
 final class HTTPConnection: @unchecked Sendable {
     /// Where the connection is between requests.
     enum Phase {
@@ -25,7 +27,7 @@ final class HTTPConnection: @unchecked Sendable {
     let id: UInt64
     let socket: Socket
     let peer: String
-    let queue: DispatchQueue
+    let loop: EventLoop
     let server: HTTPServer
     let environment: ServerEnvironment
 
@@ -38,11 +40,14 @@ final class HTTPConnection: @unchecked Sendable {
     var output: [UInt8] = []
     var outputSent = 0
     var writer: HTTPResponseWriter
-    var readSource: (any DispatchSourceRead)?
-    var writeSource: (any DispatchSourceWrite)?
+    /// What `loop` has registered for this connection's descriptor.
+    var registeredInterest = EventLoop.Interest.none
     var readSuspended = false
     var writeArmed = false
-    var pendingCancels = 0
+    /// A responder or streamed body runs on the worker queue; the loop must not touch output.
+    var offloaded = false
+    /// A close asked for while offloaded; done when the worker hands the connection back.
+    var closeRequested = false
     var peerClosed = false
     var shuttingDown = false
     var requestCount = 0
@@ -55,30 +60,31 @@ final class HTTPConnection: @unchecked Sendable {
     var bodyDecoder: HTTPBodyDecoder?
     var body: [UInt8] = []
 
-    init(id: UInt64, socket: Socket, peer: String, server: HTTPServer, environment: ServerEnvironment) {
+    init(id: UInt64, socket: Socket, peer: String, loop: EventLoop, server: HTTPServer, environment: ServerEnvironment) {
         self.id = id
         self.socket = socket
         self.peer = peer
+        self.loop = loop
         self.server = server
         self.environment = environment
-        self.queue = DispatchQueue(label: "http.connection", target: environment.workerQueue)
         self.writer = HTTPResponseWriter(serverName: environment.configuration.serverName)
         output.reserveCapacity(1024)
     }
 
+    /// The loop's queue, which owns this connection's state.
+    var queue: DispatchQueue { loop.queue }
+
     /// Starts reading; called once by the server right after `accept`.
     func start() {
-        let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
-        source.setEventHandler { [self] in onReadable() }
-        source.setCancelHandler { [self] in sourceCancelled() }
-        readSource = source
-        queue.async { [self] in updateDeadline() }
-        source.resume()
+        queue.async { [self] in
+            loop.register(self)
+            updateDeadline()
+        }
     }
 
     // MARK: Reading
 
-    private func onReadable() {
+    func onReadable() {
         switch phase {
         case .closed: return
         case .responding, .closing:
@@ -149,7 +155,7 @@ final class HTTPConnection: @unchecked Sendable {
             if writeArmed { break }
         }
         if case .closed = phase { return }
-        if !writeArmed { flushOutput() }
+        if !writeArmed && !offloaded { flushOutput() }
         updateDeadline()
     }
 
@@ -194,15 +200,28 @@ final class HTTPConnection: @unchecked Sendable {
     // MARK: Read source control
 
     func suspendReading() {
-        guard !readSuspended, let readSource else { return }
-        readSource.suspend()
+        guard !readSuspended else { return }
         readSuspended = true
+        updateInterest()
     }
 
     func resumeReading() {
-        guard readSuspended, !peerClosed, let readSource else { return }
-        readSource.resume()
+        guard readSuspended, !peerClosed else { return }
         readSuspended = false
+        updateInterest()
+    }
+
+    /// Tells the loop what this connection waits for now: nothing while offloaded or closed.
+    func updateInterest() {
+        let interest: EventLoop.Interest
+        if offloaded {
+            interest = .none
+        } else if case .closed = phase {
+            interest = .none
+        } else {
+            interest = EventLoop.Interest(read: !readSuspended && !peerClosed, write: writeArmed)
+        }
+        loop.setInterest(of: self, to: interest)
     }
 
     // MARK: Deadlines
@@ -249,7 +268,7 @@ final class HTTPConnection: @unchecked Sendable {
         timeoutQueued = false
         let passed = deadline != 0 && MonotonicClock.now() >= deadline
         deadlineLock.unlock()
-        guard passed else { return }
+        guard passed, !offloaded else { return }
         if writeArmed {
             environment.logger.debug("write timeout; dropping connection", metadata: ["peer": .string(peer)])
             closeNow(abort: true)

@@ -47,10 +47,28 @@ public struct RequestContext: Sendable {
     }
 }
 
-/// Anything that turns a request into a response. Runs on the connection's queue, off the
-/// socket event path; it may block briefly (a durable write) but must not wait forever.
+/// Where the engine runs a responder for one request.
+public enum HTTPExecution: Sendable, Equatable {
+    /// Inline on the connection's event loop: for quick work that never blocks (a cached or
+    /// indexed read). Every other connection of that loop waits meanwhile; no thread hand-off.
+    case eventLoop
+    /// On the shared worker queue: for work that may block (a durable write waiting for its
+    /// commit, a long scan, a streamed body). The connection pauses until the response is back.
+    case worker
+}
+
+/// Anything that turns a request into a response. `execution(for:)` says where `respond` runs;
+/// it may block briefly (a durable write) only on the worker queue, and must not wait forever.
 public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse
+
+    /// Where `respond` runs for a request with this head, decided before the body is handed
+    /// over. Default `.worker`, which is always safe; a `Router` answers per route.
+    func execution(for head: HTTPRequestHead) -> HTTPExecution
+}
+
+extension HTTPResponder {
+    public func execution(for head: HTTPRequestHead) -> HTTPExecution { .worker }
 }
 
 /// A step in the chain that may act before and after `next`.

@@ -79,6 +79,7 @@ extension HTTPServer {
         }
         state = .stopped
         sweepTimer?.cancel()
+        for loop in loops { loop.stop() }
         let waiters = stopContinuations
         stopContinuations = []
         for source in signalSources { source.cancel() }

@@ -6,9 +6,11 @@ public import Logging
 internal import Glibc
 #endif
 
-/// An HTTP/1.1 server on non-blocking sockets and Dispatch. One accept source feeds
-/// connections, each with its own serial queue (all sharing one worker queue as target); one
-/// shared timer sweeps their deadlines. See `HTTPServerConfiguration` for every bound.
+/// An HTTP/1.1 server on non-blocking sockets and Dispatch. One accept source hands
+/// connections round-robin to `eventLoops` event loops (each an epoll set watched by one
+/// Dispatch read source, see `EventLoop`); responders that may block run on a shared worker
+/// queue; one shared timer sweeps connection deadlines. See `HTTPServerConfiguration` for
+/// every bound.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: config, responder: router.buildResponder(), logger: logger)
@@ -35,6 +37,7 @@ public final class HTTPServer: @unchecked Sendable {
     var signalSources: [any DispatchSourceSignal] = []
     var stopContinuations: [CheckedContinuation<Void, Never>] = []
     var environment: ServerEnvironment?
+    var loops: [EventLoop] = []
     let acceptQueue = DispatchQueue(label: "http.accept")
     let controlQueue = DispatchQueue(label: "http.control")
     /// Used only on `acceptQueue`.
@@ -84,6 +87,16 @@ public final class HTTPServer: @unchecked Sendable {
             workerQueue: DispatchQueue(label: "http.workers", attributes: .concurrent),
             requestIdPrefix: prefix)
 
+        var loops: [EventLoop] = []
+        do {
+            for index in 0..<max(1, configuration.eventLoops) { loops.append(try EventLoop(index: index, logger: logger)) }
+        } catch {
+            for loop in loops { loop.start() }
+            for loop in loops { loop.stop() }
+            _ = Glibc.close(socket.fd)
+            throw error
+        }
+
         let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: acceptQueue)
         source.setEventHandler { [self] in acceptPending() }
         source.setCancelHandler { [self] in
@@ -100,8 +113,10 @@ public final class HTTPServer: @unchecked Sendable {
         boundPort = port
         acceptSource = source
         sweepTimer = timer
+        self.loops = loops
         state = .running
         lock.unlock()
+        for loop in loops { loop.start() }
         timer.resume()
         source.resume()
         logger.info("listening", metadata: ["host": .string(configuration.host), "port": .stringConvertible(port)])
@@ -112,10 +127,11 @@ public final class HTTPServer: @unchecked Sendable {
     private func acceptPending() {
         while true {
             lock.lock()
-            guard state == .running, let listener, let environment else {
+            guard state == .running, let listener, let environment, !loops.isEmpty else {
                 lock.unlock()
                 return
             }
+            let loop = loops[Int(nextConnectionId % UInt64(loops.count))]
             if connections.count >= configuration.maxConnections {
                 if !acceptSuspended, let acceptSource {
                     acceptSource.suspend()
@@ -143,7 +159,8 @@ public final class HTTPServer: @unchecked Sendable {
             }
             nextConnectionId += 1
             let connection = HTTPConnection(
-                id: nextConnectionId, socket: accepted.socket, peer: accepted.peer, server: self, environment: environment)
+                id: nextConnectionId, socket: accepted.socket, peer: accepted.peer, loop: loop, server: self,
+                environment: environment)
             lock.lock()
             connections[ObjectIdentifier(connection)] = connection
             lock.unlock()

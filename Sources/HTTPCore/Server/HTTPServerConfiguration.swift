@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything the HTTP engine needs to know, as one Sendable value built by `main` or a test.
 /// Every field has a documented default; the timeouts follow the slowloris and keep-alive
 /// guidance of RFC 9112 §9.
@@ -32,6 +34,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var drainTimeout: Duration = .seconds(1)
     /// Most bytes read and discarded while draining. Default 64 KiB.
     public var drainMaxBytes: Int = 64 * 1024
+    /// Event loops (epoll sets) the connections are spread over; each serves its connections
+    /// on one thread at a time. Default: the number of processors this process may run on.
+    public var eventLoops: Int = HTTPServerConfiguration.processorCount
     /// Period of the shared timer that sweeps connection deadlines. Default 200 ms.
     public var sweepInterval: Duration = .milliseconds(200)
     /// `Server` field value, or nil (the default) to send none.
@@ -43,6 +48,22 @@ public struct HTTPServerConfiguration: Sendable {
     public init(host: String, port: Int) {
         self.host = host
         self.port = port
+    }
+}
+
+extension HTTPServerConfiguration {
+    /// Processors this process may run on: the `Cpus_allowed` mask of /proc/self/status
+    /// (narrowed by `taskset` and cpusets), else Foundation's count; at least 1.
+    public static var processorCount: Int {
+        let fallback = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
+        else { return fallback }
+        var count = 0
+        for character in line.dropFirst("Cpus_allowed:".count) {
+            if let digit = character.hexDigitValue { count += digit.nonzeroBitCount }
+        }
+        return count > 0 ? min(count, fallback) : fallback
     }
 }
 

@@ -17,6 +17,11 @@ public struct MiddlewareChain: HTTPResponder {
         try head.respond(to: request, context: context)
     }
 
+    /// The innermost responder's choice: middleware must be quick and never block.
+    public func execution(for head: HTTPRequestHead) -> HTTPExecution {
+        self.head.execution(for: head)
+    }
+
     private struct Link: HTTPResponder {
         let middleware: any HTTPMiddleware
         let next: any HTTPResponder
@@ -24,5 +29,7 @@ public struct MiddlewareChain: HTTPResponder {
         func respond(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
             try middleware.respond(to: request, context: context, next: next)
         }
+
+        func execution(for head: HTTPRequestHead) -> HTTPExecution { next.execution(for: head) }
     }
 }

@@ -7,8 +7,7 @@ struct ServerEnvironment: Sendable {
     let responder: any HTTPResponder
     let logger: Logger
     let parser: HTTPRequestParser
-    /// The shared target of every connection queue, so the pool stays small (a serial queue per
-    /// connection without a shared target grew to 200+ threads in a peer's measurement).
+    /// Where responders that may block and streamed bodies run (concurrent), off the loops.
     let workerQueue: DispatchQueue
     /// A random per-server prefix of generated request ids.
     let requestIdPrefix: String

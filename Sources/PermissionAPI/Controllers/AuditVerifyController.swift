@@ -13,7 +13,7 @@ struct AuditVerifyController {
 
     func register(on routes: inout APIRoutes) {
         let verifier = verifier
-        routes.get("/v1/audit/verify", access: .audit) { request in
+        routes.get("/v1/audit/verify", access: .audit, execution: .worker) { request in
             let logger = request.logger
             let report = try verifier.verifyAuditChain(batchSize: Self.batchSize) { checked, total in
                 logger.debug("audit chain verification", metadata: ["checked": "\(checked)", "total": "\(total)"])

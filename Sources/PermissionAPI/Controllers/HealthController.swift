@@ -11,7 +11,7 @@ struct HealthController {
         routes.get("/healthz", access: .open) { _ in
             try Responses.json(Wire.Health(status: "ok"))
         }
-        routes.get("/readyz", access: .open) { request in
+        routes.get("/readyz", access: .open, execution: .worker) { request in
             do {
                 try readiness()
             } catch {

@@ -8,7 +8,7 @@ struct MetricsController {
 
     func register(on routes: inout APIRoutes) {
         let render = render
-        routes.get("/metrics", access: access) { _ in
+        routes.get("/metrics", access: access, execution: .worker) { _ in
             HTTPResponse(status: .ok, contentType: PrometheusText.contentType, body: Array(try render().utf8))
         }
     }

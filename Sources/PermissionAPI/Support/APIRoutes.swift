@@ -20,12 +20,18 @@ struct APIRoutes {
     }
 
     /// Registers `handler` for `method` requests matching `template`.
-    mutating func on(_ method: HTTPMethod, _ template: String, access: RouteAccess, _ handler: @escaping Handler) {
+    /// - Parameter execution: where the handler runs (see `HTTPExecution`): by default reads
+    ///   inline on the event loop and writes on the worker queue; a read that may take long (a
+    ///   scan, a count, a database probe) passes `.worker`.
+    mutating func on(
+        _ method: HTTPMethod, _ template: String, access: RouteAccess, execution: HTTPExecution? = nil,
+        _ handler: @escaping Handler
+    ) {
         let authenticator = authenticator
         let configuration = configuration
         let broadcaster = broadcaster
         let writes = method != .get
-        router.on(method, template) { request, context in
+        router.on(method, template, execution: execution) { request, context in
             var principal = Principal.anonymous
             if access != .open {
                 principal = try authenticator.authenticate(request, context: context)
@@ -39,8 +45,10 @@ struct APIRoutes {
         }
     }
 
-    mutating func get(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {
-        on(.get, template, access: access, handler)
+    mutating func get(
+        _ template: String, access: RouteAccess, execution: HTTPExecution? = nil, _ handler: @escaping Handler
+    ) {
+        on(.get, template, access: access, execution: execution, handler)
     }
 
     mutating func put(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {

@@ -1,0 +1,121 @@
+import Dispatch
+import Foundation
+import HTTPCore
+import Testing
+
+/// Where responders run (`HTTPExecution`): routes choose inline (event loop) or the worker
+/// queue, and a worker route that blocks never holds up the connections of its loop.
+@Suite struct ServerExecutionTests {
+    private static func head(_ method: HTTPMethod, _ path: String) -> HTTPRequestHead {
+        HTTPRequestHead(
+            method: method, target: path, path: path, query: nil, version: .http1_1, headers: HTTPHeaders(),
+            authority: "t", keepAlive: true, framing: .none, expectContinue: false)
+    }
+
+    @Test func routesRunReadsInlineAndEverythingElseOnTheWorkerQueueUnlessTheySayOtherwise() {
+        var router = Router()
+        router.get("/read") { _, _ in textResponse("r") }
+        router.get("/scan", execution: .worker) { _, _ in textResponse("s") }
+        router.post("/write") { _, _ in textResponse("w") }
+        router.on(.put, "/quick/{id}", execution: .eventLoop) { _, _ in textResponse("q") }
+        router.use(RequestIdMiddleware())
+        let responder = router.buildResponder()
+        #expect(responder.execution(for: Self.head(.get, "/read")) == .eventLoop)
+        #expect(responder.execution(for: Self.head(.head, "/read")) == .eventLoop)
+        #expect(responder.execution(for: Self.head(.get, "/scan")) == .worker)
+        #expect(responder.execution(for: Self.head(.head, "/scan")) == .worker)
+        #expect(responder.execution(for: Self.head(.post, "/write")) == .worker)
+        #expect(responder.execution(for: Self.head(.put, "/quick/7")) == .eventLoop)
+        // Misses are answered by the router itself, inline.
+        #expect(responder.execution(for: Self.head(.get, "/nowhere")) == .eventLoop)
+        #expect(responder.execution(for: Self.head(.delete, "/read")) == .eventLoop)
+        #expect(responder.execution(for: Self.head(.get, "/bad%zz")) == .eventLoop)
+        // A responder that says nothing runs on the worker queue.
+        let plain = ClosureResponder { _, _ in textResponse("p") }
+        #expect(plain.execution(for: Self.head(.get, "/read")) == .worker)
+    }
+
+    /// One event loop, so every connection shares it: while a worker route blocks, inline
+    /// requests on other connections are still answered, and the blocked one completes after.
+    @Test(.timeLimit(.minutes(1))) func aBlockingWorkerRouteDoesNotStallTheLoop() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
+            router.get("/fast") { _, _ in textResponse("fast") }
+            router.post("/slow") { _, _ in
+                _ = gate.wait(timeout: .now() + 20)
+                return textResponse("slow")
+            }
+        }
+        defer { live.stop() }
+        let blocked = try live.client()
+        try blocked.send("POST /slow HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.1)
+        for _ in 0..<3 {
+            let other = try live.client()
+            try other.send(rawGet("/fast"))
+            #expect(try other.readResponse().text == "fast")
+        }
+        gate.signal()
+        #expect(try blocked.readResponse().text == "slow")
+        // The connection is back on its loop and keeps serving.
+        try blocked.send(rawGet("/fast"))
+        #expect(try blocked.readResponse().text == "fast")
+    }
+
+    /// Pipelined requests alternating between inline and worker routes are answered in order.
+    @Test(.timeLimit(.minutes(1))) func pipelinedInlineAndWorkerRequestsKeepTheirOrder() throws {
+        let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
+            router.get("/inline/{n}") { _, context in textResponse("i" + (context.parameters["n"] ?? "")) }
+            router.get("/worker/{n}", execution: .worker) { _, context in
+                Thread.sleep(forTimeInterval: 0.01)
+                return textResponse("w" + (context.parameters["n"] ?? ""))
+            }
+        }
+        defer { live.stop() }
+        let client = try live.client()
+        var batch = ""
+        var expected: [String] = []
+        for n in 0..<20 {
+            let path = n % 3 == 0 ? "/worker/\(n)" : "/inline/\(n)"
+            batch += rawGet(path)
+            expected.append((n % 3 == 0 ? "w" : "i") + "\(n)")
+        }
+        try client.send(batch)
+        for text in expected { #expect(try client.readResponse().text == text) }
+    }
+
+    /// A streamed body runs on the worker queue; a slow stream leaves the loop free, and the
+    /// connection serves its next request once the stream ends.
+    @Test(.timeLimit(.minutes(1))) func aSlowStreamDoesNotStallTheLoop() throws {
+        let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
+            router.get("/fast") { _, _ in textResponse("fast") }
+            router.get("/stream") { _, _ in
+                HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], body: .stream { writer in
+                    for part in ["a", "b", "c"] {
+                        try writer.write(Array(part.utf8))
+                        try writer.flush()
+                        Thread.sleep(forTimeInterval: 0.2)
+                    }
+                })
+            }
+        }
+        defer { live.stop() }
+        let streaming = try live.client()
+        try streaming.send(rawGet("/stream"))
+        Thread.sleep(forTimeInterval: 0.05)
+        let started = Date()
+        let other = try live.client()
+        try other.send(rawGet("/fast"))
+        #expect(try other.readResponse().text == "fast")
+        #expect(Date().timeIntervalSince(started) < 0.5, "the inline request waited for the stream")
+        #expect(try streaming.readResponse().text == "abc")
+        try streaming.send(rawGet("/fast"))
+        #expect(try streaming.readResponse().text == "fast")
+    }
+
+    @Test func processorCountIsWithinTheMachine() {
+        let count = HTTPServerConfiguration.processorCount
+        #expect(count >= 1)
+        #expect(count <= ProcessInfo.processInfo.activeProcessorCount)
+    }
+}
