@@ -15,11 +15,23 @@
 #   5. runs the image's own ENTRYPOINT+CMD on 127.0.0.1:<free port> (host network), waits for
 #      /readyz, checks the process runs as uid 10001, runs the HEALTHCHECK command in the image,
 #      a curl walkthrough (app, request, prompt, decision, status, audit, a key made with
-#      `keys create`), SIGTERM → exit 0, then `audit verify`, `backup --to` and `migrate`.
+#      `keys create`), SIGTERM → exit 0, then `audit verify`, `backup --to` and `migrate`;
+#   6. runs it again as deploy/compose.yaml and deploy/kubernetes do, on a read-only root: the
+#      image's root filesystem (buildah mount) bound read-only in a private mount and PID namespace
+#      (unshare), with only /data (a fresh directory owned by 10001) and the manifests' own
+#      writable temporary mounts (a tmpfs for compose's `tmpfs` and the StatefulSet's emptyDir;
+#      the two must agree) writable, plus /proc, a read-only /sys and a minimal /dev; the server is
+#      PID 1 there as 10001:10001 (chroot) with no capabilities and no-new-privileges: /readyz,
+#      writes to / fail with EROFS, the healthcheck command, the bootstrap admin key, an app PUT, a
+#      request POST and `backup --to` while serving, SIGTERM → exit 0, no warning logged, and the
+#      container's writable layer unchanged.
 #
 # The built image and every working container are removed at the end. The debootstrap rootfs and
 # the two stand-in base images are kept as a cache under $VERIFY_IMAGE_DIR and the local image
-# store (localhost/permission-verify/*); --purge removes them as well.
+# store (localhost/permission-verify/*); the rootfs is bootstrapped only while the runtime stand-in
+# image is missing. --purge removes them as well. Mounts of step 6 live in their own namespace and
+# end with it; every exit path stops the processes this script started (by PID) and removes its
+# containers.
 #
 # Usage: docker/verify-image.sh [--probes-only] [--keep-image] [--reuse-image] [--purge] [--context DIR]
 #   --probes-only  only /healthz, /readyz, the healthcheck and SIGTERM (no API walkthrough)
@@ -62,7 +74,11 @@ server_ctr=""
 tool_ctr=""
 run_pid=""
 server_pid=""
+ro_ctr=""
+ro_unshare_pid=""
+ro_server_pid=""
 tmp="$(mktemp -d)"
+server_log="$tmp/server.log"
 started=$SECONDS
 step_started=$SECONDS
 
@@ -85,6 +101,14 @@ cleanup() {
         kill -0 "$server_pid" 2>/dev/null && kill -KILL "$server_pid"
     fi
     if [ -n "$run_pid" ]; then wait "$run_pid" 2>/dev/null; fi
+    if [ -n "$ro_unshare_pid" ] && kill -0 "$ro_unshare_pid" 2>/dev/null; then
+        [ -n "$ro_server_pid" ] && kill -TERM "$ro_server_pid" 2>/dev/null
+        for _ in $(seq 1 50); do kill -0 "$ro_unshare_pid" 2>/dev/null || break; sleep 0.2; done
+        # unshare --kill-child: the namespace's processes die with it, and its mounts with them.
+        kill -0 "$ro_unshare_pid" 2>/dev/null && kill -KILL "$ro_unshare_pid"
+        wait "$ro_unshare_pid" 2>/dev/null
+    fi
+    [ -n "$ro_ctr" ] && buildah rm "$ro_ctr" >/dev/null
     [ -n "$server_ctr" ] && buildah rm "$server_ctr" >/dev/null
     [ -n "$tool_ctr" ] && buildah rm "$tool_ctr" >/dev/null
     if [ "$keep_image" -eq 0 ] && buildah inspect --type image "$app_image" >/dev/null 2>&1; then
@@ -94,20 +118,28 @@ cleanup() {
         buildah rmi "${builder_image:-}" "$base_image" >/dev/null 2>&1
         rm -rf "$work/rootfs"
     fi
-    if [ $rc -ne 0 ] && [ -s "$tmp/server.log" ]; then
-        echo "---- server output (last 40 lines)" >&2
-        tail -n 40 "$tmp/server.log" >&2
+    if [ $rc -ne 0 ] && [ -s "$server_log" ]; then
+        echo "---- server output (last 40 lines of $(basename "$server_log"))" >&2
+        tail -n 40 "$server_log" >&2
     fi
-    rm -rf "$tmp"
+    # Nothing under $tmp is mounted in this namespace (step 6 mounts in its own); never delete
+    # through a mount if that ever changes.
+    if findmnt -rn -o TARGET | grep -q "^$tmp/"; then
+        echo "verify-image: $tmp still has mounts; left in place" >&2
+    else
+        rm -rf "$tmp"
+    fi
     echo "== total $((SECONDS - started))s, exit $rc"
 }
 trap cleanup EXIT
 
 step "tools"
 missing=()
-for tool in debootstrap:debootstrap buildah:buildah podman:podman curl:curl python3:python3 git:git; do
+for tool in debootstrap:debootstrap buildah:buildah podman:podman curl:curl python3:python3 git:git \
+    unshare:util-linux nsenter:util-linux setpriv:util-linux findmnt:util-linux; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
+python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "   installing ${missing[*]}"
     apt-get update -qq
@@ -126,7 +158,9 @@ if [ -z "$mirror" ]; then
         | grep -v '^[[:space:]]*#' | grep -oE 'https?://[^ ]+/debian/?( |$)' | head -1 | tr -d ' ')" || true
 fi
 mirror="${mirror:-http://deb.debian.org/debian}"
-if [ ! -d "$work/rootfs/usr" ]; then
+if buildah inspect --type image "$base_image" >/dev/null 2>&1; then
+    echo "   cached"
+elif [ ! -d "$work/rootfs/usr" ]; then
     echo "   debootstrap from $mirror"
     rm -rf "$work/rootfs.partial"
     mkdir -p "$work"
@@ -135,6 +169,7 @@ if [ ! -d "$work/rootfs/usr" ]; then
     mv "$work/rootfs.partial" "$work/rootfs"
 fi
 if ! buildah inspect --type image "$base_image" >/dev/null 2>&1; then
+    echo "   podman import"
     tar -C "$work/rootfs" -c . | podman import - "$base_image" >/dev/null 2>"$tmp/import.log" \
         || { cat "$tmp/import.log" >&2; fail "podman import"; }
 fi
@@ -359,6 +394,197 @@ fi
 buildah run --isolation chroot "$server_ctr" -- permission-server backup --to /data/backup.sqlite || fail "backup"
 buildah run --isolation chroot "$server_ctr" -- test -s /data/backup.sqlite || fail "backup wrote nothing"
 echo "   backup --to /data/backup.sqlite → 0 ($(buildah run --isolation chroot "$server_ctr" -- stat -c '%s bytes, owner %u' /data/backup.sqlite))"
+done_step
+
+step "read-only root filesystem, as deploy/compose.yaml and deploy/kubernetes run it"
+# The manifests promise a read-only root with only /data and their temporary mounts writable.
+# buildah run has no read-only option, so the image's root filesystem is mounted (buildah mount)
+# and, in a private mount and PID namespace, bound read-only with what a runtime adds: /data (a
+# fresh directory owned by 10001), a tmpfs for each writable temporary mount of the manifests,
+# /proc, a read-only /sys and a minimal /dev with /dev/shm. The server is PID 1 there, runs as
+# 10001:10001 with no capabilities and no-new-privileges, with the image's environment plus the
+# compose file's settings, in the image's working directory.
+python3 - "$tmp/image.json" "$repo/deploy/compose.yaml" "$repo/deploy/kubernetes/statefulset.yaml" \
+    "$tmp/ro-env" "$tmp/ro-mounts" <<'EOF'
+import json, re, sys
+import yaml
+
+image_path, compose_path, statefulset_path, env_out, mounts_out = sys.argv[1:]
+problems = []
+
+def tmpfs_size(quantity):
+    """A Kubernetes quantity (64Mi) or a compose size (64m) as a tmpfs size= value."""
+    match = re.fullmatch(r"(\d+)\s*([KMGkmg]i?)?[bB]?", str(quantity).strip())
+    if not match:
+        problems.append(f"cannot read the size {quantity!r}")
+        return ""
+    return match.group(1) + (match.group(2) or "")[:1].lower()
+
+service = next(iter(yaml.safe_load(open(compose_path))["services"].values()))
+if service.get("read_only") is not True:
+    problems.append("compose: read_only is not true")
+compose_tmp = {}
+tmpfs = service.get("tmpfs") or []
+for entry in [tmpfs] if isinstance(tmpfs, str) else tmpfs:
+    path, _, options = entry.partition(":")
+    sizes = [o.split("=", 1)[1] for o in options.split(",") if o.startswith("size=")]
+    compose_tmp[path] = tmpfs_size(sizes[0]) if sizes else ""
+
+pod = yaml.safe_load(open(statefulset_path))["spec"]["template"]["spec"]
+container = pod["containers"][0]
+if (container.get("securityContext") or {}).get("readOnlyRootFilesystem") is not True:
+    problems.append("kubernetes: readOnlyRootFilesystem is not true")
+volumes = {volume["name"]: volume for volume in pod.get("volumes") or []}
+kube_tmp = {}
+for mount in container.get("volumeMounts") or []:
+    volume = volumes.get(mount["name"])
+    if volume is None:  # a volume claim template: the database volume
+        if mount["mountPath"] != "/data":
+            problems.append(f"kubernetes: a claim is mounted at {mount['mountPath']}, not /data")
+    elif "emptyDir" in volume and not mount.get("readOnly"):
+        size = (volume["emptyDir"] or {}).get("sizeLimit")
+        kube_tmp[mount["mountPath"]] = tmpfs_size(size) if size else ""
+if set(compose_tmp) != set(kube_tmp):
+    problems.append(f"writable temporary mounts differ: compose {sorted(compose_tmp)}, "
+                    f"kubernetes {sorted(kube_tmp)}")
+
+config = json.load(open(image_path))["Docker"]["config"]
+env = dict(item.split("=", 1) for item in config.get("Env") or [])
+# Runtimes supply PATH when the image has none, and HOME from the user's passwd entry (/data).
+env.setdefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+env.setdefault("HOME", "/data")
+for key, value in (service.get("environment") or {}).items():
+    if "${" not in str(value):
+        env[key] = str(value)
+for problem in problems:
+    print(f"   problem: {problem}", file=sys.stderr)
+if problems:
+    sys.exit(1)
+with open(env_out, "wb") as out:
+    out.write(b"\0".join(f"{k}={v}".encode() for k, v in env.items()))
+with open(mounts_out, "w") as out:
+    for path in sorted(compose_tmp):
+        out.write(f"{path} {kube_tmp[path] or compose_tmp[path]}\n")
+workdir = config.get("WorkingDir") or "/"
+print(f"   writable: /data and tmpfs {', '.join(sorted(compose_tmp)) or '(none)'}; "
+      f"workdir {workdir}; settings from the image and compose.yaml")
+with open(env_out + ".workdir", "w") as out:
+    out.write(workdir)
+EOF
+mapfile -d '' -t ro_env <"$tmp/ro-env"
+server_log="$tmp/ro-server.log"
+ro_workdir="$(cat "$tmp/ro-env.workdir")"
+ro_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+ro_key="verify-admin-$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+ro_env+=(PERMISSION_HOST=127.0.0.1 "PERMISSION_PORT=$ro_port" "PERMISSION_BOOTSTRAP_ADMIN_KEY=$ro_key")
+ro_ctr="$(buildah from --pull=never --name "permission-verify-readonly-$run_id" "$app_image")"
+ro_image_root="$(buildah mount "$ro_ctr")"
+ro_upper="$(findmnt -n -o OPTIONS --mountpoint "$ro_image_root" | tr ',' '\n' | sed -n 's/^upperdir=//p')"
+[ -n "$ro_upper" ] && find "$ro_upper" -mindepth 1 | sort >"$tmp/upper.before"
+mkdir -m 0700 "$tmp/ro-root" "$tmp/ro-data"
+chown 10001:10001 "$tmp/ro-data"
+chmod 0750 "$tmp/ro-data"
+tmp_mounts=()
+while read -r path size; do
+    [ -n "$path" ] && tmp_mounts+=("$path:$size")
+done <"$tmp/ro-mounts"
+cat >"$tmp/ro-namespace.sh" <<'EOF'
+# Runs in a new mount and PID namespace: builds the container's root, then execs "$@" in it.
+set -eu
+image_root="$1" root="$2" data="$3"
+shift 3
+mount --bind "$image_root" "$root"
+mount -o remount,bind,ro "$root"
+mount --bind "$data" "$root/data"
+while [ "$1" != "--" ]; do
+    path="${1%%:*}" size="${1#*:}"
+    mount -t tmpfs -o "mode=1777,nosuid,nodev${size:+,size=$size}" tmpfs "$root$path"
+    shift
+done
+shift
+mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
+mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$root/sys"
+mount -t tmpfs -o mode=0755,size=64k,nosuid tmpfs "$root/dev"
+for node in null zero full random urandom tty; do
+    touch "$root/dev/$node"
+    mount --bind "/dev/$node" "$root/dev/$node"
+done
+ln -s /proc/self/fd "$root/dev/fd"
+ln -s /proc/self/fd/0 "$root/dev/stdin"
+ln -s /proc/self/fd/1 "$root/dev/stdout"
+ln -s /proc/self/fd/2 "$root/dev/stderr"
+mkdir "$root/dev/shm"
+mount -t tmpfs -o mode=1777,size=64m,nosuid,nodev,noexec shm "$root/dev/shm"
+exec "$@"
+EOF
+unshare --mount --propagation private --pid --fork --kill-child \
+    bash "$tmp/ro-namespace.sh" "$ro_image_root" "$tmp/ro-root" "$tmp/ro-data" "${tmp_mounts[@]}" -- \
+    env -i "${ro_env[@]}" setpriv --no-new-privs \
+    chroot --userspec=10001:10001 --groups=10001 "$tmp/ro-root" \
+    env --chdir="$ro_workdir" "${command[@]}" >"$server_log" 2>&1 &
+ro_unshare_pid=$!
+ro_url="http://127.0.0.1:$ro_port"
+ready=0
+for _ in $(seq 1 150); do
+    if curl -fsS -o /dev/null --max-time 2 "$ro_url/readyz" 2>/dev/null; then ready=1; break; fi
+    kill -0 "$ro_unshare_pid" 2>/dev/null || fail "the read-only server exited before it was ready"
+    sleep 0.2
+done
+[ "$ready" -eq 1 ] || fail "/readyz did not answer 200 within 30s on the read-only root"
+ro_server_pid="$(ps -o pid= --ppid "$ro_unshare_pid" | tr -d ' ')"
+[ "$(cat "/proc/$ro_server_pid/comm" 2>/dev/null)" = "permission-serv" ] \
+    || fail "the child of unshare ($ro_server_pid) is not the server"
+ro_status="$(grep -E '^(Uid|Gid|Groups|NSpid|CapEff|NoNewPrivs):' "/proc/$ro_server_pid/status" | tr -s '\t' ' ')"
+grep -q '^Uid: 10001 10001 10001 10001$' <<<"$ro_status" || fail "not uid 10001: $ro_status"
+grep -q '^Gid: 10001 10001 10001 10001$' <<<"$ro_status" || fail "not gid 10001: $ro_status"
+grep -q '^NSpid: [0-9]* 1$' <<<"$ro_status" || fail "the server is not PID 1 in its namespace: $ro_status"
+grep -q '^CapEff: 0000000000000000$' <<<"$ro_status" || fail "the server has capabilities: $ro_status"
+echo "   pid $ro_server_pid (PID 1 inside), uid/gid 10001, no capabilities, no-new-privileges, port $ro_port"
+# `docker exec`: the server's namespaces, root and working directory, as 10001:10001.
+in_container() {
+    env -i "${ro_env[@]}" setpriv --no-new-privs \
+        nsenter --target "$ro_server_pid" --mount --pid --root --wd --setuid 10001 --setgid 10001 -- "$@"
+}
+if in_container touch /permission-verify-probe 2>"$tmp/probe.err"; then fail "the root filesystem is writable"; fi
+grep -q 'Read-only file system' "$tmp/probe.err" || fail "writing / failed for another reason: $(cat "$tmp/probe.err")"
+for spec in /data "${tmp_mounts[@]}"; do
+    probe="${spec%%:*}/permission-verify-probe"
+    in_container touch "$probe" || fail "${spec%%:*} is not writable for 10001"
+    in_container rm "$probe"
+done
+echo "   / is read-only (EROFS); writable for 10001: /data${tmp_mounts[*]:+ }${tmp_mounts[*]%%:*}"
+base_url="$ro_url" admin_key="$ro_key"
+in_container permission-server healthcheck || fail "permission-server healthcheck on the read-only root"
+echo "   permission-server healthcheck → 0"
+expect_status 200 GET /v1/services
+expect_status "200 201" PUT "/v1/apps/com.example.readonly" \
+    '{"name": "Read-only", "purposeStrings": {"NSCameraUsageDescription": "Scan tickets with the camera."}}'
+expect_status 202 POST "/v1/users/u7/apps/com.example.readonly/authorizations/camera/request" '{"level": "full"}'
+in_container permission-server backup --to /data/backup.sqlite >/dev/null || fail "backup --to /data while serving"
+[ -s "$tmp/ro-data/backup.sqlite" ] || fail "backup wrote nothing"
+echo "   permission-server backup --to /data/backup.sqlite while serving → 0"
+kill -TERM "$ro_server_pid"
+for _ in $(seq 1 100); do
+    kill -0 "$ro_unshare_pid" 2>/dev/null || break
+    sleep 0.1
+done
+kill -0 "$ro_unshare_pid" 2>/dev/null && fail "the read-only server did not exit within 10s of SIGTERM"
+stop_rc=0
+wait "$ro_unshare_pid" || stop_rc=$?
+ro_unshare_pid=""
+ro_server_pid=""
+[ "$stop_rc" -eq 0 ] || fail "the read-only server exited $stop_rc after SIGTERM"
+echo "   SIGTERM → exit 0"
+if grep -qE '"level":"(warning|error|critical)"' "$server_log"; then
+    grep -E '"level":"(warning|error|critical)"' "$server_log" | head -n 10 >&2
+    fail "the server logged warnings or errors on the read-only root"
+fi
+if [ -n "$ro_upper" ]; then
+    find "$ro_upper" -mindepth 1 | sort >"$tmp/upper.after"
+    cmp -s "$tmp/upper.before" "$tmp/upper.after" \
+        || fail "the container's root filesystem changed: $(comm -13 "$tmp/upper.before" "$tmp/upper.after" | head -n 5)"
+fi
+echo "   /data after the run: $(cd "$tmp/ro-data" && stat -c '%n (%s bytes, %u:%g)' -- * | tr '\n' ' ')"
 done_step
 
 echo "verify-image: OK"

@@ -13,6 +13,9 @@ packages=(
     python3-yaml          # scripts/validate_deploy.py reads compose and Kubernetes YAML
     shellcheck            # scripts/validate-deploy.sh lints the deployment scripts
     systemd               # systemd-analyze verifies deploy/systemd's unit
+    debootstrap           # docker/verify-image.sh: the bookworm rootfs of the stand-in base images
+    buildah podman        # docker/verify-image.sh: builds docker/Dockerfile, imports the rootfs
+    util-linux            # docker/verify-image.sh: unshare, nsenter, setpriv for the read-only run
 )
 
 sudo=""

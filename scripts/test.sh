@@ -3,6 +3,9 @@
 # (pure, in-process and live tiers), then short fuzzing runs of the HTTP parser and the JSON
 # request bodies; RUN_SCHEMATHESIS=1 adds schemathesis against a live server.
 # FUZZ_SECONDS (default 20, per fuzzer) sets the fuzzing time; 0 skips it.
+# Last, as root, docker/verify-image.sh builds docker/Dockerfile without a Docker engine and runs
+# the image, also on a read-only root (5 to 8 minutes, most of it the release build in the image);
+# VERIFY_IMAGE=0 skips it, and without root it is skipped with a note.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,4 +36,14 @@ if [ "$fuzz_seconds" != "0" ]; then
     fuzz/run-parser-fuzzer.sh "$fuzz_seconds"
     echo "== fuzz: JSON request bodies (${fuzz_seconds}s)"
     fuzz/run-json-fuzzer.sh "$fuzz_seconds"
+fi
+
+# Container image (issue 6): the real Dockerfile built with buildah and run as the manifests run it.
+if [ "${VERIFY_IMAGE:-1}" = "0" ]; then
+    echo "== container image: skipped (VERIFY_IMAGE=0)"
+elif [ "$(id -u)" -ne 0 ]; then
+    echo "== container image: skipped: needs root (debootstrap, buildah --isolation chroot, unshare)"
+else
+    echo "== container image (docker/verify-image.sh)"
+    docker/verify-image.sh
 fi
