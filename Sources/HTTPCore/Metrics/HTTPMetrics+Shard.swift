@@ -19,6 +19,11 @@ extension HTTPMetrics {
         public var counts = [UInt64](repeating: 0, count: HTTPMetrics.latencyBounds.count + 1)
         public var sumNanos: UInt64 = 0
         public var count: UInt64 { counts.reduce(0, +) }
+
+        mutating func add(bucket: Int, nanoseconds: UInt64) {
+            counts[bucket] &+= 1
+            sumNanos &+= nanoseconds
+        }
     }
 
     /// Everything recorded so far, merged over the shards.
@@ -38,11 +43,9 @@ extension HTTPMetrics {
             let bounds = HTTPMetrics.latencyBoundsNanos
             while bucket < bounds.count, nanoseconds > bounds[bucket] { bucket += 1 }
             lock.lock()
+            // One hash per table: the `default:` subscript modifies in place.
             requests[RequestKey(route: route, method: method, status: status), default: 0] &+= 1
-            let routeKey = RouteKey(route: route, method: method)
-            if latencies[routeKey] == nil { latencies[routeKey] = Histogram() }
-            latencies[routeKey]?.counts[bucket] &+= 1
-            latencies[routeKey]?.sumNanos &+= nanoseconds
+            latencies[RouteKey(route: route, method: method), default: Histogram()].add(bucket: bucket, nanoseconds: nanoseconds)
             lock.unlock()
         }
 

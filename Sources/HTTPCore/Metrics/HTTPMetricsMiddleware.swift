@@ -31,11 +31,16 @@ public struct HTTPMetricsMiddleware: HTTPMiddleware {
 
     private func record(_ request: HTTPRequest, status: Int, started: UInt64) {
         let route = RouteMarker.current() ?? Self.unmatchedRoute
-        let method = Self.knownMethods.contains(request.method) ? request.method : HTTPMethod("OTHER")
+        let method = Self.isKnown(request.method) ? request.method : HTTPMethod("OTHER")
         metrics.record(route: route, method: method, status: status, nanoseconds: MonotonicClock.now() &- started)
     }
 
     /// Methods labelled as themselves; any other token counts as "OTHER", so that clients
     /// cannot grow the series without bound.
-    static let knownMethods: Set<HTTPMethod> = [.get, .head, .post, .put, .delete, .patch, HTTPMethod("OPTIONS")]
+    static func isKnown(_ method: HTTPMethod) -> Bool {
+        switch method.rawValue {
+        case "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS": true
+        default: false
+        }
+    }
 }

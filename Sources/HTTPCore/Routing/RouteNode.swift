@@ -4,8 +4,23 @@ struct Route: Sendable {
     var template: String
     var parameterNames: [String]
     var parameterOrdinals: [Int]
-    var responders: [HTTPMethod: any HTTPResponder] = [:]
-    var executions: [HTTPMethod: HTTPExecution] = [:]
+    /// One entry per method, in registration order: a route has a handful, so a linear scan
+    /// comparing short method strings beats hashing them on every request.
+    var handlers: [(method: HTTPMethod, responder: any HTTPResponder, execution: HTTPExecution)] = []
+
+    /// The handler of `method`; HEAD falls back to GET (RFC 9110 §9.3.2).
+    func handler(for method: HTTPMethod) -> (responder: any HTTPResponder, execution: HTTPExecution)? {
+        if let found = handlers.first(where: { $0.method == method }) { return (found.responder, found.execution) }
+        if method == .head, let get = handlers.first(where: { $0.method == .get }) { return (get.responder, get.execution) }
+        return nil
+    }
+
+    /// The methods answered, for `Allow` (HEAD wherever GET is).
+    var allowedMethods: [String] {
+        var allowed = handlers.map(\.method.rawValue)
+        if allowed.contains("GET") && !allowed.contains("HEAD") { allowed.append("HEAD") }
+        return allowed.sorted()
+    }
 }
 
 /// A node of the segment trie: literal children by exact (decoded) segment bytes, at most one
@@ -27,9 +42,8 @@ struct RouteNode: Sendable {
             precondition(
                 route.parameterNames == names,
                 "routes \(route.template) and \(template) name their parameters differently")
-            precondition(route.responders[method] == nil, "route \(method) \(template) is registered twice")
-            route.responders[method] = responder
-            route.executions[method] = execution
+            precondition(!route.handlers.contains { $0.method == method }, "route \(method) \(template) is registered twice")
+            route.handlers.append((method, responder, execution))
             self.route = route
             return
         }

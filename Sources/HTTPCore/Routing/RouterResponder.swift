@@ -26,13 +26,10 @@ public struct RouterResponder: HTTPResponder {
             throw HTTPError(.notFound, detail: "No route matches the request path.")
         }
         let method = request.head.method
-        guard let responder = route.responders[method] ?? (method == .head ? route.responders[.get] : nil) else {
-            var allowed = route.responders.keys.map(\.rawValue)
-            if route.responders[.get] != nil && route.responders[.head] == nil { allowed.append("HEAD") }
-            allowed.sort()
+        guard let responder = route.handler(for: method)?.responder else {
             throw HTTPError(
                 .methodNotAllowed, detail: "The method \(method.rawValue) is not allowed on this resource.",
-                headers: ["Allow": allowed.joined(separator: ", ")])
+                headers: ["Allow": route.allowedMethods.joined(separator: ", ")])
         }
         var context = context
         context.route = route.template
@@ -55,7 +52,7 @@ public struct RouterResponder: HTTPResponder {
             let decode = bytes.contains(ASCII.percent)
             if decode && !PathSegments.allDecode(bytes) { return .eventLoop }
             guard let route = root.match(bytes, from: 1, decode: decode) else { return .eventLoop }
-            return route.executions[method] ?? (method == .head ? route.executions[.get] : nil) ?? .eventLoop
+            return route.handler(for: method)?.execution ?? .eventLoop
         }
     }
 

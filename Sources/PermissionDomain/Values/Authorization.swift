@@ -71,9 +71,12 @@ public struct Authorization: Hashable, Sendable {
     }
 
     /// `"<version>-<hex>"` without Foundation formatting (hot path).
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
     private static func entityTag(version: Int64, digest: UInt64) -> String {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var bytes: [UInt8] = [0x22]
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(40)
+        bytes.append(0x22)
         bytes.append(contentsOf: String(version).utf8)
         bytes.append(0x2D)
         for shift in stride(from: 60, through: 0, by: -4) {
