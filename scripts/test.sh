@@ -4,7 +4,7 @@
 # request bodies; RUN_SCHEMATHESIS=1 adds schemathesis against a live server.
 # FUZZ_SECONDS (default 20, per fuzzer) sets the fuzzing time; 0 skips it.
 # Last, as root, docker/verify-image.sh builds docker/Dockerfile without a Docker engine and runs
-# the image, also on a read-only root (5 to 8 minutes, most of it the release build in the image);
+# the image, also on a read-only root (3.5 to 8 minutes, mostly the release build in the image);
 # VERIFY_IMAGE=0 skips it, and without root it is skipped with a note.
 set -euo pipefail
 cd "$(dirname "$0")/.."
