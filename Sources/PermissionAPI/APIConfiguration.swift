@@ -19,6 +19,12 @@ public struct APIConfiguration: Sendable {
     public var maxEventStreams: Int = 32
     /// Entries written per page of an NDJSON audit export or an event stream. Default 500.
     public var streamPageSize: Int = 500
+    /// Failed authentications (a presented key that is unknown, revoked or malformed) one
+    /// remote address may make at once; beyond it, 429 with `Retry-After` (RFC 6585 §4) instead
+    /// of 401 until the allowance refills. Default 10.
+    public var authFailureBurst: Int = 10
+    /// How many failed authentications per second come back to an address's allowance. Default 1.
+    public var authFailureRefillPerSecond: Double = 1
     /// The prompt and once TTLs.
     public var service: PermissionService.Configuration = PermissionService.Configuration()
 

@@ -21,7 +21,9 @@ public func buildApplication(
     let service = PermissionService(store: store, clock: clock, configuration: configuration.service)
     let broadcaster = ChangeBroadcaster()
     let limiter = StreamLimiter(maximum: configuration.maxEventStreams)
-    let keys = KeyAuthenticator(service: service)
+    let keys = KeyAuthenticator(
+        service: service, failureBurst: configuration.authFailureBurst,
+        failureRefillPerSecond: configuration.authFailureRefillPerSecond)
     var routes = APIRoutes(
         authenticator: authenticator ?? keys, configuration: configuration, broadcaster: broadcaster)
     HealthController(readiness: readiness).register(on: &routes)

@@ -30,7 +30,12 @@ info:
       one, otherwise a new one).
     - A method a path does not support is answered `405 method-not-allowed` with an `Allow`
       header on every path (see `components.responses.MethodNotAllowed`).
-    - Lists page by keyset: pass `nextCursor` (audit: `nextAfter`) back as `after`.
+    - Lists page by keyset: pass `nextCursor` (audit: `nextAfter`) back as `after`. A cursor
+      is the sort key of the page's last item in that listing's terms (an app id, a policy id,
+      a prompt id, a user id, or `<app>/<service>` within a user's authorizations), so every
+      value of the documented syntax is a position: the next page holds the items that sort
+      after it (byte order), whether or not an item with that key exists. A cursor the server
+      never issued is therefore not an error; only one that breaks the syntax is a `400`.
     - `Authorization: Bearer <key>` on everything except `/healthz`, `/readyz` and
       `/openapi.yaml`; `/metrics` is configurable. Roles: `admin`, `consent`, `app` (bound to
       one app), `auditor` (SPEC §6). No key or an invalid key → `401`; a key outside its role
@@ -248,7 +253,7 @@ paths:
         - $ref: '#/components/parameters/User'
         - $ref: '#/components/parameters/StatusFilter'
         - $ref: '#/components/parameters/ServiceFilter'
-        - $ref: '#/components/parameters/After'
+        - $ref: '#/components/parameters/UserAuthorizationsAfter'
         - $ref: '#/components/parameters/Limit'
         - $ref: '#/components/parameters/RequestId'
       responses:
@@ -276,7 +281,7 @@ paths:
         - $ref: '#/components/parameters/App'
         - $ref: '#/components/parameters/Service'
         - $ref: '#/components/parameters/StatusFilter'
-        - $ref: '#/components/parameters/After'
+        - $ref: '#/components/parameters/ServiceUsersAfter'
         - $ref: '#/components/parameters/Limit'
         - $ref: '#/components/parameters/RequestId'
       responses:
@@ -288,7 +293,7 @@ paths:
             application/json:
               schema: {$ref: '#/components/schemas/AuthorizationList'}
               examples:
-                page: {$ref: '#/components/examples/AuthorizationList'}
+                page: {$ref: '#/components/examples/ServiceUserList'}
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
@@ -824,7 +829,8 @@ paths:
       description: >
         Filters combine with AND. Pages by `after=<seq>&limit=`. With
         `Accept: application/x-ndjson` the matching entries stream as one JSON object per
-        line (no page envelope; `limit` still bounds the stream when given).
+        line (no page envelope): every matching entry, or the first `limit` when it is given,
+        which has the same range as for a page (1-1000; beyond it `400 invalid-request`).
       parameters:
         - name: user
           in: query
@@ -936,12 +942,15 @@ paths:
         - $ref: '#/components/parameters/RequestId'
       responses:
         '200':
-          description: An endless `text/event-stream` (HTML Living Standard §9.2).
+          description: >
+            An endless `text/event-stream` (HTML Living Standard §9.2). The schema describes one
+            event, as a client's parser yields it (the OpenAPI 3.2 `itemSchema` of a sequential
+            media type; comment lines such as `: connected` are not events).
           headers:
             X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
           content:
             text/event-stream:
-              schema: {type: string}
+              schema: {$ref: '#/components/schemas/AuditEvent'}
               examples:
                 revoked: {$ref: '#/components/examples/EventStream'}
         '400': {$ref: '#/components/responses/BadRequest'}
@@ -1183,34 +1192,55 @@ components:
       description: The `ETag` held; when it still matches the answer is `304` without a body (RFC 9110 §13.1.2).
       schema: {type: string}
       example: '"3-9f2c1a7b"'
-    After:
+    UserAuthorizationsAfter:
       name: after
       in: query
       required: false
-      description: The `nextCursor` of the previous page of the same listing (opaque, base64url).
-      schema: {type: string, minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$'}
-      example: dTQyAGNvbS5leGFtcGxlLm1hcHMAbG9jYXRpb24
+      description: >
+        A position in the user's authorizations, which are ordered by (app, service): the
+        `nextCursor` of the previous page, `<app>/<service>`. Any value of this syntax is
+        accepted (the app part is only compared, so it need not be a registered or complete
+        app id); the page holds the authorizations that sort after it.
+      schema: {type: string, maxLength: 320, pattern: '^[A-Za-z0-9.-]{1,255}/[a-z][A-Za-z0-9]{0,63}$'}
+      example: com.example.maps/location
+    ServiceUsersAfter:
+      name: after
+      in: query
+      required: false
+      description: >
+        A position in the listing, which is ordered by user: the `nextCursor` of the previous
+        page, a user id. The page holds the users that sort after it, whether or not that user
+        has an authorization.
+      schema: {$ref: '#/components/schemas/UserId'}
+      example: u42
     AppsAfter:
       name: after
       in: query
       required: false
-      description: The `nextCursor` of the previous page of apps (opaque, base64url).
-      schema: {type: string, minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$'}
-      example: Y29tLmV4YW1wbGUubWFwcw
+      description: >
+        A position in the apps, which are ordered by id: the `nextCursor` of the previous page,
+        an app id. The page holds the apps that sort after it, whether or not it is registered.
+      schema: {$ref: '#/components/schemas/AppId'}
+      example: com.example.maps
     PoliciesAfter:
       name: after
       in: query
       required: false
-      description: The `nextCursor` of the previous page of policies (opaque, base64url).
-      schema: {type: string, minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$'}
-      example: bm8tY2FtZXJhLXU0Mg
+      description: >
+        A position in the policies, which are ordered by id: the `nextCursor` of the previous
+        page, a policy id. The page holds the policies that sort after it, whether or not it exists.
+      schema: {$ref: '#/components/schemas/PolicyId'}
+      example: no-camera-u42
     PromptsAfter:
       name: after
       in: query
       required: false
-      description: The `nextCursor` of the previous page of prompts (opaque, base64url).
-      schema: {type: string, minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$'}
-      example: MDE5YWIyYzNkNGU1LThmM2EyYjFjMGQ5ZThmN2E
+      description: >
+        A position in the user's prompts, which are ordered by id (creation order): the
+        `nextCursor` of the previous page, a prompt id. The page holds the prompts that sort
+        after it, whether or not it exists.
+      schema: {$ref: '#/components/schemas/PromptId'}
+      example: 019ab2c3d4e5-8f3a2b1c0d9e8f7a
     AfterSeq:
       name: after
       in: query
@@ -1310,8 +1340,10 @@ components:
     TooManyRequests:
       description: >
         Too many failed authentications from this address (an unknown, revoked or malformed
-        key): answered instead of `401` until the allowance refills. A request with a valid key
-        is never throttled, and one without any key always gets `401` (RFC 6585 §4).
+        key): answered instead of `401` until the allowance refills. The allowance is a token
+        bucket per address, set by the server's `--auth-failure-burst` (default 10 at once) and
+        `--auth-failure-refill` (default 1 back per second). A request with a valid key is
+        never throttled, and one without any key always gets `401` (RFC 6585 §4).
       headers:
         X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
         Retry-After: {$ref: '#/components/headers/Retry-After'}
@@ -1577,7 +1609,9 @@ components:
           type: array
           items: {$ref: '#/components/schemas/Authorization'}
         nextCursor:
-          description: Pass as `after` for the next page; absent on the last page.
+          description: >
+            Pass as `after` for the next page (`<app>/<service>` in a user's listing, a user id
+            in an app's service listing); absent on the last page.
           type: string
     AccessRequest:
       type: object
@@ -1889,6 +1923,25 @@ components:
           description: Pass as `after` for the next page; absent when there is none.
           type: integer
           format: int64
+    AuditEvent:
+      description: One Server-Sent Event of `GET /v1/events`, one audit entry.
+      type: object
+      required: [id, event, data]
+      additionalProperties: false
+      properties:
+        id:
+          description: The entry's `seq` (what `Last-Event-ID` resumes after).
+          type: string
+          pattern: '^[1-9][0-9]{0,18}$'
+        event:
+          description: The entry's `action`, e.g. `authorization.revoked`.
+          type: string
+          minLength: 1
+        data:
+          description: The entry as compact JSON on one `data:` line.
+          type: string
+          contentMediaType: application/json
+          contentSchema: {$ref: '#/components/schemas/AuditEntry'}
     AuditVerification:
       type: object
       required: [valid, checked]
@@ -2107,7 +2160,7 @@ components:
             purposeStrings:
               NSLocationWhenInUseUsageDescription: Your location is used to show nearby stops.
             updatedAt: '2026-11-20T08:30:00.000Z'
-        nextCursor: Y29tLmV4YW1wbGUubWFwcw
+        nextCursor: com.example.maps
     AuthorizationAuthorized:
       summary: Authorized while in use, after a prompt
       value:
@@ -2197,7 +2250,24 @@ components:
             updatedAt: '2026-11-22T10:00:00.000Z'
             user: u42
             version: 3
-        nextCursor: dTQyAGNvbS5leGFtcGxlLm1hcHMAbG9jYXRpb24
+        nextCursor: com.example.maps/location
+    ServiceUserList:
+      summary: A page of the users of an app for a service
+      value:
+        items:
+          - app: com.example.maps
+            expiresAt: null
+            level: whenInUse
+            once: false
+            provisional: false
+            purpose: Your location is used to show nearby stops.
+            reason: userConsent
+            service: location
+            status: authorized
+            updatedAt: '2026-11-22T10:00:00.000Z'
+            user: u42
+            version: 3
+        nextCursor: u42
     SettingsAlways:
       summary: Authorize Always
       value: {status: authorized, level: always}

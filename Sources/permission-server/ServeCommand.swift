@@ -46,7 +46,10 @@ struct ServeCommand: ParsableCommand {
             http.maxConnections = 64
             let responder = buildMetricsResponder(
                 metrics: APIMetrics(http: metrics.http, route: exposure, render: { try metrics.render() }),
-                access: exposure, authenticator: KeyAuthenticator(service: application.service))
+                access: exposure,
+                authenticator: KeyAuthenticator(
+                    service: application.service, failureBurst: configuration.authFailureBurst,
+                    failureRefillPerSecond: Double(configuration.authFailureRefill)))
             let listener = HTTPServer(configuration: http, responder: responder, logger: logger)
             try Self.start(listener, host: configuration.host, port: port, logger: logger)
             metrics.attach(listener, listener: "metrics")

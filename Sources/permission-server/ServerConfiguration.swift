@@ -26,6 +26,9 @@ struct ServerConfiguration: Sendable {
     var metrics: String
     /// A separate port for `/metrics`; nil serves it on the main port.
     var metricsPort: Int?
+    /// Failed authentications one address may make at once, and how many per second come back.
+    var authFailureBurst: Int
+    var authFailureRefill: Int
     /// Each non-secret setting's effective value and where it came from, for the startup log.
     var described: [(setting: Setting, value: String, source: SettingsResolver.Source)]
 
@@ -58,6 +61,8 @@ struct ServerConfiguration: Sendable {
         if let metricsPort, metricsPort != 0, metricsPort == port, let (value, source) = resolver.value(Settings.metricsPort) {
             throw .invalid(Settings.metricsPort, value, source, "a port other than the main port \(port)")
         }
+        authFailureBurst = try resolver.int(Settings.authFailureBurst, range: 1...1_000_000_000)
+        authFailureRefill = try resolver.int(Settings.authFailureRefill, range: 1...1_000_000_000)
         described = Settings.all.compactMap { setting in
             guard !setting.isSecret, let (value, source) = resolver.value(setting) else { return nil }
             return (setting, value, source)
@@ -108,6 +113,8 @@ struct ServerConfiguration: Sendable {
         configuration.maxBodyBytes = maxBodyBytes
         configuration.service.promptTTL = TimeInterval(promptTTL)
         configuration.service.onceTTL = TimeInterval(onceTTL)
+        configuration.authFailureBurst = authFailureBurst
+        configuration.authFailureRefillPerSecond = Double(authFailureRefill)
         return configuration
     }
 

@@ -36,6 +36,10 @@ struct SettingOptions: ParsableArguments {
     var metrics: String?
     @Option(name: .customLong(Settings.metricsPort.flag), help: Settings.metricsPort.argumentHelp)
     var metricsPort: String?
+    @Option(name: .customLong(Settings.authFailureBurst.flag), help: Settings.authFailureBurst.argumentHelp)
+    var authFailureBurst: String?
+    @Option(name: .customLong(Settings.authFailureRefill.flag), help: Settings.authFailureRefill.argumentHelp)
+    var authFailureRefill: String?
     @Option(name: .customLong(Settings.config.flag), help: Settings.config.argumentHelp)
     var config: String?
 
@@ -48,7 +52,9 @@ struct SettingOptions: ParsableArguments {
             (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),
             (Settings.headerTimeout, headerTimeout), (Settings.idleTimeout, idleTimeout),
             (Settings.writeTimeout, writeTimeout), (Settings.shutdownGrace, shutdownGrace),
-            (Settings.metrics, metrics), (Settings.metricsPort, metricsPort), (Settings.config, config),
+            (Settings.metrics, metrics), (Settings.metricsPort, metricsPort),
+            (Settings.authFailureBurst, authFailureBurst), (Settings.authFailureRefill, authFailureRefill),
+            (Settings.config, config),
         ]
         var flags: [String: String] = [:]
         for (setting, value) in pairs { if let value { flags[setting.flag] = value } }

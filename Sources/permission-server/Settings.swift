@@ -47,6 +47,11 @@ enum Settings {
         help: "Who may read /metrics: open (anyone who reaches the port), admin (an admin key) or off.")
     static let metricsPort = Setting(flag: "metrics-port", environment: "PERMISSION_METRICS_PORT", defaultValue: nil,
         help: "Serve /metrics on this separate port (same host) instead of the main one; 0 picks a free port.")
+    static let authFailureBurst = Setting(flag: "auth-failure-burst", environment: "PERMISSION_AUTH_FAILURE_BURST",
+        defaultValue: "10",
+        help: "Failed authentications (unknown, revoked or malformed keys) one address may make at once before it gets 429.")
+    static let authFailureRefill = Setting(flag: "auth-failure-refill", environment: "PERMISSION_AUTH_FAILURE_REFILL",
+        defaultValue: "1", help: "Failed authentications per second that come back to an address's allowance.")
     static let bootstrapAdminKey = Setting(flag: "bootstrap-admin-key", environment: "PERMISSION_BOOTSTRAP_ADMIN_KEY",
         defaultValue: nil,
         help: "Secret of the first admin key, created at start unless it exists: pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment only).",
@@ -57,6 +62,6 @@ enum Settings {
     static let all: [Setting] = [
         host, port, database, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
         maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout, writeTimeout, shutdownGrace, metrics,
-        metricsPort, bootstrapAdminKey, config,
+        metricsPort, authFailureBurst, authFailureRefill, bootstrapAdminKey, config,
     ]
 }

@@ -47,6 +47,32 @@ struct ConfigurationTests {
         #expect(abs(expires.timeIntervalSince(created) - 45) < 0.01)
     }
 
+    @Test("the failed-authentication allowance comes from the config file, the environment or the flag")
+    func failedAuthenticationAllowance() throws {
+        let directory = try Paths.makeTemporaryDirectory("allowance")
+        defer { Paths.removeTemporary(directory) }
+        let file = directory.appendingPathComponent("permission.conf")
+        try Data("PERMISSION_AUTH_FAILURE_BURST=7\nPERMISSION_AUTH_FAILURE_REFILL=1\n".utf8).write(to: file)
+        let cases: [(arguments: [String], environment: [String: String], burst: Int, source: String)] = [
+            ([], ["PERMISSION_CONFIG": file.path], 7, "file"),
+            ([], ["PERMISSION_CONFIG": file.path, "PERMISSION_AUTH_FAILURE_BURST": "3"], 3, "environment"),
+            (["--auth-failure-burst", "2"], ["PERMISSION_AUTH_FAILURE_BURST": "3"], 2, "flag"),
+        ]
+        for (index, entry) in cases.enumerated() {
+            let server = try ServerProcess(
+                database: directory.appendingPathComponent("p\(index).sqlite").path, directory: directory,
+                extraArguments: entry.arguments, environment: entry.environment)
+            defer { server.killNow() }
+            #expect(server.log().contains("auth-failure-burst=\(entry.burst) (\(entry.source))"), "\(server.log())")
+            // One curl run, so that the attempts come faster than the allowance refills (1/s).
+            var arguments = ["-w", "%{http_code}\\n", "-H", "Authorization: Bearer pk_0123456789abcdef_wrong"]
+            for _ in 0..<(entry.burst + 1) { arguments += ["-o", "/dev/null", "\(server.baseURL)/v1/apps"] }
+            let result = try Subprocess.curl(arguments)
+            let codes = result.stdout.split(separator: "\n").map(String.init)
+            #expect(codes == Array(repeating: "401", count: entry.burst) + ["429"], "\(entry.source): \(codes)")
+        }
+    }
+
     @Test("invalid settings are refused before anything starts, naming the setting and its source",
           arguments: [
             (["--port", "70000"], [:], "--port / PERMISSION_PORT", "(from flag)"),
@@ -54,6 +80,8 @@ struct ConfigurationTests {
             (["--prompt-ttl", "soon"], [:], "--prompt-ttl / PERMISSION_PROMPT_TTL", "integer"),
             (["--config", "/nonexistent/permission.conf"], [:], "cannot read config file", "/nonexistent"),
             (["--host", ""], [:], "--host / PERMISSION_HOST", "non-empty"),
+            (["--auth-failure-burst", "0"], [:], "--auth-failure-burst / PERMISSION_AUTH_FAILURE_BURST", "integer"),
+            ([], ["PERMISSION_AUTH_FAILURE_REFILL": "fast"], "--auth-failure-refill / PERMISSION_AUTH_FAILURE_REFILL", "(from environment)"),
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
           ] as [([String], [String: String], String, String)])
     func invalidSettingsAreRejected(arguments: [String], environment: [String: String], names: String, detail: String) throws {

@@ -85,6 +85,23 @@ import Testing
         #expect(try app.send(.get, "/v1/apps", remote: "10.9.9.8:1").status == 200)  // other addresses unaffected
     }
 
+    /// `APIConfiguration.authFailureBurst` (the server's `--auth-failure-burst`) sets the allowance.
+    @Test("the failed-authentication allowance is configurable", arguments: [1, 3, 40])
+    func failureAllowanceIsConfigurable(burst: Int) throws {
+        let app = try TestApp {
+            $0.authFailureBurst = burst
+            $0.authFailureRefillPerSecond = 0.001
+        }
+        let bad = [("Authorization", "Bearer pk_0123456789abcdef_" + String(repeating: "C", count: 43))]
+        var statuses: [Int] = []
+        for _ in 0..<(burst + 2) { statuses.append(try app.send(.get, "/v1/apps", headers: bad, remote: "10.7.7.7:1").status) }
+        #expect(statuses.prefix(burst).allSatisfy { $0 == 401 }, "\(statuses)")
+        #expect(statuses.suffix(2) == [429, 429], "\(statuses)")
+        // A request without a key is no guess: 401 however drained the allowance is.
+        #expect(try app.send(.get, "/v1/apps", headers: [("Authorization", "")], remote: "10.7.7.7:2").status == 401)
+        #expect(try app.send(.get, "/v1/apps", remote: "10.7.7.7:3").status == 200)
+    }
+
     @Test func tokenBucketRefills() {
         var bucket = TokenBucket(capacity: 2, refillPerSecond: 1, now: 0)
         let first = bucket.take(now: 0)

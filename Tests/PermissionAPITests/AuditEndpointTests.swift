@@ -50,6 +50,39 @@ import PermissionAPI
         #expect(refused.headers["Content-Type"] == "application/json")
     }
 
+    @Test("an action filter no entry could have is 400, not an empty page",
+          arguments: ["aA.a" + String(repeating: "A", count: 61), "revoked", "authorization.", ".revoked", "Authorization.set",
+                      "authorization.set.x", "authorization.re-voked", "authorization.sét"])
+    func malformedActionFilter(action: String) throws {
+        let app = try Self.populated()
+        let query = "action=" + (action.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        for accept in ["application/json", "application/x-ndjson"] {
+            let response = try app.send(.get, "/v1/audit?" + query, headers: [("Accept", accept)])
+            #expect(response.status == 400, "\(action) as \(accept)")
+            #expect(response.problemType == .invalidRequest)
+        }
+        #expect(try app.audit("action=aA.a" + String(repeating: "A", count: 60)).isEmpty, "64 characters are fine")
+    }
+
+    /// `limit` bounds an NDJSON export with the same range as a JSON page (openapi.yaml `Limit`).
+    @Test func ndjsonLimitHasThePageRange() throws {
+        let app = try Self.populated()
+        let ndjson = [("Accept", "application/x-ndjson")]
+        for limit in ["1001", "0", "-1", "x", "99999999999999999999"] {
+            let response = try app.send(.get, "/v1/audit?limit=" + limit, headers: ndjson)
+            #expect(response.status == 400, "limit=\(limit)")
+            #expect(response.problemType == .invalidRequest, "limit=\(limit): \(response.text)")
+            #expect(response.problem?.detail.contains("limit") == true)
+            let page = try app.send(.get, "/v1/audit?limit=" + limit)
+            #expect(page.status == 400, "the JSON form agrees for limit=\(limit)")
+        }
+        let most = try app.send(.get, "/v1/audit?limit=1000", headers: ndjson)
+        #expect(most.status == 200)
+        #expect(most.text.split(separator: "\n").count == 10)
+        let all = try app.send(.get, "/v1/audit", headers: ndjson)
+        #expect(all.text.split(separator: "\n").count == 10, "without limit the whole export streams")
+    }
+
     @Test func ndjsonFlushesPageByPage() throws {
         let app = try Self.populated { $0.streamPageSize = 4 }
         let head = try app.application.responder.respond(

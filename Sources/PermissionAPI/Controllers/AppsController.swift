@@ -9,12 +9,12 @@ struct AppsController {
         let permissions = permissions
         routes.get("/v1/apps", access: .readCatalogue) { request in
             let query = try QueryParameters(request.http)
-            let after = try query.value("after") { try AppID(Cursor.decode($0, count: 1)[0]) }
+            let after = try query.value("after") { try AppID($0) }  // a position (Cursor)
             let limit = try query.limit(
                 default: request.configuration.defaultPageLimit, maximum: request.configuration.maxPageLimit)
             let rows = try permissions.apps(after: after, limit: limit + 1)
             let items = Array(rows.prefix(limit))
-            let next = rows.count > limit ? items.last.map { Cursor.encode([$0.id.rawValue]) } : nil
+            let next = rows.count > limit ? items.last?.id.rawValue : nil
             return try Responses.json(Wire.AppList(items: items.map(WireMapping.app), nextCursor: next))
         }
         routes.get("/v1/apps/{app}", access: .readCatalogue) { request in

@@ -2,8 +2,9 @@ import HTTPCore
 import PermissionDomain
 
 /// `GET /v1/audit` (SPEC §5): filters by user, app, service, action and time; keyset pages
-/// by `after=<seq>&limit=`; `Accept: application/x-ndjson` streams every matching entry, one
-/// JSON object a line, page by page with bounded memory.
+/// by `after=<seq>&limit=`; `Accept: application/x-ndjson` streams every matching entry (or
+/// the first `limit`, 1 to `maxPageLimit` like a page), one JSON object a line, page by page
+/// with bounded memory.
 struct AuditController {
     static let ndjson = "application/x-ndjson"
 
@@ -16,7 +17,9 @@ struct AuditController {
             var filter = try Self.filter(query)
             if Self.wantsNDJSON(request.headers["Accept"]) {
                 let filter = filter
-                let total = query.string("limit") == nil ? nil : try query.limit(default: 1, maximum: Int.max)
+                // `limit` has the same range as for a JSON page; without it the whole export streams.
+                let total = query.string("limit") == nil
+                    ? nil : try query.limit(default: 1, maximum: request.configuration.maxPageLimit)
                 return Self.stream(permissions, filter: filter, total: total, pageSize: request.configuration.streamPageSize)
             }
             let limit = try query.limit(
@@ -35,11 +38,30 @@ struct AuditController {
         filter.user = try query.value("user") { try UserID($0) }
         filter.app = try query.value("app") { try AppID($0) }
         filter.service = try query.value("service") { try ServiceID($0) }
-        filter.action = query.string("action").map(AuditAction.init)
+        filter.action = try query.string("action").map(Self.action)
         filter.since = try query.timestamp("since")
         filter.until = try query.timestamp("until")
         filter.after = try query.sequence("after") ?? 0
         return filter
+    }
+
+    /// An action filter: `area.verb`, two lowerCamel words of letters, at most 64 characters
+    /// (openapi.yaml); one that no entry could have is a malformed query, not an empty result.
+    /// - Throws: `APIProblem` 400 `invalid-request` naming `action`.
+    static func action(_ raw: String) throws -> AuditAction {
+        let utf8 = raw.utf8
+        guard utf8.count <= 64, let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
+            isLowerCamelWord(utf8[..<dot]), isLowerCamelWord(utf8[utf8.index(after: dot)...])
+        else {
+            throw APIProblem.invalidParameter("action", "must be area.verb, e.g. authorization.revoked")
+        }
+        return AuditAction(raw)
+    }
+
+    /// `[a-z][A-Za-z]*`.
+    private static func isLowerCamelWord(_ bytes: Substring.UTF8View) -> Bool {
+        guard let first = bytes.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") else { return false }
+        return bytes.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }
     }
 
     /// Whether `Accept` lists NDJSON (RFC 9110 §12.5.1; any listed weight but zero).

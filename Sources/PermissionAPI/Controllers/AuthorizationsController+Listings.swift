@@ -3,7 +3,8 @@ import PermissionDomain
 
 extension AuthorizationsController {
     /// The reverse queries: every authorization of a user (all apps), and every user of an
-    /// app for a service, optionally by effective status; keyset-paged with opaque cursors.
+    /// app for a service, optionally by effective status; keyset-paged by position (`Cursor`):
+    /// `<app>/<service>` within a user, a user id within an app's service.
     func registerListings(on routes: inout APIRoutes) {
         let permissions = permissions
         routes.get("/v1/users/{user}/authorizations", access: .listAuthorizations) { request in
@@ -13,11 +14,10 @@ extension AuthorizationsController {
             filter.service = try query.value("service") { try ServiceID($0) }
             if let service = filter.service { _ = try permissions.service(service) }
             filter.status = try query.choice("status", AuthorizationStatus.self)
-            let after = try query.string("after").map(Cursor.authorizationKey)
-            if let after, after.user != user {
-                throw APIProblem.invalidParameter("after", "the cursor belongs to another listing")
+            let after = try query.string("after").map { try Cursor.position(user: user, appAndService: $0) }
+            return try Self.page(request, permissions, filter: filter, after: after, query: query) {
+                Cursor.appAndService($0)
             }
-            return try Self.page(request, permissions, filter: filter, after: after, query: query)
         }
         routes.get("/v1/apps/{app}/services/{service}/users", access: .listAuthorizations) { request in
             let app = try request.app()
@@ -26,23 +26,23 @@ extension AuthorizationsController {
             let query = try QueryParameters(request.http)
             var filter = AuthorizationFilter(app: app, service: service)
             filter.status = try query.choice("status", AuthorizationStatus.self)
-            let after = try query.string("after").map(Cursor.authorizationKey)
-            if let after, after.app != app || after.service != service {
-                throw APIProblem.invalidParameter("after", "the cursor belongs to another listing")
+            let after = try query.value("after") { AuthorizationKey(user: try UserID($0), app: app, service: service) }
+            return try Self.page(request, permissions, filter: filter, after: after, query: query) {
+                $0.user.rawValue
             }
-            return try Self.page(request, permissions, filter: filter, after: after, query: query)
         }
     }
 
+    /// One page; `cursor` turns the key of its last item into the listing's `nextCursor`.
     private static func page(
         _ request: APIRequest, _ permissions: PermissionService, filter: AuthorizationFilter,
-        after: AuthorizationKey?, query: QueryParameters
+        after: AuthorizationKey?, query: QueryParameters, cursor: (AuthorizationKey) -> String
     ) throws -> HTTPResponse {
         let limit = try query.limit(
             default: request.configuration.defaultPageLimit, maximum: request.configuration.maxPageLimit)
         let page = try permissions.authorizations(matching: filter, after: after, limit: limit)
         return try Responses.json(
             Wire.AuthorizationList(
-                items: page.items.map(WireMapping.authorization), nextCursor: page.nextAfter.map(Cursor.encode)))
+                items: page.items.map(WireMapping.authorization), nextCursor: page.nextAfter.map(cursor)))
     }
 }

@@ -51,15 +51,18 @@ struct EventsController {
     }
 
     /// `Last-Event-ID` (the id of the last event the client saw), else `?after=`, else nil.
+    /// Both are checked when both are sent, so a malformed `after` is a 400 either way.
     private static func start(_ request: APIRequest, _ query: QueryParameters) throws -> Int64? {
+        let after = try query.sequence("after")
         if let header = request.headers["Last-Event-ID"] {
-            let trimmed = header.trimmingCharacters(in: .whitespaces)
-            guard let seq = Int64(trimmed), seq >= 0 else {
-                throw APIProblem.invalidParameter("Last-Event-ID", "must be the id (seq) of an event")
+            let digits = header.trimmingCharacters(in: .whitespaces).utf8
+            guard (1...19).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw APIProblem.invalidParameter("Last-Event-ID", "must be the id (seq) of an event: 1-19 digits")
             }
-            return seq
+            // 19 digits may exceed the largest seq there can be: then nothing comes after it.
+            return Int64(String(decoding: digits, as: UTF8.self)) ?? Int64.max
         }
-        return try query.sequence("after")
+        return after
     }
 
     /// Writes every matching entry after `filter.after`, then waits for the broadcaster (or the

@@ -9,12 +9,12 @@ struct PoliciesController {
         let permissions = permissions
         routes.get("/v1/policies", access: .readCatalogue) { request in
             let query = try QueryParameters(request.http)
-            let after = try query.value("after") { try PolicyID(Cursor.decode($0, count: 1)[0]) }
+            let after = try query.value("after") { try PolicyID($0) }  // a position (Cursor)
             let limit = try query.limit(
                 default: request.configuration.defaultPageLimit, maximum: request.configuration.maxPageLimit)
             let rows = try permissions.policies(after: after, limit: limit + 1)
             let items = Array(rows.prefix(limit))
-            let next = rows.count > limit ? items.last.map { Cursor.encode([$0.id.rawValue]) } : nil
+            let next = rows.count > limit ? items.last?.id.rawValue : nil
             return try Responses.json(Wire.PolicyList(items: items.map(WireMapping.policy), nextCursor: next))
         }
         routes.get("/v1/policies/{id}", access: .readCatalogue) { request in

@@ -11,14 +11,14 @@ struct PromptsController {
             let query = try QueryParameters(request.http)
             var filter = PromptFilter(user: try request.user())
             filter.state = try query.choice("state", PromptState.self)
-            let after = try query.value("after") { try PromptID(Cursor.decode($0, count: 1)[0]) }
+            let after = try query.value("after") { try PromptID($0) }  // a position (Cursor)
             let limit = try query.limit(
                 default: request.configuration.defaultPageLimit, maximum: request.configuration.maxPageLimit)
             let page = try permissions.prompts(matching: filter, after: after, limit: limit)
             return try Responses.json(
                 Wire.PromptList(
                     items: page.items.map(WireMapping.prompt),
-                    nextCursor: page.nextAfter.map { Cursor.encode([$0.rawValue]) }))
+                    nextCursor: page.nextAfter?.rawValue))
         }
         routes.get("/v1/prompts/{id}", access: .readPrompts) { request in
             let prompt = try permissions.prompt(id: PromptID(request.parameter("id")))

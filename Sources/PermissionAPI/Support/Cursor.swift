@@ -1,41 +1,63 @@
-import Foundation
 import PermissionDomain
 
-/// Opaque keyset cursors (`nextCursor` → `after`): the key's parts joined with NUL and
-/// encoded as unpadded base64url (RFC 4648 §5), so that ids with `+` or `:` survive a query
-/// string unencoded.
+/// Keyset positions of the listings (`nextCursor` → `after`). A cursor is the sort key of the
+/// last item of a page, in the listing's own terms, so that every well-formed value is a
+/// position: the next page holds the items that sort after it (byte order), whether or not an
+/// item with that key exists or the server ever issued it. A listing therefore never answers
+/// 400 to a cursor that matches its documented syntax (openapi.yaml, `components.parameters`):
+///
+/// | listing | cursor |
+/// |---|---|
+/// | apps | an app id |
+/// | policies | a policy id |
+/// | a user's prompts | a prompt id |
+/// | the users of an app for a service | a user id |
+/// | a user's authorizations | `<app>/<service>`: 1-255 of `A-Z a-z 0-9 . -`, `/`, a lowerCamel service id |
 enum Cursor {
-    static func encode(_ parts: [String]) -> String {
-        let joined = parts.joined(separator: "\u{0}")
-        return Data(joined.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+    /// Longest app part of an `<app>/<service>` position (the longest app id).
+    static let maximumAppLength = 255
+
+    /// The cursor of a user's authorizations listing after `key`: `<app>/<service>`.
+    static func appAndService(_ key: AuthorizationKey) -> String {
+        key.app.rawValue + "/" + key.service.rawValue
     }
 
-    /// The parts of `cursor`, exactly `count` of them.
-    /// - Throws: `APIProblem` 400 when the cursor was not made by `encode`.
-    static func decode(_ cursor: String, count: Int) throws -> [String] {
-        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.utf8.count % 4 != 0 { base64 += "=" }
-        guard cursor.utf8.count <= 1024, let data = Data(base64Encoded: base64),
-            let text = String(data: data, encoding: .utf8)
-        else { throw APIProblem.invalidParameter("after", "not a cursor this server made") }
-        let parts = text.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == count else { throw APIProblem.invalidParameter("after", "not a cursor this server made") }
-        return parts
+    /// The position in `user`'s authorizations that `cursor` (`<app>/<service>`) names.
+    /// The app part need not be a registered or even a well-formed app id (e.g. `com`): it is
+    /// only compared, so any value of the syntax is a position.
+    /// - Throws: `APIProblem` 400 `invalid-request` naming `after` when the syntax is wrong.
+    static func position(user: UserID, appAndService cursor: String) throws -> AuthorizationKey {
+        let utf8 = cursor.utf8
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { throw malformed }
+        let app = utf8[..<slash]
+        let service = utf8[utf8.index(after: slash)...]
+        guard !app.isEmpty, app.count <= maximumAppLength, app.allSatisfy(isAppPositionByte),
+            isLowerCamel(service)
+        else { throw malformed }
+        // Checked above: ASCII of the documented syntax. Positions are compared, never stored.
+        return AuthorizationKey(
+            user: user, app: AppID(trusted: String(cursor[..<slash])),
+            service: ServiceID(trusted: String(cursor[cursor.index(after: slash)...])))
     }
 
-    static func encode(_ key: AuthorizationKey) -> String {
-        encode([key.user.rawValue, key.app.rawValue, key.service.rawValue])
+    private static var malformed: APIProblem {
+        APIProblem.invalidParameter(
+            "after", "must be <app>/<service>: 1-255 of A-Z a-z 0-9 . -, a slash, and a lowerCamel service id")
     }
 
-    /// - Throws: `APIProblem` 400 for a malformed cursor.
-    static func authorizationKey(_ cursor: String) throws -> AuthorizationKey {
-        let parts = try decode(cursor, count: 3)
-        do {
-            return AuthorizationKey(user: try UserID(parts[0]), app: try AppID(parts[1]), service: try ServiceID(parts[2]))
-        } catch {
-            throw APIProblem.invalidParameter("after", "not a cursor this server made")
-        }
+    /// `A-Z a-z 0-9 . -`.
+    private static func isAppPositionByte(_ byte: UInt8) -> Bool {
+        isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+    }
+
+    /// `^[a-z][A-Za-z0-9]{0,63}$`, the syntax of service ids (SPEC §1).
+    private static func isLowerCamel(_ bytes: Substring.UTF8View) -> Bool {
+        guard let first = bytes.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z"), bytes.count <= 64
+        else { return false }
+        return bytes.allSatisfy(isAlphanumeric)
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
     }
 }
