@@ -20,6 +20,8 @@ struct SettingOptions: ParsableArguments {
     var onceTTL: String?
     @Option(name: .customLong(Settings.maxConnections.flag), help: Settings.maxConnections.argumentHelp)
     var maxConnections: String?
+    @Option(name: .customLong(Settings.eventLoops.flag), help: Settings.eventLoops.argumentHelp)
+    var eventLoops: String?
     @Option(name: .customLong(Settings.maxRequestsPerConnection.flag), help: Settings.maxRequestsPerConnection.argumentHelp)
     var maxRequestsPerConnection: String?
     @Option(name: .customLong(Settings.maxBodyBytes.flag), help: Settings.maxBodyBytes.argumentHelp)
@@ -48,7 +50,7 @@ struct SettingOptions: ParsableArguments {
         let pairs: [(Setting, String?)] = [
             (Settings.host, host), (Settings.port, port), (Settings.database, database),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
-            (Settings.onceTTL, onceTTL), (Settings.maxConnections, maxConnections),
+            (Settings.onceTTL, onceTTL), (Settings.maxConnections, maxConnections), (Settings.eventLoops, eventLoops),
             (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),
             (Settings.headerTimeout, headerTimeout), (Settings.idleTimeout, idleTimeout),
             (Settings.writeTimeout, writeTimeout), (Settings.shutdownGrace, shutdownGrace),

@@ -30,6 +30,8 @@ enum Settings {
         help: "Seconds an Allow Once grant lasts when no sessionEnded event ends it first.")
     static let maxConnections = Setting(flag: "max-connections", environment: "PERMISSION_MAX_CONNECTIONS",
         defaultValue: "1024", help: "Open connections at most; beyond it new ones wait in the kernel backlog.")
+    static let eventLoops = Setting(flag: "event-loops", environment: "PERMISSION_EVENT_LOOPS",
+        defaultValue: "0", help: "Event loops serving connections (0: one per CPU the process may use).")
     static let maxRequestsPerConnection = Setting(flag: "max-requests-per-connection",
         environment: "PERMISSION_MAX_REQUESTS_PER_CONNECTION", defaultValue: "10000",
         help: "Requests served on one keep-alive connection before it is closed.")
@@ -60,7 +62,7 @@ enum Settings {
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [
-        host, port, database, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
+        host, port, database, logFormat, logLevel, promptTTL, onceTTL, maxConnections, eventLoops,
         maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout, writeTimeout, shutdownGrace, metrics,
         metricsPort, authFailureBurst, authFailureRefill, bootstrapAdminKey, config,
     ]

@@ -15,6 +15,7 @@ struct ConfigurationTests {
             PERMISSION_PROMPT_TTL=111
             PERMISSION_ONCE_TTL=222
             PERMISSION_IDLE_TIMEOUT="33"
+            PERMISSION_EVENT_LOOPS=3
 
             """.utf8).write(to: file)
         let server = try ServerProcess(
@@ -27,6 +28,7 @@ struct ConfigurationTests {
         #expect(log.contains("once-ttl=88 (environment)"), "\(log)")
         #expect(log.contains("idle-timeout=33 (file)"), "\(log)")
         #expect(log.contains("max-connections=1024 (default)"), "\(log)")
+        #expect(log.contains("event-loops=3 (file)"), "\(log)")
         #expect(log.contains("port=0 (flag)"), "\(log)")
 
         // The flag's prompt TTL is the one in force: a prompt expires 45 s after it is created.
@@ -82,6 +84,7 @@ struct ConfigurationTests {
             (["--host", ""], [:], "--host / PERMISSION_HOST", "non-empty"),
             (["--auth-failure-burst", "0"], [:], "--auth-failure-burst / PERMISSION_AUTH_FAILURE_BURST", "integer"),
             ([], ["PERMISSION_AUTH_FAILURE_REFILL": "fast"], "--auth-failure-refill / PERMISSION_AUTH_FAILURE_REFILL", "(from environment)"),
+            (["--event-loops", "1000"], [:], "--event-loops / PERMISSION_EVENT_LOOPS", "integer"),
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
           ] as [([String], [String: String], String, String)])
     func invalidSettingsAreRejected(arguments: [String], environment: [String: String], names: String, detail: String) throws {

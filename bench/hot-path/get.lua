@@ -2,6 +2,14 @@
 -- environment (the seeded grid); every response must be 200.
 local users = tonumber(os.getenv("USERS") or "10000")
 local apps = tonumber(os.getenv("APPS") or "100")
+-- PACE_MS > 0: each connection waits that long after every response (the paced run, where the
+-- server and nginx see the same offered load below saturation).
+local pace = tonumber(os.getenv("PACE_MS") or "0")
+if pace > 0 then
+    function delay()
+        return pace
+    end
+end
 local headers = { ["Authorization"] = "Bearer " .. (os.getenv("BENCH_API_KEY") or "") }
 
 function init(args)

@@ -12,7 +12,7 @@ extension HTTPConnection {
         let responder = environment.responder
         if responder.execution(for: request.head) == .eventLoop {
             let response = Self.run(responder, request: request, context: context)
-            finish(request.head, with: response, logger: context.logger)
+            finish(request.head, with: response, context: context)
             return
         }
         offloaded = true
@@ -26,7 +26,7 @@ extension HTTPConnection {
                     closeNow()
                     return
                 }
-                finish(request.head, with: response, logger: context.logger)
+                finish(request.head, with: response, context: context)
                 if offloaded { return }  // a streamed body took over
                 updateInterest()
                 processInput()
@@ -52,7 +52,7 @@ extension HTTPConnection {
     /// Queues the response. Keep-alive follows RFC 9112 §9.3: the request's wish, the
     /// per-connection cap, shutdown, and a handler's own `Connection: close`. A streamed body
     /// moves to the worker queue.
-    private func finish(_ head: HTTPRequestHead, with response: HTTPResponse, logger: Logger) {
+    private func finish(_ head: HTTPRequestHead, with response: HTTPResponse, context: RequestContext) {
         var keepAlive =
             head.keepAlive && requestCount < environment.configuration.maxRequestsPerConnection
             && !shuttingDown && !server.isShuttingDown
@@ -63,7 +63,8 @@ extension HTTPConnection {
             response, isHead: head.method == .head, version: head.version, keepAlive: keepAlive, into: &output)
         if case .stream(let produce, let chunked) = action {
             if !chunked { keepAlive = false }
-            startStream(produce, chunked: chunked, keepAlive: keepAlive, logger: logger)
+            // The request logger is built only here: reading it costs a metadata copy.
+            startStream(produce, chunked: chunked, keepAlive: keepAlive, logger: context.logger)
             return
         }
         phase = keepAlive ? .awaitingHead : .closing
@@ -135,8 +136,9 @@ extension HTTPConnection {
         if !writeArmed { flushOutput() }
     }
 
-    /// "<server prefix>-<connection>-<request>", unique per server run and cheap to build.
+    /// "<server prefix>-<connection>-<request>", unique per server run and cheap to build
+    /// (the first two parts are built once per connection).
     func makeRequestId() -> String {
-        environment.requestIdPrefix + "-" + String(id, radix: 36) + "-" + String(requestCount, radix: 36)
+        requestIdStem + String(requestCount, radix: 36)
     }
 }

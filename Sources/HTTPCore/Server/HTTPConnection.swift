@@ -40,6 +40,8 @@ final class HTTPConnection: @unchecked Sendable {
     var output: [UInt8] = []
     var outputSent = 0
     var writer: HTTPResponseWriter
+    /// "<server prefix>-<connection id>-", the fixed part of this connection's request ids.
+    let requestIdStem: String
     /// What `loop` has registered for this connection's descriptor.
     var registeredInterest = EventLoop.Interest.none
     var readSuspended = false
@@ -68,6 +70,7 @@ final class HTTPConnection: @unchecked Sendable {
         self.server = server
         self.environment = environment
         self.writer = HTTPResponseWriter(serverName: environment.configuration.serverName)
+        self.requestIdStem = environment.requestIdPrefix + "-" + String(id, radix: 36) + "-"
         output.reserveCapacity(1024)
     }
 
