@@ -121,6 +121,16 @@ import Testing
         #expect(FailureLimiter.host(of: "[::1]:443") == "::1")
     }
 
+    /// RFC 9110 §11.1: the scheme is case-insensitive; anything else is not a Bearer token.
+    @Test("the Bearer scheme is matched case-insensitively and nothing else passes", arguments: [
+        ("Bearer pk_1", "pk_1"), ("bearer pk_1", "pk_1"), ("BEARER   pk_1", "pk_1"), ("BeArEr x", "x"),
+        ("Basic pk_1", nil), ("Bearerx pk_1", nil), ("Bear pk_1", nil), ("Bearer ", nil), ("Bearer", nil),
+        ("B\u{E9}arer pk_1", nil), ("Bearer\tpk_1", nil),
+    ] as [(String, String?)])
+    func bearerScheme(header: String, token: String?) {
+        #expect(KeyAuthenticator.bearerToken(header).map(String.init) == token)
+    }
+
     @Test func constantTimeCompareAndSecretFormat() {
         #expect(KeySecret.constantTimeEqual([1, 2, 3], [1, 2, 3]))
         #expect(!KeySecret.constantTimeEqual([1, 2, 3], [1, 2, 4]))

@@ -80,7 +80,9 @@ public final class KeyAuthenticator: Authenticator {
     static func bearerToken(_ header: String) -> Substring? {
         let utf8 = header.utf8
         guard utf8.count > 7, let space = header.firstIndex(of: " ") else { return nil }
-        guard header[..<space].lowercased() == "bearer" else { return nil }
+        // ASCII case-insensitive "bearer", compared byte-wise (no lowercased copy on the hot path).
+        let scheme = header.utf8[..<space]
+        guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
         let token = header[header.index(after: space)...].drop(while: { $0 == " " })
         return token.isEmpty ? nil : token
     }
