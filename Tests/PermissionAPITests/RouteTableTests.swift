@@ -48,4 +48,35 @@ import Testing
             }
         }
     }
+
+    /// Where each operation runs (`HTTPExecution`): single-item reads inline on the event loop;
+    /// writes, listings, scans and probes on the worker queue, so none of them holds up the
+    /// other connections of a loop.
+    @Test func readsOfOneItemRunInlineAndEverythingThatMayTakeLongOnTheWorkerQueue() throws {
+        let responder = try TestApp().application.responder
+        let inline: Set<String> = [
+            "GET /healthz", "GET /openapi.yaml", "GET /v1/services", "GET /v1/services/{service}",
+            "GET /v1/apps/{app}", "GET /v1/policies/{id}", "GET /v1/prompts/{id}",
+            "GET /v1/users/{user}/apps/{app}/authorizations/{service}", "GET /v1/users/{user}/settings",
+            "GET /v1/keys",
+            // Its body is a stream, which always runs on the worker queue.
+            "GET /v1/events",
+        ]
+        let samples = ["{user}": "u42", "{app}": "com.example.maps", "{service}": "camera", "{id}": "x1"]
+        var seen = 0
+        for (method, template) in try Self.operations() {
+            var path = template
+            for (name, value) in samples { path = path.replacingOccurrences(of: name, with: value) }
+            let head = HTTPRequestHead(
+                method: HTTPMethod(method), target: path, path: path, query: nil, version: .http1_1,
+                headers: HTTPHeaders([("Host", "test")]), authority: "test", keepAlive: true, framing: .none,
+                expectContinue: false)
+            let key = "\(method) \(template)"
+            if Self.later.contains(key) { continue }  // not routed in this configuration
+            let expected: HTTPExecution = inline.contains(key) ? .eventLoop : .worker
+            #expect(responder.execution(for: head) == expected, "\(key)")
+            if inline.contains(key) { seen += 1 }
+        }
+        #expect(seen == inline.count, "every inline operation is documented")
+    }
 }

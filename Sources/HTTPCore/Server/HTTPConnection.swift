@@ -80,6 +80,8 @@ final class HTTPConnection: @unchecked Sendable {
     /// Starts reading; called once by the server right after `accept`.
     func start() {
         queue.async { [self] in
+            // A shutdown that began between accept and here may have closed it already.
+            if case .closed = phase { return }
             loop.register(self)
             updateDeadline()
         }

@@ -7,7 +7,7 @@ struct AppsController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/apps", access: .readCatalogue) { request in
+        routes.get("/v1/apps", access: .readCatalogue, execution: .worker) { request in
             let query = try QueryParameters(request.http)
             let after = try query.value("after") { try AppID($0) }  // a position (Cursor)
             let limit = try query.limit(

@@ -12,7 +12,7 @@ struct AuditController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/audit", access: .audit) { request in
+        routes.get("/v1/audit", access: .audit, execution: .worker) { request in
             let query = try QueryParameters(request.http)
             var filter = try Self.filter(query)
             if Self.wantsNDJSON(request.headers["Accept"]) {

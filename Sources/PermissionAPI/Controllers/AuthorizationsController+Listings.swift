@@ -7,7 +7,7 @@ extension AuthorizationsController {
     /// `<app>/<service>` within a user, a user id within an app's service.
     func registerListings(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/users/{user}/authorizations", access: .listAuthorizations) { request in
+        routes.get("/v1/users/{user}/authorizations", access: .listAuthorizations, execution: .worker) { request in
             let user = try request.user()
             let query = try QueryParameters(request.http)
             var filter = AuthorizationFilter(user: user)
@@ -19,7 +19,7 @@ extension AuthorizationsController {
                 Cursor.appAndService($0)
             }
         }
-        routes.get("/v1/apps/{app}/services/{service}/users", access: .listAuthorizations) { request in
+        routes.get("/v1/apps/{app}/services/{service}/users", access: .listAuthorizations, execution: .worker) { request in
             let app = try request.app()
             let service = try request.service()
             _ = try permissions.service(service)

@@ -7,7 +7,7 @@ struct PoliciesController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/policies", access: .readCatalogue) { request in
+        routes.get("/v1/policies", access: .readCatalogue, execution: .worker) { request in
             let query = try QueryParameters(request.http)
             let after = try query.value("after") { try PolicyID($0) }  // a position (Cursor)
             let limit = try query.limit(

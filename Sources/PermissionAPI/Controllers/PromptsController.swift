@@ -7,7 +7,7 @@ struct PromptsController {
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
-        routes.get("/v1/users/{user}/prompts", access: .readPrompts) { request in
+        routes.get("/v1/users/{user}/prompts", access: .readPrompts, execution: .worker) { request in
             let query = try QueryParameters(request.http)
             var filter = PromptFilter(user: try request.user())
             filter.state = try query.choice("state", PromptState.self)
