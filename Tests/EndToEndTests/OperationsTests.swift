@@ -86,7 +86,7 @@ struct OperationsTests {
             database: database, directory: directory, extraArguments: ["--metrics", "admin", "--metrics-port", "0"],
             environment: Self.keyEnvironment)
         defer { server.killNow() }
-        let log = server.log()
+        let log = server.log(waitingFor: "metrics on ")
         let line = try #require(log.split(separator: "\n").first { $0.contains("metrics on ") }, "\(log)")
         let port = try #require(ServerProcess.listeningPort(in: "listening on " + line.components(separatedBy: "metrics on ")[1]
             .replacingOccurrences(of: "/metrics", with: " ")))

@@ -74,6 +74,18 @@ final class ServerProcess {
         }
     }
 
+    /// The log once it contains `text` (lines logged after "listening on", such as the metrics
+    /// listener's), or as it is after `timeout` seconds.
+    func log(waitingFor text: String, timeout: Double = 10) -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var current = log()
+        while !current.contains(text), Date() < deadline, process.isRunning {
+            usleep(20_000)
+            current = log()
+        }
+        return current
+    }
+
     /// Sends `signal` to the server's PID.
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
