@@ -40,17 +40,7 @@ extension EventStreamTests {
         try app.set("camera", #"{"status":"denied"}"#)
         try app.policy("p1", #"{"service":"camera","app":null,"user":"u42","effect":"restrict"}"#)
         try app.send(.delete, "/v1/policies/p1")
-        let response = try app.application.responder.respond(
-            to: HTTPRequest(head: HTTPRequestHead(
-                method: .get, target: "/v1/events", path: "/v1/events", query: nil, version: .http1_1,
-                headers: ["Host": "test", "Authorization": "Bearer \(app.adminKey)", "Last-Event-ID": "0"],
-                authority: "test", keepAlive: true, framing: .none, expectContinue: false)),
-            context: RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "-"))
-        #expect(response.status.code == 200)
-        guard case .stream(let produce) = response.body else {
-            Issue.record("expected a stream")
-            return
-        }
+        guard let produce = try Self.eventStream(app, lastEventID: "0") else { return }
         let writer = LeavingWriter(leavingAfter: "id: 3\n")
         #expect(throws: TestFailure.self) { try produce(writer) }
         let events = Self.events(writer.text)
@@ -83,20 +73,29 @@ extension EventStreamTests {
     @Test func aLastEventIDBeyondEverySeqStartsAtTheEnd() throws {
         let app = try TestApp()
         try app.set("camera", #"{"status":"denied"}"#)
+        guard let produce = try Self.eventStream(app, lastEventID: "9999999999999999999") else { return }
+        app.application.stop()  // the stream writes what is due, then ends
+        let writer = LeavingWriter(leavingAfter: "id: ")
+        try produce(writer)
+        #expect(writer.text == ": connected\n\n")
+    }
+
+    /// `GET /v1/events` with `Last-Event-ID`, called on the responder: the stream's producer,
+    /// or nil (with an issue recorded) when the answer is not a 200 stream.
+    private static func eventStream(
+        _ app: TestApp, lastEventID: String
+    ) throws -> (@Sendable (any HTTPBodyWriter) throws -> Void)? {
         let response = try app.application.responder.respond(
             to: HTTPRequest(head: HTTPRequestHead(
                 method: .get, target: "/v1/events", path: "/v1/events", query: nil, version: .http1_1,
-                headers: ["Host": "test", "Authorization": "Bearer \(app.adminKey)", "Last-Event-ID": "9999999999999999999"],
+                headers: ["Host": "test", "Authorization": "Bearer \(app.adminKey)", "Last-Event-ID": lastEventID],
                 authority: "test", keepAlive: true, framing: .none, expectContinue: false)),
             context: RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "-"))
         #expect(response.status.code == 200)
         guard case .stream(let produce) = response.body else {
             Issue.record("expected a stream")
-            return
+            return nil
         }
-        app.application.stop()  // the stream writes what is due, then ends
-        let writer = LeavingWriter(leavingAfter: "id: ")
-        try produce(writer)
-        #expect(writer.text == ": connected\n\n")
+        return produce
     }
 }
