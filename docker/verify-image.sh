@@ -272,6 +272,17 @@ done_step
 step "run ${command[*]} as the image's user on 127.0.0.1"
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 admin_key="verify-admin-$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+# wait_ready URL PID WHERE: until URL/readyz answers 200 (at most 30 s), failing at once if PID
+# (what was started to run the server) exits first. WHERE qualifies the failure messages.
+wait_ready() {
+    local _
+    for _ in $(seq 1 150); do
+        if curl -fsS -o /dev/null --max-time 2 "$1/readyz" 2>/dev/null; then return 0; fi
+        kill -0 "$2" 2>/dev/null || fail "the server exited before it was ready$3"
+        sleep 0.2
+    done
+    fail "/readyz did not answer 200 within 30s$3"
+}
 base_url="http://127.0.0.1:$port"
 server_ctr="$(buildah from --pull=never --name "permission-verify-server-$run_id" "$app_image")"
 buildah run --isolation chroot \
@@ -279,13 +290,7 @@ buildah run --isolation chroot \
     --env "PERMISSION_BOOTSTRAP_ADMIN_KEY=$admin_key" --env PERMISSION_LOG_FORMAT=json \
     "$server_ctr" -- "${command[@]}" >"$tmp/server.log" 2>&1 &
 run_pid=$!
-ready=0
-for _ in $(seq 1 150); do
-    if curl -fsS -o /dev/null --max-time 2 "$base_url/readyz" 2>/dev/null; then ready=1; break; fi
-    kill -0 "$run_pid" 2>/dev/null || fail "the server exited before it was ready"
-    sleep 0.2
-done
-[ "$ready" -eq 1 ] || fail "/readyz did not answer 200 within 30s"
+wait_ready "$base_url" "$run_pid" ""
 # The server is a descendant of the `buildah run` process started above; find it by walking
 # that process's own tree.
 find_server() {
@@ -526,13 +531,7 @@ unshare --mount --propagation private --pid --fork --kill-child \
     env --chdir="$ro_workdir" "${command[@]}" >"$server_log" 2>&1 &
 ro_unshare_pid=$!
 ro_url="http://127.0.0.1:$ro_port"
-ready=0
-for _ in $(seq 1 150); do
-    if curl -fsS -o /dev/null --max-time 2 "$ro_url/readyz" 2>/dev/null; then ready=1; break; fi
-    kill -0 "$ro_unshare_pid" 2>/dev/null || fail "the read-only server exited before it was ready"
-    sleep 0.2
-done
-[ "$ready" -eq 1 ] || fail "/readyz did not answer 200 within 30s on the read-only root"
+wait_ready "$ro_url" "$ro_unshare_pid" " on the read-only root"
 ro_server_pid="$(ps -o pid= --ppid "$ro_unshare_pid" | tr -d ' ')"
 [ "$(cat "/proc/$ro_server_pid/comm" 2>/dev/null)" = "permission-serv" ] \
     || fail "the child of unshare ($ro_server_pid) is not the server"
