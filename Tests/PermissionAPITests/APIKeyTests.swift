@@ -142,7 +142,14 @@ import Testing
         #expect(KeySecret.isAcceptable(String(repeating: "a1", count: 16)))
         #expect(!KeySecret.isAcceptable("short"))
         #expect(!KeySecret.isAcceptable(String(repeating: "é", count: 40)))
-        #expect(KeySecret.hash("abc".utf8).count == 32)
+        // FIPS 180-2 test vector, hashed in place (a string's UTF-8) and from a copied sequence.
+        let abc: [UInt8] = [
+            0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+            0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad,
+        ]
+        #expect(KeySecret.hash("abc".utf8) == abc)
+        #expect(KeySecret.hash(Substring("xabc").dropFirst().utf8) == abc)
+        #expect(KeySecret.hash("abc".utf8.lazy.map { $0 }) == abc)
     }
 
     @Test func bootstrapKeyIsCreatedOnceAndWorks() throws {

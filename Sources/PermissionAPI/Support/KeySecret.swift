@@ -47,8 +47,10 @@ package enum KeySecret {
     /// SHA-256 of the token's bytes.
     package static func hash<Bytes: Sequence<UInt8>>(_ token: Bytes) -> [UInt8] {
         var hasher = SHA256()
-        hasher.update(data: Array(token))
-        return Array(hasher.finalize())
+        // Hashed in place when the bytes are contiguous (a native string's UTF-8): no copy.
+        let hashed: Void? = token.withContiguousStorageIfAvailable { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        if hashed == nil { hasher.update(data: Array(token)) }
+        return hasher.finalize().withUnsafeBytes { Array($0) }
     }
 
     /// Compares two byte strings in time that depends only on their lengths, not on where they
