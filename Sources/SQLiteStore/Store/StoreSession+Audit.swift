@@ -98,36 +98,18 @@ extension StoreSession {
     }
 
     func audit(query: AuditQuery) throws -> [AuditEntry] {
-        var terms = ["seq > ?"]
-        var values: [SQLValue] = [.integer(query.after)]
-        if let user = query.user {
-            terms.append("user = ?")
-            values.append(.text(user.rawValue))
-        }
-        if let app = query.app {
-            terms.append("app = ?")
-            values.append(.text(app.rawValue))
-        }
-        if let service = query.service {
-            terms.append("service = ?")
-            values.append(.text(service.rawValue))
-        }
-        if let action = query.action {
-            terms.append("action = ?")
-            values.append(.text(action.rawValue))
-        }
+        var clause = WhereClause()
+        clause.add("seq > ?", [.integer(query.after)])
+        clause.equal("user", query.user?.rawValue)
+        clause.equal("app", query.app?.rawValue)
+        clause.equal("service", query.service?.rawValue)
+        clause.equal("action", query.action?.rawValue)
         // Time bounds filter a scan in seq order (`+at` keeps SQLite from sorting a whole time
         // range by seq for every page); `at` follows seq, as writes are serialized.
-        if let since = query.since {
-            terms.append("+at >= ?")
-            values.append(.integer(since.millisecondsSince1970))
-        }
-        if let until = query.until {
-            terms.append("+at < ?")
-            values.append(.integer(until.millisecondsSince1970))
-        }
-        values.append(.integer(Self.limit(query.limit)))
-        let sql = "SELECT \(Self.columns) FROM audit WHERE \(terms.joined(separator: " AND ")) ORDER BY seq LIMIT ?"
+        if let since = query.since { clause.add("+at >= ?", [.integer(since.millisecondsSince1970)]) }
+        if let until = query.until { clause.add("+at < ?", [.integer(until.millisecondsSince1970)]) }
+        let values = clause.values + [.integer(Self.limit(query.limit))]
+        let sql = "SELECT \(Self.columns) FROM audit \(clause.sql) ORDER BY seq LIMIT ?"
         return try rows(sql) { $0.bind(values) } decode: { try Self.decodeEntry($0) }
     }
 

@@ -28,30 +28,18 @@ extension StoreSession {
     {
         // Equality terms, then the keyset cursor; SQLite picks the index whose prefix matches
         // (see PermissionSchema) and reads it in (user, app, service) order without sorting.
-        var terms: [String] = []
-        var values: [SQLValue] = []
-        if let user = filter.user {
-            terms.append("user = ?")
-            values.append(.text(user.rawValue))
-        }
-        if let app = filter.app {
-            terms.append("app = ?")
-            values.append(.text(app.rawValue))
-        }
-        if let service = filter.service {
-            terms.append("service = ?")
-            values.append(.text(service.rawValue))
-        }
-        if let status = filter.status {
-            terms.append("status = ?")
-            values.append(.text(status.rawValue))
-        }
+        var clause = WhereClause()
+        clause.equal("user", filter.user?.rawValue)
+        clause.equal("app", filter.app?.rawValue)
+        clause.equal("service", filter.service?.rawValue)
+        clause.equal("status", filter.status?.rawValue)
         if let after {
-            terms.append("(user, app, service) > (?, ?, ?)")
-            values += [.text(after.user.rawValue), .text(after.app.rawValue), .text(after.service.rawValue)]
+            clause.add(
+                "(user, app, service) > (?, ?, ?)",
+                [.text(after.user.rawValue), .text(after.app.rawValue), .text(after.service.rawValue)])
         }
-        values.append(.integer(Self.limit(limit)))
-        let condition = terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ")
+        let values = clause.values + [.integer(Self.limit(limit))]
+        let condition = clause.sql
         let sql = "SELECT \(Self.columns) FROM authorizations \(condition) ORDER BY user, app, service LIMIT ?"
         return try rows(sql) { $0.bind(values) } decode: { try Self.decodeListedAuthorization($0) }
     }

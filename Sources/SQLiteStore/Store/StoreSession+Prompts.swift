@@ -16,31 +16,18 @@ extension StoreSession {
     }
 
     func prompts(matching filter: PromptFilter, after: PromptID?, limit: Int) throws -> [Prompt] {
-        var terms: [String] = []
-        var values: [SQLValue] = []
-        if let user = filter.user {
-            terms.append("user = ?")
-            values.append(.text(user.rawValue))
-        }
-        if let app = filter.app {
-            terms.append("app = ?")
-            values.append(.text(app.rawValue))
-        }
-        if let service = filter.service {
-            terms.append("service = ?")
-            values.append(.text(service.rawValue))
-        }
+        var clause = WhereClause()
+        clause.equal("user", filter.user?.rawValue)
+        clause.equal("app", filter.app?.rawValue)
+        clause.equal("service", filter.service?.rawValue)
         if let state = filter.state {
             // A literal, not a parameter, so that the partial indexes on pending prompts apply
             // (https://www.sqlite.org/partialindex.html#queries_using_partial_indexes).
-            terms.append("state = '\(state.rawValue)'")
+            clause.add("state = '\(state.rawValue)'")
         }
-        if let after {
-            terms.append("id > ?")
-            values.append(.text(after.rawValue))
-        }
-        values.append(.integer(Self.limit(limit)))
-        let condition = terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ")
+        if let after { clause.add("id > ?", [.text(after.rawValue)]) }
+        let values = clause.values + [.integer(Self.limit(limit))]
+        let condition = clause.sql
         return try rows("SELECT \(Self.columns) FROM prompts \(condition) ORDER BY id LIMIT ?") { $0.bind(values) } decode: {
             try Self.decodePrompt($0)
         }
