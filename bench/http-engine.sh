@@ -18,15 +18,8 @@ nginx_port="${NGINX_PORT:-18082}"
 scratch="$root/.build-bench"
 prefix="$(mktemp -d /tmp/http-engine-bench.XXXXXX)"
 body='{"user":"u42","app":"com.example.maps","service":"location","status":"authorized","level":"whenInUse","provisional":false,"once":false,"expiresAt":null,"reason":"userConsent","purpose":"Your location is used to show nearby stops.","updatedAt":"2026-11-22T10:00:00Z","version":3}'
-pids=()
-
-cleanup() {
-    for pid in "${pids[@]}"; do
-        if kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
-    done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$prefix"
-}
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 trap cleanup EXIT
 
 for tool in wrk nginx taskset; do
@@ -84,25 +77,15 @@ wait_up "$nginx_port"
 [ "$(curl -fsS "http://127.0.0.1:$swift_port/bench")" = "$(curl -fsS "http://127.0.0.1:$nginx_port/bench")" ] \
     || { echo "bodies differ" >&2; exit 1; }
 
-# CPU ticks (utime+stime) of a process and its threads, and of nginx's workers.
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-nginx_ticks() {
-    local total=0 p
-    for p in $nginx_pid $(pgrep -P "$nginx_pid" || true); do total=$((total + $(ticks "$p"))); done
-    echo "$total"
-}
-to_ms() { # wrk latency like 95.00us / 1.20ms / 2.00s → milliseconds
-    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n *= 1; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
-}
 
 declare -A rps p50 p99 wrkcpu srvcpu
 run() { # name port extra-args...
     local name="$1" port="$2"; shift 2
     local before after out
-    if [[ "$name" == nginx* ]]; then before=$(nginx_ticks); else before=$(ticks "$swift_pid"); fi
+    if [[ "$name" == nginx* ]]; then before=$(group_ticks "$nginx_pid"); else before=$(ticks "$swift_pid"); fi
     out=$( { /usr/bin/time -f "WRKCPU %U %S" taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" \
         "http://127.0.0.1:$port/bench"; } 2>&1 )
-    if [[ "$name" == nginx* ]]; then after=$(nginx_ticks); else after=$(ticks "$swift_pid"); fi
+    if [[ "$name" == nginx* ]]; then after=$(group_ticks "$nginx_pid"); else after=$(ticks "$swift_pid"); fi
     echo "$out" >"$prefix/$name.wrk"
     rps[$name]=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p50[$name]=$(to_ms "$(echo "$out" | awk '$1 == "50%" {print $2}')")

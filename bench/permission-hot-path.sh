@@ -30,15 +30,8 @@ prefix="$(mktemp -d /tmp/permission-hot-path.XXXXXX)"
 # wrk (get.lua, put.lua read BENCH_API_KEY) and curl. Authentication is part of the hot path.
 export BENCH_API_KEY="${BENCH_API_KEY:-$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')}"
 auth=(-H "Authorization: Bearer $BENCH_API_KEY")
-pids=()
-
-cleanup() {
-    for pid in "${pids[@]}"; do
-        if kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
-    done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$prefix"
-}
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 trap cleanup EXIT
 
 for tool in wrk nginx taskset sqlite3 curl; do
@@ -53,15 +46,6 @@ else
     server_bin="$root/.build-bench-hot-path/release/permission-server"
 fi
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-group_ticks() { # a process and its children (nginx's worker)
-    local total=0 p
-    for p in "$1" $(pgrep -P "$1" || true); do total=$((total + $(ticks "$p"))); done
-    echo "$total"
-}
-to_ms() { # wrk latency like 95.00us / 1.20ms / 2.00s → milliseconds
-    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n *= 1; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
-}
 wait_up() { # url
     for _ in $(seq 1 200); do
         if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi

@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# Shared by the bench scripts (sourced, not run): process cleanup, CPU accounting, wrk output.
+# The sourcing script sets `prefix` (its temporary directory) and appends to `pids`.
+
+pids=()
+
+# Kills exactly the PIDs the script started, waits for them, removes its temporary directory.
+cleanup() {
+    for pid in "${pids[@]}"; do
+        if kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
+    done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "${prefix:?}"
+}
+
+# CPU ticks (utime + stime, all threads) of a process.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# CPU ticks of a process and its children (nginx's worker).
+group_ticks() {
+    local total=0 p
+    for p in "$1" $(pgrep -P "$1" || true); do total=$((total + $(ticks "$p"))); done
+    echo "$total"
+}
+
+# wrk latency like 95.00us / 1.20ms / 2.00s → milliseconds.
+to_ms() {
+    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n *= 1; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
+}
