@@ -9,7 +9,7 @@ func runBounded(_ executable: String, _ arguments: [String], seconds: Double = 2
     process.arguments = arguments
     // Output goes to a temp file, so a chatty child never blocks on a full pipe.
     let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("httpcore-\(UUID().uuidString).out")
-    FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
     defer { _ = Result { try FileManager.default.removeItem(at: outputURL) } }
     let handle = try FileHandle(forWritingTo: outputURL)
     process.standardOutput = handle

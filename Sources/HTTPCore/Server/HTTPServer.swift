@@ -1,4 +1,4 @@
-public import Dispatch
+import Dispatch
 import Foundation
 public import Logging
 

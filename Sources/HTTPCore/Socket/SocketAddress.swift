@@ -62,13 +62,18 @@ struct SocketAddress {
             if family == AF_INET {
                 let address = base.assumingMemoryBound(to: sockaddr_in.self)
                 inet_ntop(AF_INET, &address.pointee.sin_addr, &text, socklen_t(text.count))
-                return String(cString: text) + ":" + String(port)
+                return Self.string(text) + ":" + String(port)
             } else if family == AF_INET6 {
                 let address = base.assumingMemoryBound(to: sockaddr_in6.self)
                 inet_ntop(AF_INET6, &address.pointee.sin6_addr, &text, socklen_t(text.count))
-                return "[" + String(cString: text) + "]:" + String(port)
+                return "[" + Self.string(text) + "]:" + String(port)
             }
             return "unknown"
         }
+    }
+
+    /// The text `inet_ntop` wrote: the bytes before its NUL terminator.
+    private static func string(_ text: [CChar]) -> String {
+        String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,5 +1,5 @@
 import Crypto
-public import PermissionDomain
+package import PermissionDomain
 
 /// API key secrets (SPEC §6): `pk_<id>_<43 base64url characters>`, 32 random bytes from the
 /// system generator (`getrandom(2)` on Linux). The id lets the server find the key's row; only

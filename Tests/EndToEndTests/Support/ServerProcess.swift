@@ -31,7 +31,7 @@ final class ServerProcess {
         timeout: Double = 20
     ) throws {
         logURL = directory.appendingPathComponent("server-\(UUID().uuidString.prefix(6)).log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: Paths.serverBinary)
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database] + extraArguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
