@@ -57,14 +57,19 @@ final class EventLoop: @unchecked Sendable {
         source.resume()
     }
 
-    /// Stops watching and closes the epoll descriptor once the source is cancelled. Connections
-    /// still registered are left to their own close, which then skips epoll.
+    /// Stops watching and closes the epoll descriptor (once the source is cancelled, or at once
+    /// for a loop that never started). Connections still registered are left to their own
+    /// close, which then skips epoll.
     func stop() {
         queue.async { [self] in
             guard !stopped else { return }
             stopped = true
-            source?.cancel()
-            source = nil
+            if let source {
+                source.cancel()
+                self.source = nil
+            } else {
+                _ = Glibc.close(epollFD)
+            }
         }
     }
 

@@ -91,7 +91,6 @@ public final class HTTPServer: @unchecked Sendable {
         do {
             for index in 0..<max(1, configuration.eventLoops) { loops.append(try EventLoop(index: index, logger: logger)) }
         } catch {
-            for loop in loops { loop.start() }
             for loop in loops { loop.stop() }
             _ = Glibc.close(socket.fd)
             throw error
