@@ -14,15 +14,9 @@ mode="$1"; binary="$2"; rows="${3:-10000}"
 duration="${DURATION:-10s}"
 port="${PORT:-18095}"
 prefix="$(mktemp -d /tmp/instructions.XXXXXX)"
-pids=()
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 curl_args=()
-cleanup() {
-    for pid in "${pids[@]}"; do
-        if kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
-    done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$prefix"
-}
 trap cleanup EXIT
 
 case "$mode" in
@@ -38,7 +32,8 @@ status)
     sed -e "s/@USERS@/$users/g" -e "s/@APPS@/$apps/g" "$here/hot-path/seed.sql.template" | sqlite3 "$db" >/dev/null
     url="http://127.0.0.1:$port/v1/users/u1/apps/com.example.app2/authorizations/location"
     wrk_args=(-s "$here/hot-path/get.lua" "http://127.0.0.1:$port")
-    export USERS=$users APPS=$apps BENCH_API_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+    BENCH_API_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+    export USERS=$users APPS=$apps BENCH_API_KEY
     curl_args=(-H "Authorization: Bearer $BENCH_API_KEY")
     PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" valgrind --tool=callgrind --callgrind-out-file="$prefix/cg.out" "$binary" serve --host 127.0.0.1 --port "$port" \
         --database "$db" --log-level warning --max-requests-per-connection 1000000 >"$prefix/server.log" 2>&1 &

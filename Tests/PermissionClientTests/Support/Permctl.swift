@@ -13,20 +13,7 @@ enum Permctl {
     }
 
     static func run(_ arguments: [String], url: String?, key: String? = nil, timeout: Double = 20) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: LiveServer.binary("permctl"))
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
-        if let url { environment["PERMISSION_URL"] = url }
-        if let key { environment["PERMISSION_KEY"] = key }
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let collector = OutputCollector(out: out, err: err)
+        let (process, collector) = try start(arguments, url: url, key: key)
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(10_000) }
         if process.isRunning {
@@ -37,14 +24,15 @@ enum Permctl {
         return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
 
-    /// Starts `permctl` and returns it running, with its stdout collected; the caller kills it.
-    static func start(_ arguments: [String], url: String, key: String) throws -> (Process, OutputCollector) {
+    /// Starts `permctl` and returns it running, with its stdout and stderr collected; the caller
+    /// waits for it or kills it. `PERMISSION_*` of the test process are not inherited.
+    static func start(_ arguments: [String], url: String?, key: String?) throws -> (Process, OutputCollector) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: LiveServer.binary("permctl"))
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
-        environment["PERMISSION_URL"] = url
-        environment["PERMISSION_KEY"] = key
+        if let url { environment["PERMISSION_URL"] = url }
+        if let key { environment["PERMISSION_KEY"] = key }
         process.environment = environment
         let out = Pipe()
         let err = Pipe()
