@@ -20,6 +20,8 @@ package final class Database {
     /// Whether the connection was opened read-only.
     package let mode: Mode
     private var statementCache: [String: Statement] = [:]
+    /// Statements of ``StatementSlot``s, by slot index (nil: not prepared on this connection yet).
+    private var slots: [Statement?] = []
     /// The audit chain's last entry as the writer connection last wrote or read it, so an
     /// append needs no read; nil when unknown. ``DatabaseWriter`` puts it back when it rolls a
     /// body back, and forgets it when a whole transaction is lost.
@@ -61,6 +63,7 @@ package final class Database {
 
     deinit {
         statementCache.removeAll()  // finalize cached statements before the connection
+        slots.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -148,8 +151,26 @@ package final class Database {
         return try body(statement)
     }
 
+    /// Runs `body` with this connection's statement for `slot` (prepared on first use), then
+    /// resets it and clears its bindings, like ``withStatement(_:_:)``.
+    @inline(__always)
+    package func withStatement<Result>(_ slot: StatementSlot, _ body: (Statement) throws -> Result) throws -> Result {
+        let statement = try statement(for: slot)
+        defer { statement.reset() }
+        return try body(statement)
+    }
+
+    @inline(__always)
+    private func statement(for slot: StatementSlot) throws -> Statement {
+        if slot.index < slots.count, let statement = slots[slot.index] { return statement }
+        let statement = try prepare(slot.sql)
+        if slot.index >= slots.count { slots.append(contentsOf: repeatElement(nil, count: slot.index + 1 - slots.count)) }
+        slots[slot.index] = statement
+        return statement
+    }
+
     /// The number of statements in the cache.
-    package var cachedStatementCount: Int { statementCache.count }
+    package var cachedStatementCount: Int { statementCache.count + slots.lazy.filter { $0 != nil }.count }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE (https://www.sqlite.org/c3ref/changes.html).
     package var changes: Int { Int(sqlite3_changes64(handle)) }

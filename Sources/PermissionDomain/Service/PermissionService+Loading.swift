@@ -20,15 +20,19 @@ extension PermissionService {
         return Rules.effective(stored: stored, service: service, policies: policies, settings: settings, now: now)
     }
 
-    /// The service, stored record (initial when never written) and effective view of one authorization.
+    /// The service, stored record (initial when never written) and effective view of one
+    /// authorization: the hot path, so the record and the user's settings come in one lookup.
     func load(
         _ reader: any PermissionReader, user: UserID, app: AppID, service id: ServiceID, now: Date
     ) throws -> LoadedAuthorization {
         let service = try resolveService(reader, id)
-        let stored =
-            try reader.authorization(user: user, app: app, service: id)
-            ?? .initial(user: user, app: app, service: id)
+        let withSettings = service.specials.contains(.locationServicesSwitch)
+        let (found, settings) = try reader.authorizationAndSettings(
+            user: user, app: app, service: id, withSettings: withSettings)
+        let stored = found ?? .initial(user: user, app: app, service: id)
+        let policies = try reader.policies(service: id, app: app, user: user)
         return LoadedAuthorization(
-            service: service, stored: stored, effective: try effective(reader, stored: stored, service: service, now: now))
+            service: service, stored: stored,
+            effective: Rules.effective(stored: stored, service: service, policies: policies, settings: settings, now: now))
     }
 }

@@ -3,8 +3,14 @@ public import Foundation
 /// The queries of the permission model. Every listing is keyset-paged: rows strictly after
 /// the `after` cursor in the stated order, at most `limit` of them (`limit` >= 1).
 public protocol PermissionReader: APIKeyReader {
-    /// The stored record of (user, app, service), or nil when never written. The hot path.
+    /// The stored record of (user, app, service), or nil when never written.
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization?
+
+    /// The hot path's read, in one lookup: the stored record of (user, app, service) (nil when
+    /// never written) and, when `withSettings`, the user's settings (nil when never changed or
+    /// not asked for).
+    func authorizationAndSettings(user: UserID, app: AppID, service: ServiceID, withSettings: Bool) throws
+        -> (stored: StoredAuthorization?, settings: UserSettings?)
 
     /// Stored records matching `filter` (on the STORED status), ordered by (user, app, service).
     /// Must be efficient for: one user (all apps, services); one app and service (all users),

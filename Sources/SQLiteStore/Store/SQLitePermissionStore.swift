@@ -14,9 +14,13 @@ public final class SQLitePermissionStore: PermissionStore {
     public let path: String
     package let pool: DatabasePool
 
-    private init(pool: DatabasePool) {
+    /// The services that may have policies, so reads skip the policy query for the others.
+    private let policyServices: PolicyServices
+
+    private init(pool: DatabasePool, policyServices: PolicyServices) {
         self.pool = pool
         self.path = pool.path
+        self.policyServices = policyServices
     }
 
     /// Opens the store at `path`, creating the file and its parent directory when missing, and
@@ -34,7 +38,8 @@ public final class SQLitePermissionStore: PermissionStore {
     ) throws -> SQLitePermissionStore {
         let pool = try openPool(path: path, configuration: configuration)
         _ = try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0, progress: migrationProgress) }
-        return SQLitePermissionStore(pool: pool)
+        let services = try pool.read { try StoreSession(database: $0).policyServiceNames() }
+        return SQLitePermissionStore(pool: pool, policyServices: PolicyServices(services))
     }
 
     /// Applies pending migrations to the file at `path` and returns their ids (the server's
@@ -84,10 +89,10 @@ public final class SQLitePermissionStore: PermissionStore {
     }
 
     public func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {
-        try pool.read { database in try body(StoreSession(database: database)) }
+        try pool.read { database in try body(StoreSession(database: database, policyServices: policyServices)) }
     }
 
     public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
-        try pool.write { database in try body(StoreSession(database: database)) }
+        try pool.write { database in try body(StoreSession(database: database, policyServices: policyServices)) }
     }
 }

@@ -8,10 +8,19 @@ extension StoreSession {
         declined_levels, updated_at, version
         """
 
-    private static let selectOne = """
+    private static let selectOne = StatementSlot("""
         SELECT status, level, provisional, once, expires_at, reason, purpose, declined_levels, updated_at, version
         FROM authorizations WHERE user = ?1 AND app = ?2 AND service = ?3
-        """
+        """)
+
+    /// Always one row: the record's columns (NULL when there is none), then the user's
+    /// settings (NULL when never changed); two primary-key seeks in one statement.
+    private static let selectOneWithSettings = StatementSlot("""
+        SELECT a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose, a.declined_levels,
+            a.updated_at, a.version, s.location_services_enabled, s.updated_at
+        FROM (SELECT 1) LEFT JOIN authorizations AS a ON a.user = ?1 AND a.app = ?2 AND a.service = ?3
+        LEFT JOIN user_settings AS s ON s.user = ?1
+        """)
 
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization? {
         try row(Self.selectOne) { statement in
@@ -21,6 +30,28 @@ extension StoreSession {
         } decode: { statement in
             try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 0)
         }
+    }
+
+    func authorizationAndSettings(user: UserID, app: AppID, service: ServiceID, withSettings: Bool) throws
+        -> (stored: StoredAuthorization?, settings: UserSettings?)
+    {
+        guard withSettings else { return (try authorization(user: user, app: app, service: service), nil) }
+        let found = try row(Self.selectOneWithSettings) { statement in
+            statement.bind(user.rawValue, at: 1)
+            statement.bind(app.rawValue, at: 2)
+            statement.bind(service.rawValue, at: 3)
+        } decode: { statement -> (StoredAuthorization?, UserSettings?) in
+            // status is NOT NULL in the table, so NULL means no record.
+            let stored =
+                statement.isNull(at: 0)
+                ? nil : try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 0)
+            let settings =
+                statement.isNull(at: 10)
+                ? nil
+                : UserSettings(user: user, locationServicesEnabled: statement.bool(at: 10), updatedAt: statement.date(at: 11))
+            return (stored, settings)
+        }
+        return found ?? (nil, nil)
     }
 
     func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws

@@ -18,20 +18,28 @@ extension StoreSession {
         } decode: { try Self.decodePolicy($0) }
     }
 
+    private static let policiesFor = StatementSlot("""
+        SELECT \(policyColumns) FROM policies
+        WHERE service = ?1 AND (app = ?2 OR app IS NULL) AND (user = ?3 OR user IS NULL)
+        """)
+
     func policies(service: ServiceID, app: AppID, user: UserID) throws -> [Policy] {
+        if let policyServices, !policyServices.mayHavePolicies(service.rawValue) { return [] }
         // Four index seeks on policies_by_service (service, app, user), one per null/equal pair.
-        let sql = """
-            SELECT \(Self.policyColumns) FROM policies
-            WHERE service = ?1 AND (app = ?2 OR app IS NULL) AND (user = ?3 OR user IS NULL)
-            """
-        return try rows(sql) { statement in
+        return try rows(Self.policiesFor) { statement in
             statement.bind(service.rawValue, at: 1)
             statement.bind(app.rawValue, at: 2)
             statement.bind(user.rawValue, at: 3)
         } decode: { try Self.decodePolicy($0) }
     }
 
+    /// The services named by at least one policy.
+    func policyServiceNames() throws -> Set<String> {
+        Set(try rows("SELECT DISTINCT service FROM policies") { _ in } decode: { try $0.requiredString(at: 0, "policies", "service") })
+    }
+
     func save(_ policy: Policy) throws {
+        policyServices?.add(policy.service.rawValue)  // before the commit: see PolicyServices
         try run("""
             INSERT INTO policies (\(Self.policyColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
             ON CONFLICT (id) DO UPDATE SET service = excluded.service, app = excluded.app, user = excluded.user,

@@ -4,12 +4,16 @@ import PermissionDomain
 
 /// The permission model's reads and writes over one connection: a pooled reader inside
 /// `PermissionStore.read` (a deferred read transaction), or the writer inside a group-commit
-/// savepoint. A struct holding one reference, so passing it as an existential does not allocate.
+/// savepoint. A struct of two references, which fits an existential's inline buffer, so passing
+/// it as one does not allocate.
 ///
-/// Every query is a cached prepared statement; listings are keyset-paged with row-value
-/// comparisons that SQLite turns into index seeks (https://www.sqlite.org/rowvalue.html).
+/// Every query is a cached prepared statement (the per-request ones in a `StatementSlot`);
+/// listings are keyset-paged with row-value comparisons that SQLite turns into index seeks
+/// (https://www.sqlite.org/rowvalue.html).
 struct StoreSession: PermissionWriter {
     let database: Database
+    /// The services that may have policies (nil: always query, as the migrations and tools do).
+    var policyServices: PolicyServices? = nil
 
     /// A stored value that does not parse: the file was changed outside this program.
     static func corrupt(_ table: String, _ column: String) -> SQLiteError {
@@ -31,6 +35,24 @@ struct StoreSession: PermissionWriter {
         try database.withStatement(sql) { statement in
             bind(statement)
             return try statement.step() ? try decode(statement) : nil
+        }
+    }
+
+    /// Runs the statement of `slot` with `bind` and decodes the first row, if any.
+    func row<Row>(_ slot: StatementSlot, bind: (Statement) -> Void, decode: (Statement) throws -> Row) throws -> Row? {
+        try database.withStatement(slot) { statement in
+            bind(statement)
+            return try statement.step() ? try decode(statement) : nil
+        }
+    }
+
+    /// Runs the statement of `slot` with `bind`, collecting `decode` for each row.
+    func rows<Row>(_ slot: StatementSlot, bind: (Statement) -> Void, decode: (Statement) throws -> Row) throws -> [Row] {
+        try database.withStatement(slot) { statement in
+            bind(statement)
+            var rows: [Row] = []
+            while try statement.step() { rows.append(try decode(statement)) }
+            return rows
         }
     }
 
