@@ -28,6 +28,31 @@ import Testing
         return router.buildResponder()
     }
 
+    /// What the engine does: `prepare` (where to run it, and the match), then `respond` with
+    /// the same context, which answers from that match without routing again.
+    @Test func prepareThenRespondAnswersFromTheMatch() throws {
+        let responder = Self.responder()
+        var context = Self.context
+        let request = Self.request(.get, "/v1/users/u%2F1/apps/com.a")
+        #expect(responder.prepare(request.head, context: &context) == .eventLoop)
+        let response = try responder.respond(to: request, context: context)
+        guard case .bytes(let body) = response.body else { Issue.record("no body"); return }
+        #expect(String(decoding: body, as: UTF8.self) == "/v1/users/{user}/apps/{app} user=u/1 app=com.a")
+        // A match another router left in the context is not taken for this router's own.
+        var other = Router()
+        other.get("/v1/users/{user}/settings") { _, context in textResponse("other \(context.parameters["user"] ?? "")") }
+        let otherResponder = other.buildResponder()
+        var shared = Self.context
+        _ = responder.prepare(Self.request(.get, "/v1/users/a/apps/b").head, context: &shared)
+        let answer = try otherResponder.respond(to: Self.request(.get, "/v1/users/z/settings"), context: shared)
+        guard case .bytes(let otherBody) = answer.body else { Issue.record("no body"); return }
+        #expect(String(decoding: otherBody, as: UTF8.self) == "other z")
+        // Misses are left to respond, which throws them.
+        var missed = Self.context
+        #expect(responder.prepare(Self.request(.get, "/nowhere").head, context: &missed) == .eventLoop)
+        #expect(throws: HTTPError.self) { try responder.respond(to: Self.request(.get, "/nowhere"), context: missed) }
+    }
+
     func text(_ method: HTTPMethod, _ target: String) throws -> String {
         let response = try Self.responder().respond(to: Self.request(method, target), context: Self.context)
         guard case .bytes(let body) = response.body else { return "" }

@@ -1,17 +1,39 @@
 /// One route: the responder per method for a template, the names of its parameters in path
-/// order, and the ordinal of the path segment each parameter takes.
-struct Route: Sendable {
-    var template: String
-    var parameterNames: [String]
-    var parameterOrdinals: [Int]
+/// order, and the ordinal of the path segment each parameter takes. Immutable and shared: a
+/// match hands out a reference, not a copy of its arrays; adding a method makes a new one, so
+/// a copied `Router` never changes behind the copy's back.
+final class Route: Sendable {
+    struct Handler: Sendable {
+        let method: HTTPMethod
+        let responder: any HTTPResponder
+        let execution: HTTPExecution
+    }
+
+    let template: String
+    let parameterNames: [String]
+    let parameterOrdinals: [Int]
     /// One entry per method, in registration order: a route has a handful, so a linear scan
     /// comparing short method strings beats hashing them on every request.
-    var handlers: [(method: HTTPMethod, responder: any HTTPResponder, execution: HTTPExecution)] = []
+    let handlers: [Handler]
+
+    init(template: String, parameterNames: [String], parameterOrdinals: [Int], handlers: [Handler] = []) {
+        self.template = template
+        self.parameterNames = parameterNames
+        self.parameterOrdinals = parameterOrdinals
+        self.handlers = handlers
+    }
+
+    /// This route with `handler` added.
+    func adding(_ handler: Handler) -> Route {
+        Route(
+            template: template, parameterNames: parameterNames, parameterOrdinals: parameterOrdinals,
+            handlers: handlers + [handler])
+    }
 
     /// The handler of `method`; HEAD falls back to GET (RFC 9110 §9.3.2).
-    func handler(for method: HTTPMethod) -> (responder: any HTTPResponder, execution: HTTPExecution)? {
-        if let found = handlers.first(where: { $0.method == method }) { return (found.responder, found.execution) }
-        if method == .head, let get = handlers.first(where: { $0.method == .get }) { return (get.responder, get.execution) }
+    func handler(for method: HTTPMethod) -> Handler? {
+        if let found = handlers.first(where: { $0.method == method }) { return found }
+        if method == .head, let get = handlers.first(where: { $0.method == .get }) { return get }
         return nil
     }
 
@@ -38,13 +60,12 @@ struct RouteNode: Sendable {
         method: HTTPMethod, responder: any HTTPResponder, execution: HTTPExecution
     ) {
         guard let first = segments.first else {
-            var route = self.route ?? Route(template: template, parameterNames: names, parameterOrdinals: ordinals)
+            let route = self.route ?? Route(template: template, parameterNames: names, parameterOrdinals: ordinals)
             precondition(
                 route.parameterNames == names,
                 "routes \(route.template) and \(template) name their parameters differently")
             precondition(!route.handlers.contains { $0.method == method }, "route \(method) \(template) is registered twice")
-            route.handlers.append((method, responder, execution))
-            self.route = route
+            self.route = route.adding(Route.Handler(method: method, responder: responder, execution: execution))
             return
         }
         let rest = segments.dropFirst()

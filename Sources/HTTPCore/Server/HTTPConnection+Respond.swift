@@ -8,16 +8,17 @@ extension HTTPConnection {
     func respond(to request: HTTPRequest) {
         phase = .responding
         let requestId = makeRequestId()
-        let context = RequestContext(requestId: requestId, logger: environment.logger, remoteAddress: peer)
+        var context = RequestContext(requestId: requestId, logger: environment.logger, remoteAddress: peer)
+        context.connection = storage
         let responder = environment.responder
-        if responder.execution(for: request.head) == .eventLoop {
+        if responder.prepare(request.head, context: &context) == .eventLoop {
             let response = Self.run(responder, request: request, context: context)
             finish(request.head, with: response, context: context)
             return
         }
         offloaded = true
         updateInterest()
-        environment.workerQueue.async { [self] in
+        environment.workerQueue.async { [self, context] in
             // Touches no connection state: the loop still owns it.
             let response = Self.run(responder, request: request, context: context)
             queue.async { [self] in

@@ -61,6 +61,8 @@ final class HTTPConnection: @unchecked Sendable {
     var bodyHead: HTTPRequestHead?
     var bodyDecoder: HTTPBodyDecoder?
     var body: [UInt8] = []
+    /// What responders keep for this connection (`RequestContext.connection`).
+    let storage = ConnectionStorage()
 
     init(id: UInt64, socket: Socket, peer: String, loop: EventLoop, server: HTTPServer, environment: ServerEnvironment) {
         self.id = id

@@ -11,9 +11,13 @@ public struct RequestContext: Sendable {
     /// The peer address, as "ip:port".
     public var remoteAddress: String
     /// Path parameters captured by the router, percent-decoded (`{user}` → value).
-    public var parameters: [String: String]
+    public var parameters: PathParameters
     /// The route template that matched, e.g. "/v1/users/{user}", for logs and metrics; nil before routing.
     public var route: String?
+    /// What `RouterResponder.prepare` matched, for its `respond`.
+    var resolvedRoute: ResolvedRoute?
+    /// Storage that lives as long as the connection the request came on (nil outside a server).
+    public var connection: ConnectionStorage?
 
     /// The logger as given; `request-id` is added on first read (setting logger metadata costs a
     /// dictionary copy, and some handlers format all metadata on every change), so a request
@@ -38,13 +42,25 @@ public struct RequestContext: Sendable {
     /// The logger's level, read without building the per-request logger.
     public var logLevel: Logger.Level { baseLogger.logLevel }
 
-    public init(requestId: String, logger: Logger, remoteAddress: String, parameters: [String: String] = [:], route: String? = nil) {
+    public init(
+        requestId: String, logger: Logger, remoteAddress: String, parameters: PathParameters = [:], route: String? = nil
+    ) {
         self.requestId = requestId
         self.baseLogger = logger
         self.remoteAddress = remoteAddress
         self.parameters = parameters
         self.route = route
     }
+}
+
+/// A value a responder keeps for the life of one connection, such as a credential it already
+/// verified on it. The engine serves a connection's requests one at a time, also when one runs
+/// on the worker queue, so the request being served is the only one that touches it.
+public final class ConnectionStorage: @unchecked Sendable {
+    /// Whatever the responder left here; nil on a new connection.
+    public var value: (any Sendable)?
+
+    public init() {}
 }
 
 /// Where the engine runs a responder for one request.
@@ -65,10 +81,44 @@ public protocol HTTPResponder: Sendable {
     /// Where `respond` runs for a request with this head, decided before the body is handed
     /// over. Default `.worker`, which is always safe; a `Router` answers per route.
     func execution(for head: HTTPRequestHead) -> HTTPExecution
+
+    /// What the engine calls before `respond`: ``execution(for:)``, and a responder that has to
+    /// look the request up to answer it (a router) may leave what it found in `context`, so
+    /// that `respond` does not look again. Default: ``execution(for:)``.
+    func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution
 }
 
 extension HTTPResponder {
     public func execution(for head: HTTPRequestHead) -> HTTPExecution { .worker }
+
+    public func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution {
+        execution(for: head)
+    }
+}
+
+/// Path parameters by name: a route has a few, so the names (shared by every match of the
+/// route) are scanned rather than hashed, and a match allocates only its values.
+public struct PathParameters: Sendable, ExpressibleByDictionaryLiteral {
+    private let names: [String]
+    private let values: [String]
+
+    init(names: [String], values: [String]) {
+        self.names = names
+        self.values = values
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        names = elements.map(\.0)
+        values = elements.map(\.1)
+    }
+
+    /// The value of the parameter `name`, or nil when the route has none of that name.
+    public subscript(name: String) -> String? {
+        for index in names.indices where names[index] == name { return values[index] }
+        return nil
+    }
+
+    public var isEmpty: Bool { names.isEmpty }
 }
 
 /// A step in the chain that may act before and after `next`.

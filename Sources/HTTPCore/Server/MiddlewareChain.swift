@@ -22,6 +22,10 @@ public struct MiddlewareChain: HTTPResponder {
         self.head.execution(for: head)
     }
 
+    public func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution {
+        self.head.prepare(head, context: &context)
+    }
+
     private struct Link: HTTPResponder {
         let middleware: any HTTPMiddleware
         let next: any HTTPResponder
@@ -31,5 +35,9 @@ public struct MiddlewareChain: HTTPResponder {
         }
 
         func execution(for head: HTTPRequestHead) -> HTTPExecution { next.execution(for: head) }
+
+        func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution {
+            next.prepare(head, context: &context)
+        }
     }
 }
