@@ -70,6 +70,34 @@ import Testing
         #expect(try app.send(.get, "/v1/apps", headers: headers).status == 401)
     }
 
+    @Test func aKeepAliveConnectionRemembersItsKeyUntilARevocation() throws {
+        let app = try TestApp()
+        let (id, secret) = try app.storeKey(role: .consent)
+        let (_, other) = try app.storeKey(role: .consent)
+        let connection = ConnectionStorage()
+        let headers = [("Authorization", "Bearer \(secret)")]
+        #expect(try app.send(.get, "/v1/apps", headers: headers, connection: connection).status == 200)
+        #expect(connection.value != nil)  // remembered
+        #expect(try app.send(.get, "/v1/apps", headers: headers, connection: connection).status == 200)
+        // Another key on the same connection is verified on its own, and a bad one fails.
+        let otherHeaders = [("Authorization", "Bearer \(other)")]
+        #expect(try app.send(.get, "/v1/apps", headers: otherHeaders, connection: connection).status == 200)
+        let wrong = [("Authorization", "Bearer \(secret.dropLast())A")]
+        #expect(try app.send(.get, "/v1/apps", headers: wrong, connection: connection).status == 401)
+        // A revocation on another connection ends what this one remembered.
+        #expect(try app.send(.get, "/v1/apps", headers: headers, connection: connection).status == 200)
+        #expect(try app.send(.delete, "/v1/keys/\(id)").status == 204)
+        #expect(try app.send(.get, "/v1/apps", headers: headers, connection: connection).status == 401)
+        #expect(try app.send(.get, "/v1/apps", headers: otherHeaders, connection: connection).status == 200)
+    }
+
+    @Test func rememberedHeadersCompareByteForByte() {
+        #expect(KeyAuthenticator.sameBytes("Bearer pk_K", "Bearer pk_K"))
+        #expect(!KeyAuthenticator.sameBytes("Bearer pk_K", "Bearer pk_\u{212A}"))  // KELVIN SIGN, canonically "K"
+        #expect(!KeyAuthenticator.sameBytes("Bearer pk_K", "Bearer pk_k"))
+        #expect(!KeyAuthenticator.sameBytes("Bearer pk_K", "Bearer pk_KK"))
+    }
+
     @Test func failedAuthenticationsAreSlowedDownPerAddress() throws {
         let app = try TestApp()
         let bad = [("Authorization", "Bearer pk_0123456789abcdef_" + String(repeating: "B", count: 43))]

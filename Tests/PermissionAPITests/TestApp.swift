@@ -63,7 +63,7 @@ final class TestApp: @unchecked Sendable {
     @discardableResult
     func send(
         _ method: HTTPMethod, _ target: String, json: String? = nil, body: [UInt8]? = nil,
-        headers: [(String, String)] = [], remote: String = "127.0.0.1:1"
+        headers: [(String, String)] = [], remote: String = "127.0.0.1:1", connection: ConnectionStorage? = nil
     ) throws -> TestResponse {
         let id = lock.withLock { () -> Int in
             counter += 1
@@ -82,7 +82,8 @@ final class TestApp: @unchecked Sendable {
             method: method, target: target, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil,
             version: .http1_1, headers: fields, authority: "test", keepAlive: true,
             framing: bytes.isEmpty ? .none : .contentLength(bytes.count), expectContinue: false)
-        let context = RequestContext(requestId: "test-\(id)", logger: quietLogger, remoteAddress: remote)
+        var context = RequestContext(requestId: "test-\(id)", logger: quietLogger, remoteAddress: remote)
+        context.connection = connection  // what a keep-alive connection keeps between requests
         let response = try application.responder.respond(to: HTTPRequest(head: head, body: bytes), context: context)
         switch response.body {
         case .bytes(let body):

@@ -5,9 +5,10 @@ import Synchronization
 
 /// Bearer API keys (RFC 6750 §2.1, SPEC §6): finds the key by the id in the token, compares
 /// the SHA-256 of the token with the stored hash in constant time, and refuses revoked keys.
-/// Verified keys are cached by the token's hash for `cacheTTL`, so the hot path pays one
-/// hash and one locked lookup, not a store read; `invalidate()` (called on revocation) empties
-/// the cache. Failures drain a per-address `FailureLimiter` (429 with `Retry-After` instead of
+/// Verified keys are cached by the token's hash for `cacheTTL`, so a request pays one hash and
+/// one locked lookup, not a store read; a keep-alive connection also remembers the header it
+/// last authenticated with, so its next requests pay one comparison. `invalidate()` (called on
+/// revocation) empties the cache and makes every connection verify again. Failures drain a per-address `FailureLimiter` (429 with `Retry-After` instead of
 /// 401 when empty; a valid key is never throttled) and are logged with the key id when the
 /// token names one, never the token.
 public final class KeyAuthenticator: Authenticator {
@@ -20,10 +21,22 @@ public final class KeyAuthenticator: Authenticator {
         let expires: ContinuousClock.Instant
     }
 
+    /// The header a connection last authenticated with, kept in `RequestContext.connection`:
+    /// a keep-alive client sends the same one every time, so the next request on the
+    /// connection compares it instead of hashing the token.
+    private struct Remembered: Sendable {
+        let header: String
+        let principal: Principal
+        let expires: ContinuousClock.Instant
+        let generation: Int
+    }
+
     let service: PermissionService
     let cacheTTL: Duration
     let limiter: FailureLimiter
     private let cache = Mutex<[[UInt8]: Entry]>([:])
+    /// Bumped by `invalidate()`: what connections remember from before no longer counts.
+    private let generation = Atomic<Int>(0)
     private static let maximumCached = 10_000
 
     /// - Parameters:
@@ -42,57 +55,90 @@ public final class KeyAuthenticator: Authenticator {
     }
 
     public func authenticate(_ request: HTTPRequest, context: RequestContext) throws -> Principal {
-        let address = FailureLimiter.host(of: context.remoteAddress)
         guard let header = request.headers["Authorization"] else {
-            throw failure(address, context, reason: "missing", key: nil, presented: false)
+            throw failure(context, reason: "missing", key: nil, presented: false)
         }
+        let now = ContinuousClock.now
+        let current = generation.load(ordering: .acquiring)
+        if let remembered = context.connection?.value as? Remembered, remembered.generation == current,
+            remembered.expires > now, Self.sameBytes(remembered.header, header)
+        {
+            return remembered.principal
+        }
+        let (principal, expires) = try verify(header, context: context, now: now, generation: current)
+        context.connection?.value = Remembered(
+            header: header, principal: principal, expires: expires, generation: current)
+        return principal
+    }
+
+    /// Byte equality (`==` on `String` is canonical equivalence, under which a KELVIN SIGN
+    /// equals "K").
+    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        let (a, b) = (lhs.utf8, rhs.utf8)
+        guard a.count == b.count else { return false }
+        let compared = a.withContiguousStorageIfAvailable { a in
+            b.withContiguousStorageIfAvailable { b in a.elementsEqual(b) }
+        }
+        return (compared ?? nil) ?? a.elementsEqual(b)
+    }
+
+    /// The principal of an `Authorization` field and until when it may be trusted without
+    /// looking again: from the cache of verified keys, else the store.
+    /// - Parameter generation: `generation` when the request started; a key read before an
+    ///   `invalidate()` is not cached after it.
+    private func verify(
+        _ header: String, context: RequestContext, now: ContinuousClock.Instant, generation started: Int
+    ) throws -> (Principal, ContinuousClock.Instant) {
         guard let token = Self.bearerToken(header) else {
-            throw failure(address, context, reason: "not a Bearer token", key: nil, presented: true)
+            throw failure(context, reason: "not a Bearer token", key: nil, presented: true)
         }
         let utf8 = token.utf8
         guard utf8.count <= KeySecret.maximumLength else {
-            throw failure(address, context, reason: "malformed", key: nil, presented: true)
+            throw failure(context, reason: "malformed", key: nil, presented: true)
         }
         let hash = KeySecret.hash(utf8)
-        let now = ContinuousClock.now
-        if let entry = cache.withLock({ $0[hash] }), entry.expires > now { return entry.principal }
+        if let entry = cache.withLock({ $0[hash] }), entry.expires > now { return (entry.principal, entry.expires) }
         guard let id = KeySecret.keyID(of: utf8, hash: hash) else {
-            throw failure(address, context, reason: "malformed", key: nil, presented: true)
+            throw failure(context, reason: "malformed", key: nil, presented: true)
         }
         guard let key = try service.key(id: id), KeySecret.constantTimeEqual(key.secretHash, hash) else {
-            throw failure(address, context, reason: "unknown", key: id, presented: true)
+            throw failure(context, reason: "unknown", key: id, presented: true)
         }
-        guard key.isActive else { throw failure(address, context, reason: "revoked", key: id, presented: true) }
+        guard key.isActive else { throw failure(context, reason: "revoked", key: id, presented: true) }
         let principal = Principal(key: key)
+        let expires = now.advanced(by: cacheTTL)
         cache.withLock { cache in
+            guard generation.load(ordering: .acquiring) == started else { return }
             if cache.count >= Self.maximumCached { cache.removeAll(keepingCapacity: true) }
-            cache[hash] = Entry(principal: principal, expires: now.advanced(by: cacheTTL))
+            cache[hash] = Entry(principal: principal, expires: expires)
         }
-        return principal
+        return (principal, expires)
     }
 
     /// Forgets every verified key, so that a revocation takes effect on the next request.
     public func invalidate() {
-        cache.withLock { $0.removeAll() }
+        cache.withLock { cache in
+            generation.add(1, ordering: .releasing)
+            cache.removeAll()
+        }
     }
 
     /// The token of `Bearer <token>` (the scheme is case-insensitive, RFC 9110 §11.1), or nil.
     static func bearerToken(_ header: String) -> Substring? {
+        // Byte-wise: ASCII case-insensitive "bearer", one or more spaces, the token.
         let utf8 = header.utf8
-        guard utf8.count > 7, let space = header.firstIndex(of: " ") else { return nil }
-        // ASCII case-insensitive "bearer", compared byte-wise (no lowercased copy on the hot path).
-        let scheme = header.utf8[..<space]
+        guard utf8.count > 7, let space = utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        let scheme = utf8[..<space]
         guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
-        let token = header[header.index(after: space)...].drop(while: { $0 == " " })
-        return token.isEmpty ? nil : token
+        guard let start = utf8[space...].firstIndex(where: { $0 != UInt8(ascii: " ") }) else { return nil }
+        return header[start...]
     }
 
     /// Records and logs a failed authentication; the error to throw: 401, or 429 with
     /// `Retry-After` (RFC 6585 §4) once the address has used up its failure allowance. Only
     /// failures are limited: a valid key never reaches here, so it is never throttled.
-    private func failure(
-        _ address: String, _ context: RequestContext, reason: String, key: KeyID?, presented: Bool
-    ) -> any Error {
+    private func failure(_ context: RequestContext, reason: String, key: KeyID?, presented: Bool) -> any Error {
+        let address = FailureLimiter.host(of: context.remoteAddress)
         var metadata: Logger.Metadata = ["reason": .string(reason), "remote": .string(address)]
         if let key { metadata["key"] = .string(key.rawValue) }
         context.logger.notice("authentication failed", metadata: metadata)
