@@ -54,4 +54,19 @@ import Testing
         #expect(!ETagCondition.tags(["W/" + etag]).isSatisfied(by: etag))
         #expect(!ETagCondition.tags(["\"7-0000000000000000\""]).isSatisfied(by: etag))
     }
+
+    /// The exact bytes, so that a faster encoder cannot change the tags clients hold: FNV-1a
+    /// over the fields (computed independently) after the version in decimal.
+    @Test("the tag of a known representation is pinned", arguments: [
+        (Int64(0), "\"0-bc4e818df597fa32\""),
+        (Int64(7), "\"7-bc4e818df597fa32\""),
+        (Int64.max, "\"9223372036854775807-bc4e818df597fa32\""),
+    ])
+    func knownRepresentationHasAPinnedTag(version: Int64, expected: String) throws {
+        let authorization = Authorization(
+            user: try UserID("u1"), app: try AppID("com.a.b"), service: .camera, status: .denied, level: nil,
+            provisional: false, once: false, expiresAt: nil, reason: .userConsent, purpose: nil, updatedAt: nil,
+            version: version)
+        #expect(authorization.etag == expected)
+    }
 }

@@ -57,8 +57,9 @@ public struct RequestContext: Sendable {
 /// verified on it. The engine serves a connection's requests one at a time, also when one runs
 /// on the worker queue, so the request being served is the only one that touches it.
 public final class ConnectionStorage: @unchecked Sendable {
-    /// Whatever the responder left here; nil on a new connection.
-    public var value: (any Sendable)?
+    /// Whatever the responder left here (an object: reading it back is a cheap class cast);
+    /// nil on a new connection.
+    public var value: (any AnyObject & Sendable)?
 
     public init() {}
 }

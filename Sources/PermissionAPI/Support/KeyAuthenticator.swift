@@ -1,3 +1,4 @@
+import Foundation
 public import HTTPCore
 import Logging
 public import PermissionDomain
@@ -24,11 +25,18 @@ public final class KeyAuthenticator: Authenticator {
     /// The header a connection last authenticated with, kept in `RequestContext.connection`:
     /// a keep-alive client sends the same one every time, so the next request on the
     /// connection compares it instead of hashing the token.
-    private struct Remembered: Sendable {
+    private final class Remembered: Sendable {
         let header: String
         let principal: Principal
         let expires: ContinuousClock.Instant
         let generation: Int
+
+        init(header: String, principal: Principal, expires: ContinuousClock.Instant, generation: Int) {
+            self.header = header
+            self.principal = principal
+            self.expires = expires
+            self.generation = generation
+        }
     }
 
     let service: PermissionService
@@ -77,7 +85,9 @@ public final class KeyAuthenticator: Authenticator {
         let (a, b) = (lhs.utf8, rhs.utf8)
         guard a.count == b.count else { return false }
         let compared = a.withContiguousStorageIfAvailable { a in
-            b.withContiguousStorageIfAvailable { b in a.elementsEqual(b) }
+            b.withContiguousStorageIfAvailable { b in
+                a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+            }
         }
         return (compared ?? nil) ?? a.elementsEqual(b)
     }

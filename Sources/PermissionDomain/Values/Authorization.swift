@@ -74,15 +74,37 @@ public struct Authorization: Hashable, Sendable {
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     private static func entityTag(version: Int64, digest: UInt64) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(40)
-        bytes.append(0x22)
-        bytes.append(contentsOf: String(version).utf8)
-        bytes.append(0x2D)
-        for shift in stride(from: 60, through: 0, by: -4) {
-            bytes.append(hex[Int((digest >> UInt64(shift)) & 0xF)])
+        // "<version>-<16 hex digits>" with quotes: at most 1 + 20 + 1 + 16 + 1 bytes.
+        String(unsafeUninitializedCapacity: 40) { buffer in
+            var count = 0
+            buffer[count] = 0x22
+            count += 1
+            var magnitude = version.magnitude
+            if version < 0 {
+                buffer[count] = 0x2D
+                count += 1
+            }
+            let digitsStart = count
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            var low = digitsStart
+            var high = count - 1
+            while low < high {
+                buffer.swapAt(low, high)
+                low += 1
+                high -= 1
+            }
+            buffer[count] = 0x2D
+            count += 1
+            for shift in stride(from: 60, through: 0, by: -4) {
+                buffer[count] = hex[Int((digest >> UInt64(shift)) & 0xF)]
+                count += 1
+            }
+            buffer[count] = 0x22
+            return count + 1
         }
-        bytes.append(0x22)
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -12,7 +12,13 @@ struct Digest {
             add(byte: 0xFF)
             return
         }
-        for byte in text.utf8 { add(byte: byte) }
+        // Over the contiguous UTF-8 of a native string: no per-byte index checks.
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes { add(byte: byte) }
+        }
+        if done == nil {
+            for byte in text.utf8 { add(byte: byte) }
+        }
         add(byte: 0x00)
     }
 
