@@ -69,6 +69,8 @@ extension String {
     /// ASCII case-insensitive comparison, as header names and tokens need (no locale, no Unicode folding).
     @inlinable
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        // Lengths first (constant time for native strings): most field names differ in length.
+        guard self.utf8.count == other.utf8.count else { return false }
         var a = self.utf8.makeIterator()
         var b = other.utf8.makeIterator()
         while true {

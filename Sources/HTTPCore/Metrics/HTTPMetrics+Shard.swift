@@ -34,26 +34,53 @@ extension HTTPMetrics {
 
     /// One thread's counters. Its lock is taken by that thread per request and by a scrape.
     final class Shard: @unchecked Sendable {
+        /// One route and method: its latency histogram and its count per status (a handful).
+        private final class Entry {
+            var histogram = Histogram()
+            var statuses: [(status: Int, count: UInt64)] = []
+        }
+
         private let lock = NSLock()
-        private var requests: [RequestKey: UInt64] = [:]
-        private var latencies: [RouteKey: Histogram] = [:]
+        private var entries: [RouteKey: Entry] = [:]
+        /// The entry recorded last: a busy route usually follows itself, and comparing its
+        /// template (the same string storage each time) is cheaper than hashing it.
+        private var last: (route: String, method: String, entry: Entry)?
 
         func record(route: String, method: String, status: Int, nanoseconds: UInt64) {
             var bucket = 0
             let bounds = HTTPMetrics.latencyBoundsNanos
             while bucket < bounds.count, nanoseconds > bounds[bucket] { bucket += 1 }
             lock.lock()
-            // One hash per table: the `default:` subscript modifies in place.
-            requests[RequestKey(route: route, method: method, status: status), default: 0] &+= 1
-            latencies[RouteKey(route: route, method: method), default: Histogram()].add(bucket: bucket, nanoseconds: nanoseconds)
-            lock.unlock()
+            defer { lock.unlock() }
+            let entry: Entry
+            if let last, last.route == route, last.method == method {
+                entry = last.entry
+            } else {
+                let key = RouteKey(route: route, method: method)
+                if let found = entries[key] {
+                    entry = found
+                } else {
+                    entry = Entry()
+                    entries[key] = entry
+                }
+                last = (route, method, entry)
+            }
+            entry.histogram.add(bucket: bucket, nanoseconds: nanoseconds)
+            if let index = entry.statuses.firstIndex(where: { $0.status == status }) {
+                entry.statuses[index].count &+= 1
+            } else {
+                entry.statuses.append((status, 1))
+            }
         }
 
         func merge(into snapshot: inout Snapshot) {
             lock.lock()
             defer { lock.unlock() }
-            for (key, count) in requests { snapshot.requests[key, default: 0] += count }
-            for (key, histogram) in latencies {
+            for (key, entry) in entries {
+                for (status, count) in entry.statuses {
+                    snapshot.requests[RequestKey(route: key.route, method: key.method, status: status), default: 0] += count
+                }
+                let histogram = entry.histogram
                 var merged = snapshot.latencies[key] ?? Histogram()
                 for index in histogram.counts.indices { merged.counts[index] += histogram.counts[index] }
                 merged.sumNanos += histogram.sumNanos

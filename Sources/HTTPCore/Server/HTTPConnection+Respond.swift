@@ -140,6 +140,24 @@ extension HTTPConnection {
     /// "<server prefix>-<connection>-<request>", unique per server run and cheap to build
     /// (the first two parts are built once per connection).
     func makeRequestId() -> String {
-        requestIdStem + String(requestCount, radix: 36)
+        // The stem, then the request count in base 36, written in place (no intermediate strings).
+        let stem = requestIdStem.utf8
+        return String(unsafeUninitializedCapacity: stem.count + 13) { buffer in
+            var count = 0
+            for byte in stem {
+                buffer[count] = byte
+                count += 1
+            }
+            var value = UInt64(requestCount)
+            let start = count
+            repeat {
+                let digit = UInt8(value % 36)
+                buffer[count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                value /= 36
+                count += 1
+            } while value > 0
+            buffer[start..<count].reverse()
+            return count
+        }
     }
 }
