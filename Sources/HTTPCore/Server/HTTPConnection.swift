@@ -162,6 +162,19 @@ final class HTTPConnection: @unchecked Sendable {
             if writeArmed { break }
         }
         if case .closed = phase { return }
+        if !writeArmed && !offloaded {
+            if loop.isServingBatch && outputSent < output.count {
+                loop.flushAfterBatch(self)  // sent with the batch's other responses
+                return
+            }
+            flushOutput()
+        }
+        updateDeadline()
+    }
+
+    /// The end of `processInput` for a connection whose output waited for the batch to end.
+    func flushAfterBatch() {
+        if case .closed = phase { return }
         if !writeArmed && !offloaded { flushOutput() }
         updateDeadline()
     }
