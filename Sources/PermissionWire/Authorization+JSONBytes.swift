@@ -3,52 +3,47 @@ extension Authorization {
     /// `WireEncoder.encode(self)`, without Foundation on the way (RFC 8259 §7 escaping).
     /// - Parameter bytes: the buffer to append to.
     public func jsonBytes(into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "{"))
-        JSONBytes.appendKey("app", into: &bytes)
-        JSONBytes.appendString(app, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.appendKey("expiresAt", into: &bytes)
-        JSONBytes.appendOptionalTimestamp(expiresAt, into: &bytes)
-        if let level {
-            bytes.append(UInt8(ascii: ","))
-            JSONBytes.appendKey("level", into: &bytes)
-            JSONBytes.appendString(level, into: &bytes)
+        // Written into memory reserved for the longest this record can be (every string fully
+        // escaped), member names with their punctuation as single literals: the hot path.
+        let strings =
+            JSONWriter.bound(of: app) + JSONWriter.bound(of: level) + JSONWriter.bound(of: purpose)
+            + JSONWriter.bound(of: reason.rawValue) + JSONWriter.bound(of: service)
+            + JSONWriter.bound(of: status.rawValue) + JSONWriter.bound(of: user)
+        let bound = 160 + strings + 2 * JSONWriter.timestampBound + JSONWriter.intBound
+        JSONWriter.write(into: &bytes, bound: bound) { json in
+            json.literal("{\"app\":")
+            json.string(app)
+            json.literal(",\"expiresAt\":")
+            json.optionalTimestamp(expiresAt)
+            if let level {
+                json.literal(",\"level\":")
+                json.string(level)
+            }
+            json.literal(",\"once\":")
+            json.bool(once)
+            json.literal(",\"provisional\":")
+            json.bool(provisional)
+            json.literal(",\"purpose\":")
+            json.optionalString(purpose)
+            json.literal(",\"reason\":")
+            json.string(reason.rawValue)
+            json.literal(",\"service\":")
+            json.string(service)
+            json.literal(",\"status\":")
+            json.string(status.rawValue)
+            json.literal(",\"updatedAt\":")
+            json.timestamp(updatedAt)
+            json.literal(",\"user\":")
+            json.string(user)
+            json.literal(",\"version\":")
+            json.int(version)
+            json.literal("}")
         }
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.appendKey("once", into: &bytes)
-        JSONBytes.appendBool(once, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.appendKey("provisional", into: &bytes)
-        JSONBytes.appendBool(provisional, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.appendKey("purpose", into: &bytes)
-        JSONBytes.appendOptionalString(purpose, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.appendKey("reason", into: &bytes)
-        JSONBytes.appendString(reason.rawValue, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.appendKey("service", into: &bytes)
-        JSONBytes.appendString(service, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.appendKey("status", into: &bytes)
-        JSONBytes.appendString(status.rawValue, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.appendKey("updatedAt", into: &bytes)
-        JSONBytes.appendTimestamp(updatedAt, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.appendKey("user", into: &bytes)
-        JSONBytes.appendString(user, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.appendKey("version", into: &bytes)
-        JSONBytes.appendInt(version, into: &bytes)
-        bytes.append(UInt8(ascii: "}"))
     }
 
-    /// The authorization as compact JSON bytes; see `jsonBytes(into:)`.
     public var jsonBytes: [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(320)
-        jsonBytes(into: &bytes)
+        jsonBytes(into: &bytes)  // reserves what it needs
         return bytes
     }
 }

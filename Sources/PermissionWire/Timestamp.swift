@@ -27,24 +27,50 @@ public enum Timestamp {
     ///   - date: the instant to format.
     ///   - bytes: the buffer to append to.
     public static func write(_ date: Date, into bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+            let written = write(date, to: buffer.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<written]))
+        }
+    }
+
+    /// Writes the 24 bytes of `format(date)` at `out`, which must have room for them.
+    /// - Returns: the number of bytes written (24).
+    @discardableResult
+    package static func write(_ date: Date, to out: UnsafeMutablePointer<UInt8>) -> Int {
         let ms = min(max(milliseconds(since1970: date), minMilliseconds), maxMilliseconds)
         let days = floorDivide(ms, 86_400_000)
         let msOfDay = ms - days * 86_400_000
         let (year, month, day) = civil(fromDays: days)
-        appendDigits(year, count: 4, into: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(month, count: 2, into: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(day, count: 2, into: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        appendDigits(msOfDay / 3_600_000, count: 2, into: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(msOfDay / 60_000 % 60, count: 2, into: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(msOfDay / 1000 % 60, count: 2, into: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        appendDigits(msOfDay % 1000, count: 3, into: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        var at = 0
+        func digits(_ value: Int64, _ count: Int) {
+            var v = value
+            var index = count - 1
+            while index >= 0 {
+                out[at + index] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+                index -= 1
+            }
+            at += count
+        }
+        func byte(_ value: UInt8) {
+            out[at] = value
+            at += 1
+        }
+        digits(year, 4)
+        byte(UInt8(ascii: "-"))
+        digits(month, 2)
+        byte(UInt8(ascii: "-"))
+        digits(day, 2)
+        byte(UInt8(ascii: "T"))
+        digits(msOfDay / 3_600_000, 2)
+        byte(UInt8(ascii: ":"))
+        digits(msOfDay / 60_000 % 60, 2)
+        byte(UInt8(ascii: ":"))
+        digits(msOfDay / 1000 % 60, 2)
+        byte(UInt8(ascii: "."))
+        digits(msOfDay % 1000, 3)
+        byte(UInt8(ascii: "Z"))
+        return at
     }
 
     /// Parses an RFC 3339 `date-time` (§5.6): `T` or `t` between date and time, an optional
@@ -171,16 +197,5 @@ public enum Timestamp {
             value = value * 10 + d
         }
         return value
-    }
-
-    private static func appendDigits(_ value: Int64, count: Int, into bytes: inout [UInt8]) {
-        var divisor: Int64 = 1
-        for _ in 1..<count { divisor *= 10 }
-        var v = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(v / divisor))
-            v %= divisor
-            divisor /= 10
-        }
     }
 }

@@ -81,6 +81,40 @@ import Testing
         }
     }
 
+    /// `Statement.withTexts` binds without copying: small (inline) and large strings, empty
+    /// text (not NULL), non-ASCII; the bindings are gone when it returns; slots reuse statements.
+    @Test func textsBoundInPlaceMatchAndAreClearedAfterwards() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        try database.execute("CREATE TABLE t (a TEXT, b TEXT, c TEXT, n INTEGER)")
+        let long = String(repeating: "long-", count: 40)
+        let rows: [(String, String, String)] = [("x", long, ""), ("é中😀", "b", "c"), ("", "", "")]
+        for (index, row) in rows.enumerated() {
+            try database.withStatement("INSERT INTO t VALUES (?1, ?2, ?3, ?4)") { statement in
+                statement.bind(row.0, at: 1)
+                statement.bind(row.1, at: 2)
+                statement.bind(row.2, at: 3)
+                statement.bind(index, at: 4)
+                try statement.execute()
+            }
+        }
+        let slot = StatementSlot("SELECT n FROM t WHERE a = ?1 AND b = ?2 AND c = ?3")
+        for (index, row) in rows.enumerated() {
+            let found = try database.withStatement(slot) { statement in
+                try statement.withTexts(row.0, row.1, row.2) { try $0.step() ? $0.int(at: 0) : nil }
+            }
+            #expect(found == index)
+        }
+        #expect(try database.withStatement(slot) { try $0.withTexts("x", long, "nope") { try $0.step() } } == false)
+        // Cleared: stepping again without binding compares with NULL and finds nothing.
+        let leftOver = try database.withStatement(StatementSlot("SELECT ?1 IS NULL AND ?2 IS NULL")) { statement in
+            try statement.withTexts("a", "b", "c") { _ in }
+            return try statement.step() ? statement.bool(at: 0) : false
+        }
+        #expect(leftOver)
+        #expect(database.cachedStatementCount >= 2)
+    }
+
     @Test func errorsCarrySQLButNotBoundValues() throws {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)

@@ -13,7 +13,12 @@ public struct HTTPHeaders: Sendable, Equatable {
     }
 
     public init(_ fields: [(String, String)]) {
-        self.fields = fields.map { (name: $0.0, value: $0.1) }
+        // Room for the fields middleware adds on the way out (`X-Request-Id`), so that adding
+        // them does not move the array.
+        var copied: [(name: String, value: String)] = []
+        copied.reserveCapacity(fields.count + 2)
+        for (name, value) in fields { copied.append((name: name, value: value)) }
+        self.fields = copied
     }
 
     public var count: Int { fields.count }

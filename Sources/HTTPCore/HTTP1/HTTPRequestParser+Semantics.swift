@@ -82,8 +82,10 @@ extension HTTPRequestParser {
         } else {
             authority = nil
         }
+        // An origin-form target without a query is its path: the same string, not a second copy.
+        let targetText = target.path == line.target && !target.isAsterisk ? path : b.string(line.target)
         return HTTPRequestHead(
-            method: method, target: b.string(line.target), path: path, query: target.query.map { b.string($0) },
+            method: method, target: targetText, path: path, query: target.query.map { b.string($0) },
             version: version, headers: headers, authority: authority, keepAlive: keepAlive, framing: framing,
             // RFC 9110 §10.1.1: a 100-continue expectation in an HTTP/1.0 request is ignored.
             expectContinue: expectContinue && version == .http1_1

@@ -45,9 +45,10 @@ final class Route: Sendable {
     }
 }
 
-/// A node of the segment trie: literal children by exact (decoded) segment bytes, at most one
-/// parameter child, and the route that ends here. Literals are a short array compared byte-wise
-/// rather than a dictionary, so a lookup builds no `String` and hashes nothing.
+/// A node of the segment trie as `Router` builds it (a value, so a copied router is independent):
+/// literal children by exact (decoded) segment bytes, at most one parameter child, and the route
+/// that ends here. Literals are a short array compared byte-wise rather than a dictionary, so a
+/// lookup builds no `String` and hashes nothing. `FrozenRouteNode` is what requests walk.
 struct RouteNode: Sendable {
     var literals: [(bytes: [UInt8], node: RouteNode)] = []
     /// Zero or one element: the child matching any single non-empty segment.
@@ -91,6 +92,25 @@ struct RouteNode: Sendable {
             parameter = [child]
         }
     }
+}
+
+/// The trie as `RouterResponder` walks it: built once from the `RouteNode`s, immutable, and made
+/// of objects, so that walking it borrows each node instead of copying its arrays (copying the
+/// nodes' arrays cost more than the comparisons).
+final class FrozenRouteNode: Sendable {
+    /// Literal children: the (decoded) segment bytes and the node, at the same index.
+    private let literalBytes: [[UInt8]]
+    private let literalNodes: [FrozenRouteNode]
+    /// The child matching any single non-empty segment.
+    private let parameter: FrozenRouteNode?
+    private let route: Route?
+
+    init(_ node: RouteNode) {
+        literalBytes = node.literals.map(\.bytes)
+        literalNodes = node.literals.map { FrozenRouteNode($0.node) }
+        parameter = node.parameter.first.map(FrozenRouteNode.init)
+        route = node.route
+    }
 
     /// Finds the route for the path segments of `path` from byte offset `start` (nil: no segment
     /// left), preferring literal over parameter children and backtracking when a literal branch
@@ -101,22 +121,28 @@ struct RouteNode: Sendable {
         let end = PathSegments.end(of: path, from: start)
         let next: Int? = end < path.count ? end + 1 : nil
         let raw = UnsafeBufferPointer(rebasing: path[start..<end])
-        if !literals.isEmpty {
+        if !literalBytes.isEmpty {
             if decode && raw.contains(ASCII.percent) {
-                if let decoded = PathSegments.decode(raw) {
-                    var text = decoded
-                    let child = text.withUTF8 { bytes in literals.first { PathSegments.equal($0.bytes, bytes) } }
-                    if let child, let found = child.node.match(path, from: next, decode: decode) { return found }
+                if var decoded = PathSegments.decode(raw),
+                    let index = decoded.withUTF8({ literalIndex(of: $0) }),
+                    let found = literalNodes[index].match(path, from: next, decode: decode)
+                {
+                    return found
                 }
-            } else if let child = literals.first(where: { PathSegments.equal($0.bytes, raw) }),
-                let found = child.node.match(path, from: next, decode: decode)
-            {
+            } else if let index = literalIndex(of: raw), let found = literalNodes[index].match(path, from: next, decode: decode) {
                 return found
             }
         }
-        if let child = parameter.first, !raw.isEmpty, let found = child.match(path, from: next, decode: decode) {
+        if let parameter, !raw.isEmpty, let found = parameter.match(path, from: next, decode: decode) {
             return found
         }
+        return nil
+    }
+
+    /// The index of the literal child equal to `segment`, if any.
+    @inline(__always)
+    private func literalIndex(of segment: UnsafeBufferPointer<UInt8>) -> Int? {
+        for index in literalBytes.indices where PathSegments.equal(literalBytes[index], segment) { return index }
         return nil
     }
 }

@@ -9,11 +9,11 @@ import Logging
 /// The engine asks ``prepare(_:context:)`` where to run a request before it runs it; the match
 /// made there travels in the context to ``respond(to:context:)``, so a request is routed once.
 public struct RouterResponder: HTTPResponder {
-    let root: RouteNode
+    let root: FrozenRouteNode
     /// Tells this router's matches from another's (a router mounted inside a route).
     private let identity = RouterIdentity()
 
-    init(root: RouteNode) { self.root = root }
+    init(root: RouteNode) { self.root = FrozenRouteNode(root) }
 
     public func respond(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
         var context = context
@@ -101,9 +101,16 @@ public struct RouterResponder: HTTPResponder {
 /// An identity token for one `RouterResponder`.
 final class RouterIdentity: Sendable {}
 
-/// A route matched by `RouterResponder.prepare`, carried to its `respond` in the context.
-struct ResolvedRoute: Sendable {
+/// A route matched by `RouterResponder.prepare`, carried to its `respond` in the context (an
+/// object, so that the context's copies on the way retain it once).
+final class ResolvedRoute: Sendable {
     let router: RouterIdentity
     let route: Route
     let values: [String]
+
+    init(router: RouterIdentity, route: Route, values: [String]) {
+        self.router = router
+        self.route = route
+        self.values = values
+    }
 }

@@ -8,7 +8,7 @@ extension HTTPConnection {
     func respond(to request: HTTPRequest) {
         phase = .responding
         let requestId = makeRequestId()
-        var context = RequestContext(requestId: requestId, logger: environment.logger, remoteAddress: peer)
+        var context = RequestContext(requestId: requestId, origin: contextOrigin)
         context.connection = storage
         let responder = environment.responder
         if responder.prepare(request.head, context: &context) == .eventLoop {

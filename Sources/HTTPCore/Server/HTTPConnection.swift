@@ -63,6 +63,9 @@ final class HTTPConnection: @unchecked Sendable {
     var body: [UInt8] = []
     /// What responders keep for this connection (`RequestContext.connection`).
     let storage = ConnectionStorage()
+    /// The peer and the logger every request context of this connection starts from.
+    private(set) lazy var contextOrigin = RequestContext.Origin(
+        remoteAddress: peer, logger: environment.logger, loggerCarriesId: false)
 
     init(id: UInt64, socket: Socket, peer: String, loop: EventLoop, server: HTTPServer, environment: ServerEnvironment) {
         self.id = id

@@ -1,15 +1,43 @@
 public import Logging
 
 /// Per-request context handed down the middleware chain to the handler.
+///
+/// Every middleware passes it on by value, so it is kept small: what rarely changes (the peer
+/// address and the logger) sits in one shared object that a copy retains once, and is replaced,
+/// not changed, when a setter runs.
 public struct RequestContext: Sendable {
+    /// The peer address and the logger as given, shared by the copies of one context (and by
+    /// the contexts of one connection, which makes it once).
+    final class Origin: Sendable {
+        let remoteAddress: String
+        let logger: Logger
+        /// Whether `logger` already carries `request-id` (a logger set by a handler).
+        let loggerCarriesId: Bool
+
+        init(remoteAddress: String, logger: Logger, loggerCarriesId: Bool) {
+            self.remoteAddress = remoteAddress
+            self.logger = logger
+            self.loggerCarriesId = loggerCarriesId
+        }
+    }
+
+    private var origin: Origin
+
     /// The request id: a sane incoming `X-Request-Id`, else one the server generated.
     public var requestId: String {
         didSet {
-            if loggerCarriesId { baseLogger[metadataKey: "request-id"] = .string(requestId) }
+            if origin.loggerCarriesId {
+                var logger = origin.logger
+                logger[metadataKey: "request-id"] = .string(requestId)
+                origin = Origin(remoteAddress: origin.remoteAddress, logger: logger, loggerCarriesId: true)
+            }
         }
     }
     /// The peer address, as "ip:port".
-    public var remoteAddress: String
+    public var remoteAddress: String {
+        get { origin.remoteAddress }
+        set { origin = Origin(remoteAddress: newValue, logger: origin.logger, loggerCarriesId: origin.loggerCarriesId) }
+    }
     /// Path parameters captured by the router, percent-decoded (`{user}` → value).
     public var parameters: PathParameters
     /// The route template that matched, e.g. "/v1/users/{user}", for logs and metrics; nil before routing.
@@ -19,35 +47,36 @@ public struct RequestContext: Sendable {
     /// Storage that lives as long as the connection the request came on (nil outside a server).
     public var connection: ConnectionStorage?
 
-    /// The logger as given; `request-id` is added on first read (setting logger metadata costs a
-    /// dictionary copy, and some handlers format all metadata on every change), so a request
-    /// that never logs never pays for it.
-    private var baseLogger: Logger
-    private var loggerCarriesId = false
-
-    /// A logger whose metadata carries `request-id`.
+    /// A logger whose metadata carries `request-id`. The id is added on read (setting logger
+    /// metadata costs a dictionary copy, and some handlers format all metadata on every
+    /// change), so a request that never logs never pays for it.
     public var logger: Logger {
         get {
-            if loggerCarriesId { return baseLogger }
-            var logger = baseLogger
+            if origin.loggerCarriesId { return origin.logger }
+            var logger = origin.logger
             logger[metadataKey: "request-id"] = .string(requestId)
             return logger
         }
         set {
-            baseLogger = newValue
-            loggerCarriesId = true
+            origin = Origin(remoteAddress: origin.remoteAddress, logger: newValue, loggerCarriesId: true)
         }
     }
 
     /// The logger's level, read without building the per-request logger.
-    public var logLevel: Logger.Level { baseLogger.logLevel }
+    public var logLevel: Logger.Level { origin.logger.logLevel }
+
+    /// A context for a request on a connection whose `origin` is already made.
+    init(requestId: String, origin: Origin) {
+        self.requestId = requestId
+        self.origin = origin
+        self.parameters = [:]
+    }
 
     public init(
         requestId: String, logger: Logger, remoteAddress: String, parameters: PathParameters = [:], route: String? = nil
     ) {
         self.requestId = requestId
-        self.baseLogger = logger
-        self.remoteAddress = remoteAddress
+        self.origin = Origin(remoteAddress: remoteAddress, logger: logger, loggerCarriesId: false)
         self.parameters = parameters
         self.route = route
     }

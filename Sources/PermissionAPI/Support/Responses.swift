@@ -25,9 +25,7 @@ enum Responses {
 
     /// One authorization with its `ETag` (SPEC §3), encoded by hand: the hot path.
     static func authorization(_ value: PermissionDomain.Authorization, status: HTTPStatus = .ok) -> HTTPResponse {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(384)
-        WireMapping.authorization(value).jsonBytes(into: &bytes)
+        let bytes = WireMapping.authorization(value).jsonBytes  // sized by the encoder: one allocation
         return HTTPResponse(status: status, headers: ["Content-Type": json, "ETag": value.etag], body: .bytes(bytes))
     }
 

@@ -43,7 +43,7 @@ public struct StoredAuthorization: Hashable, Sendable {
         self.expiresAt = expiresAt?.truncatedToMilliseconds
         self.reason = reason
         self.purpose = purpose
-        self.declinedLevels = declinedLevels.sorted()
+        self.declinedLevels = declinedLevels.count > 1 ? declinedLevels.sorted() : declinedLevels  // no copy for 0 or 1
         self.updatedAt = updatedAt?.truncatedToMilliseconds
         self.version = version
     }

@@ -23,12 +23,11 @@ extension StoreSession {
         """)
 
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization? {
-        try row(Self.selectOne) { statement in
-            statement.bind(user.rawValue, at: 1)
-            statement.bind(app.rawValue, at: 2)
-            statement.bind(service.rawValue, at: 3)
-        } decode: { statement in
-            try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 0)
+        try database.withStatement(Self.selectOne) { statement in
+            try statement.withTexts(user.rawValue, app.rawValue, service.rawValue) { statement in
+                try statement.step()
+                    ? try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 0) : nil
+            }
         }
     }
 
@@ -36,22 +35,27 @@ extension StoreSession {
         -> (stored: StoredAuthorization?, settings: UserSettings?)
     {
         guard withSettings else { return (try authorization(user: user, app: app, service: service), nil) }
-        let found = try row(Self.selectOneWithSettings) { statement in
-            statement.bind(user.rawValue, at: 1)
-            statement.bind(app.rawValue, at: 2)
-            statement.bind(service.rawValue, at: 3)
-        } decode: { statement -> (StoredAuthorization?, UserSettings?) in
-            // status is NOT NULL in the table, so NULL means no record.
-            let stored =
-                statement.isNull(at: 0)
-                ? nil : try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 0)
-            let settings =
-                statement.isNull(at: 10)
-                ? nil
-                : UserSettings(user: user, locationServicesEnabled: statement.bool(at: 10), updatedAt: statement.date(at: 11))
-            return (stored, settings)
+        let found = try database.withStatement(Self.selectOneWithSettings) { statement in
+            // The keys bound in place, not copied by SQLite (see `withTexts`).
+            try statement.withTexts(user.rawValue, app.rawValue, service.rawValue) { statement in
+                try statement.step() ? try Self.decodeWithSettings(statement, user: user, app: app, service: service) : nil
+            }
         }
         return found ?? (nil, nil)
+    }
+
+    private static func decodeWithSettings(_ statement: Statement, user: UserID, app: AppID, service: ServiceID) throws
+        -> (StoredAuthorization?, UserSettings?)
+    {
+        // status is NOT NULL in the table, so NULL means no record.
+        let stored =
+            statement.isNull(at: 0)
+            ? nil : try decodeAuthorization(statement, user: user, app: app, service: service, offset: 0)
+        let settings =
+            statement.isNull(at: 10)
+            ? nil
+            : UserSettings(user: user, locationServicesEnabled: statement.bool(at: 10), updatedAt: statement.date(at: 11))
+        return (stored, settings)
     }
 
     func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws

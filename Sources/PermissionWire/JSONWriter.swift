@@ -1,0 +1,137 @@
+package import Foundation
+
+/// Writes one JSON document into memory reserved up front (`JSONWriter.write(into:bound:_:)`),
+/// with the escaping of `JSONBytes`: for the hot path, where appending byte by byte to an array
+/// (a capacity and uniqueness check each time) cost more than the bytes themselves.
+package struct JSONWriter {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private(set) var count = 0
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
+    }
+
+    /// Appends what `body` writes to `bytes`. `bound` must be at least what it writes (see
+    /// ``bound(of:)``); the memory is reserved, filled, and trimmed to what was written.
+    package static func write(into bytes: inout [UInt8], bound: Int, _ body: (inout JSONWriter) -> Void) {
+        let start = bytes.count
+        bytes.reserveCapacity(start + bound)
+        bytes.append(contentsOf: repeatElement(0, count: bound))
+        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
+            var writer = JSONWriter(base: buffer.baseAddress! + start, capacity: bound)
+            body(&writer)
+            return writer.count
+        }
+        bytes.removeLast(bound - written)
+    }
+
+    /// The most `string(_:)` writes for `text`: quotes, and six bytes per byte escaped as `\u00XX`.
+    package static func bound(of text: String) -> Int { 2 + 6 * text.utf8.count }
+
+    /// The most `optionalString(_:)` writes.
+    package static func bound(of text: String?) -> Int { text.map { bound(of: $0) } ?? 4 }
+
+    /// The most a quoted timestamp takes.
+    package static let timestampBound = 2 + Timestamp.length
+    /// The most an `Int64` takes.
+    package static let intBound = 20
+
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        precondition(count < capacity, "JSONWriter bound too small")
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(count + bytes.count <= capacity, "JSONWriter bound too small")
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// Literal JSON text (punctuation and member names, e.g. `,"level":`).
+    package mutating func literal(_ text: StaticString) {
+        text.withUTF8Buffer { put($0) }
+    }
+
+    /// A quoted, escaped string.
+    package mutating func string(_ text: String) {
+        put(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for i in 0..<utf8.count {
+                let b = utf8[i]
+                guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
+                put(UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                start = i + 1
+                put(UInt8(ascii: "\\"))
+                switch b {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(b)
+                case 0x08: put(UInt8(ascii: "b"))
+                case 0x09: put(UInt8(ascii: "t"))
+                case 0x0A: put(UInt8(ascii: "n"))
+                case 0x0C: put(UInt8(ascii: "f"))
+                case 0x0D: put(UInt8(ascii: "r"))
+                default:
+                    put(UInt8(ascii: "u"))
+                    put(UInt8(ascii: "0"))
+                    put(UInt8(ascii: "0"))
+                    put(Self.hex[Int(b >> 4)])
+                    put(Self.hex[Int(b & 0x0F)])
+                }
+            }
+            put(UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        put(UInt8(ascii: "\""))
+    }
+
+    /// A string, or `null`.
+    package mutating func optionalString(_ text: String?) {
+        if let text { string(text) } else { literal("null") }
+    }
+
+    /// A decimal integer.
+    package mutating func int(_ value: Int64) {
+        if value < 0 { put(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = count
+        repeat {
+            put(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        var low = start
+        var high = count - 1
+        while low < high {
+            let digit = base[low]
+            base[low] = base[high]
+            base[high] = digit
+            low += 1
+            high -= 1
+        }
+    }
+
+    /// `true` or `false`.
+    package mutating func bool(_ value: Bool) {
+        literal(value ? "true" : "false")
+    }
+
+    /// A quoted RFC 3339 timestamp (see `Timestamp`).
+    package mutating func timestamp(_ date: Date) {
+        put(UInt8(ascii: "\""))
+        precondition(count + Timestamp.length <= capacity, "JSONWriter bound too small")
+        count += Timestamp.write(date, to: base + count)
+        put(UInt8(ascii: "\""))
+    }
+
+    /// A timestamp, or `null`.
+    package mutating func optionalTimestamp(_ date: Date?) {
+        if let date { timestamp(date) } else { literal("null") }
+    }
+}
