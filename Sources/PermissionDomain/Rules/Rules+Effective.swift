@@ -29,7 +29,7 @@ extension Rules {
                 }
             }
         }
-        if service.specials.contains(.locationServicesSwitch), settings?.locationServicesEnabled == false {
+        if service.hasLocationServicesSwitch, settings?.locationServicesEnabled == false {
             return derived(stored, status: .denied, level: nil, reason: .servicesDisabled)
         }
         let lapsed = stored.onceLapsed(at: now)

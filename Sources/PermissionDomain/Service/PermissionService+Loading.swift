@@ -16,7 +16,7 @@ extension PermissionService {
     ) throws -> Authorization {
         let policies = try reader.policies(service: stored.service, app: stored.app, user: stored.user)
         let settings =
-            service.specials.contains(.locationServicesSwitch) ? try reader.userSettings(stored.user) : nil
+            service.hasLocationServicesSwitch ? try reader.userSettings(stored.user) : nil
         return Rules.effective(stored: stored, service: service, policies: policies, settings: settings, now: now)
     }
 
@@ -26,7 +26,7 @@ extension PermissionService {
         _ reader: any PermissionReader, user: UserID, app: AppID, service id: ServiceID, now: Date
     ) throws -> LoadedAuthorization {
         let service = try resolveService(reader, id)
-        let withSettings = service.specials.contains(.locationServicesSwitch)
+        let withSettings = service.hasLocationServicesSwitch
         let (found, settings) = try reader.authorizationAndSettings(
             user: user, app: app, service: id, withSettings: withSettings)
         let stored = found ?? .initial(user: user, app: app, service: id)

@@ -11,6 +11,8 @@ public struct ServiceDefinition: Hashable, Sendable {
     /// Whether the service is built in (SPEC §2 table) rather than an operator's custom one.
     public let builtin: Bool
     public let specials: Set<ServiceSpecial>
+    /// `specials.contains(.locationServicesSwitch)`, read on every status check without hashing.
+    public let hasLocationServicesSwitch: Bool
 
     /// Validates a definition: at least one level, no duplicates, one non-empty key list per
     /// level, each key 1-128 characters of `A-Z a-z 0-9 _ . -`.
@@ -49,6 +51,7 @@ public struct ServiceDefinition: Hashable, Sendable {
         self.purposeKeys = purposeKeys
         self.builtin = builtin
         self.specials = specials
+        hasLocationServicesSwitch = specials.contains(.locationServicesSwitch)
     }
 
     /// The position of `level` among `levels` (0 = weakest), or nil when the service lacks it.

@@ -16,8 +16,12 @@ public struct UserID: Hashable, Comparable, Sendable, CustomStringConvertible {
     package init(trusted raw: String) { rawValue = raw }
 
     public static func isValid(_ raw: String) -> Bool {
+        IdentifierSyntax.bytes(of: raw) { isValid(utf8: $0) }
+    }
+
+    private static func isValid(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         var count = 0
-        for byte in raw.utf8 {
+        for byte in utf8 {
             count += 1
             guard count <= 128 else { return false }
             switch byte {
