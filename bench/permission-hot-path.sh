@@ -161,6 +161,8 @@ for size in $sizes; do
         'BEGIN { printf "%d rows: GET %.0f/s = %.2f of nginx (target >= 0.50); p99 at saturation %.3f ms, paced %.3f ms (nginx paced %.3f ms; target < 1 ms)\n", r, a, a / b, p, q, n }'
 done
 first="${sizes%% *}"; last="${sizes##* }"
+# Also against nginx in the same run, which takes out a machine that got slower in between.
 awk -v a="${rps[get-${first%%:*}]}" -v b="${rps[get-${last%%:*}]}" \
-    'BEGIN { printf "throughput %s rows / %s rows: %.2f (target about 1)\n", ARGV[1], ARGV[2], b / a }' \
-    "${first%%:*}" "${last%%:*}" 2>/dev/null || true
+    -v na="${rps[nginx-${first%%:*}]}" -v nb="${rps[nginx-${last%%:*}]}" -v f="${first%%:*}" -v l="${last%%:*}" \
+    'BEGIN { printf "throughput %s rows / %s rows: %.2f, %.2f relative to nginx in the same run (target about 1)\n", l, f, b / a, (b / nb) / (a / na) }' \
+    2>/dev/null || true
