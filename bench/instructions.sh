@@ -5,7 +5,8 @@
 # exactly the PIDs it started.
 #   bench/instructions.sh engine SERVER_BINARY          # http-bench-server, GET /bench
 #   bench/instructions.sh status SERVER_BINARY [ROWS]   # permission-server, GET one authorization
-# Valgrind 3.19 cannot read the release permission-server's debug info: pass a stripped copy.
+# Valgrind 3.19 cannot read the release permission-server's DWARF: pass a copy made with
+# `strip --strip-debug -o COPY permission-server` (it keeps the symbols callgrind_annotate shows).
 # Needs valgrind (callgrind_control), wrk, curl, sqlite3 (status). Env: DURATION (10s), PORT (18095).
 set -euo pipefail
 
