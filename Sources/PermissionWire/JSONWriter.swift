@@ -66,11 +66,21 @@ package struct JSONWriter {
         var text = text
         text.withUTF8 { utf8 in
             var start = 0
-            for i in 0..<utf8.count {
+            var i = 0
+            while i < utf8.count {
+                // Eight bytes at a time while none needs escaping (SWAR, see `needsNoEscape`).
+                if let base = utf8.baseAddress {
+                    let raw = UnsafeRawPointer(base)
+                    while i + 8 <= utf8.count, Self.needsNoEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                        i += 8
+                    }
+                    if i >= utf8.count { break }
+                }
                 let b = utf8[i]
+                i += 1
                 guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
-                put(UnsafeBufferPointer(rebasing: utf8[start..<i]))
-                start = i + 1
+                put(UnsafeBufferPointer(rebasing: utf8[start..<(i - 1)]))
+                start = i
                 put(UInt8(ascii: "\\"))
                 switch b {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(b)
@@ -90,6 +100,18 @@ package struct JSONWriter {
             put(UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         put(UInt8(ascii: "\""))
+    }
+
+    /// Whether no byte of the little-endian word `x` needs escaping: none below 0x20, no `"`
+    /// and no `\` ("Bit Twiddling Hacks", haszero/hasless; bytes >= 0x80 never count).
+    @inline(__always)
+    private static func needsNoEscape(_ x: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = x ^ (ones &* 0x22)
+        let backslash = x ^ (ones &* 0x5C)
+        let found = ((x &- ones &* 0x20) & ~x) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+        return found & highs == 0
     }
 
     /// A string, or `null`.

@@ -22,6 +22,30 @@ struct ParserTests {
         #expect(head.headers["accept"] == "*/*")
     }
 
+    /// Field values are checked eight bytes at a time until a control byte: a tab, a DEL, a bare
+    /// control or the CR at each offset of a long value, trailing whitespace trimmed, obs-text kept.
+    @Test func fieldValuesAreCheckedAtEveryOffset() {
+        for offset in 0..<24 {
+            var value = Array(repeating: UInt8(ascii: "v"), count: 24)
+            value[offset] = 0x09  // HTAB inside a value is allowed
+            let head = bytes("GET / HTTP/1.1\r\nHost: h\r\nX-Long: ") + value + bytes("  \t \r\n\r\n")
+            guard case .request(let r) = parseRequest(head) else { Issue.record("tab at \(offset)"); continue }
+            // A tab at either end is whitespace around the value (OWS), not part of it.
+            let kept = value[(offset == 0 ? 1 : 0)..<(offset == 23 ? 23 : 24)]
+            let expected = String(decoding: kept, as: UTF8.self)
+            #expect(r.head.headers["X-Long"] == expected, "tab at \(offset)")
+            for bad: UInt8 in [0x7F, 0x00, 0x1F, 0x0A] {
+                var broken = Array(repeating: UInt8(ascii: "v"), count: 24)
+                broken[offset] = bad
+                let input = bytes("GET / HTTP/1.1\r\nHost: h\r\nX-Long: ") + broken + bytes("\r\n\r\n")
+                #expect(parseRequest(input).status == 400, "byte \(bad) at \(offset)")
+            }
+        }
+        let obsText: [UInt8] = bytes("GET / HTTP/1.1\r\nHost: h\r\nX-Obs: caf") + [0xC3, 0xA9] + bytes(" au lait, encore\r\n\r\n")
+        guard case .request(let r) = parseRequest(obsText) else { Issue.record("obs-text"); return }
+        #expect(r.head.headers["X-Obs"] == "café au lait, encore")
+    }
+
     @Test func emptyQueryIsPresentButEmpty() {
         guard case .request(let r) = parseRequest(bytes("GET /a? HTTP/1.1\r\nHost: h\r\n\r\n")) else { Issue.record("failed"); return }
         #expect(r.head.path == "/a")

@@ -72,6 +72,20 @@ import Testing
         #expect(minimal.jsonBytes == (try Self.foundationJSON(minimal)))
     }
 
+    /// Strings are scanned eight bytes at a time until a byte needs escaping: one at every
+    /// offset around the word boundaries, and non-ASCII beside it, still match `JSONEncoder`.
+    @Test func escapesAreFoundAtEveryOffset() throws {
+        for offset in 0..<24 {
+            for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "é", "\u{7F}"] {
+                var characters = Array(repeating: "a", count: 24)
+                characters[offset] = special
+                var value = Fixtures.authorization
+                value.purpose = characters.joined()
+                #expect(value.jsonBytes == (try Self.foundationJSON(value)), "\(special) at \(offset)")
+            }
+        }
+    }
+
     @Test func problemCarriesRFC9457Members() throws {
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(Fixtures.problem.jsonBytes)) as? [String: Any])
         #expect(parsed["type"] as? String == "https://permissions.example/problems/missing-purpose-string")

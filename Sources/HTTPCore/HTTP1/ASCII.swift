@@ -49,6 +49,26 @@ enum ASCII {
         b >= 0x20 ? b != 0x7F : b == htab
     }
 
+    // Eight bytes at a time (SWAR; "Bit Twiddling Hacks", haszero/hasless): whether any byte of
+    // the little-endian word `x` is below `n` (n <= 128; bytes >= 0x80 never count) or equals `b`.
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    @inline(__always) static func anyByte(of x: UInt64, below n: UInt8) -> Bool {
+        (x &- ones &* UInt64(n)) & ~x & highs != 0
+    }
+
+    @inline(__always) static func anyByte(of x: UInt64, equalTo b: UInt8) -> Bool {
+        let v = x ^ (ones &* UInt64(b))
+        return (v &- ones) & ~v & highs != 0
+    }
+
+    /// Whether all eight bytes of `x` are field-value bytes other than HTAB (which, being a
+    /// control character, sends the caller to its byte-wise path, as does the CR ending a line).
+    @inline(__always) static func allPlainFieldValueBytes(_ x: UInt64) -> Bool {
+        !anyByte(of: x, below: 0x20) && !anyByte(of: x, equalTo: 0x7F)
+    }
+
     /// The value of a hex digit, or nil.
     @inline(__always) static func hexValue(_ b: UInt8) -> UInt8? {
         switch b {

@@ -61,8 +61,14 @@ enum FieldLineScanner {
             i += 1
         }
         let valueStart = i
-        var valueEnd = i
         while true {
+            // Eight plain bytes at a time; a control byte (CR, HTAB, anything bad) or the end of
+            // the buffer drops to the byte-wise check below.
+            if let base = b.baseAddress {
+                while i + 8 <= limit, ASCII.allPlainFieldValueBytes(base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                    i += 8
+                }
+            }
             try need(i)
             let c = b[i]
             if c == ASCII.cr { break }
@@ -71,8 +77,10 @@ enum FieldLineScanner {
                 throw .failure(.badRequest("Control character in a field value."))
             }
             i += 1
-            if !ASCII.isWhitespace(c) { valueEnd = i }
         }
+        // OWS before the CR is not part of the value.
+        var valueEnd = i
+        while valueEnd > valueStart && ASCII.isWhitespace(b[valueEnd - 1]) { valueEnd -= 1 }
         try need(i + 1)
         guard b[i + 1] == ASCII.lf else { throw .failure(.badRequest("Bare CR in a field value.")) }
         return .field(Field(name: name, value: valueStart..<valueEnd), next: i + 2)
