@@ -21,6 +21,25 @@ import Testing
         #expect(withoutDate(text) == "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
     }
 
+    /// The head is built in a scratch buffer sized beforehand: many and large fields, a long
+    /// reason, a server name, HTTP/1.0 keep-alive, after bytes already queued.
+    @Test func largeHeadsFitTheirBound() {
+        var fields: [(String, String)] = (0..<50).map { ("X-Field-\($0)", String(repeating: "v", count: $0 * 7)) }
+        fields.append(("X-Huge", String(repeating: "h", count: 100_000)))
+        let response = HTTPResponse(
+            status: HTTPStatus(code: 299, reason: String(repeating: "r", count: 300)), headers: HTTPHeaders(fields),
+            body: .bytes(Array("body".utf8)))
+        var writer = HTTPResponseWriter(serverName: "permission-service/1.0")
+        var out = Array("queued".utf8)
+        _ = writer.write(response, isHead: false, version: .http1_0, keepAlive: true, into: &out)
+        let text = String(decoding: out, as: UTF8.self)
+        #expect(text.hasPrefix("queuedHTTP/1.1 299 " + String(repeating: "r", count: 300) + "\r\n"))
+        #expect(text.contains("\r\nX-Field-49: " + String(repeating: "v", count: 343) + "\r\n"))
+        #expect(text.contains("\r\nX-Huge: " + String(repeating: "h", count: 100_000) + "\r\n"))
+        #expect(text.contains("\r\nServer: permission-service/1.0\r\n"))
+        #expect(text.hasSuffix("Content-Length: 4\r\nConnection: keep-alive\r\n\r\nbody"))
+    }
+
     @Test func headKeepsLengthDropsBody() {
         let (text, _) = serialize(HTTPResponse(status: .ok, body: .bytes(Array("hello".utf8))), isHead: true)
         #expect(withoutDate(text) == "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")

@@ -51,34 +51,46 @@ package struct HTTPResponseWriter {
             }
         }
 
-        appendStatusLine(status, to: &out)
-        for field in response.headers.fields where !Self.isEngineField(field.name) {
-            out.append(contentsOf: field.name.utf8)
-            out.append(0x3A)
-            out.append(0x20)
-            out.append(contentsOf: field.value.utf8)
-            out.append(0x0D)
-            out.append(0x0A)
+        // The head is written into a scratch buffer sized for the longest it can be and appended
+        // in one copy: appending its twenty-odd pieces to the array one by one (a capacity and
+        // uniqueness check each) cost more than the bytes.
+        let fields = response.headers.fields
+        var bound = 32 + status.reason.utf8.count + (serverField?.count ?? 0) + 160
+        for field in fields { bound += field.name.utf8.count + field.value.utf8.count + 4 }
+        out.reserveCapacity(out.count + bound + (bodyBytes?.count ?? 0))
+        let dateBytes = date.bytes()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { buffer in
+            var head = ByteCursor(buffer)
+            Self.writeStatusLine(status, to: &head)
+            for field in fields where !Self.isEngineField(field.name) {
+                head.put(field.name)
+                head.put(0x3A)
+                head.put(0x20)
+                head.put(field.value)
+                head.put(0x0D)
+                head.put(0x0A)
+            }
+            head.put(Self.dateName)
+            head.put(dateBytes)
+            head.put(0x0D)
+            head.put(0x0A)
+            if let serverField { head.put(serverField) }
+            if let lengthField, status.code != 304 {
+                head.put(Self.contentLengthName)
+                head.putDecimal(lengthField)
+                head.put(0x0D)
+                head.put(0x0A)
+            }
+            if chunked { head.put(Self.chunkedField) }
+            if !keepAlive {
+                head.put(Self.closeField)
+            } else if version == .http1_0 {
+                head.put(Self.keepAliveField)
+            }
+            head.put(0x0D)
+            head.put(0x0A)
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: head.count))
         }
-        out.append(contentsOf: Self.dateName)
-        out.append(contentsOf: date.bytes())
-        out.append(0x0D)
-        out.append(0x0A)
-        if let serverField { out.append(contentsOf: serverField) }
-        if let lengthField, status.code != 304 {
-            out.append(contentsOf: Self.contentLengthName)
-            Self.appendDecimal(lengthField, to: &out)
-            out.append(0x0D)
-            out.append(0x0A)
-        }
-        if chunked { out.append(contentsOf: Self.chunkedField) }
-        if !keepAlive {
-            out.append(contentsOf: Self.closeField)
-        } else if version == .http1_0 {
-            out.append(contentsOf: Self.keepAliveField)
-        }
-        out.append(0x0D)
-        out.append(0x0A)
         if let bodyBytes { out.append(contentsOf: bodyBytes) }
         return action
     }
@@ -99,18 +111,18 @@ package struct HTTPResponseWriter {
         }
     }
 
-    private func appendStatusLine(_ status: HTTPStatus, to out: inout [UInt8]) {
+    private static func writeStatusLine(_ status: HTTPStatus, to head: inout ByteCursor) {
         if status.code == 200, status.reason == "OK" {
-            out.append(contentsOf: Self.okLine)
+            head.put(okLine)
             return
         }
-        out.append(contentsOf: Self.versionPrefix)
-        Self.appendDecimal(status.code, to: &out)
-        out.append(0x20)
+        head.put(versionPrefix)
+        head.putDecimal(status.code)
+        head.put(0x20)
         // The reason is sent as given minus CR/LF, which could split the head (RFC 9112 §4).
-        for byte in status.reason.utf8 where byte != 0x0D && byte != 0x0A { out.append(byte) }
-        out.append(0x0D)
-        out.append(0x0A)
+        for byte in status.reason.utf8 where byte != 0x0D && byte != 0x0A { head.put(byte) }
+        head.put(0x0D)
+        head.put(0x0A)
     }
 
     /// Appends a non-negative integer in decimal without allocating a String.
@@ -142,4 +154,58 @@ package struct HTTPResponseWriter {
     private static let closeField = Array("Connection: close\r\n".utf8)
     private static let keepAliveField = Array("Connection: keep-alive\r\n".utf8)
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+}
+
+/// Writes into memory whose size was worked out beforehand (a response head).
+struct ByteCursor {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private(set) var count = 0
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        base = buffer.baseAddress!
+        capacity = buffer.count
+    }
+
+    @inline(__always)
+    mutating func put(_ byte: UInt8) {
+        precondition(count < capacity, "response head larger than its bound")
+        base[count] = byte
+        count += 1
+    }
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(count + bytes.count <= capacity, "response head larger than its bound")
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func put(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { put($0) }
+    }
+
+    mutating func put(_ text: String) {
+        var text = text
+        text.withUTF8 { put($0) }
+    }
+
+    /// A non-negative integer in decimal.
+    mutating func putDecimal(_ value: Int) {
+        var v = max(value, 0)
+        let start = count
+        repeat {
+            put(UInt8(0x30 + v % 10))
+            v /= 10
+        } while v > 0
+        var low = start
+        var high = count - 1
+        while low < high {
+            let digit = base[low]
+            base[low] = base[high]
+            base[high] = digit
+            low += 1
+            high -= 1
+        }
+    }
 }

@@ -98,8 +98,11 @@ struct RouteNode: Sendable {
 /// of objects, so that walking it borrows each node instead of copying its arrays (copying the
 /// nodes' arrays cost more than the comparisons).
 final class FrozenRouteNode: Sendable {
-    /// Literal children: the (decoded) segment bytes and the node, at the same index.
+    /// Literal children: the (decoded) segment bytes and the node, at the same index, and a
+    /// fingerprint of each (`fingerprint(of:)`) compared first, so that the scan of the children
+    /// touches plain integers and only a likely match reads the bytes.
     private let literalBytes: [[UInt8]]
+    private let literalFingerprints: [UInt64]
     private let literalNodes: [FrozenRouteNode]
     /// The child matching any single non-empty segment.
     private let parameter: FrozenRouteNode?
@@ -107,6 +110,7 @@ final class FrozenRouteNode: Sendable {
 
     init(_ node: RouteNode) {
         literalBytes = node.literals.map(\.bytes)
+        literalFingerprints = node.literals.map { $0.bytes.withUnsafeBufferPointer(Self.fingerprint(of:)) }
         literalNodes = node.literals.map { FrozenRouteNode($0.node) }
         parameter = node.parameter.first.map(FrozenRouteNode.init)
         route = node.route
@@ -142,8 +146,20 @@ final class FrozenRouteNode: Sendable {
     /// The index of the literal child equal to `segment`, if any.
     @inline(__always)
     private func literalIndex(of segment: UnsafeBufferPointer<UInt8>) -> Int? {
-        for index in literalBytes.indices where PathSegments.equal(literalBytes[index], segment) { return index }
+        let wanted = Self.fingerprint(of: segment)
+        for index in literalFingerprints.indices where literalFingerprints[index] == wanted {
+            if PathSegments.equal(literalBytes[index], segment) { return index }
+        }
         return nil
+    }
+
+    /// The length in the low byte and the first seven bytes above it: equal segments have equal
+    /// fingerprints, and most different ones differ in length or start.
+    @inline(__always)
+    private static func fingerprint(of segment: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var value = UInt64(truncatingIfNeeded: segment.count)
+        for index in 0..<min(segment.count, 7) { value |= UInt64(segment[index]) << (8 * UInt64(index + 1)) }
+        return value
     }
 }
 
