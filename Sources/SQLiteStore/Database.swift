@@ -38,6 +38,7 @@ package final class Database {
     ///   - mode: `.readWrite` (the writer) or `.readOnly` (a pool reader).
     ///   - configuration: busy timeout, cache and mmap sizes.
     package init(path: String, mode: Mode, configuration: DatabaseConfiguration = .init()) throws {
+        _ = Self.libraryConfigured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
@@ -60,6 +61,14 @@ package final class Database {
             throw error  // deinit closes the handle
         }
     }
+
+    /// Process-wide SQLite settings, applied once before the first connection opens: memory
+    /// statistics off (nothing here reads them, and keeping them takes a global mutex on every
+    /// SQLite allocation, a few per query, contended between the loops and the writer).
+    private static let libraryConfigured: Bool = csqlite_disable_memory_statistics() == SQLITE_OK
+
+    /// Whether the process-wide settings above took effect (they cannot once SQLite is in use).
+    package static var isLibraryConfigured: Bool { libraryConfigured }
 
     deinit {
         statementCache.removeAll()  // finalize cached statements before the connection

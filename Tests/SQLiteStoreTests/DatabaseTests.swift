@@ -16,6 +16,12 @@ import Testing
         #expect(try pragma("cache_size") == "-8192")
     }
 
+    @Test func memoryStatisticsAreOffBeforeTheFirstConnection() throws {
+        let directory = try TemporaryDirectory()
+        _ = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        #expect(Database.isLibraryConfigured)
+    }
+
     @Test func readOnlyConnectionCannotWrite() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("db.sqlite")
