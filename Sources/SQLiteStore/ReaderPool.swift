@@ -35,6 +35,7 @@ package final class ReaderPool: @unchecked Sendable {
     private var idle: [Idle] = []  // guarded by condition
     private var openCount = 0  // guarded by condition
     private var generation: UInt64 = 0  // guarded by condition
+    private var waiting = 0  // readers blocked in checkout, guarded by condition
 
     /// Creates an empty pool; no connection is opened until the first read.
     /// - Parameters:
@@ -115,7 +116,9 @@ package final class ReaderPool: @unchecked Sendable {
                     throw error
                 }
             }
+            waiting += 1
             condition.wait()
+            waiting -= 1
         }
     }
 
@@ -125,7 +128,7 @@ package final class ReaderPool: @unchecked Sendable {
             database.rollbackIgnoringErrors()  // stale: do not hold an old snapshot while idle
         }
         idle.append(Idle(database: database, generation: snapshot, snapshotStarted: snapshotStarted))
-        condition.signal()
+        if waiting > 0 { condition.signal() }  // no system call when nobody waits
         condition.unlock()
     }
 

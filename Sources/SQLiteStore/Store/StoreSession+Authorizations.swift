@@ -128,18 +128,21 @@ extension StoreSession {
         return try decodeAuthorization(statement, user: user, app: app, service: service, offset: 3)
     }
 
+    private static let statuses = RawValueTable(AuthorizationStatus.allCases, rawValue: \.rawValue)
+    private static let reasons = RawValueTable(Reason.allCases, rawValue: \.rawValue)
+
     /// Decodes the columns from `status` on, starting at column `offset`.
     private static func decodeAuthorization(
         _ statement: Statement, user: UserID, app: AppID, service: ServiceID, offset: Int32
     ) throws -> StoredAuthorization {
         StoredAuthorization(
             user: user, app: app, service: service,
-            status: try statement.enumeration(AuthorizationStatus.self, at: offset, "authorizations", "status"),
+            status: try statement.enumeration(Self.statuses, at: offset, "authorizations", "status"),
             level: statement.string(at: offset + 1).map(Level.init(trusted:)),
             provisional: statement.bool(at: offset + 2),
             once: statement.bool(at: offset + 3),
             expiresAt: statement.date(at: offset + 4),
-            reason: try statement.enumeration(Reason.self, at: offset + 5, "authorizations", "reason"),
+            reason: try statement.enumeration(Self.reasons, at: offset + 5, "authorizations", "reason"),
             purpose: statement.string(at: offset + 6).map(PurposeString.init(trusted:)),
             declinedLevels: statement.list(at: offset + 7).map { Level(trusted: String($0)) },
             updatedAt: statement.date(at: offset + 8),

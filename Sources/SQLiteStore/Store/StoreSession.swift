@@ -68,6 +68,22 @@ struct StoreSession: PermissionWriter {
     static func limit(_ limit: Int) -> Int64 { Int64(max(1, limit)) }
 }
 
+/// The raw values of an enumeration as bytes, built once, for `Statement.enumeration(_:at:_:_:)`.
+struct RawValueTable<Value>: Sendable where Value: Sendable {
+    private let entries: [(bytes: [UInt8], value: Value)]
+
+    init(_ values: [Value], rawValue: (Value) -> String) {
+        entries = values.map { (Array(rawValue($0).utf8), $0) }
+    }
+
+    func value(of bytes: UnsafeBufferPointer<UInt8>) -> Value? {
+        for entry in entries where entry.bytes.count == bytes.count {
+            if entry.bytes.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) { return entry.value }
+        }
+        return nil
+    }
+}
+
 extension Statement {
     /// A non-NULL text column, or a corruption error naming it.
     func requiredString(at index: Int32, _ table: String, _ column: String) throws -> String {
@@ -82,6 +98,17 @@ extension Statement {
         guard let text = string(at: index), let value = Value(rawValue: text) else {
             throw StoreSession.corrupt(table, column)
         }
+        return value
+    }
+
+    /// A column holding one of `table`'s raw values, matched on the column's bytes without making
+    /// a `String` (the hot path's status and reason).
+    func enumeration<Value>(_ table: RawValueTable<Value>, at index: Int32, _ tableName: String, _ column: String)
+        throws -> Value
+    {
+        guard let text = sqlite3_column_text(handle, index) else { throw StoreSession.corrupt(tableName, column) }
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index)))
+        guard let value = table.value(of: bytes) else { throw StoreSession.corrupt(tableName, column) }
         return value
     }
 

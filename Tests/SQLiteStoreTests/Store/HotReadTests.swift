@@ -79,4 +79,28 @@ import Testing
         #expect(!services.mayHavePolicies("contacts"))
         #expect(PolicyServices(["photos"]).mayHavePolicies("photos"))
     }
+
+    /// Status and reason are matched on the column bytes: every value reads back, and a value
+    /// changed outside the program (here a reason no version wrote) is reported as corruption.
+    @Test func everyStatusAndReasonReadsBackAndStrangersAreCorruption() throws {
+        let fixture = try StoreFixture()
+        let maps = try app("com.example.maps")
+        let stored: [(AuthorizationStatus, Reason)] = [
+            (.notDetermined, .default), (.denied, .userConsent), (.authorized, .policy), (.authorized, .servicesDisabled),
+            (.notDetermined, .expired),
+        ] + Reason.allCases.map { (.denied, $0) }
+        for (index, (status, reason)) in stored.enumerated() {
+            let record = StoredAuthorization(
+                user: try user("u\(index)"), app: maps, service: .camera, status: status,
+                level: status == .authorized ? .full : nil, reason: reason, updatedAt: epoch, version: 1)
+            try fixture.store.write { try $0.save(record) }
+            let back = try fixture.store.read { try $0.authorization(user: try user("u\(index)"), app: maps, service: .camera) }
+            #expect(back?.status == status && back?.reason == reason, "\(status) \(reason)")
+        }
+        try fixture.store.pool.write { try $0.execute("UPDATE authorizations SET reason = 'userConsentX', version = version + 1 WHERE user = 'u1'") }
+        let error = #expect(throws: SQLiteError.self) {
+            try fixture.store.read { try $0.authorization(user: try user("u1"), app: maps, service: .camera) }
+        }
+        #expect(error?.description.contains("authorizations.reason") == true)
+    }
 }
