@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import HTTPCore
+@testable import HTTPCore
 import Testing
 
 /// Where responders run (`HTTPExecution`): routes choose inline (event loop) or the worker
@@ -60,6 +60,32 @@ import Testing
         // The connection is back on its loop and keeps serving.
         try blocked.send(rawGet("/fast"))
         #expect(try blocked.readResponse().text == "fast")
+    }
+
+    /// Responses of a batch are sent together, in groups of `EventLoop.flushGroup`: with the
+    /// loop held up while 100 clients send, the next batch has them all, and each gets its own
+    /// answer, also on a second round over the same connections.
+    @Test(.timeLimit(.minutes(1))) func aLargeBatchAnswersEveryConnection() throws {
+        let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
+            router.get("/hold", execution: .eventLoop) { _, _ in
+                Thread.sleep(forTimeInterval: 0.3)  // on the loop: the others queue up meanwhile
+                return textResponse("held")
+            }
+            router.get("/echo/{n}") { _, context in textResponse("e" + (context.parameters["n"] ?? "")) }
+        }
+        defer { live.stop() }
+        let clients = try (0..<100).map { _ in try live.client() }
+        let holder = try live.client()
+        for round in 0..<2 {
+            try holder.send(rawGet("/hold"))
+            Thread.sleep(forTimeInterval: 0.05)
+            for (index, client) in clients.enumerated() { try client.send(rawGet("/echo/\(round)-\(index)")) }
+            #expect(try holder.readResponse().text == "held")
+            for (index, client) in clients.enumerated() {
+                #expect(try client.readResponse().text == "e\(round)-\(index)")
+            }
+        }
+        #expect(EventLoop.flushGroup < clients.count)
     }
 
     /// Pipelined requests alternating between inline and worker routes are answered in order.

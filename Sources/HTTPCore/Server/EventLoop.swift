@@ -135,6 +135,14 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         isServingBatch = false
+        flushWaiting()
+    }
+
+    /// The most responses held back within a batch: enough that one wake-up of the client covers
+    /// many, few enough that the first of them waits at most this many requests' work.
+    static let flushGroup = 32
+
+    private func flushWaiting() {
         for connection in flushAtEnd { connection.flushAfterBatch() }
         flushAtEnd.removeAll(keepingCapacity: true)
     }
@@ -145,8 +153,10 @@ final class EventLoop: @unchecked Sendable {
     /// and a wake-up across CPUs (an interrupt to the other core, a VM exit under
     /// virtualization) cost more than the request itself. Sent back to back, the first send
     /// wakes the client and the rest find it awake. A batch holds the connections that were
-    /// ready at once, so the wait is the time to serve them, which at low load is one request.
+    /// ready at once, so the wait is the time to serve them, which at low load is one request,
+    /// and at most `flushGroup` requests' work in a large batch.
     func flushAfterBatch(_ connection: HTTPConnection) {
         flushAtEnd.append(connection)
+        if flushAtEnd.count >= Self.flushGroup { flushWaiting() }
     }
 }
