@@ -8,7 +8,8 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
 static inline sqlite3_destructor_type csqlite_static(void) { return SQLITE_STATIC; }
 
 /// sqlite3_config is variadic, which Swift cannot call. Turns off SQLite's memory statistics,
-/// which take a global mutex on every allocation (https://www.sqlite.org/c3ref/c_config_covering_index_scan.html#sqliteconfigmemstatus).
+/// which take a global mutex on every allocation (SQLITE_CONFIG_MEMSTATUS,
+/// https://www.sqlite.org/c3ref/c_config_covering_index_scan.html).
 /// Only works before the library is initialized; returns SQLITE_MISUSE after.
 static inline int csqlite_disable_memory_statistics(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
 

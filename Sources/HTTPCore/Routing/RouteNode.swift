@@ -133,7 +133,9 @@ final class FrozenRouteNode: Sendable {
                 {
                     return found
                 }
-            } else if let index = literalIndex(of: raw), let found = literalNodes[index].match(path, from: next, decode: decode) {
+            } else if let index = literalIndex(of: raw),
+                let found = literalNodes[index].match(path, from: next, decode: decode)
+            {
                 return found
             }
         }

@@ -9,9 +9,9 @@ import Synchronization
 /// Verified keys are cached by the token's hash for `cacheTTL`, so a request pays one hash and
 /// one locked lookup, not a store read; a keep-alive connection also remembers the header it
 /// last authenticated with, so its next requests pay one comparison. `invalidate()` (called on
-/// revocation) empties the cache and makes every connection verify again. Failures drain a per-address `FailureLimiter` (429 with `Retry-After` instead of
-/// 401 when empty; a valid key is never throttled) and are logged with the key id when the
-/// token names one, never the token.
+/// revocation) empties the cache and makes every connection verify again. Failures drain a
+/// per-address `FailureLimiter` (429 with `Retry-After` instead of 401 when empty; a valid key
+/// is never throttled) and are logged with the key id when the token names one, never the token.
 public final class KeyAuthenticator: Authenticator {
     /// `WWW-Authenticate` of a 401 (RFC 6750 §3).
     static let challenge = "Bearer realm=\"permissions\""

@@ -35,7 +35,10 @@ extension StoreSession {
 
     /// The services named by at least one policy.
     func policyServiceNames() throws -> Set<String> {
-        Set(try rows("SELECT DISTINCT service FROM policies") { _ in } decode: { try $0.requiredString(at: 0, "policies", "service") })
+        let services = try rows("SELECT DISTINCT service FROM policies") { _ in } decode: {
+            try $0.requiredString(at: 0, "policies", "service")
+        }
+        return Set(services)
     }
 
     func save(_ policy: Policy) throws {
