@@ -57,7 +57,9 @@ package struct JSONWriter {
 
     /// Literal JSON text (punctuation and member names, e.g. `,"level":`).
     package mutating func literal(_ text: StaticString) {
-        text.withUTF8Buffer { put($0) }
+        // The literals here are ASCII, so they have a pointer representation (no closure needed).
+        guard text.hasPointerRepresentation else { return text.withUTF8Buffer { put($0) } }
+        put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// A quoted, escaped string.

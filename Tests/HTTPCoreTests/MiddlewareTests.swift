@@ -87,6 +87,27 @@ final class RecordingLogHandler: LogHandler, @unchecked Sendable {
         #expect(!RequestIdMiddleware.isSane(""))
     }
 
+    /// Generated ids are "<server>-<connection>-<request>", the last two in base 36: one
+    /// connection's ids share the stem and count up (…-9, …-a, …-z, …-10), another's differ.
+    @Test func generatedRequestIdsCountUpPerConnection() throws {
+        let live = try Self.start(recorder: RecordingLogHandler())
+        defer { live.stop() }
+        let client = try live.client()
+        var ids: [String] = []
+        for _ in 0..<37 {
+            try client.send(rawGet("/ok"))
+            ids.append(try #require(try client.readResponse().headers["X-Request-Id"]))
+        }
+        let stem = String(ids[0].dropLast())  // "<server>-<connection>-"
+        #expect(ids[0] == stem + "1" && ids[8] == stem + "9" && ids[9] == stem + "a")
+        #expect(ids[34] == stem + "z" && ids[35] == stem + "10" && ids[36] == stem + "11")
+        #expect(Set(ids).count == ids.count && ids.allSatisfy { $0.hasPrefix(stem) && RequestIdMiddleware.isSane($0) })
+        let other = try live.client()
+        try other.send(rawGet("/ok"))
+        let otherId = try #require(try other.readResponse().headers["X-Request-Id"])
+        #expect(!otherId.hasPrefix(stem) && otherId.hasSuffix("-1"))
+    }
+
     @Test func httpErrorBecomesProblemJSON() throws {
         let live = try Self.start(recorder: RecordingLogHandler())
         defer { live.stop() }

@@ -141,23 +141,22 @@ extension HTTPConnection {
     /// (the first two parts are built once per connection).
     func makeRequestId() -> String {
         // The stem, then the request count in base 36, written in place (no intermediate strings).
-        let stem = requestIdStem.utf8
-        return String(unsafeUninitializedCapacity: stem.count + 13) { buffer in
-            var count = 0
-            for byte in stem {
-                buffer[count] = byte
-                count += 1
+        var stem = requestIdStem
+        return stem.withUTF8 { stem in
+            String(unsafeUninitializedCapacity: stem.count + 13) { buffer in
+                var count = stem.count
+                if let source = stem.baseAddress, count > 0 { buffer.baseAddress!.update(from: source, count: count) }
+                var value = UInt64(requestCount)
+                let start = count
+                repeat {
+                    let digit = UInt8(value % 36)
+                    buffer[count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                    value /= 36
+                    count += 1
+                } while value > 0
+                buffer[start..<count].reverse()
+                return count
             }
-            var value = UInt64(requestCount)
-            let start = count
-            repeat {
-                let digit = UInt8(value % 36)
-                buffer[count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-                value /= 36
-                count += 1
-            } while value > 0
-            buffer[start..<count].reverse()
-            return count
         }
     }
 }
