@@ -22,12 +22,7 @@ struct StoreSession: PermissionWriter {
 
     /// Runs `sql` with `bind`, collecting `decode` for each row.
     func rows<Row>(_ sql: String, bind: (Statement) -> Void, decode: (Statement) throws -> Row) throws -> [Row] {
-        try database.withStatement(sql) { statement in
-            bind(statement)
-            var rows: [Row] = []
-            while try statement.step() { rows.append(try decode(statement)) }
-            return rows
-        }
+        try database.withStatement(sql) { try Self.collect($0, bind: bind, decode: decode) }
     }
 
     /// Runs `sql` with `bind` and decodes the first row, if any.
@@ -40,12 +35,16 @@ struct StoreSession: PermissionWriter {
 
     /// Runs the statement of `slot` with `bind`, collecting `decode` for each row.
     func rows<Row>(_ slot: StatementSlot, bind: (Statement) -> Void, decode: (Statement) throws -> Row) throws -> [Row] {
-        try database.withStatement(slot) { statement in
-            bind(statement)
-            var rows: [Row] = []
-            while try statement.step() { rows.append(try decode(statement)) }
-            return rows
-        }
+        try database.withStatement(slot) { try Self.collect($0, bind: bind, decode: decode) }
+    }
+
+    private static func collect<Row>(
+        _ statement: Statement, bind: (Statement) -> Void, decode: (Statement) throws -> Row
+    ) throws -> [Row] {
+        bind(statement)
+        var rows: [Row] = []
+        while try statement.step() { rows.append(try decode(statement)) }
+        return rows
     }
 
     /// Runs a statement that returns no rows.
