@@ -14,7 +14,8 @@
 # Kills exactly the PIDs it started. Needs swift, sqlite3, wrk, nginx, taskset, curl.
 # Env: DURATION (10s), CONNECTIONS (64), SIZES ("10000:100:100 1000000:10000:100" = rows:users:apps),
 #      PORT (18091), NGINX_PORT (18092), SERVER_BINARY (skip the build and use this binary),
-#      PACE_MS (8: the paced GET run, where server and nginx see the same offered load).
+#      PACE_MS (8: the paced GET run, where server and nginx see the same offered load; each
+#      connection waits a random time, 8 ms on average, after every response).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -131,7 +132,7 @@ NGINX
     echo "== GET one authorization, wrk -t1 -c$connections -d$duration"
     USERS=$users APPS=$apps run "get-$rows" "$server_pid" "$base" -s "$here/hot-path/get.lua"
     run "nginx-$rows" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json"
-    echo "== the same, paced: ${pace_ms} ms between a connection's requests, for both (p99 below saturation)"
+    echo "== the same, paced: ${pace_ms} ms on average (exponential) between a connection's requests, for both (p99 below saturation)"
     PACE_MS=$pace_ms USERS=$users APPS=$apps run "get-paced-$rows" "$server_pid" "$base" -s "$here/hot-path/get.lua"
     PACE_MS=$pace_ms run "nginx-paced-$rows" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json" -s "$here/paced.lua"
     echo "== durable writes (settings PUT), wrk -t1 -c$connections -d$duration"

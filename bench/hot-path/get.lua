@@ -2,12 +2,13 @@
 -- environment (the seeded grid); every response must be 200.
 local users = tonumber(os.getenv("USERS") or "10000")
 local apps = tonumber(os.getenv("APPS") or "100")
--- PACE_MS > 0: each connection waits that long after every response (the paced run, where the
--- server and nginx see the same offered load below saturation).
+-- PACE_MS > 0: each connection waits a random time, PACE_MS milliseconds on average
+-- (exponentially distributed, as in bench/paced.lua), after every response: the paced run,
+-- where the server and nginx see the same offered load below saturation.
 local pace = tonumber(os.getenv("PACE_MS") or "0")
 if pace > 0 then
     function delay()
-        return pace
+        return math.floor(-pace * math.log(1 - math.random()) + 0.5)
     end
 end
 local headers = { ["Authorization"] = "Bearer " .. (os.getenv("BENCH_API_KEY") or "") }

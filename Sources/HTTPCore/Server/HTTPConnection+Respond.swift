@@ -21,7 +21,7 @@ extension HTTPConnection {
         environment.workerQueue.async { [self, context] in
             // Touches no connection state: the loop still owns it.
             let response = Self.run(responder, request: request, context: context)
-            queue.async { [self] in
+            loop.execute { [self] in
                 offloaded = false
                 if closeRequested {
                     closeNow()
@@ -83,7 +83,7 @@ extension HTTPConnection {
         updateDeadline()
         environment.workerQueue.async { [self] in
             let completed = stream(produce, chunked: chunked, logger: logger)
-            queue.async { [self] in
+            loop.execute { [self] in
                 offloaded = false
                 if !completed || closeRequested {
                     closeNow(abort: !completed)

@@ -7,7 +7,7 @@ import Logging
 /// request at a time in arrival order (RFC 9112 §9.3). A responder that may block, and every
 /// streamed body, runs on the worker queue instead (`offloaded`); meanwhile the connection is
 /// out of the epoll set and the loop leaves it alone, and the worker hands it back with
-/// `queue.async`. Only `deadline` is shared, with the server's sweeper, under `deadlineLock`.
+/// `loop.execute`. Only `deadline` is shared, with the server's sweeper, under `deadlineLock`.
 final class HTTPConnection: @unchecked Sendable {
     /// Where the connection is between requests.
     enum Phase {
@@ -79,12 +79,9 @@ final class HTTPConnection: @unchecked Sendable {
         output.reserveCapacity(1024)
     }
 
-    /// The loop's queue, which owns this connection's state.
-    var queue: DispatchQueue { loop.queue }
-
     /// Starts reading; called once by the server right after `accept`.
     func start() {
-        queue.async { [self] in
+        loop.execute { [self] in
             // A shutdown that began between accept and here may have closed it already.
             if case .closed = phase { return }
             loop.register(self)
@@ -283,7 +280,7 @@ final class HTTPConnection: @unchecked Sendable {
         let expired = deadline != 0 && now >= deadline && !timeoutQueued
         if expired { timeoutQueued = true }
         deadlineLock.unlock()
-        if expired { queue.async { [self] in onTimeout() } }
+        if expired { loop.execute { [self] in onTimeout() } }
     }
 
     private func onTimeout() {

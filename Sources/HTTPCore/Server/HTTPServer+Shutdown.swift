@@ -34,7 +34,7 @@ extension HTTPServer {
         let open = Array(connections.values)
         lock.unlock()
         logger.info("shutting down", metadata: ["connections": .stringConvertible(open.count)])
-        for connection in open { connection.queue.async { connection.beginShutdown() } }
+        for connection in open { connection.loop.execute { connection.beginShutdown() } }
         controlQueue.asyncAfter(deadline: deadline) { [self] in forceCloseRemaining() }
         if open.isEmpty { checkStopped() }
     }
@@ -67,7 +67,7 @@ extension HTTPServer {
         if !remaining.isEmpty {
             logger.warning("force-closed connections at the shutdown deadline", metadata: ["count": .stringConvertible(remaining.count)])
         }
-        for connection in remaining { connection.queue.async { connection.closeNow() } }
+        for connection in remaining { connection.loop.execute { connection.closeNow() } }
         markStopped()
     }
 

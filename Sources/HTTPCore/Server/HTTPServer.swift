@@ -89,7 +89,7 @@ public final class HTTPServer: @unchecked Sendable {
 
         var loops: [EventLoop] = []
         do {
-            for index in 0..<max(1, configuration.eventLoops) { loops.append(try EventLoop(index: index, logger: logger)) }
+            for index in 0..<max(1, configuration.eventLoops) { loops.append(try EventLoop(index: index, hold: configuration.eventLoopHold, logger: logger)) }
         } catch {
             for loop in loops { loop.stop() }
             _ = Glibc.close(socket.fd)

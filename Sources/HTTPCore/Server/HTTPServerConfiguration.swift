@@ -37,6 +37,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// Event loops (epoll sets) the connections are spread over; each serves its connections
     /// on one thread at a time. Default: the number of processors this process may run on.
     public var eventLoops: Int = HTTPServerConfiguration.processorCount
+    /// How long an event loop that just served requests keeps its thread waiting in
+    /// `epoll_wait` for more, before it hands the thread back to Dispatch and waits through its
+    /// read source again. While traffic flows, a ready connection then wakes the loop's own
+    /// thread directly instead of going through Dispatch's event thread and a worker hand-off.
+    /// Zero never holds the thread. Default 100 ms.
+    public var eventLoopHold: Duration = .milliseconds(100)
     /// Period of the shared timer that sweeps connection deadlines. Default 200 ms.
     public var sweepInterval: Duration = .milliseconds(200)
     /// `Server` field value, or nil (the default) to send none.
