@@ -24,10 +24,12 @@ internal import Glibc
 /// event thread's `epoll_wait`, a re-arm and a hand-off to a worker thread (about 20 µs of CPU
 /// and 150 µs of latency per wake on the benchmark machine); a ready socket wakes the held
 /// thread directly. After `hold` with nothing ready, the loop hands the thread back and waits
-/// through its read source again. Work for the loop from other threads goes through `execute`,
-/// which reaches a held loop through an eventfd(2) in its epoll set.
+/// through its read source again. Work for the loop from other threads goes through `execute`:
+/// a mailbox and an eventfd(2) in the epoll set, which wakes a held loop and fires the read
+/// source of one waiting on Dispatch alike. (Not `queue.async`: a block queued behind a held
+/// loop would wait for the hold to end.)
 ///
-/// Every method except `init`, `start` and `execute` runs on `queue`, which owns the
+/// Every method except `init`, `start`, `execute` and `stop` runs on `queue`, which owns the
 /// registrations.
 final class EventLoop: @unchecked Sendable {
     /// Interest in readiness, as registered with epoll.
@@ -52,21 +54,19 @@ final class EventLoop: @unchecked Sendable {
     private var flushAtEnd: [HTTPConnection] = []
     /// `epoll_wait`'s timeout while the loop holds its thread, in milliseconds; 0 never holds.
     private let holdMilliseconds: Int32
-    /// An eventfd(2) in the epoll set: `execute` writes it to wake a held loop.
+    /// An eventfd(2) in the epoll set: `execute` writes it when the mailbox stops being empty.
     private let wakeFD: Int32
-    /// Work for a held loop, and whether the loop holds its thread (see `execute`).
+    /// Work for the loop from other threads (see `execute`).
     private let mailbox = Mutex(Mailbox())
 
     private struct Mailbox: ~Copyable {
-        var held = false
         var work: [@Sendable () -> Void] = []
-        /// Times a held loop ran work from the mailbox.
-        var runs = 0
+        /// The read source runs (`start`); until then `stop` closes the descriptors itself.
+        var started = false
+        /// The loop stopped; its descriptors close once the source's cancel handler runs, so
+        /// later work goes to `queue` instead.
+        var closed = false
     }
-
-    /// Times a held loop ran work that `execute` left in its mailbox: shows that the eventfd
-    /// path was taken (tests).
-    var mailboxRuns: Int { mailbox.withLock { $0.runs } }
 
     /// - Parameters:
     ///   - hold: how long the loop keeps its thread waiting for more work after a batch
@@ -101,6 +101,7 @@ final class EventLoop: @unchecked Sendable {
     deinit { events.deallocate() }
 
     func start() {
+        mailbox.withLock { $0.started = true }
         let source = DispatchSource.makeReadSource(fileDescriptor: epollFD, queue: queue)
         source.setEventHandler { [self] in serveReady() }
         source.setCancelHandler { [epollFD, wakeFD] in
@@ -111,18 +112,19 @@ final class EventLoop: @unchecked Sendable {
         source.resume()
     }
 
-    /// Runs `work` on the loop, after the work queued before it: through `queue` while the
-    /// loop waits on Dispatch, through the mailbox and the eventfd while it holds its thread
-    /// (the thread is inside a block on `queue`, so `queue.async` would wait for the hold to end).
-    /// Callable from any thread.
+    /// Runs `work` on the loop, after the work handed over before it. Callable from any thread.
+    ///
+    /// The first item in an empty mailbox writes the eventfd, which makes the epoll set
+    /// readable: a held loop wakes from its `epoll_wait`, a loop waiting on Dispatch gets its
+    /// source's handler. The loop empties the mailbox after every `epoll_wait`, so no item
+    /// waits for a hold to end. After `stop`, work goes to `queue`, where nothing holds.
     func execute(_ work: @escaping @Sendable () -> Void) {
         let queued = mailbox.withLock { mailbox -> Bool in
-            guard mailbox.held else { return false }
+            guard !mailbox.closed else { return false }
             mailbox.work.append(work)
             if mailbox.work.count == 1 {
-                // Under the lock: the descriptor closes only after the loop stops holding.
-                // The first waiting item's write wakes the loop; it cannot fail short of a
-                // counter at 2^64 - 2.
+                // Under the lock, so never after `closed` is set and the descriptor may close.
+                // It cannot fail short of a counter at 2^64 - 2.
                 var one: UInt64 = 1
                 _ = Glibc.write(wakeFD, &one, 8)
             }
@@ -135,16 +137,22 @@ final class EventLoop: @unchecked Sendable {
     /// for a loop that never started). Connections still registered are left to their own
     /// close, which then skips epoll.
     func stop() {
+        let started = mailbox.withLock { mailbox -> Bool in
+            if !mailbox.started { mailbox.closed = true }
+            return mailbox.started
+        }
+        guard started else {
+            // No source, so nothing else reads or writes the descriptors.
+            _ = Glibc.close(epollFD)
+            _ = Glibc.close(wakeFD)
+            return
+        }
         execute { [self] in
             guard !stopped else { return }
             stopped = true
-            if let source {
-                source.cancel()
-                self.source = nil
-            } else {
-                _ = Glibc.close(epollFD)
-                _ = Glibc.close(wakeFD)
-            }
+            mailbox.withLock { $0.closed = true }
+            source?.cancel()
+            source = nil
         }
     }
 
@@ -187,37 +195,28 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// The source's handler: serves every ready connection, at most `batchSize` per round (a
-    /// fuller set stays readable and the source fires again). When it served any, it holds the
-    /// thread: it goes on serving batches as they come, and returns to Dispatch once `hold` passes
-    /// with nothing ready and nothing in the mailbox, or the loop stops.
+    /// fuller set stays readable and the source fires again), and the mailbox. When there was
+    /// anything, it holds the thread: it goes on serving batches as they come, and returns to
+    /// Dispatch once `hold` passes with nothing ready, or the loop stops.
+    ///
+    /// The mailbox is emptied after every `epoll_wait`, which may have reset the eventfd, so an
+    /// item is never left behind without a write still pending for it.
     private func serveReady() {
         guard !stopped else { return }
-        guard serveBatch(timeout: 0) > 0, holdMilliseconds > 0 else { return }
-        mailbox.withLock { $0.held = true }
-        while !stopped {
-            runMailbox()
-            if stopped { break }
-            let served = serveBatch(timeout: holdMilliseconds)
-            if served < 0 { break }
-            if served == 0 {
-                let released = mailbox.withLock { mailbox -> Bool in
-                    guard mailbox.work.isEmpty else { return false }
-                    mailbox.held = false
-                    return true
-                }
-                if released { return }
-            }
-        }
-        // Stopped, or epoll failed: later work goes through the queue; run what is already here.
-        mailbox.withLock { $0.held = false }
+        var handled = serveBatch(timeout: 0)
         runMailbox()
+        guard handled > 0, holdMilliseconds > 0 else { return }
+        while !stopped {
+            handled = serveBatch(timeout: holdMilliseconds)
+            runMailbox()
+            if handled <= 0 { return }  // idle for the whole hold, or epoll failed
+        }
     }
 
-    /// Runs the work `execute` left while the loop held its thread, in order.
+    /// Runs the work `execute` left, in order.
     private func runMailbox() {
         let work = mailbox.withLock { mailbox -> [@Sendable () -> Void] in
             guard !mailbox.work.isEmpty else { return [] }
-            mailbox.runs += 1
             defer { mailbox.work.removeAll(keepingCapacity: true) }
             return mailbox.work
         }
