@@ -122,4 +122,44 @@ import Testing
         #expect(try app.audit().last?.action == "settings.changed")
         #expect(try app.send(.put, "/v1/users/u42/settings", json: #"{"locationServicesEnabled":"no"}"#).status == 400)
     }
+
+    /// Concurrent first `PUT`s of one id: the write transaction decides which one created it,
+    /// so exactly one gets 201 and the others 200 (RFC 9110 §9.3.4), for apps, policies and
+    /// custom services alike.
+    @Test(.timeLimit(.minutes(1))) func concurrentFirstPutsCreateOnce() throws {
+        let app = try TestApp()
+        let puts: [(path: String, body: String)] = [
+            ("/v1/apps/com.example.race", #"{"name":"Race","purposeStrings":{}}"#),
+            ("/v1/policies/race", #"{"service":"camera","app":null,"user":"u1","effect":"restrict"}"#),
+            ("/v1/services/race", #"{"levels":["read"],"purposeKeys":{"read":["XRaceUsageDescription"]}}"#),
+        ]
+        for put in puts {
+            let statuses = Statuses()
+            DispatchQueue.concurrentPerform(iterations: 16) { _ in
+                statuses.add(Result { try app.send(.put, put.path, json: put.body).status })
+            }
+            let all = try statuses.all.map { try $0.get() }
+            #expect(all.count == 16)
+            #expect(all.filter { $0 == 201 }.count == 1, "\(put.path): \(all)")
+            #expect(all.filter { $0 == 200 }.count == 15, "\(put.path): \(all)")
+        }
+    }
+}
+
+/// Results collected from concurrent threads.
+private final class Statuses: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<Int, any Error>] = []
+
+    func add(_ result: Result<Int, any Error>) {
+        lock.lock()
+        results.append(result)
+        lock.unlock()
+    }
+
+    var all: [Result<Int, any Error>] {
+        lock.lock()
+        defer { lock.unlock() }
+        return results
+    }
 }

@@ -32,16 +32,9 @@ struct AppsController {
                         field: "purposeStrings/\(key)", why: "must be 1-500 characters without control characters")
                 }
             }
-            let existed: Bool
-            do {
-                _ = try permissions.app(id)
-                existed = true
-            } catch PermissionError.notFound {
-                existed = false
-            }
-            let app = try permissions.putApp(
+            let put = try permissions.upsertApp(
                 id: id, name: body.name, purposeStrings: purposes, actor: request.actor, requestId: request.requestId)
-            return try Responses.put(WireMapping.app(app), created: !existed, location: "/v1/apps/\(id)")
+            return try Responses.put(WireMapping.app(put.value), created: put.created, location: "/v1/apps/\(id)")
         }
     }
 }

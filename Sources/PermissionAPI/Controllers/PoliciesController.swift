@@ -23,27 +23,16 @@ struct PoliciesController {
         routes.put("/v1/policies/{id}", access: .admin) { request in
             let id = try PolicyID(request.parameter("id"))
             let body = try request.decode(Wire.PolicyDefinition.self)
-            let existed = try Self.exists { try permissions.policy(id: id) }
-            let policy = try permissions.putPolicy(
+            let put = try permissions.upsertPolicy(
                 id: id, service: ServiceID(body.service), app: body.app.map { try AppID($0) },
                 user: body.user.map { try UserID($0) }, effect: body.effect == .allow ? .allow : .restrict,
                 level: body.level.map { try Level($0) }, actor: request.actor, requestId: request.requestId)
-            return try Responses.put(WireMapping.policy(policy), created: !existed, location: "/v1/policies/\(id)")
+            return try Responses.put(WireMapping.policy(put.value), created: put.created, location: "/v1/policies/\(id)")
         }
         routes.delete("/v1/policies/{id}", access: .admin) { request in
             try permissions.deletePolicy(
                 id: PolicyID(request.parameter("id")), actor: request.actor, requestId: request.requestId)
             return Responses.noContent()
-        }
-    }
-
-    /// Whether `read` finds the policy (it throws `notFound` otherwise).
-    static func exists(_ read: () throws -> Policy) throws -> Bool {
-        do {
-            _ = try read()
-            return true
-        } catch PermissionError.notFound {
-            return false
         }
     }
 }

@@ -27,17 +27,10 @@ struct ServicesController {
             if let extra = body.purposeKeys.keys.sorted().first(where: { !body.levels.contains($0) }) {
                 throw PermissionError.invalidCombination(field: "purposeKeys", why: "\(extra) is not one of the levels")
             }
-            let existed: Bool
-            do {
-                _ = try permissions.service(id)
-                existed = true
-            } catch PermissionError.unknownService {
-                existed = false
-            }
-            let definition = try permissions.putService(
+            let put = try permissions.upsertService(
                 id: id, levels: levels, purposeKeys: keys, actor: request.actor, requestId: request.requestId)
             return try Responses.put(
-                WireMapping.service(definition), created: !existed, location: "/v1/services/\(id)")
+                WireMapping.service(put.value), created: put.created, location: "/v1/services/\(id)")
         }
     }
 }

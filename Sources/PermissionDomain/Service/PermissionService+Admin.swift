@@ -6,8 +6,22 @@ extension PermissionService {
         id: PolicyID, service: ServiceID, app: AppID?, user: UserID?, effect: PolicyEffect, level: Level?,
         actor: Actor, requestId: String?
     ) throws -> Policy {
+        try upsertPolicy(
+            id: id, service: service, app: app, user: user, effect: effect, level: level, actor: actor,
+            requestId: requestId
+        ).value
+    }
+
+    /// ``putPolicy(id:service:app:user:effect:level:actor:requestId:)``, and whether the
+    /// policy was new. Decided inside the write transaction: of concurrent first `PUT`s of one
+    /// id exactly one is told it created the policy.
+    public func upsertPolicy(
+        id: PolicyID, service: ServiceID, app: AppID?, user: UserID?, effect: PolicyEffect, level: Level?,
+        actor: Actor, requestId: String?
+    ) throws -> Upserted<Policy> {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            let created = try writer.policy(id: id) == nil
             let definition = try resolveService(writer, service)
             if let level { try definition.requireLevel(level) }
             let policy = try Policy(
@@ -20,7 +34,7 @@ extension PermissionService {
                     at: context.now, actor: context.actor, action: .policyPut, user: user, app: app, service: service,
                     requestId: context.requestId, detail: detail))
             try cancelPromptsDecided(writer, by: policy, service: definition, context: context)
-            return policy
+            return Upserted(value: policy, created: created)
         }
     }
 
@@ -68,15 +82,24 @@ extension PermissionService {
     public func putApp(
         id: AppID, name: String, purposeStrings: [String: PurposeString], actor: Actor, requestId: String?
     ) throws -> App {
+        try upsertApp(id: id, name: name, purposeStrings: purposeStrings, actor: actor, requestId: requestId).value
+    }
+
+    /// ``putApp(id:name:purposeStrings:actor:requestId:)``, and whether the app was new
+    /// (decided inside the write transaction, like ``upsertPolicy(id:service:app:user:effect:level:actor:requestId:)``).
+    public func upsertApp(
+        id: AppID, name: String, purposeStrings: [String: PurposeString], actor: Actor, requestId: String?
+    ) throws -> Upserted<App> {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            let created = try writer.app(id) == nil
             let app = try App(id: id, name: name, purposeStrings: purposeStrings, updatedAt: context.now)
             try writer.save(app)
             try writer.append(
                 AuditEntry(
                     at: context.now, actor: context.actor, action: .appPut, app: id, requestId: context.requestId,
                     detail: ["name": name, "purposeKeys": purposeStrings.keys.sorted().joined(separator: ",")]))
-            return app
+            return Upserted(value: app, created: created)
         }
     }
 
@@ -85,17 +108,26 @@ extension PermissionService {
     public func putService(
         id: ServiceID, levels: [Level], purposeKeys: [[String]], actor: Actor, requestId: String?
     ) throws -> ServiceDefinition {
+        try upsertService(id: id, levels: levels, purposeKeys: purposeKeys, actor: actor, requestId: requestId).value
+    }
+
+    /// ``putService(id:levels:purposeKeys:actor:requestId:)``, and whether the service was new
+    /// (decided inside the write transaction, like ``upsertPolicy(id:service:app:user:effect:level:actor:requestId:)``).
+    public func upsertService(
+        id: ServiceID, levels: [Level], purposeKeys: [[String]], actor: Actor, requestId: String?
+    ) throws -> Upserted<ServiceDefinition> {
         guard !Catalogue.isBuiltin(id) else { throw PermissionError.conflict(why: "\(id) is a built-in service") }
         let definition = try ServiceDefinition(id: id, levels: levels, purposeKeys: purposeKeys)
         return try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            let created = try writer.service(id) == nil
             try writer.save(definition)
             try writer.append(
                 AuditEntry(
                     at: context.now, actor: context.actor, action: .servicePut, service: id,
                     requestId: context.requestId,
                     detail: ["levels": levels.map(\.rawValue).joined(separator: ",")]))
-            return definition
+            return Upserted(value: definition, created: created)
         }
     }
 
