@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@testable import HTTPCore
+import HTTPCore
 import Testing
 
 /// An event loop that just served keeps its thread in `epoll_wait` for `eventLoopHold`

@@ -21,10 +21,11 @@ internal import Glibc
 ///
 /// While traffic flows the loop keeps its thread (`hold`): after a batch it waits in a blocking
 /// `epoll_wait` for the next one instead of returning to Dispatch. A Dispatch wake-up costs an
-/// event thread's `epoll_wait`, a re-arm and a hand-off to a worker thread, with a `futex` and an
-/// `epoll_ctl` each (at a paced load the hold cut CPU per request by 8-14% and p50 by 8-17%, see
-/// README, "Benchmarks"); a ready socket wakes the held thread directly. After `hold` with nothing ready, the loop hands the thread back and waits
-/// through its read source again. Work for the loop from other threads goes through `execute`:
+/// event thread's `epoll_wait`, a re-arm and a hand-off to a worker thread, with a `futex` and
+/// an `epoll_ctl` each (at a paced load the hold cut CPU per request by 8-14% and p50 by 8-17%,
+/// see README, "Benchmarks"); a ready socket wakes the held thread directly. After `hold` with
+/// nothing ready, the loop hands the thread back and waits through its read source again.
+/// Work for the loop from other threads goes through `execute`:
 /// a mailbox and an eventfd(2) in the epoll set, which wakes a held loop and fires the read
 /// source of one waiting on Dispatch alike. (Not `queue.async`: a block queued behind a held
 /// loop would wait for the hold to end.)
@@ -209,7 +210,7 @@ final class EventLoop: @unchecked Sendable {
         while !stopped {
             handled = serveBatch(timeout: holdMilliseconds)
             runMailbox()
-            if handled <= 0 { return }  // idle for the whole hold, or epoll failed
+            if handled <= 0 { return }  // idle for the whole hold, interrupted, or epoll failed
         }
     }
 
