@@ -76,18 +76,27 @@ extension String {
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         // Lengths first (constant time for native strings): most field names differ in length.
         guard self.utf8.count == other.utf8.count else { return false }
-        var a = self.utf8.makeIterator()
-        var b = other.utf8.makeIterator()
-        while true {
-            switch (a.next(), b.next()) {
-            case (nil, nil): return true
-            case let (x?, y?):
-                if x == y { continue }
-                let lx = (x >= 0x41 && x <= 0x5A) ? x | 0x20 : x
-                let ly = (y >= 0x41 && y <= 0x5A) ? y | 0x20 : y
-                if lx != ly { return false }
-            default: return false
-            }
+        // Native strings (small ones too) lend their bytes without a copy or an iterator.
+        let contiguous = self.utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in String.asciiFoldedEqual(a, b) }
         }
+        if let contiguous, let equal = contiguous { return equal }
+        return self.utf8.elementsEqual(other.utf8) { String.asciiFoldedEqual($0, $1) }
+    }
+
+    /// Equal-length byte runs equal up to ASCII letter case.
+    @inlinable
+    static func asciiFoldedEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<a.count where !asciiFoldedEqual(a[index], b[index]) { return false }
+        return true
+    }
+
+    /// Two bytes equal up to ASCII letter case: they differ at most in bit 0x20, and then only
+    /// as the two cases of a letter.
+    @inlinable
+    static func asciiFoldedEqual(_ x: UInt8, _ y: UInt8) -> Bool {
+        if x == y { return true }
+        let folded = x | 0x20
+        return folded == y | 0x20 && folded >= 0x61 && folded <= 0x7A
     }
 }
