@@ -37,7 +37,9 @@ final class HTTPConnection: @unchecked Sendable {
 
     var phase = Phase.awaitingHead
     let input = InputBuffer()
-    var output: [UInt8] = []
+    // `@exclusivity(unchecked)`: the serving thread's alone (see `startStream`), never while
+    // borrowed, so the runtime's per-access check (a thread-local set insert) is skipped.
+    @exclusivity(unchecked) var output: [UInt8] = []
     var outputSent = 0
     var writer: HTTPResponseWriter
     /// "<server prefix>-<connection id>-", the fixed part of this connection's request ids.
@@ -136,7 +138,9 @@ final class HTTPConnection: @unchecked Sendable {
             case .awaitingHead:
                 if input.isEmpty { break loop }
                 let result = environment.parser.parseHead(input.readable)
-                switch result {
+                // Consumed, so the head moves into the request instead of being copied (a copy
+                // retains and releases every string and array in it).
+                switch consume result {
                 case .needMore:
                     if headStartedAt == 0 { headStartedAt = MonotonicClock.now() }
                     if input.count > environment.configuration.limits.maxHeaderBytes
@@ -179,7 +183,7 @@ final class HTTPConnection: @unchecked Sendable {
         updateDeadline()
     }
 
-    private func beginRequest(_ head: HTTPRequestHead) {
+    private func beginRequest(_ head: consuming HTTPRequestHead) {
         requestCount += 1
         let limits = environment.configuration.limits
         switch head.framing {

@@ -9,12 +9,18 @@ public struct RequestIdMiddleware: HTTPMiddleware {
     public init() {}
 
     public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
-        var context = context
-        if let incoming = request.headers[Self.headerName], Self.isSane(incoming) {
+        let incoming = request.headers[Self.headerName].flatMap { Self.isSane($0) ? $0 : nil }
+        var response: HTTPResponse
+        if let incoming {
+            // Copied only here: most requests bring no id, and a context copy costs a retain
+            // and a release per stored reference.
+            var context = context
             context.requestId = incoming  // the context's logger follows (see `RequestContext.logger`)
+            response = try next.respond(to: request, context: context)
+        } else {
+            response = try next.respond(to: request, context: context)
         }
-        var response = try next.respond(to: request, context: context)
-        response.headers.replaceOrAdd(name: Self.headerName, value: context.requestId)
+        response.headers.replaceOrAdd(name: Self.headerName, value: incoming ?? context.requestId)
         return response
     }
 
