@@ -21,7 +21,9 @@ package final class Database {
     package let mode: Mode
     private var statementCache: [String: Statement] = [:]
     /// Statements of ``StatementSlot``s, by slot index (nil: not prepared on this connection yet).
-    private var slots: [Statement?] = []
+    /// Unchecked exclusivity: a connection is used by one thread at a time and `slots` is never
+    /// borrowed across a call, so the runtime check on every statement lookup is skipped.
+    @exclusivity(unchecked) private var slots: [Statement?] = []
     /// The audit chain's last entry as the writer connection last wrote or read it, so an
     /// append needs no read; nil when unknown. ``DatabaseWriter`` puts it back when it rolls a
     /// body back, and forgets it when a whole transaction is lost.

@@ -32,7 +32,9 @@ package final class ReaderPool: @unchecked Sendable {
     private let path: String
     private let configuration: DatabaseConfiguration
     private let condition = NSCondition()
-    private var idle: [Idle] = []  // guarded by condition
+    // Guarded by `condition` and never borrowed across a call: the runtime's exclusivity
+    // check (a thread-local set insert per access, twice per read) is skipped.
+    @exclusivity(unchecked) private var idle: [Idle] = []  // guarded by condition
     private var openCount = 0  // guarded by condition
     private var generation: UInt64 = 0  // guarded by condition
     private var waiting = 0  // readers blocked in checkout, guarded by condition

@@ -35,16 +35,18 @@ extension HTTPMetrics {
     /// One thread's counters. Its lock is taken by that thread per request and by a scrape.
     final class Shard: @unchecked Sendable {
         /// One route and method: its latency histogram and its count per status (a handful).
+        /// Everything here is touched under `lock` only, never while borrowed, so the
+        /// runtime's exclusivity check (a thread-local set insert per access) is skipped.
         private final class Entry {
-            var histogram = Histogram()
-            var statuses: [(status: Int, count: UInt64)] = []
+            @exclusivity(unchecked) var histogram = Histogram()
+            @exclusivity(unchecked) var statuses: [(status: Int, count: UInt64)] = []
         }
 
         private let lock = NSLock()
-        private var entries: [RouteKey: Entry] = [:]
+        @exclusivity(unchecked) private var entries: [RouteKey: Entry] = [:]
         /// The entry recorded last: a busy route usually follows itself, and comparing its
         /// template (the same string storage each time) is cheaper than hashing it.
-        private var last: (route: String, method: String, entry: Entry)?
+        @exclusivity(unchecked) private var last: (route: String, method: String, entry: Entry)?
 
         func record(route: String, method: String, status: Int, nanoseconds: UInt64) {
             var bucket = 0

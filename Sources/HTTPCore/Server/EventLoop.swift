@@ -47,12 +47,14 @@ final class EventLoop: @unchecked Sendable {
     private let events: UnsafeMutablePointer<epoll_event>
     private let logger: Logger
     private var source: (any DispatchSourceRead)?
-    private var connections: [Int32: HTTPConnection] = [:]
+    // `@exclusivity(unchecked)`: only the loop's thread touches it, never while it is borrowed,
+    // so the runtime's per-access check (a thread-local set insert, on every request) is skipped.
+    @exclusivity(unchecked) private var connections: [Int32: HTTPConnection] = [:]
     private var stopped = false
     /// True while `serveReady` works through a batch of ready connections.
     private(set) var isServingBatch = false
     /// Connections whose responses are sent when the batch ends (see `serveReady`).
-    private var flushAtEnd: [HTTPConnection] = []
+    @exclusivity(unchecked) private var flushAtEnd: [HTTPConnection] = []
     /// `epoll_wait`'s timeout while the loop holds its thread, in milliseconds; 0 never holds.
     private let holdMilliseconds: Int32
     /// An eventfd(2) in the epoll set: `execute` writes it when the mailbox stops being empty.

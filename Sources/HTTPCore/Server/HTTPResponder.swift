@@ -88,7 +88,8 @@ public struct RequestContext: Sendable {
 public final class ConnectionStorage: @unchecked Sendable {
     /// Whatever the responder left here (an object: reading it back is a cheap class cast);
     /// nil on a new connection.
-    public var value: (any AnyObject & Sendable)?
+    /// Unchecked exclusivity: one request at a time reads or replaces it, never while borrowed.
+    @exclusivity(unchecked) public var value: (any AnyObject & Sendable)?
 
     public init() {}
 }
