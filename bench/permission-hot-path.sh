@@ -8,11 +8,14 @@
 #   - GET /v1/users/{u}/apps/{a}/authorizations/location for random seeded users and apps
 #     (bench/hot-path/get.lua), wrk -t1 -c64 -d10s --latency, keep-alive;
 #   - nginx (one worker, CPU 0) serving a static body of the same size in the same run;
+#   - ROUNDS of the two, alternating which goes first (server, nginx; nginx, server; ...), so
+#     that the VM's drift falls on both; the ratio reported is the median of the rounds';
 #   - durable writes: settings PUTs (bench/hot-path/put.lua) at 64 connections, each one
 #     committed with synchronous=FULL and audited; the audit rows are counted afterwards.
 # Prints requests/s, p50, p99, the ratio to nginx, and the CPU time wrk and the server used.
 # Kills exactly the PIDs it started. Needs swift, sqlite3, wrk, nginx, taskset, curl.
-# Env: DURATION (10s), CONNECTIONS (64), SIZES ("10000:100:100 1000000:10000:100" = rows:users:apps),
+# Env: DURATION (10s), ROUNDS (3), CONNECTIONS (64),
+#      SIZES ("10000:100:100 1000000:10000:100" = rows:users:apps),
 #      PORT (18091), NGINX_PORT (18092), SERVER_BINARY (skip the build and use this binary),
 #      PACE_MS (8: the paced GET run, where server and nginx see the same offered load; each
 #      connection waits a random time, 8 ms on average, after every response).
@@ -21,6 +24,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 duration="${DURATION:-10s}"
+rounds="${ROUNDS:-3}"
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer" >&2; exit 2; }
 pace_ms="${PACE_MS:-8}"
 connections="${CONNECTIONS:-64}"
 sizes="${SIZES:-10000:100:100 1000000:10000:100}"
@@ -56,7 +61,7 @@ wait_up() { # url
     exit 1
 }
 
-declare -A rps p50 p99 wrkcpu srvcpu notes
+declare -A rps p50 p99 wrkcpu srvcpu notes cpureq
 run() { # name pid url [wrk args...]
     local name="$1" pid="$2" url="$3"; shift 3
     local before after out
@@ -69,6 +74,9 @@ run() { # name pid url [wrk args...]
     p99[$name]=$(to_ms "$(echo "$out" | awk '$1 == "99%" {print $2}')")
     wrkcpu[$name]=$(echo "$out" | awk '/WRKCPU/ {printf "%.2fs", $2 + $3}')
     srvcpu[$name]=$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2fs", t / hz }')
+    # The server's CPU time per request answered, in microseconds.
+    cpureq[$name]=$(echo "$out" | awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+        '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }')
     notes[$name]=$(echo "$out" | awk '/Non-2xx|Socket errors/' | tr '\n' ' ')
     return 0
 }
@@ -129,16 +137,20 @@ NGINX
     USERS=$users APPS=$apps taskset -c 1 wrk -t1 -c"$connections" -d2s -s "$here/hot-path/get.lua" "$base" >/dev/null
     taskset -c 1 wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$nginx_port/body.json" >/dev/null
 
-    echo "== GET one authorization, wrk -t1 -c$connections -d$duration"
-    USERS=$users APPS=$apps run "get-$rows" "$server_pid" "$base" -s "$here/hot-path/get.lua"
-    run "nginx-$rows" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json"
+    for round in $(seq 1 "$rounds"); do
+        echo "== round $round of $rounds: GET one authorization and nginx, wrk -t1 -c$connections -d$duration"
+        if ((round % 2 == 0)); then run "nginx-$rows-$round" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json"; fi
+        USERS=$users APPS=$apps run "get-$rows-$round" "$server_pid" "$base" -s "$here/hot-path/get.lua"
+        if ((round % 2 == 1)); then run "nginx-$rows-$round" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json"; fi
+        names+=("get-$rows-$round" "nginx-$rows-$round")
+    done
     echo "== the same, paced: ${pace_ms} ms on average (exponential) between a connection's requests, for both (p99 below saturation)"
     PACE_MS=$pace_ms USERS=$users APPS=$apps run "get-paced-$rows" "$server_pid" "$base" -s "$here/hot-path/get.lua"
     PACE_MS=$pace_ms run "nginx-paced-$rows" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json" -s "$here/paced.lua"
     echo "== durable writes (settings PUT), wrk -t1 -c$connections -d$duration"
     audit_before=$(sqlite3 "$db" 'SELECT count(*) FROM audit')
     USERS=$users APPS=$apps run "put-$rows" "$server_pid" "$base" -s "$here/hot-path/put.lua"
-    names+=("get-$rows" "nginx-$rows" "get-paced-$rows" "nginx-paced-$rows" "put-$rows")
+    names+=("get-paced-$rows" "nginx-paced-$rows" "put-$rows")
 
     kill -TERM "$server_pid" "$nginx_pid"
     wait "$server_pid" 2>/dev/null || true
@@ -149,21 +161,36 @@ NGINX
     rm -f "$db" "$db-wal" "$db-shm"
 done
 
-printf '\n%-14s %12s %9s %9s %9s %9s  %s\n' run "requests/s" "p50 ms" "p99 ms" "wrk cpu" "srv cpu" notes
+printf '\n%-20s %12s %9s %9s %9s %9s %9s  %s\n' run "requests/s" "p50 ms" "p99 ms" "wrk cpu" "srv cpu" "µs/req" notes
 for name in "${names[@]}"; do
-    printf '%-14s %12s %9s %9s %9s %9s  %s\n' "$name" "${rps[$name]}" "${p50[$name]}" "${p99[$name]}" \
-        "${wrkcpu[$name]}" "${srvcpu[$name]}" "${notes[$name]:-}"
+    printf '%-20s %12s %9s %9s %9s %9s %9s  %s\n' "$name" "${rps[$name]}" "${p50[$name]}" "${p99[$name]}" \
+        "${wrkcpu[$name]}" "${srvcpu[$name]}" "${cpureq[$name]}" "${notes[$name]:-}"
 done
 echo
+# The median of a list of numbers (the middle one; the mean of the two middle ones).
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+declare -A median_rps median_nginx
 for size in $sizes; do
     rows="${size%%:*}"
-    awk -v r="$rows" -v a="${rps[get-$rows]}" -v b="${rps[nginx-$rows]}" -v p="${p99[get-$rows]}" \
+    ratios=() gets=() nginxes=() saturated=() cpu_ratios=()
+    for round in $(seq 1 "$rounds"); do
+        gets+=("${rps[get-$rows-$round]}")
+        nginxes+=("${rps[nginx-$rows-$round]}")
+        saturated+=("${p99[get-$rows-$round]}")
+        ratios+=("$(awk -v a="${rps[get-$rows-$round]}" -v b="${rps[nginx-$rows-$round]}" 'BEGIN { printf "%.2f", a / b }')")
+        cpu_ratios+=("$(awk -v a="${cpureq[get-$rows-$round]}" -v b="${cpureq[nginx-$rows-$round]}" 'BEGIN { printf "%.2f", b / a }')")
+    done
+    median_rps[$rows]=$(median "${gets[@]}")
+    median_nginx[$rows]=$(median "${nginxes[@]}")
+    awk -v r="$rows" -v a="${median_rps[$rows]}" -v b="${median_nginx[$rows]}" -v m="$(median "${ratios[@]}")" \
+        -v all="${ratios[*]}" -v p="$(median "${saturated[@]}")" -v c="$(median "${cpu_ratios[@]}")" \
         -v q="${p99[get-paced-$rows]}" -v n="${p99[nginx-paced-$rows]}" \
-        'BEGIN { printf "%d rows: GET %.0f/s = %.2f of nginx (target >= 0.50); p99 at saturation %.3f ms, paced %.3f ms (nginx paced %.3f ms; target < 1 ms)\n", r, a, a / b, p, q, n }'
+        'BEGIN { printf "%d rows: GET %.0f/s against nginx %.0f/s (medians); ratio %.2f, the median of the rounds (%s; target >= 0.50), by CPU per request %.2f; p99 at saturation %.3f ms, paced %.3f ms (nginx paced %.3f ms; target < 1 ms)\n", r, a, b, m, all, c, p, q, n }'
 done
 first="${sizes%% *}"; last="${sizes##* }"
+first="${first%%:*}"; last="${last%%:*}"
 # Also against nginx in the same run, which takes out a machine that got slower in between.
-awk -v a="${rps[get-${first%%:*}]}" -v b="${rps[get-${last%%:*}]}" \
-    -v na="${rps[nginx-${first%%:*}]}" -v nb="${rps[nginx-${last%%:*}]}" -v f="${first%%:*}" -v l="${last%%:*}" \
+awk -v a="${median_rps[$first]}" -v b="${median_rps[$last]}" -v na="${median_nginx[$first]}" -v nb="${median_nginx[$last]}" \
+    -v f="$first" -v l="$last" \
     'BEGIN { printf "throughput %s rows / %s rows: %.2f, %.2f relative to nginx in the same run (target about 1)\n", l, f, b / a, (b / nb) / (a / na) }' \
     2>/dev/null || true
