@@ -47,8 +47,10 @@ done
 if [ -n "${SERVER_BINARY:-}" ]; then
     server_bin="$SERVER_BINARY"
 else
-    echo "== building permission-server (release)"
-    (cd "$root" && swift build -c release --scratch-path "$root/.build-bench-hot-path" --product permission-server >/dev/null)
+    # Built as docker/Dockerfile builds the shipped binary: release, Swift runtime linked in.
+    echo "== building permission-server (release, --static-swift-stdlib)"
+    (cd "$root" && swift build -c release --static-swift-stdlib --scratch-path "$root/.build-bench-hot-path" \
+        --product permission-server >/dev/null)
     server_bin="$root/.build-bench-hot-path/release/permission-server"
 fi
 
