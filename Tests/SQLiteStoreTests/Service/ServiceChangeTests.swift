@@ -108,9 +108,9 @@ import Testing
         let h = try Harness()
         var last: Int64 = 0
         func check() throws {
-            let version = try h.current(.location).version
-            #expect(version >= last)
-            last = version
+            let current = try h.current(.location)
+            #expect(current.version >= last)
+            last = current.version
         }
         try h.grant(.location, .always, .allowWhileUsing); try check()
         _ = try h.service.reset(scope: .all, app: nil, user: nil, actor: .anonymous, requestId: nil); try check()
