@@ -189,6 +189,40 @@ struct ParserTests {
         #expect(r.head.headers["obs"] == "caf\u{E9}")
     }
 
+    /// A head with `count` fields, `Host` last: up to 32 fields are scanned into stack memory,
+    /// more into memory for the limit's worth; the fields, their order and the authority are the
+    /// same either way, and one field over the limit is 431.
+    @Test(arguments: [1, 31, 32, 33, 40, 99, 100, 101])
+    func manyFieldsUpToTheLimit(count: Int) {
+        let others = (0..<(count - 1)).map { "X-F\($0): v\($0)\r\n" }.joined()
+        let input = bytes("GET /a HTTP/1.1\r\n" + others + "Host: example.org\r\n\r\n")
+        let outcome = parseRequest(input)
+        if count > HTTPLimits().maxHeaderCount {
+            #expect(outcome.status == 431)
+            return
+        }
+        guard case .request(let r) = outcome else { Issue.record("failed: \(outcome)"); return }
+        #expect(r.head.headers.count == count)
+        #expect(r.head.headers.fields.map(\.name) == (0..<(count - 1)).map { "X-F\($0)" } + ["Host"])
+        #expect(r.head.headers["x-f\(count / 2)"] == (count > 1 ? "v\(count / 2)" : nil))
+        #expect(r.head.authority == "example.org")
+        #expect(parseRequestIncrementally(input, cuts: Array(stride(from: 7, to: input.count, by: 7))) == outcome)
+    }
+
+    /// Past the 32 fields that fit on the stack, the field limit and a malformed field decide
+    /// the answer as before: a smaller limit, a bad field after the 32nd.
+    @Test func fieldsPastTheStackKeepTheirErrors() {
+        var limits = HTTPLimits()
+        limits.maxHeaderCount = 40
+        let fields = { (n: Int) in (0..<n).map { "X-F\($0): v\r\n" }.joined() }
+        #expect(parseRequest(bytes("GET / HTTP/1.1\r\nHost: h\r\n" + fields(39) + "\r\n"), limits: limits).status == nil)
+        #expect(parseRequest(bytes("GET / HTTP/1.1\r\nHost: h\r\n" + fields(40) + "\r\n"), limits: limits).status == 431)
+        #expect(parseRequest(bytes("GET / HTTP/1.1\r\nHost: h\r\n" + fields(34) + "Bad Name: v\r\n\r\n")).status == 400)
+        #expect(parseRequest(bytes("GET / HTTP/1.1\r\nHost: h\r\n" + fields(34))) == .needMore)
+        limits.maxHeaderCount = 0
+        #expect(parseRequest(bytes("GET / HTTP/1.1\r\nHost: h\r\n\r\n"), limits: limits).status == 431)
+    }
+
     @Test func ipv6AndEmptyHost() {
         for raw in ["GET / HTTP/1.1\r\nHost: [2001:db8::1]:8080\r\n\r\n", "GET / HTTP/1.1\r\nHost:\r\n\r\n"] {
             guard case .request = parseRequest(bytes(raw)) else { Issue.record("failed: \(raw)"); continue }

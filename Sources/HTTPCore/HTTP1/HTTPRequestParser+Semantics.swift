@@ -3,7 +3,8 @@ extension HTTPRequestParser {
     /// Builds the head from the scanned parts and applies the message rules of RFC 9112 §3.2
     /// (Host), §6 (body framing), §9.3 (persistence) and RFC 9110 §10.1.1 (Expect).
     func interpret(
-        _ b: UnsafeRawBufferPointer, method: HTTPMethod, line: RequestLineScanner.Line, target: RequestTarget, fields: [FieldLineScanner.Field]
+        _ b: UnsafeRawBufferPointer, method: HTTPMethod, line: RequestLineScanner.Line, target: RequestTarget,
+        fields: UnsafeBufferPointer<FieldLineScanner.Field>
     ) throws(HTTPParseError) -> HTTPRequestHead {
         let version = line.version
         var host: Range<Int>? = nil
@@ -14,13 +15,16 @@ extension HTTPRequestParser {
         var keepAliveToken = false
         var expectContinue = false
         var headers = HTTPHeaders(minimumCapacity: fields.count)
+        var hostText: String? = nil
         for field in fields {
             let name = field.name
             let value = field.value
+            var isHost = false
             switch name.count {
             case 4 where b.equalsLowercase(name, "host"):
                 hostCount += 1
                 host = value
+                isHost = true
             case 14 where b.equalsLowercase(name, "content-length"):
                 let length = try HTTPRequestParser.contentLength(b, value)
                 if let previous = contentLength, previous != length {
@@ -43,7 +47,9 @@ extension HTTPRequestParser {
             default:
                 break
             }
-            headers.add(name: b.string(name), value: b.string(value))
+            let valueText = b.string(value)
+            if isHost { hostText = valueText }  // the authority below: the same string, not a second one
+            headers.add(name: b.string(name), value: valueText)
         }
 
         // Host: exactly one in HTTP/1.1, at most one in any version, and valid (RFC 9112 §3.2).
@@ -77,8 +83,8 @@ extension HTTPRequestParser {
         let authority: String?
         if let range = target.authority {
             authority = b.string(range)
-        } else if let host, !host.isEmpty {
-            authority = b.string(host)
+        } else if let hostText, !hostText.isEmpty {
+            authority = hostText
         } else {
             authority = nil
         }

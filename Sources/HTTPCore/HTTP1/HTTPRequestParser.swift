@@ -55,23 +55,48 @@ public struct HTTPRequestParser: Sendable {
         } catch {
             throw .failure(error)
         }
-        var fields: [FieldLineScanner.Field] = []
-        fields.reserveCapacity(16)
+        // The field ranges live only until `interpret` has made the headers: temporary memory on
+        // the stack (Swift's limit for that on Linux is 1 KiB, 32 fields), not an array allocated
+        // per request; a head with more fields is scanned again into memory for all it may have.
+        let maxFields = max(0, limits.maxHeaderCount)
+        let onStack = min(maxFields, 32)
+        let small = try withUnsafeTemporaryAllocation(of: FieldLineScanner.Field.self, capacity: onStack) {
+            fields throws(ScanStop) in
+            try fieldsAndInterpret(b, method: method, line: line, target: target, into: fields, maxFields: maxFields)
+        }
+        if let small { return small }
+        return try withUnsafeTemporaryAllocation(of: FieldLineScanner.Field.self, capacity: maxFields) {
+            fields throws(ScanStop) in
+            // Room for `maxFields`, so it never comes back nil.
+            try fieldsAndInterpret(b, method: method, line: line, target: target, into: fields, maxFields: maxFields)!
+        }
+    }
+
+    /// Scans the field lines into `fields`, then builds the head; nil when `fields` fills up
+    /// before the field section ends and the limit allows more.
+    private func fieldsAndInterpret(
+        _ b: UnsafeRawBufferPointer, method: HTTPMethod, line: RequestLineScanner.Line, target: RequestTarget,
+        into fields: UnsafeMutableBufferPointer<FieldLineScanner.Field>, maxFields: Int
+    ) throws(ScanStop) -> (HTTPRequestHead, Int)? {
+        let headCap = max(0, limits.maxHeaderBytes)
+        var count = 0
         var j = line.next
         scanning: while true {
             switch try FieldLineScanner.scan(b, from: j, cap: headCap) {
             case .field(let field, let next):
-                if fields.count >= limits.maxHeaderCount { throw .failure(.headerFieldsTooLarge) }
-                fields.append(field)
+                if count >= maxFields { throw .failure(.headerFieldsTooLarge) }
+                if count == fields.count { return nil }
+                fields.initializeElement(at: count, to: field)  // ranges: nothing to deinitialize
+                count += 1
                 j = next
             case .end(let next):
                 j = next
                 break scanning
             }
         }
-        do {
-            let head = try interpret(b, method: method, line: line, target: target, fields: fields)
-            return (head, j)
+        do throws(HTTPParseError) {
+            let scanned = UnsafeBufferPointer(rebasing: fields[..<count])
+            return (try interpret(b, method: method, line: line, target: target, fields: scanned), j)
         } catch {
             throw .failure(error)
         }
