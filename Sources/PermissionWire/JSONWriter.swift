@@ -17,7 +17,18 @@ package struct JSONWriter {
 
     /// Appends what `body` writes to `bytes`. `bound` must be at least what it writes (see
     /// ``bound(of:)``); the memory is reserved, filled, and trimmed to what was written.
+    @inline(__always)  // so `body` is inlined too and its captures are not copied into a context
     package static func write(into bytes: inout [UInt8], bound: Int, _ body: (inout JSONWriter) -> Void) {
+        if bytes.isEmpty {
+            // The common case (one document per buffer): written into uninitialized memory,
+            // without filling it first and trimming after.
+            bytes = [UInt8](unsafeUninitializedCapacity: max(bound, 1)) { buffer, initialized in
+                var writer = JSONWriter(base: buffer.baseAddress!, capacity: bound)
+                body(&writer)
+                initialized = writer.count
+            }
+            return
+        }
         let start = bytes.count
         bytes.reserveCapacity(start + bound)
         bytes.append(contentsOf: repeatElement(0, count: bound))
@@ -65,43 +76,51 @@ package struct JSONWriter {
     /// A quoted, escaped string.
     package mutating func string(_ text: String) {
         put(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            var start = 0
-            var i = 0
-            while i < utf8.count {
-                // Eight bytes at a time while none needs escaping (SWAR, see `needsNoEscape`).
-                if let base = utf8.baseAddress {
-                    let raw = UnsafeRawPointer(base)
-                    while i + 8 <= utf8.count, Self.needsNoEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
-                        i += 8
-                    }
-                    if i >= utf8.count { break }
-                }
-                let b = utf8[i]
-                i += 1
-                guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
-                put(UnsafeBufferPointer(rebasing: utf8[start..<(i - 1)]))
-                start = i
-                put(UInt8(ascii: "\\"))
-                switch b {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(b)
-                case 0x08: put(UInt8(ascii: "b"))
-                case 0x09: put(UInt8(ascii: "t"))
-                case 0x0A: put(UInt8(ascii: "n"))
-                case 0x0C: put(UInt8(ascii: "f"))
-                case 0x0D: put(UInt8(ascii: "r"))
-                default:
-                    put(UInt8(ascii: "u"))
-                    put(UInt8(ascii: "0"))
-                    put(UInt8(ascii: "0"))
-                    put(Self.hex[Int(b >> 4)])
-                    put(Self.hex[Int(b & 0x0F)])
-                }
-            }
-            put(UnsafeBufferPointer(rebasing: utf8[start...]))
+        // Native strings (small ones too) lend their bytes in place; `withUTF8` needs a
+        // mutable copy, which costs a retain and a release per string.
+        if text.utf8.withContiguousStorageIfAvailable({ escaped($0) }) == nil {
+            var text = text
+            text.withUTF8 { escaped($0) }
         }
         put(UInt8(ascii: "\""))
+    }
+
+    /// `utf8` with the escaping of `JSONBytes`, without the quotes.
+    @inline(__always)
+    private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var start = 0
+        var i = 0
+        while i < utf8.count {
+            // Eight bytes at a time while none needs escaping (SWAR, see `needsNoEscape`).
+            if let base = utf8.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while i + 8 <= utf8.count, Self.needsNoEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                    i += 8
+                }
+                if i >= utf8.count { break }
+            }
+            let b = utf8[i]
+            i += 1
+            guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
+            put(UnsafeBufferPointer(rebasing: utf8[start..<(i - 1)]))
+            start = i
+            put(UInt8(ascii: "\\"))
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(b)
+            case 0x08: put(UInt8(ascii: "b"))
+            case 0x09: put(UInt8(ascii: "t"))
+            case 0x0A: put(UInt8(ascii: "n"))
+            case 0x0C: put(UInt8(ascii: "f"))
+            case 0x0D: put(UInt8(ascii: "r"))
+            default:
+                put(UInt8(ascii: "u"))
+                put(UInt8(ascii: "0"))
+                put(UInt8(ascii: "0"))
+                put(Self.hex[Int(b >> 4)])
+                put(Self.hex[Int(b & 0x0F)])
+            }
+        }
+        put(UnsafeBufferPointer(rebasing: utf8[start...]))
     }
 
     /// Whether no byte of the little-endian word `x` needs escaping: none below 0x20, no `"`

@@ -12,6 +12,11 @@ package final class Statement {
     /// The owning connection, for error messages; the statement never outlives its use there.
     let connection: OpaquePointer
     private var bindFailure: Int32 = SQLITE_OK
+    /// Whether nothing was bound or stepped since the statement was prepared or last reset,
+    /// so ``reset()`` has nothing to undo (a statement nested in helpers that each reset it is
+    /// reset once). A statement has one owner at a time, the thread holding its connection,
+    /// so the run-time exclusivity check is skipped.
+    @exclusivity(unchecked) private var pristine = true
 
     init(handle: OpaquePointer, connection: OpaquePointer) {
         self.handle = handle
@@ -31,6 +36,7 @@ package final class Statement {
 
     @inline(__always)
     private func record(_ code: Int32) {
+        pristine = false
         if code != SQLITE_OK && bindFailure == SQLITE_OK { bindFailure = code }
     }
 
@@ -149,6 +155,7 @@ package final class Statement {
             bindFailure = SQLITE_OK
             throw SQLiteError(connection: connection, resultCode: code, sql: sql)
         }
+        pristine = false
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
@@ -162,8 +169,11 @@ package final class Statement {
 
     /// Resets the statement and clears its bindings, so it can run again
     /// (https://www.sqlite.org/c3ref/reset.html). The error of a failed step was already thrown
-    /// by ``step()``, so the code `sqlite3_reset` repeats is not reported again.
+    /// by ``step()``, so the code `sqlite3_reset` repeats is not reported again. Does nothing
+    /// on a statement already reset.
     package func reset() {
+        guard !pristine else { return }
+        pristine = true
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         bindFailure = SQLITE_OK

@@ -75,6 +75,42 @@ import Testing
         #expect(!database.isInTransaction)
     }
 
+    /// `reset()` ends a partly read result and clears the bindings and a remembered bind
+    /// failure; a second reset in a row (helpers nested around one statement) changes nothing.
+    @Test func resetTwiceInARowLeavesTheStatementClean() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        try database.execute("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1), (2), (3)")
+        let statement = try database.cachedStatement("SELECT n FROM t WHERE n >= ? ORDER BY n")
+        func all() throws -> [Int] {
+            var seen: [Int] = []
+            while try statement.step() { seen.append(statement.int(at: 0)) }
+            return seen
+        }
+        statement.bind(Int64(2), at: 1)
+        #expect(try statement.step())
+        #expect(statement.int(at: 0) == 2)
+        statement.reset()
+        statement.reset()
+        #expect(try all() == [])  // unbound: n >= NULL matches nothing
+        statement.reset()
+        statement.bind(Int64(1), at: 1)
+        #expect(try all() == [1, 2, 3])
+        statement.reset()
+        statement.bind(Int64(1), at: 5)  // out of range: remembered for the next step
+        statement.reset()
+        statement.reset()
+        statement.bind(Int64(3), at: 1)
+        #expect(try all() == [3])
+        statement.reset()
+        // No snapshot kept from before: a change made on another connection is seen.
+        let other = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        try other.execute("DELETE FROM t WHERE n = 2")
+        statement.bind(Int64(1), at: 1)
+        #expect(try all() == [1, 3])
+        statement.reset()
+    }
+
     @Test func textRoundTripsUnicodeAndEmptyStrings() throws {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)

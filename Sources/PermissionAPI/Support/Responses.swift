@@ -26,7 +26,11 @@ enum Responses {
     /// One authorization with its `ETag` (SPEC §3), encoded by hand: the hot path.
     static func authorization(_ value: PermissionDomain.Authorization, status: HTTPStatus = .ok) -> HTTPResponse {
         let bytes = WireMapping.authorization(value).jsonBytes  // sized by the encoder: one allocation
-        return HTTPResponse(status: status, headers: ["Content-Type": json, "ETag": value.etag], body: .bytes(bytes))
+        // Built in place: a dictionary literal would make an array of its elements and copy it.
+        var headers = HTTPHeaders(minimumCapacity: 4)  // room for what middleware adds (X-Request-Id)
+        headers.add(name: "Content-Type", value: json)
+        headers.add(name: "ETag", value: value.etag)
+        return HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
     }
 
     /// 304 Not Modified: the validator fields of the 200 it stands for, no body (RFC 9110 §15.4.5).
