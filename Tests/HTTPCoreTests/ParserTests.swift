@@ -209,6 +209,24 @@ struct ParserTests {
         #expect(parseRequestIncrementally(input, cuts: Array(stride(from: 7, to: input.count, by: 7))) == outcome)
     }
 
+    /// Field names come back exactly as sent, in any case and order, and lookups ignore case:
+    /// usual names, other spellings of them, near misses of the same length, short and unusual
+    /// names.
+    @Test func fieldNamesKeepTheirSpelling() {
+        let names = [
+            "Host", "Authorization", "authorization", "AUTHORIZATION", "X-Request-Id", "x-request-id",
+            "Accept", "Accept-Language", "Accept-Encoding", "Accept-Encodinx", "Cookie", "If-None-Match",
+            "If-Match", "Cache-Control", "User-Agent", "Content-Type", "X-Requesu-Id", "Hosts", "X",
+        ]
+        let fields = names.dropFirst().enumerated().map { "\($1): v\($0)\r\n" }.joined()
+        let outcome = parseRequest(bytes("GET / HTTP/1.1\r\nHost: h\r\n" + fields + "\r\n"))
+        guard case .request(let r) = outcome else { Issue.record("failed: \(outcome)"); return }
+        #expect(r.head.headers.fields.map(\.name) == names)
+        #expect(r.head.headers.fields.map(\.value) == ["h"] + names.dropFirst().indices.map { "v\($0 - 1)" })
+        #expect(r.head.headers["authorization"] == "v0")
+        #expect(r.head.headers.values(for: "AUTHORIZATION") == ["v0", "v1", "v2"])
+    }
+
     /// Past the 32 fields that fit on the stack, the field limit and a malformed field decide
     /// the answer as before: a smaller limit, a bad field after the 32nd.
     @Test func fieldsPastTheStackKeepTheirErrors() {
