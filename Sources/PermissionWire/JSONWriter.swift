@@ -16,7 +16,8 @@ package struct JSONWriter {
     }
 
     /// Appends what `body` writes to `bytes`. `bound` must be at least what it writes (see
-    /// ``bound(of:)``); the memory is reserved, filled, and trimmed to what was written.
+    /// ``bound(of:)``). An empty `bytes` becomes an array of `bound` capacity written in place;
+    /// otherwise the memory is reserved, filled, and trimmed to what was written.
     @inline(__always)  // so `body` is inlined too and its captures are not copied into a context
     package static func write(into bytes: inout [UInt8], bound: Int, _ body: (inout JSONWriter) -> Void) {
         if bytes.isEmpty {
