@@ -16,10 +16,16 @@ cleanup() {
 # CPU ticks (utime + stime, all threads) of a process.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-# CPU ticks of a process and its children (nginx's worker).
+# The user-space part of `ticks`.
+user_ticks() { awk '{print $14}' "/proc/$1/stat"; }
+
+# CPU ticks of a process and its children (nginx's worker); `group_ticks PID user` counts user
+# time only. Neither includes softirq time, which the kernel accounts to no process.
 group_ticks() {
     local total=0 p
-    for p in "$1" $(pgrep -P "$1" || true); do total=$((total + $(ticks "$p"))); done
+    for p in "$1" $(pgrep -P "$1" || true); do
+        if [[ "${2:-}" == user ]]; then total=$((total + $(user_ticks "$p"))); else total=$((total + $(ticks "$p"))); fi
+    done
     echo "$total"
 }
 

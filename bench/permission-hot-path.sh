@@ -12,7 +12,8 @@
 #     that the VM's drift falls on both; the ratio reported is the median of the rounds';
 #   - durable writes: settings PUTs (bench/hot-path/put.lua) at 64 connections, each one
 #     committed with synchronous=FULL and audited; the audit rows are counted afterwards.
-# Prints requests/s, p50, p99, the ratio to nginx, and the CPU time wrk and the server used.
+# Prints requests/s, p50, p99, the ratio to nginx, the CPU time wrk and the server used, and the
+# server's CPU time per request with its user-space part.
 # Kills exactly the PIDs it started. Needs swift, sqlite3, wrk, nginx, taskset, curl.
 # Env: DURATION (10s), ROUNDS (3), CONNECTIONS (64),
 #      SIZES ("10000:100:100 1000000:10000:100" = rows:users:apps),
@@ -63,13 +64,15 @@ wait_up() { # url
     exit 1
 }
 
-declare -A rps p50 p99 wrkcpu srvcpu notes cpureq
+declare -A rps p50 p99 wrkcpu srvcpu notes cpureq userreq
 run() { # name pid url [wrk args...]
     local name="$1" pid="$2" url="$3"; shift 3
-    local before after out
+    local before after user_before user_after out
     before=$(group_ticks "$pid")
+    user_before=$(group_ticks "$pid" user)
     out=$( { /usr/bin/time -f "WRKCPU %U %S" taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" "$url"; } 2>&1 )
     after=$(group_ticks "$pid")
+    user_after=$(group_ticks "$pid" user)
     echo "$out" >"$prefix/$name.wrk"
     rps[$name]=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p50[$name]=$(to_ms "$(echo "$out" | awk '$1 == "50%" {print $2}')")
@@ -78,6 +81,9 @@ run() { # name pid url [wrk args...]
     srvcpu[$name]=$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2fs", t / hz }')
     # The server's CPU time per request answered, in microseconds.
     cpureq[$name]=$(echo "$out" | awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+        '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }')
+    # Its user-space part (the rest is system time; softirq time is in neither).
+    userreq[$name]=$(echo "$out" | awk -v t=$((user_after - user_before)) -v hz="$(getconf CLK_TCK)" \
         '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }')
     notes[$name]=$(echo "$out" | awk '/Non-2xx|Socket errors/' | tr '\n' ' ')
     return 0
@@ -163,10 +169,10 @@ NGINX
     rm -f "$db" "$db-wal" "$db-shm"
 done
 
-printf '\n%-20s %12s %9s %9s %9s %9s %9s  %s\n' run "requests/s" "p50 ms" "p99 ms" "wrk cpu" "srv cpu" "µs/req" notes
+printf '\n%-20s %12s %9s %9s %9s %9s %9s %9s  %s\n' run "requests/s" "p50 ms" "p99 ms" "wrk cpu" "srv cpu" "µs/req" "user µs" notes
 for name in "${names[@]}"; do
-    printf '%-20s %12s %9s %9s %9s %9s %9s  %s\n' "$name" "${rps[$name]}" "${p50[$name]}" "${p99[$name]}" \
-        "${wrkcpu[$name]}" "${srvcpu[$name]}" "${cpureq[$name]}" "${notes[$name]:-}"
+    printf '%-20s %12s %9s %9s %9s %9s %9s %9s  %s\n' "$name" "${rps[$name]}" "${p50[$name]}" "${p99[$name]}" \
+        "${wrkcpu[$name]}" "${srvcpu[$name]}" "${cpureq[$name]}" "${userreq[$name]}" "${notes[$name]:-}"
 done
 echo
 # The median of a list of numbers (the middle one; the mean of the two middle ones).
