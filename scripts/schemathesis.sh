@@ -6,10 +6,10 @@
 # Builds permission-server (debug), starts it on 127.0.0.1 port 0 with a temporary database,
 # a bootstrap admin key and a failed-authentication allowance large enough that the bursts of
 # bad keys schemathesis sends get the 401 it checks for rather than 429 (the limiter itself is
-# tested by PermissionAPITests and EndToEndTests), reads the port from its log, runs every
-# phase (examples, coverage, fuzzing, stateful over the openapi.yaml links) with every check
-# and a fixed seed, prints how many calls were made, stops the server by PID and exits
-# non-zero on any failure or on fewer than 1,000 calls.
+# tested by PermissionAPITests and EndToEndTests), reads the port from its log, makes a few
+# prompts (see below), runs every phase (examples, coverage, fuzzing, stateful over the
+# openapi.yaml links) with every check and a fixed seed, prints how many calls were made, stops
+# the server by PID and exits non-zero on any failure or on fewer than 1,000 calls.
 # SCHEMATHESIS_VENV (default .build-schemathesis/venv) holds the pinned schemathesis install;
 # SCHEMATHESIS_SCRATCH is the build's scratch path; SCHEMATHESIS_SERVER a prebuilt binary.
 set -euo pipefail
@@ -79,9 +79,29 @@ done
 [ -n "$port" ] || { cat "$work/server.log" >&2; echo "no port in the server log" >&2; exit 1; }
 echo "server pid $server_pid on port $port"
 
+# Prompts for the prompt operations to read and answer: a prompt needs an app with its purpose
+# strings first, which no generated request makes, so without these GET /v1/prompts/{id} and
+# its decision only ever met 404. One location request per seed user, for an app of their own;
+# their ids go to a dictionary that scripts/schemathesis.toml draws half of those operations'
+# ids from. The reset examples (`{"service": "all"}`) cancel them early in the run, so the
+# decisions meet 409 prompt-not-pending and the reads a cancelled prompt: the happy path of a
+# decision is left to the Swift tests.
+base="http://127.0.0.1:$port"
+auth=(-H "Authorization: Bearer $admin_key" -H "Content-Type: application/json")
+curl -fsS -o /dev/null -X PUT "${auth[@]}" "$base/v1/apps/com.example.seed" -d '{"name": "Seed", "purposeStrings": {
+    "NSLocationWhenInUseUsageDescription": "Your location is used to show nearby stops."}}'
+: >"$work/prompt-ids.dict"
+for user in seed-a seed-b seed-c seed-d; do
+    curl -fsS -X POST "${auth[@]}" "$base/v1/users/$user/apps/com.example.seed/authorizations/location/request" \
+        -d '{"level": "whenInUse"}' \
+        | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["prompt"]["id"]))' >>"$work/prompt-ids.dict"
+done
+echo "== seeded $(wc -l <"$work/prompt-ids.dict") pending prompts"
+cp scripts/schemathesis.toml "$work/schemathesis.toml"  # beside the dictionary it names
+
 echo "== schemathesis $version: all checks, all phases, $max_examples examples per operation, seed $seed"
 status=0
-"$venv/bin/schemathesis" --config-file scripts/schemathesis.toml run openapi.yaml --url "http://127.0.0.1:$port" \
+"$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" run openapi.yaml --url "$base" \
     --header "Authorization: Bearer $admin_key" \
     --checks all --phases examples,coverage,fuzzing,stateful \
     --max-examples "$max_examples" --seed "$seed" --workers 1 \
