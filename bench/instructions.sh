@@ -29,8 +29,7 @@ engine)
 status)
     users=100; apps=$((rows / users))
     db="$prefix/db.sqlite"
-    "$binary" migrate --database "$db" --log-level warning >/dev/null
-    sed -e "s/@USERS@/$users/g" -e "s/@APPS@/$apps/g" "$here/hot-path/seed.sql.template" | sqlite3 "$db" >/dev/null
+    seed_database "$binary" "$db" "$users" "$apps"
     url="http://127.0.0.1:$port/v1/users/u1/apps/com.example.app2/authorizations/location"
     wrk_args=(-s "$here/hot-path/get.lua" "http://127.0.0.1:$port")
     BENCH_API_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"

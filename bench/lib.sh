@@ -29,6 +29,19 @@ group_ticks() {
     echo "$total"
 }
 
+# Creates DB with the real schema (`SERVER_BIN migrate`) and seeds USERS x APPS location
+# authorizations into it (bench/hot-path/seed.sql.template); fails unless exactly that many rows.
+seed_database() { # server_bin db users apps
+    local server_bin="$1" db="$2" users="$3" apps="$4" template
+    template="$(dirname "${BASH_SOURCE[0]}")/hot-path/seed.sql.template"
+    "$server_bin" migrate --database "$db" --log-level warning >/dev/null
+    sed -e "s/@USERS@/$users/g" -e "s/@APPS@/$apps/g" "$template" | sqlite3 "$db" >/dev/null
+    if [ "$(sqlite3 "$db" 'SELECT count(*) FROM authorizations')" != "$((users * apps))" ]; then
+        echo "seeding $db failed" >&2
+        return 1
+    fi
+}
+
 # wrk latency like 95.00us / 1.20ms / 2.00s → milliseconds.
 to_ms() {
     awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n *= 1; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'

@@ -94,9 +94,8 @@ for size in $sizes; do
     IFS=: read -r rows users apps <<<"$size"
     db="$prefix/hot-$rows.sqlite"
     echo "== seeding $rows authorizations ($users users x $apps apps)"
-    "$server_bin" migrate --database "$db" --log-level warning >/dev/null
-    sed -e "s/@USERS@/$users/g" -e "s/@APPS@/$apps/g" "$here/hot-path/seed.sql.template" | sqlite3 "$db" >/dev/null
-    [ "$(sqlite3 "$db" 'SELECT count(*) FROM authorizations')" = "$rows" ] || { echo "seeding failed" >&2; exit 1; }
+    [ "$((users * apps))" = "$rows" ] || { echo "SIZES: $rows is not $users x $apps" >&2; exit 2; }
+    seed_database "$server_bin" "$db" "$users" "$apps"
 
     PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" taskset -c 0 "$server_bin" serve --host 127.0.0.1 --port "$port" --database "$db" \
         --log-level warning --max-requests-per-connection 1000000 >"$prefix/server-$rows.log" 2>&1 &
