@@ -77,6 +77,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "lookup: USERS and APPS must be positive, WARMUP and COUNT not negative\n");
         return 2;
     }
+    /* As the server does at start (csqlite_disable_memory_statistics): no global mutex around
+     * every allocation for SQLite's memory statistics. */
+    if (sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) != SQLITE_OK) return fail("memstatus", NULL);
     const char *pragmas;
     if (strcmp(mode, "mmap") == 0) {
         pragmas = "PRAGMA mmap_size = 1073741824";
