@@ -78,8 +78,17 @@ final class LiveServer: @unchecked Sendable {
         }
     }
 
-    /// Kills the server by PID, waits for it, and removes its directory.
+    private let stopLock = NSLock()
+    private var stopped = false  // guarded by stopLock
+
+    /// Kills the server by PID, waits for it, and removes its directory. Only the first call
+    /// does anything: tests stop the server themselves and release stops it again.
     func stop() {
+        let first = stopLock.withLock {
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
