@@ -29,6 +29,19 @@ group_ticks() {
     echo "$total"
 }
 
+# The release permission-server a bench runs: SERVER_BINARY when set, else built as
+# docker/Dockerfile builds the shipped binary (release, Swift runtime linked in) under ROOT.
+bench_server_binary() { # root
+    if [ -n "${SERVER_BINARY:-}" ]; then
+        echo "$SERVER_BINARY"
+        return
+    fi
+    echo "== building permission-server (release, --static-swift-stdlib)" >&2
+    (cd "$1" && swift build -c release --static-swift-stdlib --scratch-path "$1/.build-bench-hot-path" \
+        --product permission-server >/dev/null)
+    echo "$1/.build-bench-hot-path/release/permission-server"
+}
+
 # Creates DB with the real schema (`SERVER_BIN migrate`) and seeds USERS x APPS location
 # authorizations into it (bench/hot-path/seed.sql.template); fails unless exactly that many rows.
 seed_database() { # server_bin db users apps

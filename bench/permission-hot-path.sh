@@ -45,15 +45,7 @@ for tool in wrk nginx taskset sqlite3 curl; do
     command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y wrk nginx-light sqlite3 curl util-linux)" >&2; exit 1; }
 done
 
-if [ -n "${SERVER_BINARY:-}" ]; then
-    server_bin="$SERVER_BINARY"
-else
-    # Built as docker/Dockerfile builds the shipped binary: release, Swift runtime linked in.
-    echo "== building permission-server (release, --static-swift-stdlib)"
-    (cd "$root" && swift build -c release --static-swift-stdlib --scratch-path "$root/.build-bench-hot-path" \
-        --product permission-server >/dev/null)
-    server_bin="$root/.build-bench-hot-path/release/permission-server"
-fi
+server_bin="$(bench_server_binary "$root")"
 
 wait_up() { # url
     for _ in $(seq 1 200); do

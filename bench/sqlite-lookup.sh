@@ -40,14 +40,7 @@ for tool in "${CC:-cc}" sqlite3 taskset; do
 done
 "${CC:-cc}" -O2 -Wall -Wextra -o "$prefix/lookup" "$here/sqlite-lookup/lookup.c" -lsqlite3
 
-if [ -n "${SERVER_BINARY:-}" ]; then
-    server_bin="$SERVER_BINARY"
-else
-    echo "== building permission-server (for its migrate subcommand)"
-    (cd "$root" && swift build -c release --static-swift-stdlib --scratch-path "$root/.build-bench-hot-path" \
-        --product permission-server >/dev/null)
-    server_bin="$root/.build-bench-hot-path/release/permission-server"
-fi
+server_bin="$(bench_server_binary "$root")"  # for its migrate subcommand
 
 names=()
 for size in $sizes; do
