@@ -28,6 +28,8 @@ duration="${DURATION:-10s}"
 rounds="${ROUNDS:-3}"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer" >&2; exit 2; }
 pace_ms="${PACE_MS:-8}"
+# get.lua paces whenever PACE_MS is in its environment: only the paced runs below may pass it on.
+unset PACE_MS
 connections="${CONNECTIONS:-64}"
 sizes="${SIZES:-10000:100:100 1000000:10000:100}"
 port="${PORT:-18091}"
