@@ -575,7 +575,11 @@ wait "$ro_unshare_pid" || stop_rc=$?
 ro_unshare_pid=""
 ro_server_pid=""
 [ "$stop_rc" -eq 0 ] || fail "the read-only server exited $stop_rc after SIGTERM"
-echo "   SIGTERM → exit 0"
+# A clean stop checkpoints and closes every connection: the database is one file again.
+for suffix in -wal -shm; do
+    [ ! -e "$tmp/ro-data/permissions.sqlite$suffix" ] || fail "permissions.sqlite$suffix left in /data after a clean stop"
+done
+echo "   SIGTERM → exit 0, /data/permissions.sqlite alone (no -wal, no -shm)"
 if grep -qE '"level":"(warning|error|critical)"' "$server_log"; then
     grep -E '"level":"(warning|error|critical)"' "$server_log" | head -n 10 >&2
     fail "the server logged warnings or errors on the read-only root"

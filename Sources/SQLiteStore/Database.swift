@@ -72,11 +72,23 @@ package final class Database {
     /// Whether the process-wide settings above took effect (they cannot once SQLite is in use).
     package static var isLibraryConfigured: Bool { libraryConfigured }
 
-    deinit {
+    /// Set by ``close()``.
+    private var isClosed = false
+
+    /// Closes the connection now rather than at release: its statements are finalized, then the
+    /// handle is closed (https://www.sqlite.org/c3ref/close.html). When the last connection to a
+    /// WAL database closes, SQLite checkpoints it and deletes the `-wal` and `-shm` files
+    /// (https://www.sqlite.org/wal.html). The owner must not use the connection afterwards;
+    /// a second call does nothing.
+    package func close() {
+        guard !isClosed else { return }
+        isClosed = true
         statementCache.removeAll()  // finalize cached statements before the connection
         slots.removeAll()
         sqlite3_close_v2(handle)
     }
+
+    deinit { close() }
 
     private func setUp(_ configuration: DatabaseConfiguration) throws {
         try check(sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds), sql: nil)

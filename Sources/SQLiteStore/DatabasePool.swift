@@ -37,6 +37,21 @@ package final class DatabasePool: Sendable {
         try writer.write(body)
     }
 
+    /// Closes every connection, the readers first and the writer last, so that SQLite
+    /// checkpoints the file and deletes its `-wal` and `-shm` files; later reads and writes
+    /// fail with `SQLITE_MISUSE`. For a clean stop, after the last request.
+    package func close() {
+        readers.close()
+        writer.close()
+    }
+
+    /// Released without ``close()`` (the subcommands): the readers close first, so that the
+    /// writer, released next, is the last connection and SQLite removes the `-wal` and `-shm`
+    /// files. A read-only connection closing last would leave them.
+    deinit {
+        readers.close()
+    }
+
     /// Runs `body` on the writer connection outside any transaction.
     package func writeWithoutTransaction<Result>(_ body: (Database) throws -> Result) rethrows -> Result {
         try writer.writeWithoutTransaction(body)

@@ -40,6 +40,7 @@ package final class DatabaseWriter: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [Job] = []  // guarded by lock
     private var draining = false  // guarded by lock
+    private var closed = false  // guarded by lock
     private var statistics = Statistics()  // guarded by lock
     /// Transaction durations and batch sizes, for metrics.
     package let metrics = WriteMetrics()
@@ -95,6 +96,10 @@ package final class DatabaseWriter: @unchecked Sendable {
     /// maintenance). `body` manages its own transactions.
     package func writeWithoutTransaction<Result>(_ body: (Database) throws -> Result) rethrows -> Result {
         try queue.sync {
+            lock.lock()
+            let isClosed = closed
+            lock.unlock()
+            precondition(!isClosed, "writeWithoutTransaction after close()")
             defer {
                 onCommit()  // whatever the body committed must be visible to later reads
                 database.auditChainTip = nil  // the body may have rewritten the chain (migrations)
@@ -103,8 +108,26 @@ package final class DatabaseWriter: @unchecked Sendable {
         }
     }
 
+    /// Closes the writer connection once the batches already queued are committed; later
+    /// writes fail. Part of a clean stop (``DatabasePool/close()``): close the readers first, so
+    /// that this, the last connection, removes the `-wal` and `-shm` files. Not from inside a
+    /// write body (it waits for the writer queue).
+    package func close() {
+        lock.lock()
+        closed = true
+        lock.unlock()
+        queue.sync { database.close() }  // behind any drain already scheduled
+    }
+
     private func enqueue(_ job: Job) {
         lock.lock()
+        if closed {
+            lock.unlock()
+            job.run = nil
+            job.failure = SQLiteError(code: 21, message: "the database is closed", sql: nil)  // SQLITE_MISUSE
+            job.done.signal()
+            return
+        }
         pending.append(job)
         let start = !draining
         draining = true

@@ -38,6 +38,7 @@ package final class ReaderPool: @unchecked Sendable {
     private var openCount = 0  // guarded by condition
     private var generation: UInt64 = 0  // guarded by condition
     private var waiting = 0  // readers blocked in checkout, guarded by condition
+    private var closed = false  // guarded by condition
 
     /// Creates an empty pool; no connection is opened until the first read.
     /// - Parameters:
@@ -82,6 +83,18 @@ package final class ReaderPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Closes the idle connections and refuses later reads; a reader checked out now is closed
+    /// when it comes back. Part of a clean stop (``DatabasePool/close()``).
+    package func close() {
+        condition.lock()
+        closed = true
+        let dropped = idle
+        idle.removeAll()
+        condition.broadcast()  // waiting readers see `closed` and fail
+        condition.unlock()
+        for reader in dropped { reader.database.close() }
+    }
+
     /// The number of connections opened so far.
     package var connectionCount: Int {
         condition.lock()
@@ -94,6 +107,10 @@ package final class ReaderPool: @unchecked Sendable {
     private func checkout() throws -> (Database, UInt64, UInt64) {
         condition.lock()
         while true {
+            if closed {
+                condition.unlock()
+                throw SQLiteError(code: 21, message: "the database is closed", sql: nil)  // SQLITE_MISUSE
+            }
             if let reader = idle.popLast() {
                 let current = generation
                 condition.unlock()
@@ -126,6 +143,11 @@ package final class ReaderPool: @unchecked Sendable {
 
     private func checkin(_ database: Database, generation snapshot: UInt64, snapshotStarted: UInt64) {
         condition.lock()
+        if closed {
+            condition.unlock()
+            database.close()
+            return
+        }
         if snapshot != generation && database.isInTransaction {
             database.rollbackIgnoringErrors()  // stale: do not hold an old snapshot while idle
         }

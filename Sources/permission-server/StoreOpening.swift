@@ -22,16 +22,19 @@ enum StoreOpening {
     }
 
     /// Checkpoints the write-ahead log into the database file (https://www.sqlite.org/wal.html,
-    /// "Checkpointing") so that the file alone is complete after a clean stop; the connections
-    /// close when the store is released.
+    /// "Checkpointing") so that the file alone is complete after a clean stop, then closes every
+    /// connection, the writer last: SQLite then deletes the empty `-wal` and the `-shm` file,
+    /// and the database is one file again. Call it after the last request.
     static func close(_ store: SQLitePermissionStore, logger: Logger) {
         // Idle readers keep their read transaction open between reads; a TRUNCATE checkpoint
         // would wait the whole busy timeout for them. End those snapshots first.
         store.pool.readers.didCommit()
         do {
             try store.pool.writeWithoutTransaction { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            store.pool.close()
             logger.info("database checkpointed and closed", metadata: ["database": "\(store.path)"])
         } catch {
+            store.pool.close()
             logger.warning("checkpoint at shutdown failed; the WAL will be replayed at the next open",
                 metadata: ["error": "\(error)"])
         }
