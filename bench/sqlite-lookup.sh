@@ -87,6 +87,14 @@ done
 grep -q 'anon_huge_kb=[1-9]' "$prefix/runs.log" || [[ " $modes " != *" cache-thp "* ]] \
     || echo "note: cache-thp got no huge pages (see /sys/kernel/mm/transparent_hugepage/enabled)"
 
+# The misses (cachegrind summary line LABEL) the MISS_COUNT lookups added at ROWS rows, per lookup.
+misses_per_lookup() { # rows label
+    local with without
+    with=$(awk -v l="$2" 'index($0, l) { gsub(",", "", $4); print $4 }' "$prefix/cachegrind-$1-$miss_count.log")
+    without=$(awk -v l="$2" 'index($0, l) { gsub(",", "", $4); print $4 }' "$prefix/cachegrind-$1-0.log")
+    awk -v a="$with" -v b="$without" -v n="$miss_count" 'BEGIN { printf "%.1f", (a - b) / n }'
+}
+
 if [ "$misses" = 1 ]; then
     l3=$(lscpu -B 2>/dev/null | awk '/^L3 cache:/ { print $3; exit }')
     l3="${l3:-33554432}"
@@ -102,10 +110,7 @@ if [ "$misses" = 1 ]; then
                 "$prefix/lookup" "$prefix/db-$rows.sqlite" "$users" "$apps" mmap "$miss_warmup" "$n" \
                 >/dev/null 2>"$prefix/cachegrind-$rows-$n.log"
         done
-        d1() { awk '/D1  misses:/ { gsub(",", "", $4); print $4 }' "$prefix/cachegrind-$rows-$1.log"; }
-        lld() { awk '/LLd misses:/ { gsub(",", "", $4); print $4 }' "$prefix/cachegrind-$rows-$1.log"; }
-        printf '%-10s %-22s %s\n' "$rows" \
-            "$(awk -v a="$(d1 "$miss_count")" -v b="$(d1 0)" -v n="$miss_count" 'BEGIN { printf "%.1f", (a - b) / n }')" \
-            "$(awk -v a="$(lld "$miss_count")" -v b="$(lld 0)" -v n="$miss_count" 'BEGIN { printf "%.1f", (a - b) / n }')"
+        printf '%-10s %-22s %s\n' "$rows" "$(misses_per_lookup "$rows" 'D1  misses:')" \
+            "$(misses_per_lookup "$rows" 'LLd misses:')"
     done
 fi
