@@ -12,14 +12,17 @@
 #     that the VM's drift falls on both; the ratio reported is the median of the rounds';
 #   - durable writes: settings PUTs (bench/hot-path/put.lua) at 64 connections, each one
 #     committed with synchronous=FULL and audited; the audit rows are counted afterwards.
-# Prints requests/s, p50, p99, the ratio to nginx, the CPU time wrk and the server used, and the
-# server's CPU time per request with its user-space part.
+# The server runs with its default read cache, and each size is measured once the cache's
+# warm-up has loaded every record (polled on /metrics); READ_CACHE_ENTRIES=0 measures without it.
+# Prints requests/s, p50, p99, the ratio to nginx, the CPU time wrk and the server used, the
+# server's CPU time per request with its user-space part, and the server's memory.
 # Kills exactly the PIDs it started. Needs swift, sqlite3, wrk, nginx, taskset, curl.
 # Env: DURATION (10s), ROUNDS (3), CONNECTIONS (64),
 #      SIZES ("10000:100:100 1000000:10000:100" = rows:users:apps),
 #      PORT (18091), NGINX_PORT (18092), SERVER_BINARY (skip the build and use this binary),
 #      PACE_MS (8: the paced GET run, where server and nginx see the same offered load; each
-#      connection waits a random time, 8 ms on average, after every response).
+#      connection waits a random time, 8 ms on average, after every response),
+#      READ_CACHE_ENTRIES (unset: the server's default, --read-cache-entries).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -31,6 +34,8 @@ pace_ms="${PACE_MS:-8}"
 # get.lua paces whenever PACE_MS is in its environment: only the paced runs below may pass it on.
 unset PACE_MS
 connections="${CONNECTIONS:-64}"
+read_cache=()
+if [ -n "${READ_CACHE_ENTRIES:-}" ]; then read_cache=(--read-cache-entries "$READ_CACHE_ENTRIES"); fi
 sizes="${SIZES:-10000:100:100 1000000:10000:100}"
 port="${PORT:-18091}"
 nginx_port="${NGINX_PORT:-18092}"
@@ -58,7 +63,25 @@ wait_up() { # url
     exit 1
 }
 
-declare -A rps p50 p99 wrkcpu srvcpu notes cpureq userreq
+# Waits until the read cache holds at least $2 entries (the warm-up's records and users), unless
+# the cache is off (no such series). Two minutes at most.
+wait_warm() { # base entries
+    local entries
+    for _ in $(seq 1 1200); do
+        entries=$(curl -fsS "$1/metrics" | awk '$1 == "permission_read_cache_entries" { print $2 }')
+        if [ -z "$entries" ] || [ "${entries%.*}" -ge "$2" ]; then return 0; fi
+        sleep 0.1
+    done
+    echo "the read cache did not warm up: $entries entries" >&2
+    exit 1
+}
+
+# The server's resident memory: anonymous (its heap, the cache) and the peak, in MB.
+memory_note() { # pid
+    awk '/^RssAnon:/ { anon = $2 } /^VmHWM:/ { hwm = $2 } END { printf "RssAnon %.0f MB, VmHWM %.0f MB", anon / 1024, hwm / 1024 }' "/proc/$1/status"
+}
+
+declare -A rps p50 p99 wrkcpu srvcpu notes cpureq userreq memory
 run() { # name pid url [wrk args...]
     local name="$1" pid="$2" url="$3"; shift 3
     local before after user_before user_after out
@@ -92,11 +115,14 @@ for size in $sizes; do
     seed_database "$server_bin" "$db" "$users" "$apps"
 
     PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" taskset -c 0 "$server_bin" serve --host 127.0.0.1 --port "$port" --database "$db" \
-        --log-level warning --max-requests-per-connection 1000000 >"$prefix/server-$rows.log" 2>&1 &
+        --log-level warning --max-requests-per-connection 1000000 "${read_cache[@]}" >"$prefix/server-$rows.log" 2>&1 &
     server_pid=$!
     pids+=("$server_pid")
     base="http://127.0.0.1:$port"
     wait_up "$base/readyz"
+    warm_started=$(date +%s.%N)
+    wait_warm "$base" "$rows"
+    warm_note="read cache warm after $(awk -v s="$warm_started" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s, $(memory_note "$server_pid")"
 
     # nginx serves a body of exactly the size of one GET answer.
     sample_url="$base/v1/users/u1/apps/com.example.app2/authorizations/location"
@@ -152,6 +178,7 @@ NGINX
     audit_before=$(sqlite3 "$db" 'SELECT count(*) FROM audit')
     USERS=$users APPS=$apps run "put-$rows" "$server_pid" "$base" -s "$here/hot-path/put.lua"
     names+=("get-paced-$rows" "nginx-paced-$rows" "put-$rows")
+    memory["$rows"]="$warm_note; after the runs $(memory_note "$server_pid")"
 
     kill -TERM "$server_pid" "$nginx_pid"
     wait "$server_pid" 2>/dev/null || true
@@ -187,6 +214,7 @@ for size in $sizes; do
         -v all="${ratios[*]}" -v p="$(median "${saturated[@]}")" -v c="$(median "${cpu_ratios[@]}")" \
         -v q="${p99[get-paced-$rows]}" -v n="${p99[nginx-paced-$rows]}" \
         'BEGIN { printf "%d rows: GET %.0f/s against nginx %.0f/s (medians); ratio %.2f, the median of the rounds (%s; target >= 0.50), by CPU per request %.2f; p99 at saturation %.3f ms, paced %.3f ms (nginx paced %.3f ms; target < 1 ms)\n", r, a, b, m, all, c, p, q, n }'
+    echo "$rows rows: server memory: ${memory[$rows]}"
 done
 first="${sizes%% *}"; last="${sizes##* }"
 first="${first%%:*}"; last="${last%%:*}"

@@ -10,6 +10,10 @@ import Foundation
 /// (https://www.sqlite.org/wal.html, `synchronous=FULL`). A body that throws is rolled back to
 /// its savepoint and gets its error; the others proceed. If the commit fails, every body of the
 /// batch gets that error. Callers block until their batch is durable.
+///
+/// A ``CommitObserver`` (the store's read cache) can be told what each committed transaction
+/// changed, before its callers return; commits by other processes are noticed within
+/// ``foreignCommitCheckInterval`` (`PRAGMA data_version`, https://www.sqlite.org/pragma.html#pragma_data_version).
 package final class DatabaseWriter: @unchecked Sendable {
     /// Counters for tests and metrics.
     package struct Statistics: Sendable, Equatable {
@@ -33,7 +37,15 @@ package final class DatabaseWriter: @unchecked Sendable {
         init(run: @escaping (Database) throws -> Void) { self.run = run }
     }
 
+    /// How often the writer looks for commits made by another process while an observer is
+    /// attached (100 ms, the reader pool's ``ReaderPool/maximumSnapshotAge``).
+    static let foreignCommitCheckInterval: DispatchTimeInterval = .milliseconds(100)
+
     private let database: Database  // touched only on `queue`
+    private var observer: (any CommitObserver)?  // touched only on `queue`
+    private var foreignCommitTimer: (any DispatchSourceTimer)?  // touched only on `queue`
+    /// `PRAGMA data_version` at the last check: it changes only when another connection commits.
+    private var dataVersion: Int64 = 0  // touched only on `queue`
     private let queue: DispatchQueue
     private let maximumBatchSize: Int
     private let onCommit: @Sendable () -> Void
@@ -72,6 +84,27 @@ package final class DatabaseWriter: @unchecked Sendable {
         return pending.count
     }
 
+    /// Attaches `observer`: from now on it is told about every transaction this writer commits
+    /// and about every change it cannot see (bodies run outside a transaction, failed commits,
+    /// commits by other processes, checked every ``foreignCommitCheckInterval``).
+    /// - Throws: `SQLiteError` when the data version cannot be read.
+    package func attach(_ observer: some CommitObserver) throws {
+        try queue.sync {
+            dataVersion = try readDataVersion()
+            self.observer = observer
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            let interval = Self.foreignCommitCheckInterval
+            timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
+            timer.setEventHandler { [weak self] in self?.checkForeignCommits() }
+            timer.resume()
+            foreignCommitTimer = timer
+        }
+    }
+
+    deinit {
+        foreignCommitTimer?.cancel()
+    }
+
     /// Runs `body` in a durable write transaction shared with concurrent callers.
     ///
     /// `body` runs on the writer queue inside its own savepoint; it must not begin or commit
@@ -102,6 +135,7 @@ package final class DatabaseWriter: @unchecked Sendable {
             precondition(!isClosed, "writeWithoutTransaction after close()")
             defer {
                 onCommit()  // whatever the body committed must be visible to later reads
+                observer?.didLoseTrack(database)  // and was not seen by the observer
                 database.auditChainTip = nil  // the body may have rewritten the chain (migrations)
             }
             return try body(database)
@@ -116,7 +150,34 @@ package final class DatabaseWriter: @unchecked Sendable {
         lock.lock()
         closed = true
         lock.unlock()
-        queue.sync { database.close() }  // behind any drain already scheduled
+        queue.sync {  // behind any drain already scheduled
+            foreignCommitTimer?.cancel()
+            foreignCommitTimer = nil
+            observer = nil
+            database.close()
+        }
+    }
+
+    /// Tells the observer when another process committed since the last check. On `queue` only.
+    private func checkForeignCommits() {
+        guard let observer else { return }
+        let version: Int64
+        do {
+            version = try readDataVersion()
+        } catch {
+            observer.didLoseTrack(database)  // cannot tell: assume the worst
+            return
+        }
+        guard version != dataVersion else { return }
+        dataVersion = version
+        onCommit()  // readers drop snapshots older than that commit first (see ReaderPool)
+        observer.didLoseTrack(database)
+    }
+
+    private func readDataVersion() throws -> Int64 {
+        try database.withStatement("PRAGMA data_version") { statement in
+            try statement.step() ? statement.int64(at: 0) : 0
+        }
     }
 
     private func enqueue(_ job: Job) {
@@ -199,13 +260,17 @@ package final class DatabaseWriter: @unchecked Sendable {
             }
         }
         var commitFailure: (any Error)?
+        var committed = false
         if database.isInTransaction {
             do {
+                try observer?.willCommit(database)
                 try database.commit()
+                committed = true
             } catch {
                 commitFailure = error
                 database.rollbackIgnoringErrors()
                 database.auditChainTip = nil
+                observer?.didLoseTrack(database)  // the outcome of a failed COMMIT is not certain
             }
         }
         if let commitFailure {
@@ -217,6 +282,8 @@ package final class DatabaseWriter: @unchecked Sendable {
             metrics.record(batchSize: completed.count, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
             onCommit()
         }
+        // After the readers' snapshots were ended (see ReaderPool) and before the callers return.
+        if committed { observer?.didCommit(database) }
         lock.lock()
         if !completed.isEmpty {
             statistics.commits += 1
@@ -245,4 +312,19 @@ package final class DatabaseWriter: @unchecked Sendable {
             return false
         }
     }
+}
+
+/// Sees what the writer's transactions change, on the writer queue: how a read model in memory
+/// (the store's read cache) stays in step with the file.
+package protocol CommitObserver: AnyObject {
+    /// Inside the transaction, just before `COMMIT`: collect what it changed. Throwing rolls the
+    /// whole batch back, and every body in it gets the error.
+    func willCommit(_ database: Database) throws
+    /// The `COMMIT` after ``willCommit(_:)`` succeeded; the reader pool has already ended the
+    /// snapshots that predate it, and no caller of the batch has returned yet.
+    func didCommit(_ database: Database)
+    /// The file may have changed in a way the observer did not see: a body run outside a
+    /// transaction (migrations, maintenance), a `COMMIT` that failed, a commit by another
+    /// process. Forget everything.
+    func didLoseTrack(_ database: Database)
 }

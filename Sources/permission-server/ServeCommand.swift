@@ -23,7 +23,8 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "permission-server")
         logger.info("starting with the effective configuration", metadata: configuration.startupMetadata)
 
-        let store = try StoreOpening.open(path: configuration.databasePath, logger: logger)
+        let store = try StoreOpening.open(
+            path: configuration.databasePath, readCacheEntries: configuration.readCacheEntries, logger: logger)
         let metrics = ServerMetrics(store: store)
         let exposure = Self.metricsExposure(configuration)
         let application = buildApplication(
@@ -57,6 +58,8 @@ struct ServeCommand: ParsableCommand {
             metricsServer = listener
         }
         application.start()
+        let warmer = ReadCacheWarmer(store: store, logger: logger)
+        if configuration.readCacheEntries > 0 { warmer.start() }
         // Graceful shutdown: stop accepting, then end event streams and the sweeper at once
         // (streams would otherwise hold their connections until the grace deadline).
         let signals = ShutdownSignals { [metricsServer] number in
@@ -70,6 +73,7 @@ struct ServeCommand: ParsableCommand {
         signals.cancel()
 
         application.stop()
+        if configuration.readCacheEntries > 0 { warmer.stop() }
         StoreOpening.close(store, logger: logger)
         logger.notice("stopped")
     }

@@ -11,6 +11,8 @@ struct ServerConfiguration: Sendable {
     var host: String
     var port: Int
     var databasePath: String
+    /// The read cache's capacity in entries; 0 turns it off.
+    var readCacheEntries: Int
     var logFormat: String
     var logLevel: Logger.Level
     var promptTTL: Int
@@ -45,6 +47,7 @@ struct ServerConfiguration: Sendable {
         host = try Self.nonEmpty(resolver, Settings.host)
         port = try resolver.int(Settings.port, range: 0...65_535)
         databasePath = try Self.nonEmpty(resolver, Settings.database)
+        readCacheEntries = try resolver.int(Settings.readCacheEntries, range: 0...100_000_000)
         logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])
         let level = try resolver.choice(
             Settings.logLevel, among: Logger.Level.allCases.map(\.rawValue))

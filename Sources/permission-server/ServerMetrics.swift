@@ -75,5 +75,17 @@ final class ServerMetrics: @unchecked Sendable {
         text.family("sqlite_writes_total", help: "Write bodies by outcome.", type: .counter)
         text.sample("sqlite_writes_total", labels: [("outcome", "committed")], value: database.writer.committedWrites)
         text.sample("sqlite_writes_total", labels: [("outcome", "failed")], value: database.writer.failedWrites)
+        if let cache = database.readCache {
+            text.family("permission_read_cache_lookups_total", help: "Status reads by whether the read cache held the record.", type: .counter)
+            text.sample("permission_read_cache_lookups_total", labels: [("result", "hit")], value: cache.hits)
+            text.sample("permission_read_cache_lookups_total", labels: [("result", "miss")], value: cache.misses)
+            text.family("permission_read_cache_entries", help: "Authorization records and user settings in the read cache.", type: .gauge)
+            text.sample("permission_read_cache_entries", value: cache.entries)
+            text.family(
+                "permission_read_cache_clears_total",
+                help: "Times the read cache was emptied (a change of more than 4096 rows, another process's commit, maintenance).",
+                type: .counter)
+            text.sample("permission_read_cache_clears_total", value: cache.clears)
+        }
     }
 }

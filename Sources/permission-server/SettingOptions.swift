@@ -10,6 +10,8 @@ struct SettingOptions: ParsableArguments {
     var port: String?
     @Option(name: .customLong(Settings.database.flag), help: Settings.database.argumentHelp)
     var database: String?
+    @Option(name: .customLong(Settings.readCacheEntries.flag), help: Settings.readCacheEntries.argumentHelp)
+    var readCacheEntries: String?
     @Option(name: .customLong(Settings.logFormat.flag), help: Settings.logFormat.argumentHelp)
     var logFormat: String?
     @Option(name: .customLong(Settings.logLevel.flag), help: Settings.logLevel.argumentHelp)
@@ -49,6 +51,7 @@ struct SettingOptions: ParsableArguments {
     var givenFlags: [String: String] {
         let pairs: [(Setting, String?)] = [
             (Settings.host, host), (Settings.port, port), (Settings.database, database),
+            (Settings.readCacheEntries, readCacheEntries),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
             (Settings.onceTTL, onceTTL), (Settings.maxConnections, maxConnections), (Settings.eventLoops, eventLoops),
             (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),

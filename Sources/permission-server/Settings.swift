@@ -28,6 +28,9 @@ enum Settings {
         help: "Seconds a prompt stays pending before it expires.")
     static let onceTTL = Setting(flag: "once-ttl", environment: "PERMISSION_ONCE_TTL", defaultValue: "3600",
         help: "Seconds an Allow Once grant lasts when no sessionEnded event ends it first.")
+    static let readCacheEntries = Setting(flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
+        defaultValue: "1000000",
+        help: "Authorization records the status read keeps in memory, loaded at start (about 250 bytes a record); 0 reads every one from the database.")
     static let maxConnections = Setting(flag: "max-connections", environment: "PERMISSION_MAX_CONNECTIONS",
         defaultValue: "1024", help: "Open connections at most; beyond it new ones wait in the kernel backlog.")
     static let eventLoops = Setting(flag: "event-loops", environment: "PERMISSION_EVENT_LOOPS",
@@ -62,7 +65,7 @@ enum Settings {
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [
-        host, port, database, logFormat, logLevel, promptTTL, onceTTL, maxConnections, eventLoops,
+        host, port, database, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL, maxConnections, eventLoops,
         maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout, writeTimeout, shutdownGrace, metrics,
         metricsPort, authFailureBurst, authFailureRefill, bootstrapAdminKey, config,
     ]

@@ -4,12 +4,13 @@ import SQLiteStore
 
 /// Opening and closing the database for the subcommands, with the refusals logged clearly.
 enum StoreOpening {
-    /// Opens the store at `path`, applying pending migrations.
+    /// Opens the store at `path`, applying pending migrations, with a read cache of
+    /// `readCacheEntries` entries (0: none, as the short-lived subcommands use it).
     /// - Throws: `ExitCode` 65 (EX_DATAERR) when the database is newer than this program, 1
     ///   when it cannot be opened; the reason is logged first.
-    static func open(path: String, logger: Logger) throws -> SQLitePermissionStore {
+    static func open(path: String, readCacheEntries: Int = 0, logger: Logger) throws -> SQLitePermissionStore {
         do {
-            return try SQLitePermissionStore.open(path: path) { message, done, total in
+            return try SQLitePermissionStore.open(path: path, readCacheEntries: readCacheEntries) { message, done, total in
                 logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
             }
         } catch let error as MigrationError {

@@ -77,6 +77,40 @@ struct OperationsTests {
         #expect(Self.sample(text, #"sqlite_writes_total{outcome="committed"}"#).map { $0 >= 1 } == true)
     }
 
+    @Test("the status read cache: warmed at start, hits counted, and a row changed by another process is served soon after (checked every 100 ms)")
+    func readCacheSeesAnotherProcessesWrite() throws {
+        let directory = try Paths.makeTemporaryDirectory("read-cache")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("cache.sqlite").path
+        let server = try ServerProcess(database: database, directory: directory, environment: Self.keyEnvironment)
+        defer { server.killNow() }
+        #expect(server.log(waitingFor: "read cache warmed").contains("read cache warmed records=0"))
+        let created = try Self.putApp(server, "com.example.cache")
+        #expect(created == "201")
+        let url = "\(server.baseURL)/v1/users/u1/apps/com.example.cache/authorizations/camera"
+        for _ in 0..<2 { #expect(try Self.get(url, key: true).body.contains(#""status":"notDetermined""#)) }
+        var text = try Self.get("\(server.baseURL)/metrics").body
+        #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="miss"}"#) == 1)
+        #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="hit"}"#) == 1)
+        #expect(Self.sample(text, "permission_read_cache_entries") == 1)
+
+        // sqlite3, another process, writes the row behind the server's back.
+        _ = try Self.sqlite(database, """
+            INSERT INTO authorizations (user, app, service, status, level, provisional, once, expires_at, reason, purpose,
+                declined_levels, updated_at, version)
+            VALUES ('u1', 'com.example.cache', 'camera', 'denied', NULL, 0, 0, NULL, 'userSet', NULL, '', 1795000000000, 1)
+            """)
+        let deadline = Date() + 5
+        var body = try Self.get(url, key: true).body
+        while !body.contains(#""status":"denied""#) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            body = try Self.get(url, key: true).body
+        }
+        #expect(body.contains(#""status":"denied""#), "\(body)")
+        text = try Self.get("\(server.baseURL)/metrics").body
+        #expect(Self.sample(text, "permission_read_cache_clears_total").map { $0 >= 1 } == true)
+    }
+
     @Test("admin-only metrics on a separate port: 401 without a key, 200 with the admin key, absent from the main port")
     func adminOnlySeparatePort() throws {
         let directory = try Paths.makeTemporaryDirectory("metrics-admin")

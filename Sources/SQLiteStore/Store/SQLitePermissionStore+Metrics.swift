@@ -9,6 +9,8 @@ extension SQLitePermissionStore {
         package var writer: DatabaseWriter.Statistics
         /// Transaction durations and sizes.
         package var writes: WriteMetrics.Snapshot
+        /// The read cache's counters, nil when it is off.
+        package var readCache: ReadCache.Statistics?
     }
 
     /// Reads the audit head and the authorization counts in one read snapshot, and the writer's
@@ -30,6 +32,6 @@ extension SQLitePermissionStore {
         }
         return MetricsSnapshot(
             auditSeq: seq, authorizationsByStatus: statuses, writer: pool.writer.currentStatistics,
-            writes: pool.writer.metrics.snapshot)
+            writes: pool.writer.metrics.snapshot, readCache: readCacheStatistics)
     }
 }

@@ -8,19 +8,27 @@ public import PermissionDomain
 /// ``read(_:)`` runs its body in a deferred read transaction on a pooled reader, so the
 /// queries of one body see one snapshot and never wait for the writer. ``write(_:)`` runs its
 /// body in its own savepoint inside a group commit: a mutation and its audit entry are atomic,
-/// and the call returns after the commit is on disk (`synchronous=FULL`).
+/// and the call returns after the commit is on disk (`synchronous=FULL`). The hot-path read of
+/// one record goes through a ``ReadCache``, which the writer keeps exact (``ReadCacheTracker``).
 public final class SQLitePermissionStore: PermissionStore {
     /// The database file.
     public let path: String
     package let pool: DatabasePool
 
-    /// The services that may have policies, so reads skip the policy query for the others.
-    private let policyServices: PolicyServices
+    /// What reader sessions share: the services that may have policies (so reads skip the
+    /// policy query for the others) and the read cache.
+    private let readerShared: StoreSession.Shared
+    /// The same for the writer's sessions, without the cache.
+    private let writerShared: StoreSession.Shared
 
-    private init(pool: DatabasePool, policyServices: PolicyServices) {
+    /// The default ``open(path:configuration:readCacheEntries:migrationProgress:)`` cache size.
+    public static let defaultReadCacheEntries = 1_000_000
+
+    private init(pool: DatabasePool, policyServices: PolicyServices, cache: ReadCache?) {
         self.pool = pool
         self.path = pool.path
-        self.policyServices = policyServices
+        readerShared = StoreSession.Shared(policyServices: policyServices, cache: cache)
+        writerShared = StoreSession.Shared(policyServices: policyServices, cache: nil)
     }
 
     /// Opens the store at `path`, creating the file and its parent directory when missing, and
@@ -28,19 +36,34 @@ public final class SQLitePermissionStore: PermissionStore {
     /// - Parameters:
     ///   - path: the database file.
     ///   - configuration: pragmas, pool and batch sizes.
+    ///   - readCacheEntries: the most authorization records and user settings the hot-path read
+    ///     keeps in memory (``ReadCache``); 0 reads every one from the file.
     ///   - migrationProgress: told (message, rows done, rows in all) by long migrations (the
     ///     audit hash chain backfill), for logging.
     /// - Throws: ``SQLiteError``, or ``MigrationError/databaseNewerThanCode(unknownIDs:)`` when
     ///   the file was written by a newer version.
     public static func open(
-        path: String, configuration: DatabaseConfiguration = .init(),
+        path: String, configuration: DatabaseConfiguration = .init(), readCacheEntries: Int = defaultReadCacheEntries,
         migrationProgress: (@Sendable (_ message: String, _ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws -> SQLitePermissionStore {
         let pool = try openPool(path: path, configuration: configuration)
         _ = try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0, progress: migrationProgress) }
         let services = try pool.read { try StoreSession(database: $0).policyServiceNames() }
-        return SQLitePermissionStore(pool: pool, policyServices: PolicyServices(services))
+        var cache: ReadCache?
+        if readCacheEntries > 0 {
+            let tracker = ReadCacheTracker(cache: ReadCache(capacity: readCacheEntries))
+            try pool.writeWithoutTransaction { try tracker.install(on: $0) }
+            try pool.writer.attach(tracker)
+            cache = tracker.cache
+        }
+        return SQLitePermissionStore(pool: pool, policyServices: PolicyServices(services), cache: cache)
     }
+
+    /// The read cache, nil when it is off.
+    var readCache: ReadCache? { readerShared.cache }
+
+    /// The read cache's counters, or nil when it is off.
+    package var readCacheStatistics: ReadCache.Statistics? { readerShared.cache?.statistics }
 
     /// Applies pending migrations to the file at `path` and returns their ids (the server's
     /// `migrate` subcommand).
@@ -89,10 +112,14 @@ public final class SQLitePermissionStore: PermissionStore {
     }
 
     public func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {
-        try pool.read { database in try body(StoreSession(database: database, policyServices: policyServices)) }
+        // Before the checkout: see ReadCache.
+        let generation = readerShared.cache?.generation ?? 0
+        return try pool.read { database in
+            try body(StoreSession(database: database, shared: readerShared, cacheGeneration: generation))
+        }
     }
 
     public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
-        try pool.write { database in try body(StoreSession(database: database, policyServices: policyServices)) }
+        try pool.write { database in try body(StoreSession(database: database, shared: writerShared)) }
     }
 }

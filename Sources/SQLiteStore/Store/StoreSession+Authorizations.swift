@@ -34,6 +34,20 @@ extension StoreSession {
     func authorizationAndSettings(user: UserID, app: AppID, service: ServiceID, withSettings: Bool) throws
         -> (stored: StoredAuthorization?, settings: UserSettings?)
     {
+        guard let cache = shared?.cache else {
+            return try storedAuthorizationAndSettings(user: user, app: app, service: service, withSettings: withSettings)
+        }
+        let key = AuthorizationKey(user: user, app: app, service: service)
+        if let cached = cache.lookup(key, withSettings: withSettings, readAt: cacheGeneration) { return cached }
+        let found = try storedAuthorizationAndSettings(user: user, app: app, service: service, withSettings: withSettings)
+        cache.insert(key, stored: found.stored, settings: withSettings ? .some(found.settings) : nil, readAt: cacheGeneration)
+        return found
+    }
+
+    /// ``authorizationAndSettings(user:app:service:withSettings:)`` from the file.
+    private func storedAuthorizationAndSettings(user: UserID, app: AppID, service: ServiceID, withSettings: Bool) throws
+        -> (stored: StoredAuthorization?, settings: UserSettings?)
+    {
         guard withSettings else { return (try authorization(user: user, app: app, service: service), nil) }
         let found = try database.withStatement(Self.selectOneWithSettings) { statement in
             // The keys bound in place, not copied by SQLite (see `withTexts`).
@@ -56,6 +70,45 @@ extension StoreSession {
             ? nil
             : UserSettings(user: user, locationServicesEnabled: statement.bool(at: 10), updatedAt: statement.date(at: 11))
         return (stored, settings)
+    }
+
+    private static let pageWithSettings = StatementSlot("""
+        SELECT a.user, a.app, a.service, a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose,
+            a.declined_levels, a.updated_at, a.version, s.location_services_enabled, s.updated_at
+        FROM authorizations AS a LEFT JOIN user_settings AS s ON s.user = a.user
+        WHERE (a.user, a.app, a.service) > (?1, ?2, ?3) ORDER BY a.user, a.app, a.service LIMIT ?4
+        """)
+
+    /// Records in key order after `after` (from the start when nil), each with its user's
+    /// settings (nil when never changed): the read cache's warm-up. Equal texts in a page share
+    /// one string (rows of one user are adjacent; apps and purposes repeat), which keeps the
+    /// cache small.
+    func authorizationsWithSettings(after: AuthorizationKey?, limit: Int, interning strings: inout StringInterner)
+        throws -> [(stored: StoredAuthorization, settings: UserSettings?)]
+    {
+        try database.withStatement(Self.pageWithSettings) { statement in
+            statement.bind(after?.user.rawValue ?? "", at: 1)
+            statement.bind(after?.app.rawValue ?? "", at: 2)
+            statement.bind(after?.service.rawValue ?? "", at: 3)
+            statement.bind(Self.limit(limit), at: 4)
+            var page: [(stored: StoredAuthorization, settings: UserSettings?)] = []
+            var previousUser: UserID?
+            while try statement.step() {
+                let userText = try statement.requiredString(at: 0, "authorizations", "user")
+                let user = previousUser?.rawValue == userText ? previousUser! : UserID(trusted: userText)
+                previousUser = user
+                let app = AppID(trusted: strings.intern(try statement.requiredString(at: 1, "authorizations", "app")))
+                let service = ServiceID(trusted: strings.intern(try statement.requiredString(at: 2, "authorizations", "service")))
+                var stored = try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 3)
+                if let purpose = stored.purpose { stored.purpose = PurposeString(trusted: strings.intern(purpose.rawValue)) }
+                let settings =
+                    statement.isNull(at: 13)
+                    ? nil
+                    : UserSettings(user: user, locationServicesEnabled: statement.bool(at: 13), updatedAt: statement.date(at: 14))
+                page.append((stored, settings))
+            }
+            return page
+        }
     }
 
     func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws

@@ -4,16 +4,34 @@ import PermissionDomain
 
 /// The permission model's reads and writes over one connection: a pooled reader inside
 /// `PermissionStore.read` (a deferred read transaction), or the writer inside a group-commit
-/// savepoint. A struct of two references, which fits an existential's inline buffer, so passing
-/// it as one does not allocate.
+/// savepoint. Three words, which fit an existential's inline buffer, so passing it as one does
+/// not allocate.
 ///
 /// Every query is a cached prepared statement (the per-request ones in a `StatementSlot`);
 /// listings are keyset-paged with row-value comparisons that SQLite turns into index seeks
 /// (https://www.sqlite.org/rowvalue.html).
 struct StoreSession: PermissionWriter {
+    /// What the sessions of one store share.
+    final class Shared: Sendable {
+        /// The services that may have policies.
+        let policyServices: PolicyServices
+        /// Readers only: the hot path's read cache (the writer reads its own uncommitted rows).
+        let cache: ReadCache?
+
+        init(policyServices: PolicyServices, cache: ReadCache?) {
+            self.policyServices = policyServices
+            self.cache = cache
+        }
+    }
+
     let database: Database
-    /// The services that may have policies (nil: always query, as the migrations and tools do).
-    var policyServices: PolicyServices? = nil
+    /// nil: no policy shortcut and no cache, as the migrations and tools read.
+    var shared: Shared? = nil
+    /// ``ReadCache/generation`` taken before the reader's connection was checked out.
+    var cacheGeneration: UInt64 = 0
+
+    /// The services that may have policies (nil: always query).
+    var policyServices: PolicyServices? { shared?.policyServices }
 
     /// A stored value that does not parse: the file was changed outside this program.
     static func corrupt(_ table: String, _ column: String) -> SQLiteError {

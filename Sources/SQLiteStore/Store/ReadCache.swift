@@ -1,0 +1,214 @@
+import Foundation
+import PermissionDomain
+import Synchronization
+
+/// The hot path's records in memory: authorization records by (user, app, service) and user
+/// settings by user, each either a copy of the stored row or "no row". SQLite stays the only
+/// durable copy; the cache only saves the lookup (a b-tree descent that misses the CPU caches
+/// once the table is large, see README "Benchmarks").
+///
+/// Filled by readers on a miss and emptied by the writer (``ReadCacheTracker``), so that a read
+/// that starts after a write returned never sees what the write replaced:
+/// - the writer, after each commit and before its callers return, first ends the reader pool's
+///   older snapshots, then removes every key the transaction changed and moves ``generation``
+///   on (one step under the lock);
+/// - a reader takes ``generation`` *before* it checks out its connection, and its
+///   ``insert(_:stored:settings:readAt:)`` is refused when the generation moved since: the row
+///   it read may predate that commit. An insert that lands first is removed by the commit's
+///   invalidation, which follows.
+///
+/// Bounded by ``capacity`` records (and as many users' settings). An insert into a full cache
+/// empties it first: a cache sized for the table (the default suits 1,000,000 records) never
+/// fills, and one that is too small still serves the records read since it was emptied, with a
+/// warning at start and a metric (`permission_read_cache_clears_total`) saying so. A record
+/// takes about 170 bytes plus its user id when longer than 15 bytes. Locking is one `Mutex`
+/// (the server's event loops are few, and the critical sections are a hash lookup).
+package final class ReadCache: Sendable {
+    /// A cached value, or the knowledge that there is none (`value` nil).
+    private struct Cached<Value> {
+        let value: Value?
+    }
+
+    /// A stored record without its key and with times as milliseconds (`Int64.min`: none): less
+    /// than half the size of a `StoredAuthorization`, which is rebuilt from the key on a hit.
+    struct Record {
+        let status: AuthorizationStatus
+        let reason: Reason
+        let provisional: Bool
+        let once: Bool
+        let level: Level?
+        let purpose: PurposeString?
+        let declinedLevels: [Level]
+        let expiresAt: Int64
+        let updatedAt: Int64
+        let version: Int64
+
+        init(_ stored: StoredAuthorization) {
+            status = stored.status
+            reason = stored.reason
+            provisional = stored.provisional
+            once = stored.once
+            level = stored.level
+            purpose = stored.purpose
+            declinedLevels = stored.declinedLevels
+            expiresAt = stored.expiresAt?.millisecondsSince1970 ?? .min
+            updatedAt = stored.updatedAt?.millisecondsSince1970 ?? .min
+            version = stored.version
+        }
+
+        func stored(_ key: AuthorizationKey) -> StoredAuthorization {
+            StoredAuthorization(
+                user: key.user, app: key.app, service: key.service, status: status, level: level,
+                provisional: provisional, once: once,
+                expiresAt: expiresAt == .min ? nil : Date(millisecondsSince1970: expiresAt),
+                reason: reason, purpose: purpose, declinedLevels: declinedLevels,
+                updatedAt: updatedAt == .min ? nil : Date(millisecondsSince1970: updatedAt), version: version)
+        }
+    }
+
+    private struct State {
+        var authorizations: [AuthorizationKey: Cached<Record>] = [:]
+        var settings: [UserID: Cached<UserSettings>] = [:]
+        var generation: UInt64 = 0
+
+        var count: Int { authorizations.count + settings.count }
+    }
+
+    /// Counters for `/metrics`.
+    package struct Statistics: Sendable, Equatable {
+        package var hits: Int
+        package var misses: Int
+        /// Entries held now (authorization records and user settings).
+        package var entries: Int
+        /// Times everything was dropped: a full cache, a change of many rows, a migration,
+        /// another process's commit.
+        package var clears: Int
+    }
+
+    /// The most authorization records held, and separately the most user settings; 0 disables
+    /// the cache.
+    package let capacity: Int
+    private let state: Mutex<State>
+    /// `state.generation`, readable without the lock.
+    private let published = Atomic<UInt64>(0)
+    private let hits = Atomic<Int>(0)
+    private let misses = Atomic<Int>(0)
+    private let clears = Atomic<Int>(0)
+
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+        state = Mutex(State())
+    }
+
+    /// The generation a reader passes to ``insert(_:stored:settings:readAt:)``. Take it before
+    /// checking out the connection the row will be read on.
+    var generation: UInt64 { published.load(ordering: .acquiring) }
+
+    /// The cached record of `key` and, when `withSettings`, its user's settings; nil when
+    /// either is not cached, or when the writer invalidated anything since `generation` was
+    /// taken: the caller's read snapshot may then predate what the cache holds, and the other
+    /// reads of its body (policies, prompts) come from that snapshot.
+    func lookup(_ key: AuthorizationKey, withSettings: Bool, readAt generation: UInt64)
+        -> (stored: StoredAuthorization?, settings: UserSettings?)?
+    {
+        let found: (Record?, UserSettings?)? = state.withLock { state in
+            guard state.generation == generation, let record = state.authorizations[key] else { return nil }
+            guard withSettings else { return (record.value, nil) }
+            guard let settings = state.settings[key.user] else { return nil }
+            return (record.value, settings.value)
+        }
+        guard let found else {
+            misses.wrappingAdd(1, ordering: .relaxed)
+            return nil
+        }
+        hits.wrappingAdd(1, ordering: .relaxed)
+        return (found.0?.stored(key), found.1)
+    }
+
+    /// Stores what a reader found for `key` (and its user's settings, when read), unless the
+    /// writer committed a change since `generation` was taken.
+    func insert(_ key: AuthorizationKey, stored: StoredAuthorization?, settings: UserSettings??, readAt generation: UInt64) {
+        guard capacity > 0 else { return }
+        let record = stored.map(Record.init)
+        let dropped = state.withLock { state -> State? in
+            guard state.generation == generation else { return nil }  // the rows may predate a commit
+            var dropped: State?
+            if state.authorizations.count >= capacity || state.settings.count >= capacity {
+                dropped = state  // freed outside the lock
+                state = State(authorizations: [:], settings: [:], generation: state.generation)
+            }
+            state.authorizations[key] = Cached(value: record)
+            if let settings { state.settings[key.user] = Cached(value: settings) }
+            return dropped
+        }
+        if dropped != nil { clears.wrappingAdd(1, ordering: .relaxed) }
+    }
+
+    /// Makes room for `records` records and as many users' settings without rehashing (the
+    /// warm-up, which knows the table's size: growing a table of 1,000,000 entries briefly
+    /// holds the old and the new one).
+    func reserve(records: Int) {
+        let records = min(max(0, records), capacity)
+        state.withLock { state in
+            state.authorizations.reserveCapacity(records)
+        }
+    }
+
+    /// What ``insert(page:readAt:)`` did.
+    enum PageOutcome {
+        /// Every record (and its user's settings) is in the cache.
+        case stored
+        /// Nothing was stored: the writer committed a change since the generation was taken.
+        case stale
+        /// Nothing was stored: the page does not fit in what is left of the capacity.
+        case full
+    }
+
+    /// Stores a page of records read together with their users' settings (the warm-up), unless
+    /// the writer committed a change since `generation` was taken or the page does not fit.
+    func insert(page: [(stored: StoredAuthorization, settings: UserSettings?)], readAt generation: UInt64) -> PageOutcome {
+        let records = page.map { (AuthorizationKey(user: $0.stored.user, app: $0.stored.app, service: $0.stored.service), Record($0.stored)) }
+        return state.withLock { state in
+            guard state.generation == generation else { return .stale }
+            guard state.authorizations.count + page.count <= capacity, state.settings.count + page.count <= capacity else {
+                return .full
+            }
+            for (index, (key, record)) in records.enumerated() {
+                state.authorizations[key] = Cached(value: record)
+                state.settings[key.user] = Cached(value: page[index].settings)
+            }
+            return .stored
+        }
+    }
+
+    /// Removes `keys` and the settings of `users` and moves the generation on. The writer calls
+    /// it after a commit that changed them, before the commit's callers return.
+    func invalidate(keys: [AuthorizationKey], users: [UserID]) {
+        if keys.isEmpty && users.isEmpty { return }
+        state.withLock { state in
+            for key in keys { state.authorizations.removeValue(forKey: key) }
+            for user in users { state.settings.removeValue(forKey: user) }
+            state.generation &+= 1
+            published.store(state.generation, ordering: .releasing)
+        }
+    }
+
+    /// Drops every entry and moves the generation on.
+    func removeAll() {
+        let dropped = state.withLock { state in
+            var emptied = State()
+            emptied.generation = state.generation &+ 1
+            swap(&state, &emptied)
+            published.store(state.generation, ordering: .releasing)
+            return emptied
+        }
+        clears.wrappingAdd(1, ordering: .relaxed)
+        withExtendedLifetime(dropped) {}  // freed here, outside the lock
+    }
+
+    package var statistics: Statistics {
+        Statistics(
+            hits: hits.load(ordering: .relaxed), misses: misses.load(ordering: .relaxed),
+            entries: state.withLock { $0.count }, clears: clears.load(ordering: .relaxed))
+    }
+}

@@ -1,0 +1,103 @@
+import PermissionDomain
+
+/// Keeps a ``ReadCache`` in step with the writer: which rows of `authorizations` and
+/// `user_settings` each transaction changed, whatever statement changed them.
+///
+/// Temporary triggers on the writer connection (https://www.sqlite.org/lang_createtrigger.html)
+/// copy the key of every inserted, updated or deleted row into a temporary table, inside the
+/// transaction: a body rolled back to its savepoint takes its keys with it, and so does a batch
+/// that fails. Just before `COMMIT` the writer reads and empties that table
+/// (``willCommit(_:)``); after the commit it removes those keys from the cache
+/// (``didCommit(_:)``). No write path has to remember the cache, including bulk resets and
+/// future statements. More than ``maximumTrackedChanges`` keys in one transaction drop the
+/// whole cache instead.
+final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
+    /// Above this many changed rows in one transaction, the cache is emptied instead.
+    static let maximumTrackedChanges = 4_096
+
+    /// Installed once on the writer connection (temporary objects live with the connection).
+    /// A settings row is recorded with NULL app and service.
+    static let installation = """
+        CREATE TEMP TABLE read_cache_changes (user TEXT NOT NULL, app TEXT, service TEXT);
+        CREATE TEMP TRIGGER read_cache_authorization_inserted AFTER INSERT ON main.authorizations BEGIN
+            INSERT INTO read_cache_changes VALUES (NEW.user, NEW.app, NEW.service);
+        END;
+        CREATE TEMP TRIGGER read_cache_authorization_updated AFTER UPDATE ON main.authorizations BEGIN
+            INSERT INTO read_cache_changes VALUES (OLD.user, OLD.app, OLD.service);
+            INSERT INTO read_cache_changes SELECT NEW.user, NEW.app, NEW.service
+                WHERE NEW.user IS NOT OLD.user OR NEW.app IS NOT OLD.app OR NEW.service IS NOT OLD.service;
+        END;
+        CREATE TEMP TRIGGER read_cache_authorization_deleted AFTER DELETE ON main.authorizations BEGIN
+            INSERT INTO read_cache_changes VALUES (OLD.user, OLD.app, OLD.service);
+        END;
+        CREATE TEMP TRIGGER read_cache_settings_inserted AFTER INSERT ON main.user_settings BEGIN
+            INSERT INTO read_cache_changes VALUES (NEW.user, NULL, NULL);
+        END;
+        CREATE TEMP TRIGGER read_cache_settings_updated AFTER UPDATE ON main.user_settings BEGIN
+            INSERT INTO read_cache_changes VALUES (OLD.user, NULL, NULL);
+            INSERT INTO read_cache_changes SELECT NEW.user, NULL, NULL WHERE NEW.user IS NOT OLD.user;
+        END;
+        CREATE TEMP TRIGGER read_cache_settings_deleted AFTER DELETE ON main.user_settings BEGIN
+            INSERT INTO read_cache_changes VALUES (OLD.user, NULL, NULL);
+        END;
+        """
+
+    private enum Pending {
+        case keys([AuthorizationKey], users: [UserID])
+        case everything
+    }
+
+    let cache: ReadCache
+    /// What the transaction being committed changed. Touched only on the writer queue.
+    private var pending: Pending?
+
+    init(cache: ReadCache) {
+        self.cache = cache
+    }
+
+    /// Creates the temporary table and triggers on the writer connection.
+    func install(on database: Database) throws {
+        try database.execute(Self.installation)
+    }
+
+    func willCommit(_ database: Database) throws {
+        var keys: [AuthorizationKey] = []
+        var users: [UserID] = []
+        var rows = 0
+        try database.withStatement("SELECT user, app, service FROM temp.read_cache_changes") { statement in
+            while try statement.step() {
+                rows += 1
+                if rows > Self.maximumTrackedChanges { break }
+                let user = UserID(trusted: statement.string(at: 0) ?? "")
+                if let app = statement.string(at: 1), let service = statement.string(at: 2) {
+                    keys.append(AuthorizationKey(user: user, app: AppID(trusted: app), service: ServiceID(trusted: service)))
+                } else {
+                    users.append(user)
+                }
+            }
+        }
+        guard rows > 0 else {
+            pending = nil
+            return
+        }
+        try database.execute("DELETE FROM temp.read_cache_changes")
+        pending = rows > Self.maximumTrackedChanges ? .everything : .keys(keys, users: users)
+    }
+
+    func didCommit(_ database: Database) {
+        defer { pending = nil }
+        switch pending {
+        case nil: return
+        case .everything: cache.removeAll()
+        case .keys(let keys, let users): cache.invalidate(keys: keys, users: users)
+        }
+    }
+
+    func didLoseTrack(_ database: Database) {
+        pending = nil
+        // Outside a transaction (or after a rollback): keys recorded so far are covered by the
+        // clear below. A failure leaves them for the next commit, which only removes more.
+        try? database.execute("DELETE FROM temp.read_cache_changes")
+        cache.removeAll()
+    }
+}
