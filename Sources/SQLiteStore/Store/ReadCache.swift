@@ -21,7 +21,8 @@ import Synchronization
 /// empties it first: a cache sized for the table (the default suits 1,000,000 records) never
 /// fills, and one that is too small still serves the records read since it was emptied, with a
 /// warning at start and a metric (`permission_read_cache_clears_total`) saying so. A record
-/// takes about 170 bytes plus its user id when longer than 15 bytes. Locking is one `Mutex`
+/// takes about 300 bytes (the hash table's slack included) plus its user id when longer than 15
+/// bytes. Locking is one `Mutex`
 /// (the server's event loops are few, and the critical sections are a hash lookup).
 package final class ReadCache: Sendable {
     /// A cached value, or the knowledge that there is none (`value` nil).
