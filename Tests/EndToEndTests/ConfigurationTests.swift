@@ -85,6 +85,8 @@ struct ConfigurationTests {
             (["--auth-failure-burst", "0"], [:], "--auth-failure-burst / PERMISSION_AUTH_FAILURE_BURST", "integer"),
             ([], ["PERMISSION_AUTH_FAILURE_REFILL": "fast"], "--auth-failure-refill / PERMISSION_AUTH_FAILURE_REFILL", "(from environment)"),
             (["--event-loops", "1000"], [:], "--event-loops / PERMISSION_EVENT_LOOPS", "integer"),
+            (["--read-cache-entries=-1"], [:], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES", "0...100000000"),
+            ([], ["PERMISSION_READ_CACHE_ENTRIES": "all"], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES", "(from environment)"),
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
           ] as [([String], [String: String], String, String)])
     func invalidSettingsAreRejected(arguments: [String], environment: [String: String], names: String, detail: String) throws {

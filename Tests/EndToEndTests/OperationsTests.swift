@@ -111,6 +111,35 @@ struct OperationsTests {
         #expect(Self.sample(text, "permission_read_cache_clears_total").map { $0 >= 1 } == true)
     }
 
+    @Test("--read-cache-entries 0: no warm-up, no cache series, every status read from the database")
+    func readCacheOff() throws {
+        let directory = try Paths.makeTemporaryDirectory("read-cache-off")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("cache.sqlite").path
+        let server = try ServerProcess(
+            database: database, directory: directory, extraArguments: ["--read-cache-entries", "0"],
+            environment: Self.keyEnvironment)
+        defer { server.killNow() }
+        #expect(try Self.putApp(server, "com.example.nocache") == "201")
+        let url = "\(server.baseURL)/v1/users/u1/apps/com.example.nocache/authorizations/camera"
+        #expect(try Self.get(url, key: true).body.contains(#""status":"notDetermined""#))
+        _ = try Self.sqlite(database, """
+            INSERT INTO authorizations (user, app, service, status, level, provisional, once, expires_at, reason, purpose,
+                declined_levels, updated_at, version)
+            VALUES ('u1', 'com.example.nocache', 'camera', 'denied', NULL, 0, 0, NULL, 'userSet', NULL, '', 1795000000000, 1)
+            """)
+        // The reader pool's snapshots end within 100 ms (ReaderPool.maximumSnapshotAge).
+        let deadline = Date() + 5
+        var body = try Self.get(url, key: true).body
+        while !body.contains(#""status":"denied""#) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            body = try Self.get(url, key: true).body
+        }
+        #expect(body.contains(#""status":"denied""#), "\(body)")
+        #expect(!(try Self.get("\(server.baseURL)/metrics").body.contains("permission_read_cache")))
+        #expect(!server.log().contains("read cache"))
+    }
+
     @Test("admin-only metrics on a separate port: 401 without a key, 200 with the admin key, absent from the main port")
     func adminOnlySeparatePort() throws {
         let directory = try Paths.makeTemporaryDirectory("metrics-admin")
