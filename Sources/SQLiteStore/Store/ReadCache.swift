@@ -71,8 +71,24 @@ package final class ReadCache: Sendable {
         var authorizations: [AuthorizationKey: Cached<Record>] = [:]
         var settings: [UserID: Cached<UserSettings>] = [:]
         var generation: UInt64 = 0
+        /// Counted under the lock that the lookup takes anyway: no atomic on the hot path.
+        var hits = 0
+        var misses = 0
+        var clears = 0
 
         var count: Int { authorizations.count + settings.count }
+
+        /// Drops every entry, keeping the generation (moved on by `advance`) and the counters.
+        /// Returns the dropped state, to be freed outside the lock.
+        mutating func empty(advance: Bool) -> State {
+            var emptied = State()
+            emptied.generation = advance ? generation &+ 1 : generation
+            emptied.hits = hits
+            emptied.misses = misses
+            emptied.clears = clears &+ 1
+            swap(&self, &emptied)
+            return emptied
+        }
     }
 
     /// Counters for `/metrics`.
@@ -92,9 +108,6 @@ package final class ReadCache: Sendable {
     private let state: Mutex<State>
     /// `state.generation`, readable without the lock.
     private let published = Atomic<UInt64>(0)
-    private let hits = Atomic<Int>(0)
-    private let misses = Atomic<Int>(0)
-    private let clears = Atomic<Int>(0)
 
     init(capacity: Int) {
         self.capacity = max(0, capacity)
@@ -113,16 +126,16 @@ package final class ReadCache: Sendable {
         -> (stored: StoredAuthorization?, settings: UserSettings?)?
     {
         let found: (Record?, UserSettings?)? = state.withLock { state in
-            guard state.generation == generation, let record = state.authorizations[key] else { return nil }
-            guard withSettings else { return (record.value, nil) }
-            guard let settings = state.settings[key.user] else { return nil }
+            guard state.generation == generation, let record = state.authorizations[key],
+                let settings = withSettings ? state.settings[key.user] : Cached(value: nil)
+            else {
+                state.misses &+= 1
+                return nil
+            }
+            state.hits &+= 1
             return (record.value, settings.value)
         }
-        guard let found else {
-            misses.wrappingAdd(1, ordering: .relaxed)
-            return nil
-        }
-        hits.wrappingAdd(1, ordering: .relaxed)
+        guard let found else { return nil }
         return (found.0?.stored(key), found.1)
     }
 
@@ -135,14 +148,13 @@ package final class ReadCache: Sendable {
             guard state.generation == generation else { return nil }  // the rows may predate a commit
             var dropped: State?
             if state.authorizations.count >= capacity || state.settings.count >= capacity {
-                dropped = state  // freed outside the lock
-                state = State(authorizations: [:], settings: [:], generation: state.generation)
+                dropped = state.empty(advance: false)  // removing entries needs no new generation
             }
             state.authorizations[key] = Cached(value: record)
             if let settings { state.settings[key.user] = Cached(value: settings) }
             return dropped
         }
-        if dropped != nil { clears.wrappingAdd(1, ordering: .relaxed) }
+        withExtendedLifetime(dropped) {}  // freed here, outside the lock
     }
 
     /// Makes room for `records` records and as many users' settings without rehashing (the
@@ -197,19 +209,14 @@ package final class ReadCache: Sendable {
     /// Drops every entry and moves the generation on.
     func removeAll() {
         let dropped = state.withLock { state in
-            var emptied = State()
-            emptied.generation = state.generation &+ 1
-            swap(&state, &emptied)
+            let dropped = state.empty(advance: true)
             published.store(state.generation, ordering: .releasing)
-            return emptied
+            return dropped
         }
-        clears.wrappingAdd(1, ordering: .relaxed)
         withExtendedLifetime(dropped) {}  // freed here, outside the lock
     }
 
     package var statistics: Statistics {
-        Statistics(
-            hits: hits.load(ordering: .relaxed), misses: misses.load(ordering: .relaxed),
-            entries: state.withLock { $0.count }, clears: clears.load(ordering: .relaxed))
+        state.withLock { Statistics(hits: $0.hits, misses: $0.misses, entries: $0.count, clears: $0.clears) }
     }
 }
