@@ -39,6 +39,27 @@ struct OperationsTests {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// sqlite3, another process, stores a denied camera record for u1 and `app` behind the
+    /// server's back.
+    static func denyBehindTheServer(_ database: String, app: String) throws {
+        _ = try sqlite(database, """
+            INSERT INTO authorizations (user, app, service, status, level, provisional, once, expires_at, reason, purpose,
+                declined_levels, updated_at, version)
+            VALUES ('u1', '\(app)', 'camera', 'denied', NULL, 0, 0, NULL, 'userSet', NULL, '', 1795000000000, 1)
+            """)
+    }
+
+    /// GETs `url` with the admin key until it answers a denied status or 5 s pass; the last body.
+    static func waitForDenied(_ url: String) throws -> String {
+        let deadline = Date() + 5
+        var body = try get(url, key: true).body
+        while !body.contains(#""status":"denied""#) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            body = try get(url, key: true).body
+        }
+        return body
+    }
+
     @Test("a scrape after traffic shows requests by route and status, latencies, connections, writes and the audit head")
     func scrapeAfterTraffic() throws {
         let directory = try Paths.makeTemporaryDirectory("metrics")
@@ -94,18 +115,8 @@ struct OperationsTests {
         #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="hit"}"#) == 1)
         #expect(Self.sample(text, "permission_read_cache_entries") == 1)
 
-        // sqlite3, another process, writes the row behind the server's back.
-        _ = try Self.sqlite(database, """
-            INSERT INTO authorizations (user, app, service, status, level, provisional, once, expires_at, reason, purpose,
-                declined_levels, updated_at, version)
-            VALUES ('u1', 'com.example.cache', 'camera', 'denied', NULL, 0, 0, NULL, 'userSet', NULL, '', 1795000000000, 1)
-            """)
-        let deadline = Date() + 5
-        var body = try Self.get(url, key: true).body
-        while !body.contains(#""status":"denied""#) && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-            body = try Self.get(url, key: true).body
-        }
+        try Self.denyBehindTheServer(database, app: "com.example.cache")
+        let body = try Self.waitForDenied(url)
         #expect(body.contains(#""status":"denied""#), "\(body)")
         text = try Self.get("\(server.baseURL)/metrics").body
         #expect(Self.sample(text, "permission_read_cache_clears_total").map { $0 >= 1 } == true)
@@ -123,18 +134,9 @@ struct OperationsTests {
         #expect(try Self.putApp(server, "com.example.nocache") == "201")
         let url = "\(server.baseURL)/v1/users/u1/apps/com.example.nocache/authorizations/camera"
         #expect(try Self.get(url, key: true).body.contains(#""status":"notDetermined""#))
-        _ = try Self.sqlite(database, """
-            INSERT INTO authorizations (user, app, service, status, level, provisional, once, expires_at, reason, purpose,
-                declined_levels, updated_at, version)
-            VALUES ('u1', 'com.example.nocache', 'camera', 'denied', NULL, 0, 0, NULL, 'userSet', NULL, '', 1795000000000, 1)
-            """)
+        try Self.denyBehindTheServer(database, app: "com.example.nocache")
         // The reader pool's snapshots end within 100 ms (ReaderPool.maximumSnapshotAge).
-        let deadline = Date() + 5
-        var body = try Self.get(url, key: true).body
-        while !body.contains(#""status":"denied""#) && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-            body = try Self.get(url, key: true).body
-        }
+        let body = try Self.waitForDenied(url)
         #expect(body.contains(#""status":"denied""#), "\(body)")
         #expect(!(try Self.get("\(server.baseURL)/metrics").body.contains("permission_read_cache")))
         #expect(!server.log().contains("read cache"))
