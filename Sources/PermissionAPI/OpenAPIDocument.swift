@@ -2544,12 +2544,18 @@ components:
       summary: Ready
       value: {status: ready}
     Metrics:
-      summary: A few counters
+      summary: A few of the series (README "Metrics" lists them all)
       value: |
+        # HELP http_requests_total HTTP requests answered, by route template, method and status.
         # TYPE http_requests_total counter
-        http_requests_total{method="GET",status="200"} 1204
-        # TYPE missing_purpose_string_total counter
-        missing_purpose_string_total 2
+        http_requests_total{route="/v1/users/{user}/apps/{app}/authorizations/{service}",method="GET",status="200"} 1204
+        # HELP permission_audit_seq The last audit log sequence number.
+        # TYPE permission_audit_seq gauge
+        permission_audit_seq 57
+        # HELP permission_read_cache_lookups_total Status reads by whether the read cache held the record.
+        # TYPE permission_read_cache_lookups_total counter
+        permission_read_cache_lookups_total{result="hit"} 1180
+        permission_read_cache_lookups_total{result="miss"} 24
     ProblemInvalidRequest:
       summary: invalid-request (400)
       value:
