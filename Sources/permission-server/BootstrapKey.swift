@@ -5,16 +5,45 @@ import PermissionAPI
 import PermissionDomain
 
 /// `PERMISSION_BOOTSTRAP_ADMIN_KEY` at start (environment only; a secret is never a flag and
-/// never logged): the first admin key, created unless it exists.
+/// never logged): the first admin key, created unless it exists. Without it, and with no active
+/// admin key in the database, the server says how to get one instead of answering 401 in silence.
 enum BootstrapKey {
-    /// - Throws: `ExitCode` 64 when the secret is not acceptable.
-    static func apply(_ service: PermissionService, environment: [String: String], logger: Logger) throws {
-        guard let secret = environment[Settings.bootstrapAdminKey.environment], !secret.isEmpty else { return }
-        do {
-            try KeyBootstrap.ensureAdminKey(secret: secret, service: service, logger: logger)
-        } catch let error as PermissionError {
-            logger.critical("refusing to start: \(error)")
+    /// The bootstrap secret of `environment`, checked before anything is opened, or nil.
+    /// - Throws: `ExitCode` 64 when it is set but not acceptable; the reason is logged as a
+    ///   sentence naming the variable, never with the secret.
+    static func secret(environment: [String: String], logger: Logger) throws -> String? {
+        guard let secret = environment[Settings.bootstrapAdminKey.environment], !secret.isEmpty else { return nil }
+        guard KeySecret.isAcceptable(secret) else {
+            logger.critical("""
+                refusing to start: \(Settings.bootstrapAdminKey.environment) must be pk_<16 hex digits>_<random> \
+                or 32 to 256 characters of A-Z a-z 0-9 - . _ ~ + / = (for example: openssl rand -hex 32)
+                """)
             throw ExitCode(ExitCodes.usage)
         }
+        return secret
+    }
+
+    /// Creates the bootstrap key for `secret` unless it exists; then, when the database has no
+    /// active admin key at all, logs one warning that says how to create one.
+    /// - Parameters:
+    ///   - secret: from ``secret(environment:logger:)``; nil when none was set.
+    ///   - databasePath: named in the warning's command.
+    /// - Throws: `ExitCode` 64 when the secret's key id belongs to another key.
+    static func apply(_ secret: String?, service: PermissionService, databasePath: String, logger: Logger) throws {
+        if let secret {
+            do {
+                try KeyBootstrap.ensureAdminKey(secret: secret, service: service, logger: logger)
+            } catch let error as PermissionError {
+                logger.critical("refusing to start: \(error)")
+                throw ExitCode(ExitCodes.usage)
+            }
+        }
+        guard try !service.keys().contains(where: { $0.role == .admin && $0.isActive }) else { return }
+        logger.warning("""
+            no active admin key: every /v1 call answers 401 until one exists. Create one with \
+            `permission-server keys create --role admin --name admin --database \(databasePath)` \
+            (it prints the secret once; the server need not stop), or start with \
+            \(Settings.bootstrapAdminKey.environment) set to a secret of your own
+            """)
     }
 }

@@ -6,7 +6,7 @@ enum ExitCodes {
     static let dataError: Int32 = 65
     /// EX_NOINPUT: the database file to back up does not exist.
     static let noInput: Int32 = 66
-    /// EX_UNAVAILABLE: the address cannot be bound.
+    /// EX_UNAVAILABLE: the address cannot be bound, or another server serves the database file.
     static let unavailable: Int32 = 69
     /// EX_CANTCREAT: the backup target exists and `--force` was not given.
     static let cannotCreate: Int32 = 73

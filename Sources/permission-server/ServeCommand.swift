@@ -23,6 +23,9 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "permission-server")
         logger.info("starting with the effective configuration", metadata: configuration.startupMetadata)
 
+        let bootstrapSecret = try BootstrapKey.secret(environment: ProcessInfo.processInfo.environment, logger: logger)
+        // Held until the store is closed; on a refusal below, the exit releases it.
+        let lock = try Self.lock(configuration.databasePath, logger: logger)
         let store = try StoreOpening.open(
             path: configuration.databasePath, readCacheEntries: configuration.readCacheEntries, logger: logger)
         let metrics = ServerMetrics(store: store)
@@ -34,7 +37,8 @@ struct ServeCommand: ParsableCommand {
                 http: metrics.http, route: configuration.metricsPort == nil ? exposure : nil,
                 render: { try metrics.render() }))
         metrics.attach(application)
-        try BootstrapKey.apply(application.service, environment: ProcessInfo.processInfo.environment, logger: logger)
+        try BootstrapKey.apply(
+            bootstrapSecret, service: application.service, databasePath: configuration.databasePath, logger: logger)
         let server = HTTPServer(configuration: configuration.http, responder: application.responder, logger: logger)
         try Self.start(server, host: configuration.host, port: configuration.port, logger: logger)
         metrics.attach(server, listener: "api")
@@ -75,7 +79,19 @@ struct ServeCommand: ParsableCommand {
         application.stop()
         if configuration.readCacheEntries > 0 { warmer.stop() }
         StoreOpening.close(store, logger: logger)
+        lock.release()
         logger.notice("stopped")
+    }
+
+    /// The database file's ``ServeLock``, logging and exiting 69 (EX_UNAVAILABLE) when another
+    /// server holds it or the file cannot be opened.
+    private static func lock(_ path: String, logger: Logger) throws -> ServeLock {
+        do {
+            return try ServeLock(path: path)
+        } catch {
+            logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
+            throw ExitCode(ExitCodes.unavailable)
+        }
     }
 
     /// Starts `server`, logging and exiting 69 (EX_UNAVAILABLE) when it cannot listen.

@@ -1,0 +1,28 @@
+/// A sentence for operators: what a subcommand prints and the server logs when it refuses a
+/// setting or an argument (`refusing to start: PERMISSION_BOOTSTRAP_ADMIN_KEY must be ...`),
+/// rather than the enum's case dump. The API never shows it: it maps each case to its own
+/// problem+json detail at the edge.
+extension PermissionError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .invalidArgument(let field, let why), .invalidCombination(let field, let why):
+            "\(field): \(why)"
+        case .notFound(let what):
+            "\(what) does not exist"
+        case .unknownService(let service):
+            "\(service.rawValue) is not a known service"
+        case .unknownLevel(let level, let service, let allowed):
+            "\(service.rawValue) has no level \(level) (it has: \(allowed.map(\.rawValue).joined(separator: ", ")))"
+        case .missingPurposeString(let key):
+            "the app declares no purpose string \(key)"
+        case .conflict(let why):
+            why
+        case .preconditionFailed(let current):
+            "the entity-tag is stale (current: \(current))"
+        case .promptNotPending(let state):
+            "the prompt is \(state.rawValue), not pending"
+        case .invalidChoice(let choice, let allowed):
+            "\(choice) is not one of the prompt's choices (\(allowed.map(\.rawValue).joined(separator: ", ")))"
+        }
+    }
+}

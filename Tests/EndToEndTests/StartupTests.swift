@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// The first minutes with the server: what it says when it cannot start, when nobody can use
+/// it yet, and when its database file is already served. Real processes, real files.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct StartupTests {
+    @Test("a bad bootstrap key refuses to start with a sentence naming the variable, before the database is touched")
+    func badBootstrapKeyIsASentence() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-bad-key")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("data/db.sqlite").path
+        let secret = "short-secret-value"
+        let refused = try SubcommandTests.server(
+            ["serve", "--port", "0", "--database", database], environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": secret])
+        let output = refused.stdout + refused.stderr
+        #expect(refused.status == 64)
+        #expect(output.contains("refusing to start: PERMISSION_BOOTSTRAP_ADMIN_KEY must be"), "\(output)")
+        #expect(!output.contains("invalidArgument("), "no enum dump: \(output)")
+        #expect(!output.contains(secret), "the refused secret is not echoed")
+        #expect(!FileManager.default.fileExists(atPath: database), "nothing was created for a run that never starts")
+    }
+
+    @Test("a subcommand's refusal is a sentence too (keys create with a bad role, an app key without its app)")
+    func subcommandRefusalsAreSentences() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-refusals")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        let role = try KeysSubcommandTests.keys(["create", "--role", "owner", "--name", "x"], database: database)
+        #expect(role.status == 64)
+        #expect(role.stderr == "error: role: must be admin, consent, app or auditor\n", "\(role.stderr)")
+        let app = try KeysSubcommandTests.keys(["create", "--role", "app", "--name", "x"], database: database)
+        #expect(app.status == 64)
+        #expect(app.stderr == "error: app: an app key must name its app\n", "\(app.stderr)")
+    }
+
+    @Test("with no admin key the server says how to get one, and that command works while it runs")
+    func noAdminKeySaysHowToGetOne() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-no-key")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        let server = try ServerProcess(
+            database: database, directory: directory, environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": ""])
+        defer { server.killNow() }
+        let apps = "\(server.baseURL)/v1/apps"
+        #expect(try KeysSubcommandTests.status(apps, key: nil) == "401")
+        let log = server.log()
+        let warnings = log.split(separator: "\n").filter { $0.contains("no active admin key") }
+        #expect(warnings.count == 1, "one line says it: \(log)")
+        // The command in the line, run as written (with the built binary for `permission-server`).
+        let line = String(warnings.first ?? "")
+        let command = try #require(line.split(separator: "`").dropFirst().first, "the line quotes a command: \(line)")
+        let words = command.split(separator: " ").map(String.init)
+        #expect(Array(words.prefix(3)) == ["permission-server", "keys", "create"], "\(command)")
+        #expect(words.contains(database), "the command names the server's database: \(command)")
+        let created = try Subprocess.run(Paths.serverBinary, Array(words.dropFirst()) + ["--log-level", "error"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let secret = try #require(created.stdout.split(whereSeparator: \.isWhitespace).last.map(String.init))
+        #expect(secret.hasPrefix("pk_"))
+        #expect(try KeysSubcommandTests.status(apps, key: secret) == "200", "the new key works without a restart")
+
+        // With an admin key, the next start says nothing of the kind.
+        server.send(SIGTERM)
+        #expect(server.waitForExit(timeout: 20) == 0)
+        let again = try ServerProcess(
+            database: database, directory: directory, environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": ""])
+        defer { again.killNow() }
+        #expect(!again.log().contains("no active admin key"), "\(again.log())")
+    }
+
+    @Test("a second serve on the same file is refused with a sentence; the first keeps serving; the file is free after it stops")
+    func secondServeOnOneFileIsRefused() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-two-serves")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        let first = try ServerProcess(database: database, directory: directory)
+        defer { first.killNow() }
+        let second = try SubcommandTests.server(["serve", "--host", "127.0.0.1", "--port", "0", "--database", database])
+        #expect(second.status == 69, "EX_UNAVAILABLE: \(second.stdout) \(second.stderr)")
+        #expect(
+            (second.stdout + second.stderr).contains("refusing to start: another permission-server is already serving \(database)"),
+            "\(second.stdout) \(second.stderr)")
+        #expect(!(second.stdout + second.stderr).contains("listening on"))
+        #expect(try KeysSubcommandTests.status("\(first.baseURL)/v1/apps", key: ServerProcess.adminKey) == "200")
+        // The subcommands still open the file beside the running server.
+        let listed = try KeysSubcommandTests.keys(["list"], database: database)
+        #expect(listed.status == 0 && listed.stdout.contains("name=bootstrap"), "\(listed.stdout) \(listed.stderr)")
+        // Another file in the same directory is another server's business.
+        let neighbour = try ServerProcess(
+            database: directory.appendingPathComponent("other.sqlite").path, directory: directory)
+        neighbour.killNow()
+
+        // A killed server's lock goes with its process: the next start succeeds at once.
+        first.killNow()
+        let next = try ServerProcess(database: database, directory: directory)
+        defer { next.killNow() }
+        #expect(try KeysSubcommandTests.status("\(next.baseURL)/v1/apps", key: ServerProcess.adminKey) == "200")
+    }
+}
