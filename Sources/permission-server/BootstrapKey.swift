@@ -4,15 +4,16 @@ import Logging
 import PermissionAPI
 import PermissionDomain
 
-/// `PERMISSION_BOOTSTRAP_ADMIN_KEY` at start (environment only; a secret is never a flag and
+/// `PERMISSION_BOOTSTRAP_ADMIN_KEY` at start (environment or config file; a secret is never a flag and
 /// never logged): the first admin key, created unless it exists. Without it, and with no active
 /// admin key in the database, the server says how to get one instead of answering 401 in silence.
 enum BootstrapKey {
-    /// The bootstrap secret of `environment`, checked before anything is opened, or nil.
+    /// The bootstrap secret (environment, else config file), checked before anything is
+    /// opened, or nil.
     /// - Throws: `ExitCode` 64 when it is set but not acceptable; the reason is logged as a
     ///   sentence naming the variable, never with the secret.
-    static func secret(environment: [String: String], logger: Logger) throws -> String? {
-        guard let secret = environment[Settings.bootstrapAdminKey.environment], !secret.isEmpty else { return nil }
+    static func secret(_ configuration: ServerConfiguration, logger: Logger) throws -> String? {
+        guard let secret = configuration.bootstrapAdminKey else { return nil }
         guard KeySecret.isAcceptable(secret) else {
             logger.critical("""
                 refusing to start: \(Settings.bootstrapAdminKey.environment) must be pk_<16 hex digits>_<random> \

@@ -23,7 +23,7 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "permission-server")
         logger.info("starting with the effective configuration", metadata: configuration.startupMetadata)
 
-        let bootstrapSecret = try BootstrapKey.secret(environment: ProcessInfo.processInfo.environment, logger: logger)
+        let bootstrapSecret = try BootstrapKey.secret(configuration, logger: logger)
         // Held until the store is closed; on a refusal below, the exit releases it.
         let lock = try Self.lock(configuration.databasePath, logger: logger)
         let store = try StoreOpening.open(

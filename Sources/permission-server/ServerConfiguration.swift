@@ -33,6 +33,9 @@ struct ServerConfiguration: Sendable {
     /// Failed authentications one address may make at once, and how many per second come back.
     var authFailureBurst: Int
     var authFailureRefill: Int
+    /// `PERMISSION_BOOTSTRAP_ADMIN_KEY` from the environment or the config file (never a flag);
+    /// nil when unset or empty. Never logged: `described` leaves secrets out.
+    var bootstrapAdminKey: String?
     /// Each non-secret setting's effective value and where it came from, for the startup log.
     var described: [(setting: Setting, value: String, source: SettingsResolver.Source)]
 
@@ -69,6 +72,10 @@ struct ServerConfiguration: Sendable {
         }
         authFailureBurst = try resolver.int(Settings.authFailureBurst, range: 1...1_000_000_000)
         authFailureRefill = try resolver.int(Settings.authFailureRefill, range: 1...1_000_000_000)
+        // An empty variable counts as unset, so that the config file's line still applies.
+        let bootstrapName = Settings.bootstrapAdminKey.environment
+        bootstrapAdminKey = [environment[bootstrapName], resolver.file[bootstrapName]].lazy.compactMap { $0 }
+            .first { !$0.isEmpty }
         described = Settings.all.compactMap { setting in
             guard !setting.isSecret, let (value, source) = resolver.value(setting) else { return nil }
             return (setting, value, source)

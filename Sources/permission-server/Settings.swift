@@ -59,7 +59,7 @@ enum Settings {
         defaultValue: "1", help: "Failed authentications per second that come back to an address's allowance.")
     static let bootstrapAdminKey = Setting(flag: "bootstrap-admin-key", environment: "PERMISSION_BOOTSTRAP_ADMIN_KEY",
         defaultValue: nil,
-        help: "Secret of the first admin key, created at start unless it exists: pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment only).",
+        help: "Secret of the first admin key, created at start unless it exists: pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment or config file, never a flag).",
         isSecret: true)
     static let config = Setting(flag: "config", environment: "PERMISSION_CONFIG", defaultValue: nil,
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")

@@ -40,8 +40,8 @@ struct SettingsResolver {
     /// Parses a config file of `PERMISSION_NAME=value` lines; `#` starts a comment line; values may be quoted.
     static func parseFile(at path: String) throws(ConfigurationError) -> [String: String] {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw .unreadableFile(path, "\(error)")
+        do { text = try PlainFile.text(at: path) } catch {
+            throw .unreadableFile(path, error.description)
         }
         let known = Set(Settings.all.map(\.environment) + secretEnvironmentNames)
         var result: [String: String] = [:]
@@ -75,7 +75,8 @@ enum ConfigurationError: Error, CustomStringConvertible {
         switch self {
         case .missing(let s): "--\(s.flag) / \(s.environment) is required"
         case .invalid(let s, let v, let source, let expected):
-            "invalid value '\(v)' for --\(s.flag) / \(s.environment) (from \(source.rawValue)): expected \(expected)"
+            // A secret's value is never echoed, not even a wrong one.
+            "invalid value '\(s.isSecret ? "(secret, not shown)" : v)' for --\(s.flag) / \(s.environment) (from \(source.rawValue)): expected \(expected)"
         case .unreadableFile(let path, let why): "cannot read config file \(path): \(why)"
         case .badFileLine(let path, let line, let why): "config file \(path), line \(line): \(why)"
         }

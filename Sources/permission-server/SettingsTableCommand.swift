@@ -18,7 +18,7 @@ struct SettingsTableCommand: ParsableCommand {
         var text = "| flag | environment variable | default | meaning |\n|---|---|---|---|\n"
         for setting in settings {
             let value = setting.defaultValue.map { "`\($0)`" } ?? "none"
-            let flag = setting.isSecret ? "(environment only)" : "`--\(setting.flag)`"
+            let flag = setting.isSecret ? "(no flag)" : "`--\(setting.flag)`"
             text += "| \(flag) | `\(setting.environment)` | \(value) | \(setting.help.replacingPipes) |\n"
         }
         return text

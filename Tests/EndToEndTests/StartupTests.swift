@@ -96,4 +96,28 @@ struct StartupTests {
         defer { next.killNow() }
         #expect(try KeysSubcommandTests.status("\(next.baseURL)/v1/apps", key: ServerProcess.adminKey) == "200")
     }
+
+    @Test("the bootstrap key may come from the config file; a config file that cannot be read is named with the reason, not a dump")
+    func bootstrapKeyFromTheConfigFile() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-config")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        let secret = "config-file-admin-key-0123456789abcdefghijklmnop"
+        let config = directory.appendingPathComponent("permission.env").path
+        try Data("PERMISSION_BOOTSTRAP_ADMIN_KEY=\(secret)\n".utf8).write(to: URL(fileURLWithPath: config))
+        let server = try ServerProcess(
+            database: database, directory: directory, extraArguments: ["--config", config],
+            environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": ""])
+        defer { server.killNow() }
+        #expect(try KeysSubcommandTests.status("\(server.baseURL)/v1/apps", key: secret) == "200")
+        #expect(!server.log().contains(secret) && !server.log().contains("no active admin key"), "\(server.log())")
+
+        for (path, reason) in [(directory.appendingPathComponent("missing.env").path, "No such file or directory"),
+                               (directory.path, "Is a directory")] {
+            let refused = try SubcommandTests.server(["serve", "--config", path, "--database", database])
+            #expect(refused.status == 64)
+            #expect(refused.stderr.contains("cannot read config file \(path): \(reason)"), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("NSCocoaErrorDomain"), "\(refused.stderr)")
+        }
+    }
 }
