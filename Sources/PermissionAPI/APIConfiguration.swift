@@ -1,4 +1,5 @@
 public import PermissionDomain
+import PermissionWire
 
 /// Everything the API layer needs to know, as one Sendable value built by `main` or a test
 /// (STYLE convention 9). Every field has a default.
@@ -25,6 +26,9 @@ public struct APIConfiguration: Sendable {
     public var authFailureBurst: Int = 10
     /// How many failed authentications per second come back to an address's allowance. Default 1.
     public var authFailureRefillPerSecond: Double = 1
+    /// The problem type of the HTTP engine's `429` for a connection over its address's share
+    /// (`HTTPServerConfiguration.addressShareProblemType`): too-many-requests, as in openapi.yaml.
+    public static let addressShareProblemType = Wire.ProblemType.tooManyRequests.uri
     /// The prompt and once TTLs.
     public var service: PermissionService.Configuration = PermissionService.Configuration()
 

@@ -28,7 +28,7 @@ public enum KeyBootstrap {
                 why: "must be pk_<16 hex digits>_<random> or 32 to 256 characters of A-Z a-z 0-9 - . _ ~ + / =")
         }
         if let key = try service.key(id: id) {
-            guard KeySecret.constantTimeEqual(key.secretHash, hash) else {
+            guard ConstantTime.equal(key.secretHash, hash) else {
                 throw PermissionError.invalidArgument(
                     field: "PERMISSION_BOOTSTRAP_ADMIN_KEY", why: "its key id \(id) belongs to another key; pick another secret")
             }

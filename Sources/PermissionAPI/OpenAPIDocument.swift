@@ -1058,6 +1058,7 @@ paths:
               schema: {$ref: '#/components/schemas/Health'}
               examples:
                 ok: {$ref: '#/components/examples/HealthOK'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
   /readyz:
     get:
       tags: [operations]
@@ -1074,6 +1075,7 @@ paths:
               schema: {$ref: '#/components/schemas/Health'}
               examples:
                 ready: {$ref: '#/components/examples/HealthReady'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
         '503': {$ref: '#/components/responses/Unavailable'}
   /openapi.yaml:
     get:
@@ -1100,6 +1102,7 @@ paths:
                 head:
                   summary: The first lines
                   value: "openapi: 3.1.0\ninfo:\n  title: Permission service\n"
+        '429': {$ref: '#/components/responses/TooManyRequests'}
   /metrics:
     get:
       tags: [operations]
@@ -1344,6 +1347,9 @@ components:
         bucket per address, set by the server's `--auth-failure-burst` (default 10 at once) and
         `--auth-failure-refill` (default 1 back per second). A request with a valid key is
         never throttled, and one without any key always gets `401` (RFC 6585 §4).
+        Also sent on any path, before a request is read, to a connection from an address
+        that already holds its share of connections (`--max-connections-per-address`, default
+        256): `Retry-After: 1` and `Connection: close`, then the connection is closed.
       headers:
         X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
         Retry-After: {$ref: '#/components/headers/Retry-After'}

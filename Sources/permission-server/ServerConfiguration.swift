@@ -18,6 +18,8 @@ struct ServerConfiguration: Sendable {
     var promptTTL: Int
     var onceTTL: Int
     var maxConnections: Int
+    /// Connections one remote address may hold; 0 for no such limit.
+    var maxConnectionsPerAddress: Int
     /// Event loops of the HTTP engine; 0 means one per CPU in the process's affinity mask.
     var eventLoops: Int
     var maxRequestsPerConnection: Int
@@ -58,6 +60,7 @@ struct ServerConfiguration: Sendable {
         promptTTL = try resolver.int(Settings.promptTTL, range: 1...31_536_000)
         onceTTL = try resolver.int(Settings.onceTTL, range: 1...31_536_000)
         maxConnections = try resolver.int(Settings.maxConnections, range: 1...1_000_000)
+        maxConnectionsPerAddress = try resolver.int(Settings.maxConnectionsPerAddress, range: 0...1_000_000)
         eventLoops = try resolver.int(Settings.eventLoops, range: 0...256)
         maxRequestsPerConnection = try resolver.int(Settings.maxRequestsPerConnection, range: 1...Int(Int32.max))
         maxBodyBytes = try resolver.int(Settings.maxBodyBytes, range: 1_024...(64 << 20))
@@ -111,6 +114,8 @@ struct ServerConfiguration: Sendable {
     var http: HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration(host: host, port: port)
         configuration.maxConnections = maxConnections
+        configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
+        configuration.addressShareProblemType = APIConfiguration.addressShareProblemType
         configuration.maxRequestsPerConnection = maxRequestsPerConnection
         if eventLoops > 0 { configuration.eventLoops = eventLoops }
         configuration.limits.maxBodyBytes = maxBodyBytes

@@ -4,7 +4,7 @@ import PermissionAPI
 import SQLiteStore
 
 /// Everything `/metrics` shows, rendered at scrape time: the HTTP request series (fed on the
-/// hot path by `HTTPMetricsMiddleware`), open connections per listener, open event streams,
+/// hot path by `HTTPMetricsMiddleware`), open and refused connections per listener, open event streams,
 /// and the database: write transaction latency and size, commits, the audit head and
 /// authorizations by status (two indexed reads per scrape).
 final class ServerMetrics: @unchecked Sendable {
@@ -46,6 +46,13 @@ final class ServerMetrics: @unchecked Sendable {
         text.family("http_open_connections", help: "HTTP connections open now, by listener.", type: .gauge)
         for (name, server) in listeners {
             text.sample("http_open_connections", labels: [("listener", name)], value: server.openConnections)
+        }
+        text.family(
+            "http_connections_refused_total",
+            help: "Connections refused for being over their address's share (--max-connections-per-address), by listener.",
+            type: .counter)
+        for (name, server) in listeners {
+            text.sample("http_connections_refused_total", labels: [("listener", name)], value: Double(server.refusedConnections))
         }
         if let application {
             text.family("permission_event_streams_open", help: "GET /v1/events streams open now.", type: .gauge)

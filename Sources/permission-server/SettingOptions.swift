@@ -22,6 +22,8 @@ struct SettingOptions: ParsableArguments {
     var onceTTL: String?
     @Option(name: .customLong(Settings.maxConnections.flag), help: Settings.maxConnections.argumentHelp)
     var maxConnections: String?
+    @Option(name: .customLong(Settings.maxConnectionsPerAddress.flag), help: Settings.maxConnectionsPerAddress.argumentHelp)
+    var maxConnectionsPerAddress: String?
     @Option(name: .customLong(Settings.eventLoops.flag), help: Settings.eventLoops.argumentHelp)
     var eventLoops: String?
     @Option(name: .customLong(Settings.maxRequestsPerConnection.flag), help: Settings.maxRequestsPerConnection.argumentHelp)
@@ -53,7 +55,8 @@ struct SettingOptions: ParsableArguments {
             (Settings.host, host), (Settings.port, port), (Settings.database, database),
             (Settings.readCacheEntries, readCacheEntries),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
-            (Settings.onceTTL, onceTTL), (Settings.maxConnections, maxConnections), (Settings.eventLoops, eventLoops),
+            (Settings.onceTTL, onceTTL), (Settings.maxConnections, maxConnections),
+            (Settings.maxConnectionsPerAddress, maxConnectionsPerAddress), (Settings.eventLoops, eventLoops),
             (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),
             (Settings.headerTimeout, headerTimeout), (Settings.idleTimeout, idleTimeout),
             (Settings.writeTimeout, writeTimeout), (Settings.shutdownGrace, shutdownGrace),

@@ -33,6 +33,9 @@ enum Settings {
         help: "Authorization records the status read keeps in memory, loaded at start (about 300 bytes a record); 0 reads every one from the database.")
     static let maxConnections = Setting(flag: "max-connections", environment: "PERMISSION_MAX_CONNECTIONS",
         defaultValue: "1024", help: "Open connections at most; beyond it new ones wait in the kernel backlog.")
+    static let maxConnectionsPerAddress = Setting(flag: "max-connections-per-address",
+        environment: "PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", defaultValue: "256",
+        help: "Open connections one client address (IPv4 or IPv6, any port) may hold; beyond it a new one gets 429 and is closed. 0: no such limit (e.g. behind a proxy, where every client shares its address).")
     static let eventLoops = Setting(flag: "event-loops", environment: "PERMISSION_EVENT_LOOPS",
         defaultValue: "0", help: "Event loops serving connections (0: one per CPU the process may use).")
     static let maxRequestsPerConnection = Setting(flag: "max-requests-per-connection",
@@ -65,8 +68,8 @@ enum Settings {
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [
-        host, port, database, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL, maxConnections, eventLoops,
-        maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout, writeTimeout, shutdownGrace, metrics,
-        metricsPort, authFailureBurst, authFailureRefill, bootstrapAdminKey, config,
+        host, port, database, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
+        maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
+        writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, bootstrapAdminKey, config,
     ]
 }

@@ -87,6 +87,8 @@ struct ConfigurationTests {
             (["--event-loops", "1000"], [:], "--event-loops / PERMISSION_EVENT_LOOPS", "integer"),
             (["--read-cache-entries=-1"], [:], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES", "0...100000000"),
             ([], ["PERMISSION_READ_CACHE_ENTRIES": "all"], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES", "(from environment)"),
+            (["--max-connections-per-address=-1"], [:], "--max-connections-per-address / PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", "0...1000000"),
+            ([], ["PERMISSION_MAX_CONNECTIONS_PER_ADDRESS": "many"], "--max-connections-per-address / PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", "(from environment)"),
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
           ] as [([String], [String: String], String, String)])
     func invalidSettingsAreRejected(arguments: [String], environment: [String: String], names: String, detail: String) throws {

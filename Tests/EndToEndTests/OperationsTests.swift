@@ -174,4 +174,62 @@ struct OperationsTests {
         defer { server.killNow() }
         #expect(try Self.get("\(server.baseURL)/metrics").status == "404")
     }
+
+    @Test("--max-connections-per-address 1: the second connection from 127.0.0.1 gets 429 and is counted, 127.0.0.2 is served")
+    func perAddressShare() throws {
+        let directory = try Paths.makeTemporaryDirectory("share")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("share.sqlite").path
+        let server = try ServerProcess(
+            database: database, directory: directory, extraArguments: ["--max-connections-per-address", "1"])
+        defer { server.killNow() }
+        // Holds one keep-alive connection, opens a second, then scrapes from another loopback address.
+        let script = """
+            import socket, sys
+            port = int(sys.argv[1])
+            def connect(source):
+                s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+                return s
+            def read_response(s):
+                data = b""
+                while b"\\r\\n\\r\\n" not in data:
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    data += chunk
+                head, _, body = data.partition(b"\\r\\n\\r\\n")
+                length = 0
+                for line in head.split(b"\\r\\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length": length = int(value.strip())
+                while len(body) < length:
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    body += chunk
+                return head.decode(), body.decode()
+            held = connect("127.0.0.1")
+            held.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n")
+            print("held:", read_response(held)[0].split("\\r\\n")[0])
+            over = connect("127.0.0.1")
+            head, body = read_response(over)
+            print("over:", head.split("\\r\\n")[0])
+            print("retry-after:", "Retry-After: 1" in head, "close:", "Connection: close" in head)
+            print("body:", body)
+            other = connect("127.0.0.2")
+            other.sendall(b"GET /metrics HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n")
+            head, body = read_response(other)
+            print("other:", head.split("\\r\\n")[0])
+            for line in body.split("\\n"):
+                if line.startswith("http_connections_refused_total"): print(line)
+            """
+        let result = try Subprocess.python(script, [String(server.port)], timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = result.stdout
+        #expect(out.contains("held: HTTP/1.1 200"), "\(out)")
+        #expect(out.contains("over: HTTP/1.1 429"), "\(out)")
+        #expect(out.contains("retry-after: True close: True"), "\(out)")
+        #expect(out.contains("\"status\":429"), "\(out)")
+        #expect(out.contains("\"type\":\"https://permissions.example/problems/too-many-requests\""), "\(out)")
+        #expect(out.contains("other: HTTP/1.1 200"), "\(out)")
+        #expect(out.contains("http_connections_refused_total{listener=\"api\"} 1"), "\(out)")
+    }
 }

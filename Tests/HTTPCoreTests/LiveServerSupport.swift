@@ -27,7 +27,7 @@ struct LiveServer {
         try self.init(responder: router.buildResponder(), adjust: adjust)
     }
 
-    func client() throws -> RawClient { try RawClient(port: port) }
+    func client(from source: String? = nil) throws -> RawClient { try RawClient(port: port, from: source) }
 
     func stop() {
         server.shutdown(deadline: .now() + .seconds(2))
@@ -50,8 +50,9 @@ final class RawClient {
     let socket: Socket
     private var buffer: [UInt8] = []
 
-    init(port: Int, timeoutMilliseconds: Int = 5000) throws {
-        socket = try Socket.connect(host: "127.0.0.1", port: port)
+    /// - Parameter source: the local address to connect from (any of 127/8), or nil for 127.0.0.1.
+    init(port: Int, from source: String? = nil, timeoutMilliseconds: Int = 5000) throws {
+        socket = try Socket.connect(host: "127.0.0.1", port: port, from: source)
         try socket.setTimeouts(milliseconds: timeoutMilliseconds)
     }
 

@@ -161,9 +161,9 @@ import Testing
     }
 
     @Test func constantTimeCompareAndSecretFormat() {
-        #expect(KeySecret.constantTimeEqual([1, 2, 3], [1, 2, 3]))
-        #expect(!KeySecret.constantTimeEqual([1, 2, 3], [1, 2, 4]))
-        #expect(!KeySecret.constantTimeEqual([1, 2, 3], [1, 2]))
+        #expect(ConstantTime.equal([1, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equal([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equal([1, 2, 3], [1, 2]))
         let (id, secret) = KeySecret.generate()
         #expect(secret.count == 3 + 16 + 1 + 43)
         #expect(KeySecret.keyID(of: Substring(secret).utf8, hash: KeySecret.hash(secret.utf8)) == id)

@@ -34,6 +34,8 @@ extension HTTPMetrics {
 
     /// One thread's counters. Its lock is taken by that thread per request and by a scrape.
     final class Shard: @unchecked Sendable {
+        /// The registry that merges this shard when its thread ends; nil once it is gone.
+        private(set) weak var owner: HTTPMetrics?
         /// One route and method: its latency histogram and its count per status (a handful).
         /// Everything here is touched under `lock` only, never while borrowed, so the
         /// runtime's exclusivity check (a thread-local set insert per access) is skipped.
@@ -47,6 +49,10 @@ extension HTTPMetrics {
         /// The entry recorded last: a busy route usually follows itself, and comparing its
         /// template (the same string storage each time) is cheaper than hashing it.
         @exclusivity(unchecked) private var last: (route: String, method: String, entry: Entry)?
+
+        init(owner: HTTPMetrics) {
+            self.owner = owner
+        }
 
         func record(route: String, method: String, status: Int, nanoseconds: UInt64) {
             var bucket = 0

@@ -9,7 +9,10 @@ internal import Glibc
 ///
 /// Recording is cheap on the hot path: each thread records into its own shard (found through
 /// a thread-local key), whose lock is contended only while a scrape reads it; there is no
-/// process-wide lock per request. A scrape merges the shards.
+/// process-wide lock per request. A scrape merges the shards. When a thread ends (Dispatch
+/// ends idle worker threads after a few seconds, and starts new ones for the next burst), the
+/// key's destructor folds its shard's counts into `retired` and drops the shard, so the shards
+/// stay as many as the threads alive, and every count stays exact and monotonic.
 public final class HTTPMetrics: @unchecked Sendable {
     /// Latency bucket upper bounds, in seconds.
     public static let latencyBounds: [Double] = [
@@ -19,15 +22,27 @@ public final class HTTPMetrics: @unchecked Sendable {
 
     private let key: pthread_key_t
     private let registryLock = NSLock()
-    private var shards: [Shard] = []  // guarded by registryLock; retains every shard
+    /// The shards of threads alive; guarded by registryLock.
+    private var shards: [Shard] = []
+    /// What the shards of ended threads counted; guarded by registryLock.
+    private var retired = Snapshot()
 
     public init() {
         var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
+        // Runs on a thread that ends while it holds a shard (pthread_key_create(3)): the value
+        // is the retained shard.
+        let status = pthread_key_create(&key) { value in
+            guard let value else { return }
+            let shard = Unmanaged<Shard>.fromOpaque(value).takeRetainedValue()
+            shard.owner?.retire(shard)
+        }
         precondition(status == 0, "pthread_key_create failed: \(status)")
         self.key = key
     }
 
+    /// Deletes the key. Threads still alive then keep their shard (one small object each)
+    /// until they end, as deleting a key runs no destructors; the process's registry lives as
+    /// long as the process, only tests make more.
     deinit {
         pthread_key_delete(key)
     }
@@ -47,22 +62,39 @@ public final class HTTPMetrics: @unchecked Sendable {
         if let pointer = pthread_getspecific(key) {
             return Unmanaged<Shard>.fromOpaque(pointer).takeUnretainedValue()
         }
-        let shard = Shard()
+        let shard = Shard(owner: self)
         registryLock.lock()
         shards.append(shard)
         registryLock.unlock()
-        // Unretained: `shards` keeps it alive as long as this registry.
-        pthread_setspecific(key, Unmanaged.passUnretained(shard).toOpaque())
+        // Retained: the thread's reference, given up by the key's destructor when it ends.
+        pthread_setspecific(key, Unmanaged.passRetained(shard).toOpaque())
         return shard
     }
 
-    /// The merged counters of every shard.
+    /// Folds an ended thread's shard into `retired` and drops it, in one step under the
+    /// registry lock, so that no scrape counts it twice or misses it.
+    private func retire(_ shard: Shard) {
+        registryLock.lock()
+        defer { registryLock.unlock() }
+        guard let index = shards.firstIndex(where: { $0 === shard }) else { return }
+        shards.remove(at: index)
+        shard.merge(into: &retired)
+    }
+
+    /// Shards held now: one per thread that recorded and has not ended.
+    var shardCount: Int {
+        registryLock.lock()
+        defer { registryLock.unlock() }
+        return shards.count
+    }
+
+    /// The merged counters of every shard, ended threads' included. The registry lock is held
+    /// throughout, so a shard retiring meanwhile is counted once.
     public func snapshot() -> Snapshot {
         registryLock.lock()
-        let all = shards
-        registryLock.unlock()
-        var merged = Snapshot()
-        for shard in all { shard.merge(into: &merged) }
+        defer { registryLock.unlock() }
+        var merged = retired
+        for shard in shards { shard.merge(into: &merged) }
         return merged
     }
 

@@ -121,12 +121,17 @@ extension HTTPConnection {
     /// Answers a request the engine refuses (parse error, limit, timeout) with a short
     /// problem+json and `Connection: close`; the write side then closes and input drains
     /// (RFC 9112 §9.6).
-    func reject(_ status: HTTPStatus, detail: String) {
+    /// - Parameters:
+    ///   - status: the error status.
+    ///   - detail: the problem's explanation.
+    ///   - type: the problem type URI.
+    ///   - headers: extra fields, e.g. `Retry-After`.
+    func reject(_ status: HTTPStatus, detail: String, type: String = "about:blank", headers: HTTPHeaders = HTTPHeaders()) {
         let requestId = makeRequestId()
         environment.logger.debug(
             "rejected request",
             metadata: ["peer": .string(peer), "status": .stringConvertible(status.code), "request-id": .string(requestId)])
-        let response = ProblemJSON.response(status: status, detail: detail, requestId: requestId)
+        let response = ProblemJSON.response(status: status, type: type, detail: detail, requestId: requestId, headers: headers)
         _ = writer.write(response, isHead: false, version: .http1_1, keepAlive: false, into: &output)
         input.clear()
         bodyHead = nil

@@ -27,6 +27,10 @@ final class HTTPConnection: @unchecked Sendable {
     let id: UInt64
     let socket: Socket
     let peer: String
+    /// The peer's address without the port, which its share is counted by.
+    let address: String
+    /// Whether it was admitted within its address's share, or is being refused.
+    let admission: AddressShares.Admission
     let loop: EventLoop
     let server: HTTPServer
     let environment: ServerEnvironment
@@ -69,10 +73,15 @@ final class HTTPConnection: @unchecked Sendable {
     private(set) lazy var contextOrigin = RequestContext.Origin(
         remoteAddress: peer, logger: environment.logger, loggerCarriesId: false)
 
-    init(id: UInt64, socket: Socket, peer: String, loop: EventLoop, server: HTTPServer, environment: ServerEnvironment) {
+    init(
+        id: UInt64, socket: Socket, peer: String, address: String, admission: AddressShares.Admission, loop: EventLoop,
+        server: HTTPServer, environment: ServerEnvironment
+    ) {
         self.id = id
         self.socket = socket
         self.peer = peer
+        self.address = address
+        self.admission = admission
         self.loop = loop
         self.server = server
         self.environment = environment
@@ -87,6 +96,21 @@ final class HTTPConnection: @unchecked Sendable {
             // A shutdown that began between accept and here may have closed it already.
             if case .closed = phase { return }
             loop.register(self)
+            updateDeadline()
+        }
+    }
+
+    /// Instead of `start()`, for a connection over its address's share: answers `429` with
+    /// `Retry-After: 1` and `Connection: close` without reading a request, then closes the
+    /// write side and drains like any refused request (RFC 9112 §9.6, RFC 6585 §4).
+    /// - Parameter detail: the problem's explanation.
+    func refuse(detail: String) {
+        loop.execute { [self] in
+            if case .closed = phase { return }
+            loop.register(self)
+            reject(
+                .tooManyRequests, detail: detail, type: environment.configuration.addressShareProblemType,
+                headers: ["Retry-After": "1"])
             updateDeadline()
         }
     }

@@ -33,6 +33,10 @@ public final class HTTPServer: @unchecked Sendable {
     var acceptSource: (any DispatchSourceRead)?
     var acceptSuspended = false
     var connections: [ObjectIdentifier: HTTPConnection] = [:]
+    /// Connections per remote address, against `maxConnectionsPerAddress`.
+    var addressShares: AddressShares
+    /// Connections answered 429 or closed at once for being over their address's share.
+    var refusedCount: UInt64 = 0
     var sweepTimer: (any DispatchSourceTimer)?
     var signalSources: [any DispatchSourceSignal] = []
     var stopContinuations: [CheckedContinuation<Void, Never>] = []
@@ -51,6 +55,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        addressShares = AddressShares(share: configuration.maxConnectionsPerAddress)
     }
 
     /// The bound port (the real one when the configuration asked for port 0); 0 before `start()`.
@@ -122,7 +127,9 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Accepts every pending connection, stopping at the connection cap: the accept source is
-    /// suspended and the kernel backlog holds the rest until a connection closes.
+    /// suspended and the kernel backlog holds the rest until a connection closes. A connection
+    /// over its address's share (`AddressShares`) is answered 429 and closed, or beyond the
+    /// refusals in flight closed at once.
     private func acceptPending() {
         while true {
             lock.lock()
@@ -140,7 +147,7 @@ public final class HTTPServer: @unchecked Sendable {
                 return
             }
             lock.unlock()
-            let accepted: (socket: Socket, peer: String)?
+            let accepted: (socket: Socket, peer: String, address: String)?
             do {
                 accepted = try listener.accept()
             } catch {
@@ -151,6 +158,15 @@ public final class HTTPServer: @unchecked Sendable {
                 return
             }
             guard let accepted else { return }
+            lock.lock()
+            let admission = addressShares.admit(accepted.address)
+            if admission != .admitted { refusedCount += 1 }
+            lock.unlock()
+            if admission == .dropped {
+                logger.debug("connection dropped: its address is over its share", metadata: ["peer": .string(accepted.peer)])
+                do { try accepted.socket.close() } catch { logger.debug("close failed", metadata: ["error": "\(error)"]) }
+                continue
+            }
             do {
                 try accepted.socket.setNoDelay()
             } catch {
@@ -158,12 +174,19 @@ public final class HTTPServer: @unchecked Sendable {
             }
             nextConnectionId += 1
             let connection = HTTPConnection(
-                id: nextConnectionId, socket: accepted.socket, peer: accepted.peer, loop: loop, server: self,
-                environment: environment)
+                id: nextConnectionId, socket: accepted.socket, peer: accepted.peer, address: accepted.address,
+                admission: admission, loop: loop, server: self, environment: environment)
             lock.lock()
             connections[ObjectIdentifier(connection)] = connection
             lock.unlock()
-            connection.start()
+            if admission == .admitted {
+                connection.start()
+            } else {
+                let share = configuration.maxConnectionsPerAddress
+                connection.refuse(
+                    detail: "This address has \(share) connections open, its share of this server; reuse one "
+                        + "(HTTP keep-alive) or retry once one has closed.")
+            }
         }
     }
 
@@ -189,7 +212,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// Called by a connection right before its descriptor closes.
     func connectionDidClose(_ connection: HTTPConnection) {
         lock.lock()
-        connections[ObjectIdentifier(connection)] = nil
+        if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil {
+            addressShares.release(connection.address, connection.admission)
+        }
         if acceptSuspended, state == .running, connections.count < configuration.maxConnections, let acceptSource {
             acceptSuspended = false
             acceptSource.resume()

@@ -12,6 +12,16 @@ public struct HTTPServerConfiguration: Sendable {
     public var backlog: Int32 = 511
     /// Most open connections; at the cap accepting pauses until one closes. Default 1024.
     public var maxConnections: Int = 1024
+    /// Most connections one remote address (IPv4 or IPv6, any port) may hold open, so that
+    /// one client cannot take every connection. A connection beyond it is answered `429` with
+    /// a problem+json body, `Retry-After: 1` and `Connection: close`, without reading a
+    /// request, then closed; the address's other connections and other addresses are
+    /// unaffected. 0 turns the share off; at or above `maxConnections` it never applies.
+    /// Default 256.
+    public var maxConnectionsPerAddress: Int = 256
+    /// Problem type URI (RFC 9457 §3.1.1) of that `429`: "about:blank" by default, like the
+    /// engine's other refusals; an application with its own problem types names its own.
+    public var addressShareProblemType: String = "about:blank"
     /// Requests served on one connection; the last response carries `Connection: close`. Default 1000.
     public var maxRequestsPerConnection: Int = 1000
     /// Parser bounds (line, header bytes and count, body).

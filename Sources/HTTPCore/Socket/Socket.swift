@@ -40,11 +40,19 @@ public struct Socket: Sendable, Hashable {
     /// - Parameters:
     ///   - host: numeric address or host name.
     ///   - port: the TCP port.
-    public static func connect(host: String, port: Int) throws -> Socket {
+    ///   - source: a local numeric address to connect from (e.g. "127.0.0.2", as the whole of
+    ///     127/8 is loopback on Linux), or nil for the one the kernel picks.
+    public static func connect(host: String, port: Int, from source: String? = nil) throws -> Socket {
         let address = try SocketAddress.resolve(host: host, port: port, passive: false)
         let fd = Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError.lastError("socket") }
         do {
+            if let source {
+                let local = try SocketAddress.resolve(host: source, port: 0, passive: false)
+                try local.withSockAddr { pointer, length in
+                    guard Glibc.bind(fd, pointer, length) == 0 else { throw SocketError.lastError("bind \(source)") }
+                }
+            }
             try address.withSockAddr { pointer, length in
                 guard Glibc.connect(fd, pointer, length) == 0 else { throw SocketError.lastError("connect \(host):\(port)") }
             }
@@ -56,9 +64,10 @@ public struct Socket: Sendable, Hashable {
     }
 
     /// Accepts one pending connection as a non-blocking, close-on-exec socket.
-    /// - Returns: the socket and the peer as "ip:port", or nil when none is pending (`EAGAIN`,
-    ///   or a connection aborted before it was accepted).
-    public func accept() throws -> (socket: Socket, peer: String)? {
+    /// - Returns: the socket, the peer as "ip:port" ("[ip]:port" for IPv6) and its address
+    ///   alone ("ip"), or nil when none is pending (`EAGAIN`, or a connection aborted before it
+    ///   was accepted).
+    public func accept() throws -> (socket: Socket, peer: String, address: String)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let client = withUnsafeMutablePointer(to: &storage) {
@@ -77,7 +86,8 @@ public struct Socket: Sendable, Hashable {
             _ = Glibc.close(client)
             throw error
         }
-        return (socket, SocketAddress.describe(storage))
+        let address = SocketAddress.host(of: storage)
+        return (socket, SocketAddress.describe(storage, host: address), address)
     }
 
     /// Reads up to `count` bytes into `buffer`.

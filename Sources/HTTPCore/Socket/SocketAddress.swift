@@ -51,25 +51,36 @@ struct SocketAddress {
         }
     }
 
-    /// "ip:port" (IPv6 as "[ip]:port") for logs and `RequestContext.remoteAddress`.
-    static func describe(_ storage: sockaddr_storage) -> String {
+    /// The numeric address of an IPv4 or IPv6 socket address, without the port ("127.0.0.1",
+    /// "::1"), or "unknown" for another family.
+    static func host(of storage: sockaddr_storage) -> String {
         var storage = storage
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         let family = Int32(storage.ss_family)
-        let port = self.port(of: storage)
         return withUnsafeMutableBytes(of: &storage) { raw -> String in
             guard let base = raw.baseAddress else { return "unknown" }
             if family == AF_INET {
                 let address = base.assumingMemoryBound(to: sockaddr_in.self)
                 inet_ntop(AF_INET, &address.pointee.sin_addr, &text, socklen_t(text.count))
-                return Self.string(text) + ":" + String(port)
+                return Self.string(text)
             } else if family == AF_INET6 {
                 let address = base.assumingMemoryBound(to: sockaddr_in6.self)
                 inet_ntop(AF_INET6, &address.pointee.sin6_addr, &text, socklen_t(text.count))
-                return "[" + Self.string(text) + "]:" + String(port)
+                return Self.string(text)
             }
             return "unknown"
         }
+    }
+
+    /// "ip:port" (IPv6 as "[ip]:port") for logs and `RequestContext.remoteAddress`.
+    /// - Parameter host: `host(of: storage)`, when the caller has it already.
+    static func describe(_ storage: sockaddr_storage, host: String? = nil) -> String {
+        let host = host ?? self.host(of: storage)
+        let family = Int32(storage.ss_family)
+        let port = String(self.port(of: storage))
+        if family == AF_INET { return host + ":" + port }
+        if family == AF_INET6 { return "[" + host + "]:" + port }
+        return "unknown"
     }
 
     /// The text `inet_ntop` wrote: the bytes before its NUL terminator.

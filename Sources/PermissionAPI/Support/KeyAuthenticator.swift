@@ -22,6 +22,15 @@ public final class KeyAuthenticator: Authenticator {
         let expires: ContinuousClock.Instant
     }
 
+    /// A token's SHA-256 as a cache key: the dictionary compares keys with `==`, here in
+    /// constant time like every other comparison of something derived from a secret.
+    private struct TokenHash: Hashable {
+        let bytes: [UInt8]
+
+        static func == (lhs: TokenHash, rhs: TokenHash) -> Bool { ConstantTime.equal(lhs.bytes, rhs.bytes) }
+        func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
+    }
+
     /// The header a connection last authenticated with, kept in `RequestContext.connection`:
     /// a keep-alive client sends the same one every time, so the next request on the
     /// connection compares it instead of hashing the token.
@@ -42,7 +51,7 @@ public final class KeyAuthenticator: Authenticator {
     let service: PermissionService
     let cacheTTL: Duration
     let limiter: FailureLimiter
-    private let cache = Mutex<[[UInt8]: Entry]>([:])
+    private let cache = Mutex<[TokenHash: Entry]>([:])
     /// Bumped by `invalidate()`: what connections remember from before no longer counts.
     private let generation = Atomic<Int>(0)
     private static let maximumCached = 10_000
@@ -79,17 +88,10 @@ public final class KeyAuthenticator: Authenticator {
         return principal
     }
 
-    /// Byte equality (`==` on `String` is canonical equivalence, under which a KELVIN SIGN
-    /// equals "K").
+    /// Byte equality in constant time (`==` on `String` is canonical equivalence, under which
+    /// a KELVIN SIGN equals "K", and may stop at the first difference).
     static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-        let (a, b) = (lhs.utf8, rhs.utf8)
-        guard a.count == b.count else { return false }
-        let compared = a.withContiguousStorageIfAvailable { a in
-            b.withContiguousStorageIfAvailable { b in
-                a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
-            }
-        }
-        return (compared ?? nil) ?? a.elementsEqual(b)
+        ConstantTime.equal(lhs.utf8, rhs.utf8)
     }
 
     /// The principal of an `Authorization` field and until when it may be trusted without
@@ -107,11 +109,11 @@ public final class KeyAuthenticator: Authenticator {
             throw failure(context, reason: "malformed", key: nil, presented: true)
         }
         let hash = KeySecret.hash(utf8)
-        if let entry = cache.withLock({ $0[hash] }), entry.expires > now { return (entry.principal, entry.expires) }
+        if let entry = cache.withLock({ $0[TokenHash(bytes: hash)] }), entry.expires > now { return (entry.principal, entry.expires) }
         guard let id = KeySecret.keyID(of: utf8, hash: hash) else {
             throw failure(context, reason: "malformed", key: nil, presented: true)
         }
-        guard let key = try service.key(id: id), KeySecret.constantTimeEqual(key.secretHash, hash) else {
+        guard let key = try service.key(id: id), ConstantTime.equal(key.secretHash, hash) else {
             throw failure(context, reason: "unknown", key: id, presented: true)
         }
         guard key.isActive else { throw failure(context, reason: "revoked", key: id, presented: true) }
@@ -120,7 +122,7 @@ public final class KeyAuthenticator: Authenticator {
         cache.withLock { cache in
             guard generation.load(ordering: .acquiring) == started else { return }
             if cache.count >= Self.maximumCached { cache.removeAll(keepingCapacity: true) }
-            cache[hash] = Entry(principal: principal, expires: expires)
+            cache[TokenHash(bytes: hash)] = Entry(principal: principal, expires: expires)
         }
         return (principal, expires)
     }

@@ -3,7 +3,8 @@ package import PermissionDomain
 
 /// API key secrets (SPEC §6): `pk_<id>_<43 base64url characters>`, 32 random bytes from the
 /// system generator (`getrandom(2)` on Linux). The id lets the server find the key's row; only
-/// the SHA-256 of the whole secret is stored (FIPS 180-4), compared in constant time.
+/// the SHA-256 of the whole secret is stored (FIPS 180-4), compared in constant time
+/// (`ConstantTime.equal`).
 ///
 /// An operator-chosen bootstrap secret may instead be any bearer token (RFC 6750 §2.1
 /// `b64token` characters) of 32 to 256 characters: its id is then the first 16 hex digits of
@@ -51,15 +52,6 @@ package enum KeySecret {
         let hashed: Void? = token.withContiguousStorageIfAvailable { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         if hashed == nil { hasher.update(data: Array(token)) }
         return hasher.finalize().withUnsafeBytes { Array($0) }
-    }
-
-    /// Compares two byte strings in time that depends only on their lengths, not on where they
-    /// differ, so a caller cannot learn a stored hash byte by byte from response times.
-    package static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        var difference: UInt8 = 0
-        for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
-        return difference == 0
     }
 
     /// RFC 6750 §2.1 `b64token`: `A-Z a-z 0-9 - . _ ~ + / =`.

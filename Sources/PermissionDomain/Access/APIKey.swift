@@ -46,6 +46,15 @@ public struct APIKey: Hashable, Sendable {
         self.revokedAt = revokedAt?.truncatedToMilliseconds
     }
 
+    /// Equal when every field is; the secret hash is compared in constant time
+    /// (`ConstantTime.equal`), as everywhere a secret or its hash is compared.
+    public static func == (lhs: APIKey, rhs: APIKey) -> Bool {
+        // Every field is compared whatever the others hold, the hash included.
+        let hashes = ConstantTime.equal(lhs.secretHash, rhs.secretHash)
+        return hashes && lhs.id == rhs.id && lhs.role == rhs.role && lhs.app == rhs.app && lhs.name == rhs.name
+            && lhs.createdAt == rhs.createdAt && lhs.revokedAt == rhs.revokedAt
+    }
+
     /// Not revoked.
     public var isActive: Bool { revokedAt == nil }
 

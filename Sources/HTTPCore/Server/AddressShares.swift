@@ -1,0 +1,68 @@
+/// Connections open per remote address, for `HTTPServerConfiguration.maxConnectionsPerAddress`:
+/// the server admits a connection while its address holds fewer than `share`, answers the
+/// next ones `429` (each then lives until its short drain ends), and beyond
+/// `refusalsInFlight` such answers at once closes new ones without a word, so that refusing
+/// cannot itself take the server's connections. Owned by the server, under its lock.
+struct AddressShares {
+    /// What happens to a new connection.
+    enum Admission: Equatable {
+        /// Served; it holds one of its address's `share` until it closes.
+        case admitted
+        /// Answered `429` and closed; it holds one of the address's refusals in flight.
+        case refused
+        /// Closed at once: the address already has `refusalsInFlight` refusals open.
+        case dropped
+    }
+
+    /// Refusals one address may have open at once (each drains for up to
+    /// `HTTPServerConfiguration.drainTimeout`).
+    static let refusalsInFlight = 16
+
+    /// Connections one address may hold; 0 for no limit.
+    let share: Int
+    private var open: [String: (admitted: Int, refused: Int)] = [:]
+
+    /// - Parameter share: `maxConnectionsPerAddress`; 0 (or less) admits everything.
+    init(share: Int) {
+        self.share = share
+    }
+
+    /// Decides about a new connection from `address` and counts it.
+    mutating func admit(_ address: String) -> Admission {
+        var counts = open[address] ?? (0, 0)
+        let admission: Admission
+        if share <= 0 || counts.admitted < share {
+            counts.admitted += 1
+            admission = .admitted
+        } else if counts.refused < Self.refusalsInFlight {
+            counts.refused += 1
+            admission = .refused
+        } else {
+            return .dropped
+        }
+        open[address] = counts
+        return admission
+    }
+
+    /// A connection `admit` counted has closed.
+    /// - Parameters:
+    ///   - address: its remote address.
+    ///   - admission: what `admit` returned for it (`.dropped` was never counted).
+    mutating func release(_ address: String, _ admission: Admission) {
+        guard admission != .dropped, var counts = open[address] else { return }
+        if admission == .admitted {
+            precondition(counts.admitted > 0, "an address released more connections than it was admitted")
+            counts.admitted -= 1
+        } else {
+            precondition(counts.refused > 0, "an address released more refusals than it was given")
+            counts.refused -= 1
+        }
+        open[address] = counts.admitted == 0 && counts.refused == 0 ? nil : counts
+    }
+
+    /// Connections `address` holds now (admitted, not refusals).
+    func admitted(_ address: String) -> Int { open[address]?.admitted ?? 0 }
+
+    /// Addresses with a connection or a refusal open.
+    var addresses: Int { open.count }
+}

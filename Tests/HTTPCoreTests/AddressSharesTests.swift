@@ -1,0 +1,39 @@
+@testable import HTTPCore
+import Testing
+
+/// The per-address connection share as a pure state machine: admit up to the share, refuse a
+/// bounded number at once, drop the rest, and give back exactly what was taken.
+@Suite struct AddressSharesTests {
+    @Test func admitsUpToTheShareThenRefusesThenDrops() {
+        var shares = AddressShares(share: 2)
+        #expect(shares.admit("10.0.0.1") == .admitted)
+        #expect(shares.admit("10.0.0.1") == .admitted)
+        for _ in 0..<AddressShares.refusalsInFlight { #expect(shares.admit("10.0.0.1") == .refused) }
+        #expect(shares.admit("10.0.0.1") == .dropped)
+        // Another address has its own share.
+        #expect(shares.admit("::1") == .admitted)
+        #expect(shares.admitted("10.0.0.1") == 2)
+        #expect(shares.admitted("::1") == 1)
+    }
+
+    @Test func closingGivesBackWhatWasTaken() {
+        var shares = AddressShares(share: 1)
+        #expect(shares.admit("a") == .admitted)
+        #expect(shares.admit("a") == .refused)
+        shares.release("a", .refused)
+        #expect(shares.admit("a") == .refused)  // the admitted one still holds the share
+        shares.release("a", .admitted)
+        #expect(shares.admitted("a") == 0)
+        #expect(shares.admit("a") == .admitted)
+        shares.release("a", .admitted)
+        shares.release("a", .refused)
+        shares.release("a", .dropped)  // never counted: a no-op
+        #expect(shares.addresses == 0)
+    }
+
+    @Test func zeroShareAdmitsEverything() {
+        var shares = AddressShares(share: 0)
+        for _ in 0..<10_000 { #expect(shares.admit("a") == .admitted) }
+        #expect(shares.admitted("a") == 10_000)
+    }
+}
