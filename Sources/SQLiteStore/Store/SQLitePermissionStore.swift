@@ -87,13 +87,7 @@ public final class SQLitePermissionStore: PermissionStore {
 
     private static func openPool(path: String, configuration: DatabaseConfiguration) throws -> DatabasePool {
         let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot create directory \(directory): \(error)", sql: nil)
-            }
-        }
+        if !directory.isEmpty { try PrivateFiles.createDirectory(directory) }  // 0700, SPEC §12
         return try DatabasePool(path: path, configuration: configuration)
     }
 
