@@ -36,7 +36,7 @@ package final class Database {
     /// and cache size. The handle is closed if any step fails (https://www.sqlite.org/c3ref/open.html:
     /// "a database connection handle is usually returned … even if an error occurs").
     /// - Parameters:
-    ///   - path: the database file; created for `.readWrite`.
+    ///   - path: the database file; created `0600` for `.readWrite` (``PrivateFiles``).
     ///   - mode: `.readWrite` (the writer) or `.readOnly` (a pool reader).
     ///   - configuration: busy timeout, cache and mmap sizes.
     package init(path: String, mode: Mode, configuration: DatabaseConfiguration = .init()) throws {
@@ -46,6 +46,7 @@ package final class Database {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         }
+        if mode == .readWrite { try PrivateFiles.prepareDatabase(at: path) }  // 0600, SPEC §12
         var connection: OpaquePointer?
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {

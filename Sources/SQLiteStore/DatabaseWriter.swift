@@ -86,11 +86,14 @@ package final class DatabaseWriter: @unchecked Sendable {
 
     /// Attaches `observer`: from now on it is told about every transaction this writer commits
     /// and about every change it cannot see (bodies run outside a transaction, failed commits,
-    /// commits by other processes, checked every ``foreignCommitCheckInterval``).
-    /// - Throws: `SQLiteError` when the data version cannot be read.
+    /// commits by other processes, checked every ``foreignCommitCheckInterval`` and after each
+    /// commit).
+    /// - Throws: `SQLiteError` when the data version cannot be read, or the observer's
+    ///   ``CommitObserver/didAttach(_:)`` error.
     package func attach(_ observer: some CommitObserver) throws {
         try queue.sync {
             dataVersion = try readDataVersion()
+            try observer.didAttach(database)
             self.observer = observer
             let timer = DispatchSource.makeTimerSource(queue: queue)
             let interval = Self.foreignCommitCheckInterval
@@ -270,7 +273,10 @@ package final class DatabaseWriter: @unchecked Sendable {
                 commitFailure = error
                 database.rollbackIgnoringErrors()
                 database.auditChainTip = nil
-                observer?.didLoseTrack(database)  // the outcome of a failed COMMIT is not certain
+                // The outcome of a failed COMMIT is not certain: readers drop their snapshots
+                // (see ReaderPool), then the observer forgets everything.
+                onCommit()
+                observer?.didLoseTrack(database)
             }
         }
         if let commitFailure {
@@ -283,7 +289,12 @@ package final class DatabaseWriter: @unchecked Sendable {
             onCommit()
         }
         // After the readers' snapshots were ended (see ReaderPool) and before the callers return.
-        if committed { observer?.didCommit(database) }
+        if committed {
+            // Another process's commit just before this one would otherwise be covered by this
+            // one (an observer showing this commit's audit entries shows theirs too).
+            checkForeignCommits()
+            observer?.didCommit(database)
+        }
         lock.lock()
         if !completed.isEmpty {
             statistics.commits += 1
@@ -317,6 +328,9 @@ package final class DatabaseWriter: @unchecked Sendable {
 /// Sees what the writer's transactions change, on the writer queue: how a read model in memory
 /// (the store's read cache) stays in step with the file.
 package protocol CommitObserver: AnyObject {
+    /// On ``DatabaseWriter/attach(_:)``, outside any transaction: load what the observer keeps
+    /// from the file. Throwing fails the attach.
+    func didAttach(_ database: Database) throws
     /// Inside the transaction, just before `COMMIT`: collect what it changed. Throwing rolls the
     /// whole batch back, and every body in it gets the error.
     func willCommit(_ database: Database) throws

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A pool of read-only connections. In WAL mode a reader works on its own snapshot and never
 /// waits for the writer (https://www.sqlite.org/wal.html#concurrency).
@@ -54,22 +55,22 @@ package final class ReaderPool: @unchecked Sendable {
     /// - Parameter body: reads; it must not begin or end transactions itself.
     package func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
         var (database, generation, started) = try checkout()
+        defer { checkin(database, generation: generation, snapshotStarted: started) }  // on every path
         if !database.isInTransaction {
-            try database.begin(.deferred)
+            try beginRead(database)
             started = Self.now()
         }
-        defer { checkin(database, generation: generation, snapshotStarted: started) }
         return try body(database)
     }
 
     /// Like ``read(_:)``, but never on a reused snapshot: the read transaction starts now, so
     /// it also sees what other processes committed to the file (the audit chain verifier).
     package func readLatest<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        let (database, generation, _) = try checkout()
+        var (database, generation, started) = try checkout()
+        defer { checkin(database, generation: generation, snapshotStarted: started) }  // on every path
         if database.isInTransaction { database.rollbackIgnoringErrors() }  // a read: nothing to undo
-        try database.begin(.deferred)
-        let started = Self.now()
-        defer { checkin(database, generation: generation, snapshotStarted: started) }
+        try beginRead(database)
+        started = Self.now()
         return try body(database)
     }
 
@@ -103,8 +104,10 @@ package final class ReaderPool: @unchecked Sendable {
     }
 
     /// Takes an idle reader (ending its transaction when a commit happened since it began) or
-    /// opens one; returns it with the current generation.
+    /// opens one; returns it with the current generation. With every reader out, waits for one
+    /// at most the busy timeout, then throws `SQLITE_BUSY`.
     private func checkout() throws -> (Database, UInt64, UInt64) {
+        var deadline: Date?
         condition.lock()
         while true {
             if closed {
@@ -135,9 +138,20 @@ package final class ReaderPool: @unchecked Sendable {
                     throw error
                 }
             }
+            // Bounded (the busy timeout): a reader kept out by a stuck body must not stop every
+            // read, the event loops' included.
+            let limit = deadline ?? Date(timeIntervalSinceNow: Double(configuration.busyTimeoutMilliseconds) / 1_000)
+            deadline = limit
             waiting += 1
-            condition.wait()
+            let signalled = condition.wait(until: limit)
             waiting -= 1
+            if !signalled && idle.isEmpty && !closed && openCount >= configuration.maximumReaderCount {
+                condition.unlock()
+                throw SQLiteError(
+                    code: 5,  // SQLITE_BUSY
+                    message: "no database reader became free within \(configuration.busyTimeoutMilliseconds) ms",
+                    sql: nil)
+            }
         }
     }
 
@@ -155,6 +169,31 @@ package final class ReaderPool: @unchecked Sendable {
         if waiting > 0 { condition.signal() }  // no system call when nobody waits
         condition.unlock()
     }
+
+    /// `BEGIN DEFERRED`, or in debug builds the fault a test asked for.
+    @inline(__always)
+    private func beginRead(_ database: Database) throws {
+        #if DEBUG
+        if let fault = beginFaults.withLock({ faults -> SQLiteError? in
+            guard faults.count > 0 else { return nil }
+            faults.count -= 1
+            return faults.error
+        }) {
+            throw fault
+        }
+        #endif
+        try database.begin(.deferred)
+    }
+
+    #if DEBUG
+    /// Tests only: the next `count` read transactions fail to begin with `error` (SQLite offers no
+    /// way to make a `BEGIN DEFERRED` fail on demand).
+    package func failNextBegins(_ count: Int, with error: SQLiteError) {
+        beginFaults.withLock { $0 = (count, error) }
+    }
+
+    private let beginFaults = Mutex<(count: Int, error: SQLiteError?)>((0, nil))
+    #endif
 
     private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }

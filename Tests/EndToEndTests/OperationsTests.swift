@@ -142,6 +142,37 @@ struct OperationsTests {
         #expect(!server.log().contains("read cache"))
     }
 
+    /// sqlite3, another process, stores a policy restricting the camera for everyone.
+    static func restrictBehindTheServer(_ database: String) throws {
+        _ = try sqlite(database, """
+            INSERT INTO policies (id, service, app, user, effect, level, updated_at)
+            VALUES ('behind-the-server', 'camera', NULL, NULL, 'restrict', NULL, 1795000000000)
+            """)
+    }
+
+    @Test(
+        "a restricting policy stored by another process for a service no policy named is honoured soon after, with the read cache on and off",
+        arguments: [[], ["--read-cache-entries", "0"]])
+    func policyStoredBehindTheServer(extraArguments: [String]) throws {
+        let directory = try Paths.makeTemporaryDirectory("policy-behind")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("policy.sqlite").path
+        let server = try ServerProcess(
+            database: database, directory: directory, extraArguments: extraArguments, environment: Self.keyEnvironment)
+        defer { server.killNow() }
+        #expect(try Self.putApp(server, "com.example.policy") == "201")
+        let url = "\(server.baseURL)/v1/users/u1/apps/com.example.policy/authorizations/camera"
+        for _ in 0..<2 { #expect(try Self.get(url, key: true).body.contains(#""status":"notDetermined""#)) }
+        try Self.restrictBehindTheServer(database)
+        let deadline = Date() + 5
+        var body = try Self.get(url, key: true).body
+        while !body.contains(#""status":"restricted""#) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            body = try Self.get(url, key: true).body
+        }
+        #expect(body.contains(#""status":"restricted""#), "\(body)")
+    }
+
     @Test("admin-only metrics on a separate port: 401 without a key, 200 with the admin key, absent from the main port")
     func adminOnlySeparatePort() throws {
         let directory = try Paths.makeTemporaryDirectory("metrics-admin")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import PermissionAPI
 import PermissionWire
+import SQLiteStore
 import Testing
 
 /// Every refusal is problem+json with a stable type and the request id, and changes nothing.
@@ -92,5 +93,28 @@ import Testing
         for query in ["after=-1", "since=yesterday", "until=2026-13-01T00:00:00Z", "user=bad%20user"] {
             #expect(try app.send(.get, "/v1/audit?" + query).status == 400, "\(query)")
         }
+    }
+
+    /// Every database reader checked out for longer than the busy timeout: 503 with
+    /// `Retry-After`, not a request that waits for ever.
+    @Test(.timeLimit(.minutes(1))) func everyReaderBusyIsUnavailable() throws {
+        let app = try TestApp(database: DatabaseConfiguration(busyTimeoutMilliseconds: 200, maximumReaderCount: 1))
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let store = app.store
+        Thread {
+            _ = try? store.read { _ in
+                holding.signal()
+                release.wait()  // keep the only reader out
+            }
+        }.start()
+        defer { release.signal() }
+        #expect(holding.wait(timeout: .now() + 10) == .success)
+        let response = try app.send(.get, Self.target)
+        #expect(response.status == 503)
+        #expect(response.problemType == .unavailable)
+        #expect(response.headers["Retry-After"] == "1")
+        release.signal()
+        #expect(try app.send(.get, Self.target).status != 503)  // the reader is back
     }
 }

@@ -26,9 +26,9 @@ final class TestApp: @unchecked Sendable {
     private let lock = NSLock()
     private var counter = 0
 
-    init(_ adjust: (inout APIConfiguration) -> Void = { _ in }) throws {
+    init(database: DatabaseConfiguration = .init(), _ adjust: (inout APIConfiguration) -> Void = { _ in }) throws {
         directory = try TemporaryDirectory()
-        store = try SQLitePermissionStore.open(path: directory.file("permissions.sqlite"))
+        store = try SQLitePermissionStore.open(path: directory.file("permissions.sqlite"), configuration: database)
         clock = ManualClock(Self.start)
         var configuration = APIConfiguration()
         adjust(&configuration)

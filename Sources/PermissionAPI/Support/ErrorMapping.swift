@@ -65,6 +65,9 @@ enum ErrorMapping {
             return make(
                 .invalidChoice, "The prompt does not offer the choice '\(choice)'.",
                 extensions: [("allowed", jsonArray(allowed.map(\.rawValue)))])
+        case .unavailable(let why):
+            context.logger.warning("request refused: store unavailable", metadata: ["why": .string(why)])
+            return make(.unavailable, capitalized(why) + "; retry shortly.", headers: ["Retry-After": "1"])
         }
     }
 

@@ -22,4 +22,7 @@ public enum PermissionError: Error, Hashable, Sendable {
     case promptNotPending(PromptState)
     /// A choice the prompt does not offer.
     case invalidChoice(choice: String, allowed: [Choice])
+    /// The store cannot serve now but may soon: every database connection is busy, or another
+    /// process holds a lock, for longer than the store waits. Worth retrying.
+    case unavailable(why: String)
 }

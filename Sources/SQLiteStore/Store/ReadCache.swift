@@ -22,8 +22,20 @@ import Synchronization
 /// fills, and one that is too small still serves the records read since it was emptied, with a
 /// warning at start and a metric (`permission_read_cache_clears_total`) saying so. A record
 /// takes about 300 bytes (the hash table's slack included) plus its user id when longer than 15
-/// bytes. Locking is one `Mutex`
-/// (the server's event loops are few, and the critical sections are a hash lookup).
+/// bytes.
+///
+/// "No record" is kept apart, within ``absentCapacity(for:)`` keys (a quarter of the capacity)
+/// and as many users' settings read with them: any well-formed key can be asked for, so a
+/// client reading made-up user ids could otherwise fill the cache and, by the insert that
+/// empties a full cache, evict every real record. A full "no record" part empties only itself.
+///
+/// The audit log's entries are shown to readers (the event feed, `GET /v1/audit`) only up to
+/// ``visibleAuditSeq``, which only ``invalidate(keys:users:publishing:)`` and
+/// ``removeAll(publishing:)`` move, in the same step that removes what the entries' transactions
+/// changed: a backend that re-reads a key on an event never gets the cached old value.
+///
+/// Locking is one `Mutex` (the server's event loops are few, and the critical sections are a
+/// hash lookup).
 package final class ReadCache: Sendable {
     /// A cached value, or the knowledge that there is none (`value` nil).
     private struct Cached<Value> {
@@ -68,21 +80,29 @@ package final class ReadCache: Sendable {
     }
 
     private struct State {
-        var authorizations: [AuthorizationKey: Cached<Record>] = [:]
+        /// Stored records, and the settings read with them.
+        var authorizations: [AuthorizationKey: Record] = [:]
         var settings: [UserID: Cached<UserSettings>] = [:]
+        /// Keys read and found to have no record, and the settings read with them (bounded
+        /// apart: see ``ReadCache``).
+        var absent: Set<AuthorizationKey> = []
+        var absentSettings: [UserID: Cached<UserSettings>] = [:]
         var generation: UInt64 = 0
+        /// The last audit entry whose transaction's changes are no longer cached.
+        var visibleAuditSeq: Int64 = 0
         /// Counted under the lock that the lookup takes anyway: no atomic on the hot path.
         var hits = 0
         var misses = 0
         var clears = 0
 
-        var count: Int { authorizations.count + settings.count }
+        var count: Int { authorizations.count + settings.count + absent.count + absentSettings.count }
 
-        /// Drops every entry, keeping the generation (moved on by `advance`) and the counters.
-        /// Returns the dropped state, to be freed outside the lock.
+        /// Drops every entry, keeping the generation (moved on by `advance`), the visible audit
+        /// seq and the counters. Returns the dropped state, to be freed outside the lock.
         mutating func empty(advance: Bool) -> State {
             var emptied = State()
             emptied.generation = advance ? generation &+ 1 : generation
+            emptied.visibleAuditSeq = visibleAuditSeq
             emptied.hits = hits
             emptied.misses = misses
             emptied.clears = clears &+ 1
@@ -109,6 +129,9 @@ package final class ReadCache: Sendable {
     /// `state.generation`, readable without the lock.
     private let published = Atomic<UInt64>(0)
 
+    /// The most "no record" entries kept for a cache of `capacity` records.
+    static func absentCapacity(for capacity: Int) -> Int { max(1, capacity / 4) }
+
     init(capacity: Int) {
         self.capacity = max(0, capacity)
         state = Mutex(State())
@@ -126,14 +149,26 @@ package final class ReadCache: Sendable {
         -> (stored: StoredAuthorization?, settings: UserSettings?)?
     {
         let found: (Record?, UserSettings?)? = state.withLock { state in
-            guard state.generation == generation, let record = state.authorizations[key],
-                let settings = withSettings ? state.settings[key.user] : Cached(value: nil)
+            guard state.generation == generation else {
+                state.misses &+= 1
+                return nil
+            }
+            let record: Record?
+            if let stored = state.authorizations[key] {
+                record = stored
+            } else if state.absent.contains(key) {
+                record = nil
+            } else {
+                state.misses &+= 1
+                return nil
+            }
+            guard let settings = withSettings ? state.settings[key.user] ?? state.absentSettings[key.user] : Cached(value: nil)
             else {
                 state.misses &+= 1
                 return nil
             }
             state.hits &+= 1
-            return (record.value, settings.value)
+            return (record, settings.value)
         }
         guard let found else { return nil }
         return (found.0?.stored(key), found.1)
@@ -144,14 +179,31 @@ package final class ReadCache: Sendable {
     func insert(_ key: AuthorizationKey, stored: StoredAuthorization?, settings: UserSettings??, readAt generation: UInt64) {
         guard capacity > 0 else { return }
         let record = stored.map(Record.init)
-        let dropped = state.withLock { state -> State? in
+        let absentCapacity = Self.absentCapacity(for: capacity)
+        let dropped = state.withLock { state -> Any? in
             guard state.generation == generation else { return nil }  // the rows may predate a commit
+            // Removing entries needs no new generation.
+            guard let record else {
+                var dropped: (Set<AuthorizationKey>, [UserID: Cached<UserSettings>])?
+                if state.absent.count >= absentCapacity || state.absentSettings.count >= absentCapacity {
+                    dropped = (state.absent, state.absentSettings)  // only "no record": see ReadCache
+                    state.absent = []
+                    state.absentSettings = [:]
+                }
+                state.absent.insert(key)
+                if let settings, state.settings[key.user] == nil { state.absentSettings[key.user] = Cached(value: settings) }
+                return dropped
+            }
             var dropped: State?
             if state.authorizations.count >= capacity || state.settings.count >= capacity {
-                dropped = state.empty(advance: false)  // removing entries needs no new generation
+                dropped = state.empty(advance: false)
             }
-            state.authorizations[key] = Cached(value: record)
-            if let settings { state.settings[key.user] = Cached(value: settings) }
+            state.absent.remove(key)
+            state.authorizations[key] = record
+            if let settings {
+                state.settings[key.user] = Cached(value: settings)
+                state.absentSettings.removeValue(forKey: key.user)
+            }
             return dropped
         }
         withExtendedLifetime(dropped) {}  // freed here, outside the lock
@@ -187,34 +239,52 @@ package final class ReadCache: Sendable {
                 return .full
             }
             for (index, (key, record)) in records.enumerated() {
-                state.authorizations[key] = Cached(value: record)
+                state.absent.remove(key)
+                state.authorizations[key] = record
                 state.settings[key.user] = Cached(value: page[index].settings)
+                state.absentSettings.removeValue(forKey: key.user)
             }
             return .stored
         }
     }
 
-    /// Removes `keys` and the settings of `users` and moves the generation on. The writer calls
-    /// it after a commit that changed them, before the commit's callers return.
-    func invalidate(keys: [AuthorizationKey], users: [UserID]) {
-        if keys.isEmpty && users.isEmpty { return }
+    /// Removes `keys` and the settings of `users`, moving the generation on when there are any,
+    /// and then shows the audit log up to `auditSeq` (never back; 0 shows nothing new). The
+    /// writer calls it after
+    /// each commit, before the commit's callers return, with the last entry that commit wrote.
+    func invalidate(keys: [AuthorizationKey], users: [UserID], publishing auditSeq: Int64 = 0) {
         state.withLock { state in
-            for key in keys { state.authorizations.removeValue(forKey: key) }
-            for user in users { state.settings.removeValue(forKey: user) }
-            state.generation &+= 1
-            published.store(state.generation, ordering: .releasing)
+            if !keys.isEmpty || !users.isEmpty {
+                for key in keys {
+                    state.authorizations.removeValue(forKey: key)
+                    state.absent.remove(key)
+                }
+                for user in users {
+                    state.settings.removeValue(forKey: user)
+                    state.absentSettings.removeValue(forKey: user)
+                }
+                state.generation &+= 1
+                published.store(state.generation, ordering: .releasing)
+            }
+            state.visibleAuditSeq = max(state.visibleAuditSeq, auditSeq)
         }
     }
 
-    /// Drops every entry and moves the generation on.
-    func removeAll() {
+    /// Drops every entry and moves the generation on, then shows the audit log up to
+    /// `auditSeq` (never back).
+    func removeAll(publishing auditSeq: Int64) {
         let dropped = state.withLock { state in
             let dropped = state.empty(advance: true)
             published.store(state.generation, ordering: .releasing)
+            state.visibleAuditSeq = max(state.visibleAuditSeq, auditSeq)
             return dropped
         }
         withExtendedLifetime(dropped) {}  // freed here, outside the lock
     }
+
+    /// The last audit entry readers may see: every change of its transaction (and of those
+    /// before) has left the cache.
+    var visibleAuditSeq: Int64 { state.withLock { $0.visibleAuditSeq } }
 
     package var statistics: Statistics {
         state.withLock { Statistics(hits: $0.hits, misses: $0.misses, entries: $0.count, clears: $0.clears) }

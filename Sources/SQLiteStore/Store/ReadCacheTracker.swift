@@ -1,4 +1,5 @@
 import PermissionDomain
+import Synchronization
 
 /// Keeps a ``ReadCache`` in step with the writer: which rows of `authorizations` and
 /// `user_settings` each transaction changed, whatever statement changed them.
@@ -51,6 +52,12 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     /// What the transaction being committed changed. Touched only on the writer queue.
     private var pending: Pending?
 
+    #if DEBUG
+    /// Tests only: run on the writer queue after a `COMMIT`, before the cache forgets what it
+    /// changed.
+    let afterCommit = Mutex<(@Sendable () -> Void)?>(nil)
+    #endif
+
     init(cache: ReadCache) {
         self.cache = cache
     }
@@ -84,12 +91,23 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         pending = rows > Self.maximumTrackedChanges ? .everything : .keys(keys, users: users)
     }
 
+    func didAttach(_ database: Database) throws {
+        cache.invalidate(keys: [], users: [], publishing: try StoreSession(database: database).lastAuditSeq())
+    }
+
+    /// Removes what the transaction changed, then shows its audit entries (``ReadCache``).
     func didCommit(_ database: Database) {
         defer { pending = nil }
+        #if DEBUG
+        afterCommit.withLock { $0 }?()
+        #endif
+        // The entries this writer appended end at its chain tip; another process's entries
+        // before them were seen by the data_version check that precedes this call.
+        let head = database.auditChainTip?.seq ?? fileAuditHead(database)
         switch pending {
-        case nil: return
-        case .everything: cache.removeAll()
-        case .keys(let keys, let users): cache.invalidate(keys: keys, users: users)
+        case nil: cache.invalidate(keys: [], users: [], publishing: head)
+        case .everything: cache.removeAll(publishing: head)
+        case .keys(let keys, let users): cache.invalidate(keys: keys, users: users, publishing: head)
         }
     }
 
@@ -98,6 +116,16 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         // Outside a transaction (or after a rollback): keys recorded so far are covered by the
         // clear below. A failure leaves them for the next commit, which only removes more.
         try? database.execute("DELETE FROM temp.read_cache_changes")
-        cache.removeAll()
+        cache.removeAll(publishing: fileAuditHead(database))
+    }
+
+    /// The last audit seq in the file; 0 (show nothing new) when it cannot be read, so that
+    /// entries stay hidden rather than shown early.
+    private func fileAuditHead(_ database: Database) -> Int64 {
+        do {
+            return try StoreSession(database: database).lastAuditSeq()
+        } catch {
+            return 0
+        }
     }
 }

@@ -24,15 +24,20 @@ public final class SQLitePermissionStore: PermissionStore {
     /// The default ``open(path:configuration:readCacheEntries:migrationProgress:)`` cache size.
     public static let defaultReadCacheEntries = 1_000_000
 
-    private init(pool: DatabasePool, policyServices: PolicyServices, cache: ReadCache?) {
+    /// Keeps the read cache in step with the writer; nil when the cache is off.
+    let readCacheTracker: ReadCacheTracker?
+
+    private init(pool: DatabasePool, policyServices: PolicyServices, tracker: ReadCacheTracker?) {
+        let cache = tracker?.cache
         self.pool = pool
+        self.readCacheTracker = tracker
         self.path = pool.path
         readerShared = StoreSession.Shared(policyServices: policyServices, cache: cache)
         writerShared = StoreSession.Shared(policyServices: policyServices, cache: nil)
     }
 
-    /// Opens the store at `path`, creating the file and its parent directory when missing, and
-    /// applies pending migrations.
+    /// Opens the store at `path`, creating the file (`0600`) and its parent directory (`0700`)
+    /// when missing (``PrivateFiles``), and applies pending migrations.
     /// - Parameters:
     ///   - path: the database file.
     ///   - configuration: pragmas, pool and batch sizes.
@@ -48,15 +53,16 @@ public final class SQLitePermissionStore: PermissionStore {
     ) throws -> SQLitePermissionStore {
         let pool = try openPool(path: path, configuration: configuration)
         _ = try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0, progress: migrationProgress) }
-        let services = try pool.read { try StoreSession(database: $0).policyServiceNames() }
-        var cache: ReadCache?
+        var tracker: ReadCacheTracker?
         if readCacheEntries > 0 {
-            let tracker = ReadCacheTracker(cache: ReadCache(capacity: readCacheEntries))
-            try pool.writeWithoutTransaction { try tracker.install(on: $0) }
-            try pool.writer.attach(tracker)
-            cache = tracker.cache
+            let created = ReadCacheTracker(cache: ReadCache(capacity: readCacheEntries))
+            try pool.writeWithoutTransaction { try created.install(on: $0) }
+            tracker = created
         }
-        return SQLitePermissionStore(pool: pool, policyServices: PolicyServices(services), cache: cache)
+        let policyServices = PolicyServices()
+        // Loads the policy services and the audit head, then follows every commit.
+        try pool.writer.attach(StoreCommitObserver(policyServices: policyServices, tracker: tracker))
+        return SQLitePermissionStore(pool: pool, policyServices: policyServices, tracker: tracker)
     }
 
     /// The read cache, nil when it is off.
@@ -81,13 +87,7 @@ public final class SQLitePermissionStore: PermissionStore {
 
     private static func openPool(path: String, configuration: DatabaseConfiguration) throws -> DatabasePool {
         let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot create directory \(directory): \(error)", sql: nil)
-            }
-        }
+        if !directory.isEmpty { try PrivateFiles.createDirectory(directory) }  // 0700, SPEC §12
         return try DatabasePool(path: path, configuration: configuration)
     }
 
@@ -111,15 +111,27 @@ public final class SQLitePermissionStore: PermissionStore {
         try pool.backup(to: destination) { step in progress?(step.copied, step.total) }
     }
 
+    /// - Throws: the body's error; ``PermissionError/unavailable(why:)`` when no reader became
+    ///   free or a lock stayed held for the busy timeout; other `SQLiteError`s.
     public func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {
         // Before the checkout: see ReadCache.
         let generation = readerShared.cache?.generation ?? 0
-        return try pool.read { database in
-            try body(StoreSession(database: database, shared: readerShared, cacheGeneration: generation))
+        do {
+            return try pool.read { database in
+                try body(StoreSession(database: database, shared: readerShared, cacheGeneration: generation))
+            }
+        } catch let error as SQLiteError where error.isBusy {
+            throw PermissionError.unavailable(why: error.message)
         }
     }
 
+    /// - Throws: the body's error; ``PermissionError/unavailable(why:)`` when the write lock
+    ///   stayed held by another process for the busy timeout; other `SQLiteError`s.
     public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
-        try pool.write { database in try body(StoreSession(database: database, shared: writerShared)) }
+        do {
+            return try pool.write { database in try body(StoreSession(database: database, shared: writerShared)) }
+        } catch let error as SQLiteError where error.isBusy {
+            throw PermissionError.unavailable(why: error.message)
+        }
     }
 }

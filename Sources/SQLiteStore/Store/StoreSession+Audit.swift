@@ -11,8 +11,12 @@ extension StoreSession {
         reason, purpose, prompt_id, request_id, detail, purpose_hash, prev_hash, hash
         """
 
+    /// The last entry's seq; for a reader with a read cache, at most ``ReadCache/visibleAuditSeq``.
     func lastAuditSeq() throws -> Int64 {
-        try row("SELECT coalesce(max(seq), 0) FROM audit", bind: { _ in }) { $0.int64(at: 0) } ?? 0
+        let visible = shared?.cache?.visibleAuditSeq  // before the query: it only grows
+        let last = try row("SELECT coalesce(max(seq), 0) FROM audit", bind: { _ in }) { $0.int64(at: 0) } ?? 0
+        guard let visible else { return last }
+        return min(last, visible)
     }
 
     /// The last entry's seq and hash, read from the file (genesis for an empty log).
@@ -97,9 +101,13 @@ extension StoreSession {
         return seq
     }
 
+    /// The entries `query` selects; for a reader with a read cache, only those up to
+    /// ``ReadCache/visibleAuditSeq``: an entry is read (by the event feed, `GET /v1/audit`) only
+    /// once the cache no longer holds what its transaction changed.
     func audit(query: AuditQuery) throws -> [AuditEntry] {
         var clause = WhereClause()
         clause.add("seq > ?", [.integer(query.after)])
+        if let visible = shared?.cache?.visibleAuditSeq { clause.add("seq <= ?", [.integer(visible)]) }
         clause.equal("user", query.user?.rawValue)
         clause.equal("app", query.app?.rawValue)
         clause.equal("service", query.service?.rawValue)

@@ -25,15 +25,23 @@ final class ServerProcess {
     ///   - directory: where the log file goes.
     ///   - extraArguments: more flags after `serve --host 127.0.0.1 --port 0 --database ...`.
     ///   - environment: variables added to the child's environment.
+    ///   - umask: when set (octal, e.g. `"022"`), the server starts under this file mode
+    ///     creation mask (through `/bin/sh`, which `exec`s it: the PID stays the server's).
     ///   - timeout: seconds to wait for the listening line.
     init(
         database: String, directory: URL, extraArguments: [String] = [], environment: [String: String] = [:],
-        timeout: Double = 20
+        umask: String? = nil, timeout: Double = 20
     ) throws {
         logURL = directory.appendingPathComponent("server-\(UUID().uuidString.prefix(6)).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Paths.serverBinary)
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database] + extraArguments
+        let arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database] + extraArguments
+        if let umask {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", Paths.serverBinary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Paths.serverBinary)
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
         env["PERMISSION_BOOTSTRAP_ADMIN_KEY"] = Self.adminKey
         env.merge(environment) { _, new in new }

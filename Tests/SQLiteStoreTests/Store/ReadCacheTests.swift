@@ -219,7 +219,7 @@ import Testing
         let cache = ReadCache(capacity: 2)
         for index in 0..<3 {
             let key = AuthorizationKey(user: try user("c\(index)"), app: maps, service: .location)
-            cache.insert(key, stored: nil, settings: nil, readAt: cache.generation)
+            cache.insert(key, stored: try record(key.user, version: 1), settings: nil, readAt: cache.generation)
         }
         #expect(cache.statistics.entries == 1 && cache.statistics.clears == 1)
         let last = AuthorizationKey(user: try user("c2"), app: maps, service: .location)
