@@ -41,7 +41,7 @@ public func buildApplication(
     if let verifier = store as? any AuditChainVerifier {
         AuditVerifyController(verifier: verifier).register(on: &routes)  // stores that keep a hash chain
     }
-    EventsController(permissions: service, broadcaster: broadcaster, limiter: limiter).register(on: &routes)
+    EventsController(permissions: service, broadcaster: broadcaster, limiter: limiter, keys: keys).register(on: &routes)
     if let metrics, let access = metrics.route {
         MetricsController(render: metrics.render, access: access).register(on: &routes)
     }
