@@ -20,7 +20,8 @@ public func buildApplication(
 ) -> PermissionApplication {
     let service = PermissionService(store: store, clock: clock, configuration: configuration.service)
     let broadcaster = ChangeBroadcaster()
-    let limiter = StreamLimiter(maximum: configuration.maxEventStreams)
+    let limiter = StreamLimiter(
+        maximum: configuration.maxEventStreams, maximumPerKey: configuration.maxEventStreamsPerKey)
     let keys = KeyAuthenticator(
         service: service, failureBurst: configuration.authFailureBurst,
         failureRefillPerSecond: configuration.authFailureRefillPerSecond)

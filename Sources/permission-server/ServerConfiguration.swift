@@ -33,6 +33,9 @@ struct ServerConfiguration: Sendable {
     /// Failed authentications one address may make at once, and how many per second come back.
     var authFailureBurst: Int
     var authFailureRefill: Int
+    /// `GET /v1/events` streams open at most, in all and per API key.
+    var maxEventStreams: Int
+    var maxEventStreamsPerKey: Int
     /// Each non-secret setting's effective value and where it came from, for the startup log.
     var described: [(setting: Setting, value: String, source: SettingsResolver.Source)]
 
@@ -69,6 +72,8 @@ struct ServerConfiguration: Sendable {
         }
         authFailureBurst = try resolver.int(Settings.authFailureBurst, range: 1...1_000_000_000)
         authFailureRefill = try resolver.int(Settings.authFailureRefill, range: 1...1_000_000_000)
+        maxEventStreams = try resolver.int(Settings.maxEventStreams, range: 1...128)
+        maxEventStreamsPerKey = try resolver.int(Settings.maxEventStreamsPerKey, range: 1...128)
         described = Settings.all.compactMap { setting in
             guard !setting.isSecret, let (value, source) = resolver.value(setting) else { return nil }
             return (setting, value, source)
@@ -122,6 +127,8 @@ struct ServerConfiguration: Sendable {
         configuration.service.onceTTL = TimeInterval(onceTTL)
         configuration.authFailureBurst = authFailureBurst
         configuration.authFailureRefillPerSecond = Double(authFailureRefill)
+        configuration.maxEventStreams = maxEventStreams
+        configuration.maxEventStreamsPerKey = maxEventStreamsPerKey
         return configuration
     }
 

@@ -87,6 +87,8 @@ struct ConfigurationTests {
             (["--event-loops", "1000"], [:], "--event-loops / PERMISSION_EVENT_LOOPS", "integer"),
             (["--read-cache-entries=-1"], [:], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES", "0...100000000"),
             ([], ["PERMISSION_READ_CACHE_ENTRIES": "all"], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES", "(from environment)"),
+            (["--max-event-streams-per-key", "0"], [:], "--max-event-streams-per-key / PERMISSION_MAX_EVENT_STREAMS_PER_KEY", "1...128"),
+            ([], ["PERMISSION_MAX_EVENT_STREAMS": "500"], "--max-event-streams / PERMISSION_MAX_EVENT_STREAMS", "(from environment)"),
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
           ] as [([String], [String: String], String, String)])
     func invalidSettingsAreRejected(arguments: [String], environment: [String: String], names: String, detail: String) throws {

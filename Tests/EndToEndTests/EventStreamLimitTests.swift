@@ -4,7 +4,7 @@ import Testing
 /// `GET /v1/events` against the real binary: an open stream does not outlive its key (README
 /// "Authentication"): a key revoked by `permission-server keys revoke`, another process, ends
 /// its streams within the key cache's 5 s (the API's own revocation is tested in
-/// `PermissionAPITests.EventStreamTests`).
+/// `PermissionAPITests.EventStreamTests`); and the stream caps, in all and per key, are settings.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct EventStreamLimitTests {
     /// `permission_event_streams_open` on the server's `/metrics`.
@@ -42,5 +42,31 @@ struct EventStreamLimitTests {
         }
         #expect(open == 0, "the slot of the ended stream is free")
         #expect(try KeysSubcommandTests.status("\(server.baseURL)/v1/events", key: auditor.secret) == "401")
+    }
+
+    @Test("--max-event-streams-per-key and --max-event-streams: 429 for a key at its cap, 503 when all are taken")
+    func streamCapsAreSettings() throws {
+        let directory = try Paths.makeTemporaryDirectory("stream-caps")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("caps.sqlite").path
+        let auditor = try KeysSubcommandTests.create(["--role", "auditor", "--name", "feed"], database: database)
+        let server = try ServerProcess(
+            database: database, directory: directory,
+            extraArguments: ["--max-event-streams", "2"], environment: ["PERMISSION_MAX_EVENT_STREAMS_PER_KEY": "2"])
+        defer { server.killNow() }
+        let url = "\(server.baseURL)/v1/events"
+        let streams = try (0..<2).map { _ in try StreamingCurl(url: url, key: auditor.secret, directory: directory) }
+        for stream in streams { #expect(stream.waitFor(": connected", timeout: 10), "\(stream.text)") }
+
+        let keyAtCap = try Subprocess.curl(["-i", "-H", "Authorization: Bearer \(auditor.secret)", url])
+        #expect(keyAtCap.stdout.hasPrefix("HTTP/1.1 429"), "\(keyAtCap.stdout)")
+        #expect(keyAtCap.stdout.lowercased().contains("retry-after: 5\r\n"))
+        #expect(keyAtCap.stdout.contains("application/problem+json"))
+        #expect(keyAtCap.stdout.contains("/problems/too-many-requests"))
+        // Another key is under its own cap, but every slot is taken.
+        let full = try Subprocess.adminCurl(["-i", url])
+        #expect(full.stdout.hasPrefix("HTTP/1.1 503"), "\(full.stdout)")
+        #expect(full.stdout.contains("/problems/unavailable"))
+        #expect(try Self.openStreams(server) == 2)
     }
 }

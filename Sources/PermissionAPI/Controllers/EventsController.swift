@@ -5,9 +5,9 @@ import PermissionDomain
 /// each entry is `id: <seq>`, `event: <action>`, `data: <entry JSON>`; resumable with
 /// `Last-Event-ID` (or `?after=`), filterable by user, app and service; idle streams get a
 /// comment line every `eventsHeartbeat`. Without a starting point the stream begins at the
-/// current end of the log. Streams beyond `maxEventStreams` get 503. A stream ends (and its
-/// connection closes) once its key is revoked, before it writes anything committed after the
-/// revocation (`StreamKeyCheck`).
+/// current end of the log. Streams beyond `maxEventStreamsPerKey` of one key get 429, beyond
+/// `maxEventStreams` in all 503. A stream ends (and its connection closes) once its key is
+/// revoked, before it writes anything committed after the revocation (`StreamKeyCheck`).
 struct EventsController {
     static let contentType = "text/event-stream"
     /// The longest a stream sleeps before looking at the log again, in case a wake-up was missed.
@@ -38,11 +38,7 @@ struct EventsController {
             filter.after = try Self.start(request, query) ?? permissions.lastAuditSeq()
             filter.limit = request.configuration.streamPageSize
             let principal = request.principal
-            guard let slot = limiter.acquire() else {
-                throw APIProblem(
-                    .unavailable, "Too many event streams are open (at most \(limiter.maximum)); retry later.",
-                    headers: ["Retry-After": "5"])
-            }
+            let slot = try Self.slot(limiter, for: principal)
             let heartbeat = request.configuration.eventsHeartbeat
             let start = filter
             let logger = request.logger
@@ -63,6 +59,24 @@ struct EventsController {
                         logger.info("event stream ended: its key was revoked", metadata: ["key": "\(principal.actor.keyId ?? "-")"])
                     }
                 })
+        }
+    }
+
+    /// A stream slot for `principal`'s key.
+    /// - Throws: 429 with `Retry-After` when the key holds `maximumPerKey` streams, 503 when
+    ///   `maximum` are open.
+    private static func slot(_ limiter: StreamLimiter, for principal: Principal) throws -> StreamLimiter.Slot {
+        do {
+            return try limiter.acquire(key: principal.actor.keyId ?? principal.actor.role)
+        } catch .keyAtCap {
+            throw APIProblem(
+                .tooManyRequests,
+                "This key has \(limiter.maximumPerKey) event streams open, its most; close one or retry later.",
+                headers: ["Retry-After": "5"])
+        } catch .full {
+            throw APIProblem(
+                .unavailable, "Too many event streams are open (at most \(limiter.maximum)); retry later.",
+                headers: ["Retry-After": "5"])
         }
     }
 
