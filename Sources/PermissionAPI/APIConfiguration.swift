@@ -18,6 +18,9 @@ public struct APIConfiguration: Sendable {
     /// Most concurrent `GET /v1/events` streams; beyond it, 503. Each holds a worker thread.
     /// Default 32.
     public var maxEventStreams: Int = 32
+    /// Most concurrent `GET /v1/events` streams of one key; beyond it, 429 with `Retry-After`
+    /// (RFC 6585 §4), so that one key cannot take every slot. Default 4.
+    public var maxEventStreamsPerKey: Int = 4
     /// Entries written per page of an NDJSON audit export or an event stream. Default 500.
     public var streamPageSize: Int = 500
     /// Failed authentications (a presented key that is unknown, revoked or malformed) one

@@ -20,7 +20,8 @@ public func buildApplication(
 ) -> PermissionApplication {
     let service = PermissionService(store: store, clock: clock, configuration: configuration.service)
     let broadcaster = ChangeBroadcaster()
-    let limiter = StreamLimiter(maximum: configuration.maxEventStreams)
+    let limiter = StreamLimiter(
+        maximum: configuration.maxEventStreams, maximumPerKey: configuration.maxEventStreamsPerKey)
     let keys = KeyAuthenticator(
         service: service, failureBurst: configuration.authFailureBurst,
         failureRefillPerSecond: configuration.authFailureRefillPerSecond)
@@ -41,7 +42,7 @@ public func buildApplication(
     if let verifier = store as? any AuditChainVerifier {
         AuditVerifyController(verifier: verifier).register(on: &routes)  // stores that keep a hash chain
     }
-    EventsController(permissions: service, broadcaster: broadcaster, limiter: limiter).register(on: &routes)
+    EventsController(permissions: service, broadcaster: broadcaster, limiter: limiter, keys: keys).register(on: &routes)
     if let metrics, let access = metrics.route {
         MetricsController(render: metrics.render, access: access).register(on: &routes)
     }

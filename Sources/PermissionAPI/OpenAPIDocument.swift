@@ -919,7 +919,11 @@ paths:
         `data` is the entry as JSON. Resume with `Last-Event-ID` (or `after`); without either
         the stream starts at the current end of the log. Comment lines (`: keep-alive`) are sent
         while idle. An `app` key receives only its own app's events; an auditor everything.
-        Beyond the configured number of concurrent streams the answer is `503`.
+        One key may hold `--max-event-streams-per-key` streams open (default 4; beyond it
+        `429`), the server `--max-event-streams` in all (default 32; beyond it `503`). A stream
+        ends, and its connection closes, when its key is revoked: at once for a revocation
+        through `DELETE /v1/keys/{id}` (no entry committed after its `204` is sent), within the
+        key cache's 5 s for one by another process.
       parameters:
         - name: Last-Event-ID
           in: header
@@ -956,9 +960,9 @@ paths:
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
-        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '429': {$ref: '#/components/responses/TooManyEventStreams'}
         '500': {$ref: '#/components/responses/Internal'}
-        '503': {$ref: '#/components/responses/Unavailable'}
+        '503': {$ref: '#/components/responses/EventStreamsUnavailable'}
   /v1/keys:
     get:
       tags: [keys]
@@ -1358,6 +1362,35 @@ components:
           schema: {$ref: '#/components/schemas/Problem'}
           examples:
             too-many-requests: {$ref: '#/components/examples/ProblemTooManyRequests'}
+    TooManyEventStreams:
+      description: >
+        This key already holds the most event streams one key may have open
+        (`--max-event-streams-per-key`, default 4), or, as on every route, too many failed
+        authentications came from this address (see `TooManyRequests`).
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+        Retry-After: {$ref: '#/components/headers/Retry-After'}
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+          examples:
+            key-at-its-cap: {$ref: '#/components/examples/ProblemTooManyEventStreams'}
+            too-many-requests: {$ref: '#/components/examples/ProblemTooManyRequests'}
+    EventStreamsUnavailable:
+      description: >
+        Every event stream slot is taken (`--max-event-streams`, default 32; each stream holds a
+        worker thread), or the server is not ready.
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+        Retry-After:
+          description: Seconds to wait before trying again (RFC 9110 §10.2.3); sent when every slot is taken.
+          schema: {type: integer, minimum: 1}
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+          examples:
+            streams-full: {$ref: '#/components/examples/ProblemEventStreamsFull'}
+            unavailable: {$ref: '#/components/examples/ProblemUnavailable'}
     Forbidden:
       description: The key's role, or the app it is bound to, does not allow this.
       headers:
@@ -2603,10 +2636,26 @@ components:
       summary: too-many-requests (429)
       value:
         type: https://permissions.example/problems/too-many-requests
-        title: Too many failed authentications
+        title: Too many requests
         status: 429
         detail: Too many requests with a missing or invalid API key from this address; retry later.
         requestId: req-5f20
+    ProblemTooManyEventStreams:
+      summary: too-many-requests (429), a key at its stream cap
+      value:
+        type: https://permissions.example/problems/too-many-requests
+        title: Too many requests
+        status: 429
+        detail: This key has 4 event streams open, its most; close one or retry later.
+        requestId: req-5f20
+    ProblemEventStreamsFull:
+      summary: unavailable (503), every stream slot taken
+      value:
+        type: https://permissions.example/problems/unavailable
+        title: Service unavailable
+        status: 503
+        detail: Too many event streams are open (at most 32); retry later.
+        requestId: req-5f2e
     ProblemInvalidCombination:
       summary: invalid-combination (422)
       value:

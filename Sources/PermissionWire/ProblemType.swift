@@ -71,7 +71,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .promptNotPending: "Prompt is no longer pending"
         case .invalidChoice: "Choice not offered by this prompt"
         case .invalidCombination: "Fields that do not go together"
-        case .tooManyRequests: "Too many failed authentications"
+        case .tooManyRequests: "Too many requests"
         case .unauthorized: "Missing or invalid API key"
         case .forbidden: "Not allowed for this key"
         case .methodNotAllowed: "Method not allowed"

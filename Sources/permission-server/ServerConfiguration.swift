@@ -38,6 +38,9 @@ struct ServerConfiguration: Sendable {
     /// `PERMISSION_BOOTSTRAP_ADMIN_KEY` from the environment or the config file (never a flag);
     /// nil when unset or empty. Never logged: `described` leaves secrets out.
     var bootstrapAdminKey: String?
+    /// `GET /v1/events` streams open at most, in all and per API key.
+    var maxEventStreams: Int
+    var maxEventStreamsPerKey: Int
     /// Each non-secret setting's effective value and where it came from, for the startup log.
     var described: [(setting: Setting, value: String, source: SettingsResolver.Source)]
 
@@ -79,6 +82,8 @@ struct ServerConfiguration: Sendable {
         let bootstrapName = Settings.bootstrapAdminKey.environment
         bootstrapAdminKey = [environment[bootstrapName], resolver.file[bootstrapName]].lazy.compactMap { $0 }
             .first { !$0.isEmpty }
+        maxEventStreams = try resolver.int(Settings.maxEventStreams, range: 1...128)
+        maxEventStreamsPerKey = try resolver.int(Settings.maxEventStreamsPerKey, range: 1...128)
         described = Settings.all.compactMap { setting in
             guard !setting.isSecret, let (value, source) = resolver.value(setting) else { return nil }
             return (setting, value, source)
@@ -134,6 +139,8 @@ struct ServerConfiguration: Sendable {
         configuration.service.onceTTL = TimeInterval(onceTTL)
         configuration.authFailureBurst = authFailureBurst
         configuration.authFailureRefillPerSecond = Double(authFailureRefill)
+        configuration.maxEventStreams = maxEventStreams
+        configuration.maxEventStreamsPerKey = maxEventStreamsPerKey
         return configuration
     }
 

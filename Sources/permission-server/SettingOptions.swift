@@ -46,6 +46,10 @@ struct SettingOptions: ParsableArguments {
     var authFailureBurst: String?
     @Option(name: .customLong(Settings.authFailureRefill.flag), help: Settings.authFailureRefill.argumentHelp)
     var authFailureRefill: String?
+    @Option(name: .customLong(Settings.maxEventStreams.flag), help: Settings.maxEventStreams.argumentHelp)
+    var maxEventStreams: String?
+    @Option(name: .customLong(Settings.maxEventStreamsPerKey.flag), help: Settings.maxEventStreamsPerKey.argumentHelp)
+    var maxEventStreamsPerKey: String?
     @Option(name: .customLong(Settings.config.flag), help: Settings.config.argumentHelp)
     var config: String?
 
@@ -62,6 +66,7 @@ struct SettingOptions: ParsableArguments {
             (Settings.writeTimeout, writeTimeout), (Settings.shutdownGrace, shutdownGrace),
             (Settings.metrics, metrics), (Settings.metricsPort, metricsPort),
             (Settings.authFailureBurst, authFailureBurst), (Settings.authFailureRefill, authFailureRefill),
+            (Settings.maxEventStreams, maxEventStreams), (Settings.maxEventStreamsPerKey, maxEventStreamsPerKey),
             (Settings.config, config),
         ]
         var flags: [String: String] = [:]

@@ -60,6 +60,12 @@ enum Settings {
         help: "Failed authentications (unknown, revoked or malformed keys) one address may make at once before it gets 429.")
     static let authFailureRefill = Setting(flag: "auth-failure-refill", environment: "PERMISSION_AUTH_FAILURE_REFILL",
         defaultValue: "1", help: "Failed authentications per second that come back to an address's allowance.")
+    static let maxEventStreams = Setting(flag: "max-event-streams", environment: "PERMISSION_MAX_EVENT_STREAMS",
+        defaultValue: "32",
+        help: "GET /v1/events streams open at most, each holding a worker thread (1-128); beyond it 503.")
+    static let maxEventStreamsPerKey = Setting(flag: "max-event-streams-per-key",
+        environment: "PERMISSION_MAX_EVENT_STREAMS_PER_KEY", defaultValue: "4",
+        help: "GET /v1/events streams one API key may hold open at most (1-128); beyond it 429 with Retry-After.")
     static let bootstrapAdminKey = Setting(flag: "bootstrap-admin-key", environment: "PERMISSION_BOOTSTRAP_ADMIN_KEY",
         defaultValue: nil,
         help: "Secret of the first admin key, created at start unless it exists: pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment or config file, never a flag).",
@@ -70,6 +76,7 @@ enum Settings {
     static let all: [Setting] = [
         host, port, database, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
-        writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, bootstrapAdminKey, config,
+        writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
+        maxEventStreamsPerKey, bootstrapAdminKey, config,
     ]
 }

@@ -89,6 +89,8 @@ struct ConfigurationTests {
             ([], ["PERMISSION_READ_CACHE_ENTRIES": "all"], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES", "(from environment)"),
             (["--max-connections-per-address=-1"], [:], "--max-connections-per-address / PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", "0...1000000"),
             ([], ["PERMISSION_MAX_CONNECTIONS_PER_ADDRESS": "many"], "--max-connections-per-address / PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", "(from environment)"),
+            (["--max-event-streams-per-key", "0"], [:], "--max-event-streams-per-key / PERMISSION_MAX_EVENT_STREAMS_PER_KEY", "1...128"),
+            ([], ["PERMISSION_MAX_EVENT_STREAMS": "500"], "--max-event-streams / PERMISSION_MAX_EVENT_STREAMS", "(from environment)"),
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
           ] as [([String], [String: String], String, String)])
     func invalidSettingsAreRejected(arguments: [String], environment: [String: String], names: String, detail: String) throws {

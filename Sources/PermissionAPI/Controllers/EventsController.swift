@@ -5,7 +5,9 @@ import PermissionDomain
 /// each entry is `id: <seq>`, `event: <action>`, `data: <entry JSON>`; resumable with
 /// `Last-Event-ID` (or `?after=`), filterable by user, app and service; idle streams get a
 /// comment line every `eventsHeartbeat`. Without a starting point the stream begins at the
-/// current end of the log. Streams beyond `maxEventStreams` get 503.
+/// current end of the log. Streams beyond `maxEventStreamsPerKey` of one key get 429, beyond
+/// `maxEventStreams` in all 503. A stream ends (and its connection closes) once its key is
+/// revoked, before it writes anything committed after the revocation (`StreamKeyCheck`).
 struct EventsController {
     static let contentType = "text/event-stream"
     /// The longest a stream sleeps before looking at the log again, in case a wake-up was missed.
@@ -14,11 +16,14 @@ struct EventsController {
     let permissions: PermissionService
     let broadcaster: ChangeBroadcaster
     let limiter: StreamLimiter
+    /// The authenticator revocations invalidate: open streams check their key against it.
+    let keys: KeyAuthenticator
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
         let broadcaster = broadcaster
         let limiter = limiter
+        let keys = keys
         routes.get("/v1/events", access: .readEvents) { request in
             let query = try QueryParameters(request.http)
             var filter = AuditQuery()
@@ -32,21 +37,46 @@ struct EventsController {
             filter.service = try query.value("service") { try ServiceID($0) }
             filter.after = try Self.start(request, query) ?? permissions.lastAuditSeq()
             filter.limit = request.configuration.streamPageSize
-            guard let slot = limiter.acquire() else {
-                throw APIProblem(
-                    .unavailable, "Too many event streams are open (at most \(limiter.maximum)); retry later.",
-                    headers: ["Retry-After": "5"])
-            }
+            let principal = request.principal
+            let slot = try Self.slot(limiter, for: principal)
             let heartbeat = request.configuration.eventsHeartbeat
             let start = filter
+            let logger = request.logger
             return HTTPResponse(
                 status: .ok,
-                headers: ["Content-Type": Self.contentType, "Cache-Control": "no-store", "X-Accel-Buffering": "no"],
+                // The stream only ends when the server stops or its key is revoked: then the
+                // connection closes too, rather than waiting for a request with that key.
+                headers: [
+                    "Content-Type": Self.contentType, "Cache-Control": "no-store", "X-Accel-Buffering": "no",
+                    "Connection": "close",
+                ],
                 body: .stream { writer in
                     // The slot is held as long as this closure lives.
                     defer { withExtendedLifetime(slot) {} }
-                    try Self.run(writer, permissions, broadcaster, filter: start, heartbeat: heartbeat)
+                    var check = StreamKeyCheck(principal: principal, authenticator: keys)
+                    try Self.run(writer, permissions, broadcaster, filter: start, heartbeat: heartbeat, check: &check)
+                    if !broadcaster.isClosed {
+                        logger.info("event stream ended: its key was revoked", metadata: ["key": "\(principal.actor.keyId ?? "-")"])
+                    }
                 })
+        }
+    }
+
+    /// A stream slot for `principal`'s key.
+    /// - Throws: 429 with `Retry-After` when the key holds `maximumPerKey` streams, 503 when
+    ///   `maximum` are open.
+    private static func slot(_ limiter: StreamLimiter, for principal: Principal) throws -> StreamLimiter.Slot {
+        do {
+            return try limiter.acquire(key: principal.actor.keyId ?? principal.actor.role)
+        } catch .keyAtCap {
+            throw APIProblem(
+                .tooManyRequests,
+                "This key has \(limiter.maximumPerKey) event streams open, its most; close one or retry later.",
+                headers: ["Retry-After": "5"])
+        } catch .full {
+            throw APIProblem(
+                .unavailable, "Too many event streams are open (at most \(limiter.maximum)); retry later.",
+                headers: ["Retry-After": "5"])
         }
     }
 
@@ -66,11 +96,12 @@ struct EventsController {
     }
 
     /// Writes every matching entry after `filter.after`, then waits for the broadcaster (or the
-    /// poll interval, or the heartbeat) and repeats, until the application stops or a write
+    /// poll interval, or the heartbeat) and repeats, until the application stops, the key is
+    /// no longer valid (`check`, asked between reading a page and writing anything) or a write
     /// throws (the client left or stopped reading).
     private static func run(
         _ writer: any HTTPBodyWriter, _ permissions: PermissionService, _ broadcaster: ChangeBroadcaster,
-        filter: AuditQuery, heartbeat: Duration
+        filter: AuditQuery, heartbeat: Duration, check: inout StreamKeyCheck
     ) throws {
         let clock = ContinuousClock()
         var query = filter
@@ -81,6 +112,8 @@ struct EventsController {
         while !broadcaster.isClosed {
             let seen = broadcaster.current
             let page = try permissions.audit(query: query)
+            // After the read and before any write: a page read after a revocation is not sent.
+            guard try check.isStillValid() else { return }
             if let last = page.last {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(page.count * 320)

@@ -1,22 +1,43 @@
 import Foundation
 
-/// Caps the concurrent event streams: each holds a worker thread for as long as the client
-/// listens. A slot is released when the response that holds it is released, whether or not
-/// its stream ever ran.
+/// Caps the concurrent event streams, in all and per key: each holds a worker thread for as
+/// long as the client listens, and one key must not take every slot. A slot is released when
+/// the response that holds it is released, whether or not its stream ever ran.
 final class StreamLimiter: @unchecked Sendable {
+    /// Why no slot was given.
+    enum Refusal: Error {
+        /// The key has `maximumPerKey` streams open.
+        case keyAtCap
+        /// `maximum` streams are open.
+        case full
+    }
+
     private let lock = NSLock()
     private var active = 0
+    private var perKey: [String: Int] = [:]
     let maximum: Int
+    let maximumPerKey: Int
 
-    init(maximum: Int) { self.maximum = maximum }
+    /// - Parameters:
+    ///   - maximum: streams open at most (at least 1).
+    ///   - maximumPerKey: streams one key may hold open at most (at least 1).
+    init(maximum: Int, maximumPerKey: Int) {
+        precondition(maximum >= 1 && maximumPerKey >= 1, "stream caps are at least 1")
+        self.maximum = maximum
+        self.maximumPerKey = maximumPerKey
+    }
 
-    /// A slot, or nil when `maximum` streams are open.
-    func acquire() -> Slot? {
+    /// A slot for a stream of `key` (the key id, or the role of a caller without one).
+    /// - Throws: `Refusal.keyAtCap` first, then `Refusal.full`.
+    func acquire(key: String) throws(Refusal) -> Slot {
         lock.lock()
         defer { lock.unlock() }
-        guard active < maximum else { return nil }
+        let held = perKey[key, default: 0]
+        guard held < maximumPerKey else { throw .keyAtCap }
+        guard active < maximum else { throw .full }
         active += 1
-        return Slot(limiter: self)
+        perKey[key] = held + 1
+        return Slot(limiter: self, key: key)
     }
 
     var activeCount: Int {
@@ -25,16 +46,23 @@ final class StreamLimiter: @unchecked Sendable {
         return active
     }
 
-    fileprivate func release() {
+    fileprivate func release(key: String) {
         lock.lock()
+        defer { lock.unlock() }
+        let held = perKey[key, default: 0]
+        precondition(held >= 1 && active >= 1, "a stream slot released twice")
         active -= 1
-        lock.unlock()
+        perKey[key] = held == 1 ? nil : held - 1
     }
 
     /// One open stream; releasing the last reference frees the slot.
     final class Slot: @unchecked Sendable {
         private let limiter: StreamLimiter
-        fileprivate init(limiter: StreamLimiter) { self.limiter = limiter }
-        deinit { limiter.release() }
+        private let key: String
+        fileprivate init(limiter: StreamLimiter, key: String) {
+            self.limiter = limiter
+            self.key = key
+        }
+        deinit { limiter.release(key: key) }
     }
 }

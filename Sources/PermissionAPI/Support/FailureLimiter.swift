@@ -4,41 +4,37 @@ import Synchronization
 /// authentication with a presented key drains; while it is empty such an attempt gets 429
 /// instead of 401 (a request without any key always gets 401). Requests
 /// with a valid key never consult it, so they are never throttled.
-/// Addresses that never failed cost one lookup in an empty-ish table.
+/// The buckets live in a `FailureTable` of at most `maximumAddresses`, where the addresses
+/// that failed most recently stay and each failure costs a fixed amount of work.
 final class FailureLimiter: Sendable {
     let capacity: Double
     let refillPerSecond: Double
-    /// Most addresses tracked; beyond it, full buckets are forgotten first.
+    /// Most addresses tracked; beyond it, the one that failed longest ago is forgotten.
     let maximumAddresses: Int
-    private let buckets = Mutex<[String: TokenBucket]>([:])
+    private let table: Mutex<FailureTable>
     private let origin = ContinuousClock.now
 
     init(capacity: Double = 10, refillPerSecond: Double = 1, maximumAddresses: Int = 10_000) {
         self.capacity = capacity
         self.refillPerSecond = refillPerSecond
         self.maximumAddresses = maximumAddresses
+        table = Mutex(FailureTable(capacity: maximumAddresses, burst: capacity, refillPerSecond: refillPerSecond))
     }
 
     /// Seconds the address must wait, or nil when it may try.
     func retryAfter(_ address: String) -> Int? {
         let now = seconds()
-        return buckets.withLock { buckets -> Int? in
-            guard var bucket = buckets[address] else { return nil }
-            defer { buckets[address] = bucket }
-            return bucket.hasToken(now: now) ? nil : bucket.secondsUntilToken()
-        }
+        return table.withLock { $0.retryAfter(address, now: now) }
     }
 
     /// Records one failure of `address`.
     func recordFailure(_ address: String) {
         let now = seconds()
-        buckets.withLock { buckets in
-            var bucket = buckets[address] ?? TokenBucket(capacity: capacity, refillPerSecond: refillPerSecond, now: now)
-            _ = bucket.take(now: now)
-            buckets[address] = bucket
-            if buckets.count > maximumAddresses { buckets = buckets.filter { !$0.value.isFull(now: now) } }
-        }
+        table.withLock { $0.recordFailure(address, now: now) }
     }
+
+    /// Addresses tracked now.
+    var trackedAddresses: Int { table.withLock { $0.count } }
 
     /// The host part of a `host:port` or `[v6]:port` peer address: buckets are per host.
     static func host(of remoteAddress: String) -> String {

@@ -135,6 +135,10 @@ public final class KeyAuthenticator: Authenticator {
         }
     }
 
+    /// Revocations through this process so far (`invalidate()` calls): an open event stream
+    /// reads its key again when the count moved (`StreamKeyCheck`).
+    var revocations: Int { generation.load(ordering: .acquiring) }
+
     /// The token of `Bearer <token>` (the scheme is case-insensitive, RFC 9110 §11.1), or nil.
     static func bearerToken(_ header: String) -> Substring? {
         // Byte-wise: ASCII case-insensitive "bearer", one or more spaces, the token.

@@ -21,6 +21,8 @@ extension PermissionError: CustomStringConvertible {
             "the entity-tag is stale (current: \(current))"
         case .promptNotPending(let state):
             "the prompt is \(state.rawValue), not pending"
+        case .unavailable(let why):
+            "temporarily unavailable: \(why)"
         case .invalidChoice(let choice, let allowed):
             "\(choice) is not one of the prompt's choices (\(allowed.map(\.rawValue).joined(separator: ", ")))"
         }

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// `GET /v1/events` against the real binary: an open stream does not outlive its key (README
+/// "Authentication"): a key revoked by `permission-server keys revoke`, another process, ends
+/// its streams within the key cache's 5 s (the API's own revocation is tested in
+/// `PermissionAPITests.EventStreamTests`); and the stream caps, in all and per key, are settings.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct EventStreamLimitTests {
+    /// `permission_event_streams_open` on the server's `/metrics`.
+    static func openStreams(_ server: ServerProcess) throws -> Double? {
+        OperationsTests.sample(try OperationsTests.get("\(server.baseURL)/metrics").body, "permission_event_streams_open")
+    }
+
+    @Test("keys revoke on the database file ends the key's open stream within 5 s and frees its slot")
+    func revocationByAnotherProcessEndsTheStream() throws {
+        let directory = try Paths.makeTemporaryDirectory("stream-revoke")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("revoke.sqlite").path
+        let auditor = try KeysSubcommandTests.create(["--role", "auditor", "--name", "feed"], database: database)
+        let server = try ServerProcess(database: database, directory: directory)
+        defer { server.killNow() }
+        let stream = try StreamingCurl(url: "\(server.baseURL)/v1/events", key: auditor.secret, directory: directory)
+        #expect(stream.waitFor(": connected", timeout: 10), "the stream did not open: \(stream.text)")
+        #expect(try Self.openStreams(server) == 1)
+
+        let revoked = try KeysSubcommandTests.keys(["revoke", auditor.id], database: database)
+        #expect(revoked.status == 0, "keys revoke: \(revoked.stderr)")
+        let started = Date()
+        let ended = stream.waitForExit(timeout: 15)
+        let elapsed = Date().timeIntervalSince(started)
+        try #require(ended, "the stream of a revoked key is still open after \(elapsed) s")
+        // The bound: the key cache's 5 s, plus the stream's 500 ms poll, plus slack for a busy machine.
+        #expect(elapsed < 7.5, "the stream ended \(elapsed) s after the revocation")
+        #expect(stream.process.terminationStatus == 0, "the stream ended cleanly (its last chunk)")
+
+        let deadline = Date().addingTimeInterval(5)
+        var open = try Self.openStreams(server)
+        while open != 0, Date() < deadline {
+            usleep(50_000)
+            open = try Self.openStreams(server)
+        }
+        #expect(open == 0, "the slot of the ended stream is free")
+        #expect(try KeysSubcommandTests.status("\(server.baseURL)/v1/events", key: auditor.secret) == "401")
+    }
+
+    @Test("--max-event-streams-per-key and --max-event-streams: 429 for a key at its cap, 503 when all are taken")
+    func streamCapsAreSettings() throws {
+        let directory = try Paths.makeTemporaryDirectory("stream-caps")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("caps.sqlite").path
+        let auditor = try KeysSubcommandTests.create(["--role", "auditor", "--name", "feed"], database: database)
+        let server = try ServerProcess(
+            database: database, directory: directory,
+            extraArguments: ["--max-event-streams", "2"], environment: ["PERMISSION_MAX_EVENT_STREAMS_PER_KEY": "2"])
+        defer { server.killNow() }
+        let url = "\(server.baseURL)/v1/events"
+        let streams = try (0..<2).map { _ in try StreamingCurl(url: url, key: auditor.secret, directory: directory) }
+        for stream in streams { #expect(stream.waitFor(": connected", timeout: 10), "\(stream.text)") }
+
+        let keyAtCap = try Subprocess.curl(["-i", "-H", "Authorization: Bearer \(auditor.secret)", url])
+        #expect(keyAtCap.stdout.hasPrefix("HTTP/1.1 429"), "\(keyAtCap.stdout)")
+        #expect(keyAtCap.stdout.lowercased().contains("retry-after: 5\r\n"))
+        #expect(keyAtCap.stdout.contains("application/problem+json"))
+        #expect(keyAtCap.stdout.contains("/problems/too-many-requests"))
+        // Another key is under its own cap, but every slot is taken.
+        let full = try Subprocess.adminCurl(["-i", url])
+        #expect(full.stdout.hasPrefix("HTTP/1.1 503"), "\(full.stdout)")
+        #expect(full.stdout.contains("/problems/unavailable"))
+        #expect(try Self.openStreams(server) == 2)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// `curl -N` reading one streamed response (an event stream) in the background into a file;
+/// killed by its PID when released, so a failed test never leaves it running.
+final class StreamingCurl {
+    let process = Process()
+    let outputURL: URL
+
+    /// Starts `curl -sN` on `url` with `key` as its Bearer key.
+    /// - Parameters:
+    ///   - directory: where the received bytes go.
+    ///   - timeout: curl's own `--max-time`, a backstop.
+    init(url: String, key: String, directory: URL, timeout: Int = 60) throws {
+        outputURL = directory.appendingPathComponent("stream-\(UUID().uuidString.prefix(6))")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Paths.curl)
+        process.arguments = ["-sN", "--max-time", String(timeout), "-H", "Authorization: Bearer \(key)", url]
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// What has arrived so far.
+    var text: String {
+        do {
+            return try String(contentsOf: outputURL, encoding: .utf8)
+        } catch {
+            return "(unreadable: \(error))"
+        }
+    }
+
+    /// Polls until `marker` has arrived or `timeout` seconds pass; true when it arrived.
+    func waitFor(_ marker: String, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !text.contains(marker) {
+            if Date() > deadline { return false }
+            usleep(20_000)
+        }
+        return true
+    }
+
+    /// Polls until curl exits (the server ended the stream) or `timeout` seconds pass.
+    func waitForExit(timeout: Double) -> Bool {
+        Subprocess.waitForExit(process, timeout: timeout)
+    }
+}
