@@ -45,11 +45,12 @@ package final class DatabasePool: Sendable {
         writer.close()
     }
 
-    /// Released without ``close()`` (the subcommands): the readers close first, so that the
-    /// writer, released next, is the last connection and SQLite removes the `-wal` and `-shm`
-    /// files. A read-only connection closing last would leave them.
+    /// Released without ``close()`` (the subcommands): the readers close first and the writer
+    /// last, so that SQLite removes the `-wal` and `-shm` files (a read-only connection closing
+    /// last would leave them). The writer is closed here rather than by its own release, which
+    /// a block still finishing on its queue can delay past the pool's.
     deinit {
-        readers.close()
+        close()
     }
 
     /// Runs `body` on the writer connection outside any transaction.

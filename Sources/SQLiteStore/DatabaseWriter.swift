@@ -68,6 +68,7 @@ package final class DatabaseWriter: @unchecked Sendable {
         self.queue = DispatchQueue(label: "SQLiteStore.writer")
         self.maximumBatchSize = configuration.maximumBatchSize
         self.onCommit = onCommit
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
     /// A snapshot of the counters.
@@ -147,19 +148,29 @@ package final class DatabaseWriter: @unchecked Sendable {
 
     /// Closes the writer connection once the batches already queued are committed; later
     /// writes fail. Part of a clean stop (``DatabasePool/close()``): close the readers first, so
-    /// that this, the last connection, removes the `-wal` and `-shm` files. Not from inside a
-    /// write body (it waits for the writer queue).
+    /// that this, the last connection, removes the `-wal` and `-shm` files. Called on the writer
+    /// queue itself (a pool released by a block running there), it closes at once instead of
+    /// waiting for the queue it is on.
     package func close() {
         lock.lock()
         closed = true
         lock.unlock()
-        queue.sync {  // behind any drain already scheduled
-            foreignCommitTimer?.cancel()
-            foreignCommitTimer = nil
-            observer = nil
-            database.close()
+        if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
+            closeOnQueue()
+        } else {
+            queue.sync { closeOnQueue() }  // behind any drain already scheduled
         }
     }
+
+    private func closeOnQueue() {
+        foreignCommitTimer?.cancel()
+        foreignCommitTimer = nil
+        observer = nil
+        database.close()
+    }
+
+    /// Marks the writer's own queue, so that ``close()`` knows when it runs there.
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// Tells the observer when another process committed since the last check. On `queue` only.
     private func checkForeignCommits() {
