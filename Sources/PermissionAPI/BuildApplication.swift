@@ -55,6 +55,6 @@ public func buildApplication(
     let sweeper = Sweeper(
         permissions: service, broadcaster: broadcaster, interval: configuration.sweepInterval, logger: logger)
     return PermissionApplication(
-        responder: router.buildResponder(), service: service, broadcaster: broadcaster, limiter: limiter,
-        sweeper: sweeper)
+        responder: router.buildResponder(), service: service, keys: keys, broadcaster: broadcaster,
+        limiter: limiter, sweeper: sweeper)
 }

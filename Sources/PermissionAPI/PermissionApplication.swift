@@ -8,16 +8,21 @@ public final class PermissionApplication: Sendable {
     public let responder: any HTTPResponder
     /// The flows the controllers call (tests and `main` may use it directly).
     public let service: PermissionService
+    /// The API keys of `service`, as the `/v1` routes check them. A second listener (the
+    /// separate `/metrics` port) authenticates with this same one, so that a revocation through
+    /// the API, which empties its cache, ends a key on every listener at once.
+    public let keys: KeyAuthenticator
     let broadcaster: ChangeBroadcaster
     let limiter: StreamLimiter
     let sweeper: Sweeper
 
     init(
-        responder: any HTTPResponder, service: PermissionService, broadcaster: ChangeBroadcaster,
-        limiter: StreamLimiter, sweeper: Sweeper
+        responder: any HTTPResponder, service: PermissionService, keys: KeyAuthenticator,
+        broadcaster: ChangeBroadcaster, limiter: StreamLimiter, sweeper: Sweeper
     ) {
         self.responder = responder
         self.service = service
+        self.keys = keys
         self.broadcaster = broadcaster
         self.limiter = limiter
         self.sweeper = sweeper

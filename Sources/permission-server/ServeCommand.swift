@@ -52,9 +52,7 @@ struct ServeCommand: ParsableCommand {
             let responder = buildMetricsResponder(
                 metrics: APIMetrics(http: metrics.http, route: exposure, render: { try metrics.render() }),
                 access: exposure,
-                authenticator: KeyAuthenticator(
-                    service: application.service, failureBurst: configuration.authFailureBurst,
-                    failureRefillPerSecond: Double(configuration.authFailureRefill)))
+                authenticator: application.keys)
             let listener = HTTPServer(configuration: http, responder: responder, logger: logger)
             try Self.start(listener, host: configuration.host, port: port, logger: logger)
             metrics.attach(listener, listener: "metrics")

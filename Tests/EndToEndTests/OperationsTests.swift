@@ -1,4 +1,5 @@
 import Foundation
+import PermissionWire
 import Testing
 
 /// `/metrics` and backup/restore against the real binary (README "Operations").
@@ -193,6 +194,22 @@ struct OperationsTests {
         #expect(scrape.body.contains("# TYPE http_requests_total counter"))
         #expect(Self.sample(scrape.body, #"http_open_connections{listener="metrics"}"#) == 1)
         #expect(try Self.get("\(server.baseURL)/metrics", key: true).status == "404")
+
+        // A key revoked through the API is refused on the metrics port at once, not after the
+        // key cache's 5 s: both listeners share one authenticator.
+        let issued = try Subprocess.curl([
+            "-H", "Authorization: Bearer \(Self.adminKey)", "-H", "Content-Type: application/json",
+            "--data", #"{"role": "admin", "name": "scraper"}"#, "\(server.baseURL)/v1/keys",
+        ])
+        let scraper = try WireDecoder.decodeResponse(IssuedAPIKey.self, from: Array(issued.stdout.utf8))
+        let withScraper = ["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(scraper.secret)", url]
+        #expect(try Subprocess.curl(withScraper).stdout == "200")
+        let revoked = try Subprocess.curl([
+            "-o", "/dev/null", "-w", "%{http_code}", "-X", "DELETE", "-H", "Authorization: Bearer \(Self.adminKey)",
+            "\(server.baseURL)/v1/keys/\(scraper.key.id)",
+        ])
+        #expect(revoked.stdout == "204")
+        #expect(try Subprocess.curl(withScraper).stdout == "401")
     }
 
     @Test("--metrics off: no /metrics route")
