@@ -40,6 +40,11 @@ info:
       `/openapi.yaml`; `/metrics` is configurable. Roles: `admin`, `consent`, `app` (bound to
       one app), `auditor` (SPEC §6). No key or an invalid key → `401`; a key outside its role
       or app → `403`.
+    - Any `/v1` operation may answer `503 unavailable` with `Retry-After` when the database
+      cannot serve it in time (every reader busy for longer than the busy timeout, or the
+      file locked by another process); nothing was changed, and the same call may be retried.
+      A connection beyond the per-address share (`--max-connections-per-address`) is answered
+      `429 too-many-requests` before any request is read.
   license:
     name: Apache-2.0
     identifier: Apache-2.0
