@@ -85,7 +85,13 @@ struct ServeCommand: ParsableCommand {
     /// server holds it or the file cannot be opened.
     private static func lock(_ path: String, logger: Logger) throws -> ServeLock {
         do {
-            return try ServeLock(path: path)
+            let lock = try ServeLock(path: path)
+            if let reason = lock.unsupported {
+                logger.warning(
+                    "cannot lock the database file (\(reason)); a second server on it will not be refused",
+                    metadata: ["database": "\(path)"])
+            }
+            return lock
         } catch {
             logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
             throw ExitCode(ExitCodes.unavailable)

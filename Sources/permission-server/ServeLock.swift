@@ -47,13 +47,22 @@ final class ServeLock {
         }
         let fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+            unsupported = nil
+        } else if errno == EWOULDBLOCK {
             close(fd)
-            throw code == EWOULDBLOCK ? .held(path: path) : .cannotOpen(path: path, errno: code)
+            throw .held(path: path)
+        } else {
+            // A file system without flock (ENOLCK, EOPNOTSUPP): serve, but say that nothing
+            // stops a second server here.
+            unsupported = String(cString: strerror(errno))
         }
         descriptor = fd
     }
+
+    /// Why the file could not be locked although no other server holds it (the file system
+    /// offers no `flock`), or nil when it is locked.
+    let unsupported: String?
 
     /// Gives the lock up. Call it only after the store is closed (closing a descriptor of the
     /// file drops every POSIX lock the process holds on it, SQLite's too); the process's exit
