@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import SQLiteStore
 
@@ -9,10 +10,19 @@ enum StoreOpening {
     /// - Throws: `ExitCode` 65 (EX_DATAERR) when the database is newer than this program, 1
     ///   when it cannot be opened; the reason is logged first.
     static func open(path: String, readCacheEntries: Int = 0, logger: Logger) throws -> SQLitePermissionStore {
+        let files = [path, path + "-wal", path + "-shm"]
+        let before = files.map(mode)
         do {
-            return try SQLitePermissionStore.open(path: path, readCacheEntries: readCacheEntries) { message, done, total in
+            let store = try SQLitePermissionStore.open(path: path, readCacheEntries: readCacheEntries) { message, done, total in
                 logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
             }
+            // The store takes the group's and others' bits off files that had them: say so.
+            for (file, was) in zip(files, before) {
+                guard let was, was & 0o077 != 0, let now = mode(file), now != was else { continue }
+                logger.notice("the database's file was readable or writable by others; made it private to its owner",
+                    metadata: ["file": "\(file)", "was": "\(String(was, radix: 8))", "now": "\(String(now, radix: 8))"])
+            }
+            return store
         } catch let error as MigrationError {
             logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
             throw ExitCode(ExitCodes.dataError)
@@ -20,6 +30,13 @@ enum StoreOpening {
             logger.critical("cannot open the database: \(error)", metadata: ["database": "\(path)"])
             throw ExitCode.failure
         }
+    }
+
+    /// The permission bits of `file`, or nil when it does not exist.
+    private static func mode(_ file: String) -> Int? {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return nil }
+        return Int(info.st_mode & 0o7777)
     }
 
     /// Checkpoints the write-ahead log into the database file (https://www.sqlite.org/wal.html,

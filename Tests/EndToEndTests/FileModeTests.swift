@@ -50,5 +50,8 @@ struct FileModeTests {
         for file in [database, database + "-wal", database + "-shm"] {
             #expect(Self.octal(Self.mode(file)) == "600", "\(file)")
         }
+        let told = server.log().split(separator: "\n").filter { $0.contains("made it private to its owner") }
+        #expect(told.count == 1 && told[0].contains("file=\(database) ") && told[0].contains("was=644") && told[0].contains("now=600"),
+            "one line names the file and both modes: \(server.log())")
     }
 }
