@@ -107,7 +107,9 @@ package final class DatabaseWriter: @unchecked Sendable {
     }
 
     /// Makes `state` follow this writer's bodies (``SavepointState``): told before each body,
-    /// when its savepoint is rolled back, and whenever the file may have changed unseen.
+    /// when its savepoint is rolled back, and whenever the file may have changed unseen (a
+    /// whole transaction lost, a failed `COMMIT`, a body run outside a transaction, and, while
+    /// an observer is attached, a commit by another process).
     package func track(_ state: some SavepointState) {
         queue.sync { savepointState = state }
     }
