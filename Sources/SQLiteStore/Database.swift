@@ -24,10 +24,6 @@ package final class Database {
     /// Unchecked exclusivity: a connection is used by one thread at a time and `slots` is never
     /// borrowed across a call, so the runtime check on every statement lookup is skipped.
     @exclusivity(unchecked) private var slots: [Statement?] = []
-    /// The audit chain's last entry as the writer connection last wrote or read it, so an
-    /// append needs no read; nil when unknown. ``DatabaseWriter`` puts it back when it rolls a
-    /// body back, and forgets it when a whole transaction is lost.
-    var auditChainTip: AuditChain.Tip?
 
     /// Opens a connection and applies the pragmas of `configuration`.
     ///

@@ -43,6 +43,7 @@ package final class DatabaseWriter: @unchecked Sendable {
 
     private let database: Database  // touched only on `queue`
     private var observer: (any CommitObserver)?  // touched only on `queue`
+    private var savepointState: (any SavepointState)?  // touched only on `queue`
     private var foreignCommitTimer: (any DispatchSourceTimer)?  // touched only on `queue`
     /// `PRAGMA data_version` at the last check: it changes only when another connection commits.
     private var dataVersion: Int64 = 0  // touched only on `queue`
@@ -105,6 +106,14 @@ package final class DatabaseWriter: @unchecked Sendable {
         }
     }
 
+    /// Makes `state` follow this writer's bodies (``SavepointState``): told before each body,
+    /// when its savepoint is rolled back, and whenever the file may have changed unseen (a
+    /// whole transaction lost, a failed `COMMIT`, a body run outside a transaction, and, while
+    /// an observer is attached, a commit by another process).
+    package func track(_ state: some SavepointState) {
+        queue.sync { savepointState = state }
+    }
+
     deinit {
         foreignCommitTimer?.cancel()
     }
@@ -140,7 +149,7 @@ package final class DatabaseWriter: @unchecked Sendable {
             defer {
                 onCommit()  // whatever the body committed must be visible to later reads
                 observer?.didLoseTrack(database)  // and was not seen by the observer
-                database.auditChainTip = nil  // the body may have rewritten the chain (migrations)
+                savepointState?.forget()  // the body may have changed anything (migrations)
             }
             return try body(database)
         }
@@ -166,6 +175,7 @@ package final class DatabaseWriter: @unchecked Sendable {
         foreignCommitTimer?.cancel()
         foreignCommitTimer = nil
         observer = nil
+        savepointState = nil
         database.close()
     }
 
@@ -179,11 +189,13 @@ package final class DatabaseWriter: @unchecked Sendable {
         do {
             version = try readDataVersion()
         } catch {
+            savepointState?.forget()
             observer.didLoseTrack(database)  // cannot tell: assume the worst
             return
         }
         guard version != dataVersion else { return }
         dataVersion = version
+        savepointState?.forget()
         onCommit()  // readers drop snapshots older than that commit first (see ReaderPool)
         observer.didLoseTrack(database)
     }
@@ -238,7 +250,7 @@ package final class DatabaseWriter: @unchecked Sendable {
         var completed: [Job] = []  // ran and released their savepoint; await the commit
         var failed: [Job] = []
         for job in batch {
-            let tipBefore = database.auditChainTip
+            savepointState?.bodyWillRun()
             if !database.isInTransaction {
                 do {
                     try database.begin(.immediate)
@@ -262,9 +274,9 @@ package final class DatabaseWriter: @unchecked Sendable {
             } catch {
                 job.failure = error
                 failed.append(job)
-                database.auditChainTip = tipBefore  // its appends are undone with it
+                savepointState?.bodyDidRollBack()  // what it wrote is undone with it
                 if !undoSavepoint() {
-                    database.auditChainTip = nil
+                    savepointState?.forget()
                     // SQLite rolled back the whole transaction (https://www.sqlite.org/lang_transaction.html#response_to_errors_within_a_transaction):
                     // the bodies that completed before are lost with it.
                     for lost in completed { lost.failure = error }
@@ -283,7 +295,7 @@ package final class DatabaseWriter: @unchecked Sendable {
             } catch {
                 commitFailure = error
                 database.rollbackIgnoringErrors()
-                database.auditChainTip = nil
+                savepointState?.forget()
                 // The outcome of a failed COMMIT is not certain: readers drop their snapshots
                 // (see ReaderPool), then the observer forgets everything.
                 onCommit()

@@ -1,4 +1,6 @@
-/// Migration 3: the tamper-evident audit hash chain (``AuditChain``) and the hash of the
+import PermissionDomain
+
+/// Migration 3: the tamper-evident audit hash chain (the domain's ``AuditChain``) and the hash of the
 /// purpose string a decision was made on (GDPR Art. 7(1)).
 ///
 /// Adds `purpose_hash`, `prev_hash` and `hash` to `audit` and `purpose_hash` to
@@ -33,21 +35,24 @@ extension PermissionSchema {
         let total = try database.withStatement("SELECT count(*) FROM audit") { statement in
             try statement.step() ? statement.int64(at: 0) : 0
         }
+        let chain = AuditChain.sha256
         var last: Int64 = 0
         var previous = AuditChain.genesis
         var done: Int64 = 0
         while true {
-            var updates: [(seq: Int64, purposeHash: String?, prevHash: String, hash: String)] = []
+            var updates: [AuditRecord] = []
             try database.withStatement(
-                "SELECT \(AuditChain.selectList) FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"
+                "SELECT \(AuditRecord.selectList) FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"
             ) { statement in
                 statement.bind(last, at: 1)
                 statement.bind(Int64(backfillBatchSize), at: 2)
                 while try statement.step() {
-                    let purposeHash = statement.string(at: AuditChain.purposeIndex).map(AuditChain.hexSHA256)
-                    let hash = AuditChain.hash(ofRow: statement, replacing: (purposeHash, previous))
-                    updates.append((statement.int64(at: 0), purposeHash, previous, hash))
-                    previous = hash
+                    var record = AuditRecord(row: statement)
+                    record.purposeHash = record.purpose.map(chain.purposeHash(of:))
+                    record.prevHash = previous
+                    record.hash = chain.hash(of: record)
+                    updates.append(record)
+                    previous = AuditChainTip(linking: record).hash
                 }
             }
             guard let lastRow = updates.last else { break }
@@ -81,7 +86,7 @@ extension PermissionSchema {
             for purpose in purposes {
                 statement.reset()
                 statement.bind(purpose, at: 1)
-                statement.bind(AuditChain.hexSHA256(purpose), at: 2)
+                statement.bind(AuditChain.sha256.purposeHash(of: purpose), at: 2)
                 try statement.execute()
             }
         }

@@ -49,6 +49,8 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     }
 
     let cache: ReadCache
+    /// The writer's audit chain tip: where the entries it appended end.
+    let auditChainTip: AuditChainTipCache
     /// What the transaction being committed changed. Touched only on the writer queue.
     private var pending: Pending?
 
@@ -58,8 +60,9 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     let afterCommit = Mutex<(@Sendable () -> Void)?>(nil)
     #endif
 
-    init(cache: ReadCache) {
+    init(cache: ReadCache, auditChainTip: AuditChainTipCache) {
         self.cache = cache
+        self.auditChainTip = auditChainTip
     }
 
     /// Creates the temporary table and triggers on the writer connection.
@@ -103,7 +106,7 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         #endif
         // The entries this writer appended end at its chain tip; another process's entries
         // before them were seen by the data_version check that precedes this call.
-        let head = database.auditChainTip?.seq ?? fileAuditHead(database)
+        let head = auditChainTip.tip?.seq ?? fileAuditHead(database)
         switch pending {
         case nil: cache.invalidate(keys: [], users: [], publishing: head)
         case .everything: cache.removeAll(publishing: head)

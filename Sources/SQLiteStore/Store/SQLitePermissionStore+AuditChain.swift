@@ -1,7 +1,8 @@
 public import PermissionDomain
 
 /// `GET /v1/audit/verify` and `permission-server audit verify`: checking the audit hash chain
-/// (``AuditChain``) of a live store, or of a file opened read-only.
+/// of a live store, or of a file opened read-only. The rule and the walk are the domain's
+/// (``AuditChain``, ``AuditChainWalk``); the store reads the rows in batches and hands them over.
 extension SQLitePermissionStore: AuditChainVerifier {
     /// Rows read per query when verifying, unless told otherwise.
     public static let defaultVerifyBatchSize = 2_000
@@ -9,7 +10,7 @@ extension SQLitePermissionStore: AuditChainVerifier {
     public func verifyAuditChain(batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?)
         throws -> AuditChainReport
     {
-        try AuditChain.verify(readers: pool.readers, batchSize: batchSize, progress: progress)
+        try Self.verifyAuditChain(readers: pool.readers, batchSize: batchSize, progress: progress)
     }
 
     /// Verifies the chain of the database file at `path` through read-only connections: it
@@ -24,6 +25,45 @@ extension SQLitePermissionStore: AuditChainVerifier {
         progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)? = nil
     ) throws -> AuditChainReport {
         let readers = ReaderPool(path: path, configuration: configuration)
-        return try AuditChain.verify(readers: readers, batchSize: batchSize, progress: progress)
+        return try verifyAuditChain(readers: readers, batchSize: batchSize, progress: progress)
+    }
+
+    /// Feeds the audit log to an ``AuditChainWalk`` in seq order, `batchSize` rows per read
+    /// transaction, until the chain breaks or the rows end.
+    /// - Parameters:
+    ///   - readers: read-only connections; nothing is written. Each batch starts a fresh read
+    ///     transaction, so changes made to the file by other processes are seen.
+    ///   - batchSize: rows per query.
+    ///   - progress: called after each batch with (rows checked, total rows).
+    private static func verifyAuditChain(
+        readers: ReaderPool, batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?
+    ) throws -> AuditChainReport {
+        var total = try readers.readLatest { database in
+            try database.withStatement("SELECT count(*) FROM audit") { try $0.step() ? $0.int64(at: 0) : 0 }
+        }
+        let limit = Int64(max(1, batchSize))
+        var walk = AuditChainWalk(chain: .sha256)
+        while true {
+            let after = walk.lastSeq
+            let records = try readers.readLatest { database in
+                try database.withStatement(
+                    "SELECT \(AuditRecord.selectList) FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"
+                ) { statement in
+                    statement.bind(after, at: 1)
+                    statement.bind(limit, at: 2)
+                    var records: [AuditRecord] = []
+                    while try statement.step() { records.append(AuditRecord(row: statement)) }
+                    statement.reset()
+                    return records
+                }
+            }
+            for record in records where !walk.check(record) {
+                return walk.report(totalEntries: total)
+            }
+            total = max(total, walk.intactLength)
+            progress?(walk.intactLength, total)
+            if Int64(records.count) < limit { break }
+        }
+        return walk.report(totalEntries: total)
     }
 }

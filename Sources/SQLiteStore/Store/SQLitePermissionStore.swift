@@ -27,13 +27,15 @@ public final class SQLitePermissionStore: PermissionStore {
     /// Keeps the read cache in step with the writer; nil when the cache is off.
     let readCacheTracker: ReadCacheTracker?
 
-    private init(pool: DatabasePool, policyServices: PolicyServices, tracker: ReadCacheTracker?) {
+    private init(
+        pool: DatabasePool, policyServices: PolicyServices, auditChainTip: AuditChainTipCache, tracker: ReadCacheTracker?
+    ) {
         let cache = tracker?.cache
         self.pool = pool
         self.readCacheTracker = tracker
         self.path = pool.path
         readerShared = StoreSession.Shared(policyServices: policyServices, cache: cache)
-        writerShared = StoreSession.Shared(policyServices: policyServices, cache: nil)
+        writerShared = StoreSession.Shared(policyServices: policyServices, cache: nil, auditChainTip: auditChainTip)
     }
 
     /// Opens the store at `path`, creating the file (`0600`) and its parent directory (`0700`)
@@ -52,18 +54,24 @@ public final class SQLitePermissionStore: PermissionStore {
         migrationProgress: (@Sendable (_ message: String, _ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws -> SQLitePermissionStore {
         let pool = try openPool(path: path, configuration: configuration)
+        let auditChainTip = AuditChainTipCache()
+        pool.writer.track(auditChainTip)  // undone with rolled-back bodies, forgotten on unseen changes
         _ = try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0, progress: migrationProgress) }
         var tracker: ReadCacheTracker?
         if readCacheEntries > 0 {
-            let created = ReadCacheTracker(cache: ReadCache(capacity: readCacheEntries))
+            let created = ReadCacheTracker(cache: ReadCache(capacity: readCacheEntries), auditChainTip: auditChainTip)
             try pool.writeWithoutTransaction { try created.install(on: $0) }
             tracker = created
         }
         let policyServices = PolicyServices()
         // Loads the policy services and the audit head, then follows every commit.
         try pool.writer.attach(StoreCommitObserver(policyServices: policyServices, tracker: tracker))
-        return SQLitePermissionStore(pool: pool, policyServices: policyServices, tracker: tracker)
+        return SQLitePermissionStore(
+            pool: pool, policyServices: policyServices, auditChainTip: auditChainTip, tracker: tracker)
     }
+
+    /// The writer's audit chain tip (``AuditChainTipCache``).
+    var auditChainTip: AuditChainTipCache? { writerShared.auditChainTip }
 
     /// The read cache, nil when it is off.
     var readCache: ReadCache? { readerShared.cache }

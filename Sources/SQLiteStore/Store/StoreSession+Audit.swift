@@ -19,86 +19,69 @@ extension StoreSession {
         return min(last, visible)
     }
 
-    /// The last entry's seq and hash, read from the file (genesis for an empty log).
-    func loadAuditChainTip() throws -> AuditChain.Tip {
+    /// The last entry's seq and hash, read from the file (``AuditChainTip/empty`` for an empty log).
+    func loadAuditChainTip() throws -> AuditChainTip {
         let tip = try row("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1", bind: { _ in }) { statement in
-            AuditChain.Tip(seq: statement.int64(at: 0), hash: try statement.requiredString(at: 1, "audit", "hash"))
+            AuditChainTip(seq: statement.int64(at: 0), hash: try statement.requiredString(at: 1, "audit", "hash"))
         }
-        return tip ?? AuditChain.Tip(seq: 0, hash: AuditChain.genesis)
+        return tip ?? .empty
     }
 
-    /// Appends `entry` as the next seq, chained to the last entry (``AuditChain``).
+    /// Appends `entry` as the next seq, chained to the last entry by the domain's rule
+    /// (``AuditChain/record(for:after:)``); the store only persists the record.
     ///
-    /// The writer keeps the chain tip, so an append reads nothing. The schema's trigger still
-    /// refuses a seq that is not the last + 1: if another process appended to the file since
-    /// (a subcommand), the insert fails, and the tip is read again and the insert retried once.
+    /// The writer keeps the chain tip (``AuditChainTipCache``), so an append reads nothing. The
+    /// schema's trigger still refuses a seq that is not the last + 1: if another process
+    /// appended to the file since (a subcommand), the insert fails, and the tip is read again
+    /// and the insert retried once.
     @discardableResult
     func append(_ entry: AuditEntry) throws -> Int64 {
-        if let cached = database.auditChainTip {
+        let cache = shared?.auditChainTip
+        if let cached = cache?.tip {
             do {
                 return try append(entry, after: cached)
             } catch let error as SQLiteError where error.isConstraintViolation {
-                database.auditChainTip = nil
+                cache?.tip = nil
             }
         }
         return try append(entry, after: try loadAuditChainTip())
     }
 
-    private func append(_ entry: AuditEntry, after tip: AuditChain.Tip) throws -> Int64 {
-        let seq = tip.seq + 1
-        let at = entry.at.millisecondsSince1970
-        let detail = DetailJSON.encode(entry.detail)
-        let purposeHash = entry.purpose.map { AuditChain.hexSHA256($0.rawValue) }
-        var encoder = AuditChain.Encoder()
-        encoder.add(seq)
-        encoder.add(at)
-        encoder.add(entry.actor.keyId)
-        encoder.add(entry.actor.role)
-        encoder.add(entry.action.rawValue)
-        encoder.add(entry.user?.rawValue)
-        encoder.add(entry.app?.rawValue)
-        encoder.add(entry.service?.rawValue)
-        for snapshot in [entry.from, entry.to] {
-            encoder.add(snapshot?.status.rawValue)
-            encoder.add(snapshot?.level?.rawValue)
-            encoder.add(snapshot?.provisional)
-            encoder.add(snapshot?.once)
-        }
-        encoder.add(entry.reason?.rawValue)
-        encoder.add(entry.purpose?.rawValue)
-        encoder.add(purposeHash)
-        encoder.add(entry.promptId?.rawValue)
-        encoder.add(entry.requestId)
-        encoder.add(detail)
-        encoder.add(tip.hash)
-        let hash = encoder.hash()
+    private func append(_ entry: AuditEntry, after tip: AuditChainTip) throws -> Int64 {
+        let record = AuditChain.sha256.record(for: entry, after: tip)
         let sql = """
             INSERT INTO audit (\(Self.columns))
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
                     ?22, ?23, ?24)
             """
         try run(sql) { statement in
-            statement.bind(seq, at: 1)
-            statement.bind(at, at: 2)
-            statement.bind(entry.actor.keyId, at: 3)
-            statement.bind(entry.actor.role, at: 4)
-            statement.bind(entry.action.rawValue, at: 5)
-            statement.bind(entry.user?.rawValue, at: 6)
-            statement.bind(entry.app?.rawValue, at: 7)
-            statement.bind(entry.service?.rawValue, at: 8)
-            Self.bind(entry.from, at: 9, statement)
-            Self.bind(entry.to, at: 13, statement)
-            statement.bind(entry.reason?.rawValue, at: 17)
-            statement.bind(entry.purpose?.rawValue, at: 18)
-            statement.bind(entry.promptId?.rawValue, at: 19)
-            statement.bind(entry.requestId, at: 20)
-            statement.bind(detail, at: 21)
-            statement.bind(purposeHash, at: 22)
-            statement.bind(tip.hash, at: 23)
-            statement.bind(hash, at: 24)
+            statement.bind(record.seq, at: 1)
+            statement.bind(record.at, at: 2)
+            statement.bind(record.actorKey, at: 3)
+            statement.bind(record.actorRole, at: 4)
+            statement.bind(record.action, at: 5)
+            statement.bind(record.user, at: 6)
+            statement.bind(record.app, at: 7)
+            statement.bind(record.service, at: 8)
+            statement.bind(record.fromStatus, at: 9)
+            statement.bind(record.fromLevel, at: 10)
+            statement.bind(record.fromProvisional, at: 11)
+            statement.bind(record.fromOnce, at: 12)
+            statement.bind(record.toStatus, at: 13)
+            statement.bind(record.toLevel, at: 14)
+            statement.bind(record.toProvisional, at: 15)
+            statement.bind(record.toOnce, at: 16)
+            statement.bind(record.reason, at: 17)
+            statement.bind(record.purpose, at: 18)
+            statement.bind(record.promptId, at: 19)
+            statement.bind(record.requestId, at: 20)
+            statement.bind(record.detail, at: 21)
+            statement.bind(record.purposeHash, at: 22)
+            statement.bind(record.prevHash, at: 23)
+            statement.bind(record.hash, at: 24)
         }
-        database.auditChainTip = AuditChain.Tip(seq: seq, hash: hash)
-        return seq
+        shared?.auditChainTip?.tip = AuditChainTip(linking: record)
+        return record.seq
     }
 
     /// The entries `query` selects; for a reader with a read cache, only those up to
@@ -119,17 +102,6 @@ extension StoreSession {
         let values = clause.values + [.integer(Self.limit(query.limit))]
         let sql = "SELECT \(Self.columns) FROM audit \(clause.sql) ORDER BY seq LIMIT ?"
         return try rows(sql) { $0.bind(values) } decode: { try Self.decodeEntry($0) }
-    }
-
-    private static func bind(_ snapshot: AuthorizationSnapshot?, at index: Int32, _ statement: Statement) {
-        guard let snapshot else {
-            for offset in Int32(0)..<4 { statement.bindNull(at: index + offset) }
-            return
-        }
-        statement.bind(snapshot.status.rawValue, at: index)
-        statement.bind(snapshot.level?.rawValue, at: index + 1)
-        statement.bind(snapshot.provisional, at: index + 2)
-        statement.bind(snapshot.once, at: index + 3)
     }
 
     private static func decodeSnapshot(_ statement: Statement, at index: Int32, _ column: String) throws

@@ -169,7 +169,7 @@ extension StoreSession {
             statement.bind(authorization.updatedAt, at: 12)
             statement.bind(authorization.version, at: 13)
             // The hash of the purpose string the user was shown (GDPR Art. 7(1)).
-            statement.bind(authorization.purpose.map { AuditChain.hexSHA256($0.rawValue) }, at: 14)
+            statement.bind(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }, at: 14)
         }
     }
 

@@ -17,10 +17,13 @@ struct StoreSession: PermissionWriter {
         let policyServices: PolicyServices
         /// Readers only: the hot path's read cache (the writer reads its own uncommitted rows).
         let cache: ReadCache?
+        /// The writer only: the audit chain's last entry, so an append reads nothing.
+        let auditChainTip: AuditChainTipCache?
 
-        init(policyServices: PolicyServices, cache: ReadCache?) {
+        init(policyServices: PolicyServices, cache: ReadCache?, auditChainTip: AuditChainTipCache? = nil) {
             self.policyServices = policyServices
             self.cache = cache
+            self.auditChainTip = auditChainTip
         }
     }
 

@@ -4,9 +4,9 @@ import Foundation
 /// (RFC 8259), so that SQLite's JSON functions can query it (https://www.sqlite.org/json1.html).
 /// Encoding is hand-written (no `JSONEncoder` on the write path); decoding uses
 /// `JSONSerialization` and rejects anything but a string-valued object.
-enum DetailJSON {
+package enum DetailJSON {
     /// Encodes `detail`; nil for an empty one, which is stored as NULL.
-    static func encode(_ detail: [String: String]) -> String? {
+    package static func encode(_ detail: [String: String]) -> String? {
         guard !detail.isEmpty else { return nil }
         var text = "{"
         for (index, key) in detail.keys.sorted().enumerated() {
@@ -20,7 +20,7 @@ enum DetailJSON {
     }
 
     /// Decodes a stored object; nil when `text` is not a string-valued JSON object.
-    static func decode(_ text: String) -> [String: String]? {
+    package static func decode(_ text: String) -> [String: String]? {
         do {
             return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String]
         } catch {

@@ -1,0 +1,102 @@
+/// The rule of the tamper-evident audit log: each entry stores `prev_hash` (the previous entry's
+/// `hash`, ``genesis`` for seq 1) and `hash`, the lowercase hex SHA-256 (FIPS 180-4) of the
+/// entry's canonical encoding (``encoding(of:)``).
+///
+/// The canonical encoding is the ASCII tag `permission-audit-v1` followed by the 23 fields of
+/// ``AuditRecord`` in the order of ``columns``, each as
+/// - NULL: the byte `0x00`;
+/// - INTEGER: the byte `0x01`, then the value as 8 bytes big-endian two's complement;
+/// - TEXT: the byte `0x02`, then the UTF-8 byte count as 4 bytes big-endian, then the bytes.
+///
+/// `prev_hash` is the last field, so an entry's hash covers its predecessor's. A store only
+/// persists and reads ``AuditRecord``s; linking (``record(for:after:)``) and verification
+/// (``AuditChainWalk``) are here, so every store keeps the same chain. The digest comes from the
+/// store layer (``AuditChainHasher``): the domain imports nothing. The README shows the rule and
+/// `scripts/verify-audit-chain.py` recomputes it independently.
+package struct AuditChain: Sendable {
+    /// The tag that starts every encoding (a version for the format).
+    package static let tag = Array("permission-audit-v1".utf8)
+    /// `prev_hash` of the first entry: 64 `0`s.
+    package static let genesis = String(repeating: "0", count: 64)
+    /// The stored column of each hashed field, in encoding order (a store's column names).
+    package static let columns = [
+        "seq", "at", "actor_key", "actor_role", "action", "user", "app", "service",
+        "from_status", "from_level", "from_provisional", "from_once",
+        "to_status", "to_level", "to_provisional", "to_once",
+        "reason", "purpose", "purpose_hash", "prompt_id", "request_id", "detail", "prev_hash",
+    ]
+
+    /// Computes SHA-256.
+    let hasher: any AuditChainHasher
+
+    /// - Parameter hasher: plain SHA-256.
+    package init(hasher: any AuditChainHasher) {
+        self.hasher = hasher
+    }
+
+    /// The record that appends `entry` after `tip`: seq `tip.seq + 1`, linked to `tip.hash`,
+    /// with its purpose hash and its own hash set. A store persists it as it is.
+    package func record(for entry: AuditEntry, after tip: AuditChainTip) -> AuditRecord {
+        var record = AuditRecord(
+            entry: entry, seq: tip.seq + 1, purposeHash: entry.purpose.map { purposeHash(of: $0.rawValue) },
+            prevHash: tip.hash)
+        record.hash = hash(of: record)
+        return record
+    }
+
+    /// The lowercase hex SHA-256 of `record`'s canonical encoding (its stored `hash` is not part
+    /// of it).
+    package func hash(of record: AuditRecord) -> String {
+        hex(Self.encoding(of: record))
+    }
+
+    /// The lowercase hex SHA-256 of `purpose`'s UTF-8 bytes: the `purpose_hash` that proves which
+    /// purpose string a decision was made on (GDPR Art. 7(1)).
+    package func purposeHash(of purpose: String) -> String {
+        hex(Array(purpose.utf8))
+    }
+
+    /// The bytes ``hash(of:)`` digests, in the order of ``columns``.
+    package static func encoding(of record: AuditRecord) -> [UInt8] {
+        var encoder = AuditChainEncoder()
+        encoder.add(record.seq)
+        encoder.add(record.at)
+        encoder.add(record.actorKey)
+        encoder.add(record.actorRole)
+        encoder.add(record.action)
+        encoder.add(record.user)
+        encoder.add(record.app)
+        encoder.add(record.service)
+        encoder.add(record.fromStatus)
+        encoder.add(record.fromLevel)
+        encoder.add(record.fromProvisional)
+        encoder.add(record.fromOnce)
+        encoder.add(record.toStatus)
+        encoder.add(record.toLevel)
+        encoder.add(record.toProvisional)
+        encoder.add(record.toOnce)
+        encoder.add(record.reason)
+        encoder.add(record.purpose)
+        encoder.add(record.purposeHash)
+        encoder.add(record.promptId)
+        encoder.add(record.requestId)
+        encoder.add(record.detail)
+        encoder.add(record.prevHash)
+        return encoder.bytes
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// The lowercase hex of the SHA-256 of `bytes`.
+    private func hex(_ bytes: [UInt8]) -> String {
+        let digest = hasher.sha256(bytes)
+        precondition(digest.count == 32, "an AuditChainHasher must return a 32-byte SHA-256 digest")
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for byte in digest {
+            out.append(Self.digits[Int(byte >> 4)])
+            out.append(Self.digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
