@@ -26,6 +26,7 @@ let package = Package(
         // System libraries, each imported by exactly one target.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
         // epoll(7) from <sys/epoll.h> (libc; no library to link), for HTTPCore's event loops.
         .systemLibrary(name: "CEpoll"),
 
