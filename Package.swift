@@ -44,6 +44,9 @@ let package = Package(
             dependencies: ["PermissionDomain", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        // PostgreSQL through libpq: the connection, prepared statements, errors. The base of the
+        // PostgreSQL store (issue 19); no executable links it yet.
+        .target(name: "PostgresStore", dependencies: ["CLibPQ"], swiftSettings: swiftSettings),
         // Wire shapes of openapi.yaml, shared by server and client.
         .target(name: "PermissionWire", swiftSettings: swiftSettings),
         // Controllers, problem+json, buildApplication.
@@ -79,6 +82,7 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PermissionDomainTests", dependencies: ["PermissionDomain"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "PermissionDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionAPITests",
             dependencies: ["PermissionAPI", "SQLiteStore", "PermissionDomain", "PermissionWire", "HTTPCore"],
