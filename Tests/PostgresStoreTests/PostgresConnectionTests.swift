@@ -190,6 +190,49 @@ import Testing
         #expect(try first.query(read)[0].int64(at: 0) == 1)
     }
 
+    /// Hands a connection to one other thread and back (one owner at a time).
+    final class Handoff: @unchecked Sendable {
+        let connection: PostgresConnection
+        var error: (any Error)?
+        init(_ connection: PostgresConnection) { self.connection = connection }
+    }
+
+    @Test func deadlockIsClassified() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        let first = try PostgresConnection(database)
+        let second = try PostgresConnection(database)
+        let observer = try PostgresConnection(database)
+        try first.execute("CREATE TABLE r (id int PRIMARY KEY, n int); INSERT INTO r VALUES (1, 0), (2, 0)")
+        try second.execute("SET deadlock_timeout = '50ms'")
+        let update = PreparedStatement("UPDATE r SET n = n + 1 WHERE id = $1")
+        try first.execute("BEGIN")
+        try first.execute(update, [1])
+        try second.execute("BEGIN")
+        try second.execute(update, [2])
+
+        // The first waits for row 2 on another thread; once the server shows it waiting, the
+        // second asks for row 1.
+        let handoff = Handoff(first)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            do { try handoff.connection.execute(update, [2]) } catch { handoff.error = error }
+            done.signal()
+        }.start()
+        let waiting = PreparedStatement("SELECT count(*) FROM pg_locks WHERE pid = $1 AND NOT granted")
+        let pid = Int64(first.backendPID)
+        #expect(PostgresServer.waitUntil(seconds: 30) { (try? observer.query(waiting, [.int64(pid)])[0].int64(at: 0)) == 1 })
+        var secondError: (any Error)?
+        do { try second.execute(update, [1]) } catch { secondError = error }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+
+        let errors = [handoff.error, secondError].compactMap { $0 as? PostgresError }
+        #expect(errors.count == 1)
+        #expect(errors.first?.isDeadlock == true)
+        #expect(errors.first?.isRetryableTransactionFailure == true)
+        try first.rollback()
+        try second.rollback()
+    }
+
     @Test func badPasswordFailsWithThePasswordRedacted() throws {
         let server = try PostgresServer.shared.get()
         let wrong = "wrong-\(UInt32.random(in: 1 ... .max))"
