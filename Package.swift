@@ -26,6 +26,7 @@ let package = Package(
         // System libraries, each imported by exactly one target.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
         // epoll(7) from <sys/epoll.h> (libc; no library to link), for HTTPCore's event loops.
         .systemLibrary(name: "CEpoll"),
 
@@ -43,6 +44,9 @@ let package = Package(
             dependencies: ["PermissionDomain", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        // PostgreSQL through libpq: the connection, prepared statements, errors. The base of the
+        // PostgreSQL store (issue 19); no executable links it yet.
+        .target(name: "PostgresStore", dependencies: ["CLibPQ"], swiftSettings: swiftSettings),
         // Wire shapes of openapi.yaml, shared by server and client.
         .target(name: "PermissionWire", swiftSettings: swiftSettings),
         // Controllers, problem+json, buildApplication.
@@ -78,6 +82,7 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PermissionDomainTests", dependencies: ["PermissionDomain"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "PermissionDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionAPITests",
             dependencies: ["PermissionAPI", "SQLiteStore", "PermissionDomain", "PermissionWire", "HTTPCore"],

@@ -1,0 +1,196 @@
+internal import CLibPQ
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One PostgreSQL connection through libpq (https://www.postgresql.org/docs/15/libpq.html).
+///
+/// A connection has exactly one owner at a time (whoever checked it out of a pool), so it is
+/// not `Sendable`; libpq itself is thread-safe across distinct connections. It prepares each
+/// ``PreparedStatement`` once, the first time it runs it, and keeps it for its lifetime. Calls
+/// block the calling thread until the server answers.
+package final class PostgresConnection {
+    /// The `PGconn*` handle.
+    let handle: OpaquePointer
+    /// The connection string, password hidden (``ConnectionString/redacted(_:)``).
+    package let redactedConnectionString: String
+    /// The statements prepared on this connection: their name and number of parameters.
+    private var prepared: [String: Int] = [:]
+
+    /// The `application_name` a connection reports unless its connection string sets one
+    /// (https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNECT-FALLBACK-APPLICATION-NAME).
+    package static let defaultApplicationName = "permission-service"
+    /// How long connecting may take unless the connection string sets `connect_timeout`.
+    package static let defaultConnectTimeoutSeconds = 5
+
+    /// Connects (`PQconnectdbParams`) and checks that the connection is usable (`PQstatus`).
+    ///
+    /// `connectTimeoutSeconds` and `applicationName` are defaults the connection string can
+    /// override; `client_encoding` is always UTF8, since text is read and written as UTF-8.
+    /// On failure the handle is finished and the error holds the connection string redacted,
+    /// with any password that libpq's message quotes replaced by `***`.
+    /// - Parameters:
+    ///   - conninfo: a `key=value` connection string or a `postgres://` URI; empty uses libpq's
+    ///     environment defaults (`PGHOST`, `PGPASSWORD`, ...).
+    ///   - applicationName: `fallback_application_name`.
+    ///   - connectTimeoutSeconds: the default `connect_timeout` (libpq treats 1 as 2).
+    package init(
+        _ conninfo: String, applicationName: String = PostgresConnection.defaultApplicationName,
+        connectTimeoutSeconds: Int = PostgresConnection.defaultConnectTimeoutSeconds
+    ) throws {
+        precondition(PQisthreadsafe() == 1, "libpq must be built thread-safe")
+        // Entries before `dbname` are defaults the expanded connection string overrides;
+        // entries after it override the string (https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-PQCONNECTDBPARAMS).
+        let parameters = [
+            ("connect_timeout", String(connectTimeoutSeconds)),
+            ("fallback_application_name", applicationName),
+            ("dbname", conninfo),
+            ("client_encoding", "UTF8"),
+        ]
+        let keywords = parameters.map { strdup($0.0) }
+        let values = parameters.map { strdup($0.1) }
+        defer {
+            keywords.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        let connection = (keywords.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { keywordPointers in
+            (values.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { valuePointers in
+                PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 1)
+            }
+        }
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { Self.lastMessage(of: $0) } ?? "out of memory"
+            PQfinish(connection)
+            throw PostgresError(
+                message: ConnectionString.scrub(message, passwordsOf: conninfo), connection: conninfo,
+                isConnectionBad: true)
+        }
+        clibpq_ignore_notices(connection)
+        handle = connection
+        redactedConnectionString = ConnectionString.redacted(conninfo)
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Whether libpq still considers the connection usable (`PQstatus` is `CONNECTION_OK`); a
+    /// dropped socket shows here only after a call has failed on it.
+    package var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// The server's version as an integer, e.g. 150018 for 15.18 (`PQserverVersion`).
+    package var serverVersion: Int { Int(PQserverVersion(handle)) }
+
+    /// The process ID of the server process serving this connection (`PQbackendPID`).
+    package var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Runs one or more `;`-separated statements without parameters (`PQexec`); rows they
+    /// return are dropped. Use it for fixed SQL only: values go through a ``PreparedStatement``.
+    package func execute(_ sql: String) throws {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+    }
+
+    /// Runs `statement` with `parameters` and returns its rows.
+    /// - Parameters:
+    ///   - statement: prepared on this connection on first use.
+    ///   - parameters: one per placeholder, in order.
+    package func query(_ statement: PreparedStatement, _ parameters: [PostgresValue] = []) throws -> PostgresRows {
+        let result = try run(statement, parameters)
+        return PostgresRows(result: result, sql: statement.sql)
+    }
+
+    /// Runs `statement` with `parameters` and returns the number of rows it inserted, updated
+    /// or deleted (`PQcmdTuples`; 0 for other commands).
+    @discardableResult
+    package func execute(_ statement: PreparedStatement, _ parameters: [PostgresValue] = []) throws -> Int {
+        let result = try run(statement, parameters)
+        defer { PQclear(result) }
+        return PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+    }
+
+    /// Whether `statement` has been prepared on this connection.
+    package func isPrepared(_ statement: PreparedStatement) -> Bool { prepared[statement.name] != nil }
+
+    /// Prepares (once) and executes with text parameters (`PQexecPrepared`); returns the
+    /// successful result, which the caller clears.
+    private func run(_ statement: PreparedStatement, _ parameters: [PostgresValue]) throws -> OpaquePointer {
+        let expected = try prepareIfNeeded(statement)
+        guard parameters.count == expected else {
+            // Checked here: the server would answer a protocol violation (08P01), which reads
+            // like a lost connection.
+            throw PostgresError(
+                message: "\(parameters.count) parameters given, the statement takes \(expected)", sql: statement.sql)
+        }
+        let texts = parameters.map(\.textFormat)
+        // libpq takes C strings: a NUL would silently cut the value short.
+        if texts.contains(where: { $0?.utf8.contains(0) == true }) {
+            throw PostgresError(message: "a text parameter contains a NUL character", sql: statement.sql)
+        }
+        let copies = texts.map { $0.map { strdup($0) } ?? nil }
+        defer { copies.forEach { free($0) } }
+        let result = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+            PQexecPrepared(handle, statement.name, Int32(parameters.count), values.baseAddress, nil, nil, 0)
+        }
+        do {
+            try check(result, sql: statement.sql, parameters: texts.compactMap { $0 })
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        guard let result else { throw error(nil, sql: statement.sql, parameters: []) }
+        return result
+    }
+
+    /// Prepares `statement` unless this connection already has (`PQprepare`, then
+    /// `PQdescribePrepared` for its number of parameters); returns that number.
+    private func prepareIfNeeded(_ statement: PreparedStatement) throws -> Int {
+        if let count = prepared[statement.name] { return count }
+        let result = PQprepare(handle, statement.name, statement.sql, 0, nil)
+        defer { PQclear(result) }
+        try check(result, sql: statement.sql)
+        let description = PQdescribePrepared(handle, statement.name)
+        defer { PQclear(description) }
+        try check(description, sql: statement.sql)
+        let count = Int(PQnparams(description))
+        prepared[statement.name] = count
+        return count
+    }
+
+    /// Throws unless `result` reports success (`PGRES_COMMAND_OK`, `PGRES_TUPLES_OK`, or
+    /// `PGRES_EMPTY_QUERY` for SQL that is only comments).
+    func check(_ result: OpaquePointer?, sql: String, parameters: [String] = []) throws {
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
+        default: throw error(result, sql: sql, parameters: parameters)
+        }
+    }
+
+    /// The error `result` reports (or the connection's last one when there is no result),
+    /// with every bound value the message quotes (`"value"`) replaced by `"***"`.
+    func error(_ result: OpaquePointer?, sql: String, parameters: [String]) -> PostgresError {
+        func field(_ code: Int32) -> String? {
+            result.flatMap { PQresultErrorField($0, code) }.map { String(cString: $0) }
+        }
+        var message = field(clibpq_diag_message_primary()) ?? Self.lastMessage(of: handle)
+        if message.isEmpty { message = "unexpected result status \(PQresultStatus(result).rawValue)" }
+        for value in parameters.sorted(by: { $0.count > $1.count }) {
+            message = message.replacingAll("\"\(value)\"", with: "\"***\"")
+        }
+        return PostgresError(
+            sqlState: field(clibpq_diag_sqlstate()), message: message, sql: sql,
+            constraint: field(clibpq_diag_constraint_name()), isConnectionBad: PQstatus(handle) == CONNECTION_BAD)
+    }
+
+    /// `PQerrorMessage`, without its trailing newline.
+    static func lastMessage(of connection: OpaquePointer) -> String {
+        var message = PQerrorMessage(connection).map { String(cString: $0) } ?? ""
+        while message.last?.isNewline == true { message.removeLast() }
+        return message
+    }
+}
+
+@available(*, unavailable)
+extension PostgresConnection: Sendable {}

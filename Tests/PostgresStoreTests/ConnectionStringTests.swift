@@ -1,0 +1,53 @@
+import PostgresStore
+import Testing
+
+/// Pure: the password never survives ``ConnectionString/redacted(_:)``.
+@Suite struct ConnectionStringTests {
+    @Test(arguments: [
+        ("host=/tmp/x user=app password=hunter2 dbname=app", "host=/tmp/x user=app password=*** dbname=app"),
+        ("password = 'hunter2 with spaces' host=db", "password = *** host=db"),
+        ("password='it\\'s hunter2'", "password=***"),
+        ("host=db password=hunter2", "host=db password=***"),
+        ("host=db", "host=db"),
+        ("", ""),
+        ("host=db password", "host=db ***"),
+        ("postgres://app:hunter2@db:5432/app", "postgres://app:***@db:5432/app"),
+        ("postgresql://app:hunter2@db/app?sslmode=require", "postgresql://app:***@db/app?sslmode=require"),
+        ("postgresql://app@db/app", "postgresql://app@db/app"),
+        ("postgresql://db/app?user=app&password=hunter2&sslmode=verify-full", "postgresql://db/app?user=app&password=***&sslmode=verify-full"),
+        ("postgresql://app:hun@ter2@db/app", "postgresql://app:***@db/app"),
+        ("postgresql://app:hunter2?x@db/app", "postgresql://app:***@db/app"),
+        ("postgresql:///app?host=/tmp/x&password=hunter2", "postgresql:///app?host=/tmp/x&password=***"),
+    ])
+    func passwordIsRedacted(input: String, expected: String) {
+        let redacted = ConnectionString.redacted(input)
+        #expect(redacted == expected)
+        #expect(!redacted.contains("hunter2"))
+        #expect(!redacted.contains("ter2"))
+    }
+
+    @Test func passwordsAreFoundAsWrittenAndDecoded() {
+        #expect(ConnectionString.passwords(in: "postgres://u:p%40ss@h/d").contains("p@ss"))
+        #expect(ConnectionString.passwords(in: "password='a\\'b'").contains("a'b"))
+        #expect(ConnectionString.scrub("bad token \"p%zz\"", passwordsOf: "postgres://u:p%zz@h/d") == "bad token \"***\"")
+    }
+
+    @Test func errorsRedactTheConnectionTheyAreGiven() {
+        let error = PostgresError(message: "failed", connection: "host=db password=hunter2")
+        #expect(error.connection == "host=db password=***")
+        #expect(!error.description.contains("hunter2"))
+    }
+
+    @Test func classification() {
+        #expect(PostgresError(sqlState: "40001", message: "").isSerializationFailure)
+        #expect(PostgresError(sqlState: "40001", message: "").isRetryableTransactionFailure)
+        #expect(PostgresError(sqlState: "40P01", message: "").isDeadlock)
+        #expect(PostgresError(sqlState: "40P01", message: "").isRetryableTransactionFailure)
+        #expect(PostgresError(sqlState: "23505", message: "").isUniqueViolation)
+        #expect(PostgresError(sqlState: "08006", message: "").isConnectionFailure)
+        #expect(PostgresError(sqlState: "57P01", message: "").isConnectionFailure)
+        #expect(PostgresError(message: "", isConnectionBad: true).isConnectionFailure)
+        #expect(!PostgresError(sqlState: "23505", message: "").isConnectionFailure)
+        #expect(!PostgresError(sqlState: "22P02", message: "").isRetryableTransactionFailure)
+    }
+}

@@ -1,0 +1,275 @@
+import Foundation
+import PostgresStore
+import Synchronization
+
+/// A real PostgreSQL server for the tests, in a fresh directory of its own.
+///
+/// ``start()`` runs `initdb` into `/tmp/pgtest-XXXXXX` (short, since the Unix socket's path is
+/// limited to 107 bytes), with password authentication (scram-sha-256) for the superuser
+/// `postgres`, and starts the server with `pg_ctl` listening only on a Unix socket in that
+/// directory: no TCP port, so parallel runs never collide. PostgreSQL refuses to run as root,
+/// so when the tests run as root (CI does) both run as `nobody:nogroup` through
+/// `setpriv --reuid --regid --clear-groups`, with the directory handed to that user.
+///
+/// ``stop()`` does what `pg_ctl stop -m fast` does, by the server's own PID (from
+/// `postmaster.pid`, checked against the start time recorded at start, so a reused PID is never
+/// signalled): SIGINT, a bounded wait, SIGKILL if it lingers; then it removes the directory.
+/// ``shared`` stops itself when the test process exits (`atexit`). If the test process dies
+/// without exiting (SIGKILL, a crash), a watchdog started beside the server (a small `sh` loop,
+/// polling every second) sends the server SIGQUIT, then SIGKILL, and removes the directory.
+final class PostgresServer: Sendable {
+    /// The temporary directory: the data directory `data`, the socket, the logs.
+    let directory: String
+    /// The postmaster's process ID.
+    let pid: pid_t
+    /// The postmaster's start time (`/proc/PID/stat`, field 22), to recognize it by.
+    private let startTime: String
+    /// The superuser's password, random per server.
+    let password: String
+    /// The watchdog's process ID (a child of this process).
+    let watchdog: pid_t
+    /// Set once stopped.
+    private let stopped = Mutex(false)
+
+    /// The port number names the socket file (`.s.PGSQL.5432`); nothing listens on TCP.
+    static let port = 5432
+
+    /// One server for the whole test run, started on first use and stopped at exit.
+    static let shared: Result<PostgresServer, any Error> = {
+        let result = Result { try PostgresServer.start() }
+        atexit { PostgresServer.stopSharedAtExit() }
+        return result
+    }()
+
+    private static func stopSharedAtExit() {
+        if case .success(let server) = shared { server.stop() }
+    }
+
+    /// A connection string for `database` as the superuser, with `password` (the right one by default).
+    func connectionString(database: String = "postgres", password: String? = nil) -> String {
+        "host=\(directory) port=\(Self.port) user=postgres dbname=\(database) password=\(password ?? self.password)"
+    }
+
+    /// Creates a database of its own for one test (`CREATE DATABASE`) and returns its
+    /// connection string.
+    func freshDatabase() throws -> String {
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = try PostgresConnection(connectionString())
+        try admin.execute("CREATE DATABASE \(name)")
+        return connectionString(database: name)
+    }
+
+    /// Whether the postmaster this object started is still running (a zombie counts as gone).
+    var isRunning: Bool { Self.startTime(of: pid) == startTime }
+
+    private init(directory: String, pid: pid_t, startTime: String, password: String, watchdog: pid_t) {
+        self.watchdog = watchdog
+        self.directory = directory
+        self.pid = pid
+        self.startTime = startTime
+        self.password = password
+    }
+
+    deinit { stop() }
+
+    /// Stops the server (SIGINT: fast shutdown, https://www.postgresql.org/docs/15/server-shutdown.html),
+    /// waits up to 20 s, then SIGKILLs it if it is still there, and removes the directory.
+    /// A second call does nothing.
+    func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        if isRunning {
+            kill(pid, SIGINT)
+            if !Self.waitUntil(seconds: 20, { !self.isRunning }), isRunning {
+                kill(pid, SIGKILL)
+                _ = Self.waitUntil(seconds: 10) { !self.isRunning }
+            }
+        }
+        // The watchdog has nothing left to watch: end it and reap it (it is this process's child).
+        kill(watchdog, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(watchdog, &status, 0) == -1 && errno == EINTR {}
+        do {
+            try FileManager.default.removeItem(atPath: directory)
+        } catch {
+            FileHandle.standardError.write(Data("PostgresServer: could not remove \(directory): \(error)\n".utf8))
+        }
+    }
+
+    // MARK: - Starting
+
+    /// Errors of starting the server; each carries the tool's output.
+    struct StartError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts a new server (see the type's summary); about 1.5 s.
+    /// - Parameter watched: the process whose end the watchdog waits for; this one by default.
+    static func start(watching watched: pid_t = getpid()) throws -> PostgresServer {
+        let bin = try binDirectory()
+        var template = Array("/tmp/pgtest-XXXXXX".utf8CString)
+        guard let created = mkdtemp(&template) else { throw StartError(description: "mkdtemp: \(String(cString: strerror(errno)))") }
+        let directory = String(cString: created)
+        do {
+            return try start(bin: bin, directory: directory, watched: watched)
+        } catch {
+            // Whatever did start in the directory is stopped by the PID it wrote, then removed.
+            if let pid = postmasterPID(directory: directory), startTime(of: pid) != nil { kill(pid, SIGKILL) }
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    private static func start(bin: String, directory: String, watched: pid_t) throws -> PostgresServer {
+        let user = try unprivilegedUser()
+        if let user { guard chown(directory, user.uid, user.gid) == 0 else { throw StartError(description: "chown: \(errno)") } }
+        let password = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 36) }.joined()
+        let passwordFile = directory + "/password"
+        try Data(password.utf8).write(to: URL(fileURLWithPath: passwordFile))
+        chmod(passwordFile, 0o600)
+        if let user { chown(passwordFile, user.uid, user.gid) }
+
+        try run(bin + "/initdb", [
+            "-D", directory + "/data", "-U", "postgres", "--pwfile=" + passwordFile, "--auth=scram-sha-256",
+            "-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions",
+        ], as: user, log: directory + "/initdb.log")
+        // Only a Unix socket in the directory; no fsync (a test server never outlives a crash).
+        let options = "-c listen_addresses='' -c unix_socket_directories='\(directory)' -c port=\(port)"
+            + " -c fsync=off -c full_page_writes=off -c max_connections=200"
+        try run(bin + "/pg_ctl", [
+            "-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "30", "start",
+        ], as: user, log: directory + "/pg_ctl.log")
+
+        guard let pid = postmasterPID(directory: directory), let startTime = startTime(of: pid) else {
+            throw StartError(description: "no running postmaster in \(directory)/data/postmaster.pid")
+        }
+        let watchdog = try startWatchdog(watched: watched, pid: pid, startTime: startTime, directory: directory)
+        let server = PostgresServer(directory: directory, pid: pid, startTime: startTime, password: password, watchdog: watchdog)
+        // pg_ctl -w waited for "ready"; connect once to be sure, within a bounded time.
+        var lastError: (any Error)?
+        let ready = waitUntil(seconds: 30) {
+            do {
+                _ = try PostgresConnection(server.connectionString())
+                return true
+            } catch {
+                lastError = error
+                return false
+            }
+        }
+        guard ready else {
+            server.stop()
+            throw StartError(description: "the server never accepted a connection: \(String(describing: lastError))")
+        }
+        return server
+    }
+
+    /// `PG_BINDIR` if set, else the newest `/usr/lib/postgresql/N/bin` with an `initdb` (Debian
+    /// keeps the server binaries there, not on PATH; `pg_config --bindir` of `libpq-dev` alone
+    /// answers `/usr/bin`, which has no `initdb`).
+    static func binDirectory() throws -> String {
+        if let bin = ProcessInfo.processInfo.environment["PG_BINDIR"] { return bin }
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        let newest = versions.compactMap { Int($0) }.sorted().last { FileManager.default.isExecutableFile(atPath: "\(root)/\($0)/bin/initdb") }
+        guard let newest else {
+            throw StartError(description: "no PostgreSQL server under \(root) (install Debian's postgresql: scripts/setup.sh), or set PG_BINDIR")
+        }
+        return "\(root)/\(newest)/bin"
+    }
+
+    /// `nobody:nogroup` when running as root, nil otherwise.
+    private static func unprivilegedUser() throws -> (uid: uid_t, gid: gid_t)? {
+        guard geteuid() == 0 else { return nil }
+        guard let user = getpwnam("nobody"), let group = getgrnam("nogroup") else {
+            throw StartError(description: "running as root, and there is no nobody:nogroup to run PostgreSQL as")
+        }
+        return (user.pointee.pw_uid, group.pointee.gr_gid)
+    }
+
+    /// Runs `tool` to completion (as `user` through setpriv when given), its output in `log`.
+    private static func run(_ tool: String, _ arguments: [String], as user: (uid: uid_t, gid: gid_t)?, log: String) throws {
+        let command = user.map { ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--", tool] } ?? [tool]
+        let pid = try spawn(command + arguments, output: log)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { throw StartError(description: "waitpid: \(String(cString: strerror(errno)))") }
+        }
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw StartError(description: "\(tool) failed (wait status \(status)): \(text)")
+        }
+    }
+
+    /// Starts `command` with `posix_spawn`: stdin from /dev/null, stdout and stderr to `output`
+    /// (other descriptors of this process are close-on-exec: Swift's, Foundation's, libpq's). Foundation's `Process` is not used: on Linux it
+    /// learns that a child ended when a descriptor it leaves open in the child closes, and the
+    /// server that `pg_ctl` forks would keep it open, so `waitUntilExit` never returned.
+    static func spawn(_ command: [String], output: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        guard code == 0 else { throw StartError(description: "posix_spawn \(command[0]): \(String(cString: strerror(code)))") }
+        return pid
+    }
+
+    /// The watchdog: while the server runs, it checks every second that the `watched` process
+    /// (recognized by PID and start time) is alive; once it is not, it stops the server by PID
+    /// (SIGQUIT, then SIGKILL after 5 s) and removes the directory. It ends by itself once the
+    /// server is gone.
+    private static func startWatchdog(watched: pid_t, pid: pid_t, startTime since: String, directory: String) throws -> pid_t {
+        guard let watchedStart = startTime(of: watched) else { throw StartError(description: "no process \(watched) to watch") }
+        let script = """
+            since() { s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0; set -- $s; [ "$1" = Z ] || echo "${20}"; }
+            while [ "$(since "$3")" = "$4" ]; do
+                if [ "$(since "$1")" != "$2" ]; then
+                    kill -QUIT "$3"
+                    n=0; while [ $n -lt 50 ] && [ "$(since "$3")" = "$4" ]; do sleep 0.1; n=$((n + 1)); done
+                    if [ "$(since "$3")" = "$4" ]; then kill -KILL "$3"; fi
+                    rm -rf "$5"
+                    exit 0
+                fi
+                sleep 1
+            done
+            """
+        return try spawn(
+            ["/bin/sh", "-c", script, "watchdog", "\(watched)", watchedStart, "\(pid)", since, directory],
+            output: "/dev/null")
+    }
+
+    /// The PID in the first line of `data/postmaster.pid`.
+    static func postmasterPID(directory: String) -> pid_t? {
+        guard let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first.flatMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// Field 22 of `/proc/PID/stat` (the start time in clock ticks), nil when there is no such
+    /// process or it is a zombie.
+    static func startTime(of pid: pid_t) -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, fields[0] != "Z" else { return nil }
+        return String(fields[19])
+    }
+
+    /// Polls `condition` every 20 ms until it holds or `seconds` pass; returns whether it held.
+    static func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+}
