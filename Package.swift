@@ -44,9 +44,15 @@ let package = Package(
             dependencies: ["PermissionDomain", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        // PostgreSQL through libpq: the connection, prepared statements, errors. The base of the
-        // PostgreSQL store (issue 19); no executable links it yet.
-        .target(name: "PostgresStore", dependencies: ["CLibPQ"], swiftSettings: swiftSettings),
+        // PostgreSQL persistence of the domain through libpq (issue 19); no executable links it yet.
+        .target(
+            name: "PostgresStore",
+            dependencies: ["PermissionDomain", "CLibPQ", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        // Tests only: a real PostgreSQL started for the test run (initdb into a temporary
+        // directory, a Unix socket, stopped by PID). No product or executable depends on it.
+        .target(name: "PostgresTestServer", dependencies: ["PostgresStore"], swiftSettings: swiftSettings),
         // Wire shapes of openapi.yaml, shared by server and client.
         .target(name: "PermissionWire", swiftSettings: swiftSettings),
         // Controllers, problem+json, buildApplication.
@@ -82,10 +88,16 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PermissionDomainTests", dependencies: ["PermissionDomain"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "PermissionDomain"], swiftSettings: swiftSettings),
-        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PostgresStoreTests", dependencies: ["PostgresStore", "PostgresTestServer", "PermissionDomain"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PermissionAPITests",
-            dependencies: ["PermissionAPI", "SQLiteStore", "PermissionDomain", "PermissionWire", "HTTPCore"],
+            dependencies: [
+                "PermissionAPI", "SQLiteStore", "PostgresStore", "PostgresTestServer", "PermissionDomain",
+                "PermissionWire", "HTTPCore",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "PermissionWireTests", dependencies: ["PermissionWire"], swiftSettings: swiftSettings),

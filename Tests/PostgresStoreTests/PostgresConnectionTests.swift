@@ -1,5 +1,6 @@
 import Foundation
 import PostgresStore
+import PostgresTestServer
 import Testing
 
 /// Live: a real PostgreSQL (``PostgresServer/shared``), each test in a database of its own.

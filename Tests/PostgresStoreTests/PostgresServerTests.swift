@@ -1,5 +1,6 @@
 import Foundation
 import PostgresStore
+import PostgresTestServer
 import Testing
 
 /// Live: the harness itself, and connections to a server that is gone or never answers.

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import PostgresStore
 import Synchronization
 
@@ -17,25 +17,25 @@ import Synchronization
 /// ``shared`` stops itself when the test process exits (`atexit`). If the test process dies
 /// without exiting (SIGKILL, a crash), a watchdog started beside the server (a small `sh` loop,
 /// polling every second) sends the server SIGQUIT, then SIGKILL, and removes the directory.
-final class PostgresServer: Sendable {
+package final class PostgresServer: Sendable {
     /// The temporary directory: the data directory `data`, the socket, the logs.
-    let directory: String
+    package let directory: String
     /// The postmaster's process ID.
-    let pid: pid_t
+    package let pid: pid_t
     /// The postmaster's start time (`/proc/PID/stat`, field 22), to recognize it by.
     private let startTime: String
     /// The superuser's password, random per server.
-    let password: String
+    package let password: String
     /// The watchdog's process ID (a child of this process).
-    let watchdog: pid_t
+    package let watchdog: pid_t
     /// Set once stopped.
     private let stopped = Mutex(false)
 
     /// The port number names the socket file (`.s.PGSQL.5432`); nothing listens on TCP.
-    static let port = 5432
+    package static let port = 5432
 
     /// One server for the whole test run, started on first use and stopped at exit.
-    static let shared: Result<PostgresServer, any Error> = {
+    package static let shared: Result<PostgresServer, any Error> = {
         let result = Result { try PostgresServer.start() }
         atexit { PostgresServer.stopSharedAtExit() }
         return result
@@ -46,13 +46,13 @@ final class PostgresServer: Sendable {
     }
 
     /// A connection string for `database` as the superuser, with `password` (the right one by default).
-    func connectionString(database: String = "postgres", password: String? = nil) -> String {
+    package func connectionString(database: String = "postgres", password: String? = nil) -> String {
         "host=\(directory) port=\(Self.port) user=postgres dbname=\(database) password=\(password ?? self.password)"
     }
 
     /// Creates a database of its own for one test (`CREATE DATABASE`) and returns its
     /// connection string.
-    func freshDatabase() throws -> String {
+    package func freshDatabase() throws -> String {
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let admin = try PostgresConnection(connectionString())
         try admin.execute("CREATE DATABASE \(name)")
@@ -60,7 +60,7 @@ final class PostgresServer: Sendable {
     }
 
     /// Whether the postmaster this object started is still running (a zombie counts as gone).
-    var isRunning: Bool { Self.startTime(of: pid) == startTime }
+    package var isRunning: Bool { Self.startTime(of: pid) == startTime }
 
     private init(directory: String, pid: pid_t, startTime: String, password: String, watchdog: pid_t) {
         self.watchdog = watchdog
@@ -75,7 +75,7 @@ final class PostgresServer: Sendable {
     /// Stops the server (SIGINT: fast shutdown, https://www.postgresql.org/docs/15/server-shutdown.html),
     /// waits up to 20 s, then SIGKILLs it if it is still there, and removes the directory.
     /// A second call does nothing.
-    func stop() {
+    package func stop() {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped
@@ -102,13 +102,13 @@ final class PostgresServer: Sendable {
     // MARK: - Starting
 
     /// Errors of starting the server; each carries the tool's output.
-    struct StartError: Error, CustomStringConvertible {
-        let description: String
+    package struct StartError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Starts a new server (see the type's summary); about 1.5 s.
     /// - Parameter watched: the process whose end the watchdog waits for; this one by default.
-    static func start(watching watched: pid_t = getpid()) throws -> PostgresServer {
+    package static func start(watching watched: pid_t = getpid()) throws -> PostgresServer {
         let bin = try binDirectory()
         var template = Array("/tmp/pgtest-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else { throw StartError(description: "mkdtemp: \(String(cString: strerror(errno)))") }
@@ -169,7 +169,7 @@ final class PostgresServer: Sendable {
     /// `PG_BINDIR` if set, else the newest `/usr/lib/postgresql/N/bin` with an `initdb` (Debian
     /// keeps the server binaries there, not on PATH; `pg_config --bindir` of `libpq-dev` alone
     /// answers `/usr/bin`, which has no `initdb`).
-    static func binDirectory() throws -> String {
+    package static func binDirectory() throws -> String {
         if let bin = ProcessInfo.processInfo.environment["PG_BINDIR"] { return bin }
         let root = "/usr/lib/postgresql"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
@@ -207,7 +207,7 @@ final class PostgresServer: Sendable {
     /// (other descriptors of this process are close-on-exec: Swift's, Foundation's, libpq's). Foundation's `Process` is not used: on Linux it
     /// learns that a child ended when a descriptor it leaves open in the child closes, and the
     /// server that `pg_ctl` forks would keep it open, so `waitUntilExit` never returned.
-    static func spawn(_ command: [String], output: String) throws -> pid_t {
+    package static func spawn(_ command: [String], output: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -247,14 +247,14 @@ final class PostgresServer: Sendable {
     }
 
     /// The PID in the first line of `data/postmaster.pid`.
-    static func postmasterPID(directory: String) -> pid_t? {
+    package static func postmasterPID(directory: String) -> pid_t? {
         guard let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8) else { return nil }
         return text.split(separator: "\n").first.flatMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Field 22 of `/proc/PID/stat` (the start time in clock ticks), nil when there is no such
     /// process or it is a zombie.
-    static func startTime(of pid: pid_t) -> String? {
+    package static func startTime(of pid: pid_t) -> String? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return nil }
@@ -264,7 +264,7 @@ final class PostgresServer: Sendable {
     }
 
     /// Polls `condition` every 20 ms until it holds or `seconds` pass; returns whether it held.
-    static func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    package static func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }

@@ -1,0 +1,8 @@
+/// One step of the PostgreSQL schema: an id recorded in `schema_migrations` once applied, and
+/// the SQL that applies it (run in one transaction with that record).
+struct PostgresMigration: Sendable {
+    /// Unique and never reused; recorded in `schema_migrations`.
+    let id: String
+    /// One or more `;`-separated statements.
+    let sql: String
+}

@@ -1,0 +1,17 @@
+/// Why the PostgreSQL store refuses a database (the same cases as SQLite's migrator).
+public enum PostgresMigrationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The database has applied migrations this code does not know: it was written by a newer
+    /// version, and running older code on it could corrupt it.
+    case databaseNewerThanCode(unknownIDs: [String])
+    /// The database still has migrations to apply (for readiness checks).
+    case pending(ids: [String])
+
+    public var description: String {
+        switch self {
+        case .databaseNewerThanCode(let ids):
+            "the database is newer than this program: unknown applied migrations \(ids.joined(separator: ", "))"
+        case .pending(let ids):
+            "the database is not migrated: pending migrations \(ids.joined(separator: ", "))"
+        }
+    }
+}

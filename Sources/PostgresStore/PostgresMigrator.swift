@@ -1,0 +1,81 @@
+/// Applies ``PostgresSchema/migrations`` in order, each in its own transaction together with its
+/// `schema_migrations` row, under a transaction-level advisory lock
+/// (`pg_advisory_xact_lock`, https://www.postgresql.org/docs/15/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS):
+/// replicas started together apply each migration exactly once, one after the other, and a crash
+/// leaves each one applied or not. A database that has applied an id this code does not know is
+/// refused (``PostgresMigrationError/databaseNewerThanCode(unknownIDs:)``).
+struct PostgresMigrator: Sendable {
+    /// The advisory lock key of the migrations ("permmigr" as a big-endian integer).
+    static let lockKey: Int64 = 0x7065_726D_6D69_6772
+
+    let migrations: [PostgresMigration]
+
+    init(_ migrations: [PostgresMigration]) {
+        var seen = Set<String>()
+        for migration in migrations {
+            precondition(seen.insert(migration.id).inserted, "duplicate migration id \(migration.id)")
+        }
+        self.migrations = migrations
+    }
+
+    private static let lock = PreparedStatement("SELECT pg_advisory_xact_lock($1::bigint)")
+    private static let createTable = """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+            id text COLLATE "C" PRIMARY KEY,
+            applied_order integer NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+    private static let tableExists = PreparedStatement("SELECT to_regclass('schema_migrations') IS NOT NULL")
+    private static let applied = PreparedStatement("SELECT id FROM schema_migrations ORDER BY applied_order")
+    private static let record = PreparedStatement("""
+        INSERT INTO schema_migrations (id, applied_order)
+        VALUES ($1, (SELECT count(*) FROM schema_migrations) + 1)
+        """)
+
+    /// The ids recorded as applied, in order; empty for a new database.
+    func appliedIDs(_ connection: PostgresConnection) throws -> [String] {
+        let exists = try connection.query(Self.tableExists)
+        guard exists.count == 1, try exists[0].bool(at: 0) else { return [] }
+        let rows = try connection.query(Self.applied)
+        return try (0..<rows.count).map { try rows[$0].string(at: 0) }
+    }
+
+    /// The known migrations not yet applied, in order.
+    /// - Throws: ``PostgresMigrationError/databaseNewerThanCode(unknownIDs:)``.
+    func pendingMigrations(_ connection: PostgresConnection) throws -> [PostgresMigration] {
+        let applied = try appliedIDs(connection)
+        let known = Set(migrations.map(\.id))
+        let unknown = applied.filter { !known.contains($0) }
+        if !unknown.isEmpty { throw PostgresMigrationError.databaseNewerThanCode(unknownIDs: unknown) }
+        let appliedSet = Set(applied)
+        return migrations.filter { !appliedSet.contains($0.id) }
+    }
+
+    /// Throws unless every known migration is applied and none is unknown (for readiness).
+    func checkMigrated(_ connection: PostgresConnection) throws {
+        let pending = try pendingMigrations(connection)
+        if !pending.isEmpty { throw PostgresMigrationError.pending(ids: pending.map(\.id)) }
+    }
+
+    /// Applies the pending migrations and returns the ids applied now. Each transaction takes
+    /// the advisory lock first and then looks at what is applied, so what another process
+    /// applied meanwhile is seen (READ COMMITTED: each statement sees the latest commits).
+    /// - Parameter connection: outside any transaction.
+    @discardableResult
+    func migrate(_ connection: PostgresConnection) throws -> [String] {
+        var appliedNow: [String] = []
+        while true {
+            let next: String? = try connection.inTransaction(.readCommitted) {
+                try connection.execute(Self.lock, [.int64(Self.lockKey)])
+                try connection.execute(Self.createTable)
+                guard let migration = try pendingMigrations(connection).first else { return nil }
+                try connection.execute(migration.sql)
+                try connection.execute(Self.record, [.text(migration.id)])
+                return migration.id
+            }
+            guard let next else { return appliedNow }
+            appliedNow.append(next)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+public import PermissionDomain
+
+/// `GET /v1/audit/verify`: checking the audit hash chain. The rule and the walk are the
+/// domain's (``AuditChain``, ``AuditChainWalk``); the store reads the rows in batches, each in a
+/// read transaction of its own, and hands them over.
+extension PostgresPermissionStore: AuditChainVerifier {
+    private static let count = PreparedStatement("SELECT count(*) FROM audit")
+    private static let batch = PreparedStatement(
+        "SELECT \(AuditRecord.selectList) FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2")
+
+    public func verifyAuditChain(batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?)
+        throws -> AuditChainReport
+    {
+        var total = try run(begin: Self.beginRead, lockHead: false) { session in
+            try session.row(Self.count) { try $0.int64(at: 0) } ?? 0
+        }
+        let limit = Int64(max(1, batchSize))
+        var walk = AuditChainWalk(chain: .sha256)
+        while true {
+            let after = walk.lastSeq
+            let records = try run(begin: Self.beginRead, lockHead: false) { session in
+                try session.rows(Self.batch, [.int64(after), .int64(limit)]) { try AuditRecord(row: $0) }
+            }
+            for record in records where !walk.check(record) {
+                return walk.report(totalEntries: total)
+            }
+            total = max(total, walk.intactLength)
+            progress?(walk.intactLength, total)
+            if Int64(records.count) < limit { break }
+        }
+        return walk.report(totalEntries: total)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import PermissionDomain
+
+/// The audit log (SPEC §5): gap-free `seq`, append only (the schema's triggers refuse UPDATE,
+/// DELETE, TRUNCATE and a seq that is not the last + 1), hash-chained (``AuditChain``) through
+/// the chain head row, filtered keyset queries.
+extension PostgresSession {
+    private static let columns = """
+        seq, at, actor_key, actor_role, action, user_id, app, service, \
+        from_status, from_level, from_provisional, from_once, to_status, to_level, to_provisional, to_once, \
+        reason, purpose, prompt_id, request_id, detail, purpose_hash, prev_hash, hash
+        """
+
+    private static let lastSeq = PreparedStatement("SELECT coalesce(max(seq), 0) FROM audit")
+    /// The chain head, locked until the transaction ends: writers (and so appends) take turns.
+    static let lockHead = PreparedStatement("SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE")
+    private static let updateHead = PreparedStatement("UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1")
+    private static let insert = PreparedStatement("""
+        INSERT INTO audit (\(columns))
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+                $22, $23, $24)
+        """)
+
+    func lastAuditSeq() throws -> Int64 {
+        try row(Self.lastSeq) { try $0.int64(at: 0) } ?? 0
+    }
+
+    /// Locks the chain head row and returns it (``AuditChainTip/empty`` for an empty log).
+    func lockAuditChainHead() throws -> AuditChainTip {
+        guard let tip = try row(Self.lockHead, decode: { AuditChainTip(seq: try $0.int64(at: 0), hash: try $0.string(at: 1)) })
+        else { throw Self.corrupt("audit_head", "id") }
+        return tip
+    }
+
+    /// Appends `entry` as the head's seq + 1, chained to the head's hash by the domain's rule
+    /// (``AuditChain/record(for:after:)``), and moves the head, all under the head's row lock.
+    @discardableResult
+    func append(_ entry: AuditEntry) throws -> Int64 {
+        let record = AuditChain.sha256.record(for: entry, after: try lockAuditChainHead())
+        try run(Self.insert, [
+            .int64(record.seq), .int64(record.at), .optional(record.actorKey), .optional(record.actorRole),
+            .optional(record.action), .optional(record.user), .optional(record.app), .optional(record.service),
+            .optional(record.fromStatus), .optional(record.fromLevel), .optional(record.fromProvisional),
+            .optional(record.fromOnce), .optional(record.toStatus), .optional(record.toLevel),
+            .optional(record.toProvisional), .optional(record.toOnce), .optional(record.reason),
+            .optional(record.purpose), .optional(record.promptId), .optional(record.requestId),
+            .optional(record.detail), .optional(record.purposeHash), .optional(record.prevHash), .optional(record.hash),
+        ])
+        let tip = AuditChainTip(linking: record)
+        try run(Self.updateHead, [.int64(tip.seq), .text(tip.hash)])
+        return record.seq
+    }
+
+    func audit(query: AuditQuery) throws -> [AuditEntry] {
+        var clause = WhereClause()
+        clause.add("seq > ?", [.int64(query.after)])
+        clause.equal("user_id", query.user?.rawValue)
+        clause.equal("app", query.app?.rawValue)
+        clause.equal("service", query.service?.rawValue)
+        clause.equal("action", query.action?.rawValue)
+        if let since = query.since { clause.add("at >= ?", [.int64(since.millisecondsSince1970)]) }
+        if let until = query.until { clause.add("at < ?", [.int64(until.millisecondsSince1970)]) }
+        let sql = "SELECT \(Self.columns) FROM audit \(clause.sql) ORDER BY seq LIMIT \(clause.nextPlaceholder)"
+        return try rows(.cached(sql), clause.values + [Self.limit(query.limit)]) { try Self.decodeEntry($0) }
+    }
+
+    private static func decodeSnapshot(_ row: PostgresRow, at index: Int, _ column: String) throws -> AuthorizationSnapshot? {
+        guard !row.isNull(at: index) else { return nil }
+        return AuthorizationSnapshot(
+            status: try row.enumeration(AuthorizationStatus.self, at: index, "audit", column),
+            level: row.optionalString(at: index + 1).map(Level.init(trusted:)),
+            provisional: (try row.optionalInt64(at: index + 2) ?? 0) != 0,
+            once: (try row.optionalInt64(at: index + 3) ?? 0) != 0)
+    }
+
+    private static func decodeEntry(_ row: PostgresRow) throws -> AuditEntry {
+        var reason: Reason?
+        if !row.isNull(at: 16) { reason = try row.enumeration(Reason.self, at: 16, "audit", "reason") }
+        var detail: [String: String] = [:]
+        if let text = row.optionalString(at: 20) {
+            guard let decoded = DetailJSON.decode(text) else { throw corrupt("audit", "detail") }
+            detail = decoded
+        }
+        return AuditEntry(
+            seq: try row.int64(at: 0),
+            at: try row.date(at: 1) ?? Date(millisecondsSince1970: 0),
+            actor: Actor(keyId: row.optionalString(at: 2), role: try row.required(3, "audit", "actor_role")),
+            action: AuditAction(try row.required(4, "audit", "action")),
+            user: row.optionalString(at: 5).map(UserID.init(trusted:)),
+            app: row.optionalString(at: 6).map(AppID.init(trusted:)),
+            service: row.optionalString(at: 7).map(ServiceID.init(trusted:)),
+            from: try decodeSnapshot(row, at: 8, "from_status"),
+            to: try decodeSnapshot(row, at: 12, "to_status"),
+            reason: reason,
+            purpose: row.optionalString(at: 17).map(PurposeString.init(trusted:)),
+            promptId: row.optionalString(at: 18).map(PromptID.init(trusted:)),
+            requestId: row.optionalString(at: 19),
+            detail: detail,
+            purposeHash: row.optionalString(at: 21),
+            prevHash: row.optionalString(at: 22),
+            hash: row.optionalString(at: 23))
+    }
+}

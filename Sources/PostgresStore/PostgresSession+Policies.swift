@@ -1,0 +1,77 @@
+import Foundation
+import PermissionDomain
+
+/// Operator policies (SPEC §4 Policies) and user settings (the Location Services switch).
+extension PostgresSession {
+    private static let policyColumns = "id, service, app, user_id, effect, level, updated_at"
+    private static let selectPolicy = PreparedStatement("SELECT \(policyColumns) FROM policies WHERE id = $1")
+    private static let pagePolicies = PreparedStatement(
+        "SELECT \(policyColumns) FROM policies WHERE id > $1 ORDER BY id LIMIT $2")
+    private static let policiesFor = PreparedStatement("""
+        SELECT \(policyColumns) FROM policies
+        WHERE service = $1 AND (app = $2 OR app IS NULL) AND (user_id = $3 OR user_id IS NULL)
+        """)
+    private static let upsertPolicy = PreparedStatement("""
+        INSERT INTO policies (\(policyColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7)
+        ON CONFLICT (id) DO UPDATE SET service = excluded.service, app = excluded.app, user_id = excluded.user_id,
+            effect = excluded.effect, level = excluded.level, updated_at = excluded.updated_at
+        """)
+    private static let deleteOne = PreparedStatement("DELETE FROM policies WHERE id = $1")
+    private static let selectSettings = PreparedStatement(
+        "SELECT location_services_enabled, updated_at FROM user_settings WHERE user_id = $1")
+    private static let upsertSettings = PreparedStatement("""
+        INSERT INTO user_settings (user_id, location_services_enabled, updated_at) VALUES ($1, $2, $3)
+        ON CONFLICT (user_id) DO UPDATE SET
+            location_services_enabled = excluded.location_services_enabled, updated_at = excluded.updated_at
+        """)
+
+    func policy(id: PolicyID) throws -> Policy? {
+        try row(Self.selectPolicy, [.text(id.rawValue)]) { try Self.decodePolicy($0) }
+    }
+
+    func policies(after: PolicyID?, limit: Int) throws -> [Policy] {
+        try rows(Self.pagePolicies, [.text(after?.rawValue ?? ""), Self.limit(limit)]) { try Self.decodePolicy($0) }
+    }
+
+    func policies(service: ServiceID, app: AppID, user: UserID) throws -> [Policy] {
+        try rows(Self.policiesFor, [.text(service.rawValue), .text(app.rawValue), .text(user.rawValue)]) {
+            try Self.decodePolicy($0)
+        }
+    }
+
+    func save(_ policy: Policy) throws {
+        try run(Self.upsertPolicy, [
+            .text(policy.id.rawValue), .text(policy.service.rawValue), .optional(policy.app?.rawValue),
+            .optional(policy.user?.rawValue), .text(policy.effect.rawValue), .optional(policy.level?.rawValue),
+            .int64(policy.updatedAt.millisecondsSince1970),
+        ])
+    }
+
+    @discardableResult
+    func deletePolicy(id: PolicyID) throws -> Bool {
+        try run(Self.deleteOne, [.text(id.rawValue)]) > 0
+    }
+
+    private static func decodePolicy(_ row: PostgresRow) throws -> Policy {
+        Policy(
+            trusted: PolicyID(trusted: try row.required(0, "policies", "id")),
+            service: ServiceID(trusted: try row.required(1, "policies", "service")),
+            app: row.optionalString(at: 2).map(AppID.init(trusted:)),
+            user: row.optionalString(at: 3).map(UserID.init(trusted:)),
+            effect: try row.enumeration(PolicyEffect.self, at: 4, "policies", "effect"),
+            level: row.optionalString(at: 5).map(Level.init(trusted:)),
+            updatedAt: try row.date(at: 6) ?? Date(millisecondsSince1970: 0))
+    }
+
+    func userSettings(_ user: UserID) throws -> UserSettings? {
+        try row(Self.selectSettings, [.text(user.rawValue)]) {
+            UserSettings(user: user, locationServicesEnabled: try $0.bool(at: 0), updatedAt: try $0.date(at: 1))
+        }
+    }
+
+    func save(_ settings: UserSettings) throws {
+        try run(Self.upsertSettings, [
+            .text(settings.user.rawValue), .bool(settings.locationServicesEnabled), .date(settings.updatedAt),
+        ])
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import PermissionDomain
+
+/// The permission model's reads and writes over one pooled connection, inside the
+/// transaction that ``PostgresPermissionStore`` began: `REPEATABLE READ READ ONLY` for a read,
+/// a writing transaction that holds the chain head's lock for a write.
+///
+/// Every query is a ``PreparedStatement`` (fixed ones in `static let`s, filtered listings
+/// through ``PreparedStatement/cached(_:)``); listings are keyset-paged with row-value
+/// comparisons (https://www.postgresql.org/docs/15/functions-comparisons.html#ROW-WISE-COMPARISON)
+/// over the `COLLATE "C"` keys, in the same order as SQLite's store.
+struct PostgresSession: PermissionWriter {
+    let connection: PostgresConnection
+
+    /// A stored value that does not parse: the database was changed outside this program.
+    static func corrupt(_ table: String, _ column: String) -> PostgresError {
+        PostgresError(sqlState: "XX001", message: "unexpected value in \(table).\(column)")
+    }
+
+    /// Runs `statement` with `parameters`, decoding each row.
+    func rows<Row>(_ statement: PreparedStatement, _ parameters: [PostgresValue] = [], decode: (PostgresRow) throws -> Row)
+        throws -> [Row]
+    {
+        let result = try connection.query(statement, parameters)
+        var rows: [Row] = []
+        rows.reserveCapacity(result.count)
+        for index in 0..<result.count { rows.append(try decode(result[index])) }
+        return rows
+    }
+
+    /// Runs `statement` with `parameters` and decodes the first row, if any.
+    func row<Row>(_ statement: PreparedStatement, _ parameters: [PostgresValue] = [], decode: (PostgresRow) throws -> Row)
+        throws -> Row?
+    {
+        let result = try connection.query(statement, parameters)
+        return result.count == 0 ? nil : try decode(result[0])
+    }
+
+    /// Runs a statement without rows; returns the rows it changed.
+    @discardableResult
+    func run(_ statement: PreparedStatement, _ parameters: [PostgresValue]) throws -> Int {
+        try connection.execute(statement, parameters)
+    }
+
+    /// The page size SQL gets: at least 1 (the protocol requires `limit >= 1`).
+    static func limit(_ limit: Int) -> PostgresValue { .int64(Int64(max(1, limit))) }
+}
+
+extension PostgresValue {
+    /// Text, or NULL.
+    static func optional(_ text: String?) -> PostgresValue { text.map(PostgresValue.text) ?? .null }
+    /// Milliseconds since 1970, or NULL.
+    static func date(_ date: Date?) -> PostgresValue { date.map { .int64($0.millisecondsSince1970) } ?? .null }
+    /// An integer, or NULL.
+    static func optional(_ value: Int64?) -> PostgresValue { value.map(PostgresValue.int64) ?? .null }
+}
+
+extension PostgresRow {
+    /// A non-NULL text column, or a corruption error naming it.
+    func required(_ column: Int, _ table: String, _ name: String) throws -> String {
+        guard let text = optionalString(at: column) else { throw PostgresSession.corrupt(table, name) }
+        return text
+    }
+
+    /// A column holding a `RawRepresentable` enumeration's raw value.
+    func enumeration<Value: RawRepresentable>(_ type: Value.Type, at column: Int, _ table: String, _ name: String)
+        throws -> Value where Value.RawValue == String
+    {
+        guard let text = optionalString(at: column), let value = Value(rawValue: text) else {
+            throw PostgresSession.corrupt(table, name)
+        }
+        return value
+    }
+
+    /// A millisecond timestamp column, or nil when NULL.
+    func date(at column: Int) throws -> Date? {
+        try optionalInt64(at: column).map(Date.init(millisecondsSince1970:))
+    }
+
+    /// A comma-joined list column split into its parts (empty text is an empty list).
+    func list(at column: Int) -> [Substring] {
+        guard let text = optionalString(at: column), !text.isEmpty else { return [] }
+        return text.split(separator: ",", omittingEmptySubsequences: false)
+    }
+}
