@@ -22,6 +22,11 @@ scripts/validate-deploy.sh
 echo "== swift test"
 swift test --skip-build
 
+# The same API suite on the PostgreSQL store (issue 19): each TestApp in a fresh database of a
+# real PostgreSQL the tests start themselves.
+echo "== swift test: the API suite on PostgreSQL"
+PERMISSION_TEST_STORE=postgres swift test --skip-build --filter PermissionAPITests
+
 # Hostile input (issue 4): schemathesis against a live server from openapi.yaml, all checks
 # and phases, >= 1,000 generated calls, zero failures (see the README, "Hostile-input
 # testing"). It runs the permission-server just built.

@@ -2,8 +2,9 @@ import Foundation
 import PermissionWire
 import Testing
 
-/// `GET /v1/audit/verify` over a real SQLite file: intact after flows, pointing at the row an
-/// attacker edited with the sqlite3 shell; audit entries carry their links and purpose hashes.
+/// `GET /v1/audit/verify` over a real database: intact after flows, pointing at the row an
+/// attacker edited with the sqlite3 shell (plain SQL on PostgreSQL); audit entries carry their
+/// links and purpose hashes.
 @Suite struct AuditVerifyEndpointTests {
     private func sqlite3(_ file: String, _ sql: String) throws {
         let process = Process()
@@ -38,7 +39,12 @@ import Testing
         #expect(decision.purpose == prompt.purpose)
         #expect(decision.purposeHash?.count == 64)
 
-        try sqlite3(app.store.path, "DROP TRIGGER audit_never_updated; UPDATE audit SET reason = 'userSet' WHERE seq = 3")
+        if let sqlite = app.sqliteStore {
+            try sqlite3(sqlite.path, "DROP TRIGGER audit_never_updated; UPDATE audit SET reason = 'userSet' WHERE seq = 3")
+        } else {
+            try app.executeOnPostgres(
+                "ALTER TABLE audit DISABLE TRIGGER audit_never_updated; UPDATE audit SET reason = 'userSet' WHERE seq = 3")
+        }
         let broken = try app.send(.get, "/v1/audit/verify").decode(AuditVerification.self)
         #expect(!broken.valid)
         #expect(broken.firstInvalidSeq == 3)

@@ -4,15 +4,32 @@ import Logging
 import PermissionAPI
 import PermissionDomain
 import PermissionWire
+import PostgresStore
+import PostgresTestServer
 import SQLiteStore
 
 /// The in-process tier (STYLE 14): the application's responder called directly with
 /// `HTTPRequest` values, over a temp-file SQLite store and a manual clock.
+///
+/// With `PERMISSION_TEST_STORE=postgres` the same suite runs on ``PostgresPermissionStore``
+/// instead, each TestApp in a fresh database of the PostgreSQL the tests start
+/// (``PostgresServer/shared``). The few tests that reach into SQLite itself are skipped there
+/// with a reason (``TestApp/onSQLite``).
 final class TestApp: @unchecked Sendable {
     static let start = Date(millisecondsSince1970: 1_795_000_000_000)
 
+    /// Whether this run is on SQLite (the default) rather than PostgreSQL.
+    static let onSQLite = ProcessInfo.processInfo.environment["PERMISSION_TEST_STORE"] != "postgres"
+
+    /// Pooled connections per PostgreSQL TestApp: few, since many TestApps live at once.
+    static let postgresPoolSize = 3
+
     let directory: TemporaryDirectory
-    let store: SQLitePermissionStore
+    let store: any PermissionStore
+    /// The SQLite store, nil on PostgreSQL.
+    let sqliteStore: SQLitePermissionStore?
+    /// The PostgreSQL database's connection string, nil on SQLite.
+    let postgresConnectionString: String?
     let clock: ManualClock
     let application: PermissionApplication
     let configuration: APIConfiguration
@@ -28,7 +45,21 @@ final class TestApp: @unchecked Sendable {
 
     init(database: DatabaseConfiguration = .init(), _ adjust: (inout APIConfiguration) -> Void = { _ in }) throws {
         directory = try TemporaryDirectory()
-        store = try SQLitePermissionStore.open(path: directory.file("permissions.sqlite"), configuration: database)
+        let checkReady: @Sendable () throws -> Void
+        if Self.onSQLite {
+            let sqlite = try SQLitePermissionStore.open(path: directory.file("permissions.sqlite"), configuration: database)
+            sqliteStore = sqlite
+            postgresConnectionString = nil
+            store = sqlite
+            checkReady = { try sqlite.checkReady() }
+        } else {
+            let connectionString = try PostgresServer.shared.get().freshDatabase()
+            let postgres = try PostgresPermissionStore.open(connectionString: connectionString, poolSize: Self.postgresPoolSize)
+            sqliteStore = nil
+            postgresConnectionString = connectionString
+            store = postgres
+            checkReady = { try postgres.checkReady() }
+        }
         clock = ManualClock(Self.start)
         var configuration = APIConfiguration()
         adjust(&configuration)
@@ -39,13 +70,20 @@ final class TestApp: @unchecked Sendable {
             configuration: configuration, store: store, clock: clock,
             readiness: {
                 if notReady.isSet { throw TestFailure("disk on fire") }
-                try store.checkReady()
+                try checkReady()
             },
             logger: quietLogger)
         // Stored directly (no audit entry), so that tests see the audit log of their own calls.
         let (id, secret) = try storeKey(role: .admin)
         adminKey = secret
         adminKeyId = id.rawValue
+    }
+
+    /// Runs `sql` on the PostgreSQL database behind the store's back (as an attacker with
+    /// database access would); only on PostgreSQL.
+    func executeOnPostgres(_ sql: String) throws {
+        guard let postgresConnectionString else { throw TestFailure("not on PostgreSQL") }
+        try PostgresConnection(postgresConnectionString).execute(sql)
     }
 
     /// Stores a key of `role` (bound to `app`) without an audit entry; returns its id and secret.
