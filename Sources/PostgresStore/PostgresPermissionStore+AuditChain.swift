@@ -11,23 +11,13 @@ extension PostgresPermissionStore: AuditChainVerifier {
     public func verifyAuditChain(batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?)
         throws -> AuditChainReport
     {
-        var total = try run(begin: Self.beginRead, lockHead: false) { session in
+        let total = try run(begin: Self.beginRead, lockHead: false) { session in
             try session.row(Self.count) { try $0.int64(at: 0) } ?? 0
         }
-        let limit = Int64(max(1, batchSize))
-        var walk = AuditChainWalk(chain: .sha256)
-        while true {
-            let after = walk.lastSeq
-            let records = try run(begin: Self.beginRead, lockHead: false) { session in
+        return try AuditChain.sha256.verify(total: total, batchSize: batchSize, progress: progress) { after, limit in
+            try run(begin: Self.beginRead, lockHead: false) { session in
                 try session.rows(Self.batch, [.int64(after), .int64(limit)]) { try AuditRecord(row: $0) }
             }
-            for record in records where !walk.check(record) {
-                return walk.report(totalEntries: total)
-            }
-            total = max(total, walk.intactLength)
-            progress?(walk.intactLength, total)
-            if Int64(records.count) < limit { break }
         }
-        return walk.report(totalEntries: total)
     }
 }

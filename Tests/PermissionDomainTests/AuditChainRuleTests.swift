@@ -161,4 +161,30 @@ import Testing
         #expect(walk.lastSeq == 3 && !walk.isBroken)
         #expect(walk.report(totalEntries: 1) == chain.verify(records))
     }
+
+    /// The batched walk both stores call: every batch size gives the one-pass result, fetches
+    /// start after the last checked seq, progress is reported after each batch, and a break
+    /// stops the fetching.
+    @Test(arguments: [1, 2, 3, 5])
+    func theBatchedVerifyAgreesWithOnePass(batchSize: Int) {
+        let records = chainOfThree()
+        var starts: [Int64] = []
+        let report = chain.verify(total: 3, batchSize: batchSize, progress: nil) { after, limit in
+            starts.append(after)
+            return Array(records.filter { $0.seq > after }.prefix(Int(limit)))
+        }
+        #expect(report == chain.verify(records))
+        #expect(starts == stride(from: 0, to: 4, by: batchSize).map(Int64.init))
+
+        var broken = records
+        broken[1].hash = String(repeating: "0", count: 64)
+        var fetches = 0
+        let brokenReport = chain.verify(total: 3, batchSize: batchSize, progress: nil) { after, limit in
+            fetches += 1
+            return Array(broken.filter { $0.seq > after }.prefix(Int(limit)))
+        }
+        #expect(brokenReport == chain.verify(broken))
+        #expect(brokenReport.firstFailingSeq == 2)
+        #expect(fetches == (batchSize == 1 ? 2 : 1), "nothing is fetched after the break")
+    }
 }

@@ -38,14 +38,11 @@ extension SQLitePermissionStore: AuditChainVerifier {
     private static func verifyAuditChain(
         readers: ReaderPool, batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?
     ) throws -> AuditChainReport {
-        var total = try readers.readLatest { database in
+        let total = try readers.readLatest { database in
             try database.withStatement("SELECT count(*) FROM audit") { try $0.step() ? $0.int64(at: 0) : 0 }
         }
-        let limit = Int64(max(1, batchSize))
-        var walk = AuditChainWalk(chain: .sha256)
-        while true {
-            let after = walk.lastSeq
-            let records = try readers.readLatest { database in
+        return try AuditChain.sha256.verify(total: total, batchSize: batchSize, progress: progress) { after, limit in
+            try readers.readLatest { database in
                 try database.withStatement(
                     "SELECT \(AuditRecord.selectList) FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"
                 ) { statement in
@@ -57,13 +54,6 @@ extension SQLitePermissionStore: AuditChainVerifier {
                     return records
                 }
             }
-            for record in records where !walk.check(record) {
-                return walk.report(totalEntries: total)
-            }
-            total = max(total, walk.intactLength)
-            progress?(walk.intactLength, total)
-            if Int64(records.count) < limit { break }
         }
-        return walk.report(totalEntries: total)
     }
 }
