@@ -1,9 +1,11 @@
+import PermissionDomain
+
 /// Applies ``PostgresSchema/migrations`` in order, each in its own transaction together with its
 /// `schema_migrations` row, under a transaction-level advisory lock
 /// (`pg_advisory_xact_lock`, https://www.postgresql.org/docs/15/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS):
 /// replicas started together apply each migration exactly once, one after the other, and a crash
 /// leaves each one applied or not. A database that has applied an id this code does not know is
-/// refused (``PostgresMigrationError/databaseNewerThanCode(unknownIDs:)``).
+/// refused (``MigrationError/databaseNewerThanCode(unknownIDs:)``).
 struct PostgresMigrator: Sendable {
     /// The advisory lock key of the migrations ("permmigr" as a big-endian integer).
     static let lockKey: Int64 = 0x7065_726D_6D69_6772
@@ -42,12 +44,12 @@ struct PostgresMigrator: Sendable {
     }
 
     /// The known migrations not yet applied, in order.
-    /// - Throws: ``PostgresMigrationError/databaseNewerThanCode(unknownIDs:)``.
+    /// - Throws: ``MigrationError/databaseNewerThanCode(unknownIDs:)``.
     func pendingMigrations(_ connection: PostgresConnection) throws -> [PostgresMigration] {
         let applied = try appliedIDs(connection)
         let known = Set(migrations.map(\.id))
         let unknown = applied.filter { !known.contains($0) }
-        if !unknown.isEmpty { throw PostgresMigrationError.databaseNewerThanCode(unknownIDs: unknown) }
+        if !unknown.isEmpty { throw MigrationError.databaseNewerThanCode(unknownIDs: unknown) }
         let appliedSet = Set(applied)
         return migrations.filter { !appliedSet.contains($0.id) }
     }
@@ -55,7 +57,7 @@ struct PostgresMigrator: Sendable {
     /// Throws unless every known migration is applied and none is unknown (for readiness).
     func checkMigrated(_ connection: PostgresConnection) throws {
         let pending = try pendingMigrations(connection)
-        if !pending.isEmpty { throw PostgresMigrationError.pending(ids: pending.map(\.id)) }
+        if !pending.isEmpty { throw MigrationError.pending(ids: pending.map(\.id)) }
     }
 
     /// Applies the pending migrations and returns the ids applied now. Each transaction takes

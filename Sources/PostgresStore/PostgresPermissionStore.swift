@@ -37,7 +37,7 @@ public final class PostgresPermissionStore: PermissionStore {
     ///   - connectionString: a libpq `key=value` string or `postgres://` URI; never logged.
     ///   - poolSize: the most connections open at once.
     ///   - checkoutTimeout: seconds a call waits for a free connection before it is unavailable.
-    /// - Throws: ``PostgresMigrationError/databaseNewerThanCode(unknownIDs:)`` when the database
+    /// - Throws: ``MigrationError/databaseNewerThanCode(unknownIDs:)`` when the database
     ///   was migrated by a newer version; ``PostgresError`` when it cannot be reached.
     public static func open(connectionString: String, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5)
         throws -> PostgresPermissionStore

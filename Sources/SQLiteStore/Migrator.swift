@@ -1,3 +1,5 @@
+import PermissionDomain
+
 /// An ordered, append-only list of migrations, with the applied ids kept in the
 /// `schema_migrations` table (STYLE 12).
 ///

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import PermissionDomain
 import SQLiteStore
 
 /// `permission-server migrate`: applies pending migrations to the database file and exits,

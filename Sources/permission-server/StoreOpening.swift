@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PermissionDomain
 import SQLiteStore
 
 /// Opening and closing the database for the subcommands, with the refusals logged clearly.

@@ -114,12 +114,12 @@ import Testing
         try store.checkReady()
         try PostgresConnection(database).execute(
             "INSERT INTO schema_migrations (id, applied_order) VALUES ('99-from-the-future', 99)")
-        let refused = #expect(throws: PostgresMigrationError.self) {
+        let refused = #expect(throws: MigrationError.self) {
             _ = try PostgresPermissionStore.open(connectionString: database)
         }
         #expect(refused == .databaseNewerThanCode(unknownIDs: ["99-from-the-future"]))
         #expect(refused?.description.contains("newer than this program") == true)
-        #expect(throws: PostgresMigrationError.self) { try store.checkReady() }
+        #expect(throws: MigrationError.self) { try store.checkReady() }
     }
 
     @Test func terminatedConnectionIsReplacedOnTheNextCall() throws {

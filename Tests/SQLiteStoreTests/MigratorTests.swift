@@ -1,4 +1,5 @@
 import Foundation
+import PermissionDomain
 @testable import SQLiteStore
 import Testing
 

@@ -1,5 +1,6 @@
-/// Why the PostgreSQL store refuses a database (the same cases as SQLite's migrator).
-public enum PostgresMigrationError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Why a store refuses a database (the same for every store: SQLite and PostgreSQL keep
+/// their own lists of migration ids, and refuse alike).
+public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database has applied migrations this code does not know: it was written by a newer
     /// version, and running older code on it could corrupt it.
     case databaseNewerThanCode(unknownIDs: [String])
