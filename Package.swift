@@ -89,7 +89,10 @@ let package = Package(
         .testTarget(name: "PermissionDomainTests", dependencies: ["PermissionDomain"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "PermissionDomain"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PostgresStoreTests", dependencies: ["PostgresStore", "PostgresTestServer", "PermissionDomain"],
+            name: "PostgresStoreTests",
+            dependencies: [
+                "PostgresStore", "PostgresTestServer", "PermissionDomain", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
