@@ -44,7 +44,7 @@ let package = Package(
             dependencies: ["PermissionDomain", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        // PostgreSQL persistence of the domain through libpq (issue 19); no executable links it yet.
+        // PostgreSQL persistence of the domain through libpq (issue 19).
         .target(
             name: "PostgresStore",
             dependencies: ["PermissionDomain", "CLibPQ", .product(name: "Crypto", package: "swift-crypto")],
@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "permission-server",
             dependencies: [
-                "PermissionAPI", "SQLiteStore", "PermissionDomain", "HTTPCore",
+                "PermissionAPI", "SQLiteStore", "PostgresStore", "PermissionDomain", "HTTPCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -89,7 +89,10 @@ let package = Package(
         .testTarget(name: "PermissionDomainTests", dependencies: ["PermissionDomain"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "PermissionDomain"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PostgresStoreTests", dependencies: ["PostgresStore", "PostgresTestServer", "PermissionDomain"],
+            name: "PostgresStoreTests",
+            dependencies: [
+                "PostgresStore", "PostgresTestServer", "PermissionDomain", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -108,7 +111,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PermissionClient", "PermissionWire"],
+            dependencies: ["PermissionClient", "PermissionWire", "PostgresTestServer"],
             swiftSettings: swiftSettings
         ),
     ]

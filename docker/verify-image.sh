@@ -194,7 +194,7 @@ cat >"$tmp/builder/Containerfile" <<EOF
 FROM $base_image
 RUN export DEBIAN_FRONTEND=noninteractive && apt-get update -q && \\
     apt-get install -y -q --no-install-recommends binutils gcc git libc6-dev libstdc++-12-dev \\
-        libcurl4-openssl-dev libedit-dev libsqlite3-dev libncurses-dev libpython3-dev libxml2-dev \\
+        libcurl4-openssl-dev libedit-dev libpq-dev libsqlite3-dev libncurses-dev libpython3-dev libxml2-dev \\
         pkg-config uuid-dev tzdata ca-certificates zlib1g-dev && \\
     rm -rf /var/lib/apt/lists/*
 COPY gitconfig /etc/gitconfig

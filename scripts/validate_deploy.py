@@ -117,7 +117,7 @@ def check_dockerfile(root: Path) -> None:
     installed = set()
     for match in re.finditer(r"apt-get install ([^&|;]*)", runtime_runs):
         installed |= {word for word in match.group(1).split() if not word.startswith("-")}
-    allowed = {"libsqlite3-0", "libcurl4", "ca-certificates"}
+    allowed = {"libsqlite3-0", "libcurl4", "libpq5", "ca-certificates"}
     check(installed <= allowed, where, f"the runtime installs more than {sorted(allowed)}: {sorted(installed)}")
     check("curl" not in installed, where, "the runtime image installs curl")
     check("rm -rf /var/lib/apt/lists" in runtime_runs, where, "the runtime keeps the apt lists")

@@ -7,7 +7,7 @@
 /// connection string this package keeps in an error.
 package enum ConnectionString {
     /// The URI schemes libpq recognizes (matched case-sensitively, as libpq does).
-    static let uriSchemes = ["postgresql://", "postgres://"]
+    package static let uriSchemes = ["postgresql://", "postgres://"]
 
     /// Returns `conninfo` with every password replaced by `***`: the `password` key of the
     /// `key=value` form, the password of a URI's user information (`user:***@host`) and a

@@ -37,15 +37,22 @@ public final class PostgresPermissionStore: PermissionStore {
     ///   - connectionString: a libpq `key=value` string or `postgres://` URI; never logged.
     ///   - poolSize: the most connections open at once.
     ///   - checkoutTimeout: seconds a call waits for a free connection before it is unavailable.
+    ///   - migrating: false to write nothing (`audit verify`): the schema must then be up to
+    ///     date already.
     /// - Throws: ``MigrationError/databaseNewerThanCode(unknownIDs:)`` when the database
-    ///   was migrated by a newer version; ``PostgresError`` when it cannot be reached.
-    public static func open(connectionString: String, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5)
-        throws -> PostgresPermissionStore
-    {
+    ///   was migrated by a newer version, ``MigrationError/pending(ids:)`` when not migrating
+    ///   and migrations are pending; ``PostgresError`` when it cannot be reached.
+    public static func open(
+        connectionString: String, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5, migrating: Bool = true
+    ) throws -> PostgresPermissionStore {
         let pool = PostgresConnectionPool(
             conninfo: connectionString, capacity: poolSize, checkoutTimeout: checkoutTimeout,
             setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)")
-        _ = try pool.withConnection { try PostgresSchema.migrator.migrate($0) }
+        if migrating {
+            _ = try pool.withConnection { try PostgresSchema.migrator.migrate($0) }
+        } else {
+            try pool.withConnection { try PostgresSchema.migrator.checkMigrated($0) }
+        }
         return PostgresPermissionStore(pool: pool)
     }
 

@@ -37,6 +37,14 @@ extension PostgresSession {
     @discardableResult
     func append(_ entry: AuditEntry) throws -> Int64 {
         let record = AuditChain.sha256.record(for: entry, after: try lockAuditChainHead())
+        try insertAuditRecord(record)
+        try moveAuditChainHead(to: AuditChainTip(linking: record))
+        return record.seq
+    }
+
+    /// Inserts `record` with every column as given (the schema's trigger still refuses a seq
+    /// that is not the last + 1). Callers hold the head's lock and move the head after it.
+    func insertAuditRecord(_ record: AuditRecord) throws {
         try run(Self.insert, [
             .int64(record.seq), .int64(record.at), .optional(record.actorKey), .optional(record.actorRole),
             .optional(record.action), .optional(record.user), .optional(record.app), .optional(record.service),
@@ -46,9 +54,11 @@ extension PostgresSession {
             .optional(record.purpose), .optional(record.promptId), .optional(record.requestId),
             .optional(record.detail), .optional(record.purposeHash), .optional(record.prevHash), .optional(record.hash),
         ])
-        let tip = AuditChainTip(linking: record)
+    }
+
+    /// Sets the chain head row to `tip`.
+    func moveAuditChainHead(to tip: AuditChainTip) throws {
         try run(Self.updateHead, [.int64(tip.seq), .text(tip.hash)])
-        return record.seq
     }
 
     func audit(query: AuditQuery) throws -> [AuditEntry] {

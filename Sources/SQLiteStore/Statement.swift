@@ -225,6 +225,17 @@ package final class Statement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The column as it is stored, in its storage class (for copying rows whatever their table).
+    package func value(at index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: .text(string(at: index) ?? "")
+        case SQLITE_BLOB: .blob(blob(at: index) ?? [])
+        default: .null
+        }
+    }
+
     /// The column as bytes, or nil when NULL.
     package func blob(at index: Int32) -> [UInt8]? {
         if isNull(at: index) { return nil }

@@ -25,6 +25,13 @@ struct BackupCommand: ParsableCommand {
         let configuration = try ServerConfiguration.resolve(options)
         LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         let logger = Logger(label: "permission-server.backup")
+        if case .postgres = configuration.database {
+            logger.critical("""
+                backup copies a SQLite file only; back up a PostgreSQL database with pg_dump \
+                (https://www.postgresql.org/docs/15/app-pgdump.html)
+                """, metadata: ["database": "\(configuration.database.described)"])
+            throw ExitCode(ExitCodes.usage)
+        }
         let source = configuration.databasePath
         let files = FileManager.default
         guard files.fileExists(atPath: source) else {

@@ -8,6 +8,7 @@ enum ExitCodes {
     static let noInput: Int32 = 66
     /// EX_UNAVAILABLE: the address cannot be bound, or another server serves the database file.
     static let unavailable: Int32 = 69
-    /// EX_CANTCREAT: the backup target exists and `--force` was not given.
+    /// EX_CANTCREAT: the backup target exists and `--force` was not given, or the copy target
+    /// database is not empty.
     static let cannotCreate: Int32 = 73
 }

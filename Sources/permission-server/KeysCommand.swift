@@ -3,23 +3,25 @@ import Foundation
 import Logging
 import PermissionAPI
 import PermissionDomain
-import SQLiteStore
 
-/// `permission-server keys create|list|revoke`: API keys on the database file (SPEC §6), e.g.
+
+/// `permission-server keys create|list|revoke`: API keys in the database (a SQLite file or a
+/// PostgreSQL URI; SPEC §6), e.g.
 /// the first admin key before the server ever ran. Changes are audited with actor `system`.
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Create, list and revoke API keys in the database file.",
+        abstract: "Create, list and revoke API keys in the database.",
         subcommands: [Create.self, List.self, Revoke.self]
     )
 
     /// Opens the store and a service over it, with the settings' logging.
-    static func open(_ options: SettingOptions, label: String) throws -> (SQLitePermissionStore, PermissionService) {
+    /// On a PostgreSQL URI the database is migrated first, as on a SQLite file.
+    static func open(_ options: SettingOptions, label: String) throws -> (any PermissionStore, PermissionService) {
         let configuration = try ServerConfiguration.resolve(options)
         LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         let logger = Logger(label: label)
-        let store = try StoreOpening.open(path: configuration.databasePath, logger: logger)
+        let store = try StoreOpening.open(configuration.database, logger: logger)
         return (store, PermissionService(store: store, clock: SystemClock()))
     }
 

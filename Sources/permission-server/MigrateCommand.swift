@@ -1,14 +1,16 @@
 import ArgumentParser
 import Logging
 import PermissionDomain
+import PostgresStore
 import SQLiteStore
 
-/// `permission-server migrate`: applies pending migrations to the database file and exits,
-/// printing what was applied (one id a line) or that it was up to date.
+/// `permission-server migrate`: applies pending migrations to the database (a SQLite file, or a
+/// PostgreSQL database under the migrations' advisory lock) and exits, printing what was applied
+/// (one id a line) or that it was up to date.
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Apply pending schema migrations to the database file and exit."
+        abstract: "Apply pending schema migrations to the database (SQLite file or PostgreSQL) and exit."
     )
 
     @OptionGroup var options: SettingOptions
@@ -17,23 +19,32 @@ struct MigrateCommand: ParsableCommand {
         let configuration = try ServerConfiguration.resolve(options)
         LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         let logger = Logger(label: "permission-server.migrate")
+        let database = configuration.database
         let applied: [String]
+        let known: Int
         do {
-            applied = try SQLitePermissionStore.migrate(path: configuration.databasePath) { message, done, total in
-                logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
+            switch database {
+            case .sqlite(let path):
+                known = SQLitePermissionStore.knownMigrations.count
+                applied = try SQLitePermissionStore.migrate(path: path) { message, done, total in
+                    logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
+                }
+            case .postgres(let connectionString):
+                known = PostgresPermissionStore.knownMigrations.count
+                applied = try PostgresPermissionStore.migrate(connectionString: connectionString)
             }
         } catch let error as MigrationError {
-            logger.critical("refusing to migrate: \(error)", metadata: ["database": "\(configuration.databasePath)"])
+            logger.critical("refusing to migrate: \(error)", metadata: ["database": "\(database.described)"])
             throw ExitCode(ExitCodes.dataError)
         } catch {
-            logger.critical("cannot migrate: \(error)", metadata: ["database": "\(configuration.databasePath)"])
+            logger.critical("cannot migrate: \(database.scrubbed(error))", metadata: ["database": "\(database.described)"])
             throw ExitCode.failure
         }
         if applied.isEmpty {
-            print("\(configuration.databasePath): up to date (\(SQLitePermissionStore.knownMigrations.count) migrations)")
+            print("\(database.described): up to date (\(known) migrations)")
         } else {
             for id in applied { print("applied \(id)") }
-            print("\(configuration.databasePath): \(applied.count) migration(s) applied")
+            print("\(database.described): \(applied.count) migration(s) applied")
         }
     }
 }

@@ -1,23 +1,23 @@
 import ArgumentParser
 
-/// `permission-server`: `serve` (the default), `migrate`, `backup`, `healthcheck` and
-/// `audit verify`.
+/// `permission-server`: `serve` (the default), `migrate`, `backup`, `healthcheck`,
+/// `audit verify`, `keys` and `copy`.
 ///
 /// Every setting of ``Settings/all`` is a flag of each subcommand and an environment variable;
 /// see ``SettingOptions``. Exit codes follow sysexits(3): 64 for a bad setting, 65 for a database
 /// this program must not touch (newer than the code), 66 for a missing input file, 73 for a
-/// backup target that exists, 1 for anything else.
+/// backup target that exists or a copy target that is not empty, 1 for anything else.
 struct PermissionServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "permission-server",
-        abstract: "Per-user app permissions (the iOS TCC model) over HTTP, with the state in one SQLite file.",
+        abstract: "Per-user app permissions (the iOS TCC model) over HTTP, with the state in one SQLite file (or PostgreSQL, for the operator commands).",
         discussion: """
             Settings come from flags, then PERMISSION_* environment variables, then the file named \
             by --config / PERMISSION_CONFIG, then the defaults shown in each subcommand's --help.
             """,
         subcommands: [
             ServeCommand.self, MigrateCommand.self, BackupCommand.self, HealthcheckCommand.self,
-            SettingsTableCommand.self, AuditCommand.self, KeysCommand.self,
+            SettingsTableCommand.self, AuditCommand.self, KeysCommand.self, CopyCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -10,7 +10,13 @@ import PermissionDomain
 struct ServerConfiguration: Sendable {
     var host: String
     var port: Int
+    /// The `--database` value as given: a SQLite file's path or a PostgreSQL URI (see
+    /// ``database``); may hold a password, so log ``DatabaseLocation/described`` instead.
     var databasePath: String
+    /// Where the data is: ``databasePath`` with the password file's password applied.
+    var database: DatabaseLocation
+    /// The first line of `--database-password-file`, if given. Never logged.
+    var databasePassword: String?
     /// The read cache's capacity in entries; 0 turns it off.
     var readCacheEntries: Int
     var logFormat: String
@@ -55,6 +61,8 @@ struct ServerConfiguration: Sendable {
         host = try Self.nonEmpty(resolver, Settings.host)
         port = try resolver.int(Settings.port, range: 0...65_535)
         databasePath = try Self.nonEmpty(resolver, Settings.database)
+        databasePassword = try Self.password(resolver)
+        database = DatabaseLocation(databasePath, password: databasePassword)
         readCacheEntries = try resolver.int(Settings.readCacheEntries, range: 0...100_000_000)
         logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])
         let level = try resolver.choice(
@@ -86,7 +94,7 @@ struct ServerConfiguration: Sendable {
         maxEventStreamsPerKey = try resolver.int(Settings.maxEventStreamsPerKey, range: 1...128)
         described = Settings.all.compactMap { setting in
             guard !setting.isSecret, let (value, source) = resolver.value(setting) else { return nil }
-            return (setting, value, source)
+            return (setting, setting.flag == Settings.database.flag ? DatabaseLocation(value, password: nil).described : value, source)
         }
     }
 
@@ -95,6 +103,19 @@ struct ServerConfiguration: Sendable {
         let withoutFile = SettingsResolver(flags: flags, environment: environment, file: [:])
         guard let path = withoutFile.string(Settings.config), !path.isEmpty else { return withoutFile }
         return SettingsResolver(flags: flags, environment: environment, file: try SettingsResolver.parseFile(at: path))
+    }
+
+    /// The first line of the file `--database-password-file` names, or nil when unset.
+    private static func password(_ resolver: SettingsResolver) throws(ConfigurationError) -> String? {
+        guard let (path, source) = resolver.value(Settings.databasePasswordFile) else { return nil }
+        let expected = "a readable file whose first line is the password"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .invalid(Settings.databasePasswordFile, path, source, expected)
+        }
+        let firstLine = String(decoding: data, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+            .first.map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) } ?? ""
+        guard !firstLine.isEmpty else { throw .invalid(Settings.databasePasswordFile, path, source, expected) }
+        return firstLine
     }
 
     private static func nonEmpty(_ resolver: SettingsResolver, _ setting: Setting) throws(ConfigurationError) -> String {

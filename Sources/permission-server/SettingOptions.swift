@@ -10,6 +10,8 @@ struct SettingOptions: ParsableArguments {
     var port: String?
     @Option(name: .customLong(Settings.database.flag), help: Settings.database.argumentHelp)
     var database: String?
+    @Option(name: .customLong(Settings.databasePasswordFile.flag), help: Settings.databasePasswordFile.argumentHelp)
+    var databasePasswordFile: String?
     @Option(name: .customLong(Settings.readCacheEntries.flag), help: Settings.readCacheEntries.argumentHelp)
     var readCacheEntries: String?
     @Option(name: .customLong(Settings.logFormat.flag), help: Settings.logFormat.argumentHelp)
@@ -57,6 +59,7 @@ struct SettingOptions: ParsableArguments {
     var givenFlags: [String: String] {
         let pairs: [(Setting, String?)] = [
             (Settings.host, host), (Settings.port, port), (Settings.database, database),
+            (Settings.databasePasswordFile, databasePasswordFile),
             (Settings.readCacheEntries, readCacheEntries),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
             (Settings.onceTTL, onceTTL), (Settings.maxConnections, maxConnections),
@@ -85,7 +88,8 @@ extension Setting {
     var valueName: String {
         switch flag {
         case "host": "address"
-        case "database", "config": "path"
+        case "database": "path-or-uri"
+        case "database-password-file", "config": "path"
         case "log-format", "log-level": "name"
         case "metrics": "mode"
         default: flag.hasSuffix("timeout") || flag.hasSuffix("ttl") || flag == "shutdown-grace" ? "seconds" : "n"

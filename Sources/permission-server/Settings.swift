@@ -19,7 +19,10 @@ enum Settings {
         help: "TCP port to listen on; 0 picks a free port, which is logged.")
     static let database = Setting(flag: "database", environment: "PERMISSION_DATABASE",
         defaultValue: "./data/permissions.sqlite",
-        help: "Path of the SQLite database file; its directory is created if missing.")
+        help: "Path of the SQLite database file (its directory is created if missing), or a PostgreSQL URI postgres://user@host:5432/db?sslmode=verify-full (TLS and other libpq options as query parameters); serve runs on SQLite only for now.")
+    static let databasePasswordFile = Setting(flag: "database-password-file",
+        environment: "PERMISSION_DATABASE_PASSWORD_FILE", defaultValue: nil,
+        help: "File whose first line is the PostgreSQL password (else the URI's or PGPASSWORD); never logged.")
     static let logFormat = Setting(flag: "log-format", environment: "PERMISSION_LOG_FORMAT", defaultValue: "text",
         help: "Log format: text or json (one object a line).")
     static let logLevel = Setting(flag: "log-level", environment: "PERMISSION_LOG_LEVEL", defaultValue: "info",
@@ -74,7 +77,7 @@ enum Settings {
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [
-        host, port, database, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
+        host, port, database, databasePasswordFile, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
         maxEventStreamsPerKey, bootstrapAdminKey, config,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PermissionDomain
+import PostgresStore
 import SQLiteStore
 
 /// Opening and closing the database for the subcommands, with the refusals logged clearly.
@@ -29,6 +30,36 @@ enum StoreOpening {
             throw ExitCode(ExitCodes.dataError)
         } catch {
             logger.critical("cannot open the database: \(error)", metadata: ["database": "\(path)"])
+            throw ExitCode.failure
+        }
+    }
+
+    /// Opens the store `location` names (SQLite: ``open(path:readCacheEntries:logger:)``;
+    /// PostgreSQL: ``openPostgres(_:migrating:logger:)``), for the short-lived subcommands.
+    static func open(_ location: DatabaseLocation, logger: Logger) throws -> any PermissionStore {
+        switch location {
+        case .sqlite(let path): try open(path: path, logger: logger)
+        case .postgres(let connectionString): try openPostgres(connectionString, logger: logger)
+        }
+    }
+
+    /// Connects to the PostgreSQL database `connectionString` names, applying pending
+    /// migrations unless `migrating` is false (then they must be applied already). Logs and
+    /// errors show the connection string redacted only.
+    /// - Throws: `ExitCode` 65 (EX_DATAERR) when the database is newer than this program (or
+    ///   not migrated, when not migrating), 1 when it cannot be reached; the reason is logged first.
+    static func openPostgres(_ connectionString: String, migrating: Bool = true, logger: Logger) throws
+        -> PostgresPermissionStore
+    {
+        let redacted = ConnectionString.redacted(connectionString)
+        do {
+            return try PostgresPermissionStore.open(connectionString: connectionString, poolSize: 2, migrating: migrating)
+        } catch let error as MigrationError {
+            logger.critical("refusing to open the database: \(error)", metadata: ["database": "\(redacted)"])
+            throw ExitCode(ExitCodes.dataError)
+        } catch {
+            let message = ConnectionString.scrub("\(error)", passwordsOf: connectionString)
+            logger.critical("cannot open the database: \(message)", metadata: ["database": "\(redacted)"])
             throw ExitCode.failure
         }
     }

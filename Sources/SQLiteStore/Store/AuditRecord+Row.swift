@@ -1,13 +1,13 @@
-import PermissionDomain
+package import PermissionDomain
 
 /// Reading ``AuditRecord``s back: the migration's backfill and the verifier select the columns
 /// of ``AuditChain/columns`` (then `hash`) and take them as they are stored.
 extension AuditRecord {
     /// `SELECT` list: the hashed columns in encoding order, then `hash` (index 23).
-    static let selectList = (AuditChain.columns + ["hash"]).joined(separator: ", ")
+    package static let selectList = (AuditChain.columns + ["hash"]).joined(separator: ", ")
 
     /// The record `statement` is on (a query of ``selectList``), every value as stored.
-    init(row statement: Statement) {
+    package init(row statement: Statement) {
         func text(_ index: Int32) -> String? { statement.string(at: index) }
         func integer(_ index: Int32) -> Int64? { statement.isNull(at: index) ? nil : statement.int64(at: index) }
         self.init(

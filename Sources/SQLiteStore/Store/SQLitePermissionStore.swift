@@ -93,6 +93,11 @@ public final class SQLitePermissionStore: PermissionStore {
     /// The ids of the migrations this code knows, in order.
     public static var knownMigrations: [String] { PermissionSchema.migrator.migrations.map(\.id) }
 
+    /// The ids of the migrations `database` has applied, in order (read only; for `copy`).
+    package static func appliedMigrations(_ database: Database) throws -> [String] {
+        try PermissionSchema.migrator.appliedIDs(database)
+    }
+
     private static func openPool(path: String, configuration: DatabaseConfiguration) throws -> DatabasePool {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try PrivateFiles.createDirectory(directory) }  // 0700, SPEC §12

@@ -1,0 +1,200 @@
+import Foundation
+import PostgresStore
+import PostgresTestServer
+import Testing
+
+/// The operator commands on a PostgreSQL URI and `copy` (issue 19), with the real binary and the
+/// tests' real PostgreSQL: a SQLite deployment built through the API moves into an empty
+/// database with every row and the audit chain as it was.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct CopyToPostgresTests {
+    /// Every row of each table, in key order, as comparable text: (SQLite query, PostgreSQL query).
+    /// Booleans are 0/1 and hashes lower-case hex on both sides.
+    static let tableQueries: [(table: String, sqlite: String, postgres: String)] = {
+        let tables: [(String, [String], String)] = [
+            ("apps", ["id", "name", "updated_at"], "id"),
+            ("app_purpose_strings", ["app", "key", "purpose"], "app, key"),
+            ("services", ["id", "builtin", "specials"], "id"),
+            ("service_levels", ["service", "rank", "level", "purpose_keys"], "service, rank"),
+            ("policies", ["id", "service", "app", "user", "effect", "level", "updated_at"], "id"),
+            ("user_settings", ["user", "location_services_enabled", "updated_at"], "user"),
+            ("authorizations", [
+                "user", "app", "service", "status", "level", "provisional", "once", "expires_at", "reason", "purpose",
+                "purpose_hash", "declined_levels", "updated_at", "version",
+            ], "user, app, service"),
+            ("prompts", [
+                "id", "user", "app", "service", "kind", "requested_level", "options", "purpose", "purpose_key", "state",
+                "created_at", "expires_at", "ended_at", "choice",
+            ], "id"),
+            ("api_keys", ["id", "role", "app", "name", "secret_hash", "created_at", "revoked_at"], "id"),
+            ("audit", [
+                "seq", "at", "actor_key", "actor_role", "action", "user", "app", "service", "from_status", "from_level",
+                "from_provisional", "from_once", "to_status", "to_level", "to_provisional", "to_once", "reason", "purpose",
+                "prompt_id", "request_id", "detail", "purpose_hash", "prev_hash", "hash",
+            ], "seq"),
+        ]
+        let booleans: Set = ["builtin", "location_services_enabled", "provisional", "once"]
+        return tables.map { table, columns, order in
+            let sqlite = columns.map { $0 == "secret_hash" ? "lower(hex(secret_hash))" : $0 }
+            let postgres = columns.map { column in
+                if column == "user" { return "user_id" }
+                if column == "secret_hash" { return "encode(secret_hash, 'hex')" }
+                return booleans.contains(column) ? "\(column)::int" : column
+            }
+            return (
+                table,
+                "SELECT \(sqlite.joined(separator: ", ")) FROM \(table) ORDER BY \(order)",
+                "SELECT \(postgres.joined(separator: ", ")) FROM \(table) ORDER BY \(order.replacingOccurrences(of: "user", with: "user_id"))"
+            )
+        }
+    }()
+
+    /// A fresh database of the tests' PostgreSQL, as a URI for the Unix socket (no password in it).
+    static func freshDatabase(_ server: PostgresServer) throws -> (uri: String, name: String) {
+        let conninfo = try server.freshDatabase()
+        guard let name = conninfo.split(separator: " ").first(where: { $0.hasPrefix("dbname=") })?.dropFirst(7) else {
+            throw ServerProcess.StartupError(description: "no dbname in the test database's connection string")
+        }
+        return ("postgresql://postgres@/\(name)?host=\(server.directory)&port=\(PostgresServer.port)", String(name))
+    }
+
+    static func psql(_ server: PostgresServer, _ database: String, _ sql: String) throws -> String {
+        let result = try Subprocess.run(
+            try PostgresServer.binDirectory() + "/psql",
+            ["-X", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1", "-c", sql,
+             "host=\(server.directory) port=\(PostgresServer.port) user=postgres dbname=\(database)"],
+            environment: ["PGPASSWORD": server.password])
+        #expect(result.status == 0, "psql: \(result.stderr)")
+        return result.stdout
+    }
+
+    static func sqlite(_ database: String, _ sql: String) throws -> String {
+        let result = try Subprocess.run(Paths.sqlite3, ["-separator", "|", database, sql])
+        #expect(result.status == 0, "sqlite3: \(result.stderr)")
+        return result.stdout
+    }
+
+    /// Changes through the API of a server on `database`: an app, a custom service, a prompt
+    /// answered and one left pending, a set authorization, a user setting, a policy, a key
+    /// issued and one revoked.
+    static func buildDeployment(_ database: String, directory: URL) throws {
+        let server = try ServerProcess(database: database, directory: directory)
+        defer { server.killNow() }
+        let base = server.baseURL
+        func call(_ method: String, _ path: String, _ body: String? = nil) throws -> String {
+            var arguments = ["-f", "-X", method, "\(base)\(path)"]
+            if let body { arguments += ["-H", "Content-Type: application/json", "--data", body] }
+            let result = try Subprocess.adminCurl(arguments)
+            #expect(result.status == 0, "\(method) \(path): \(result.stdout) \(result.stderr)")
+            return result.stdout
+        }
+        _ = try call("PUT", "/v1/apps/com.example.maps", #"""
+            {"name": "Maps", "purposeStrings": {"NSLocationWhenInUseUsageDescription": "Directions.",
+             "NSCameraUsageDescription": "Scan codes.", "XHealthRecordsReadUsageDescription": "Steps."}}
+            """#)
+        _ = try call("PUT", "/v1/services/healthRecords", #"""
+            {"levels": ["read", "readWrite"], "purposeKeys": {"read": ["XHealthRecordsReadUsageDescription"],
+             "readWrite": ["XHealthRecordsReadUsageDescription", "XHealthRecordsWriteUsageDescription"]}}
+            """#)
+        let requested = try call(
+            "POST", "/v1/users/u42/apps/com.example.maps/authorizations/location/request", #"{"level": "whenInUse"}"#)
+        let prompt = try firstID(in: requested[(requested.range(of: "\"prompt\"")?.upperBound ?? requested.startIndex)...])
+        _ = try call("POST", "/v1/prompts/\(prompt)/decision", #"{"choice": "allowWhileUsing"}"#)
+        _ = try call("POST", "/v1/users/u43/apps/com.example.maps/authorizations/location/request", #"{"level": "whenInUse"}"#)
+        _ = try call("PUT", "/v1/users/u44/apps/com.example.maps/authorizations/camera", #"{"status": "authorized", "level": "full"}"#)
+        _ = try call("PUT", "/v1/users/u45/settings", #"{"locationServicesEnabled": false}"#)
+        _ = try call("PUT", "/v1/policies/no-camera-u44", #"{"service": "camera", "app": null, "user": "u44", "effect": "restrict"}"#)
+        _ = try call("POST", "/v1/keys", #"{"role": "auditor", "name": "kept"}"#)
+        let issued = try call("POST", "/v1/keys", #"{"role": "app", "app": "com.example.maps", "name": "gone"}"#)
+        _ = try call("DELETE", "/v1/keys/\(try firstID(in: issued[...]))")
+        server.send(SIGTERM)
+        #expect(server.waitForExit(timeout: 20) == 0)
+    }
+
+    /// The value of the first `"id"` member in `json`.
+    static func firstID(in json: Substring) throws -> String {
+        guard let range = json.range(of: #""id"\s*:\s*"[^"]+""#, options: .regularExpression) else {
+            throw ServerProcess.StartupError(description: "no id in \(json)")
+        }
+        let member = json[range]
+        return String(member[member.index(after: member.dropLast().lastIndex(of: "\"")!)...].dropLast())
+    }
+
+    @Test("copy moves a SQLite deployment into an empty PostgreSQL database: every row, the chain verifying with the same head; the other commands on a URI")
+    func copyThenOperateOnPostgres() throws {
+        let postgres = try PostgresServer.shared.get()
+        let directory = try Paths.makeTemporaryDirectory("copy")
+        defer { Paths.removeTemporary(directory) }
+        let file = directory.appendingPathComponent("source.sqlite").path
+        try Self.buildDeployment(file, directory: directory)
+        let passwordFile = directory.appendingPathComponent("pgpassword").path
+        try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
+        let (uri, name) = try Self.freshDatabase(postgres)
+        var outputs: [String] = []
+        func server(_ arguments: [String]) throws -> ProcessResult {
+            let result = try SubcommandTests.server(
+                arguments + ["--database-password-file", passwordFile], environment: ["PGPASSWORD": ""])
+            outputs.append(result.stdout + result.stderr)
+            return result
+        }
+
+        let onFile = try SubcommandTests.server(["audit", "verify", "--database", file])
+        #expect(onFile.status == 0 && onFile.stdout.hasPrefix("audit chain intact:"), "\(onFile.stdout)")
+        let copied = try server(["copy", "--from", file, "--to", uri, "--progress-every", "2"])
+        #expect(copied.status == 0, "\(copied.stdout) \(copied.stderr)")
+        #expect(copied.stdout.contains(onFile.stdout.trimmingCharacters(in: .newlines)), "\(copied.stdout)")
+        #expect(copied.stdout.contains("row(s) of audit") && copied.stderr.contains("copying rows"))
+
+        let onPostgres = try server(["audit", "verify", "--database", uri])
+        #expect(onPostgres.status == 0 && onPostgres.stdout == onFile.stdout, "\(onPostgres.stdout) \(onPostgres.stderr)")
+        let keysOnFile = try SubcommandTests.server(["keys", "list", "--database", file])
+        let keysOnPostgres = try server(["keys", "list", "--database", uri])
+        #expect(keysOnPostgres.status == 0 && keysOnPostgres.stdout == keysOnFile.stdout)
+        #expect(keysOnFile.stdout.contains("revoked") && keysOnFile.stdout.contains("active"))
+
+        for (table, sqliteQuery, postgresQuery) in Self.tableQueries {
+            let expected = try Self.sqlite(file, sqliteQuery)
+            #expect(!expected.isEmpty || table == "nothing", "\(table) is empty at the source")
+            #expect(try Self.psql(postgres, name, postgresQuery) == expected, "\(table) differs")
+        }
+
+        // The copy is refused into a database that holds data now, and the data stays.
+        let again = try server(["copy", "--from", file, "--to", uri])
+        #expect(again.status == 73 && again.stderr.contains("the target database is not empty"), "\(again.stderr)")
+        #expect(try server(["audit", "verify", "--database", uri]).stdout == onFile.stdout)
+
+        // keys on the URI write there; serve and backup refuse it.
+        let created = try server(["keys", "create", "--role", "admin", "--name", "pg", "--database", uri])
+        #expect(created.status == 0 && created.stdout.contains("created admin key"))
+        let served = try server(["serve", "--port", "0", "--database", uri])
+        #expect(served.status == 64 && served.stderr.contains("serving from PostgreSQL is not supported yet"), "\(served.stderr)")
+        // A password written in the URI is redacted in the startup log line too.
+        let inline = uri.replacingOccurrences(of: "postgres@", with: "postgres:Inline-Secret-42@")
+        let servedInline = try SubcommandTests.server(["serve", "--port", "0", "--database", inline])
+        #expect(servedInline.status == 64 && servedInline.stderr.contains("postgres:***@"), "\(servedInline.stderr)")
+        #expect(!(servedInline.stdout + servedInline.stderr).contains("Inline-Secret-42"))
+        let backedUp = try server(["backup", "--to", directory.appendingPathComponent("b.sqlite").path, "--database", uri])
+        #expect(backedUp.status == 64 && backedUp.stderr.contains("pg_dump"), "\(backedUp.stderr)")
+
+        // migrate on a URI: applies, then up to date.
+        let (empty, _) = try Self.freshDatabase(postgres)
+        let first = try server(["migrate", "--database", empty])
+        #expect(first.status == 0 && first.stdout.contains("applied 1-permission-store"), "\(first.stdout) \(first.stderr)")
+        let second = try server(["migrate", "--database", empty])
+        #expect(second.status == 0 && second.stdout.contains("up to date"), "\(second.stdout) \(second.stderr)")
+        #expect(second.stdout.contains("password=***"))
+
+        // The password given through the file never appears in any output.
+        for output in outputs { #expect(!output.contains(postgres.password), "password in: \(output)") }
+
+        // A wrong password: a redacted error.
+        let wrongFile = directory.appendingPathComponent("wrong").path
+        let wrong = "wrong-Pa55word-\(UUID().uuidString)"
+        try Data(wrong.utf8).write(to: URL(fileURLWithPath: wrongFile))
+        let refused = try SubcommandTests.server(
+            ["migrate", "--database", empty, "--database-password-file", wrongFile], environment: ["PGPASSWORD": ""])
+        #expect(refused.status == 1 && refused.stderr.contains("password=***"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("authentication failed"), "\(refused.stderr)")
+        #expect(!(refused.stdout + refused.stderr).contains(wrong))
+    }
+}
