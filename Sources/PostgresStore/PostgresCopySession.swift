@@ -51,13 +51,17 @@ package struct PostgresCopySession {
     }
 
     /// Appends `record` to the audit log with its stored `prev_hash` and `hash` as they are
-    /// (not hashed again: the chain must verify as it did at the source), and moves the chain
-    /// head to it. Linearity is still checked: `record` must follow the head (seq + 1, and
-    /// `prev_hash` equal to the head's hash).
-    /// - Throws: ``PostgresCopyChainBroken`` when it does not follow the head.
+    /// (the copy carries the source's chain, it does not make a new one), and moves the chain
+    /// head to it. The chain is checked row by row before anything commits: `record` must
+    /// follow the head (seq + 1, `prev_hash` equal to the head's hash) and its stored `hash` must
+    /// be the domain's hash of its columns, so a source whose chain was broken or edited is
+    /// never copied.
+    /// - Throws: ``PostgresCopyChainBroken`` when it does not follow the head or its hash is wrong.
     package func appendCopied(_ record: AuditRecord) throws {
         let head = try session.lockAuditChainHead()
-        guard record.seq == head.seq + 1, record.prevHash == head.hash, let hash = record.hash else {
+        guard record.seq == head.seq + 1, record.prevHash == head.hash, let hash = record.hash,
+            hash == AuditChain.sha256.hash(of: record)
+        else {
             throw PostgresCopyChainBroken(seq: record.seq, headSeq: head.seq)
         }
         try session.insertAuditRecord(record)

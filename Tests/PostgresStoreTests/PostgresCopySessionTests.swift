@@ -65,6 +65,16 @@ import Testing
                 try session.appendCopied(gapped[2])
             }
         }
+        // And an entry edited at the source (its columns no longer give its stored hash), even
+        // with every link intact.
+        var edited = chain(3)
+        edited[1].reason = "edited behind the chain's back"
+        #expect(throws: PostgresCopyChainBroken.self) {
+            try store.copyIn { session in
+                for record in edited { try session.appendCopied(record) }
+            }
+        }
+        #expect(try store.verifyAuditChain(batchSize: 10, progress: nil).totalEntries == 0)
     }
 
     @Test func aDatabaseHoldingDataIsRefused() throws {
