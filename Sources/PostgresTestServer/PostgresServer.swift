@@ -203,10 +203,14 @@ package final class PostgresServer: Sendable {
         }
     }
 
-    /// Starts `command` with `posix_spawn`: stdin from /dev/null, stdout and stderr to `output`
-    /// (other descriptors of this process are close-on-exec: Swift's, Foundation's, libpq's). Foundation's `Process` is not used: on Linux it
+    /// Starts `command` with `posix_spawn`: stdin from /dev/null, stdout and stderr to `output`,
+    /// and no other descriptor of this process. Foundation's `Process` is not used: on Linux it
     /// learns that a child ended when a descriptor it leaves open in the child closes, and the
-    /// server that `pg_ctl` forks would keep it open, so `waitUntilExit` never returned.
+    /// server that `pg_ctl` forks would keep it open, so `waitUntilExit` never returned. For
+    /// the same reason every other descriptor is closed in the child
+    /// (`posix_spawn_file_actions_addclosefrom_np`): a `Process` started at the same moment by
+    /// another test has such a descriptor open, not yet close-on-exec, and a server that
+    /// inherited it would keep that test waiting for its child for as long as the server runs.
     package static func spawn(_ command: [String], output: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -214,6 +218,9 @@ package final class PostgresServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        guard closeFrom(&actions, 3) == 0 else {
+            throw StartError(description: "posix_spawn_file_actions_addclosefrom_np: \(String(cString: strerror(errno)))")
+        }
         let argv = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -221,6 +228,16 @@ package final class PostgresServer: Sendable {
         guard code == 0 else { throw StartError(description: "posix_spawn \(command[0]): \(String(cString: strerror(code)))") }
         return pid
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; Debian 12 has 2.36),
+    /// which the Glibc module does not declare to Swift: looked up once by name.
+    private static let closeFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            preconditionFailure("glibc 2.34 or later is needed: posix_spawn_file_actions_addclosefrom_np")
+        }
+        return unsafeBitCast(
+            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// The watchdog: while the server runs, it checks every second that the `watched` process
     /// (recognized by PID and start time) is alive; once it is not, it stops the server by PID

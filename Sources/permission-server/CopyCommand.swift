@@ -37,7 +37,7 @@ struct CopyCommand: ParsableCommand {
     @OptionGroup var options: SettingOptions
 
     func run() throws {
-        let configuration = try ServerConfiguration.resolve(options)
+        let configuration = try ServerConfiguration.resolve(options, passwordForDatabase: false)
         LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         let logger = Logger(label: "permission-server.copy")
         guard DatabaseLocation.isPostgresURI(target) else {

@@ -54,14 +54,26 @@ struct ServerConfiguration: Sendable {
     /// - Parameters:
     ///   - flags: the flags given, keyed by flag name.
     ///   - environment: the process environment.
+    ///   - passwordForDatabase: whether `--database-password-file` is the password of
+    ///     `--database` (every command but `copy`, whose `--to` takes it): then it is refused
+    ///     beside a SQLite path, which has no password.
     /// - Throws: ``ConfigurationError`` naming the setting, the bad value, its source and what
     ///   was expected.
-    init(flags: [String: String], environment: [String: String]) throws(ConfigurationError) {
+    init(
+        flags: [String: String], environment: [String: String], passwordForDatabase: Bool = true
+    ) throws(ConfigurationError) {
         let resolver = try Self.resolver(flags: flags, environment: environment)
         host = try Self.nonEmpty(resolver, Settings.host)
         port = try resolver.int(Settings.port, range: 0...65_535)
         databasePath = try Self.nonEmpty(resolver, Settings.database)
         databasePassword = try Self.password(resolver)
+        if passwordForDatabase, databasePassword != nil, !DatabaseLocation.isPostgresURI(databasePath),
+            let (file, source) = resolver.value(Settings.databasePasswordFile)
+        {
+            // A SQLite file has no password: a password file beside one is a mistake to say, not
+            // to ignore.
+            throw .invalid(Settings.databasePasswordFile, file, source, "only with a PostgreSQL URI in --database")
+        }
         database = DatabaseLocation(databasePath, password: databasePassword)
         readCacheEntries = try resolver.int(Settings.readCacheEntries, range: 0...100_000_000)
         logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])
@@ -128,9 +140,11 @@ struct ServerConfiguration: Sendable {
 
     /// Resolves the configuration of a subcommand, turning a bad setting into a usage error
     /// (exit code 64, EX_USAGE) with a message naming it.
-    static func resolve(_ options: SettingOptions) throws -> ServerConfiguration {
+    static func resolve(_ options: SettingOptions, passwordForDatabase: Bool = true) throws -> ServerConfiguration {
         do {
-            return try ServerConfiguration(flags: options.givenFlags, environment: ProcessInfo.processInfo.environment)
+            return try ServerConfiguration(
+                flags: options.givenFlags, environment: ProcessInfo.processInfo.environment,
+                passwordForDatabase: passwordForDatabase)
         } catch {
             throw ValidationError(error.description)
         }

@@ -90,6 +90,8 @@ struct ConfigurationTests {
             (["--max-connections-per-address=-1"], [:], "--max-connections-per-address / PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", "0...1000000"),
             ([], ["PERMISSION_MAX_CONNECTIONS_PER_ADDRESS": "many"], "--max-connections-per-address / PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", "(from environment)"),
             (["--max-event-streams-per-key", "0"], [:], "--max-event-streams-per-key / PERMISSION_MAX_EVENT_STREAMS_PER_KEY", "1...128"),
+            // A password file beside a SQLite path (any readable file with a first line will do).
+            (["--database-password-file", "/etc/os-release"], [:], "--database-password-file / PERMISSION_DATABASE_PASSWORD_FILE", "only with a PostgreSQL URI"),
             ([], ["PERMISSION_MAX_EVENT_STREAMS": "500"], "--max-event-streams / PERMISSION_MAX_EVENT_STREAMS", "(from environment)"),
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
           ] as [([String], [String: String], String, String)])

@@ -86,4 +86,24 @@ import Testing
         #expect(error?.connection?.contains("hunter2") == false)
         #expect(elapsed >= 1.5 && elapsed < 15)
     }
+
+    /// What the harness starts inherits no descriptor of this process but its output: a
+    /// descriptor another thread has open without close-on-exec (as Foundation's `Process`
+    /// keeps one for each child it waits for) must not reach a server that outlives the test.
+    @Test func aSpawnedCommandInheritsNoOtherDescriptor() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)  // no close-on-exec, like the descriptor Process leaves open
+        defer { close(ends[0]); close(ends[1]) }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("fds").path
+        let pid = try PostgresServer.spawn(["/bin/sh", "-c", "ls /proc/$$/fd"], output: output)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        #expect(status == 0)
+        let listed = Set(try String(contentsOfFile: output, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init))
+        #expect(listed.isSubset(of: ["0", "1", "2"]), "the child had \(listed.sorted()) open")
+        #expect(!listed.contains(String(ends[0])) && !listed.contains(String(ends[1])))
+    }
 }
