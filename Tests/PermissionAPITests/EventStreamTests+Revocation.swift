@@ -56,4 +56,32 @@ extension EventStreamTests {
         #expect(status == "HTTP/1.1 200")
         #expect(try Self.head(port, "GET", "/v1/events", key: auditor.secret).hasPrefix("HTTP/1.1 401"))
     }
+
+    /// A client that closes its idle stream frees the stream's slot (and its key's) within a
+    /// poll interval, not at the next heartbeat (60 s here), so a backend that reconnects after
+    /// a network blip does not meet the per-key cap.
+    @Test func aClientThatLeavesFreesItsSlotBeforeTheNextHeartbeat() throws {
+        let live = try Live {
+            $0.eventsHeartbeat = .seconds(60)
+            $0.maxEventStreamsPerKey = 1
+        }
+        defer { live.stop() }
+        let port = live.server.localPort
+        let auditor = try live.app.storeKey(role: .auditor)
+        let first = try StreamClient(port: port, request: Self.get("/v1/events", key: auditor.secret))
+        try first.read(until: ": connected\n\n")
+        #expect(live.app.application.openEventStreams == 1)
+        try first.close()
+
+        let deadline = ContinuousClock.now + .seconds(5)
+        while live.app.application.openEventStreams > 0, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(live.app.application.openEventStreams == 0, "the slot is freed long before the 60 s heartbeat")
+        // The key's one stream opens again.
+        let second = try StreamClient(port: port, request: Self.get("/v1/events", key: auditor.secret))
+        try second.read(until: ": connected\n\n")
+        #expect(second.text.hasPrefix("HTTP/1.1 200"))
+        try second.close()
+    }
 }

@@ -4,6 +4,16 @@
 public protocol HTTPBodyWriter {
     func write(_ bytes: [UInt8]) throws
     func flush() throws
+    /// Whether the client has closed or reset the connection, looked at without waiting and
+    /// without consuming anything it sent. A stream that writes rarely (an idle event feed)
+    /// asks between writes, so that a client that left frees what the stream holds at once
+    /// rather than at the next write.
+    var isPeerGone: Bool { get }
+}
+
+extension HTTPBodyWriter {
+    /// Writers that cannot tell (in-memory ones) say the peer is there: a write finds out.
+    public var isPeerGone: Bool { false }
 }
 
 /// A response body: bytes known up front (sent with Content-Length) or a stream written by a

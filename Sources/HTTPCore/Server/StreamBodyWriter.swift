@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The writer a streamed response body gets: each `write` becomes one chunk (RFC 9112 §7.1)
 /// appended to the connection's output; `flush` sends it; past `maxBufferedOutputBytes` a write
 /// blocks until the client reads, and throws once it stops reading for `writeTimeout`.
@@ -37,6 +41,16 @@ final class StreamBodyWriter: HTTPBodyWriter {
     func flush() throws {
         guard !finished else { throw SocketError(operation: "flush", code: 0, message: "the response has ended") }
         try connection.flushBlocking(threshold: 0)
+    }
+
+    /// A peek at the socket (`recv` with `MSG_PEEK | MSG_DONTWAIT`): end of file or an error
+    /// other than "nothing yet" means the client is gone; bytes it sent stay unread.
+    var isPeerGone: Bool {
+        var byte: UInt8 = 0
+        let count = recv(connection.socket.fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        if count > 0 { return false }
+        if count == 0 { return true }
+        return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
     }
 
     private func appendHex(_ value: Int) {

@@ -54,8 +54,8 @@ struct EventsController {
                     // The slot is held as long as this closure lives.
                     defer { withExtendedLifetime(slot) {} }
                     var check = StreamKeyCheck(principal: principal, authenticator: keys)
-                    try Self.run(writer, permissions, broadcaster, filter: start, heartbeat: heartbeat, check: &check)
-                    if !broadcaster.isClosed {
+                    let end = try Self.run(writer, permissions, broadcaster, filter: start, heartbeat: heartbeat, check: &check)
+                    if end == .keyRevoked {
                         logger.info("event stream ended: its key was revoked", metadata: ["key": "\(principal.actor.keyId ?? "-")"])
                     }
                 })
@@ -95,14 +95,24 @@ struct EventsController {
         return after
     }
 
+    /// Why a stream ended without an error.
+    enum StreamEnd {
+        /// The application stops.
+        case stopped
+        /// The key is no longer valid.
+        case keyRevoked
+        /// The client closed or reset the connection while the stream was idle.
+        case clientLeft
+    }
+
     /// Writes every matching entry after `filter.after`, then waits for the broadcaster (or the
     /// poll interval, or the heartbeat) and repeats, until the application stops, the key is
-    /// no longer valid (`check`, asked between reading a page and writing anything) or a write
-    /// throws (the client left or stopped reading).
+    /// no longer valid (`check`, asked between reading a page and writing anything), the client
+    /// is seen gone while idle, or a write throws (the client left or stopped reading).
     private static func run(
         _ writer: any HTTPBodyWriter, _ permissions: PermissionService, _ broadcaster: ChangeBroadcaster,
         filter: AuditQuery, heartbeat: Duration, check: inout StreamKeyCheck
-    ) throws {
+    ) throws -> StreamEnd {
         let clock = ContinuousClock()
         var query = filter
         // A comment first, so that the client sees the stream open before any event.
@@ -113,7 +123,7 @@ struct EventsController {
             let seen = broadcaster.current
             let page = try permissions.audit(query: query)
             // After the read and before any write: a page read after a revocation is not sent.
-            guard try check.isStillValid() else { return }
+            guard try check.isStillValid() else { return .keyRevoked }
             if let last = page.last {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(page.count * 320)
@@ -131,8 +141,12 @@ struct EventsController {
                 lastWrite = clock.now
                 continue
             }
+            // A client that left frees its slot (and its key's) within a poll interval, not at
+            // the next heartbeat's failed write.
+            if writer.isPeerGone { return .clientLeft }
             broadcaster.wait(after: seen, timeout: min(pollInterval, heartbeat - idle))
         }
+        return .stopped
     }
 
     /// One event (WHATWG HTML §9.2.6): the compact JSON has no line breaks, so one `data:` line.
