@@ -13,6 +13,9 @@ import Testing
     func equalOnlyForTheSameBytes(lhs: [UInt8], rhs: [UInt8], equal: Bool) {
         #expect(ConstantTime.equal(lhs, rhs) == equal)
         #expect(ConstantTime.equal(rhs, lhs) == equal)
+        // The same through collections without contiguous storage (the iterator path).
+        #expect(ConstantTime.equal(lhs.lazy.map { $0 }, rhs.lazy.map { $0 }) == equal)
+        #expect(ConstantTime.equal(lhs, rhs.lazy.map { $0 }) == equal)
     }
 
     @Test func comparesBytesNotCanonicalEquivalence() {

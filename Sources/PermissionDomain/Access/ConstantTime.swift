@@ -12,6 +12,12 @@ package enum ConstantTime {
     ///   - rhs: bytes of the same kind.
     @inlinable
     package static func equal<L: Collection<UInt8>, R: Collection<UInt8>>(_ lhs: L, _ rhs: R) -> Bool {
+        // Contiguous bytes (a native string's UTF-8, an array): indexed, without an iterator's
+        // optionals; this runs per request on a keep-alive connection (the remembered field).
+        let contiguous = lhs.withContiguousStorageIfAvailable { left in
+            rhs.withContiguousStorageIfAvailable { right in equal(buffer: left, right) }
+        }
+        if let contiguous, let result = contiguous { return result }
         var left = lhs.makeIterator()
         var right = rhs.makeIterator()
         var difference: UInt8 = 0
@@ -20,6 +26,19 @@ package enum ConstantTime {
             if a == nil, b == nil { break }
             // A missing byte on one side (the lengths differ) counts as a difference.
             difference |= (a ?? 0) ^ (b ?? 0) | (a == nil || b == nil ? 1 : 0)
+        }
+        return difference == 0
+    }
+
+    /// ``equal(_:_:)`` over two buffers: every index up to the longer length is read, a byte
+    /// past one side's end counting as a difference.
+    @inlinable @usableFromInline
+    static func equal(buffer lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        var difference: UInt8 = lhs.count == rhs.count ? 0 : 1
+        for index in 0..<max(lhs.count, rhs.count) {
+            let a = index < lhs.count ? lhs[index] : 0
+            let b = index < rhs.count ? rhs[index] : 0
+            difference |= a ^ b
         }
         return difference == 0
     }
