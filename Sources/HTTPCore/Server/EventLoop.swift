@@ -17,13 +17,13 @@ internal import Glibc
 /// to a worker thread, which measured ~6 system calls and ~1 context switch per keep-alive
 /// request. Here registrations are level-triggered and change only when a connection's
 /// interest changes (a blocked write, a handler running on the worker pool), so a request
-/// costs one `read`, one `send`, and a share of one `epoll_wait` (see README, "Benchmarks").
+/// costs one `read`, one `send`, and a share of one `epoll_wait` (see bench/RESULTS.md).
 ///
 /// While traffic flows the loop keeps its thread (`hold`): after a batch it waits in a blocking
 /// `epoll_wait` for the next one instead of returning to Dispatch. A Dispatch wake-up costs an
 /// event thread's `epoll_wait`, a re-arm and a hand-off to a worker thread, with a `futex` and
 /// an `epoll_ctl` each (at a paced load the hold cut CPU per request by 8-14% and p50 by 8-17%,
-/// see README, "Benchmarks"); a ready socket wakes the held thread directly. After `hold` with
+/// see bench/RESULTS.md); a ready socket wakes the held thread directly. After `hold` with
 /// nothing ready, the loop hands the thread back and waits through its read source again.
 /// Work for the loop from other threads goes through `execute`:
 /// a mailbox and an eventfd(2) in the epoll set, which wakes a held loop and fires the read

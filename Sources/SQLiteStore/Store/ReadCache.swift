@@ -5,7 +5,7 @@ import Synchronization
 /// The hot path's records in memory: authorization records by (user, app, service) and user
 /// settings by user, each either a copy of the stored row or "no row". SQLite stays the only
 /// durable copy; the cache only saves the lookup (a b-tree descent that misses the CPU caches
-/// once the table is large, see README "Benchmarks").
+/// once the table is large, see bench/RESULTS.md).
 ///
 /// Filled by readers on a miss and emptied by the writer (``ReadCacheTracker``), so that a read
 /// that starts after a write returned never sees what the write replaced:
@@ -250,8 +250,8 @@ package final class ReadCache: Sendable {
 
     /// Removes `keys` and the settings of `users`, moving the generation on when there are any,
     /// and then shows the audit log up to `auditSeq` (never back; 0 shows nothing new). The
-    /// writer calls it after
-    /// each commit, before the commit's callers return, with the last entry that commit wrote.
+    /// writer calls it after each commit, before the commit's callers return, with the last
+    /// entry that commit wrote.
     func invalidate(keys: [AuthorizationKey], users: [UserID], publishing auditSeq: Int64 = 0) {
         state.withLock { state in
             if !keys.isEmpty || !users.isEmpty {
