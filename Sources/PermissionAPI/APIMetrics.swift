@@ -29,7 +29,8 @@ public struct APIMetrics: Sendable {
 public func buildMetricsResponder(
     metrics: APIMetrics, access: RouteAccess, authenticator: any Authenticator
 ) -> any HTTPResponder {
-    var routes = APIRoutes(authenticator: authenticator, configuration: APIConfiguration(), broadcaster: ChangeBroadcaster())
+    var routes = APIRoutes(
+        authenticator: authenticator, configuration: APIConfiguration(), broadcaster: ChangeBroadcaster(), store: nil)
     MetricsController(render: metrics.render, access: access).register(on: &routes)
     var router = routes.router
     router.use(RequestIdMiddleware())

@@ -26,7 +26,13 @@ public func buildApplication(
         service: service, failureBurst: configuration.authFailureBurst,
         failureRefillPerSecond: configuration.authFailureRefillPerSecond)
     var routes = APIRoutes(
-        authenticator: authenticator ?? keys, configuration: configuration, broadcaster: broadcaster)
+        authenticator: authenticator ?? keys, configuration: configuration, broadcaster: broadcaster, store: store)
+    // Commits that become visible here (other replicas' included) wake the event streams, and
+    // key changes made elsewhere end cached verifications at once.
+    store.observeChanges { [weak broadcaster, weak keys] changes in
+        broadcaster?.notify()
+        if changes.keysChanged { keys?.invalidate() }
+    }
     HealthController(readiness: readiness).register(on: &routes)
     OpenAPIController().register(on: &routes)
     ServicesController(permissions: service).register(on: &routes)

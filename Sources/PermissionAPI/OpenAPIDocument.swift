@@ -45,6 +45,12 @@ info:
       file locked by another process); nothing was changed, and the same call may be retried.
       A connection beyond the per-address share (`--max-connections-per-address`) is answered
       `429 too-many-requests` before any request is read.
+    - Revisions (SPEC §9): every successful write answers `Permission-Revision: <seq>`, the
+      audit seq that includes it. Any `GET` may send `Permission-Consistency: at-least <seq>`:
+      it is answered once the replica serving it shows that revision, waiting up to 1 s, else
+      `503 revision-unavailable` with `Retry-After` (nothing is read); a malformed field is a
+      `400`. Without it, a replica on PostgreSQL shows other replicas' writes within about a
+      second, and always its own at once.
   license:
     name: Apache-2.0
     identifier: Apache-2.0
@@ -322,6 +328,7 @@ paths:
         Allow Once grant.
       parameters:
         - $ref: '#/components/parameters/IfNoneMatch'
+        - $ref: '#/components/parameters/PermissionConsistency'
       responses:
         '200':
           description: The authorization.
@@ -342,6 +349,7 @@ paths:
         '404': {$ref: '#/components/responses/NotFound'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
+        '503': {$ref: '#/components/responses/Unavailable'}
     put:
       tags: [authorizations]
       operationId: setAuthorization
@@ -367,6 +375,7 @@ paths:
           headers:
             X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
             ETag: {$ref: '#/components/headers/ETag'}
+            Permission-Revision: {$ref: '#/components/headers/Permission-Revision'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Authorization'}
@@ -415,6 +424,7 @@ paths:
           headers:
             X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
             ETag: {$ref: '#/components/headers/ETag'}
+            Permission-Revision: {$ref: '#/components/headers/Permission-Revision'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/RequestOutcome'}
@@ -473,6 +483,7 @@ paths:
           headers:
             X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
             ETag: {$ref: '#/components/headers/ETag'}
+            Permission-Revision: {$ref: '#/components/headers/Permission-Revision'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Authorization'}
@@ -1140,6 +1151,15 @@ components:
       scheme: bearer
       description: '`Authorization: Bearer <secret>` of a key issued by `POST /v1/keys`.'
   parameters:
+    PermissionConsistency:
+      name: Permission-Consistency
+      in: header
+      description: >
+        `at-least <revision>`: answer only once this replica shows that revision (a
+        `Permission-Revision` a write answered), waiting up to 1 s, else `503
+        revision-unavailable`.
+      schema: {type: string, pattern: '^[Aa][Tt]-[Ll][Ee][Aa][Ss][Tt] +[0-9]{1,18}$'}
+      example: at-least 1042
     User:
       name: user
       in: path
@@ -1296,6 +1316,12 @@ components:
       schema: {type: string, format: date-time}
       example: '2026-11-23T00:00:00.000Z'
   headers:
+    Permission-Revision:
+      description: >
+        The revision (audit seq) that includes this write; send it back as
+        `Permission-Consistency: at-least <revision>` to read it on any replica.
+      schema: {type: integer, minimum: 1}
+      example: 1042
     Retry-After:
       description: Seconds to wait before trying again (RFC 9110 §10.2.3).
       required: true
@@ -1526,7 +1552,10 @@ components:
           examples:
             internal: {$ref: '#/components/examples/ProblemInternal'}
     Unavailable:
-      description: Not ready (starting, migrating, or the database does not answer).
+      description: >
+        Not ready (starting, migrating, or the database does not answer), or, for a read with
+        `Permission-Consistency`, the revision asked for did not arrive within 1 s
+        (`revision-unavailable`, with `Retry-After`).
       headers:
         X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
       content:
@@ -1534,6 +1563,14 @@ components:
           schema: {$ref: '#/components/schemas/Problem'}
           examples:
             unavailable: {$ref: '#/components/examples/ProblemUnavailable'}
+            revisionUnavailable:
+              summary: revision-unavailable (503)
+              value:
+                type: https://permissions.example/problems/revision-unavailable
+                title: Revision not yet applied
+                status: 503
+                detail: This replica shows revision 1041; revision 1042 did not arrive within 1 s. Retry, or read without Permission-Consistency.
+                requestId: req-5f1c
   schemas:
     UserId:
       description: 'An opaque user id, 1-128 of `A-Z a-z 0-9 . _ : @ + -`.'
@@ -2097,6 +2134,7 @@ components:
         - https://permissions.example/problems/payload-too-large
         - https://permissions.example/problems/unsupported-media-type
         - https://permissions.example/problems/unavailable
+        - https://permissions.example/problems/revision-unavailable
         - https://permissions.example/problems/internal
     Problem:
       description: RFC 9457 problem details, with the request id and optional extension members.

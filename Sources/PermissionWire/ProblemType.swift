@@ -21,6 +21,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
     case payloadTooLarge = "payload-too-large"
     case unsupportedMediaType = "unsupported-media-type"
     case unavailable = "unavailable"
+    case revisionUnavailable = "revision-unavailable"
     case internalError = "internal"
 
     /// The common prefix of every problem type URI.
@@ -51,7 +52,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .unknownLevel, .missingPurposeString, .invalidChoice, .invalidCombination: 422
         case .tooManyRequests: 429
         case .internalError: 500
-        case .unavailable: 503
+        case .unavailable, .revisionUnavailable: 503
         }
     }
 
@@ -78,6 +79,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .payloadTooLarge: "Body too large"
         case .unsupportedMediaType: "Unsupported media type"
         case .unavailable: "Service unavailable"
+        case .revisionUnavailable: "Revision not yet applied"
         case .internalError: "Internal server error"
         }
     }

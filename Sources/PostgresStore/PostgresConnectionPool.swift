@@ -46,7 +46,8 @@ final class PostgresConnectionPool: @unchecked Sendable {
         return try body(connection)
     }
 
-    private func checkout() throws -> PostgresConnection {
+    /// A connection of the caller's own until ``checkin(_:)``; prefer ``withConnection(_:)``.
+    func checkout() throws -> PostgresConnection {
         let deadline = Date().addingTimeInterval(checkoutTimeout)
         condition.lock()
         while idle.isEmpty && openCount >= capacity {
@@ -74,7 +75,7 @@ final class PostgresConnectionPool: @unchecked Sendable {
         }
     }
 
-    private func checkin(_ connection: PostgresConnection) {
+    func checkin(_ connection: PostgresConnection) {
         let keep = connection.isConnected && !connection.isInTransaction
         condition.withLock {
             if keep { idle.append(connection) } else { openCount -= 1 }

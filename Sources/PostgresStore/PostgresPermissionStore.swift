@@ -10,7 +10,12 @@ public import PermissionDomain
 /// row (`audit_head`, `FOR UPDATE`): writes are serialized across connections and across
 /// replicas on the same database, as SQLite's single writer serializes them, so `seq` is
 /// gap-free and the chain linear. The commit is durable when it returns (`synchronous_commit`
-/// on, the default). No group commit and no read cache yet.
+/// on, the default). No group commit yet.
+///
+/// Opened to serve (``ReadModelOptions``), it keeps a ``PostgresReadModel``: reads answer the
+/// hot path from memory (``PostgresReadSession``), a ``PostgresChangeFollower`` applies other
+/// replicas' commits from the audit log, and each write applies its own before it returns, so
+/// a replica reads its own writes at once and everyone's within the follower's interval.
 ///
 /// A serialization failure or deadlock (40001, 40P01) runs the whole body again, up to
 /// ``maximumAttempts`` times: bodies are pure store calls. A connection found broken before
@@ -26,9 +31,34 @@ public final class PostgresPermissionStore: PermissionStore {
     public static let maximumAttempts = 5
 
     let pool: PostgresConnectionPool
+    /// nil unless opened with ``ReadModelOptions``.
+    let readModel: PostgresReadModel?
+    let follower: PostgresChangeFollower?
 
-    private init(pool: PostgresConnectionPool) {
+    /// How a serving replica keeps its read model.
+    public struct ReadModelOptions: Sendable {
+        /// The most records (and as many users' settings) the read cache holds; 0 turns it off
+        /// (the follower still runs: it moves the visible revision and the change feed).
+        public var cacheEntries: Int
+        /// How often the follower reads the change log.
+        public var followInterval: Duration
+        /// Told when the follower fails and when it recovers (for the log).
+        public var report: @Sendable (_ message: String, _ failed: Bool) -> Void
+
+        public init(
+            cacheEntries: Int, followInterval: Duration = .milliseconds(100),
+            report: @escaping @Sendable (_ message: String, _ failed: Bool) -> Void = { _, _ in }
+        ) {
+            self.cacheEntries = cacheEntries
+            self.followInterval = followInterval
+            self.report = report
+        }
+    }
+
+    private init(pool: PostgresConnectionPool, readModel: PostgresReadModel?, follower: PostgresChangeFollower?) {
         self.pool = pool
+        self.readModel = readModel
+        self.follower = follower
     }
 
     /// Connects, applies pending migrations (under the migrations' advisory lock) and returns
@@ -42,8 +72,11 @@ public final class PostgresPermissionStore: PermissionStore {
     /// - Throws: ``MigrationError/databaseNewerThanCode(unknownIDs:)`` when the database
     ///   was migrated by a newer version, ``MigrationError/pending(ids:)`` when not migrating
     ///   and migrations are pending; ``PostgresError`` when it cannot be reached.
+    ///   - readModel: to serve: keep a read model and follow the change log (``ReadModelOptions``);
+    ///     nil for commands that read and write directly.
     public static func open(
-        connectionString: String, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5, migrating: Bool = true
+        connectionString: String, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5, migrating: Bool = true,
+        readModel options: ReadModelOptions? = nil
     ) throws -> PostgresPermissionStore {
         let pool = PostgresConnectionPool(
             conninfo: connectionString, capacity: poolSize, checkoutTimeout: checkoutTimeout,
@@ -53,7 +86,36 @@ public final class PostgresPermissionStore: PermissionStore {
         } else {
             try pool.withConnection { try PostgresSchema.migrator.checkMigrated($0) }
         }
-        return PostgresPermissionStore(pool: pool)
+        guard let options else { return PostgresPermissionStore(pool: pool, readModel: nil, follower: nil) }
+        let model = PostgresReadModel(cacheCapacity: options.cacheEntries)
+        try pool.withConnection { connection in
+            let started = ContinuousClock.now
+            try connection.execute(beginRead)
+            defer { connection.rollbackIgnoringErrors() }
+            let session = PostgresSession(connection: connection)
+            model.start(at: try session.lastAuditSeq(), catalogue: try session.catalogue())
+            model.synced(at: started)
+        }
+        let follower = PostgresChangeFollower(
+            conninfo: connectionString, model: model, interval: options.followInterval
+        ) { event in
+            switch event {
+            case .failed(let message): options.report("cannot read the change log: \(message)", true)
+            case .recovered: options.report("reading the change log again", false)
+            }
+        }
+        follower.start()
+        return PostgresPermissionStore(pool: pool, readModel: model, follower: follower)
+    }
+
+    /// Stops the change-log follower (a serving replica's shutdown); also done when the store
+    /// goes away.
+    public func close() {
+        follower?.stop()
+    }
+
+    deinit {
+        follower?.stop()
     }
 
     /// Applies pending migrations to the database and returns their ids.
@@ -77,7 +139,23 @@ public final class PostgresPermissionStore: PermissionStore {
     }
 
     public func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {
-        try run(begin: Self.beginRead, lockHead: false) { try body($0) }
+        guard let readModel else { return try run(begin: Self.beginRead, lockHead: false) { try body($0) } }
+        var replacedConnection = false
+        while true {
+            let session = PostgresReadSession(pool: pool, model: readModel)
+            defer { session.finish() }
+            do {
+                return try body(session)
+            } catch let error as PostgresError {
+                if error.isConnectionFailure && !replacedConnection {
+                    replacedConnection = true  // the broken connection is dropped at checkin
+                    continue
+                }
+                throw Self.mapped(error)
+            } catch let error as PostgresPoolTimeout {
+                throw PermissionError.unavailable(why: error.description)
+            }
+        }
     }
 
     public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
@@ -100,7 +178,7 @@ public final class PostgresPermissionStore: PermissionStore {
             attempt += 1
             do {
                 return try pool.withConnection { connection in
-                    try Self.transaction(on: connection, begin: begin, lockHead: lockHead, body)
+                    try transaction(on: connection, begin: begin, lockHead: lockHead, body)
                 }
             } catch let error as PostgresError {
                 if error.isRetryableTransactionFailure && attempt < Self.maximumAttempts { continue }
@@ -119,15 +197,19 @@ public final class PostgresPermissionStore: PermissionStore {
         }
     }
 
-    private static func transaction<T>(
+    private func transaction<T>(
         on connection: PostgresConnection, begin: String, lockHead: Bool, _ body: (PostgresSession) throws -> T
     ) throws -> T {
         try connection.execute(begin)
-        let session = PostgresSession(connection: connection)
+        let session = PostgresSession(connection: connection, tracking: lockHead ? PostgresChangeTracker() : nil)
         let result: T
         do {
             if lockHead { _ = try session.lockAuditChainHead() }
             result = try body(session)
+            if let changes = session.changes {
+                let unaudited = changes.unaudited
+                if !unaudited.isEmpty { throw UnauditedChange(changes: unaudited) }
+            }
         } catch {
             connection.rollbackIgnoringErrors()
             throw error
@@ -140,6 +222,7 @@ public final class PostgresPermissionStore: PermissionStore {
             connection.rollbackIgnoringErrors()
             throw error
         }
+        if lockHead { didCommit([session]) }
         return result
     }
 

@@ -91,6 +91,7 @@ extension PostgresSession {
     }
 
     func save(_ service: ServiceDefinition) throws {
+        changes?.changedCatalogue()
         try run(Self.upsertService, [
             .text(service.id.rawValue), .bool(service.builtin),
             .text(service.specials.map(\.rawValue).sorted().joined(separator: ",")),

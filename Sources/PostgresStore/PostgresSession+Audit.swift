@@ -39,6 +39,8 @@ extension PostgresSession {
         let record = AuditChain.sha256.record(for: entry, after: try lockAuditChainHead())
         try insertAuditRecord(record)
         try moveAuditChainHead(to: AuditChainTip(linking: record))
+        changes?.appended(
+            ChangeLogEntry(seq: record.seq, action: entry.action, user: entry.user, app: entry.app, service: entry.service))
         return record.seq
     }
 
@@ -62,8 +64,15 @@ extension PostgresSession {
     }
 
     func audit(query: AuditQuery) throws -> [AuditEntry] {
+        try audit(query: query, through: nil)
+    }
+
+    /// ``audit(query:)`` up to `last` at most: a replica shows the entries whose changes its
+    /// read model has applied (``PostgresReadModel``).
+    func audit(query: AuditQuery, through last: Int64?) throws -> [AuditEntry] {
         var clause = WhereClause()
         clause.add("seq > ?", [.int64(query.after)])
+        if let last { clause.add("seq <= ?", [.int64(last)]) }
         clause.equal("user_id", query.user?.rawValue)
         clause.equal("app", query.app?.rawValue)
         clause.equal("service", query.service?.rawValue)

@@ -86,6 +86,7 @@ extension PostgresSession {
     }
 
     func save(_ authorization: StoredAuthorization) throws {
+        changes?.saved(AuthorizationKey(user: authorization.user, app: authorization.app, service: authorization.service))
         try run(Self.upsert, [
             .text(authorization.user.rawValue), .text(authorization.app.rawValue), .text(authorization.service.rawValue),
             .text(authorization.status.rawValue), .optional(authorization.level?.rawValue), .bool(authorization.provisional),

@@ -40,6 +40,7 @@ extension PostgresSession {
     }
 
     func save(_ policy: Policy) throws {
+        changes?.changedCatalogue()
         try run(Self.upsertPolicy, [
             .text(policy.id.rawValue), .text(policy.service.rawValue), .optional(policy.app?.rawValue),
             .optional(policy.user?.rawValue), .text(policy.effect.rawValue), .optional(policy.level?.rawValue),
@@ -49,7 +50,8 @@ extension PostgresSession {
 
     @discardableResult
     func deletePolicy(id: PolicyID) throws -> Bool {
-        try run(Self.deleteOne, [.text(id.rawValue)]) > 0
+        changes?.changedCatalogue()
+        return try run(Self.deleteOne, [.text(id.rawValue)]) > 0
     }
 
     private static func decodePolicy(_ row: PostgresRow) throws -> Policy {
@@ -70,6 +72,7 @@ extension PostgresSession {
     }
 
     func save(_ settings: UserSettings) throws {
+        changes?.savedSettings(of: settings.user)
         try run(Self.upsertSettings, [
             .text(settings.user.rawValue), .bool(settings.locationServicesEnabled), .date(settings.updatedAt),
         ])

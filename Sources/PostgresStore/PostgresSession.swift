@@ -11,6 +11,13 @@ import PermissionDomain
 /// over the `COLLATE "C"` keys, in the same order as SQLite's store.
 struct PostgresSession: PermissionWriter {
     let connection: PostgresConnection
+    /// What a write body changed and audited (nil outside writes): see ``PostgresChangeTracker``.
+    let changes: PostgresChangeTracker?
+
+    init(connection: PostgresConnection, tracking changes: PostgresChangeTracker? = nil) {
+        self.connection = connection
+        self.changes = changes
+    }
 
     /// A stored value that does not parse: the database was changed outside this program.
     static func corrupt(_ table: String, _ column: String) -> PostgresError {

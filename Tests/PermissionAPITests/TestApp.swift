@@ -28,6 +28,8 @@ final class TestApp: @unchecked Sendable {
     let store: any PermissionStore
     /// The SQLite store, nil on PostgreSQL.
     let sqliteStore: SQLitePermissionStore?
+    /// The PostgreSQL store, nil on SQLite.
+    let postgresStore: PostgresPermissionStore?
     /// The PostgreSQL database's connection string, nil on SQLite.
     let postgresConnectionString: String?
     let clock: ManualClock
@@ -49,12 +51,17 @@ final class TestApp: @unchecked Sendable {
         if Self.onSQLite {
             let sqlite = try SQLitePermissionStore.open(path: directory.file("permissions.sqlite"), configuration: database)
             sqliteStore = sqlite
+            postgresStore = nil
             postgresConnectionString = nil
             store = sqlite
             checkReady = { try sqlite.checkReady() }
         } else {
             let connectionString = try PostgresServer.shared.get().freshDatabase()
-            let postgres = try PostgresPermissionStore.open(connectionString: connectionString, poolSize: Self.postgresPoolSize)
+            // As `serve` opens it: reads from the read model, the change log followed.
+            let postgres = try PostgresPermissionStore.open(
+                connectionString: connectionString, poolSize: Self.postgresPoolSize,
+                readModel: .init(cacheEntries: 10_000))
+            postgresStore = postgres
             sqliteStore = nil
             postgresConnectionString = connectionString
             store = postgres
@@ -95,6 +102,10 @@ final class TestApp: @unchecked Sendable {
             secretHash: KeyBootstrap.hash(secret), createdAt: Self.start, revokedAt: revoked ? Self.start : nil)
         try store.write { try $0.save(key) }
         return (id, secret)
+    }
+
+    deinit {
+        postgresStore?.close()  // its follower's thread and connection
     }
 
     /// Sends one request through the responder (stream bodies are run to the end).

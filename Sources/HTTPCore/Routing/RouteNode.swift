@@ -6,7 +6,7 @@ final class Route: Sendable {
     struct Handler: Sendable {
         let method: HTTPMethod
         let responder: any HTTPResponder
-        let execution: HTTPExecution
+        let execution: RouteExecution
     }
 
     let template: String
@@ -58,7 +58,7 @@ struct RouteNode: Sendable {
     /// Inserts `responder` for `method` at the template's segments.
     mutating func insert(
         segments: ArraySlice<RouteTemplateSegment>, template: String, names: [String], ordinals: [Int],
-        method: HTTPMethod, responder: any HTTPResponder, execution: HTTPExecution
+        method: HTTPMethod, responder: any HTTPResponder, execution: RouteExecution
     ) {
         guard let first = segments.first else {
             let route = self.route ?? Route(template: template, parameterNames: names, parameterOrdinals: ordinals)

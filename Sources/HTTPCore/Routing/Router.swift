@@ -22,9 +22,14 @@ public struct Router: Sendable {
     ///   - execution: where it runs; default inline on the event loop for GET, HEAD and
     ///     OPTIONS (reads), on the worker queue for the rest. Pass `.worker` for a read that
     ///     may take long (a full scan), `.eventLoop` only for work that never blocks.
+    ///   - decide: when given, asked for each request instead (with the route's parameters in
+    ///     the context): for a route that is quick only when its answer is at hand, such as a
+    ///     read served from memory when cached and from a remote database otherwise. It runs on
+    ///     the event loop, so it must be cheap and never block.
     ///   - responder: what answers; it finds parameters in `context.parameters`.
     public mutating func on(
-        _ method: HTTPMethod, _ template: String, execution: HTTPExecution? = nil, responder: any HTTPResponder
+        _ method: HTTPMethod, _ template: String, execution: HTTPExecution? = nil,
+        decide: (@Sendable (HTTPRequestHead, RequestContext) -> HTTPExecution)? = nil, responder: any HTTPResponder
     ) {
         let segments = RouteTemplateSegment.parse(template)
         var names: [String] = []
@@ -38,7 +43,8 @@ public struct Router: Sendable {
         precondition(Set(names).count == names.count, "route \(template) repeats a parameter name")
         root.insert(
             segments: segments[...], template: template, names: names, ordinals: ordinals, method: method,
-            responder: responder, execution: execution ?? Self.defaultExecution(for: method))
+            responder: responder,
+            execution: RouteExecution(fixed: execution ?? Self.defaultExecution(for: method), decide: decide))
     }
 
     /// Reads run inline, everything else on the worker queue.
@@ -51,9 +57,10 @@ public struct Router: Sendable {
 
     /// Registers a closure for `method` requests matching `template`.
     public mutating func on(
-        _ method: HTTPMethod, _ template: String, execution: HTTPExecution? = nil, _ handler: @escaping Handler
+        _ method: HTTPMethod, _ template: String, execution: HTTPExecution? = nil,
+        decide: (@Sendable (HTTPRequestHead, RequestContext) -> HTTPExecution)? = nil, _ handler: @escaping Handler
     ) {
-        on(method, template, execution: execution, responder: ClosureResponder(handler))
+        on(method, template, execution: execution, decide: decide, responder: ClosureResponder(handler))
     }
 
     public mutating func get(_ template: String, execution: HTTPExecution? = nil, _ handler: @escaping Handler) {

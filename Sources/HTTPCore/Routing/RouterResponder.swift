@@ -47,7 +47,10 @@ public struct RouterResponder: HTTPResponder {
             return .eventLoop
         }
         context.resolvedRoute = ResolvedRoute(router: identity, route: route, values: values)
-        return handler.execution
+        guard let decide = handler.execution.decide else { return handler.execution.fixed }
+        var asked = context
+        if !values.isEmpty { asked.parameters = PathParameters(names: route.parameterNames, values: values) }
+        return decide(head, asked)
     }
 
     public func execution(for head: HTTPRequestHead) -> HTTPExecution {

@@ -1,10 +1,17 @@
 import HTTPCore
+import PermissionDomain
 
 /// The router as controllers see it: each route declares its `RouteAccess`; before any
 /// handler runs, the `Authenticator` resolves the principal (401) and `AccessControl` checks
 /// the right (403), so every handler gets an `APIRequest` of an allowed caller. Bodies
 /// over `maxBodyBytes` are refused (413) before any handler runs, and every non-GET request
 /// wakes the event streams when it ends, so that committed changes reach them at once.
+///
+/// Revisions (``Consistency``): a successful write answers `Permission-Revision`; a read with
+/// `Permission-Consistency` waits for its revision first. Where a read runs: on the event loop
+/// when it cannot wait (a store on a local file, nothing to wait for); on a store whose reads
+/// may wait on the network, only the reads that say they are answered from memory
+/// (`inMemory`) and whose key is verified without the store stay on the loop.
 struct APIRoutes {
     typealias Handler = @Sendable (APIRequest) throws -> HTTPResponse
 
@@ -12,26 +19,42 @@ struct APIRoutes {
     let authenticator: any Authenticator
     let configuration: APIConfiguration
     let broadcaster: ChangeBroadcaster
+    /// nil for a router without the store's routes (the separate metrics listener).
+    let store: (any PermissionStore)?
+    /// The API keys, when `authenticator` is them: asked whether a request's key is verified
+    /// from memory.
+    let keys: KeyAuthenticator?
 
-    init(authenticator: any Authenticator, configuration: APIConfiguration, broadcaster: ChangeBroadcaster) {
+    init(
+        authenticator: any Authenticator, configuration: APIConfiguration, broadcaster: ChangeBroadcaster,
+        store: (any PermissionStore)?
+    ) {
         self.authenticator = authenticator
         self.configuration = configuration
         self.broadcaster = broadcaster
+        self.store = store
+        keys = authenticator as? KeyAuthenticator
     }
 
     /// Registers `handler` for `method` requests matching `template`.
     /// - Parameter execution: where the handler runs (see `HTTPExecution`): by default reads
     ///   inline on the event loop and writes on the worker queue; a read that may take long (a
     ///   scan, a count, a database probe) passes `.worker`.
+    /// - Parameter inMemory: for a read the store may answer from memory: whether it would now,
+    ///   asked with the route's parameters in the context (see the type's summary).
     mutating func on(
         _ method: HTTPMethod, _ template: String, access: RouteAccess, execution: HTTPExecution? = nil,
-        _ handler: @escaping Handler
+        inMemory: (@Sendable (RequestContext) -> Bool)? = nil, _ handler: @escaping Handler
     ) {
         let authenticator = authenticator
         let configuration = configuration
         let broadcaster = broadcaster
+        let store = store
         let writes = method != .get
-        router.on(method, template, execution: execution) { request, context in
+        let decide = writes || execution == .worker ? nil : store.map {
+            Self.decide(store: $0, keys: keys, access: access, inMemory: inMemory)
+        }
+        router.on(method, template, execution: execution, decide: decide) { request, context in
             var principal = Principal.anonymous
             if access != .open {
                 principal = try authenticator.authenticate(request, context: context)
@@ -39,16 +62,41 @@ struct APIRoutes {
             }
             let api = APIRequest(http: request, context: context, principal: principal, configuration: configuration)
             try api.checkBodySize()
-            guard writes else { return try handler(api) }
+            guard writes else {
+                if let store, let revision = try Consistency.requiredRevision(request.headers) {
+                    try Consistency.await(revision, store: store)
+                }
+                return try handler(api)
+            }
             defer { broadcaster.notify() }
-            return try handler(api)
+            var response = try handler(api)
+            if (200..<300).contains(response.status.code), let revision = try? store?.acknowledgedRevision() {
+                response.headers.replaceOrAdd(name: Consistency.revisionField, value: String(revision))
+            }
+            return response
+        }
+    }
+
+    /// Where a read runs, per request (see the type's summary).
+    private static func decide(
+        store: any PermissionStore, keys: KeyAuthenticator?, access: RouteAccess,
+        inMemory: (@Sendable (RequestContext) -> Bool)?
+    ) -> @Sendable (HTTPRequestHead, RequestContext) -> HTTPExecution {
+        let mayWait = store.readsMayWait
+        return { head, context in
+            if Consistency.mustWait(head, store: store) { return .worker }
+            guard mayWait else { return .eventLoop }
+            guard let inMemory else { return .worker }
+            if access != .open && keys?.verifiesFromMemory(head, context: context) != true { return .worker }
+            return inMemory(context) ? .eventLoop : .worker
         }
     }
 
     mutating func get(
-        _ template: String, access: RouteAccess, execution: HTTPExecution? = nil, _ handler: @escaping Handler
+        _ template: String, access: RouteAccess, execution: HTTPExecution? = nil,
+        inMemory: (@Sendable (RequestContext) -> Bool)? = nil, _ handler: @escaping Handler
     ) {
-        on(.get, template, access: access, execution: execution, handler)
+        on(.get, template, access: access, execution: execution, inMemory: inMemory, handler)
     }
 
     mutating func put(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {

@@ -88,6 +88,24 @@ public final class KeyAuthenticator: Authenticator {
         return principal
     }
 
+    /// Whether the key `head` presents would be verified without reading the store: the
+    /// connection remembers it, or the cache of verified keys holds it. A request without a
+    /// key, or with a malformed one, is refused without a read too.
+    func verifiesFromMemory(_ head: HTTPRequestHead, context: RequestContext) -> Bool {
+        guard let header = head.headers["Authorization"] else { return true }
+        let now = ContinuousClock.now
+        if let remembered = context.connection?.value as? Remembered,
+            remembered.generation == generation.load(ordering: .acquiring), remembered.expires > now,
+            Self.sameBytes(remembered.header, header)
+        {
+            return true
+        }
+        guard let token = Self.bearerToken(header), token.utf8.count <= KeySecret.maximumLength else { return true }
+        let hash = KeySecret.hash(token.utf8)
+        guard let entry = cache.withLock({ $0[TokenHash(bytes: hash)] }) else { return false }
+        return entry.expires > now
+    }
+
     /// Byte equality in constant time (`==` on `String` is canonical equivalence, under which
     /// a KELVIN SIGN equals "K", and may stop at the first difference).
     static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {

@@ -1,12 +1,86 @@
-/// Persistence of the permission model, implemented over SQLite by `SQLiteStore`.
-/// Small and concrete so that each method maps to one SQL statement. Errors thrown by a body propagate unchanged; the store adds its own errors.
+import Foundation
+
+/// Persistence of the permission model: `SQLiteStore` (one file, one process) and
+/// `PostgresStore` (one database, several replicas). Small and concrete so that each method
+/// maps to one SQL statement. Errors thrown by a body propagate unchanged; the store adds its
+/// own errors.
+///
+/// Revisions: the audit log's `seq` is the store's version. Every change is audited, so the
+/// entries after seq V say what changed since V; a store makes its reads see revision V only
+/// after it forgot what it kept in memory about those changes (``visibleRevision()``).
 public protocol PermissionStore: Sendable {
-    /// Runs `body` on a consistent read snapshot; never waits for writers (WAL,
-    /// https://sqlite.org/wal.html).
+    /// Runs `body` on a consistent read snapshot; never waits for writers.
     func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T
 
     /// Runs `body` as one atomic, durable transaction, serialized with every other write.
     /// The store may group-commit several concurrent bodies, each atomic on its own (a
     /// savepoint): a body that throws leaves no trace. Returns after the commit is durable.
     func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T
+
+    /// The newest revision (audit seq) whose changes reads in this process see, and whose
+    /// audit entries they show.
+    func visibleRevision() throws -> Int64
+
+    /// A revision that includes every write this process has acknowledged (for
+    /// `Permission-Revision` on a write's response): reading at least it elsewhere shows them.
+    func acknowledgedRevision() throws -> Int64
+
+    /// Waits until ``visibleRevision()`` reaches `revision`, at most `timeout`; returns whether
+    /// it did.
+    func awaitRevision(_ revision: Int64, timeout: Duration) throws -> Bool
+
+    /// Whether a read of (user, app, service)'s status would be answered from memory now,
+    /// without waiting on anything (an event loop may run it). A store on a local file answers
+    /// true: its reads never wait for long.
+    func answersFromMemory(user: UserID, app: AppID, service: ServiceID) -> Bool
+
+    /// Whether any read may wait on the network (a database server): the API then runs reads
+    /// on its worker threads unless ``answersFromMemory(user:app:service:)``.
+    var readsMayWait: Bool { get }
+
+    /// Calls `observer` whenever reads here start to see newer revisions that may include
+    /// changes made by another process (a replica), on whichever thread learned of them. A
+    /// store that no other process writes never calls it: its writes return visible.
+    func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void)
+}
+
+/// What ``PermissionStore/observeChanges(_:)`` reports.
+public struct VisibleChanges: Sendable, Equatable {
+    /// The revision reads see now.
+    public var revision: Int64
+    /// Whether API keys were created or revoked: cached verifications must be dropped.
+    public var keysChanged: Bool
+
+    public init(revision: Int64, keysChanged: Bool) {
+        self.revision = revision
+        self.keysChanged = keysChanged
+    }
+}
+
+extension PermissionStore {
+    /// The last audit seq a reader sees.
+    public func visibleRevision() throws -> Int64 {
+        try read { try $0.lastAuditSeq() }
+    }
+
+    /// Every acknowledged write is visible to this process's reads as soon as it returns.
+    public func acknowledgedRevision() throws -> Int64 {
+        try visibleRevision()
+    }
+
+    /// Polls ``visibleRevision()`` every 5 ms.
+    public func awaitRevision(_ revision: Int64, timeout: Duration) throws -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            if try visibleRevision() >= revision { return true }
+            if ContinuousClock.now >= deadline { return false }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+    }
+
+    public func answersFromMemory(user: UserID, app: AppID, service: ServiceID) -> Bool { true }
+
+    public var readsMayWait: Bool { false }
+
+    public func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void) {}
 }

@@ -1,3 +1,5 @@
+package import PermissionDomain
+
 extension SQLitePermissionStore {
     /// What `/metrics` samples from the database at scrape time.
     package struct MetricsSnapshot: Sendable {

@@ -124,6 +124,13 @@ public final class SQLitePermissionStore: PermissionStore {
         try pool.backup(to: destination) { step in progress?(step.copied, step.total) }
     }
 
+    /// The last audit seq readers see: with the read cache on, where the writer's last commit
+    /// ended (no read); else the file's.
+    public func visibleRevision() throws -> Int64 {
+        if let cache = readCache { return cache.visibleAuditSeq }
+        return try read { try $0.lastAuditSeq() }
+    }
+
     /// - Throws: the body's error; ``PermissionError/unavailable(why:)`` when no reader became
     ///   free or a lock stayed held for the busy timeout; other `SQLiteError`s.
     public func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {

@@ -1,13 +1,14 @@
 import Foundation
-import PermissionDomain
 import Synchronization
 
 /// The hot path's records in memory: authorization records by (user, app, service) and user
-/// settings by user, each either a copy of the stored row or "no row". SQLite stays the only
-/// durable copy; the cache only saves the lookup (a b-tree descent that misses the CPU caches
-/// once the table is large, see bench/RESULTS.md).
+/// settings by user, each either a copy of the stored row or "no row". The database stays the
+/// only durable copy; the cache only saves the lookup (on SQLite a b-tree descent that misses
+/// the CPU caches once the table is large, see bench/RESULTS.md; on PostgreSQL a round trip).
 ///
-/// Filled by readers on a miss and emptied by the writer (``ReadCacheTracker``), so that a read
+/// Both stores use it the same way. Filled by readers on a miss and emptied by whatever learns
+/// of commits (SQLite: the writer's `ReadCacheTracker`; PostgreSQL: the writer for its own
+/// commits and the change-log follower for everyone's), so that a read
 /// that starts after a write returned never sees what the write replaced:
 /// - the writer, after each commit and before its callers return, first ends the reader pool's
 ///   older snapshots, then removes every key the transaction changed and moves ``generation``
@@ -130,22 +131,22 @@ package final class ReadCache: Sendable {
     private let published = Atomic<UInt64>(0)
 
     /// The most "no record" entries kept for a cache of `capacity` records.
-    static func absentCapacity(for capacity: Int) -> Int { max(1, capacity / 4) }
+    package static func absentCapacity(for capacity: Int) -> Int { max(1, capacity / 4) }
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(0, capacity)
         state = Mutex(State())
     }
 
     /// The generation a reader passes to ``insert(_:stored:settings:readAt:)``. Take it before
     /// checking out the connection the row will be read on.
-    var generation: UInt64 { published.load(ordering: .acquiring) }
+    package var generation: UInt64 { published.load(ordering: .acquiring) }
 
     /// The cached record of `key` and, when `withSettings`, its user's settings; nil when
     /// either is not cached, or when the writer invalidated anything since `generation` was
     /// taken: the caller's read snapshot may then predate what the cache holds, and the other
     /// reads of its body (policies, prompts) come from that snapshot.
-    func lookup(_ key: AuthorizationKey, withSettings: Bool, readAt generation: UInt64)
+    package func lookup(_ key: AuthorizationKey, withSettings: Bool, readAt generation: UInt64)
         -> (stored: StoredAuthorization?, settings: UserSettings?)?
     {
         let found: (Record?, UserSettings?)? = state.withLock { state in
@@ -174,9 +175,19 @@ package final class ReadCache: Sendable {
         return (found.0?.stored(key), found.1)
     }
 
+    /// Whether `key` (and, when `withSettings`, its user's settings) is cached, as a record or
+    /// as "no record"; counts neither a hit nor a miss. For deciding where a read runs: a
+    /// lookup right after may still miss.
+    package func contains(_ key: AuthorizationKey, withSettings: Bool) -> Bool {
+        state.withLock { state in
+            guard state.authorizations[key] != nil || state.absent.contains(key) else { return false }
+            return !withSettings || state.settings[key.user] != nil || state.absentSettings[key.user] != nil
+        }
+    }
+
     /// Stores what a reader found for `key` (and its user's settings, when read), unless the
     /// writer committed a change since `generation` was taken.
-    func insert(_ key: AuthorizationKey, stored: StoredAuthorization?, settings: UserSettings??, readAt generation: UInt64) {
+    package func insert(_ key: AuthorizationKey, stored: StoredAuthorization?, settings: UserSettings??, readAt generation: UInt64) {
         guard capacity > 0 else { return }
         let record = stored.map(Record.init)
         let absentCapacity = Self.absentCapacity(for: capacity)
@@ -212,7 +223,7 @@ package final class ReadCache: Sendable {
     /// Makes room for `records` records and as many users' settings without rehashing (the
     /// warm-up, which knows the table's size: growing a table of 1,000,000 entries briefly
     /// holds the old and the new one).
-    func reserve(records: Int) {
+    package func reserve(records: Int) {
         let records = min(max(0, records), capacity)
         state.withLock { state in
             state.authorizations.reserveCapacity(records)
@@ -220,7 +231,7 @@ package final class ReadCache: Sendable {
     }
 
     /// What ``insert(page:readAt:)`` did.
-    enum PageOutcome {
+    package enum PageOutcome {
         /// Every record (and its user's settings) is in the cache.
         case stored
         /// Nothing was stored: the writer committed a change since the generation was taken.
@@ -231,7 +242,7 @@ package final class ReadCache: Sendable {
 
     /// Stores a page of records read together with their users' settings (the warm-up), unless
     /// the writer committed a change since `generation` was taken or the page does not fit.
-    func insert(page: [(stored: StoredAuthorization, settings: UserSettings?)], readAt generation: UInt64) -> PageOutcome {
+    package func insert(page: [(stored: StoredAuthorization, settings: UserSettings?)], readAt generation: UInt64) -> PageOutcome {
         let records = page.map { (AuthorizationKey(user: $0.stored.user, app: $0.stored.app, service: $0.stored.service), Record($0.stored)) }
         return state.withLock { state in
             guard state.generation == generation else { return .stale }
@@ -252,7 +263,7 @@ package final class ReadCache: Sendable {
     /// and then shows the audit log up to `auditSeq` (never back; 0 shows nothing new). The
     /// writer calls it after each commit, before the commit's callers return, with the last
     /// entry that commit wrote.
-    func invalidate(keys: [AuthorizationKey], users: [UserID], publishing auditSeq: Int64 = 0) {
+    package func invalidate(keys: [AuthorizationKey], users: [UserID], publishing auditSeq: Int64 = 0) {
         state.withLock { state in
             if !keys.isEmpty || !users.isEmpty {
                 for key in keys {
@@ -272,7 +283,7 @@ package final class ReadCache: Sendable {
 
     /// Drops every entry and moves the generation on, then shows the audit log up to
     /// `auditSeq` (never back).
-    func removeAll(publishing auditSeq: Int64) {
+    package func removeAll(publishing auditSeq: Int64) {
         let dropped = state.withLock { state in
             let dropped = state.empty(advance: true)
             published.store(state.generation, ordering: .releasing)
@@ -284,7 +295,7 @@ package final class ReadCache: Sendable {
 
     /// The last audit entry readers may see: every change of its transaction (and of those
     /// before) has left the cache.
-    var visibleAuditSeq: Int64 { state.withLock { $0.visibleAuditSeq } }
+    package var visibleAuditSeq: Int64 { state.withLock { $0.visibleAuditSeq } }
 
     package var statistics: Statistics {
         state.withLock { Statistics(hits: $0.hits, misses: $0.misses, entries: $0.count, clears: $0.clears) }

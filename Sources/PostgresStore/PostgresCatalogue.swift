@@ -1,0 +1,14 @@
+import PermissionDomain
+
+/// What the hot-path read needs besides the record, kept in memory by ``PostgresReadModel``:
+/// the custom services (built-in ones live in `Catalogue`) and the services that some policy
+/// names (the others skip the policy query). Small: operators define a handful of each.
+struct PostgresCatalogue: Sendable {
+    var services: [ServiceID: ServiceDefinition]
+    var policyServices: Set<ServiceID>
+
+    /// The definition of `id`, built in or custom; nil when unknown.
+    func definition(_ id: ServiceID) -> ServiceDefinition? {
+        Catalogue.builtin(id) ?? services[id]
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+public import PermissionDomain
+
+/// Revisions and the read model (``PostgresReadModel``) as the API sees them.
+extension PostgresPermissionStore {
+    /// How long a write waits for its entries to become visible when applying them itself
+    /// failed (the follower then applies them).
+    static let visibilityWaitAfterFailure: Duration = .seconds(1)
+
+    /// After a commit, before its writers return: applies the log to its end (at least through
+    /// the last entry the commit appended, and other replicas' entries before it), as the
+    /// follower does, so that this replica's reads, audit log and change feed show the write
+    /// at once.
+    /// - Parameter sessions: the sessions of the bodies the commit made durable, on the
+    ///   connection that committed them.
+    func didCommit(_ sessions: [PostgresSession]) {
+        guard let readModel, let connection = sessions.first?.connection else { return }
+        let tip = sessions.map { $0.changes?.lastAppended ?? 0 }.max() ?? 0
+        guard tip > 0 else { return }
+        readModel.acknowledge(tip)
+        guard readModel.visibleRevision < tip else { return }
+        do {
+            try PostgresChangeFollower.follow(on: connection, model: readModel)
+        } catch {
+            // Committed all the same: the follower applies it; wait for that, boundedly.
+            follower?.nudge()
+            _ = readModel.waitUntilVisible(tip, timeout: Self.visibilityWaitAfterFailure)
+        }
+    }
+
+    public func visibleRevision() throws -> Int64 {
+        guard let readModel else { return try read { try $0.lastAuditSeq() } }
+        return readModel.visibleRevision
+    }
+
+    public func acknowledgedRevision() throws -> Int64 {
+        guard let readModel else { return try visibleRevision() }
+        return readModel.acknowledgedRevision
+    }
+
+    public func awaitRevision(_ revision: Int64, timeout: Duration) throws -> Bool {
+        guard let readModel else { return try visibleRevision() >= revision }
+        if readModel.visibleRevision >= revision { return true }
+        follower?.nudge()
+        return readModel.waitUntilVisible(revision, timeout: timeout)
+    }
+
+    public func answersFromMemory(user: UserID, app: AppID, service: ServiceID) -> Bool {
+        guard let readModel, let catalogue = readModel.currentCatalogue,
+            let definition = catalogue.definition(service), !catalogue.policyServices.contains(service)
+        else { return false }
+        return readModel.cache.contains(
+            AuthorizationKey(user: user, app: app, service: service),
+            withSettings: definition.hasLocationServicesSwitch)
+    }
+
+    public var readsMayWait: Bool { true }
+
+    public func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void) {
+        readModel?.observe(observer)
+    }
+
+    /// The read cache's counters, nil without a read model.
+    package var readCacheStatistics: ReadCache.Statistics? { readModel?.cache.statistics }
+
+    /// The revision reads see and whether memory is trusted now, for `/metrics`.
+    package var readModelState: (visible: Int64, fresh: Bool)? {
+        readModel.map { ($0.visibleRevision, $0.isFresh) }
+    }
+}

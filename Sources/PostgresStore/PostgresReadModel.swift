@@ -1,0 +1,149 @@
+import Foundation
+import PermissionDomain
+import Synchronization
+
+/// What a replica keeps in memory between the database and its reads: the read cache of
+/// authorization records and users' settings, the catalogue (custom services, the services
+/// that have policies), and the revision its reads see. One version drives all of it: the
+/// audit `seq`. Entries are applied in order (``apply(_:after:catalogue:)``), by the writer
+/// after its own commits and by the ``PostgresChangeFollower`` for everyone's; applying the
+/// entries up to seq V first forgets everything they changed and only then shows V
+/// (``visibleRevision``), so a read that asks for V never gets a value V replaced.
+///
+/// Staleness is bounded: the follower records when it last read the log to its end
+/// (``synced(at:)``). When that is older than ``maximumStaleness`` (the database or the
+/// follower's connection is down), reads stop trusting memory and go to the database, which
+/// answers or fails (503): a replica never serves from memory what it cannot know is current.
+final class PostgresReadModel: Sendable {
+    /// How old the last complete read of the log may be for memory to be trusted.
+    static let maximumStaleness: Duration = .seconds(1)
+    /// Above this many records and users in one applied run, the cache is emptied instead.
+    static let maximumTrackedChanges = 4_096
+
+    let cache: ReadCache
+    /// nil until loaded, and after a failed load: every service may then have policies, and
+    /// custom services are read from the database.
+    private let catalogue = Mutex<PostgresCatalogue?>(nil)
+    /// When the log was last read to its end, as nanoseconds of `clock`; `Int64.min`: never.
+    private let lastSync = Atomic<Int64>(.min)
+    private let clock = ContinuousClock()
+    private let origin: ContinuousClock.Instant
+    /// The newest seq a write of this process committed.
+    private let acknowledged = Atomic<Int64>(0)
+    private let observers = Mutex<[@Sendable (VisibleChanges) -> Void]>([])
+    /// Wakes ``waitUntilVisible(_:timeout:)``.
+    private let visibility = NSCondition()
+
+    init(cacheCapacity: Int) {
+        cache = ReadCache(capacity: cacheCapacity)
+        origin = clock.now
+    }
+
+    /// The revision reads see: every entry up to it has been applied.
+    var visibleRevision: Int64 { cache.visibleAuditSeq }
+
+    /// A revision including every write this process acknowledged.
+    var acknowledgedRevision: Int64 { max(acknowledged.load(ordering: .acquiring), visibleRevision) }
+
+    /// Whether memory may be trusted now (see the type's summary).
+    var isFresh: Bool {
+        let synced = lastSync.load(ordering: .acquiring)
+        guard synced != .min else { return false }
+        return clock.now - origin - .nanoseconds(synced) < Self.maximumStaleness
+    }
+
+    /// The catalogue, when loaded and fresh.
+    var currentCatalogue: PostgresCatalogue? {
+        guard isFresh else { return nil }
+        return catalogue.withLock { $0 }
+    }
+
+    /// The log was read to its end by a query that started at `instant`.
+    func synced(at instant: ContinuousClock.Instant) {
+        _ = lastSync.max((instant - origin).nanoseconds, ordering: .releasing)
+    }
+
+    /// Starts from `revision` with `loaded` as the catalogue (at open, before any read).
+    func start(at revision: Int64, catalogue loaded: PostgresCatalogue?) {
+        catalogue.withLock { $0 = loaded }
+        cache.removeAll(publishing: revision)
+    }
+
+    /// A write of this process committed entries up to `seq`.
+    func acknowledge(_ seq: Int64) {
+        _ = acknowledged.max(seq, ordering: .releasing)
+    }
+
+    func observe(_ observer: @escaping @Sendable (VisibleChanges) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    /// Applies `entries`, read as the entries after `seq`: forgets what they changed, reloads
+    /// the catalogue when they changed it, and then shows them.
+    /// - Parameters:
+    ///   - entries: consecutive entries from `seq + 1` (a gap is a broken promise of the log,
+    ///     see ``PostgresSession/changes(after:limit:)``: the run is cut there, and debug
+    ///     builds stop).
+    ///   - catalogue: loads the catalogue, called when the entries changed it.
+    /// - Returns: the seq shown now (at least the last applied entry's).
+    /// - Throws: what `catalogue` throws; nothing is shown then.
+    @discardableResult
+    func apply(_ entries: [ChangeLogEntry], after seq: Int64, catalogue load: () throws -> PostgresCatalogue) rethrows
+        -> Int64
+    {
+        var changes = ReadModelChanges()
+        var expected = seq + 1
+        for entry in entries {
+            guard entry.seq == expected else {
+                assertionFailure("the change log skipped from \(expected - 1) to \(entry.seq)")
+                break
+            }
+            changes.add(entry)
+            expected += 1
+        }
+        guard changes.through > 0 else { return visibleRevision }
+        if changes.catalogueChanged {
+            do {
+                let loaded = try load()
+                catalogue.withLock { $0 = loaded }
+            } catch {
+                catalogue.withLock { $0 = nil }  // unknown: every service is queried
+                throw error
+            }
+        }
+        if changes.records.count + changes.settingsOf.count > Self.maximumTrackedChanges {
+            cache.removeAll(publishing: changes.through)
+        } else {
+            cache.invalidate(keys: changes.records, users: changes.settingsOf, publishing: changes.through)
+        }
+        visibility.lock()
+        visibility.broadcast()
+        visibility.unlock()
+        let shown = VisibleChanges(revision: visibleRevision, keysChanged: changes.keysChanged)
+        for observer in observers.withLock({ $0 }) { observer(shown) }
+        return shown.revision
+    }
+
+    /// Waits until ``visibleRevision`` reaches `revision`, at most `timeout`.
+    func waitUntilVisible(_ revision: Int64, timeout: Duration) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout.seconds)
+        visibility.lock()
+        defer { visibility.unlock() }
+        while visibleRevision < revision {
+            if !visibility.wait(until: deadline) { return visibleRevision >= revision }
+        }
+        return true
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
+    /// The duration in whole nanoseconds.
+    var nanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+}

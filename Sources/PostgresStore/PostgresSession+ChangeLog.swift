@@ -1,0 +1,36 @@
+import PermissionDomain
+
+/// The change log a replica follows: the audit log itself, read as ``ChangeLogEntry``s, and the
+/// catalogue the read model keeps in memory.
+extension PostgresSession {
+    private static let changesAfter = PreparedStatement("""
+        SELECT seq, action, user_id, app, service FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2
+        """)
+    private static let policyServices = PreparedStatement("SELECT DISTINCT service FROM policies")
+
+    /// The entries after `seq`, at most `limit` of them, in order.
+    ///
+    /// They follow each other without a gap from `seq + 1`: every write locks the chain head,
+    /// so commits take turns, and a writer gets the lock only once its predecessor's commit is
+    /// visible to every new snapshot; whatever a query sees is a prefix of the log. The store
+    /// checks that (``PostgresReadModel``).
+    func changes(after seq: Int64, limit: Int) throws -> [ChangeLogEntry] {
+        try rows(Self.changesAfter, [.int64(seq), Self.limit(limit)]) { try Self.decodeChange($0) }
+    }
+
+    /// The custom services and the services that some policy names.
+    func catalogue() throws -> PostgresCatalogue {
+        var services: [ServiceID: ServiceDefinition] = [:]
+        for service in try self.services() { services[service.id] = service }
+        let named = try rows(Self.policyServices) { ServiceID(trusted: try $0.required(0, "policies", "service")) }
+        return PostgresCatalogue(services: services, policyServices: Set(named))
+    }
+
+    private static func decodeChange(_ row: PostgresRow) throws -> ChangeLogEntry {
+        ChangeLogEntry(
+            seq: try row.int64(at: 0), action: AuditAction(try row.required(1, "audit", "action")),
+            user: row.optionalString(at: 2).map(UserID.init(trusted:)),
+            app: row.optionalString(at: 3).map(AppID.init(trusted:)),
+            service: row.optionalString(at: 4).map(ServiceID.init(trusted:)))
+    }
+}

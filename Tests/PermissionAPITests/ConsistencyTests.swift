@@ -1,0 +1,97 @@
+import Foundation
+import HTTPCore
+import Logging
+import PermissionAPI
+import PermissionWire
+import Testing
+
+/// Revisions (SPEC §9): `Permission-Revision` on writes, `Permission-Consistency: at-least` on
+/// reads, and where a read runs (on the event loop only when it cannot wait). On both stores.
+@Suite struct ConsistencyTests {
+    @Test func everySuccessfulWriteAnswersTheRevisionThatIncludesIt() throws {
+        let app = try TestApp()
+        let first = try app.set("camera", #"{"status":"denied"}"#)
+        #expect(first.status == 200)
+        #expect(first.headers["Permission-Revision"] == "1")
+        let second = try app.set("microphone", #"{"status":"authorized","level":"full"}"#)
+        #expect(second.headers["Permission-Revision"] == "2")
+        // The audit log agrees: the revision is the seq of the write's entry.
+        #expect(try app.audit().map(\.seq) == [1, 2])
+        // A refused write changes nothing and names no revision.
+        let refused = try app.set("camera", #"{"status":"sideways"}"#)
+        #expect(refused.status == 400)
+        #expect(refused.headers["Permission-Revision"] == nil)
+        // Reads name none either.
+        #expect(try app.send(.get, TestApp.path("u42", "com.example.maps", "camera")).headers["Permission-Revision"] == nil)
+    }
+
+    @Test func aReadAtARevisionAlreadyShownIsAnsweredAtOnce() throws {
+        let app = try TestApp()
+        let revision = try #require(try app.set("camera", #"{"status":"denied"}"#).headers["Permission-Revision"])
+        let read = try app.send(
+            .get, TestApp.path("u42", "com.example.maps", "camera"),
+            headers: [("Permission-Consistency", "at-least \(revision)")])
+        #expect(read.status == 200)
+        #expect(try read.decode(Authorization.self).status == .denied)
+        // Case-insensitive token, extra spaces.
+        let spaced = try app.send(
+            .get, "/v1/audit", headers: [("Permission-Consistency", "AT-LEAST   \(revision)")])
+        #expect(spaced.status == 200)
+    }
+
+    @Test func aRevisionThatNeverComesIs503AfterASecond() throws {
+        let app = try TestApp()
+        try app.set("camera", #"{"status":"denied"}"#)
+        let started = ContinuousClock.now
+        let read = try app.send(
+            .get, TestApp.path("u42", "com.example.maps", "camera"),
+            headers: [("Permission-Consistency", "at-least 99")])
+        let waited = ContinuousClock.now - started
+        #expect(read.status == 503)
+        #expect(read.problemType == .revisionUnavailable)
+        #expect(read.headers["Retry-After"] == "1")
+        #expect(waited >= .milliseconds(900))
+    }
+
+    @Test(arguments: ["99", "at-least", "at-least -1", "at-least 1x", "at-most 1", "at-least 1 2", "at-least 9999999999999999999"])
+    func aMalformedConsistencyFieldIs400(_ field: String) throws {
+        let app = try TestApp()
+        let read = try app.send(
+            .get, TestApp.path("u42", "com.example.maps", "camera"), headers: [("Permission-Consistency", field)])
+        #expect(read.status == 400)
+        #expect(read.problem?.detail.contains("Permission-Consistency") == true)
+    }
+
+    /// A status read whose record, settings and key are in memory runs on the event loop on
+    /// both stores; one that asks for a revision not shown yet runs on the worker queue, where
+    /// waiting is allowed. On PostgreSQL a read whose record is not cached runs there too.
+    /// (Another replica's change forgetting a record: ReplicaTests.)
+    @Test func whereAStatusReadRuns() throws {
+        let app = try TestApp()
+        let denied = try app.set("camera", #"{"status":"denied"}"#)
+        #expect(denied.status == 200, "\(denied.text)")
+        let path = TestApp.path("u42", "com.example.maps", "camera")
+        let connection = ConnectionStorage()
+        func execution(_ headers: [(String, String)]) -> HTTPExecution {
+            let head = HTTPRequestHead(
+                method: .get, target: path, path: path, query: nil, version: .http1_1,
+                headers: HTTPHeaders([("Host", "test"), ("Authorization", "Bearer \(app.adminKey)")] + headers),
+                authority: "test", keepAlive: true, framing: .none, expectContinue: false)
+            var context = RequestContext(
+                requestId: "r", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+                remoteAddress: "127.0.0.1:1")
+            context.connection = connection
+            return app.application.responder.prepare(head, context: &context)
+        }
+        if !TestApp.onSQLite { #expect(execution([]) == .worker) }  // not cached yet
+        #expect(try app.send(.get, path, connection: connection).status == 200)  // caches it, remembers the key
+        #expect(execution([]) == .eventLoop)
+        #expect(execution([("Permission-Consistency", "at-least 1")]) == .eventLoop)
+        #expect(execution([("Permission-Consistency", "at-least 2")]) == .worker)
+        // A change replaces the record in memory: the next read from memory sees it.
+        let authorized = try app.set("camera", #"{"status":"authorized","level":"full"}"#)
+        #expect(authorized.status == 200, "\(authorized.text)")
+        let read = try app.send(.get, path, connection: connection)
+        #expect(try read.decode(Authorization.self).status == .authorized)
+    }
+}
