@@ -36,8 +36,15 @@ public enum KeyBootstrap {
             logger.warning("the bootstrap admin key was revoked; not creating it again", metadata: ["key": "\(id)"])
             return .revoked(id)
         }
-        _ = try service.createKey(
-            id: id, role: .admin, app: nil, name: "bootstrap", secretHash: hash, actor: .system, requestId: nil)
+        do {
+            _ = try service.createKey(
+                id: id, role: .admin, app: nil, name: "bootstrap", secretHash: hash, actor: .system, requestId: nil)
+        } catch let error as PermissionError {
+            // Replicas started together: another one created it between the read and the write.
+            guard case .conflict = error, let key = try service.key(id: id), ConstantTime.equal(key.secretHash, hash)
+            else { throw error }
+            return key.isActive ? .existing(id) : .revoked(id)
+        }
         logger.notice("bootstrap admin key created", metadata: ["key": "\(id)"])
         return .created(id)
     }

@@ -4,11 +4,16 @@ import Foundation
 import HTTPCore
 import Logging
 import PermissionAPI
+import PermissionDomain
+import PostgresStore
 import SQLiteStore
 
 /// `permission-server serve` (the default): open and migrate the database, serve HTTP until
 /// SIGTERM or SIGINT, then shut down gracefully within `--shutdown-grace`, stop the background
-/// work, checkpoint and close the database, and exit 0.
+/// work, close the database (checkpointed, on SQLite), and exit 0.
+///
+/// On SQLite one server owns the file (``ServeLock``); on PostgreSQL any number of replicas
+/// serve one database, each with its read model following the change log.
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -17,33 +22,48 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var options: SettingOptions
 
-    /// Why `serve` refuses a PostgreSQL URI (exit 64); `migrate`, `keys`, `audit verify` and
-    /// `copy` work there already.
-    static let postgresNotServed = """
-        serving from PostgreSQL is not supported yet: it needs the read model that keeps the event loops \
-        from blocking on database reads, which is not built yet; serve from a SQLite file for now
-        """
+    /// The opened store, with what only one kind has.
+    private enum Opened {
+        case sqlite(SQLitePermissionStore, ServeLock)
+        case postgres(PostgresPermissionStore)
+
+        var store: any PermissionStore {
+            switch self {
+            case .sqlite(let store, _): store
+            case .postgres(let store): store
+            }
+        }
+
+        var metrics: ServerMetrics.Database {
+            switch self {
+            case .sqlite(let store, _): .sqlite(store)
+            case .postgres(let store): .postgres(store)
+            }
+        }
+
+        /// `/readyz`: the database answers, is migrated (and, on SQLite, writable).
+        var readiness: @Sendable () throws -> Void {
+            switch self {
+            case .sqlite(let store, _): { try store.checkReady() }
+            case .postgres(let store): { try store.checkReady() }
+            }
+        }
+    }
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options)
         LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         let logger = Logger(label: "permission-server")
         logger.info("starting with the effective configuration", metadata: configuration.startupMetadata)
-        if case .postgres = configuration.database {
-            logger.critical("\(Self.postgresNotServed)", metadata: ["database": "\(configuration.database.described)"])
-            throw ExitCode(ExitCodes.usage)
-        }
 
         let bootstrapSecret = try BootstrapKey.secret(configuration, logger: logger)
-        // Held until the store is closed; on a refusal below, the exit releases it.
-        let lock = try Self.lock(configuration.databasePath, logger: logger)
-        let store = try StoreOpening.open(
-            path: configuration.databasePath, readCacheEntries: configuration.readCacheEntries, logger: logger)
-        let metrics = ServerMetrics(store: store)
+        let opened = try Self.open(configuration, logger: logger)
+        let store = opened.store
+        let metrics = ServerMetrics(store: opened.metrics)
         let exposure = Self.metricsExposure(configuration)
         let application = buildApplication(
             configuration: configuration.api, store: store, clock: SystemClock(),
-            readiness: { try store.checkReady() }, logger: logger,
+            readiness: opened.readiness, logger: logger,
             metrics: APIMetrics(
                 http: metrics.http, route: configuration.metricsPort == nil ? exposure : nil,
                 render: { try metrics.render() }))
@@ -71,8 +91,11 @@ struct ServeCommand: ParsableCommand {
             metricsServer = listener
         }
         application.start()
-        let warmer = ReadCacheWarmer(store: store, logger: logger)
-        if configuration.readCacheEntries > 0 { warmer.start() }
+        var warmer: ReadCacheWarmer?
+        if case .sqlite(let sqlite, _) = opened, configuration.readCacheEntries > 0 {
+            warmer = ReadCacheWarmer(store: sqlite, logger: logger)
+            warmer?.start()
+        }
         // Graceful shutdown: stop accepting, then end event streams and the sweeper at once
         // (streams would otherwise hold their connections until the grace deadline).
         let signals = ShutdownSignals { [metricsServer] number in
@@ -86,10 +109,39 @@ struct ServeCommand: ParsableCommand {
         signals.cancel()
 
         application.stop()
-        if configuration.readCacheEntries > 0 { warmer.stop() }
-        StoreOpening.close(store, logger: logger)
-        lock.release()
+        warmer?.stop()
+        switch opened {
+        case .sqlite(let sqlite, let lock):
+            StoreOpening.close(sqlite, logger: logger)
+            lock.release()
+        case .postgres(let postgres):
+            postgres.close()
+        }
         logger.notice("stopped")
+    }
+
+    /// Opens the database: a SQLite file under its ``ServeLock`` (held until the store is
+    /// closed; on a refusal, the exit releases it), or a PostgreSQL database with a read model.
+    private static func open(_ configuration: ServerConfiguration, logger: Logger) throws -> Opened {
+        switch configuration.database {
+        case .sqlite(let path):
+            let lock = try Self.lock(path, logger: logger)
+            let store = try StoreOpening.open(path: path, readCacheEntries: configuration.readCacheEntries, logger: logger)
+            return .sqlite(store, lock)
+        case .postgres(let connectionString):
+            let readModel = PostgresPermissionStore.ReadModelOptions(
+                cacheEntries: configuration.readCacheEntries
+            ) { message, failed in
+                if failed {
+                    logger.error("\(message)", metadata: ["database": "\(configuration.database.described)"])
+                } else {
+                    logger.notice("\(message)", metadata: ["database": "\(configuration.database.described)"])
+                }
+            }
+            return .postgres(
+                try StoreOpening.openPostgres(
+                    connectionString, poolSize: configuration.databasePoolSize, readModel: readModel, logger: logger))
+        }
     }
 
     /// The database file's ``ServeLock``, logging and exiting 69 (EX_UNAVAILABLE) when another

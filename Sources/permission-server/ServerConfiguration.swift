@@ -19,6 +19,8 @@ struct ServerConfiguration: Sendable {
     var databasePassword: String?
     /// The read cache's capacity in entries; 0 turns it off.
     var readCacheEntries: Int
+    /// PostgreSQL only: the most pooled connections.
+    var databasePoolSize: Int
     var logFormat: String
     var logLevel: Logger.Level
     var promptTTL: Int
@@ -76,6 +78,7 @@ struct ServerConfiguration: Sendable {
         }
         database = DatabaseLocation(databasePath, password: databasePassword)
         readCacheEntries = try resolver.int(Settings.readCacheEntries, range: 0...100_000_000)
+        databasePoolSize = try resolver.int(Settings.databasePoolSize, range: 1...1_000)
         logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])
         let level = try resolver.choice(
             Settings.logLevel, among: Logger.Level.allCases.map(\.rawValue))

@@ -1,20 +1,29 @@
 import Foundation
 import HTTPCore
 import PermissionAPI
+import PermissionDomain
+import PostgresStore
 import SQLiteStore
 
 /// Everything `/metrics` shows, rendered at scrape time: the HTTP request series (fed on the
 /// hot path by `HTTPMetricsMiddleware`), open and refused connections per listener, open event streams,
 /// and the database: write transaction latency and size, commits, the audit head and
-/// authorizations by status (two indexed reads per scrape).
+/// authorizations by status (two indexed reads per scrape); on PostgreSQL the replica's
+/// visible revision, whether it trusts memory, and its pooled connections.
 final class ServerMetrics: @unchecked Sendable {
+    /// The store whose figures are shown.
+    enum Database {
+        case sqlite(SQLitePermissionStore)
+        case postgres(PostgresPermissionStore)
+    }
+
     let http = HTTPMetrics()
-    private let store: SQLitePermissionStore
+    private let store: Database
     private let lock = NSLock()
     private var listeners: [(name: String, server: HTTPServer)] = []  // guarded by lock
     private var application: PermissionApplication?  // guarded by lock
 
-    init(store: SQLitePermissionStore) {
+    init(store: Database) {
         self.store = store
     }
 
@@ -35,7 +44,6 @@ final class ServerMetrics: @unchecked Sendable {
     /// The whole exposition.
     /// - Throws: when the database cannot be read.
     func render() throws -> String {
-        let database = try store.metricsSnapshot()
         lock.lock()
         let listeners = listeners
         let application = application
@@ -58,7 +66,10 @@ final class ServerMetrics: @unchecked Sendable {
             text.family("permission_event_streams_open", help: "GET /v1/events streams open now.", type: .gauge)
             text.sample("permission_event_streams_open", value: application.openEventStreams)
         }
-        Self.renderDatabase(database, into: &text)
+        switch store {
+        case .sqlite(let store): Self.renderDatabase(try store.metricsSnapshot(), into: &text)
+        case .postgres(let store): Self.renderDatabase(try store.metricsSnapshot(), into: &text)
+        }
         return text.output
     }
 
@@ -82,7 +93,32 @@ final class ServerMetrics: @unchecked Sendable {
         text.family("sqlite_writes_total", help: "Write bodies by outcome.", type: .counter)
         text.sample("sqlite_writes_total", labels: [("outcome", "committed")], value: database.writer.committedWrites)
         text.sample("sqlite_writes_total", labels: [("outcome", "failed")], value: database.writer.failedWrites)
-        if let cache = database.readCache {
+        Self.renderReadCache(database.readCache, into: &text)
+    }
+
+    private static func renderDatabase(_ database: PostgresPermissionStore.MetricsSnapshot, into text: inout PrometheusText) {
+        text.family("permission_audit_seq", help: "The last audit log sequence number.", type: .gauge)
+        text.sample("permission_audit_seq", value: Double(database.auditSeq))
+        text.family(
+            "permission_visible_revision", help: "The revision (audit seq) this replica's reads and event feed show.",
+            type: .gauge)
+        text.sample("permission_visible_revision", value: Double(database.visibleRevision))
+        text.family(
+            "permission_read_model_fresh",
+            help: "1 when the change log was read within the last second (reads may come from memory), else 0.",
+            type: .gauge)
+        text.sample("permission_read_model_fresh", value: database.readModelFresh ? 1 : 0)
+        text.family("permission_authorizations", help: "Authorization records by status.", type: .gauge)
+        for status in ["authorized", "denied", "notDetermined"] {
+            text.sample("permission_authorizations", labels: [("status", status)], value: database.authorizationsByStatus[status] ?? 0)
+        }
+        text.family("postgres_open_connections", help: "Pooled PostgreSQL connections open now.", type: .gauge)
+        text.sample("postgres_open_connections", value: database.openConnections)
+        renderReadCache(database.readCache, into: &text)
+    }
+
+    private static func renderReadCache(_ statistics: ReadCache.Statistics?, into text: inout PrometheusText) {
+        if let cache = statistics {
             text.family("permission_read_cache_lookups_total", help: "Status reads by whether the read cache held the record.", type: .counter)
             text.sample("permission_read_cache_lookups_total", labels: [("result", "hit")], value: cache.hits)
             text.sample("permission_read_cache_lookups_total", labels: [("result", "miss")], value: cache.misses)

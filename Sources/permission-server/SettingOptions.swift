@@ -14,6 +14,8 @@ struct SettingOptions: ParsableArguments {
     var databasePasswordFile: String?
     @Option(name: .customLong(Settings.readCacheEntries.flag), help: Settings.readCacheEntries.argumentHelp)
     var readCacheEntries: String?
+    @Option(name: .customLong(Settings.databasePoolSize.flag), help: Settings.databasePoolSize.argumentHelp)
+    var databasePoolSize: String?
     @Option(name: .customLong(Settings.logFormat.flag), help: Settings.logFormat.argumentHelp)
     var logFormat: String?
     @Option(name: .customLong(Settings.logLevel.flag), help: Settings.logLevel.argumentHelp)
@@ -61,6 +63,7 @@ struct SettingOptions: ParsableArguments {
             (Settings.host, host), (Settings.port, port), (Settings.database, database),
             (Settings.databasePasswordFile, databasePasswordFile),
             (Settings.readCacheEntries, readCacheEntries),
+            (Settings.databasePoolSize, databasePoolSize),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
             (Settings.onceTTL, onceTTL), (Settings.maxConnections, maxConnections),
             (Settings.maxConnectionsPerAddress, maxConnectionsPerAddress), (Settings.eventLoops, eventLoops),

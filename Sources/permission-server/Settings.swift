@@ -19,7 +19,10 @@ enum Settings {
         help: "TCP port to listen on; 0 picks a free port, which is logged.")
     static let database = Setting(flag: "database", environment: "PERMISSION_DATABASE",
         defaultValue: "./data/permissions.sqlite",
-        help: "Path of the SQLite database file (its directory is created if missing), or a PostgreSQL URI postgres://user@host:5432/db?sslmode=verify-full (TLS and other libpq options as query parameters); serve runs on SQLite only for now.")
+        help: "Path of the SQLite database file (its directory is created if missing), or a PostgreSQL URI postgres://user@host:5432/db?sslmode=verify-full (TLS and other libpq options as query parameters) that any number of replicas serve.")
+    static let databasePoolSize = Setting(flag: "database-pool-size", environment: "PERMISSION_DATABASE_POOL_SIZE",
+        defaultValue: "16",
+        help: "PostgreSQL only: connections a replica opens at most (reads not served from memory and writes share them); each also costs the database a process.")
     static let databasePasswordFile = Setting(flag: "database-password-file",
         environment: "PERMISSION_DATABASE_PASSWORD_FILE", defaultValue: nil,
         help: "File whose first line is the PostgreSQL password (else the URI's or PGPASSWORD); never logged.")
@@ -77,7 +80,7 @@ enum Settings {
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [
-        host, port, database, databasePasswordFile, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
+        host, port, database, databasePasswordFile, databasePoolSize, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
         maxEventStreamsPerKey, bootstrapAdminKey, config,

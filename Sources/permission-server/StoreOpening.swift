@@ -48,12 +48,17 @@ enum StoreOpening {
     /// errors show the connection string redacted only.
     /// - Throws: `ExitCode` 65 (EX_DATAERR) when the database is newer than this program (or
     ///   not migrated, when not migrating), 1 when it cannot be reached; the reason is logged first.
-    static func openPostgres(_ connectionString: String, migrating: Bool = true, logger: Logger) throws
-        -> PostgresPermissionStore
-    {
+    /// - Parameters:
+    ///   - poolSize: pooled connections (the subcommands need two at most).
+    ///   - readModel: for `serve`: the read model's options.
+    static func openPostgres(
+        _ connectionString: String, migrating: Bool = true, poolSize: Int = 2,
+        readModel: PostgresPermissionStore.ReadModelOptions? = nil, logger: Logger
+    ) throws -> PostgresPermissionStore {
         let redacted = ConnectionString.redacted(connectionString)
         do {
-            return try PostgresPermissionStore.open(connectionString: connectionString, poolSize: 2, migrating: migrating)
+            return try PostgresPermissionStore.open(
+                connectionString: connectionString, poolSize: poolSize, migrating: migrating, readModel: readModel)
         } catch let error as MigrationError {
             logger.critical("refusing to open the database: \(error)", metadata: ["database": "\(redacted)"])
             throw ExitCode(ExitCodes.dataError)

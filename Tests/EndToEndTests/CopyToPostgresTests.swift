@@ -163,16 +163,21 @@ struct CopyToPostgresTests {
         #expect(again.status == 73 && again.stderr.contains("the target database is not empty"), "\(again.stderr)")
         #expect(try server(["audit", "verify", "--database", uri]).stdout == onFile.stdout)
 
-        // keys on the URI write there; serve and backup refuse it.
+        // keys on the URI write there; serve serves the copy; backup refuses it.
         let created = try server(["keys", "create", "--role", "admin", "--name", "pg", "--database", uri])
         #expect(created.status == 0 && created.stdout.contains("created admin key"))
-        let served = try server(["serve", "--port", "0", "--database", uri])
-        #expect(served.status == 64 && served.stderr.contains("serving from PostgreSQL is not supported yet"), "\(served.stderr)")
         // A password written in the URI is redacted in the startup log line too.
-        let inline = uri.replacingOccurrences(of: "postgres@", with: "postgres:Inline-Secret-42@")
-        let servedInline = try SubcommandTests.server(["serve", "--port", "0", "--database", inline])
-        #expect(servedInline.status == 64 && servedInline.stderr.contains("postgres:***@"), "\(servedInline.stderr)")
-        #expect(!(servedInline.stdout + servedInline.stderr).contains("Inline-Secret-42"))
+        let secret = try #require(postgres.password.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let inline = uri.replacingOccurrences(of: "postgres@", with: "postgres:\(secret)@")
+        let served = try ServerProcess(database: inline, directory: directory)
+        let ready = try Subprocess.curl(["-o", "/dev/null", "-w", "%{http_code}", served.baseURL + "/readyz"])
+        #expect(ready.stdout == "200")
+        let page = try Subprocess.adminCurl([served.baseURL + "/v1/audit?limit=1000"])
+        #expect(page.stdout.contains("\"seq\":1}") && page.stdout.contains("key.created"), "\(page.stdout)")
+        served.send(SIGTERM)
+        #expect(served.waitForExit(timeout: 15) == 0)
+        #expect(served.log().contains("postgres:***@"), "\(served.log())")
+        #expect(!served.log().contains(postgres.password) && !served.log().contains(secret))
         let backedUp = try server(["backup", "--to", directory.appendingPathComponent("b.sqlite").path, "--database", uri])
         #expect(backedUp.status == 64 && backedUp.stderr.contains("pg_dump"), "\(backedUp.stderr)")
 
