@@ -16,6 +16,8 @@ packages=(
     python3-yaml          # scripts/validate_deploy.py reads compose and Kubernetes YAML
     shellcheck            # scripts/validate-deploy.sh lints the deployment scripts
     systemd               # systemd-analyze verifies deploy/systemd's unit
+    haproxy               # scripts/validate-deploy.sh: haproxy -c on deploy/replicated/haproxy.cfg,
+                          # with the Debian package its load balancer image installs
     debootstrap           # docker/verify-image.sh: the bookworm rootfs of the stand-in base images
     buildah podman        # docker/verify-image.sh: builds docker/Dockerfile, imports the rootfs
     util-linux            # docker/verify-image.sh: unshare, nsenter, setpriv for the read-only run

@@ -2,9 +2,14 @@
 """Structural checks of the container image recipe and the deployment manifests.
 
 Complements the generic linters run by scripts/validate-deploy.sh (hadolint, kubernetes-validate,
-systemd-analyze) with the rules this service depends on: one SQLite writer, a numeric non-root
-user, the database on /data, the probes on /healthz and /readyz, keys from a Secret, and a
-hardened systemd unit. Prints one line per problem and exits 1 if there is any.
+systemd-analyze, haproxy -c) with the rules this service depends on: one SQLite writer, a numeric
+non-root user, the database on /data, the probes on /healthz and /readyz, keys from a Secret, and a
+hardened systemd unit; and for the replicas on PostgreSQL (deploy/replicated/,
+deploy/kubernetes/replicated/): at least two replicas, a postgres:// URI without a password (from a
+Secret on Kubernetes), the password from a secret file and in no environment value, no state in a
+replica, only the load balancer publishing a port, and HAProxy balancing round robin with health
+checks on /readyz and timeouts that let idle event streams live. Prints one line per problem and
+exits 1 if there is any. scripts/test_validate_deploy.py checks that each rule catches a broken copy.
 
 Usage: scripts/validate_deploy.py [REPO_ROOT]
 """
@@ -141,6 +146,8 @@ def check_compose(root: Path) -> None:
         return
     (name, service), = services.items()
     here = f"{where} services.{name}"
+    check((service.get("deploy") or {}).get("replicas", 1) == 1, here,
+          "deploy.replicas must be 1 (SQLite has one writer; deploy/replicated/ has the replicas)")
     check(service.get("restart") in {"always", "unless-stopped", "on-failure"}, here,
           f"restart policy is {service.get('restart')!r}")
     check(image_reference_ok(service.get("image", "")) or "build" in service, here,
@@ -172,14 +179,44 @@ def check_compose(root: Path) -> None:
 
 # --- Kubernetes ------------------------------------------------------------------------------
 
-def check_kubernetes(root: Path) -> None:
-    folder = root / "deploy" / "kubernetes"
+def check_container(container: dict, pod_security: dict, there: str) -> None:
+    """The rules every permission-server container of a Kubernetes pod follows, on SQLite or not:
+    a pinned image, the hardened securityContext, resources, port 8080 and the two probes."""
+    check(image_reference_ok(container.get("image", "")), there, "image is not pinned to a tag")
+    security = container.get("securityContext", {})
+    check(security.get("readOnlyRootFilesystem") is True, there, "readOnlyRootFilesystem is not true")
+    check(security.get("allowPrivilegeEscalation") is False, there, "allowPrivilegeEscalation is not false")
+    check(security.get("runAsNonRoot", pod_security.get("runAsNonRoot")) is True, there, "not runAsNonRoot")
+    uid = security.get("runAsUser", pod_security.get("runAsUser"))
+    check(isinstance(uid, int) and uid > 0, there, "runAsUser is not a non-root uid")
+    check("ALL" in security.get("capabilities", {}).get("drop", []), there, "capabilities do not drop ALL")
+    resources_spec = container.get("resources", {})
+    for kind in ("requests", "limits"):
+        for unit in ("cpu", "memory"):
+            check(unit in resources_spec.get(kind, {}), there, f"no resources.{kind}.{unit}")
+    ports = {p.get("name"): p["containerPort"] for p in container.get("ports", [])}
+    check(8080 in ports.values(), there, "containerPort 8080 is missing")
+    for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+        get = container.get(probe, {}).get("httpGet", {})
+        check(get.get("path") == path, there, f"{probe} is not GET {path}")
+        check(get.get("port") in ports or get.get("port") in ports.values(), there,
+              f"{probe} port {get.get('port')} is not a container port")
+
+
+def load_resources(folder: Path) -> dict[tuple[str, str], dict]:
+    """(kind, name) → document, for every YAML document directly in folder."""
     resources: dict[tuple[str, str], dict] = {}
     for path in sorted(folder.glob("*.yaml")):
         for document in yaml.safe_load_all(path.read_text()):
             if document:
                 resources[(document["kind"], document["metadata"]["name"] if "metadata" in document
                            else path.name)] = document
+    return resources
+
+
+def check_kubernetes(root: Path) -> None:
+    folder = root / "deploy" / "kubernetes"
+    resources = load_resources(folder)
     where = "deploy/kubernetes"
     sets = [doc for (kind, _), doc in resources.items() if kind == "StatefulSet"]
     if not check(len(sets) == 1, where, f"expected one StatefulSet, found {len(sets)}"):
@@ -209,25 +246,7 @@ def check_kubernetes(root: Path) -> None:
     check(len(containers) == 1, here, "expected one container")
     for container in containers:
         there = f"{here} container {container['name']}"
-        check(image_reference_ok(container.get("image", "")), there, "image is not pinned to a tag")
-        security = container.get("securityContext", {})
-        check(security.get("readOnlyRootFilesystem") is True, there, "readOnlyRootFilesystem is not true")
-        check(security.get("allowPrivilegeEscalation") is False, there, "allowPrivilegeEscalation is not false")
-        check(security.get("runAsNonRoot", pod_security.get("runAsNonRoot")) is True, there, "not runAsNonRoot")
-        uid = security.get("runAsUser", pod_security.get("runAsUser"))
-        check(isinstance(uid, int) and uid > 0, there, "runAsUser is not a non-root uid")
-        check("ALL" in security.get("capabilities", {}).get("drop", []), there, "capabilities do not drop ALL")
-        resources_spec = container.get("resources", {})
-        for kind in ("requests", "limits"):
-            for unit in ("cpu", "memory"):
-                check(unit in resources_spec.get(kind, {}), there, f"no resources.{kind}.{unit}")
-        ports = {p.get("name"): p["containerPort"] for p in container.get("ports", [])}
-        check(8080 in ports.values(), there, "containerPort 8080 is missing")
-        for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
-            get = container.get(probe, {}).get("httpGet", {})
-            check(get.get("path") == path, there, f"{probe} is not GET {path}")
-            check(get.get("port") in ports or get.get("port") in ports.values(), there,
-                  f"{probe} port {get.get('port')} is not a container port")
+        check_container(container, pod_security, there)
         mounts = {m["name"]: m["mountPath"] for m in container.get("volumeMounts", [])}
         data_claims = [name for name, mount in mounts.items() if mount == "/data"]
         check(bool(data_claims) and data_claims[0] in claims, there, "/data is not mounted from the claim template")
@@ -260,6 +279,10 @@ def check_kubernetes(root: Path) -> None:
             check(port.get("targetPort", port["port"]) in container_ports, f"{where} Service/{name}",
                   f"targetPort {port.get('targetPort')} is not a container port")
 
+    check_kustomization(folder, where)
+
+
+def check_kustomization(folder: Path, where: str) -> None:
     kustomization = folder / "kustomization.yaml"
     if kustomization.is_file():
         listed = yaml.safe_load(kustomization.read_text()).get("resources", [])
@@ -267,6 +290,311 @@ def check_kubernetes(root: Path) -> None:
             check((folder / entry).is_file(), f"{where}/kustomization.yaml", f"lists missing {entry}")
         check("secret-example.yaml" not in listed, f"{where}/kustomization.yaml",
               "must not apply the example Secret")
+
+
+# --- Replicas on PostgreSQL ------------------------------------------------------------------
+
+HEARTBEAT_SECONDS = 15  # APIConfiguration.eventsHeartbeat: what an idle /v1/events stream writes
+
+
+def postgres_uri_problem(value: str) -> str | None:
+    """Why value is not a PostgreSQL URI without a password, or None if it is one."""
+    if not re.match(r"postgres(ql)?://", value):
+        return f"{value!r} is not a postgres:// URI"
+    authority = value.split("://", 1)[1].split("/", 1)[0].split("?", 1)[0]
+    if "@" in authority and ":" in authority.rsplit("@", 1)[0]:
+        return "the URI holds a password (user:password@); use the password file"
+    if re.search(r"[?&]password=", value):
+        return "the URI holds a password= parameter; use the password file"
+    return None
+
+
+def holds_password(name: str, value: str) -> bool:
+    """An environment entry that carries a database password itself (not the name of a file)."""
+    if re.search(r"PASSWORD", name, re.IGNORECASE) and not name.upper().endswith("_FILE"):
+        return True
+    return re.search(r"://[^/@\s]*:[^/@\s]*@", value) is not None or "password=" in value.lower()
+
+
+def environment_of(service: dict) -> dict[str, str]:
+    environment = service.get("environment") or {}
+    if isinstance(environment, list):
+        environment = dict(item.split("=", 1) if "=" in item else (item, "") for item in environment)
+    return {str(k): "" if v is None else str(v) for k, v in environment.items()}
+
+
+def haproxy_sections(text: str) -> dict[str, list[list[str]]]:
+    """'section name' → its lines split into words, comments dropped."""
+    sections: dict[str, list[list[str]]] = {}
+    current = None
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        if not raw[0].isspace():
+            current = sections.setdefault(" ".join(words), [])
+        elif current is not None:
+            current.append(words)
+    return sections
+
+
+def seconds(value: str) -> float:
+    match = re.fullmatch(r"(\d+)(us|ms|s|m|h|d)?", value)
+    if not match:
+        raise ValueError(f"not a HAProxy time: {value}")
+    scale = {"us": 1e-6, "ms": 1e-3, None: 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400}
+    return int(match.group(1)) * scale[match.group(2)]
+
+
+def check_haproxy_config(path: Path, where: str, upstream: str, replicas: int, published: set[int]) -> None:
+    """Round robin over the replicas, each health-checked with GET /readyz, and timeouts that let
+    an idle event stream (one heartbeat every HEARTBEAT_SECONDS) live."""
+    sections = haproxy_sections(path.read_text())
+    defaults = [words for name, lines in sections.items() if name.split()[0] == "defaults" for words in lines]
+    check(any(words[:2] == ["mode", "http"] for words in defaults), where, "defaults are not mode http")
+    backends = {name: lines for name, lines in sections.items() if name.split()[0] in ("backend", "listen")}
+    if not check(len(backends) == 1, where, f"expected one backend, found {len(backends)}"):
+        return
+    (name, lines), = backends.items()
+    here = f"{where} {name}"
+    words_of = [" ".join(words) for words in lines]
+    check("balance roundrobin" in words_of, here, "does not balance roundrobin")
+    check("option httpchk" in words_of or any(w.startswith("option httpchk GET /readyz") for w in words_of),
+          here, "no option httpchk")
+    check(any(re.match(r"(http-check send meth GET uri /readyz( |$)|option httpchk GET /readyz( |$))", w)
+              for w in words_of), here, "health checks do not GET /readyz")
+    servers = 0
+    for words in lines:
+        if words[0] == "server" and len(words) >= 3:
+            count, target = 1, words[2]
+        elif words[0] == "server-template" and len(words) >= 4:
+            bounds = words[2].split("-")
+            count = int(bounds[-1]) - int(bounds[0]) + 1 if len(bounds) == 2 else int(bounds[0])
+            target = words[3]
+        else:
+            continue
+        servers += count
+        check(target == upstream, here, f"server {words[1]} targets {target}, not {upstream}")
+        check("check" in words[3:], here, f"server {words[1]} is not health-checked")
+    check(servers >= replicas, here, f"{servers} server(s) for {replicas} replicas")
+    for words in lines + defaults:
+        check(words[0] != "compression", where, "compression buffers event streams")
+        check(words[:2] != ["option", "http-buffer-request"], where, "option http-buffer-request")
+    timeouts = {}
+    for words in defaults + lines:
+        if words[0] == "timeout" and len(words) >= 3:
+            timeouts[words[1]] = seconds(words[2])
+    for side in ("client", "server"):
+        check(timeouts.get(side, 0) >= 2 * HEARTBEAT_SECONDS, where,
+              f"timeout {side} is under {2 * HEARTBEAT_SECONDS}s: idle event streams (a heartbeat every "
+              f"{HEARTBEAT_SECONDS}s) would be cut")
+    bound = {int(words[1].rsplit(":", 1)[-1]) for name, lines_ in sections.items()
+             if name.split()[0] in ("frontend", "listen") for words in lines_ if words[0] == "bind"}
+    check(published <= bound, where, f"the published port(s) {sorted(published)} are not bound ({sorted(bound)})")
+
+
+def check_replicated_compose(root: Path) -> None:
+    where = "deploy/replicated/compose.yaml"
+    path = root / where
+    if not check(path.is_file(), where, "missing"):
+        return
+    folder = path.parent
+    document = yaml.safe_load(path.read_text())
+    services = document.get("services") or {}
+    declared_secrets = document.get("secrets") or {}
+
+    def is_server(service: dict) -> bool:
+        return (service.get("build") or {}).get("dockerfile") == "docker/Dockerfile" \
+            or str(service.get("image", "")).split(":")[0] == "permission-server"
+
+    servers = {name: service for name, service in services.items() if is_server(service)}
+    replicas = sum((service.get("deploy") or {}).get("replicas", 1) for service in servers.values())
+    check(replicas >= 2, where, f"{replicas} permission-server replica(s); expected at least 2")
+    databases = {name: s for name, s in services.items() if str(s.get("image", "")).startswith("postgres:")}
+    balancers = {name: s for name, s in services.items() if name not in servers and name not in databases}
+    check(len(databases) == 1, where, f"expected one postgres: service, found {len(databases)}")
+    check(len(balancers) == 1, where, f"expected one load balancer service, found {sorted(balancers)}")
+
+    for name, service in services.items():
+        here = f"{where} services.{name}"
+        for key, value in environment_of(service).items():
+            check(not holds_password(key, value), here, f"environment {key} holds a password; use a secret file")
+        publishes = bool(service.get("ports"))
+        check(publishes == (name in balancers), here,
+              "publishes a port (only the load balancer does)" if publishes else "publishes no port")
+        check(service.get("restart") in {"always", "unless-stopped", "on-failure"}, here,
+              f"restart policy is {service.get('restart')!r}")
+        check(service.get("read_only") is True, here, "read_only is not true")
+        check("ALL" in (service.get("cap_drop") or []), here, "cap_drop does not hold ALL")
+        check("no-new-privileges:true" in (service.get("security_opt") or []), here,
+              "security_opt has no no-new-privileges:true")
+        user = str(service.get("user", ""))
+        check(user.split(":")[0].isdigit() and user.split(":")[0] != "0", here,
+              "user is not a numeric non-root uid")
+        for secret in service.get("secrets") or []:
+            secret_name = secret if isinstance(secret, str) else secret.get("source")
+            entry = declared_secrets.get(secret_name)
+            if check(entry is not None, here, f"secret {secret_name} is not declared"):
+                check("file" in entry, where, f"secret {secret_name} is not a file")
+
+    database_name, database = next(iter(databases.items()), (None, {}))
+    if database_name:
+        here = f"{where} services.{database_name}"
+        check(re.fullmatch(r"postgres:15([.-].*)?", database["image"]) is not None, here,
+              f"image {database['image']} is not PostgreSQL 15")
+        password_file = environment_of(database).get("POSTGRES_PASSWORD_FILE", "")
+        check(password_file.startswith("/run/secrets/"), here, "POSTGRES_PASSWORD_FILE is not a secret file")
+        test = (database.get("healthcheck") or {}).get("test") or []
+        check(test[:2] == ["CMD", "pg_isready"], here, f"healthcheck test is {test}, not pg_isready")
+        mounts = [v for v in database.get("volumes") or [] if isinstance(v, str)]
+        named = [v.split(":")[0] for v in mounts if v.split(":")[1:2] == ["/var/lib/postgresql/data"]]
+        if check(len(named) == 1, here, "no volume at /var/lib/postgresql/data"):
+            check(named[0] in (document.get("volumes") or {}), where, f"volume {named[0]} is not declared")
+
+    for name, service in servers.items():
+        here = f"{where} services.{name}"
+        build = service.get("build") or {}
+        check((folder / build.get("context", ".") / build.get("dockerfile", "Dockerfile")).is_file(), here,
+              "build.dockerfile does not exist relative to build.context")
+        environment = environment_of(service)
+        uri = environment.get("PERMISSION_DATABASE", "")
+        problem = postgres_uri_problem(uri)
+        if check(problem is None, here, f"PERMISSION_DATABASE: {problem}") and database_name:
+            host = uri.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1].split(":")[0]
+            check(host == database_name, here, f"PERMISSION_DATABASE points at {host}, not {database_name}")
+        password_file = environment.get("PERMISSION_DATABASE_PASSWORD_FILE", "")
+        secret_names = {s if isinstance(s, str) else s.get("source") for s in service.get("secrets") or []}
+        check(password_file.startswith("/run/secrets/") and password_file.rsplit("/", 1)[-1] in secret_names,
+              here, "PERMISSION_DATABASE_PASSWORD_FILE is not one of the service's secret files")
+        check(environment.get("PERMISSION_HOST") == "0.0.0.0", here, "PERMISSION_HOST is not 0.0.0.0")
+        check("PERMISSION_BOOTSTRAP_ADMIN_KEY" in environment, here, "no PERMISSION_BOOTSTRAP_ADMIN_KEY")
+        if database_name:
+            condition = ((service.get("depends_on") or {}).get(database_name) or {}).get("condition") \
+                if isinstance(service.get("depends_on"), dict) else None
+            check(condition == "service_healthy", here, f"does not depend on {database_name} being healthy")
+        volumes = [v for v in service.get("volumes") or []
+                   if isinstance(v, dict) or not v.split(":")[0].startswith((".", "/"))]
+        check(not volumes, here, f"a replica keeps no state, but mounts {volumes}")
+        health = (service.get("healthcheck") or {}).get("test") or []
+        check(health[:3] == ["CMD", "permission-server", "healthcheck"], here, f"healthcheck test is {health}")
+        check(service.get("stop_signal", "SIGTERM") == "SIGTERM", here, "stop_signal is not SIGTERM")
+
+    for name, service in balancers.items():
+        here = f"{where} services.{name}"
+        build = service.get("build") or {}
+        dockerfile = folder / build.get("context", ".") / build.get("dockerfile", "Dockerfile")
+        if check(dockerfile.is_file(), here, "the load balancer is not built from a Dockerfile here"):
+            instructions = dockerfile_instructions(dockerfile.read_text())
+            runs = " ".join(rest for keyword, rest in instructions if keyword == "RUN")
+            check(re.search(r"apt-get install [^&|;]*\bhaproxy\b", runs) is not None, here,
+                  "the image does not install Debian's haproxy package")
+            users = [rest for keyword, rest in instructions if keyword == "USER"]
+            check(bool(users) and users[-1].split(":")[0].isdigit() and users[-1].split(":")[0] != "0",
+                  here, "the image's last USER is not a numeric non-root uid")
+        published = set()
+        for port in service.get("ports") or []:
+            target = port.get("target") if isinstance(port, dict) else str(port).rsplit(":", 1)[-1]
+            published.add(int(str(target).split("/")[0]))
+        config = folder / "haproxy.cfg"
+        if check(config.is_file(), where, "no haproxy.cfg next to it") and servers:
+            upstream = f"{next(iter(servers))}:8080"
+            check_haproxy_config(config, "deploy/replicated/haproxy.cfg", upstream, replicas, published)
+
+
+def check_replicated_kubernetes(root: Path) -> None:
+    where = "deploy/kubernetes/replicated"
+    folder = root / where
+    if not check(folder.is_dir(), where, "missing"):
+        return
+    resources = load_resources(folder)
+    kinds = {kind for kind, _ in resources}
+    check(not kinds & {"StatefulSet", "PersistentVolumeClaim"}, where,
+          "replicas on PostgreSQL keep no volume: no StatefulSet, no PersistentVolumeClaim")
+    deployments = [doc for (kind, _), doc in resources.items() if kind == "Deployment"]
+    if not check(len(deployments) == 1, where, f"expected one Deployment, found {len(deployments)}"):
+        return
+    deployment = deployments[0]
+    here = f"{where} Deployment/{deployment['metadata']['name']}"
+    spec = deployment["spec"]
+    check(spec.get("replicas", 1) >= 2, here, f"replicas is {spec.get('replicas', 1)}; expected at least 2")
+    strategy = spec.get("strategy", {})
+    check(strategy.get("type", "RollingUpdate") == "RollingUpdate", here, "the update strategy is not RollingUpdate")
+    check(strategy.get("rollingUpdate", {}).get("maxUnavailable") == 0, here,
+          "rollingUpdate.maxUnavailable is not 0 (an update would take capacity away)")
+    labels = spec["template"]["metadata"].get("labels", {})
+    check(spec["selector"].get("matchLabels", {}).items() <= labels.items(), here,
+          "selector does not match the pod labels")
+    pod = spec["template"]["spec"]
+    pod_security = pod.get("securityContext", {})
+    check(pod_security.get("runAsNonRoot") is True, here, "pod securityContext.runAsNonRoot is not true")
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    for name, volume in volumes.items():
+        check(not {"persistentVolumeClaim", "hostPath"} & volume.keys(), here, f"volume {name} keeps state")
+    secrets = {name: doc.get("stringData") or doc.get("data") or {}
+               for (kind, name), doc in resources.items() if kind == "Secret"}
+    for secret_name, values in secrets.items():
+        for key, value in values.items():
+            check("REPLACE" in str(value), f"{where}/secret-example.yaml",
+                  f"{secret_name}.{key} is not a placeholder marked REPLACE")
+
+    containers = pod.get("containers", [])
+    check(len(containers) == 1, here, "expected one container")
+    for container in containers:
+        there = f"{here} container {container['name']}"
+        check_container(container, pod_security, there)
+        env = {e["name"]: e for e in container.get("env", [])}
+        settings: dict[str, str] = {}
+        for source in container.get("envFrom", []):
+            name = source.get("configMapRef", {}).get("name")
+            if name and check(("ConfigMap", name) in resources, there, f"ConfigMap {name} is not defined"):
+                settings.update(resources[("ConfigMap", name)].get("data", {}))
+            check("secretRef" not in source, there, "envFrom a Secret: name each secret with secretKeyRef")
+        literal = {n: str(e.get("value")) for n, e in env.items() if "value" in e}
+        settings.update(literal)
+        for name, value in settings.items():
+            check(not holds_password(name, value), there, f"{name} holds a password; use the password file")
+        check("PERMISSION_DATABASE" not in settings, there,
+              "PERMISSION_DATABASE is a plain value; it comes from a Secret")
+        for name, key_in in (("PERMISSION_DATABASE", "uri"), ("PERMISSION_BOOTSTRAP_ADMIN_KEY", None)):
+            ref = env.get(name, {}).get("valueFrom", {}).get("secretKeyRef")
+            if not check(ref is not None, there, f"{name} does not come from a secretKeyRef"):
+                continue
+            if check(ref["name"] in secrets, there, f"no Secret {ref['name']} (example) in {where}") \
+                    and check(ref["key"] in secrets[ref["name"]], there, f"Secret {ref['name']} has no key {ref['key']}"):
+                value = str(secrets[ref["name"]][ref["key"]])
+                if name == "PERMISSION_DATABASE":
+                    problem = postgres_uri_problem(value)
+                    check(problem is None, f"{where}/secret-example.yaml", f"{ref['name']}.{ref['key']}: {problem}")
+        password_file = settings.get("PERMISSION_DATABASE_PASSWORD_FILE", "")
+        mounts = {m["mountPath"].rstrip("/"): m["name"] for m in container.get("volumeMounts", [])}
+        directory, _, file_name = password_file.rpartition("/")
+        volume = volumes.get(mounts.get(directory, ""), {})
+        secret_name = volume.get("secret", {}).get("secretName")
+        if check(secret_name is not None, there,
+                 f"PERMISSION_DATABASE_PASSWORD_FILE {password_file!r} is not in a mounted Secret volume"):
+            check(file_name in secrets.get(secret_name, {}), there, f"Secret {secret_name} has no key {file_name}")
+            mode = volume["secret"].get("defaultMode", 0o644)
+            check(mode & 0o007 == 0, there, f"the Secret volume is readable by others (defaultMode {mode:o})")
+
+    budgets = [doc for (kind, _), doc in resources.items() if kind == "PodDisruptionBudget"]
+    if check(len(budgets) == 1, where, "no PodDisruptionBudget"):
+        budget = budgets[0]["spec"]
+        check(budget.get("selector", {}).get("matchLabels", {}).items() <= labels.items(), where,
+              "the PodDisruptionBudget does not select the Deployment's pods")
+        check(budget.get("maxUnavailable", spec.get("replicas", 1) - budget.get("minAvailable", 0))
+              < spec.get("replicas", 1), where, "the PodDisruptionBudget lets every replica go at once")
+    container_ports = {p.get(k) for c in containers for p in c.get("ports", []) for k in ("name", "containerPort")}
+    services = [(name, doc) for (kind, name), doc in resources.items() if kind == "Service"]
+    check(bool(services), where, "no Service")
+    for name, document in services:
+        selector = document["spec"].get("selector", {})
+        check(bool(selector) and selector.items() <= labels.items(), f"{where} Service/{name}",
+              "selector does not match the Deployment's pods")
+        for port in document["spec"].get("ports", []):
+            check(port.get("targetPort", port["port"]) in container_ports, f"{where} Service/{name}",
+                  f"targetPort {port.get('targetPort')} is not a container port")
+    check_kustomization(folder, where)
 
 
 # --- systemd ---------------------------------------------------------------------------------
@@ -313,13 +641,24 @@ def check_systemd(root: Path) -> None:
           "no permission-server.env.example next to the unit")
 
 
-def main() -> int:
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
-    for step in (check_dockerfile, check_compose, check_kubernetes, check_systemd):
+STEPS = (check_dockerfile, check_compose, check_kubernetes, check_replicated_compose,
+         check_replicated_kubernetes, check_systemd)
+
+
+def run(root: Path) -> list[str]:
+    """Every check on the tree at root; the problems found (empty when all pass)."""
+    problems.clear()
+    for step in STEPS:
         try:
             step(root)
-        except (KeyError, TypeError, ValueError, AttributeError, yaml.YAMLError) as error:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, yaml.YAMLError) as error:
             problems.append(f"{step.__name__}: malformed input ({type(error).__name__}: {error})")
+    return list(problems)
+
+
+def main() -> int:
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
+    run(root)
     for problem in problems:
         print(f"problem: {problem}")
     print(f"structural checks: {'FAILED' if problems else 'ok'} ({len(problems)} problems)")

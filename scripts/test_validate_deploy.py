@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Self-tests of scripts/validate_deploy.py: the repository's deployment files pass, and a copy
+with one rule broken fails with the problem that names it.
+
+Each case copies docker/, deploy/ and .dockerignore into a temporary folder, replaces one exact
+text in one file (the case fails if that text is not there, so a case cannot pass by editing
+nothing), and runs every check on the copy.
+
+Usage: python3 scripts/test_validate_deploy.py   (scripts/validate-deploy.sh runs it)
+"""
+
+import shutil
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import validate_deploy  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+REPLICATED = "deploy/replicated/compose.yaml"
+HAPROXY = "deploy/replicated/haproxy.cfg"
+K8S_DEPLOYMENT = "deploy/kubernetes/replicated/deployment.yaml"
+K8S_SECRETS = "deploy/kubernetes/replicated/secret-example.yaml"
+
+# (what is broken, file, exact text, its replacement, a part of the problem expected)
+CASES = [
+    ("one replica in the replicated compose", REPLICATED, "replicas: 3", "replicas: 1",
+     "1 permission-server replica(s)"),
+    ("a password in the replicas' URI", REPLICATED, "postgres://permissions@postgres:5432",
+     "postgres://permissions:hunter2@postgres:5432", "holds a password"),
+    ("a SQLite path in the replicated compose", REPLICATED,
+     "PERMISSION_DATABASE: postgres://permissions@postgres:5432/permissions?sslmode=disable",
+     "PERMISSION_DATABASE: /data/permissions.sqlite", "is not a postgres:// URI"),
+    ("a password in the environment", REPLICATED, "      PERMISSION_LOG_FORMAT: json\n",
+     "      PERMISSION_LOG_FORMAT: json\n      PGPASSWORD: hunter2\n", "environment PGPASSWORD holds a password"),
+    ("PostgreSQL's password inline", REPLICATED, "POSTGRES_PASSWORD_FILE: /run/secrets/db-password",
+     "POSTGRES_PASSWORD: hunter2", "environment POSTGRES_PASSWORD holds a password"),
+    ("no password file for the replicas", REPLICATED,
+     "      PERMISSION_DATABASE_PASSWORD_FILE: /run/secrets/db-password\n", "",
+     "PERMISSION_DATABASE_PASSWORD_FILE is not one of the service's secret files"),
+    ("a replica that publishes a port", REPLICATED, "    secrets:\n      - db-password\n    networks:\n      - database\n      - web\n",
+     "    secrets:\n      - db-password\n    networks:\n      - database\n      - web\n    ports:\n      - \"8081:8080\"\n",
+     "publishes a port (only the load balancer does)"),
+    ("replicas that do not wait for a healthy database", REPLICATED, "condition: service_healthy",
+     "condition: service_started", "does not depend on postgres being healthy"),
+    ("a writable root in a replica", REPLICATED,
+     "    user: \"10001:10001\"\n    read_only: true\n", "    user: \"10001:10001\"\n    read_only: false\n",
+     "read_only is not true"),
+    ("a replica running as root", REPLICATED, "user: \"10001:10001\"", "user: \"0:0\"",
+     "user is not a numeric non-root uid"),
+    ("no pg_isready healthcheck", REPLICATED, "[\"CMD\", \"pg_isready\",", "[\"CMD\", \"true\",",
+     "not pg_isready"),
+    ("HAProxy health-checks /healthz", HAPROXY, "uri /readyz", "uri /healthz", "health checks do not GET /readyz"),
+    ("HAProxy without health checks", HAPROXY, "permission-server:8080 check resolvers",
+     "permission-server:8080 resolvers", "is not health-checked"),
+    ("HAProxy balancing leastconn", HAPROXY, "balance roundrobin", "balance leastconn",
+     "does not balance roundrobin"),
+    ("HAProxy cutting idle event streams", HAPROXY, "timeout server 60s", "timeout server 10s",
+     "timeout server is under 30s"),
+    ("HAProxy compressing responses", HAPROXY, "    balance roundrobin\n",
+     "    balance roundrobin\n    compression algo gzip\n", "compression buffers event streams"),
+    ("fewer HAProxy servers than replicas", HAPROXY, "server-template replica 3", "server-template replica 2",
+     "2 server(s) for 3 replicas"),
+    ("HAProxy on another port than the published one", HAPROXY, "bind :8080", "bind :9090",
+     "are not bound"),
+    ("the SQLite compose with replicas", "deploy/compose.yaml", "    deploy:\n      resources:\n",
+     "    deploy:\n      replicas: 2\n      resources:\n", "deploy.replicas must be 1"),
+    ("the SQLite StatefulSet with replicas", "deploy/kubernetes/statefulset.yaml", "replicas: 1", "replicas: 2",
+     "replicas must be 1"),
+    ("one replica in the Kubernetes Deployment", K8S_DEPLOYMENT, "replicas: 3", "replicas: 1",
+     "expected at least 2"),
+    ("the database URI as a plain value", K8S_DEPLOYMENT,
+     "            - name: PERMISSION_DATABASE\n              valueFrom:\n                secretKeyRef:\n"
+     "                  name: permission-server-database\n                  key: uri\n",
+     "            - name: PERMISSION_DATABASE\n              value: postgres://permissions@db:5432/permissions\n",
+     "PERMISSION_DATABASE does not come from a secretKeyRef"),
+    ("a volume claim in the Deployment", K8S_DEPLOYMENT, "          emptyDir:\n            sizeLimit: 1Mi\n",
+     "          persistentVolumeClaim:\n            claimName: permission-data\n", "volume data keeps state"),
+    ("a Secret volume readable by others", K8S_DEPLOYMENT, "defaultMode: 0440", "defaultMode: 0444",
+     "readable by others"),
+    ("a rolling update that takes capacity away", K8S_DEPLOYMENT, "maxUnavailable: 0", "maxUnavailable: 1",
+     "maxUnavailable is not 0"),
+    ("no readiness on /readyz", K8S_DEPLOYMENT, "              path: /readyz", "              path: /healthz",
+     "readinessProbe is not GET /readyz"),
+    ("a password in the example URI", K8S_SECRETS, "postgres://REPLACE-user@", "postgres://REPLACE-user:pw@",
+     "the URI holds a password"),
+    ("an example value that is not marked", K8S_SECRETS, "password: REPLACE-with-the-database-password",
+     "password: hunter2", "permission-server-database.password is not a placeholder marked REPLACE"),
+    ("no PodDisruptionBudget", "deploy/kubernetes/replicated/poddisruptionbudget.yaml",
+     "kind: PodDisruptionBudget", "kind: ConfigMap", "no PodDisruptionBudget"),
+]
+
+
+class ValidateDeployTests(unittest.TestCase):
+    def copy_of_repository(self) -> Path:
+        folder = Path(tempfile.mkdtemp(prefix="validate-deploy-"))
+        self.addCleanup(shutil.rmtree, folder)
+        for name in ("docker", "deploy"):
+            shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("secrets"))
+        shutil.copy(ROOT / ".dockerignore", folder / ".dockerignore")
+        return folder
+
+    def test_the_repository_passes(self):
+        self.assertEqual(validate_deploy.run(ROOT), [])
+
+    def test_a_clean_copy_passes(self):
+        self.assertEqual(validate_deploy.run(self.copy_of_repository()), [])
+
+    def test_each_broken_rule_is_reported(self):
+        for what, file, old, new, expected in CASES:
+            with self.subTest(what):
+                root = self.copy_of_repository()
+                path = root / file
+                text = path.read_text()
+                self.assertIn(old, text, f"the case's text is not in {file}")
+                path.write_text(text.replace(old, new))
+                problems = validate_deploy.run(root)
+                self.assertTrue(any(expected in p for p in problems), f"expected {expected!r} among {problems}")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
