@@ -36,7 +36,7 @@ enum Settings {
         help: "Seconds an Allow Once grant lasts when no sessionEnded event ends it first.")
     static let readCacheEntries = Setting(flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
         defaultValue: "1000000",
-        help: "Authorization records the status read keeps in memory, loaded at start (about 300 bytes a record); 0 reads every one from the database.")
+        help: "Authorization records the status read keeps in memory (about 300 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database.")
     static let maxConnections = Setting(flag: "max-connections", environment: "PERMISSION_MAX_CONNECTIONS",
         defaultValue: "1024", help: "Open connections at most; beyond it new ones wait in the kernel backlog.")
     static let maxConnectionsPerAddress = Setting(flag: "max-connections-per-address",

@@ -141,13 +141,16 @@ struct ReplicaTests {
                     else: revisions.append(int(response.getheader("Permission-Revision")))
             threads = [threading.Thread(target=writer, args=(i,)) for i in range(12)]
             [t.start() for t in threads]; [t.join() for t in threads]
-            print(len(failures), len(revisions), len(set(revisions)))
+            print(len(failures), len(revisions), min(revisions), max(revisions))
             """
         let ports = cluster.replicas.map { String($0.port) }.joined(separator: ",")
         let result = try Subprocess.python(script, [ports, ServerProcess.adminKey], timeout: 120)
         #expect(result.status == 0, "\(result.stderr)")
-        // 300 acknowledged writes, no failure, each answered a revision of its own.
-        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0 300 300", "\(result.stdout)")
+        // 300 acknowledged writes, no failure, each answered a revision that includes it (a
+        // concurrent write's on the same replica may be later): within 2...301.
+        let figures = result.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        #expect(figures.count == 4 && figures[0] == 0 && figures[1] == 300, "\(result.stdout)")
+        #expect(figures.count == 4 && figures[2] >= 2 && figures[3] == 301, "\(result.stdout)")
         let verified = try SubcommandTests.server([
             "audit", "verify", "--database", cluster.uri, "--database-password-file", cluster.passwordFile,
         ])
