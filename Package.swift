@@ -103,6 +103,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // One suite written against `any PermissionStore`, run on SQLite and on PostgreSQL.
+        .testTarget(
+            name: "StoreConformanceTests",
+            dependencies: ["PermissionDomain", "SQLiteStore", "PostgresStore", "PostgresTestServer"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "PermissionWireTests", dependencies: ["PermissionWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionClientTests",

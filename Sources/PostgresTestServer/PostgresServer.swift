@@ -52,10 +52,15 @@ package final class PostgresServer: Sendable {
 
     /// Creates a database of its own for one test (`CREATE DATABASE`) and returns its
     /// connection string.
-    package func freshDatabase() throws -> String {
+    /// - Parameter icuLocale: when set, the database's default collation is this ICU locale's
+    ///   instead of the cluster's byte order (`en-US`: `B` sorts after `a`, not before): a column
+    ///   the store should order by bytes and does not then lists in another order than SQLite's
+    ///   (https://www.postgresql.org/docs/15/collation.html#COLLATION-MANAGING-CREATE-ICU).
+    package func freshDatabase(icuLocale: String? = nil) throws -> String {
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let admin = try PostgresConnection(connectionString())
-        try admin.execute("CREATE DATABASE \(name)")
+        let collation = icuLocale.map { " TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '\($0)'" } ?? ""
+        try admin.execute("CREATE DATABASE \(name)\(collation)")
         return connectionString(database: name)
     }
 

@@ -6,8 +6,8 @@ import Synchronization
 import Testing
 
 /// Live: ``PostgresPermissionStore`` on a real PostgreSQL (``PostgresServer/shared``), each test
-/// in a database of its own. The API suite covers the store's semantics
-/// (`PERMISSION_TEST_STORE=postgres`); these cover what only PostgreSQL has: concurrent
+/// in a database of its own. StoreConformanceTests and the API suite cover the store's semantics
+/// (the API suite with `PERMISSION_TEST_STORE=postgres`); these cover what only PostgreSQL has: concurrent
 /// writers and replicas on one chain, migrations, lost connections, lock timeouts.
 @Suite struct PostgresPermissionStoreTests {
     private static let start = Date(millisecondsSince1970: 1_795_000_000_000)

@@ -3,13 +3,13 @@ import PermissionDomain
 @testable import SQLiteStore
 import Testing
 
-/// The domain's flows against the real SQLite store in a temporary file.
+/// The domain's flows against each store.
 @Suite struct PermissionServiceFlowTests {
     let admin = Actor(keyId: "admin-1", role: "admin")
     let consent = Actor(keyId: "consent-1", role: "consent")
     let appActor = Actor(keyId: "app-1", role: "app")
 
-    private func makeService(_ fixture: StoreFixture, clock: ManualClock) -> PermissionService {
+    private func makeService(_ fixture: StoreUnderTest, clock: ManualClock) -> PermissionService {
         PermissionService(store: fixture.store, clock: clock)
     }
 
@@ -19,12 +19,12 @@ import Testing
             actor: admin, requestId: "r-app")
     }
 
-    private func auditSeqs(_ store: SQLitePermissionStore) throws -> [Int64] {
+    private func auditSeqs(_ store: any PermissionStore) throws -> [Int64] {
         try store.read { try $0.audit(query: AuditQuery(limit: 100_000)) }.map(\.seq)
     }
 
-    @Test func requestPromptDecisionThenStatus() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreKind.allCases) func requestPromptDecisionThenStatus(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
         let clock = ManualClock(epoch)
         let service = makeService(fixture, clock: clock)
         let u = try user("u42"), a = try app("com.example.scanner")
@@ -70,8 +70,8 @@ import Testing
         #expect(try auditSeqs(fixture.store) == [1, 2, 3])
     }
 
-    @Test func revokeDeniesAndVersionGrows() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreKind.allCases) func revokeDeniesAndVersionGrows(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
         let service = makeService(fixture, clock: ManualClock(epoch))
         let u = try user("u1"), a = try app("com.example.scanner")
         try registerCameraApp(service, a)
@@ -91,8 +91,8 @@ import Testing
         #expect(last.first?.requestId == "rv")
     }
 
-    @Test func resetCountsMatchingRecordsAndCancelsPrompts() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreKind.allCases) func resetCountsMatchingRecordsAndCancelsPrompts(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
         let service = makeService(fixture, clock: ManualClock(epoch))
         let a = try app("com.example.scanner"), b = try app("com.example.other")
         try registerCameraApp(service, a)
@@ -119,8 +119,8 @@ import Testing
         #expect(seqs == Array(1...Int64(seqs.count)))
     }
 
-    @Test func auditSeqIsGapFreeAcrossConcurrentFlowsFromManyThreads() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreKind.allCases) func auditSeqIsGapFreeAcrossConcurrentFlowsFromManyThreads(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
         let service = makeService(fixture, clock: ManualClock(epoch))
         let a = try app("com.example.scanner")
         try registerCameraApp(service, a)
@@ -153,7 +153,8 @@ import Testing
         #expect(entries.count == 1 + threads * 3)
         #expect(entries.filter { $0.action == .authorizationRevoked }.count == threads)
         #expect(try fixture.store.read { try $0.lastAuditSeq() } == Int64(entries.count))
-        let statistics = fixture.store.pool.writer.currentStatistics
-        #expect(statistics.committedWrites >= threads * 3)
+        if let sqlite = fixture.sqlite {
+            #expect(sqlite.pool.writer.currentStatistics.committedWrites >= threads * 3)
+        }
     }
 }

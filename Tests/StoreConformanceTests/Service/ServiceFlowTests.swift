@@ -2,10 +2,10 @@ import Foundation
 import PermissionDomain
 import Testing
 
-/// PermissionService flows (SPEC §4-§5) over the real SQLite store, with a manual clock.
+/// PermissionService flows (SPEC §4-§5) on both stores, with a manual clock.
 @Suite struct ServiceFlowTests {
-    @Test func requestPromptDecideAndAudit() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func requestPromptDecideAndAudit(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         let prompt = try h.prompt(.camera, .full)
         #expect(prompt.state == .pending && prompt.options == [.allow, .deny])
         #expect(prompt.expiresAt == FlowFixtures.t0.addingTimeInterval(600))
@@ -37,8 +37,8 @@ import Testing
         }
     }
 
-    @Test func missingPurposeStringChangesNothing() throws {
-        let h = try Harness(registered: FlowFixtures.registeredApp(without: ["NSLocationAlwaysAndWhenInUseUsageDescription"]))
+    @Test(arguments: StoreKind.allCases) func missingPurposeStringChangesNothing(_ kind: StoreKind) throws {
+        let h = try Harness(kind, registered: FlowFixtures.registeredApp(without: ["NSLocationAlwaysAndWhenInUseUsageDescription"]))
         let seq = try h.service.lastAuditSeq()
         #expect(throws: PermissionError.missingPurposeString(key: "NSLocationAlwaysAndWhenInUseUsageDescription")) {
             try h.service.request(user: h.user, app: h.app, service: .location, level: .always, actor: .anonymous, requestId: nil)
@@ -51,8 +51,8 @@ import Testing
         #expect(try h.auditLog().count == 1)
     }
 
-    @Test func invalidChoiceAndUnknownPrompt() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func invalidChoiceAndUnknownPrompt(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         let prompt = try h.prompt(.camera, .full)
         #expect(throws: PermissionError.invalidChoice(choice: "allowOnce", allowed: [.allow, .deny])) {
             try h.service.decide(promptID: prompt.id, choice: "allowOnce", actor: h.consent, requestId: nil)
@@ -68,8 +68,8 @@ import Testing
         }
     }
 
-    @Test func promptExpiresAtItsDeadlineAndTheSweepWritesIt() throws {
-        let h = try Harness(promptTTL: 60)
+    @Test(arguments: StoreKind.allCases) func promptExpiresAtItsDeadlineAndTheSweepWritesIt(_ kind: StoreKind) throws {
+        let h = try Harness(kind, promptTTL: 60)
         let prompt = try h.prompt(.microphone, .full)
         h.clock.advance(by: 60)
         #expect(try h.service.prompt(id: prompt.id).state == .expired, "reads show the lapsed state from the deadline on")
@@ -87,8 +87,8 @@ import Testing
         #expect(next.id != prompt.id)
     }
 
-    @Test func allowOnceLapsesAfterTheOnceTTL() throws {
-        let h = try Harness(onceTTL: 3600)
+    @Test(arguments: StoreKind.allCases) func allowOnceLapsesAfterTheOnceTTL(_ kind: StoreKind) throws {
+        let h = try Harness(kind, onceTTL: 3600)
         let granted = try h.grant(.location, .whenInUse, .allowOnce)
         #expect(granted.once && granted.expiresAt == FlowFixtures.t0.addingTimeInterval(3600) && granted.version == 1)
         h.clock.advance(by: 3600)
@@ -104,8 +104,8 @@ import Testing
         _ = try h.prompt(.location, .whenInUse)
     }
 
-    @Test func sessionEndedEndsOnceGrantsOnly() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func sessionEndedEndsOnceGrantsOnly(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         try h.grant(.location, .whenInUse, .allowOnce)
         try h.grant(.camera, .full, .allow)
         let outcome = try h.service.lifecycle(user: h.user, app: h.app, event: .sessionEnded, actor: .anonymous, requestId: nil)
@@ -114,8 +114,8 @@ import Testing
         #expect(try h.current(.camera).status == .authorized)
     }
 
-    @Test func provisionalAlwaysAndTheUpgradePrompt() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func provisionalAlwaysAndTheUpgradePrompt(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         let provisional = try h.grant(.location, .always, .allowWhileUsing)
         #expect(provisional.status == .authorized && provisional.level == .always && provisional.provisional)
         #expect(try h.service.request(user: h.user, app: h.app, service: .location, level: .always, actor: .anonymous, requestId: nil).prompt == nil)
@@ -134,16 +134,16 @@ import Testing
         #expect(try h.service.request(user: h.user, app: h.app, service: .location, level: .always, actor: .anonymous, requestId: nil).prompt == nil)
     }
 
-    @Test func changeToAlwaysEndsTheFlow() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func changeToAlwaysEndsTheFlow(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         try h.grant(.location, .always, .allowWhileUsing)
         let upgrade = try #require(try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: nil).prompt)
         let always = try h.service.decide(promptID: upgrade.id, choice: "changeToAlways", actor: h.consent, requestId: nil).authorization
         #expect(always.level == .always && !always.provisional && always.version == 2)
     }
 
-    @Test func upgradeDenyKeepsTheGrantAndIsNotPromptedAgain() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func upgradeDenyKeepsTheGrantAndIsNotPromptedAgain(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         try h.grant(.calendars, .writeOnly, .allow)
         let prompt = try h.prompt(.calendars, .full)
         let kept = try h.service.decide(promptID: prompt.id, choice: "deny", actor: h.consent, requestId: nil).authorization

@@ -3,10 +3,10 @@ import PermissionDomain
 import Testing
 
 /// PermissionService: settings, revoke, reinstall, reset, policies, the Location Services
-/// switch, custom services and listings (SPEC §4), over the real SQLite store.
+/// switch, custom services and listings (SPEC §4), on both stores.
 @Suite struct ServiceChangeTests {
-    @Test func settingsCancelsThePendingPromptAndChecksIfMatch() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func settingsCancelsThePendingPromptAndChecksIfMatch(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         let prompt = try h.prompt(.contacts, .full)
         let before = try h.current(.contacts)
         #expect(throws: PermissionError.preconditionFailed(current: before.etag)) {
@@ -28,8 +28,8 @@ import Testing
         }
     }
 
-    @Test func restrictedCannotBeSetOrRevoked() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func restrictedCannotBeSetOrRevoked(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         try h.grant(.camera, .full, .allow)
         _ = try h.service.putPolicy(
             id: try PolicyID("kids"), service: .camera, app: nil, user: h.user, effect: .restrict, level: nil,
@@ -49,8 +49,8 @@ import Testing
         }
     }
 
-    @Test func policiesCancelThePromptsTheyNowDecide() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func policiesCancelThePromptsTheyNowDecide(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         let camera = try h.prompt(.camera, .full)
         let photos = try h.prompt(.photos, .full)
         _ = try h.service.putPolicy(
@@ -71,8 +71,8 @@ import Testing
         }
     }
 
-    @Test func reinstallResetsLocationOnly() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func reinstallResetsLocationOnly(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         try h.grant(.location, .whenInUse, .allowWhileUsing)
         try h.grant(.camera, .full, .allow)
         let outcome = try h.service.lifecycle(user: h.user, app: h.app, event: .reinstalled, actor: .anonymous, requestId: nil)
@@ -84,8 +84,8 @@ import Testing
         #expect(try again.changed.isEmpty && h.current(.location).version == 2)
     }
 
-    @Test func resetCountsChangesAndCancelledPromptsAndVersionsNeverGoBack() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func resetCountsChangesAndCancelledPromptsAndVersionsNeverGoBack(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         try h.grant(.camera, .full, .allow)
         try h.grant(.camera, .full, .deny, user: FlowFixtures.otherUser)
         try h.grant(.microphone, .full, .allow)
@@ -104,8 +104,8 @@ import Testing
         }
     }
 
-    @Test func versionsNeverDecreaseAcrossAnySequence() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func versionsNeverDecreaseAcrossAnySequence(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         var last: Int64 = 0
         func check() throws {
             let current = try h.current(.location)
@@ -121,8 +121,8 @@ import Testing
         #expect(last == 6)
     }
 
-    @Test func locationSwitchChangesTheViewNotTheRecord() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func locationSwitchChangesTheViewNotTheRecord(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         let granted = try h.grant(.location, .whenInUse, .allowWhileUsing)
         let off = try h.service.setLocationServices(user: h.user, enabled: false, actor: h.consent, requestId: nil)
         #expect(!off.locationServicesEnabled)
@@ -138,8 +138,8 @@ import Testing
         #expect(try h.auditLog().count == log.count, "no change, no audit entry")
     }
 
-    @Test func listingsFilterOnTheEffectiveStatusAndPage() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func listingsFilterOnTheEffectiveStatusAndPage(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         var users: [UserID] = []
         for index in 0..<7 {
             let user = try UserID("user\(index)")
@@ -165,8 +165,8 @@ import Testing
         #expect(everything.items.map(\.status) == [.denied])
     }
 
-    @Test func customServicesWorkLikeBuiltIns() throws {
-        let h = try Harness()
+    @Test(arguments: StoreKind.allCases) func customServicesWorkLikeBuiltIns(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
         let payroll = try ServiceID("payroll")
         let read = try Level("read")
         let write = try Level("write")

@@ -1,11 +1,11 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
 import Testing
 
+/// Each record round-trips through both stores exactly, and saving again replaces it.
 @Suite struct PermissionStoreRecordTests {
-    @Test func authorizationRoundTripsEveryField() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreKind.allCases) func authorizationRoundTripsEveryField(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
         let record = StoredAuthorization(
             user: try user("u42"), app: try app("com.example.maps"), service: .location, status: .authorized,
             level: .always, provisional: true, once: true, expiresAt: epoch.addingTimeInterval(3600), reason: .userConsent,
@@ -19,8 +19,8 @@ import Testing
         #expect(missing == nil)
     }
 
-    @Test func versionNeverGoesBack() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreKind.allCases) func versionNeverGoesBack(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
         var record = StoredAuthorization(user: try user("u1"), app: try app("com.a.b"), service: .camera, status: .denied,
                                          reason: .userSet, updatedAt: epoch, version: 2)
         let first = record
@@ -28,16 +28,16 @@ import Testing
         record.status = .notDetermined
         record.reason = .reset
         let stale = record
-        let error = #expect(throws: SQLiteError.self) { try fixture.store.write { try $0.save(stale) } }
-        #expect(error?.message.contains("version must grow") == true)
+        let error = #expect(throws: (any Error).self) { try fixture.store.write { try $0.save(stale) } }
+        #expect(StoreUnderTest.message(of: error)?.contains("version must grow") == true, "\(String(describing: error))")
         record.version = 3
         let next = record
         try fixture.store.write { try $0.save(next) }
         #expect(try fixture.store.read { try $0.authorization(user: next.user, app: next.app, service: .camera) }?.version == 3)
     }
 
-    @Test func authorizationListingsFilterAndPageByKeyset() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreKind.allCases) func authorizationListingsFilterAndPageByKeyset(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
         let users = try (0..<5).map { try user("u\($0)") }
         let apps = try [app("com.a.one"), app("com.a.two")]
         let services: [ServiceID] = [.camera, .location]
@@ -75,8 +75,8 @@ import Testing
         }
     }
 
-    @Test func dueOnceGrantsAreOrderedByExpiry() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreKind.allCases) func dueOnceGrantsAreOrderedByExpiry(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
         let u = try user("u1")
         let apps = try (0..<4).map { try app("com.once.a\($0)") }
         try fixture.store.write { writer in
@@ -91,8 +91,8 @@ import Testing
         #expect(try fixture.store.read { try $0.dueOnceGrants(before: epoch.addingTimeInterval(100), limit: 1) }.map(\.app) == [apps[2]])
     }
 
-    @Test func appsServicesPoliciesAndSettingsRoundTrip() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreKind.allCases) func appsServicesPoliciesAndSettingsRoundTrip(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
         let maps = App(trusted: try app("com.example.maps"), name: "Maps \"quoted\"",
                        purposeStrings: ["NSCameraUsageDescription": try purpose("Scan codes."),
                                         "NSLocationWhenInUseUsageDescription": try purpose("Nearby stops.")], updatedAt: epoch)
@@ -148,8 +148,8 @@ import Testing
                choice: state == .answered ? .allowWhileUsing : nil)
     }
 
-    @Test func promptsRoundTripAndAtMostOneIsPendingPerAuthorization() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreKind.allCases) func promptsRoundTripAndAtMostOneIsPendingPerAuthorization(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
         let u1 = try user("u1"), u2 = try user("u2"), maps = try app("com.example.maps")
         let p1 = try prompt("0001", u1, maps, .location, state: .answered, expiresIn: 600)
         let p2 = try prompt("0002", u1, maps, .location, state: .pending, expiresIn: 30)
@@ -165,8 +165,8 @@ import Testing
             #expect(try reader.duePrompts(before: epoch.addingTimeInterval(60), limit: 10) == [p3, p2])
         }
         let duplicate = try prompt("0005", u1, maps, .location, state: .pending, expiresIn: 600)
-        let error = #expect(throws: SQLiteError.self) { try fixture.store.write { try $0.save(duplicate) } }
-        #expect(error?.isConstraintViolation == true)
+        let error = #expect(throws: (any Error).self) { try fixture.store.write { try $0.save(duplicate) } }
+        #expect(StoreUnderTest.isUniqueViolation(error), "\(String(describing: error))")
         var answered = p2
         answered.state = .answered
         answered.choice = .allowOnce

@@ -1,20 +1,24 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
 
-/// A PermissionService over a real SQLite store in a temporary file and a ManualClock, with an app registered.
+/// A PermissionService over a fresh store of one kind and a ManualClock, with an app registered.
 struct Harness {
-    let fixture: StoreFixture
+    let fixture: StoreUnderTest
     let clock = ManualClock(FlowFixtures.t0)
     let service: PermissionService
     let consent = Actor(keyId: "k-consent", role: "consent")
     let user = FlowFixtures.user
     let app = FlowFixtures.app
 
-    init(promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600, registered: App? = FlowFixtures.registeredApp()) throws {
-        fixture = try StoreFixture()
+    init(
+        _ kind: StoreKind, promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
+        registered: App? = FlowFixtures.registeredApp(),
+        makePromptID: @escaping @Sendable (Date) -> PromptID = PermissionService.Configuration.randomPromptID
+    ) throws {
+        fixture = try kind.open()
         service = PermissionService(
-            store: fixture.store, clock: clock, configuration: .init(promptTTL: promptTTL, onceTTL: onceTTL))
+            store: fixture.store, clock: clock,
+            configuration: .init(promptTTL: promptTTL, onceTTL: onceTTL, makePromptID: makePromptID))
         if let registered {
             _ = try service.putApp(
                 id: registered.id, name: registered.name, purposeStrings: registered.purposeStrings, actor: .anonymous,

@@ -1,0 +1,79 @@
+import Foundation
+import PermissionDomain
+import PostgresStore
+import PostgresTestServer
+@testable import SQLiteStore
+
+/// One store for one test: a SQLite file in a temporary directory (removed when released), or
+/// a database of its own on ``PostgresServer/shared``, created with an ICU collation so that a
+/// listing that is not byte-ordered on PostgreSQL shows.
+final class StoreUnderTest: Sendable {
+    /// Pooled connections per PostgreSQL store: few, since many tests run at once.
+    static let postgresPoolSize = 3
+
+    let kind: StoreKind
+    let store: any PermissionStore & AuditChainVerifier
+    /// The SQLite store, for the few checks of SQLite's own machinery (group commit, the chain
+    /// tip cache); nil on PostgreSQL.
+    let sqlite: SQLitePermissionStore?
+    /// The file path or the connection string.
+    private let location: String
+    /// The PostgreSQL database's connection string, nil on SQLite.
+    var postgresConnectionString: String? { kind == .postgres ? location : nil }
+    private let directory: String?
+
+    init(_ kind: StoreKind) throws {
+        self.kind = kind
+        switch kind {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("StoreConformanceTests-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            self.directory = directory
+            location = directory + "/permissions.sqlite"
+            let store = try SQLitePermissionStore.open(path: location)
+            sqlite = store
+            self.store = store
+        case .postgres:
+            directory = nil
+            location = try PostgresServer.shared.get().freshDatabase(icuLocale: "en-US")
+            sqlite = nil
+            store = try Self.openPostgres(location)
+        }
+    }
+
+    /// A PostgreSQL store with a generous checkout timeout: the concurrency tests run more
+    /// threads than pooled connections, and a busy machine must not fail them.
+    private static func openPostgres(_ connectionString: String) throws -> PostgresPermissionStore {
+        try PostgresPermissionStore.open(connectionString: connectionString, poolSize: postgresPoolSize, checkoutTimeout: 60)
+    }
+
+    /// A second store on the same data: another process on the SQLite file, another replica
+    /// on the PostgreSQL database.
+    func openAgain() throws -> any PermissionStore & AuditChainVerifier {
+        switch kind {
+        case .sqlite: try SQLitePermissionStore.open(path: location)
+        case .postgres: try Self.openPostgres(location)
+        }
+    }
+
+    /// The primary message of a store's own error (a trigger's or a constraint's), nil for
+    /// any other error.
+    static func message(of error: (any Error)?) -> String? {
+        (error as? SQLiteError)?.message ?? (error as? PostgresError)?.message
+    }
+
+    /// Whether `error` is a store's unique-constraint violation.
+    static func isUniqueViolation(_ error: (any Error)?) -> Bool {
+        (error as? SQLiteError)?.isConstraintViolation == true || (error as? PostgresError)?.sqlState == "23505"
+    }
+
+    deinit {
+        guard let directory else { return }
+        do {
+            try FileManager.default.removeItem(atPath: directory)
+        } catch {
+            // Leaving a temporary directory behind does not affect the test result.
+        }
+    }
+}
