@@ -201,7 +201,10 @@ public final class PostgresPermissionStore: PermissionStore {
         on connection: PostgresConnection, begin: String, lockHead: Bool, _ body: (PostgresSession) throws -> T
     ) throws -> T {
         try connection.execute(begin)
-        let session = PostgresSession(connection: connection, tracking: lockHead ? PostgresChangeTracker() : nil)
+        // A replica's read model learns of changes from the audit log only: on a store that
+        // serves, every change must be audited (``UnauditedChange``).
+        let session = PostgresSession(
+            connection: connection, tracking: lockHead && readModel != nil ? PostgresChangeTracker() : nil)
         let result: T
         do {
             if lockHead { _ = try session.lockAuditChainHead() }

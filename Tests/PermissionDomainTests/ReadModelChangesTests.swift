@@ -1,0 +1,57 @@
+import PermissionDomain
+import Testing
+
+/// Which audit entries change what a read model keeps in memory (``ReadModelChanges``), and the
+/// check that a write audited everything it changed.
+@Suite struct ReadModelChangesTests {
+    private func entry(_ seq: Int64, _ action: AuditAction, user: String? = nil, app: String? = nil, service: String? = nil)
+        -> ChangeLogEntry
+    {
+        ChangeLogEntry(
+            seq: seq, action: action, user: user.map { UserID(trusted: $0) }, app: app.map { AppID(trusted: $0) },
+            service: service.map { ServiceID(trusted: $0) })
+    }
+
+    private func key(_ user: String, _ app: String, _ service: String) -> AuthorizationKey {
+        AuthorizationKey(user: UserID(trusted: user), app: AppID(trusted: app), service: ServiceID(trusted: service))
+    }
+
+    @Test func eachActionChangesWhatItNames() {
+        let changes = ReadModelChanges([
+            entry(4, .authorizationSet, user: "u1", app: "com.a", service: "camera"),
+            entry(5, .settingsChanged, user: "u2"),
+            entry(6, .appPut, app: "com.a"),
+            entry(7, .promptAnswered, user: "u3", app: "com.b", service: "location"),
+        ])
+        #expect(changes.records == [key("u1", "com.a", "camera"), key("u3", "com.b", "location")])
+        #expect(changes.settingsOf == [UserID(trusted: "u2")])
+        #expect(!changes.catalogueChanged && !changes.keysChanged)
+        #expect(changes.through == 7)
+        for action in [AuditAction.policyPut, .policyDeleted, .servicePut] {
+            #expect(ReadModelChanges([entry(1, action)]).catalogueChanged, "\(action)")
+        }
+        for action in [AuditAction.keyCreated, .keyRevoked] {
+            #expect(ReadModelChanges([entry(1, action)]).keysChanged, "\(action)")
+        }
+        #expect(ReadModelChanges([entry(1, .appPut, app: "com.a")]).isEmpty)
+        #expect(ReadModelChanges().through == 0)
+    }
+
+    @Test func aWriteThatAuditedEverythingPassesAndOneThatDidNotIsNamed() {
+        var saved = ReadModelChanges()
+        saved.records = [key("u1", "com.a", "camera"), key("u1", "com.a", "location")]
+        saved.settingsOf = [UserID(trusted: "u1")]
+        saved.catalogueChanged = true
+        let everything = ReadModelChanges([
+            entry(1, .authorizationSet, user: "u1", app: "com.a", service: "camera"),
+            entry(2, .authorizationReset, user: "u1", app: "com.a", service: "location"),
+            entry(3, .settingsChanged, user: "u1"),
+            entry(4, .policyPut),
+        ])
+        #expect(ReadModelChanges.unaudited(saved: saved, appended: everything).isEmpty)
+        let partly = ReadModelChanges([entry(1, .authorizationSet, user: "u1", app: "com.a", service: "camera")])
+        #expect(
+            ReadModelChanges.unaudited(saved: saved, appended: partly)
+                == ["authorization u1/com.a/location", "settings of u1", "a service or policy"])
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import PermissionDomain
+@testable import PostgresStore
+import PostgresTestServer
+import Testing
+
+/// Live: a serving store's read model (``PostgresReadModel``) on a real PostgreSQL. Another
+/// replica's commit is forgotten once its entry is applied; a revision is waited for; memory is
+/// trusted only while the log was read within a second; a write that leaves a change unaudited
+/// is refused, since replicas would never hear of it.
+@Suite(.timeLimit(.minutes(2))) struct PostgresReadModelTests {
+    private static let now = Date(millisecondsSince1970: 1_795_000_000_000)
+    private static let key = AuthorizationKey(
+        user: UserID(trusted: "u1"), app: AppID(trusted: "com.example.maps"), service: ServiceID(trusted: "camera"))
+
+    private static func serving(_ database: String, interval: Duration = .milliseconds(100)) throws -> PostgresPermissionStore {
+        try PostgresPermissionStore.open(
+            connectionString: database, poolSize: 2, readModel: .init(cacheEntries: 1_000, followInterval: interval))
+    }
+
+    /// Sets the camera record of u1 to `status`, audited as the service does; returns the seq.
+    @discardableResult
+    private static func set(_ store: PostgresPermissionStore, _ status: AuthorizationStatus, version: Int64) throws -> Int64 {
+        try store.write { writer in
+            let stored = StoredAuthorization(
+                user: key.user, app: key.app, service: key.service, status: status,
+                level: status == .authorized ? Level(trusted: "full") : nil, provisional: false, once: false,
+                expiresAt: nil, reason: .userConsent, purpose: nil, declinedLevels: [], updatedAt: now, version: version)
+            try writer.save(stored)
+            return try writer.append(
+                AuditEntry(
+                    at: now, actor: .system, action: .authorizationSet, user: key.user, app: key.app, service: key.service))
+        }
+    }
+
+    private static func status(_ store: PostgresPermissionStore) throws -> AuthorizationStatus? {
+        try store.read {
+            try $0.authorizationAndSettings(user: key.user, app: key.app, service: key.service, withSettings: false)
+        }.stored?.status
+    }
+
+    @Test func anotherReplicasCommitIsForgottenOnceApplied() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        // A slow follower, so that what this replica shows is decided by the test.
+        let replica = try Self.serving(database, interval: .seconds(60))
+        let other = try Self.serving(database)
+        try Self.set(other, .denied, version: 1)
+        #expect(try replica.awaitRevision(1, timeout: .seconds(5)))
+        #expect(try Self.status(replica) == .denied)  // read from the database, now cached
+        #expect(replica.answersFromMemory(user: Self.key.user, app: Self.key.app, service: Self.key.service))
+
+        let revision = try Self.set(other, .authorized, version: 2)
+        #expect(try replica.visibleRevision() == 1)  // not yet told (its follower sleeps)
+        #expect(try replica.awaitRevision(revision, timeout: .seconds(5)))  // nudges the follower
+        #expect(!replica.answersFromMemory(user: Self.key.user, app: Self.key.app, service: Self.key.service))
+        #expect(try Self.status(replica) == .authorized)
+        // Its own write is visible when it returns, with everything before it.
+        let own = try Self.set(replica, .denied, version: 3)
+        #expect(try replica.visibleRevision() == own && replica.acknowledgedRevision() == own)
+        #expect(try Self.status(replica) == .denied)
+        // The audit log shows no entry before its changes left memory.
+        #expect(try replica.read { try $0.audit(query: AuditQuery(after: 0, limit: 10)) }.map(\.seq) == [1, 2, 3])
+    }
+
+    @Test func aRevisionThatDoesNotComeTimesOut() throws {
+        let store = try Self.serving(try PostgresServer.shared.get().freshDatabase())
+        let started = ContinuousClock.now
+        #expect(try !store.awaitRevision(5, timeout: .milliseconds(300)))
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+    }
+
+    @Test func memoryIsTrustedOnlyWhileTheLogWasReadWithinASecond() throws {
+        let store = try Self.serving(try PostgresServer.shared.get().freshDatabase(), interval: .seconds(60))
+        let model = try #require(store.readModel)
+        #expect(model.isFresh)  // read at open
+        model.synced(at: ContinuousClock.now)
+        #expect(model.isFresh)
+        // Backdate what the follower last achieved: nothing newer than 2 s ago.
+        let stale = PostgresReadModel(cacheCapacity: 10)
+        stale.start(at: 0, catalogue: nil)
+        stale.synced(at: ContinuousClock.now - .seconds(2))
+        #expect(!stale.isFresh)
+        #expect(stale.currentCatalogue == nil)
+    }
+
+    @Test func anUnauditedChangeIsRefusedOnAServingStoreAndNothingIsWritten() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        let store = try Self.serving(database)
+        #expect(throws: UnauditedChange.self) {
+            try store.write { writer in
+                try writer.save(UserSettings(user: UserID(trusted: "u1"), locationServicesEnabled: false, updatedAt: Self.now))
+            }
+        }
+        #expect(try store.read { try $0.userSettings(UserID(trusted: "u1")) } == nil)
+        // A store opened for a command keeps nothing in memory and does not check.
+        let command = try PostgresPermissionStore.open(connectionString: database, poolSize: 1)
+        try command.write { writer in
+            try writer.save(UserSettings(user: UserID(trusted: "u1"), locationServicesEnabled: false, updatedAt: Self.now))
+        }
+    }
+}
