@@ -13,19 +13,22 @@ struct ReplicaTests {
     final class Cluster {
         let directory: URL
         let uri: String
+        /// The database's name.
+        let name: String
         let passwordFile: String
         let replicas: [ServerProcess]
 
         init(_ name: String, count: Int = 3, extraArguments: [String] = []) throws {
             let postgres = try PostgresServer.shared.get()
             let directory = try Paths.makeTemporaryDirectory(name)
-            let (uri, _) = try CopyToPostgresTests.freshDatabase(postgres)
+            let (uri, name) = try CopyToPostgresTests.freshDatabase(postgres)
             let passwordFile = directory.appendingPathComponent("pgpassword").path
             try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
             // Started together: the migrations and the bootstrap key must not race.
             let arguments = ["--database-password-file", passwordFile] + extraArguments
             self.directory = directory
             self.uri = uri
+            self.name = name
             self.passwordFile = passwordFile
             replicas = try (0..<count).map { _ in
                 try ServerProcess(database: uri, directory: directory, extraArguments: arguments)
