@@ -98,11 +98,50 @@ struct ReplicaTests {
         let seen = try Self.within(5) { try cluster.call(2, "GET", Self.camera).body.contains(#""status":"denied""#) }
         #expect(seen != nil, "replica 2 never showed the write")
         #expect(stream.waitFor("\"seq\":\(revision)", timeout: 5), "the stream on replica 2: \(stream.text)")
+        // One global sequence: a consumer resumes on another replica where it left off.
+        let resumed = try Subprocess.curl(
+            [
+                "-N", "-H", "Authorization: Bearer \(ServerProcess.adminKey)", "-H", "Last-Event-ID: \(revision - 1)",
+                cluster.replicas[1].baseURL + "/v1/events",
+            ], timeout: 2)
+        #expect(resumed.stdout.contains("id: \(revision)\nevent: authorization.set"), "\(resumed.stdout)")
+        #expect(!resumed.stdout.contains("id: \(revision - 1)\n"))
 
         // A revision no replica has reached: 503 after about a second.
         let ahead = try cluster.call(1, "GET", Self.camera, headers: ["Permission-Consistency: at-least \(revision + 50)"])
         #expect(ahead.status == 503 && ahead.body.contains("revision-unavailable"), "\(ahead.body)")
         #expect(ahead.headers["retry-after"] == "1")
+    }
+
+    @Test("replicas started at once on an empty database: one migrates, all serve, one bootstrap key")
+    func replicasStartedTogether() throws {
+        let postgres = try PostgresServer.shared.get()
+        let directory = try Paths.makeTemporaryDirectory("replicas-start")
+        defer { Paths.removeTemporary(directory) }
+        let (uri, name) = try CopyToPostgresTests.freshDatabase(postgres)
+        let passwordFile = directory.appendingPathComponent("pgpassword").path
+        try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
+        /// The three starts' results, filled by their threads.
+        final class Started: @unchecked Sendable {
+            let lock = NSLock()
+            var results: [Result<ServerProcess, any Error>] = []  // guarded by lock
+        }
+        let started = Started()
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            let result = Result {
+                try ServerProcess(database: uri, directory: directory, extraArguments: ["--database-password-file", passwordFile])
+            }
+            started.lock.withLock { started.results.append(result) }
+        }
+        let replicas = try started.lock.withLock { started.results }.map { try $0.get() }
+        #expect(replicas.count == 3)
+        for replica in replicas {
+            let ready = try Subprocess.curl(["-o", "/dev/null", "-w", "%{http_code}", replica.baseURL + "/readyz"])
+            #expect(ready.stdout == "200")
+        }
+        #expect(try CopyToPostgresTests.psql(postgres, name, "SELECT count(*) FROM api_keys") == "1\n")
+        #expect(try CopyToPostgresTests.psql(postgres, name, "SELECT count(*) FROM audit WHERE action = 'key.created'") == "1\n")
+        for replica in replicas { replica.killNow() }
     }
 
     @Test("a key revoked on one replica is refused by the others within a second or so")
