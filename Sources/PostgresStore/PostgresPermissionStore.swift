@@ -6,29 +6,40 @@ public import PermissionDomain
 ///
 /// ``read(_:)`` runs its body in `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY` on a pooled
 /// connection: one snapshot per body (https://www.postgresql.org/docs/15/transaction-iso.html#XACT-REPEATABLE-READ).
-/// ``write(_:)`` runs its body in a `BEGIN` ... `COMMIT` that first locks the audit chain's head
-/// row (`audit_head`, `FOR UPDATE`): writes are serialized across connections and across
-/// replicas on the same database, as SQLite's single writer serializes them, so `seq` is
-/// gap-free and the chain linear. The commit is durable when it returns (`synchronous_commit`
-/// on, the default). No group commit and no read cache yet.
+/// ``write(_:)`` is group-committed by the store's ``PostgresWriter``, as on SQLite: concurrent
+/// writes share one `BEGIN` ... `COMMIT`, each body in a savepoint of its own, after the
+/// transaction has locked the audit chain's head row (`audit_head`, `FOR UPDATE`): batches are
+/// serialized across connections and across replicas on the same database, as SQLite's single
+/// writer serializes them, so `seq` is gap-free and the chain linear. The commit is durable
+/// when a write returns (`synchronous_commit` on, the default). No read cache yet.
 ///
-/// A serialization failure or deadlock (40001, 40P01) runs the whole body again, up to
+/// A serialization failure or deadlock (40001, 40P01) runs the whole batch again, up to
 /// ``maximumAttempts`` times: bodies are pure store calls. A connection found broken before
-/// the commit was sent is replaced and the body run once more. A lost database (class 08 and
+/// the commit was sent is replaced and the batch run once more. A lost database (class 08 and
 /// shutdown states), a lock held past ``lockTimeoutMilliseconds`` (55P03), a pool with no free
 /// connection, and a commit whose outcome is unknown become ``PermissionError/unavailable(why:)``.
+/// A body's own error fails only that body (see ``PostgresWriter``).
 public final class PostgresPermissionStore: PermissionStore {
     /// The default number of pooled connections.
     public static let defaultPoolSize = 4
     /// How long a statement waits for a row lock (the chain head) before it fails.
     public static let lockTimeoutMilliseconds = 5_000
-    /// How many times a body runs when it keeps losing serialization races or deadlocks.
+    /// How many times a write batch (or a read) runs when it keeps losing serialization races or
+    /// deadlocks.
     public static let maximumAttempts = 5
 
-    let pool: PostgresConnectionPool
+    /// The most writes committed in one transaction unless `open` is told otherwise (as
+    /// SQLite's `DatabaseConfiguration.maximumBatchSize`).
+    public static let defaultMaximumBatchSize = 256
 
-    private init(pool: PostgresConnectionPool) {
+    let pool: PostgresConnectionPool
+    /// Group-commits ``write(_:)``.
+    package let writer: PostgresWriter
+
+    private init(pool: PostgresConnectionPool, maximumBatchSize: Int) {
         self.pool = pool
+        self.writer = PostgresWriter(pool: pool, maximumBatchSize: maximumBatchSize)
+        writer.onCommit { [weak self] sessions in self?.didCommit(sessions) }
     }
 
     /// Connects, applies pending migrations (under the migrations' advisory lock) and returns
@@ -37,14 +48,18 @@ public final class PostgresPermissionStore: PermissionStore {
     ///   - connectionString: a libpq `key=value` string or `postgres://` URI; never logged.
     ///   - poolSize: the most connections open at once.
     ///   - checkoutTimeout: seconds a call waits for a free connection before it is unavailable.
+    ///   - maximumBatchSize: the most writes committed together in one transaction (group
+    ///     commit); at least 1.
     ///   - migrating: false to write nothing (`audit verify`): the schema must then be up to
     ///     date already.
     /// - Throws: ``MigrationError/databaseNewerThanCode(unknownIDs:)`` when the database
     ///   was migrated by a newer version, ``MigrationError/pending(ids:)`` when not migrating
     ///   and migrations are pending; ``PostgresError`` when it cannot be reached.
     public static func open(
-        connectionString: String, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5, migrating: Bool = true
+        connectionString: String, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5,
+        maximumBatchSize: Int = defaultMaximumBatchSize, migrating: Bool = true
     ) throws -> PostgresPermissionStore {
+        precondition(maximumBatchSize >= 1, "a batch holds at least one write")
         let pool = PostgresConnectionPool(
             conninfo: connectionString, capacity: poolSize, checkoutTimeout: checkoutTimeout,
             setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)")
@@ -53,7 +68,7 @@ public final class PostgresPermissionStore: PermissionStore {
         } else {
             try pool.withConnection { try PostgresSchema.migrator.checkMigrated($0) }
         }
-        return PostgresPermissionStore(pool: pool)
+        return PostgresPermissionStore(pool: pool, maximumBatchSize: maximumBatchSize)
     }
 
     /// Applies pending migrations to the database and returns their ids.
@@ -81,8 +96,17 @@ public final class PostgresPermissionStore: PermissionStore {
     }
 
     public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
-        try run(begin: "BEGIN", lockHead: true) { try body($0) }
+        try writer.write { try body($0) }
     }
+
+    /// The read model hooks in here: called after the commit is durable, before the writers
+    /// return. Called on the writer queue once per committed batch, with the sessions of the
+    /// bodies that committed, in the order they ran (a body rolled back to its savepoint is not
+    /// among them); the batch's connection is still checked out, outside any transaction.
+    func didCommit(_ sessions: [PostgresSession]) {}
+
+    /// The group-commit counters (``PostgresWriter/Statistics``), for tests and metrics.
+    package var writeStatistics: PostgresWriter.Statistics { writer.currentStatistics }
 
     static let beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
@@ -92,7 +116,8 @@ public final class PostgresPermissionStore: PermissionStore {
         let underlying: PostgresError
     }
 
-    /// Runs `body` in one transaction, again on retryable failures (see the type's summary).
+    /// Runs `body` in one transaction of its own, again on retryable failures (see the type's
+    /// summary): reads, and the copy transaction; writes go through ``writer``.
     func run<T>(begin: String, lockHead: Bool, _ body: (PostgresSession) throws -> T) throws -> T {
         var attempt = 0
         var replacedConnection = false
