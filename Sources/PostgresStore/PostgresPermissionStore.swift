@@ -6,31 +6,41 @@ public import PermissionDomain
 ///
 /// ``read(_:)`` runs its body in `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY` on a pooled
 /// connection: one snapshot per body (https://www.postgresql.org/docs/15/transaction-iso.html#XACT-REPEATABLE-READ).
-/// ``write(_:)`` runs its body in a `BEGIN` ... `COMMIT` that first locks the audit chain's head
-/// row (`audit_head`, `FOR UPDATE`): writes are serialized across connections and across
-/// replicas on the same database, as SQLite's single writer serializes them, so `seq` is
-/// gap-free and the chain linear. The commit is durable when it returns (`synchronous_commit`
-/// on, the default). No group commit yet.
+/// ``write(_:)`` is group-committed by the store's ``PostgresWriter``, as on SQLite: concurrent
+/// writes share one `BEGIN` ... `COMMIT`, each body in a savepoint of its own, after the
+/// transaction has locked the audit chain's head row (`audit_head`, `FOR UPDATE`): batches are
+/// serialized across connections and across replicas on the same database, as SQLite's single
+/// writer serializes them, so `seq` is gap-free and the chain linear. The commit is durable
+/// when a write returns (`synchronous_commit` on, the default).
 ///
 /// Opened to serve (``ReadModelOptions``), it keeps a ``PostgresReadModel``: reads answer the
 /// hot path from memory (``PostgresReadSession``), a ``PostgresChangeFollower`` applies other
-/// replicas' commits from the audit log, and each write applies its own before it returns, so
-/// a replica reads its own writes at once and everyone's within the follower's interval.
+/// replicas' commits from the audit log, and each write batch applies its own before its
+/// writers return, so a replica reads its own writes at once and everyone's within the
+/// follower's interval.
 ///
-/// A serialization failure or deadlock (40001, 40P01) runs the whole body again, up to
+/// A serialization failure or deadlock (40001, 40P01) runs the whole batch again, up to
 /// ``maximumAttempts`` times: bodies are pure store calls. A connection found broken before
-/// the commit was sent is replaced and the body run once more. A lost database (class 08 and
+/// the commit was sent is replaced and the batch run once more. A lost database (class 08 and
 /// shutdown states), a lock held past ``lockTimeoutMilliseconds`` (55P03), a pool with no free
 /// connection, and a commit whose outcome is unknown become ``PermissionError/unavailable(why:)``.
+/// A body's own error fails only that body (see ``PostgresWriter``).
 public final class PostgresPermissionStore: PermissionStore {
     /// The default number of pooled connections.
     public static let defaultPoolSize = 4
     /// How long a statement waits for a row lock (the chain head) before it fails.
     public static let lockTimeoutMilliseconds = 5_000
-    /// How many times a body runs when it keeps losing serialization races or deadlocks.
+    /// How many times a write batch (or a read) runs when it keeps losing serialization races or
+    /// deadlocks.
     public static let maximumAttempts = 5
 
+    /// The most writes committed in one transaction unless `open` is told otherwise (as
+    /// SQLite's `DatabaseConfiguration.maximumBatchSize`).
+    public static let defaultMaximumBatchSize = 256
+
     let pool: PostgresConnectionPool
+    /// Group-commits ``write(_:)``.
+    package let writer: PostgresWriter
     /// nil unless opened with ``ReadModelOptions``.
     let readModel: PostgresReadModel?
     let follower: PostgresChangeFollower?
@@ -55,10 +65,17 @@ public final class PostgresPermissionStore: PermissionStore {
         }
     }
 
-    private init(pool: PostgresConnectionPool, readModel: PostgresReadModel?, follower: PostgresChangeFollower?) {
+    private init(
+        pool: PostgresConnectionPool, maximumBatchSize: Int, readModel: PostgresReadModel?,
+        follower: PostgresChangeFollower?
+    ) {
         self.pool = pool
         self.readModel = readModel
         self.follower = follower
+        // A replica's read model learns of changes from the audit log only: on a store that
+        // serves, every change must be audited (``UnauditedChange``).
+        self.writer = PostgresWriter(pool: pool, maximumBatchSize: maximumBatchSize, checksAuditing: readModel != nil)
+        writer.onCommit { [weak self] sessions in self?.didCommit(sessions) }
     }
 
     /// Connects, applies pending migrations (under the migrations' advisory lock) and returns
@@ -67,6 +84,8 @@ public final class PostgresPermissionStore: PermissionStore {
     ///   - connectionString: a libpq `key=value` string or `postgres://` URI; never logged.
     ///   - poolSize: the most connections open at once.
     ///   - checkoutTimeout: seconds a call waits for a free connection before it is unavailable.
+    ///   - maximumBatchSize: the most writes committed together in one transaction (group
+    ///     commit); at least 1.
     ///   - migrating: false to write nothing (`audit verify`): the schema must then be up to
     ///     date already.
     /// - Throws: ``MigrationError/databaseNewerThanCode(unknownIDs:)`` when the database
@@ -75,9 +94,10 @@ public final class PostgresPermissionStore: PermissionStore {
     ///   - readModel: to serve: keep a read model and follow the change log (``ReadModelOptions``);
     ///     nil for commands that read and write directly.
     public static func open(
-        connectionString: String, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5, migrating: Bool = true,
-        readModel options: ReadModelOptions? = nil
+        connectionString: String, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5,
+        maximumBatchSize: Int = defaultMaximumBatchSize, migrating: Bool = true, readModel options: ReadModelOptions? = nil
     ) throws -> PostgresPermissionStore {
+        precondition(maximumBatchSize >= 1, "a batch holds at least one write")
         let pool = PostgresConnectionPool(
             conninfo: connectionString, capacity: poolSize, checkoutTimeout: checkoutTimeout,
             setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)")
@@ -86,7 +106,7 @@ public final class PostgresPermissionStore: PermissionStore {
         } else {
             try pool.withConnection { try PostgresSchema.migrator.checkMigrated($0) }
         }
-        guard let options else { return PostgresPermissionStore(pool: pool, readModel: nil, follower: nil) }
+        guard let options else { return PostgresPermissionStore(pool: pool, maximumBatchSize: maximumBatchSize, readModel: nil, follower: nil) }
         let model = PostgresReadModel(cacheCapacity: options.cacheEntries)
         try pool.withConnection { connection in
             let started = ContinuousClock.now
@@ -105,7 +125,8 @@ public final class PostgresPermissionStore: PermissionStore {
             }
         }
         follower.start()
-        return PostgresPermissionStore(pool: pool, readModel: model, follower: follower)
+        return PostgresPermissionStore(
+            pool: pool, maximumBatchSize: maximumBatchSize, readModel: model, follower: follower)
     }
 
     /// Stops the change-log follower (a serving replica's shutdown); also done when the store
@@ -159,8 +180,11 @@ public final class PostgresPermissionStore: PermissionStore {
     }
 
     public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
-        try run(begin: "BEGIN", lockHead: true) { try body($0) }
+        try writer.write { try body($0) }
     }
+
+    /// The group-commit counters (``PostgresWriter/Statistics``), for tests and metrics.
+    package var writeStatistics: PostgresWriter.Statistics { writer.currentStatistics }
 
     static let beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
@@ -170,7 +194,8 @@ public final class PostgresPermissionStore: PermissionStore {
         let underlying: PostgresError
     }
 
-    /// Runs `body` in one transaction, again on retryable failures (see the type's summary).
+    /// Runs `body` in one transaction of its own, again on retryable failures (see the type's
+    /// summary): reads, and the copy transaction; writes go through ``writer``.
     func run<T>(begin: String, lockHead: Bool, _ body: (PostgresSession) throws -> T) throws -> T {
         var attempt = 0
         var replacedConnection = false
@@ -201,18 +226,11 @@ public final class PostgresPermissionStore: PermissionStore {
         on connection: PostgresConnection, begin: String, lockHead: Bool, _ body: (PostgresSession) throws -> T
     ) throws -> T {
         try connection.execute(begin)
-        // A replica's read model learns of changes from the audit log only: on a store that
-        // serves, every change must be audited (``UnauditedChange``).
-        let session = PostgresSession(
-            connection: connection, tracking: lockHead && readModel != nil ? PostgresChangeTracker() : nil)
+        let session = PostgresSession(connection: connection)
         let result: T
         do {
             if lockHead { _ = try session.lockAuditChainHead() }
             result = try body(session)
-            if let changes = session.changes {
-                let unaudited = changes.unaudited
-                if !unaudited.isEmpty { throw UnauditedChange(changes: unaudited) }
-            }
         } catch {
             connection.rollbackIgnoringErrors()
             throw error
@@ -225,7 +243,6 @@ public final class PostgresPermissionStore: PermissionStore {
             connection.rollbackIgnoringErrors()
             throw error
         }
-        if lockHead { didCommit([session]) }
         return result
     }
 

@@ -112,14 +112,17 @@ package final class PostgresServer: Sendable {
     }
 
     /// Starts a new server (see the type's summary); about 1.5 s.
-    /// - Parameter watched: the process whose end the watchdog waits for; this one by default.
-    package static func start(watching watched: pid_t = getpid()) throws -> PostgresServer {
+    /// - Parameters:
+    ///   - watched: the process whose end the watchdog waits for; this one by default.
+    ///   - durable: `fsync` and `full_page_writes` on, as in production, so that a commit waits
+    ///     for its WAL flush (for measurements); off by default.
+    package static func start(watching watched: pid_t = getpid(), durable: Bool = false) throws -> PostgresServer {
         let bin = try binDirectory()
         var template = Array("/tmp/pgtest-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else { throw StartError(description: "mkdtemp: \(String(cString: strerror(errno)))") }
         let directory = String(cString: created)
         do {
-            return try start(bin: bin, directory: directory, watched: watched)
+            return try start(bin: bin, directory: directory, watched: watched, durable: durable)
         } catch {
             // Whatever did start in the directory is stopped by the PID it wrote, then removed.
             if let pid = postmasterPID(directory: directory), startTime(of: pid) != nil { kill(pid, SIGKILL) }
@@ -128,7 +131,7 @@ package final class PostgresServer: Sendable {
         }
     }
 
-    private static func start(bin: String, directory: String, watched: pid_t) throws -> PostgresServer {
+    private static func start(bin: String, directory: String, watched: pid_t, durable: Bool) throws -> PostgresServer {
         let user = try unprivilegedUser()
         if let user { guard chown(directory, user.uid, user.gid) == 0 else { throw StartError(description: "chown: \(errno)") } }
         let password = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 36) }.joined()
@@ -141,9 +144,10 @@ package final class PostgresServer: Sendable {
             "-D", directory + "/data", "-U", "postgres", "--pwfile=" + passwordFile, "--auth=scram-sha-256",
             "-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions",
         ], as: user, log: directory + "/initdb.log")
-        // Only a Unix socket in the directory; no fsync (a test server never outlives a crash).
+        // Only a Unix socket in the directory; no fsync unless durable (a test server never
+        // outlives a crash).
         let options = "-c listen_addresses='' -c unix_socket_directories='\(directory)' -c port=\(port)"
-            + " -c fsync=off -c full_page_writes=off -c max_connections=200"
+            + (durable ? "" : " -c fsync=off -c full_page_writes=off") + " -c max_connections=200"
         try run(bin + "/pg_ctl", [
             "-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "30", "start",
         ], as: user, log: directory + "/pg_ctl.log")

@@ -1,0 +1,271 @@
+import Dispatch
+import Foundation
+import PermissionDomain
+
+/// The writes of one ``PostgresPermissionStore`` (one replica), group-committed on one serial
+/// `DispatchQueue` (STYLE 10), as SQLite's `DatabaseWriter` does it.
+///
+/// Concurrent ``write(_:)`` calls are queued. The queue takes every queued body (at most
+/// ``maximumBatchSize``), checks a connection out of the store's pool, runs `BEGIN ISOLATION
+/// LEVEL READ COMMITTED`, locks the audit chain's head row once (`audit_head`, `FOR UPDATE`:
+/// batches of every replica take turns), runs each body with a ``PostgresSession`` of its own
+/// inside `SAVEPOINT body` ... `RELEASE SAVEPOINT body`
+/// (https://www.postgresql.org/docs/15/sql-savepoint.html; the release is sent with the next
+/// body's `SAVEPOINT`, and `COMMIT` releases the last), and commits once: one WAL flush
+/// and one turn at the head lock for the whole batch (`synchronous_commit` on: durable when
+/// `COMMIT` returns). Callers block until their batch is committed.
+///
+/// The chain tip is not kept in memory: every append reads the head row in the transaction
+/// (``PostgresSession/append(_:)``), so a body sees the entries of the bodies before it in its
+/// batch, and a body rolled back to its savepoint takes its entries and its move of the head
+/// with it.
+///
+/// Failures:
+/// - A body's own error (``PermissionError/conflict(why:)``, a unique violation, a lock wait
+///   past the lock timeout on some row) rolls back to its savepoint (`ROLLBACK TO SAVEPOINT`):
+///   only that body fails, and nothing it wrote remains.
+/// - A serialization failure or deadlock (40001, 40P01) runs the whole batch again (bodies are
+///   pure store calls), up to ``PostgresPermissionStore/maximumAttempts`` times.
+/// - A connection found broken before `COMMIT` was sent (or a failed connect) is replaced and
+///   the batch run once more.
+/// - A `COMMIT` on a lost connection may or may not have been applied: every body of the
+///   batch gets ``PermissionError/unavailable(why:)``, and the batch is never run again.
+/// - A lost database, the head lock held past the lock timeout (55P03) and a pool with no free
+///   connection are ``PermissionError/unavailable(why:)`` for every body of the batch.
+///
+/// Each step is bounded (the pool's checkout timeout, libpq's `connect_timeout`, the
+/// connections' `lock_timeout`; a server that went away closes the socket and fails the call
+/// at once), so a caller's wait is bounded by the batches ahead of it.
+///
+/// One connection per batch comes from the pool rather than one kept by the writer: the pool
+/// already bounds how many connections a replica opens (writes never need more than one at a
+/// time, so reads keep the others), drops a broken connection at checkin and reconnects on the
+/// next checkout, and a connection keeps its prepared statements across checkouts.
+package final class PostgresWriter: @unchecked Sendable {
+    /// Counters for tests and metrics.
+    package struct Statistics: Sendable, Equatable {
+        /// Bodies that completed and were committed.
+        package var committedWrites = 0
+        /// Successful `COMMIT`s (each one WAL flush).
+        package var commits = 0
+        /// Bodies that threw or whose batch failed.
+        package var failedWrites = 0
+        /// The largest batch committed together.
+        package var largestBatch = 0
+        /// Batches run again after a serialization failure, a deadlock or a broken connection.
+        package var retriedBatches = 0
+    }
+
+    /// One queued body. Its closure refers to the caller's stack, which stays alive because the
+    /// caller blocks on `done` until the writer signals it; the writer drops the closure before
+    /// signalling, as `withoutActuallyEscaping` requires.
+    private final class Job {
+        var run: ((PostgresSession) throws -> Void)?
+        var failure: (any Error)?
+        let done = DispatchSemaphore(value: 0)
+        init(run: @escaping (PostgresSession) throws -> Void) { self.run = run }
+    }
+
+    /// The commit of a batch failed on a lost connection: it may or may not have been applied.
+    private struct CommitOutcomeUnknown: Error {
+        let underlying: PostgresError
+    }
+
+    /// The most bodies committed in one transaction.
+    package let maximumBatchSize: Int
+    /// Whether each body's changes are checked against its audit entries.
+    private let checksAuditing: Bool
+    private let pool: PostgresConnectionPool
+    private let queue = DispatchQueue(label: "PostgresStore.writer")
+    /// Told about every committed batch (``PostgresPermissionStore/didCommit(_:)``); set once
+    /// by ``onCommit(_:)``, touched only on `queue`.
+    private var didCommit: (([PostgresSession]) -> Void)?
+    private let lock = NSLock()
+    private var pending: [Job] = []  // guarded by lock
+    private var draining = false  // guarded by lock
+    private var running = 0  // bodies in the batch being run, guarded by lock
+    private var statistics = Statistics()  // guarded by lock
+
+    /// - Parameters:
+    ///   - pool: where each batch takes its connection.
+    ///   - maximumBatchSize: the most bodies in one transaction (at least 1).
+    ///   - checksAuditing: refuse a body that changed something no audit entry of its own
+    ///     names (``UnauditedChange``): the store serves replicas.
+    init(pool: PostgresConnectionPool, maximumBatchSize: Int, checksAuditing: Bool = false) {
+        precondition(maximumBatchSize >= 1, "a batch holds at least one body")
+        self.pool = pool
+        self.maximumBatchSize = maximumBatchSize
+        self.checksAuditing = checksAuditing
+    }
+
+    /// Sets what is called after every successful `COMMIT`, on the writer queue, with the
+    /// sessions of the bodies that committed, before any of their callers returns; the batch's
+    /// connection is still checked out (outside any transaction) during the call.
+    func onCommit(_ body: @escaping ([PostgresSession]) -> Void) {
+        queue.sync { didCommit = body }
+    }
+
+    /// A snapshot of the counters.
+    package var currentStatistics: Statistics {
+        lock.withLock { statistics }
+    }
+
+    /// The number of bodies queued and not yet taken into a batch.
+    package var pendingCount: Int {
+        lock.withLock { pending.count }
+    }
+
+    /// The number of callers waiting: bodies queued plus those of the batch being run.
+    package var waitingCount: Int {
+        lock.withLock { pending.count + running }
+    }
+
+    /// Runs `body` in a durable write transaction shared with concurrent callers.
+    ///
+    /// `body` runs on the writer queue inside its own savepoint, and again when its batch is
+    /// run again (see the type's summary); it must not begin or end transactions. Returns once
+    /// the batch holding it is committed.
+    /// - Throws: the body's error (a ``PostgresError`` that means an unreachable database or a
+    ///   lock timeout becomes ``PermissionError/unavailable(why:)``), or the batch's.
+    func write<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
+        try withoutActuallyEscaping(body) { body in
+            var result: Result?
+            let job = Job { session in result = try body(session) }
+            enqueue(job)
+            job.done.wait()
+            if let failure = job.failure { throw failure }
+            guard let result else {
+                throw PostgresError(message: "write body produced no result")
+            }
+            return result
+        }
+    }
+
+    private func enqueue(_ job: Job) {
+        lock.lock()
+        pending.append(job)
+        let start = !draining
+        draining = true
+        lock.unlock()
+        if start { queue.async { self.drain() } }
+    }
+
+    /// Runs batches until the queue is empty. On `queue` only.
+    private func drain() {
+        while true {
+            lock.lock()
+            running = 0
+            if pending.isEmpty {
+                draining = false
+                lock.unlock()
+                return
+            }
+            let batch = Array(pending.prefix(maximumBatchSize))
+            pending.removeFirst(batch.count)
+            running = batch.count
+            lock.unlock()
+            run(batch)
+        }
+    }
+
+    /// One group commit, attempted again on retryable failures. On `queue` only.
+    private func run(_ batch: [Job]) {
+        var attempt = 0
+        var replacedConnection = false
+        var retries = 0
+        var committed = 0
+        var batchFailure: (any Error)?
+        while true {
+            attempt += 1
+            do {
+                committed = try runOnce(batch)
+            } catch let error as PostgresError {
+                if error.isRetryableTransactionFailure && attempt < PostgresPermissionStore.maximumAttempts {
+                    retries += 1
+                    continue
+                }
+                if error.isConnectionFailure && !replacedConnection {
+                    // The broken connection was dropped at checkin; nothing was committed.
+                    replacedConnection = true
+                    retries += 1
+                    continue
+                }
+                batchFailure = PostgresPermissionStore.mapped(error)
+            } catch let error as CommitOutcomeUnknown {
+                batchFailure = PermissionError.unavailable(
+                    why: "the database connection was lost during the commit: \(error.underlying.message)")
+            } catch let error as PostgresPoolTimeout {
+                batchFailure = PermissionError.unavailable(why: error.description)
+            } catch {
+                batchFailure = error
+            }
+            break
+        }
+        if let batchFailure {
+            for job in batch { job.failure = batchFailure }
+        }
+        lock.withLock {
+            if committed > 0 {
+                statistics.commits += 1
+                statistics.committedWrites += committed
+                statistics.largestBatch = max(statistics.largestBatch, committed)
+            }
+            statistics.failedWrites += batch.count - committed
+            statistics.retriedBatches += retries
+        }
+        for job in batch {
+            job.run = nil
+            job.done.signal()
+        }
+    }
+
+    /// One attempt at `batch` in one transaction on one connection; returns how many bodies
+    /// committed. A body that threw has its error in its job; a failure of the whole attempt
+    /// is thrown (the transaction rolled back, or its outcome unknown).
+    private func runOnce(_ batch: [Job]) throws -> Int {
+        try pool.withConnection { connection in
+            var committed: [PostgresSession] = []
+            try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+            do {
+                _ = try PostgresSession(connection: connection).lockAuditChainHead()
+                var savepoint = false  // whether `body` is open (released by the next one or by COMMIT)
+                for job in batch {
+                    job.failure = nil  // from an earlier attempt
+                    // One round trip: the previous body's savepoint is released as this one's is taken.
+                    try connection.execute(savepoint ? "RELEASE SAVEPOINT body; SAVEPOINT body" : "SAVEPOINT body")
+                    savepoint = true
+                    let session = PostgresSession(
+                        connection: connection, tracking: checksAuditing ? PostgresChangeTracker() : nil)
+                    do {
+                        try job.run?(session)
+                        if let unaudited = session.changes?.unaudited, !unaudited.isEmpty {
+                            throw UnauditedChange(changes: unaudited)
+                        }
+                    } catch let error as PostgresError where error.isRetryableTransactionFailure || error.isConnectionFailure {
+                        throw error  // the whole batch: run again, or on a new connection
+                    } catch {
+                        job.failure = (error as? PostgresError).map(PostgresPermissionStore.mapped) ?? error
+                        // Undoes what the body wrote and ends the aborted state a failed
+                        // statement left; the (now empty) savepoint stays until released.
+                        try connection.execute("ROLLBACK TO SAVEPOINT body")
+                        continue
+                    }
+                    committed.append(session)
+                }
+            } catch {
+                connection.rollbackIgnoringErrors()
+                throw error
+            }
+            do {
+                try connection.commit()
+            } catch let error as PostgresError where error.isConnectionFailure {
+                throw CommitOutcomeUnknown(underlying: error)
+            } catch {
+                connection.rollbackIgnoringErrors()
+                throw error
+            }
+            if !committed.isEmpty { didCommit?(committed) }
+            return committed.count
+        }
+    }
+}
