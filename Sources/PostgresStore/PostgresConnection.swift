@@ -28,8 +28,8 @@ package final class PostgresConnection {
 
     /// Connects (`PQconnectdbParams`) and checks that the connection is usable (`PQstatus`).
     ///
-    /// `connectTimeoutSeconds` and `applicationName` are defaults the connection string can
-    /// override; `client_encoding` is always UTF8, since text is read and written as UTF-8.
+    /// `connectTimeoutSeconds`, `applicationName` and the TCP keepalive settings are defaults
+    /// the connection string can override; `client_encoding` is always UTF8, since text is read and written as UTF-8.
     /// On failure the handle is finished and the error holds the connection string redacted,
     /// with any password that libpq's message quotes replaced by `***`.
     /// - Parameters:
@@ -44,8 +44,16 @@ package final class PostgresConnection {
         precondition(PQisthreadsafe() == 1, "libpq must be built thread-safe")
         // Entries before `dbname` are defaults the expanded connection string overrides;
         // entries after it override the string (https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-PQCONNECTDBPARAMS).
+        // TCP keepalives and a user timeout bound how long a call waits on a database that
+        // stopped answering without closing the connection (a network cut): about 10 s, after
+        // which the call fails as a lost connection (503) instead of hanging its writers.
         let parameters = [
             ("connect_timeout", String(connectTimeoutSeconds)),
+            ("keepalives", "1"),
+            ("keepalives_idle", "5"),
+            ("keepalives_interval", "2"),
+            ("keepalives_count", "3"),
+            ("tcp_user_timeout", "10000"),
             ("fallback_application_name", applicationName),
             ("dbname", conninfo),
             ("client_encoding", "UTF8"),
@@ -78,6 +86,19 @@ package final class PostgresConnection {
     /// Whether libpq still considers the connection usable (`PQstatus` is `CONNECTION_OK`); a
     /// dropped socket shows here only after a call has failed on it.
     package var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// The value of connection option `keyword` as this connection uses it (`PQconninfo`), nil
+    /// when unset or unknown.
+    package func option(_ keyword: String) -> String? {
+        guard let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var index = 0
+        while let name = options[index].keyword {
+            if String(cString: name) == keyword { return options[index].val.map { String(cString: $0) } }
+            index += 1
+        }
+        return nil
+    }
 
     /// The server's version as an integer, e.g. 150018 for 15.18 (`PQserverVersion`).
     package var serverVersion: Int { Int(PQserverVersion(handle)) }

@@ -30,6 +30,19 @@ import Testing
         #expect(try rows[0].string(at: 0) == "replica-a")
     }
 
+    /// A database that stops answering without closing the connection must not hold a call
+    /// forever: TCP keepalives and a user timeout are on unless the connection string says
+    /// otherwise.
+    @Test func keepalivesAndAUserTimeoutAreDefaultsTheStringMayOverride() throws {
+        let connection = try connect()
+        #expect(connection.option("keepalives") == "1")
+        #expect(connection.option("keepalives_idle") == "5")
+        #expect(connection.option("tcp_user_timeout") == "10000")
+        let overridden = try PostgresConnection(try PostgresServer.shared.get().freshDatabase() + " tcp_user_timeout=2500")
+        #expect(overridden.option("tcp_user_timeout") == "2500")
+        #expect(overridden.option("no_such_option") == nil)
+    }
+
     @Test func executeRunsStatementsWithoutResults() throws {
         let connection = try connect()
         try connection.execute("""
