@@ -46,10 +46,12 @@ info:
       A connection beyond the per-address share (`--max-connections-per-address`) is answered
       `429 too-many-requests` before any request is read.
     - Revisions (SPEC §9): every successful write answers `Permission-Revision: <seq>`, the
-      audit seq that includes it. Any `GET` may send `Permission-Consistency: at-least <seq>`:
-      it is answered once the replica serving it shows that revision, waiting up to 1 s, else
-      `503 revision-unavailable` with `Retry-After` (nothing is read); a malformed field is a
-      `400`. Without it, a replica on PostgreSQL shows other replicas' writes within about a
+      audit seq that includes it. Any `GET` may send the request header
+      `Permission-Consistency: at-least <seq>` (case-insensitive `at-least`, one or more
+      spaces, a decimal seq): it is answered once the replica serving it shows that revision,
+      waiting up to 1 s, else `503 revision-unavailable` with `Retry-After` (nothing is read);
+      a revision no write has made is `412 precondition-failed` at once, and a malformed field
+      a `400`. Without it, a replica on PostgreSQL shows other replicas' writes within about a
       second, and always its own at once.
   license:
     name: Apache-2.0
@@ -328,7 +330,6 @@ paths:
         Allow Once grant.
       parameters:
         - $ref: '#/components/parameters/IfNoneMatch'
-        - $ref: '#/components/parameters/PermissionConsistency'
       responses:
         '200':
           description: The authorization.
@@ -1151,15 +1152,6 @@ components:
       scheme: bearer
       description: '`Authorization: Bearer <secret>` of a key issued by `POST /v1/keys`.'
   parameters:
-    PermissionConsistency:
-      name: Permission-Consistency
-      in: header
-      description: >
-        `at-least <revision>`: answer only once this replica shows that revision (a
-        `Permission-Revision` a write answered), waiting up to 1 s, else `503
-        revision-unavailable`.
-      schema: {type: string, pattern: '^[Aa][Tt]-[Ll][Ee][Aa][Ss][Tt] +[0-9]{1,18}$'}
-      example: at-least 1042
     User:
       name: user
       in: path

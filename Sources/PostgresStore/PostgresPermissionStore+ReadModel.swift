@@ -45,6 +45,11 @@ extension PostgresPermissionStore {
         return readModel.waitUntilVisible(revision, timeout: timeout)
     }
 
+    /// The database's last audit seq (one query).
+    public func committedRevision() throws -> Int64 {
+        try run(begin: Self.beginRead, lockHead: false) { try $0.lastAuditSeq() }
+    }
+
     public func answersFromMemory(user: UserID, app: AppID, service: ServiceID) -> Bool {
         guard let readModel, let catalogue = readModel.currentCatalogue,
             let definition = catalogue.definition(service), !catalogue.policyServices.contains(service)

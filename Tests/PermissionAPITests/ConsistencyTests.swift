@@ -2,6 +2,8 @@ import Foundation
 import HTTPCore
 import Logging
 import PermissionAPI
+import PermissionDomain
+import PostgresStore
 import PermissionWire
 import Testing
 
@@ -39,18 +41,37 @@ import Testing
         #expect(spaced.status == 200)
     }
 
-    @Test func aRevisionThatNeverComesIs503AfterASecond() throws {
+    @Test func aRevisionNoWriteMadeIs412AtOnce() throws {
         let app = try TestApp()
         try app.set("camera", #"{"status":"denied"}"#)
         let started = ContinuousClock.now
         let read = try app.send(
             .get, TestApp.path("u42", "com.example.maps", "camera"),
             headers: [("Permission-Consistency", "at-least 99")])
-        let waited = ContinuousClock.now - started
+        #expect(read.status == 412)
+        #expect(read.problemType == .preconditionFailed)
+        #expect(read.problem?.detail.contains("the newest is 1") == true, "\(read.text)")
+        #expect(ContinuousClock.now - started < .milliseconds(900))  // nothing to wait for
+    }
+
+    /// PostgreSQL: a revision another replica committed that this one does not show within a
+    /// second (its follower stopped here) is 503 `revision-unavailable`, to retry.
+    @Test func aRevisionCommittedElsewhereButNotShownHereIs503AfterASecond() throws {
+        let app = try TestApp()
+        guard let store = app.postgresStore, let connectionString = app.postgresConnectionString else { return }
+        store.close()  // this replica no longer follows the log
+        let other = try PostgresPermissionStore.open(connectionString: connectionString, poolSize: 1)
+        let seq = try other.write { writer in
+            try writer.append(AuditEntry(at: TestApp.start, actor: .system, action: AuditAction("test.elsewhere")))
+        }
+        let started = ContinuousClock.now
+        let read = try app.send(
+            .get, TestApp.path("u42", "com.example.maps", "camera"),
+            headers: [("Permission-Consistency", "at-least \(seq)")])
         #expect(read.status == 503)
         #expect(read.problemType == .revisionUnavailable)
         #expect(read.headers["Retry-After"] == "1")
-        #expect(waited >= .milliseconds(900))
+        #expect(ContinuousClock.now - started >= .milliseconds(900))
     }
 
     @Test(arguments: ["99", "at-least", "at-least -1", "at-least 1x", "at-most 1", "at-least 1 2", "at-least 9999999999999999999"])

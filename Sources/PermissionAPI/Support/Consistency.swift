@@ -4,7 +4,8 @@ import PermissionDomain
 /// Revisions on the wire (SPEC §9): every successful write answers `Permission-Revision: <seq>`,
 /// the audit seq that includes it; a read that sends `Permission-Consistency: at-least <seq>`
 /// is answered only once the replica serving it shows that revision, waiting up to
-/// ``maximumWait``, else `503 revision-unavailable` with `Retry-After`.
+/// ``maximumWait``, else `503 revision-unavailable` with `Retry-After`; a revision no write has
+/// made is `412 precondition-failed` at once.
 enum Consistency {
     static let revisionField = "Permission-Revision"
     static let consistencyField = "Permission-Consistency"
@@ -35,8 +36,17 @@ enum Consistency {
     }
 
     /// Returns once `store` shows `revision`.
-    /// - Throws: `APIProblem` 503 `revision-unavailable` when it does not within ``maximumWait``.
+    /// - Throws: `APIProblem` 412 `precondition-failed` when no write has made that revision
+    ///   (nothing to wait for: it was never answered); 503 `revision-unavailable` when it
+    ///   exists but this process does not show it within ``maximumWait``.
     static func await(_ revision: Int64, store: any PermissionStore) throws {
+        if try store.visibleRevision() >= revision { return }
+        let committed = try store.committedRevision()
+        guard committed >= revision else {
+            throw APIProblem(
+                .preconditionFailed,
+                "No write has made revision \(revision); the newest is \(committed). Send a revision a Permission-Revision field gave.")
+        }
         guard try !store.awaitRevision(revision, timeout: maximumWait) else { return }
         let visible = (try? store.visibleRevision()) ?? 0
         throw APIProblem(

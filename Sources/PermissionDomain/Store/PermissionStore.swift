@@ -29,6 +29,10 @@ public protocol PermissionStore: Sendable {
     /// it did.
     func awaitRevision(_ revision: Int64, timeout: Duration) throws -> Bool
 
+    /// The newest revision committed to the database by anyone (a read of the database where
+    /// other processes write): a revision beyond it was never answered to any write.
+    func committedRevision() throws -> Int64
+
     /// Whether a read of (user, app, service)'s status would be answered from memory now,
     /// without waiting on anything (an event loop may run it). A store on a local file answers
     /// true: its reads never wait for long.
@@ -76,6 +80,11 @@ extension PermissionStore {
             if ContinuousClock.now >= deadline { return false }
             Thread.sleep(forTimeInterval: 0.005)
         }
+    }
+
+    /// What this process sees: no other process writes.
+    public func committedRevision() throws -> Int64 {
+        try visibleRevision()
     }
 
     public func answersFromMemory(user: UserID, app: AppID, service: ServiceID) -> Bool { true }
