@@ -290,7 +290,10 @@ import Testing
         #expect(seqs.withLock { $0 } == ["first": 3, "x": 4, "y": 5])
         try expectLinearChain(store, count: 5)
         let statistics = store.writeStatistics
-        #expect(statistics.retriedBatches == 1)
+        // At least the one rerun the deadlock forced (a loaded machine can make the rerun lose a
+        // lock race once more before the other session's rollback lands); what must hold is
+        // above: every write once, in order, one chain.
+        #expect(statistics.retriedBatches >= 1)
         #expect(statistics.commits == 4)
         #expect(statistics.largestBatch == 2)
         #expect(statistics.failedWrites == 0)
