@@ -219,7 +219,15 @@ paths:
       tags: [apps]
       operationId: putApp
       summary: Register an app and its purpose strings (admin)
-      description: Replaces the name and the whole set of purpose strings, keyed by Info.plist key.
+      description: >
+        Replaces the name, the whole set of purpose strings, keyed by Info.plist key, and the
+        whole set of their translations (`localizedPurposeStrings`, per language tag, like an
+        app's `InfoPlist.strings`; absent for none). Language tags are kept in canonical case
+        (`pt-br` is stored as `pt-BR`); two spellings of one tag, a malformed tag, more than 32
+        languages, a language without strings or a text that is not a purpose string are
+        `400 invalid-request` naming the member, a translation of a key the app has no base
+        string for is `422 invalid-combination` naming it
+        (`localizedPurposeStrings/de/NSCameraUsageDescription`); nothing changes then.
       requestBody:
         required: true
         content:
@@ -227,6 +235,7 @@ paths:
             schema: {$ref: '#/components/schemas/AppRegistration'}
             examples:
               maps: {$ref: '#/components/examples/AppRegistration'}
+              localized: {$ref: '#/components/examples/AppRegistrationLocalized'}
       responses:
         '200':
           description: The app was updated.
@@ -252,6 +261,7 @@ paths:
         '403': {$ref: '#/components/responses/Forbidden'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '422': {$ref: '#/components/responses/UnprocessableLevel'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/authorizations:
@@ -664,10 +674,14 @@ paths:
     put:
       tags: [users]
       operationId: putUserSettings
-      summary: Turn Location Services on or off (consent)
+      summary: Turn Location Services on or off, set the user's language (consent)
       description: >
-        With Location Services off every location authorization of the user reads `denied`
-        (`servicesDisabled`); the stored choices are kept for when it is turned on again.
+        Replaces the settings. With Location Services off every location authorization of the
+        user reads `denied` (`servicesDisabled`); the stored choices are kept for when it is
+        turned on again. `locale` is the user's language tag (`de`, `de-CH`, `pt-BR`,
+        `zh-Hant`; kept in canonical case): prompts made for the user from then on show the
+        apps' purpose strings translated into the best match for it (RFC 4647 lookup, `de-CH`
+        falling back to `de`), else the base strings. A missing or `null` locale clears it.
       requestBody:
         required: true
         content:
@@ -675,6 +689,7 @@ paths:
             schema: {$ref: '#/components/schemas/UserSettings'}
             examples:
               disabled: {$ref: '#/components/examples/UserSettingsDisabled'}
+              german: {$ref: '#/components/examples/UserSettingsGerman'}
       responses:
         '200':
           description: The settings after the change.
@@ -1503,7 +1518,8 @@ components:
         A level the service does not have (`unknown-level`), or well-formed fields that do not
         go together (`invalid-combination`: a level with a status other than `authorized`,
         `authorized` without a level, an `allow` policy without a level or a `restrict` one
-        with a level, `purposeKeys` that do not cover exactly the `levels`); nothing changed
+        with a level, `purposeKeys` that do not cover exactly the `levels`, a translated purpose
+        string whose key has no base string); nothing changed
         (RFC 9110 §15.5.21).
       headers:
         X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
@@ -1597,6 +1613,14 @@ components:
       maxLength: 500
       pattern: '^[^\x00-\x1F\x7F-\x9F]+$'
       examples: [Your location is used to show nearby stops.]
+    LanguageTag:
+      description: >
+        A language tag (RFC 5646 subset): a 2-3 letter language, optionally a 4-letter script,
+        optionally a 2-letter or 3-digit region (`de`, `de-CH`, `pt-BR`, `zh-Hant`, `es-419`);
+        matched case-insensitively.
+      type: string
+      pattern: '^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?$'
+      examples: [de-CH]
     PromptId:
       type: string
       pattern: '^[A-Za-z0-9_-]{1,64}$'
@@ -1665,6 +1689,11 @@ components:
           description: The purpose string shown in the prompt that decided this, or null.
           type: [string, 'null']
           maxLength: 500
+        purposeLanguage:
+          description: >
+            The language of `purpose` when it was a translation of the app's purpose string;
+            absent for the base string.
+          allOf: [{$ref: '#/components/schemas/LanguageTag'}]
         updatedAt: {$ref: '#/components/schemas/Timestamp'}
         version: {type: integer, format: int64, minimum: 0}
       if:
@@ -1721,7 +1750,15 @@ components:
           type: array
           minItems: 2
           items: {$ref: '#/components/schemas/Choice'}
-        purpose: {$ref: '#/components/schemas/PurposeString'}
+        purpose:
+          description: >
+            The purpose string shown: the app's base string for `purposeKey`, or its translation
+            for the user's `locale` (see `purposeLanguage`); for an answered prompt, the text the
+            person answering was shown.
+          allOf: [{$ref: '#/components/schemas/PurposeString'}]
+        purposeLanguage:
+          description: The language of `purpose` when it is a translation; absent for the base string.
+          allOf: [{$ref: '#/components/schemas/LanguageTag'}]
         purposeKey: {$ref: '#/components/schemas/PurposeKey'}
         state: {$ref: '#/components/schemas/PromptState'}
         createdAt: {$ref: '#/components/schemas/Timestamp'}
@@ -1786,6 +1823,13 @@ components:
       required: [locationServicesEnabled]
       properties:
         locationServicesEnabled: {type: boolean}
+        locale:
+          description: >
+            The user's language, for the purpose strings of their prompts; `null` for the base
+            strings. Always present in responses.
+          oneOf:
+            - {$ref: '#/components/schemas/LanguageTag'}
+            - {type: 'null'}
     Policy:
       type: object
       required: [id, service, app, user, effect]
@@ -1846,7 +1890,7 @@ components:
           minimum: 0
     App:
       type: object
-      required: [id, name, purposeStrings, updatedAt]
+      required: [id, name, purposeStrings, localizedPurposeStrings, updatedAt]
       properties:
         id: {$ref: '#/components/schemas/AppId'}
         name: {type: string, minLength: 1, maxLength: 200, pattern: '^[^\x00-\x1F\x7F-\x9F]+$'}
@@ -1855,6 +1899,7 @@ components:
           type: object
           propertyNames: {$ref: '#/components/schemas/PurposeKey'}
           additionalProperties: {$ref: '#/components/schemas/PurposeString'}
+        localizedPurposeStrings: {$ref: '#/components/schemas/LocalizedPurposeStrings'}
         updatedAt: {$ref: '#/components/schemas/Timestamp'}
     AppRegistration:
       type: object
@@ -1866,6 +1911,19 @@ components:
           type: object
           propertyNames: {$ref: '#/components/schemas/PurposeKey'}
           additionalProperties: {$ref: '#/components/schemas/PurposeString'}
+        localizedPurposeStrings: {$ref: '#/components/schemas/LocalizedPurposeStrings'}
+    LocalizedPurposeStrings:
+      description: >
+        Translations of the purpose strings: language tag → Info.plist key → text, each key
+        one of `purposeStrings`; at most 32 languages, each with at least one string.
+      type: object
+      maxProperties: 32
+      propertyNames: {$ref: '#/components/schemas/LanguageTag'}
+      additionalProperties:
+        type: object
+        minProperties: 1
+        propertyNames: {$ref: '#/components/schemas/PurposeKey'}
+        additionalProperties: {$ref: '#/components/schemas/PurposeString'}
     AppList:
       type: object
       required: [items]
@@ -2216,6 +2274,15 @@ components:
         purposeStrings:
           NSLocationWhenInUseUsageDescription: Your location is used to show nearby stops.
           NSLocationAlwaysAndWhenInUseUsageDescription: Your location is used to alert you when your stop is near.
+    AppRegistrationLocalized:
+      summary: Maps with a German translation of one purpose string
+      value:
+        name: Maps
+        purposeStrings:
+          NSLocationWhenInUseUsageDescription: Your location is used to show nearby stops.
+        localizedPurposeStrings:
+          de:
+            NSLocationWhenInUseUsageDescription: Dein Standort wird verwendet, um Haltestellen in der Nähe zu zeigen.
     App:
       summary: A registered app
       value:
@@ -2224,6 +2291,7 @@ components:
         purposeStrings:
           NSLocationWhenInUseUsageDescription: Your location is used to show nearby stops.
           NSLocationAlwaysAndWhenInUseUsageDescription: Your location is used to alert you when your stop is near.
+        localizedPurposeStrings: {}
         updatedAt: '2026-11-20T08:30:00.000Z'
     AppList:
       summary: A page of apps
@@ -2233,6 +2301,9 @@ components:
             name: Maps
             purposeStrings:
               NSLocationWhenInUseUsageDescription: Your location is used to show nearby stops.
+            localizedPurposeStrings:
+              de:
+                NSLocationWhenInUseUsageDescription: Dein Standort wird verwendet, um Haltestellen in der Nähe zu zeigen.
             updatedAt: '2026-11-20T08:30:00.000Z'
         nextCursor: com.example.maps
     AuthorizationAuthorized:
@@ -2520,10 +2591,13 @@ components:
           user: u42
     UserSettingsEnabled:
       summary: Location Services on
-      value: {locationServicesEnabled: true}
+      value: {locationServicesEnabled: true, locale: null}
     UserSettingsDisabled:
       summary: Location Services off
-      value: {locationServicesEnabled: false}
+      value: {locationServicesEnabled: false, locale: null}
+    UserSettingsGerman:
+      summary: A user who reads German (Swiss)
+      value: {locationServicesEnabled: true, locale: de-CH}
     PolicyRestrict:
       summary: No camera for one user, in every app
       value: {id: no-camera-u42, service: camera, app: null, user: u42, effect: restrict}

@@ -24,10 +24,18 @@ extension PermissionClient {
     /// One registered app.
     public func app(_ id: String) async throws(PermissionClientError) -> App { try await send(Endpoints.app(id)).value }
 
-    /// Registers an app and its purpose strings.
-    public func registerApp(_ id: String, name: String, purposeStrings: [String: String]) async throws(PermissionClientError)
-        -> App {
-        try await send(Endpoints.registerApp(id, AppRegistration(name: name, purposeStrings: purposeStrings))).value
+    /// Registers an app, its purpose strings and their translations (language tag → Info.plist
+    /// key → text), replacing both sets.
+    public func registerApp(
+        _ id: String, name: String, purposeStrings: [String: String],
+        localizedPurposeStrings: [String: [String: String]]? = nil
+    ) async throws(PermissionClientError) -> App {
+        try await send(
+            Endpoints.registerApp(
+                id,
+                AppRegistration(
+                    name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings))
+        ).value
     }
 
     /// A page of policies.

@@ -1,17 +1,39 @@
 public import Foundation
 
-/// A registered app (SPEC §4 Apps): its bundle id, a display name and its purpose strings keyed
-/// by the real Info.plist key names (`NSCameraUsageDescription`, ...).
+/// A registered app (SPEC §4 Apps): its bundle id, a display name, its purpose strings keyed
+/// by the real Info.plist key names (`NSCameraUsageDescription`, ...) and their translations
+/// per language tag (SPEC §11; `{}` for none).
 public struct App: Codable, Sendable, Equatable {
     public var id: String
     public var name: String
     public var purposeStrings: [String: String]
+    /// Language tag → Info.plist key → text.
+    public var localizedPurposeStrings: [String: [String: String]]
     public var updatedAt: Date
 
-    public init(id: String, name: String, purposeStrings: [String: String], updatedAt: Date) {
+    public init(
+        id: String, name: String, purposeStrings: [String: String],
+        localizedPurposeStrings: [String: [String: String]] = [:], updatedAt: Date
+    ) {
         self.id = id
         self.name = name
         self.purposeStrings = purposeStrings
+        self.localizedPurposeStrings = localizedPurposeStrings
         self.updatedAt = updatedAt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, purposeStrings, localizedPurposeStrings, updatedAt
+    }
+
+    /// Reads `localizedPurposeStrings` as `{}` when absent (a server from before it existed).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        name = try c.decode(String.self, forKey: .name)
+        purposeStrings = try c.decode([String: String].self, forKey: .purposeStrings)
+        localizedPurposeStrings =
+            try c.decodeIfPresent([String: [String: String]].self, forKey: .localizedPurposeStrings) ?? [:]
+        updatedAt = try c.decode(Date.self, forKey: .updatedAt)
     }
 }

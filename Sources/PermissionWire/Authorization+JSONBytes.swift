@@ -7,9 +7,10 @@ extension Authorization {
         // escaped), member names with their punctuation as single literals: the hot path.
         let strings =
             JSONWriter.bound(of: app) + JSONWriter.bound(of: level) + JSONWriter.bound(of: purpose)
+            + JSONWriter.bound(of: purposeLanguage)
             + JSONWriter.bound(of: reason.rawValue) + JSONWriter.bound(of: service)
             + JSONWriter.bound(of: status.rawValue) + JSONWriter.bound(of: user)
-        let bound = 160 + strings + 2 * JSONWriter.timestampBound + JSONWriter.intBound
+        let bound = 180 + strings + 2 * JSONWriter.timestampBound + JSONWriter.intBound
         JSONWriter.write(into: &bytes, bound: bound) { json in
             json.literal("{\"app\":")
             json.string(app)
@@ -25,6 +26,10 @@ extension Authorization {
             json.bool(provisional)
             json.literal(",\"purpose\":")
             json.optionalString(purpose)
+            if let purposeLanguage {
+                json.literal(",\"purposeLanguage\":")
+                json.string(purposeLanguage)
+            }
             json.literal(",\"reason\":")
             json.string(reason.rawValue)
             json.literal(",\"service\":")

@@ -22,13 +22,15 @@ public struct Authorization: Codable, Sendable, Equatable {
     public var reason: Reason
     /// The purpose string shown in the prompt that decided this authorization, or `null`.
     public var purpose: String?
+    /// The language tag of `purpose` when it was a translation; absent for the base string.
+    public var purposeLanguage: String?
     public var updatedAt: Date
     /// Grows with every change of the stored record; never goes back.
     public var version: Int64
 
     public init(user: String, app: String, service: String, status: Status, level: String? = nil,
                 provisional: Bool = false, once: Bool = false, expiresAt: Date? = nil, reason: Reason,
-                purpose: String? = nil, updatedAt: Date, version: Int64) {
+                purpose: String? = nil, purposeLanguage: String? = nil, updatedAt: Date, version: Int64) {
         self.user = user
         self.app = app
         self.service = service
@@ -39,15 +41,18 @@ public struct Authorization: Codable, Sendable, Equatable {
         self.expiresAt = expiresAt
         self.reason = reason
         self.purpose = purpose
+        self.purposeLanguage = purposeLanguage
         self.updatedAt = updatedAt
         self.version = version
     }
 
     private enum CodingKeys: String, CodingKey {
-        case user, app, service, status, level, provisional, once, expiresAt, reason, purpose, updatedAt, version
+        case user, app, service, status, level, provisional, once, expiresAt, reason, purpose, purposeLanguage, updatedAt
+        case version
     }
 
-    /// Encodes `level` only when present, and `expiresAt` and `purpose` always (as `null`).
+    /// Encodes `level` and `purposeLanguage` only when present, and `expiresAt` and `purpose`
+    /// always (as `null`).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(user, forKey: .user)
@@ -60,6 +65,7 @@ public struct Authorization: Codable, Sendable, Equatable {
         if let expiresAt { try c.encode(expiresAt, forKey: .expiresAt) } else { try c.encodeNil(forKey: .expiresAt) }
         try c.encode(reason, forKey: .reason)
         if let purpose { try c.encode(purpose, forKey: .purpose) } else { try c.encodeNil(forKey: .purpose) }
+        try c.encodeIfPresent(purposeLanguage, forKey: .purposeLanguage)
         try c.encode(updatedAt, forKey: .updatedAt)
         try c.encode(version, forKey: .version)
     }

@@ -12,8 +12,11 @@ public struct Prompt: Codable, Sendable, Equatable {
     public var level: String
     /// The choices offered, e.g. `["allowOnce", "allowWhileUsing", "deny"]`.
     public var options: [String]
-    /// The purpose string shown, as registered when the prompt was issued.
+    /// The purpose string shown, as registered when the prompt was issued: the base string or
+    /// its translation for the user's `locale` (when answered: the text the person was shown).
     public var purpose: String
+    /// The language tag of `purpose`'s translation; absent for the base string.
+    public var purposeLanguage: String?
     /// The Info.plist key `purpose` came from.
     public var purposeKey: String
     public var state: State
@@ -23,8 +26,8 @@ public struct Prompt: Codable, Sendable, Equatable {
     public var choice: String?
 
     public init(id: String, user: String, app: String, service: String, kind: Kind, level: String,
-                options: [String], purpose: String, purposeKey: String, state: State, createdAt: Date,
-                expiresAt: Date, answeredAt: Date? = nil, choice: String? = nil) {
+                options: [String], purpose: String, purposeLanguage: String? = nil, purposeKey: String,
+                state: State, createdAt: Date, expiresAt: Date, answeredAt: Date? = nil, choice: String? = nil) {
         self.id = id
         self.user = user
         self.app = app
@@ -33,6 +36,7 @@ public struct Prompt: Codable, Sendable, Equatable {
         self.level = level
         self.options = options
         self.purpose = purpose
+        self.purposeLanguage = purposeLanguage
         self.purposeKey = purposeKey
         self.state = state
         self.createdAt = createdAt

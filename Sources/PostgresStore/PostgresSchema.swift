@@ -13,7 +13,8 @@
 /// replicas and `seq` is gap-free without a sequence (a sequence leaves gaps on rollback).
 enum PostgresSchema {
     static let migrator = PostgresMigrator([
-        PostgresMigration(id: "1-permission-store", sql: version1)
+        PostgresMigration(id: "1-permission-store", sql: version1),
+        PostgresMigration(id: "3-localized-purpose-strings", sql: version3),
     ])
 
     private static let version1 = """

@@ -12,12 +12,19 @@ extension PostgresSession {
         """)
     private static let deletePurposes = PreparedStatement("DELETE FROM app_purpose_strings WHERE app = $1")
     private static let insertPurpose = PreparedStatement("INSERT INTO app_purpose_strings (app, key, purpose) VALUES ($1, $2, $3)")
+    private static let selectLocalized = PreparedStatement(
+        "SELECT language, key, purpose FROM app_localized_purpose_strings WHERE app = $1")
+    private static let deleteLocalized = PreparedStatement("DELETE FROM app_localized_purpose_strings WHERE app = $1")
+    private static let insertLocalized = PreparedStatement(
+        "INSERT INTO app_localized_purpose_strings (app, language, key, purpose) VALUES ($1, $2, $3, $4)")
 
     func app(_ id: AppID) throws -> App? {
         guard let (name, updatedAt) = try row(Self.selectApp, [.text(id.rawValue)], decode: {
             (try $0.required(0, "apps", "name"), try $0.int64(at: 1))
         }) else { return nil }
-        return App(trusted: id, name: name, purposeStrings: try purposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
+        return App(
+            trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
+            localizedPurposeStrings: try localizedPurposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
     }
 
     func apps(after: AppID?, limit: Int) throws -> [App] {
@@ -25,7 +32,10 @@ extension PostgresSession {
             (AppID(trusted: try row.required(0, "apps", "id")), try row.required(1, "apps", "name"), try row.int64(at: 2))
         }
         return try page.map { id, name, updatedAt in
-            App(trusted: id, name: name, purposeStrings: try purposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
+            App(
+                trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
+                localizedPurposeStrings: try localizedPurposeStrings(of: id),
+                updatedAt: Date(millisecondsSince1970: updatedAt))
         }
     }
 
@@ -37,11 +47,30 @@ extension PostgresSession {
         return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
     }
 
+    private func localizedPurposeStrings(of app: AppID) throws -> [LanguageTag: [String: PurposeString]] {
+        let found = try rows(Self.selectLocalized, [.text(app.rawValue)]) {
+            (LanguageTag(trusted: try $0.required(0, "app_localized_purpose_strings", "language")),
+             try $0.required(1, "app_localized_purpose_strings", "key"),
+             PurposeString(trusted: try $0.required(2, "app_localized_purpose_strings", "purpose")))
+        }
+        var strings: [LanguageTag: [String: PurposeString]] = [:]
+        for (language, key, purpose) in found { strings[language, default: [:]][key] = purpose }
+        return strings
+    }
+
     func save(_ app: App) throws {
         try run(Self.upsertApp, [.text(app.id.rawValue), .text(app.name), .int64(app.updatedAt.millisecondsSince1970)])
         try run(Self.deletePurposes, [.text(app.id.rawValue)])
         for (key, purpose) in app.purposeStrings {
             try run(Self.insertPurpose, [.text(app.id.rawValue), .text(key), .text(purpose.rawValue)])
+        }
+        try run(Self.deleteLocalized, [.text(app.id.rawValue)])
+        for (language, strings) in app.localizedPurposeStrings {
+            for (key, purpose) in strings {
+                try run(Self.insertLocalized, [
+                    .text(app.id.rawValue), .text(language.rawValue), .text(key), .text(purpose.rawValue),
+                ])
+            }
         }
     }
 

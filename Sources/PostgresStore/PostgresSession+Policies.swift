@@ -18,11 +18,12 @@ extension PostgresSession {
         """)
     private static let deleteOne = PreparedStatement("DELETE FROM policies WHERE id = $1")
     private static let selectSettings = PreparedStatement(
-        "SELECT location_services_enabled, updated_at FROM user_settings WHERE user_id = $1")
+        "SELECT location_services_enabled, updated_at, locale FROM user_settings WHERE user_id = $1")
     private static let upsertSettings = PreparedStatement("""
-        INSERT INTO user_settings (user_id, location_services_enabled, updated_at) VALUES ($1, $2, $3)
+        INSERT INTO user_settings (user_id, location_services_enabled, updated_at, locale) VALUES ($1, $2, $3, $4)
         ON CONFLICT (user_id) DO UPDATE SET
-            location_services_enabled = excluded.location_services_enabled, updated_at = excluded.updated_at
+            location_services_enabled = excluded.location_services_enabled, updated_at = excluded.updated_at,
+            locale = excluded.locale
         """)
 
     func policy(id: PolicyID) throws -> Policy? {
@@ -67,7 +68,9 @@ extension PostgresSession {
 
     func userSettings(_ user: UserID) throws -> UserSettings? {
         try row(Self.selectSettings, [.text(user.rawValue)]) {
-            UserSettings(user: user, locationServicesEnabled: try $0.bool(at: 0), updatedAt: try $0.date(at: 1))
+            UserSettings(
+                user: user, locationServicesEnabled: try $0.bool(at: 0),
+                locale: $0.optionalString(at: 2).map(LanguageTag.init(trusted:)), updatedAt: try $0.date(at: 1))
         }
     }
 
@@ -75,6 +78,7 @@ extension PostgresSession {
         changes?.savedSettings(of: settings.user)
         try run(Self.upsertSettings, [
             .text(settings.user.rawValue), .bool(settings.locationServicesEnabled), .date(settings.updatedAt),
+            .optional(settings.locale?.rawValue),
         ])
     }
 }

@@ -6,7 +6,7 @@ import PermissionDomain
 extension PostgresSession {
     private static let columns = """
         id, user_id, app, service, kind, requested_level, options, purpose, purpose_key, state, \
-        created_at, expires_at, ended_at, choice
+        created_at, expires_at, ended_at, choice, purpose_language
         """
     private static let selectOne = PreparedStatement("SELECT \(columns) FROM prompts WHERE id = $1")
     private static let selectPending = PreparedStatement("""
@@ -19,13 +19,13 @@ extension PostgresSession {
         """)
     private static let upsert = PreparedStatement("""
         INSERT INTO prompts (\(columns))
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
         ON CONFLICT (id) DO UPDATE SET
             user_id = excluded.user_id, app = excluded.app, service = excluded.service, kind = excluded.kind,
             requested_level = excluded.requested_level, options = excluded.options,
             purpose = excluded.purpose, purpose_key = excluded.purpose_key, state = excluded.state,
             created_at = excluded.created_at, expires_at = excluded.expires_at,
-            ended_at = excluded.ended_at, choice = excluded.choice
+            ended_at = excluded.ended_at, choice = excluded.choice, purpose_language = excluded.purpose_language
         """)
 
     func prompt(id: PromptID) throws -> Prompt? {
@@ -62,6 +62,7 @@ extension PostgresSession {
             .text(prompt.options.map(\.rawValue).joined(separator: ",")), .text(prompt.purpose.rawValue),
             .text(prompt.purposeKey), .text(prompt.state.rawValue), .int64(prompt.createdAt.millisecondsSince1970),
             .int64(prompt.expiresAt.millisecondsSince1970), .date(prompt.endedAt), .optional(prompt.choice?.rawValue),
+            .optional(prompt.purposeLanguage?.rawValue),
         ])
     }
 
@@ -85,6 +86,7 @@ extension PostgresSession {
             requestedLevel: Level(trusted: try row.required(5, "prompts", "requested_level")),
             options: options,
             purpose: PurposeString(trusted: try row.required(7, "prompts", "purpose")),
+            purposeLanguage: row.optionalString(at: 14).map(LanguageTag.init(trusted:)),
             purposeKey: try row.required(8, "prompts", "purpose_key"),
             state: try row.enumeration(PromptState.self, at: 9, "prompts", "state"),
             createdAt: try row.date(at: 10) ?? Date(millisecondsSince1970: 0),

@@ -11,7 +11,8 @@ struct AppsCommand: ParsableCommand {
             Examples:
               permctl apps
               permctl apps register com.example.maps --name Maps \\
-                --purpose NSLocationWhenInUseUsageDescription="Shows nearby stops."
+                --purpose NSLocationWhenInUseUsageDescription="Shows nearby stops." \\
+                --localized de:NSLocationWhenInUseUsageDescription="Zeigt Haltestellen in der Nähe."
             """,
         subcommands: [List.self, Get.self, Register.self],
         defaultSubcommand: List.self)
@@ -46,25 +47,47 @@ struct AppsCommand: ParsableCommand {
             if connection.json { return Output.json(value) }
             Output.fields([("id", value.id), ("name", value.name), ("updated", Output.time(value.updatedAt))])
             Output.table(["PURPOSE KEY", "PURPOSE STRING"], value.purposeStrings.sorted { $0.key < $1.key }.map { [$0.key, $0.value] })
+            let localized = value.localizedPurposeStrings.sorted { $0.key < $1.key }.flatMap { language, strings in
+                strings.sorted { $0.key < $1.key }.map { [language, $0.key, $0.value] }
+            }
+            if !localized.isEmpty { Output.table(["LANGUAGE", "PURPOSE KEY", "PURPOSE STRING"], localized) }
         }
     }
 
     struct Register: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Register an app (or replace its name and purpose strings).",
+            abstract: "Register an app (or replace its name, purpose strings and their translations).",
             discussion: """
                 Example:
                   permctl apps register com.example.maps --name Maps \\
-                    --purpose NSLocationWhenInUseUsageDescription="Shows nearby stops."
+                    --purpose NSLocationWhenInUseUsageDescription="Shows nearby stops." \\
+                    --localized de:NSLocationWhenInUseUsageDescription="Zeigt Haltestellen in der Nähe."
                 """)
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The bundle id.") var app: String
         @Option(help: "The display name.") var name: String
         @Option(help: ArgumentHelp("An Info.plist key and its purpose string; repeat for each.", valueName: "KEY=TEXT"))
         var purpose: [String] = []
+        @Option(
+            help: ArgumentHelp(
+                "A translation of a purpose string: a language tag, the key and the text; repeat for each.",
+                valueName: "LANGUAGE:KEY=TEXT"))
+        var localized: [String] = []
 
         func validate() throws {
             for item in purpose where !item.contains("=") { throw ValidationError("--purpose takes KEY=TEXT, got '\(item)'") }
+            for item in localized where Self.translation(item) == nil {
+                throw ValidationError("--localized takes LANGUAGE:KEY=TEXT, got '\(item)'")
+            }
+        }
+
+        /// `LANGUAGE:KEY=TEXT` split into its parts.
+        static func translation(_ item: String) -> (language: String, key: String, text: String)? {
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard pair.count == 2 else { return nil }
+            let head = pair[0].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            guard head.count == 2 else { return nil }
+            return (String(head[0]), String(head[1]), String(pair[1]))
         }
 
         func run() throws {
@@ -73,8 +96,15 @@ struct AppsCommand: ParsableCommand {
                 let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 strings[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
             }
+            var translations: [String: [String: String]] = [:]
+            for item in localized {
+                guard let (language, key, text) = Self.translation(item) else { continue }
+                translations[language, default: [:]][key] = text
+            }
+            let registration = AppRegistration(
+                name: name, purposeStrings: strings, localizedPurposeStrings: translations.isEmpty ? nil : translations)
             let client = try connection.makeClient()
-            let value = try connection.call(client, Endpoints.registerApp(app, AppRegistration(name: name, purposeStrings: strings))).value
+            let value = try connection.call(client, Endpoints.registerApp(app, registration)).value
             if connection.json { return Output.json(value) }
             print("Registered \(value.id) (\(value.name)) with \(value.purposeStrings.count) purpose string(s).")
         }

@@ -43,7 +43,7 @@ struct RequestCommand: ParsableCommand {
         if let prompt = outcome.prompt {
             print("")
             print("The user must decide: prompt \(prompt.id), options \(prompt.options.joined(separator: ", "))")
-            print("  purpose: \(prompt.purpose)")
+            print("  purpose: \(prompt.purpose)\(prompt.purposeLanguage.map { " [\($0)]" } ?? "")")
         }
     }
 }

@@ -64,9 +64,11 @@ enum Output {
         var pairs: [(String, String)] = [
             ("user", authorization.user), ("app", authorization.app), ("service", authorization.service),
             ("status", status(authorization)), ("reason", authorization.reason.rawValue),
-            ("purpose", authorization.purpose ?? "-"), ("expires", time(authorization.expiresAt)),
+            ("purpose", authorization.purpose ?? "-"),
+            ("purpose language", authorization.purposeLanguage ?? "-"), ("expires", time(authorization.expiresAt)),
             ("updated", time(authorization.updatedAt)), ("version", String(authorization.version)),
         ]
+        if let language = authorization.purposeLanguage { pairs.insert(("purpose language", language), at: 6) }
         if let etag { pairs.append(("etag", etag)) }
         fields(pairs)
     }

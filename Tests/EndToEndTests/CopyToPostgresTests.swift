@@ -14,17 +14,18 @@ struct CopyToPostgresTests {
         let tables: [(String, [String], String)] = [
             ("apps", ["id", "name", "updated_at"], "id"),
             ("app_purpose_strings", ["app", "key", "purpose"], "app, key"),
+            ("app_localized_purpose_strings", ["app", "language", "key", "purpose"], "app, language, key"),
             ("services", ["id", "builtin", "specials"], "id"),
             ("service_levels", ["service", "rank", "level", "purpose_keys"], "service, rank"),
             ("policies", ["id", "service", "app", "user", "effect", "level", "updated_at"], "id"),
-            ("user_settings", ["user", "location_services_enabled", "updated_at"], "user"),
+            ("user_settings", ["user", "location_services_enabled", "updated_at", "locale"], "user"),
             ("authorizations", [
                 "user", "app", "service", "status", "level", "provisional", "once", "expires_at", "reason", "purpose",
-                "purpose_hash", "declined_levels", "updated_at", "version",
+                "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language",
             ], "user, app, service"),
             ("prompts", [
                 "id", "user", "app", "service", "kind", "requested_level", "options", "purpose", "purpose_key", "state",
-                "created_at", "expires_at", "ended_at", "choice",
+                "created_at", "expires_at", "ended_at", "choice", "purpose_language",
             ], "id"),
             ("api_keys", ["id", "role", "app", "name", "secret_hash", "created_at", "revoked_at"], "id"),
             ("audit", [
@@ -74,9 +75,9 @@ struct CopyToPostgresTests {
         return result.stdout
     }
 
-    /// Changes through the API of a server on `database`: an app, a custom service, a prompt
-    /// answered and one left pending, a set authorization, a user setting, a policy, a key
-    /// issued and one revoked.
+    /// Changes through the API of a server on `database`: an app with a translated purpose
+    /// string, a custom service, a prompt answered in the user's language and one left pending,
+    /// a set authorization, user settings, a policy, a key issued and one revoked.
     static func buildDeployment(_ database: String, directory: URL) throws {
         let server = try ServerProcess(database: database, directory: directory)
         defer { server.killNow() }
@@ -90,14 +91,17 @@ struct CopyToPostgresTests {
         }
         _ = try call("PUT", "/v1/apps/com.example.maps", #"""
             {"name": "Maps", "purposeStrings": {"NSLocationWhenInUseUsageDescription": "Directions.",
-             "NSCameraUsageDescription": "Scan codes.", "XHealthRecordsReadUsageDescription": "Steps."}}
+             "NSCameraUsageDescription": "Scan codes.", "XHealthRecordsReadUsageDescription": "Steps."},
+             "localizedPurposeStrings": {"de": {"NSLocationWhenInUseUsageDescription": "Wegbeschreibung."}}}
             """#)
+        _ = try call("PUT", "/v1/users/u42/settings", #"{"locationServicesEnabled": true, "locale": "de-CH"}"#)
         _ = try call("PUT", "/v1/services/healthRecords", #"""
             {"levels": ["read", "readWrite"], "purposeKeys": {"read": ["XHealthRecordsReadUsageDescription"],
              "readWrite": ["XHealthRecordsReadUsageDescription", "XHealthRecordsWriteUsageDescription"]}}
             """#)
         let requested = try call(
             "POST", "/v1/users/u42/apps/com.example.maps/authorizations/location/request", #"{"level": "whenInUse"}"#)
+        #expect(requested.contains(#""purposeLanguage":"de""#), "the prompt in the user's language: \(requested)")
         let prompt = try firstID(in: requested[(requested.range(of: "\"prompt\"")?.upperBound ?? requested.startIndex)...])
         _ = try call("POST", "/v1/prompts/\(prompt)/decision", #"{"choice": "allowWhileUsing"}"#)
         _ = try call("POST", "/v1/users/u43/apps/com.example.maps/authorizations/location/request", #"{"level": "whenInUse"}"#)

@@ -115,7 +115,7 @@ import Testing
 
     @Test func userSettings() throws {
         let app = try TestApp()
-        #expect(try app.send(.get, "/v1/users/u42/settings").text == #"{"locationServicesEnabled":true}"#)
+        #expect(try app.send(.get, "/v1/users/u42/settings").text == #"{"locale":null,"locationServicesEnabled":true}"#)
         let off = try app.send(.put, "/v1/users/u42/settings", json: #"{"locationServicesEnabled":false}"#)
         #expect(off.status == 200)
         #expect(try app.send(.get, "/v1/users/u42/settings").decode(UserSettings.self).locationServicesEnabled == false)

@@ -38,6 +38,27 @@ import Testing
         #expect(try WireDecoder.decodeResponse(Authorization.self, from: value.jsonBytes) == value)
     }
 
+    @Test(arguments: trickyStrings + ["de", "pt-BR"])
+    func purposeLanguageIsWrittenAfterPurposeAndOnlyWhenSet(language: String) throws {
+        var value = Fixtures.authorization
+        value.purpose = "Die Kamera scannt Fahrkarten."
+        value.purposeLanguage = language
+        let hot = value.jsonBytes
+        #expect(hot == (try Self.foundationJSON(value)))
+        #expect(try WireDecoder.decodeResponse(Authorization.self, from: hot) == value)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(hot)) as? [String: Any])
+        #expect(parsed["purposeLanguage"] as? String == language)
+        value.purposeLanguage = nil
+        #expect(!String(decoding: value.jsonBytes, as: UTF8.self).contains("purposeLanguage"))
+    }
+
+    @Test func anAppFromAServerWithoutTranslationsDecodesWithNone() throws {
+        let old = #"{"id":"com.example.maps","name":"Maps","purposeStrings":{},"updatedAt":"2026-11-22T10:00:00.000Z"}"#
+        #expect(try WireDecoder.decodeResponse(App.self, from: Array(old.utf8)).localizedPurposeStrings == [:])
+        let settings = try WireEncoder.encode(UserSettings(locationServicesEnabled: true))
+        #expect(String(decoding: settings, as: UTF8.self) == #"{"locale":null,"locationServicesEnabled":true}"#)
+    }
+
     @Test func authorizationHasSpecMembersWithNullsAndNoLevelUnlessAuthorized() throws {
         let text = String(decoding: Fixtures.undetermined.jsonBytes, as: UTF8.self)
         #expect(text == #"{"app":"com.example.maps","expiresAt":null,"once":false,"provisional":false,"purpose":null,"#

@@ -93,10 +93,10 @@ import Testing
         #expect(Decision.allowedKeys == ["choice"])
         #expect(SettingsChange.allowedKeys == ["status", "level"])
         #expect(LifecycleEvent.allowedKeys == ["event"])
-        #expect(UserSettings.allowedKeys == ["locationServicesEnabled"])
+        #expect(UserSettings.allowedKeys == ["locationServicesEnabled", "locale"])
         #expect(PolicyDefinition.allowedKeys == ["service", "app", "user", "effect", "level"])
         #expect(ResetRequest.allowedKeys == ["service", "app", "user"])
-        #expect(AppRegistration.allowedKeys == ["name", "purposeStrings"])
+        #expect(AppRegistration.allowedKeys == ["name", "purposeStrings", "localizedPurposeStrings"])
         #expect(ServiceRegistration.allowedKeys == ["levels", "purposeKeys"])
         #expect(NewAPIKey.allowedKeys == ["role", "app", "name"])
     }

@@ -32,9 +32,40 @@ struct AppsController {
                         field: "purposeStrings/\(key)", why: "must be 1-500 characters without control characters")
                 }
             }
+            let localized = try Self.localizedPurposeStrings(body.localizedPurposeStrings ?? [:])
             let put = try permissions.upsertApp(
-                id: id, name: body.name, purposeStrings: purposes, actor: request.actor, requestId: request.requestId)
+                id: id, name: body.name, purposeStrings: purposes, localizedPurposeStrings: localized,
+                actor: request.actor, requestId: request.requestId)
             return try Responses.put(WireMapping.app(put.value), created: put.created, location: "/v1/apps/\(id)")
         }
+    }
+
+    /// The translations of a registration, validated member by member (SPEC §11): each
+    /// language tag (two spellings of one tag are refused) and each text, the error naming the
+    /// member (`localizedPurposeStrings/de/NSCameraUsageDescription`).
+    /// - Throws: `PermissionError.invalidArgument`.
+    static func localizedPurposeStrings(_ body: [String: [String: String]]) throws -> [LanguageTag: [String: PurposeString]] {
+        guard body.count <= App.maxLanguages else {
+            throw PermissionError.invalidArgument(field: "localizedPurposeStrings", why: "at most \(App.maxLanguages) languages")
+        }
+        var result: [LanguageTag: [String: PurposeString]] = [:]
+        for (raw, strings) in body.sorted(by: { $0.key < $1.key }) {
+            let language = try LanguageTag(raw, field: "localizedPurposeStrings/\(raw)")
+            guard result[language] == nil else {
+                throw PermissionError.invalidArgument(
+                    field: "localizedPurposeStrings/\(raw)", why: "names the same language as another member (\(language))")
+            }
+            var texts: [String: PurposeString] = [:]
+            for (key, text) in strings {
+                do {
+                    texts[key] = try PurposeString(text)
+                } catch {
+                    throw PermissionError.invalidArgument(
+                        field: "localizedPurposeStrings/\(raw)/\(key)", why: "must be 1-500 characters without control characters")
+                }
+            }
+            result[language] = texts
+        }
+        return result
     }
 }

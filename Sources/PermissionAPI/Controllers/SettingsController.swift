@@ -1,7 +1,8 @@
 import HTTPCore
 import PermissionDomain
 
-/// A user's device-wide settings: the Location Services switch (SPEC §4).
+/// A user's device-wide settings: the Location Services switch (SPEC §4) and their language
+/// (SPEC §11). A `PUT` replaces both (a missing `locale` clears it).
 struct SettingsController {
     let permissions: PermissionService
 
@@ -13,8 +14,11 @@ struct SettingsController {
         routes.put("/v1/users/{user}/settings", access: .writeSettings) { request in
             let user = try request.user()
             let body = try request.decode(Wire.UserSettings.self)
-            let settings = try permissions.setLocationServices(
-                user: user, enabled: body.locationServicesEnabled, actor: request.actor, requestId: request.requestId)
+            var locale: LanguageTag?
+            if let raw = body.locale { locale = try LanguageTag(raw, field: "locale") }
+            let settings = try permissions.putSettings(
+                user: user, locationServicesEnabled: body.locationServicesEnabled, locale: locale,
+                actor: request.actor, requestId: request.requestId)
             return try Responses.json(WireMapping.settings(settings))
         }
     }

@@ -5,6 +5,8 @@ extension WireMapping {
     static func app(_ value: PermissionDomain.App) -> Wire.App {
         Wire.App(
             id: value.id.rawValue, name: value.name, purposeStrings: value.purposeStrings.mapValues(\.rawValue),
+            localizedPurposeStrings: Dictionary(
+                uniqueKeysWithValues: value.localizedPurposeStrings.map { ($0.key.rawValue, $0.value.mapValues(\.rawValue)) }),
             updatedAt: value.updatedAt)
     }
 
@@ -24,7 +26,7 @@ extension WireMapping {
     }
 
     static func settings(_ value: PermissionDomain.UserSettings) -> Wire.UserSettings {
-        Wire.UserSettings(locationServicesEnabled: value.locationServicesEnabled)
+        Wire.UserSettings(locationServicesEnabled: value.locationServicesEnabled, locale: value.locale?.rawValue)
     }
 
     static func audit(_ value: PermissionDomain.AuditEntry) -> Wire.AuditEntry {

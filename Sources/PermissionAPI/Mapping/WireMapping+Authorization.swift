@@ -12,7 +12,8 @@ enum WireMapping {
             user: value.user.rawValue, app: value.app.rawValue, service: value.service.rawValue,
             status: status(value.status), level: value.level?.rawValue, provisional: value.provisional,
             once: value.once, expiresAt: value.expiresAt, reason: reason(value.reason),
-            purpose: value.purpose?.rawValue, updatedAt: value.updatedAt ?? neverUpdated, version: value.version)
+            purpose: value.purpose?.rawValue, purposeLanguage: value.purposeLanguage?.rawValue,
+            updatedAt: value.updatedAt ?? neverUpdated, version: value.version)
     }
 
     static func status(_ value: AuthorizationStatus) -> Wire.Authorization.Status {

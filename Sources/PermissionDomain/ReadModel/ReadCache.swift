@@ -52,6 +52,7 @@ package final class ReadCache: Sendable {
         let once: Bool
         let level: Level?
         let purpose: PurposeString?
+        let purposeLanguage: LanguageTag?
         let declinedLevels: [Level]
         let expiresAt: Int64
         let updatedAt: Int64
@@ -64,6 +65,7 @@ package final class ReadCache: Sendable {
             once = stored.once
             level = stored.level
             purpose = stored.purpose
+            purposeLanguage = stored.purposeLanguage
             declinedLevels = stored.declinedLevels
             expiresAt = stored.expiresAt?.millisecondsSince1970 ?? .min
             updatedAt = stored.updatedAt?.millisecondsSince1970 ?? .min
@@ -75,7 +77,7 @@ package final class ReadCache: Sendable {
                 user: key.user, app: key.app, service: key.service, status: status, level: level,
                 provisional: provisional, once: once,
                 expiresAt: expiresAt == .min ? nil : Date(millisecondsSince1970: expiresAt),
-                reason: reason, purpose: purpose, declinedLevels: declinedLevels,
+                reason: reason, purpose: purpose, purposeLanguage: purposeLanguage, declinedLevels: declinedLevels,
                 updatedAt: updatedAt == .min ? nil : Date(millisecondsSince1970: updatedAt), version: version)
         }
     }

@@ -4,13 +4,20 @@ public struct PromptPlan: Hashable, Sendable {
     public let requestedLevel: Level
     public let options: [Choice]
     public let purposeKey: String
-    public let purpose: PurposeString
+    /// The base string of `purposeKey`, or its localization in `purposeLanguage`.
+    public var purpose: PurposeString
+    /// The localization `purpose` comes from; nil for the base string.
+    public var purposeLanguage: LanguageTag?
 
-    public init(kind: PromptKind, requestedLevel: Level, options: [Choice], purposeKey: String, purpose: PurposeString) {
+    public init(
+        kind: PromptKind, requestedLevel: Level, options: [Choice], purposeKey: String, purpose: PurposeString,
+        purposeLanguage: LanguageTag? = nil
+    ) {
         self.kind = kind
         self.requestedLevel = requestedLevel
         self.options = options
         self.purposeKey = purposeKey
         self.purpose = purpose
+        self.purposeLanguage = purposeLanguage
     }
 }

@@ -76,6 +76,7 @@ extension Rules {
         next.expiresAt = nil
         next.reason = reason
         next.purpose = nil
+        next.purposeLanguage = nil
         return next
     }
 }

@@ -26,7 +26,7 @@ extension Rules {
 
     /// The stored record after `choice` on `prompt` (SPEC §4), before its version and time
     /// are set:
-    /// - a grant → authorized (`userConsent`, the prompt's purpose); Allow Once expires at
+    /// - a grant → authorized (`userConsent`, the prompt's purpose and its language); Allow Once expires at
     ///   `now + onceTTL`; `keepWhileUsing` also marks the stronger level as declined;
     /// - `deny` while a grant is held (a prompt for more than is held) → the grant is kept;
     /// - `deny` otherwise → denied (`userConsent`, the prompt's purpose);
@@ -51,6 +51,7 @@ extension Rules {
             next.expiresAt = grant.once ? now.addingTimeInterval(onceTTL).truncatedToMilliseconds : nil
             next.reason = .userConsent
             next.purpose = prompt.purpose
+            next.purposeLanguage = prompt.purposeLanguage
             if choice == .keepWhileUsing {
                 next.declinedLevels = merge(next.declinedLevels, [prompt.requestedLevel])
             }
@@ -66,6 +67,7 @@ extension Rules {
         next.expiresAt = nil
         next.reason = .userConsent
         next.purpose = prompt.purpose
+        next.purposeLanguage = prompt.purposeLanguage
         return next
     }
 

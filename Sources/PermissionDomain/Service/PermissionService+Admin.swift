@@ -76,29 +76,47 @@ extension PermissionService {
         }
     }
 
-    /// Registers or updates an app and its purpose strings (SPEC §4 Apps). Prompts already
-    /// made keep the purpose string they showed.
+    /// Registers or updates an app, its purpose strings and their translations (SPEC §4 Apps,
+    /// §11); both sets are replaced whole. Prompts already made keep the purpose string they
+    /// showed.
     /// - Throws: `PermissionError.invalidArgument`.
     public func putApp(
-        id: AppID, name: String, purposeStrings: [String: PurposeString], actor: Actor, requestId: String?
+        id: AppID, name: String, purposeStrings: [String: PurposeString],
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], actor: Actor, requestId: String?
     ) throws -> App {
-        try upsertApp(id: id, name: name, purposeStrings: purposeStrings, actor: actor, requestId: requestId).value
+        try upsertApp(
+            id: id, name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
+            actor: actor, requestId: requestId
+        ).value
     }
 
-    /// ``putApp(id:name:purposeStrings:actor:requestId:)``, and whether the app was new
-    /// (decided inside the write transaction, like ``upsertPolicy(id:service:app:user:effect:level:actor:requestId:)``).
+    /// ``putApp(id:name:purposeStrings:localizedPurposeStrings:actor:requestId:)``, and whether
+    /// the app was new (decided inside the write transaction, like
+    /// ``upsertPolicy(id:service:app:user:effect:level:actor:requestId:)``). The `app.put`
+    /// entry's detail has `name`, `purposeKeys` and, when there are translations, `languages`
+    /// (comma-joined, sorted).
     public func upsertApp(
-        id: AppID, name: String, purposeStrings: [String: PurposeString], actor: Actor, requestId: String?
+        id: AppID, name: String, purposeStrings: [String: PurposeString],
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], actor: Actor, requestId: String?
     ) throws -> Upserted<App> {
-        try store.write { writer in
+        let app = try App(
+            id: id, name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
+            updatedAt: now)
+        return try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             let created = try writer.app(id) == nil
-            let app = try App(id: id, name: name, purposeStrings: purposeStrings, updatedAt: context.now)
+            let app = App(
+                trusted: id, name: app.name, purposeStrings: app.purposeStrings,
+                localizedPurposeStrings: app.localizedPurposeStrings, updatedAt: context.now)
             try writer.save(app)
+            var detail = ["name": name, "purposeKeys": purposeStrings.keys.sorted().joined(separator: ",")]
+            if !localizedPurposeStrings.isEmpty {
+                detail["languages"] = localizedPurposeStrings.keys.sorted().map(\.rawValue).joined(separator: ",")
+            }
             try writer.append(
                 AuditEntry(
                     at: context.now, actor: context.actor, action: .appPut, app: id, requestId: context.requestId,
-                    detail: ["name": name, "purposeKeys": purposeStrings.keys.sorted().joined(separator: ",")]))
+                    detail: detail))
             return Upserted(value: app, created: created)
         }
     }
@@ -131,19 +149,45 @@ extension PermissionService {
         }
     }
 
-    /// The user's Location Services switch (SPEC §4). Audited when it changes.
+    /// The user's Location Services switch (SPEC §4), their `locale` kept. Audited when it changes.
     public func setLocationServices(user: UserID, enabled: Bool, actor: Actor, requestId: String?) throws -> UserSettings {
+        try changeSettings(user: user, actor: actor, requestId: requestId) { current in
+            UserSettings(user: user, locationServicesEnabled: enabled, locale: current.locale)
+        }
+    }
+
+    /// Replaces the user's settings: the Location Services switch (SPEC §4) and their language
+    /// (SPEC §11; nil for the base purpose strings). Audited when they change.
+    public func putSettings(
+        user: UserID, locationServicesEnabled: Bool, locale: LanguageTag?, actor: Actor, requestId: String?
+    ) throws -> UserSettings {
+        try changeSettings(user: user, actor: actor, requestId: requestId) { _ in
+            UserSettings(user: user, locationServicesEnabled: locationServicesEnabled, locale: locale)
+        }
+    }
+
+    /// One settings change: `next` of the current settings, saved with `updatedAt` now and one
+    /// `settings.changed` entry, or nothing when it changes nothing. The entry's detail has
+    /// `locationServicesEnabled` and, when a locale is set or was just cleared, `locale` (the
+    /// tag, or empty for none).
+    private func changeSettings(
+        user: UserID, actor: Actor, requestId: String?, next: @escaping @Sendable (UserSettings) -> UserSettings
+    ) throws -> UserSettings {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             let current = try writer.userSettings(user) ?? UserSettings(user: user)
-            guard current.locationServicesEnabled != enabled else { return current }
-            let next = UserSettings(user: user, locationServicesEnabled: enabled, updatedAt: context.now)
-            try writer.save(next)
+            var changed = next(current)
+            guard changed.locationServicesEnabled != current.locationServicesEnabled || changed.locale != current.locale
+            else { return current }
+            changed.updatedAt = context.now
+            try writer.save(changed)
+            var detail = ["locationServicesEnabled": changed.locationServicesEnabled ? "true" : "false"]
+            if changed.locale != nil || current.locale != nil { detail["locale"] = changed.locale?.rawValue ?? "" }
             try writer.append(
                 AuditEntry(
                     at: context.now, actor: context.actor, action: .settingsChanged, user: user,
-                    requestId: context.requestId, detail: ["locationServicesEnabled": enabled ? "true" : "false"]))
-            return next
+                    requestId: context.requestId, detail: detail))
+            return changed
         }
     }
 }

@@ -46,20 +46,23 @@ extension PermissionService {
     }
 
     /// Saves and audits a new pending prompt made from `plan`.
+    /// The purpose string is the base one of `plan`, or its localization for the user's
+    /// settings `locale` (``localized(_:_:app:user:)``).
     func issue(
-        _ writer: any PermissionWriter, plan: PromptPlan, key: AuthorizationKey, context: ChangeContext
+        _ writer: any PermissionWriter, plan base: PromptPlan, key: AuthorizationKey, context: ChangeContext
     ) throws -> Prompt {
+        let plan = try localized(writer, base, app: key.app, user: key.user)
         let prompt = Prompt(
             id: configuration.makePromptID(context.now), user: key.user, app: key.app, service: key.service,
             kind: plan.kind, requestedLevel: plan.requestedLevel, options: plan.options, purpose: plan.purpose,
-            purposeKey: plan.purposeKey, state: .pending, createdAt: context.now,
-            expiresAt: context.now.addingTimeInterval(configuration.promptTTL))
+            purposeLanguage: plan.purposeLanguage, purposeKey: plan.purposeKey, state: .pending,
+            createdAt: context.now, expiresAt: context.now.addingTimeInterval(configuration.promptTTL))
         try writer.save(prompt)
         try writer.append(
             AuditEntry(
                 at: context.now, actor: context.actor, action: .promptCreated, user: key.user, app: key.app,
                 service: key.service, purpose: plan.purpose, promptId: prompt.id, requestId: context.requestId,
-                detail: ["kind": plan.kind.rawValue, "level": plan.requestedLevel.rawValue]))
+                detail: Self.promptDetail(prompt)))
         return prompt
     }
 }

@@ -55,6 +55,18 @@ extension PermissionService {
     ///   - choice: the choice's name; one the prompt does not offer is refused.
     /// - Throws: `PermissionError.notFound`, `.promptNotPending`, `.invalidChoice`.
     public func decide(promptID: PromptID, choice: String, actor: Actor, requestId: String?) throws -> DecisionOutcome {
+        try decide(promptID: promptID, choice: choice, languages: [], actor: actor, requestId: requestId)
+    }
+
+    /// ``decide(promptID:choice:actor:requestId:)`` by a person who was shown the prompt's
+    /// purpose string for `languages` (``purposeText(for:languages:)``, e.g. a consent page
+    /// with its `Accept-Language`): the text and language actually shown, chosen again inside
+    /// the write, are what the answered prompt, the authorization and the audit entry keep.
+    /// - Parameters:
+    ///   - languages: the person's languages, most preferred first; empty: the prompt's own text.
+    public func decide(
+        promptID: PromptID, choice: String, languages: [String], actor: Actor, requestId: String?
+    ) throws -> DecisionOutcome {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             guard var prompt = try writer.prompt(id: promptID) else {
@@ -65,6 +77,9 @@ extension PermissionService {
             guard let parsed = Choice(rawValue: choice) else {
                 throw PermissionError.invalidChoice(choice: choice, allowed: prompt.options)
             }
+            let shown = try purposeText(writer, for: prompt, languages: languages)
+            prompt.purpose = shown.text
+            prompt.purposeLanguage = shown.language
             let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
             let next = try Rules.decide(
                 prompt: prompt, choice: parsed, stored: loaded.stored, service: loaded.service, now: context.now,
@@ -73,7 +88,7 @@ extension PermissionService {
             prompt.endedAt = context.now
             prompt.choice = parsed
             try writer.save(prompt)
-            let detail = ["choice": parsed.rawValue, "kind": prompt.kind.rawValue, "level": prompt.requestedLevel.rawValue]
+            let detail = Self.promptDetail(prompt, ["choice": parsed.rawValue])
             var saved = loaded.stored
             if next.differsInContent(from: loaded.stored) {
                 saved = try commit(

@@ -6,11 +6,24 @@ public struct App: Hashable, Sendable {
     /// A display name: 1-200 characters, no control characters.
     public let name: String
     public let purposeStrings: [String: PurposeString]
+    /// Translations of the purpose strings, per language, keyed like `purposeStrings` (an
+    /// app's `InfoPlist.strings`, SPEC §11): each key is one `purposeStrings` also has.
+    public let localizedPurposeStrings: [LanguageTag: [String: PurposeString]]
     public let updatedAt: Date
 
-    /// Validates the name and the keys (1-128 characters of `A-Z a-z 0-9 _ . -`, at most 64 keys).
-    /// - Throws: `PermissionError.invalidArgument`.
-    public init(id: AppID, name: String, purposeStrings: [String: PurposeString], updatedAt: Date) throws(PermissionError) {
+    /// The most languages an app may localize its purpose strings into.
+    public static let maxLanguages = 32
+
+    /// Validates the name and the keys (1-128 characters of `A-Z a-z 0-9 _ . -`, at most 64
+    /// keys), and the localizations: at most ``maxLanguages`` languages, each with at least
+    /// one string, every key one of `purposeStrings`.
+    /// - Throws: `PermissionError.invalidArgument`; `.invalidCombination` naming the member
+    ///   (`localizedPurposeStrings/de/NSCameraUsageDescription`) for a translation of a key
+    ///   `purposeStrings` lacks.
+    public init(
+        id: AppID, name: String, purposeStrings: [String: PurposeString],
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], updatedAt: Date
+    ) throws(PermissionError) {
         guard IdentifierSyntax.isDisplayText(name, maxCount: 200) else {
             throw .invalidArgument(field: "name", why: "must be 1-200 characters without control characters")
         }
@@ -20,15 +33,50 @@ public struct App: Hashable, Sendable {
         for key in purposeStrings.keys where !Self.isValidPurposeKey(key) {
             throw .invalidArgument(field: "purposeStrings", why: "\(key) is not a valid Info.plist key")
         }
-        self.init(trusted: id, name: name, purposeStrings: purposeStrings, updatedAt: updatedAt)
+        guard localizedPurposeStrings.count <= Self.maxLanguages else {
+            throw .invalidArgument(field: "localizedPurposeStrings", why: "at most \(Self.maxLanguages) languages")
+        }
+        for (language, strings) in localizedPurposeStrings.sorted(by: { $0.key < $1.key }) {
+            guard !strings.isEmpty else {
+                throw .invalidArgument(
+                    field: "localizedPurposeStrings/\(language)", why: "must have at least one purpose string")
+            }
+            for key in strings.keys.sorted() where purposeStrings[key] == nil {
+                throw .invalidCombination(
+                    field: "localizedPurposeStrings/\(language)/\(key)",
+                    why: "\(key) is not one of the app's purposeStrings")
+            }
+        }
+        self.init(
+            trusted: id, name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
+            updatedAt: updatedAt)
     }
 
     /// Builds an app already validated (read back from the store).
-    package init(trusted id: AppID, name: String, purposeStrings: [String: PurposeString], updatedAt: Date) {
+    package init(
+        trusted id: AppID, name: String, purposeStrings: [String: PurposeString],
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], updatedAt: Date
+    ) {
         self.id = id
         self.name = name
         self.purposeStrings = purposeStrings
+        self.localizedPurposeStrings = localizedPurposeStrings
         self.updatedAt = updatedAt.truncatedToMilliseconds
+    }
+
+    /// The text of purpose key `key` for `languages` (most preferred first): the best match
+    /// among the languages that translate `key` (``PurposeLanguage/bestMatch(requested:available:)``),
+    /// else nil (the caller shows the base string).
+    public func localizedPurpose(key: String, languages: [String]) -> (text: PurposeString, language: LanguageTag)? {
+        guard !languages.isEmpty, !localizedPurposeStrings.isEmpty else { return nil }
+        var available: [String: LanguageTag] = [:]
+        for (language, strings) in localizedPurposeStrings where strings[key] != nil {
+            available[language.rawValue] = language
+        }
+        guard let match = PurposeLanguage.bestMatch(requested: languages, available: Set(available.keys)),
+            let language = available[match], let text = localizedPurposeStrings[language]?[key]
+        else { return nil }
+        return (text, language)
     }
 
     /// An Info.plist key: 1-128 characters of `A-Z a-z 0-9 _ . -`.

@@ -14,6 +14,8 @@ public struct Authorization: Hashable, Sendable {
     public let expiresAt: Date?
     public let reason: Reason
     public let purpose: PurposeString?
+    /// The language of `purpose`, nil for the base string (or no purpose).
+    public let purposeLanguage: LanguageTag?
     /// When the stored record last changed; nil for a record never written.
     public let updatedAt: Date?
     /// The stored record's version; 0 for a record never written.
@@ -25,7 +27,7 @@ public struct Authorization: Hashable, Sendable {
     public init(
         user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus, level: Level?,
         provisional: Bool, once: Bool, expiresAt: Date?, reason: Reason, purpose: PurposeString?,
-        updatedAt: Date?, version: Int64
+        purposeLanguage: LanguageTag? = nil, updatedAt: Date?, version: Int64
     ) {
         self.user = user
         self.app = app
@@ -37,6 +39,7 @@ public struct Authorization: Hashable, Sendable {
         self.expiresAt = expiresAt
         self.reason = reason
         self.purpose = purpose
+        self.purposeLanguage = purposeLanguage
         self.updatedAt = updatedAt
         self.version = version
         var digest = Digest()
@@ -50,6 +53,8 @@ public struct Authorization: Hashable, Sendable {
         digest.add(expiresAt.map { $0.millisecondsSince1970 } ?? -1)
         digest.add(reason.rawValue)
         digest.add(purpose?.rawValue)
+        // Only when set, so that the entity-tags of records without one stay as they were.
+        if let purposeLanguage { digest.add(purposeLanguage.rawValue) }
         digest.add(updatedAt.map { $0.millisecondsSince1970 } ?? -1)
         etag = Self.entityTag(version: version, digest: digest.value)
     }
@@ -60,7 +65,7 @@ public struct Authorization: Hashable, Sendable {
             user: stored.user, app: stored.app, service: stored.service, status: stored.status,
             level: stored.status == .authorized ? stored.level : nil, provisional: stored.provisional,
             once: stored.once, expiresAt: stored.expiresAt, reason: stored.reason, purpose: stored.purpose,
-            updatedAt: stored.updatedAt, version: stored.version)
+            purposeLanguage: stored.purposeLanguage, updatedAt: stored.updatedAt, version: stored.version)
     }
 
     public var key: AuthorizationKey { AuthorizationKey(user: user, app: app, service: service) }

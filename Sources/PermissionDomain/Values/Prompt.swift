@@ -11,8 +11,11 @@ public struct Prompt: Hashable, Sendable {
     public let requestedLevel: Level
     /// The choices offered, in display order.
     public let options: [Choice]
-    /// The purpose string shown, copied when the prompt was made.
-    public let purpose: PurposeString
+    /// The purpose string shown, copied when the prompt was made (and, when answered, the
+    /// text the person answering was shown).
+    public var purpose: PurposeString
+    /// The language of `purpose`: one of the app's localizations, nil for the base string.
+    public var purposeLanguage: LanguageTag?
     /// The Info.plist key `purpose` came from.
     public let purposeKey: String
     public var state: PromptState
@@ -25,8 +28,8 @@ public struct Prompt: Hashable, Sendable {
 
     public init(
         id: PromptID, user: UserID, app: AppID, service: ServiceID, kind: PromptKind, requestedLevel: Level,
-        options: [Choice], purpose: PurposeString, purposeKey: String, state: PromptState, createdAt: Date,
-        expiresAt: Date, endedAt: Date? = nil, choice: Choice? = nil
+        options: [Choice], purpose: PurposeString, purposeLanguage: LanguageTag? = nil, purposeKey: String,
+        state: PromptState, createdAt: Date, expiresAt: Date, endedAt: Date? = nil, choice: Choice? = nil
     ) {
         self.id = id
         self.user = user
@@ -36,6 +39,7 @@ public struct Prompt: Hashable, Sendable {
         self.requestedLevel = requestedLevel
         self.options = options
         self.purpose = purpose
+        self.purposeLanguage = purposeLanguage
         self.purposeKey = purposeKey
         self.state = state
         self.createdAt = createdAt.truncatedToMilliseconds

@@ -19,6 +19,8 @@ public struct StoredAuthorization: Hashable, Sendable {
     public var reason: Reason
     /// The purpose string shown in the prompt that decided the record, or nil.
     public var purpose: PurposeString?
+    /// The language of `purpose` (one of the app's localizations), nil for the base string.
+    public var purposeLanguage: LanguageTag?
     /// Levels the user declined on a prompt for more than was held, or narrowed on the
     /// upgrade prompt: the app is not prompted for them again (SPEC §4). Sorted.
     public var declinedLevels: [Level]
@@ -30,7 +32,8 @@ public struct StoredAuthorization: Hashable, Sendable {
     public init(
         user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus = .notDetermined,
         level: Level? = nil, provisional: Bool = false, once: Bool = false, expiresAt: Date? = nil,
-        reason: Reason = .default, purpose: PurposeString? = nil, declinedLevels: [Level] = [],
+        reason: Reason = .default, purpose: PurposeString? = nil, purposeLanguage: LanguageTag? = nil,
+        declinedLevels: [Level] = [],
         updatedAt: Date? = nil, version: Int64 = 0
     ) {
         self.user = user
@@ -43,6 +46,7 @@ public struct StoredAuthorization: Hashable, Sendable {
         self.expiresAt = expiresAt?.truncatedToMilliseconds
         self.reason = reason
         self.purpose = purpose
+        self.purposeLanguage = purposeLanguage
         self.declinedLevels = declinedLevels.count > 1 ? declinedLevels.sorted() : declinedLevels  // no copy for 0 or 1
         self.updatedAt = updatedAt?.truncatedToMilliseconds
         self.version = version
@@ -70,6 +74,7 @@ public struct StoredAuthorization: Hashable, Sendable {
     func differsInContent(from other: StoredAuthorization) -> Bool {
         status != other.status || level != other.level || provisional != other.provisional || once != other.once
             || expiresAt != other.expiresAt || reason != other.reason || purpose != other.purpose
+            || purposeLanguage != other.purposeLanguage
             || declinedLevels != other.declinedLevels
     }
 }

@@ -7,7 +7,9 @@ extension StoreSession {
         guard let (name, updatedAt) = try row("SELECT name, updated_at FROM apps WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) }, decode: {
             (try $0.requiredString(at: 0, "apps", "name"), $0.int64(at: 1))
         }) else { return nil }
-        return App(trusted: id, name: name, purposeStrings: try purposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
+        return App(
+            trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
+            localizedPurposeStrings: try localizedPurposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
     }
 
     func apps(after: AppID?, limit: Int) throws -> [App] {
@@ -19,7 +21,10 @@ extension StoreSession {
              try statement.requiredString(at: 1, "apps", "name"), statement.int64(at: 2))
         }
         return try page.map { id, name, updatedAt in
-            App(trusted: id, name: name, purposeStrings: try purposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
+            App(
+                trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
+                localizedPurposeStrings: try localizedPurposeStrings(of: id),
+                updatedAt: Date(millisecondsSince1970: updatedAt))
         }
     }
 
@@ -29,6 +34,19 @@ extension StoreSession {
              PurposeString(trusted: try $0.requiredString(at: 1, "app_purpose_strings", "purpose")))
         }
         return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+    }
+
+    private func localizedPurposeStrings(of app: AppID) throws -> [LanguageTag: [String: PurposeString]] {
+        let rows = try rows("SELECT language, key, purpose FROM app_localized_purpose_strings WHERE app = ?1") {
+            $0.bind(app.rawValue, at: 1)
+        } decode: {
+            (LanguageTag(trusted: try $0.requiredString(at: 0, "app_localized_purpose_strings", "language")),
+             try $0.requiredString(at: 1, "app_localized_purpose_strings", "key"),
+             PurposeString(trusted: try $0.requiredString(at: 2, "app_localized_purpose_strings", "purpose")))
+        }
+        var strings: [LanguageTag: [String: PurposeString]] = [:]
+        for (language, key, purpose) in rows { strings[language, default: [:]][key] = purpose }
+        return strings
     }
 
     func save(_ app: App) throws {
@@ -46,6 +64,18 @@ extension StoreSession {
                 statement.bind(app.id.rawValue, at: 1)
                 statement.bind(key, at: 2)
                 statement.bind(purpose.rawValue, at: 3)
+            }
+        }
+        try run("DELETE FROM app_localized_purpose_strings WHERE app = ?1") { $0.bind(app.id.rawValue, at: 1) }
+        for (language, strings) in app.localizedPurposeStrings {
+            for (key, purpose) in strings {
+                try run("INSERT INTO app_localized_purpose_strings (app, language, key, purpose) VALUES (?1, ?2, ?3, ?4)") {
+                    statement in
+                    statement.bind(app.id.rawValue, at: 1)
+                    statement.bind(language.rawValue, at: 2)
+                    statement.bind(key, at: 3)
+                    statement.bind(purpose.rawValue, at: 4)
+                }
             }
         }
     }

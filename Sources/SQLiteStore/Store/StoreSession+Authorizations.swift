@@ -5,11 +5,12 @@ import PermissionDomain
 extension StoreSession {
     private static let columns = """
         user, app, service, status, level, provisional, once, expires_at, reason, purpose, \
-        declined_levels, updated_at, version
+        declined_levels, updated_at, version, purpose_language
         """
 
     private static let selectOne = StatementSlot("""
-        SELECT status, level, provisional, once, expires_at, reason, purpose, declined_levels, updated_at, version
+        SELECT status, level, provisional, once, expires_at, reason, purpose, declined_levels, updated_at, version,
+            purpose_language
         FROM authorizations WHERE user = ?1 AND app = ?2 AND service = ?3
         """)
 
@@ -17,7 +18,7 @@ extension StoreSession {
     /// settings (NULL when never changed); two primary-key seeks in one statement.
     private static let selectOneWithSettings = StatementSlot("""
         SELECT a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose, a.declined_levels,
-            a.updated_at, a.version, s.location_services_enabled, s.updated_at
+            a.updated_at, a.version, a.purpose_language, s.location_services_enabled, s.updated_at, s.locale
         FROM (SELECT 1) LEFT JOIN authorizations AS a ON a.user = ?1 AND a.app = ?2 AND a.service = ?3
         LEFT JOIN user_settings AS s ON s.user = ?1
         """)
@@ -66,15 +67,18 @@ extension StoreSession {
             statement.isNull(at: 0)
             ? nil : try decodeAuthorization(statement, user: user, app: app, service: service, offset: 0)
         let settings =
-            statement.isNull(at: 10)
+            statement.isNull(at: 11)
             ? nil
-            : UserSettings(user: user, locationServicesEnabled: statement.bool(at: 10), updatedAt: statement.date(at: 11))
+            : UserSettings(
+                user: user, locationServicesEnabled: statement.bool(at: 11),
+                locale: statement.string(at: 13).map(LanguageTag.init(trusted:)), updatedAt: statement.date(at: 12))
         return (stored, settings)
     }
 
     private static let pageWithSettings = StatementSlot("""
         SELECT a.user, a.app, a.service, a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose,
-            a.declined_levels, a.updated_at, a.version, s.location_services_enabled, s.updated_at
+            a.declined_levels, a.updated_at, a.version, a.purpose_language, s.location_services_enabled, s.updated_at,
+            s.locale
         FROM authorizations AS a LEFT JOIN user_settings AS s ON s.user = a.user
         WHERE (a.user, a.app, a.service) > (?1, ?2, ?3) ORDER BY a.user, a.app, a.service LIMIT ?4
         """)
@@ -102,9 +106,11 @@ extension StoreSession {
                 var stored = try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 3)
                 if let purpose = stored.purpose { stored.purpose = PurposeString(trusted: strings.intern(purpose.rawValue)) }
                 let settings =
-                    statement.isNull(at: 13)
+                    statement.isNull(at: 14)
                     ? nil
-                    : UserSettings(user: user, locationServicesEnabled: statement.bool(at: 13), updatedAt: statement.date(at: 14))
+                    : UserSettings(
+                        user: user, locationServicesEnabled: statement.bool(at: 14),
+                        locale: statement.string(at: 16).map(LanguageTag.init(trusted:)), updatedAt: statement.date(at: 15))
                 page.append((stored, settings))
             }
             return page
@@ -146,13 +152,13 @@ extension StoreSession {
     func save(_ authorization: StoredAuthorization) throws {
         let sql = """
             INSERT INTO authorizations (\(Self.columns), purpose_hash)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
             ON CONFLICT (user, app, service) DO UPDATE SET
                 status = excluded.status, level = excluded.level, provisional = excluded.provisional,
                 once = excluded.once, expires_at = excluded.expires_at, reason = excluded.reason,
                 purpose = excluded.purpose, declined_levels = excluded.declined_levels,
                 updated_at = excluded.updated_at, version = excluded.version,
-                purpose_hash = excluded.purpose_hash
+                purpose_language = excluded.purpose_language, purpose_hash = excluded.purpose_hash
             """
         try run(sql) { statement in
             statement.bind(authorization.user.rawValue, at: 1)
@@ -168,8 +174,9 @@ extension StoreSession {
             statement.bind(authorization.declinedLevels.map(\.rawValue).joined(separator: ","), at: 11)
             statement.bind(authorization.updatedAt, at: 12)
             statement.bind(authorization.version, at: 13)
+            statement.bind(authorization.purposeLanguage?.rawValue, at: 14)
             // The hash of the purpose string the user was shown (GDPR Art. 7(1)).
-            statement.bind(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }, at: 14)
+            statement.bind(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }, at: 15)
         }
     }
 
@@ -197,6 +204,7 @@ extension StoreSession {
             expiresAt: statement.date(at: offset + 4),
             reason: try statement.enumeration(Self.reasons, at: offset + 5, "authorizations", "reason"),
             purpose: statement.string(at: offset + 6).map(PurposeString.init(trusted:)),
+            purposeLanguage: statement.string(at: offset + 10).map(LanguageTag.init(trusted:)),
             declinedLevels: statement.list(at: offset + 7).map { Level(trusted: String($0)) },
             updatedAt: statement.date(at: offset + 8),
             version: statement.int64(at: offset + 9))

@@ -76,20 +76,26 @@ extension StoreSession {
     }
 
     func userSettings(_ user: UserID) throws -> UserSettings? {
-        try row("SELECT location_services_enabled, updated_at FROM user_settings WHERE user = ?1") {
+        try row("SELECT location_services_enabled, updated_at, locale FROM user_settings WHERE user = ?1") {
             $0.bind(user.rawValue, at: 1)
-        } decode: { UserSettings(user: user, locationServicesEnabled: $0.bool(at: 0), updatedAt: $0.date(at: 1)) }
+        } decode: {
+            UserSettings(
+                user: user, locationServicesEnabled: $0.bool(at: 0), locale: $0.string(at: 2).map(LanguageTag.init(trusted:)),
+                updatedAt: $0.date(at: 1))
+        }
     }
 
     func save(_ settings: UserSettings) throws {
         try run("""
-            INSERT INTO user_settings (user, location_services_enabled, updated_at) VALUES (?1, ?2, ?3)
+            INSERT INTO user_settings (user, location_services_enabled, updated_at, locale) VALUES (?1, ?2, ?3, ?4)
             ON CONFLICT (user) DO UPDATE SET
-                location_services_enabled = excluded.location_services_enabled, updated_at = excluded.updated_at
+                location_services_enabled = excluded.location_services_enabled, updated_at = excluded.updated_at,
+                locale = excluded.locale
             """) { statement in
             statement.bind(settings.user.rawValue, at: 1)
             statement.bind(settings.locationServicesEnabled, at: 2)
             statement.bind(settings.updatedAt, at: 3)
+            statement.bind(settings.locale?.rawValue, at: 4)
         }
     }
 }

@@ -6,7 +6,7 @@ import PermissionDomain
 extension StoreSession {
     private static let columns = """
         id, user, app, service, kind, requested_level, options, purpose, purpose_key, state, \
-        created_at, expires_at, ended_at, choice
+        created_at, expires_at, ended_at, choice, purpose_language
         """
 
     func prompt(id: PromptID) throws -> Prompt? {
@@ -59,13 +59,14 @@ extension StoreSession {
     func save(_ prompt: Prompt) throws {
         try run("""
             INSERT INTO prompts (\(Self.columns))
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
             ON CONFLICT (id) DO UPDATE SET
                 user = excluded.user, app = excluded.app, service = excluded.service, kind = excluded.kind,
                 requested_level = excluded.requested_level, options = excluded.options,
                 purpose = excluded.purpose, purpose_key = excluded.purpose_key, state = excluded.state,
                 created_at = excluded.created_at, expires_at = excluded.expires_at,
-                ended_at = excluded.ended_at, choice = excluded.choice
+                ended_at = excluded.ended_at, choice = excluded.choice,
+                purpose_language = excluded.purpose_language
             """) { statement in
             statement.bind(prompt.id.rawValue, at: 1)
             statement.bind(prompt.user.rawValue, at: 2)
@@ -81,6 +82,7 @@ extension StoreSession {
             statement.bind(prompt.expiresAt.millisecondsSince1970, at: 12)
             statement.bind(prompt.endedAt, at: 13)
             statement.bind(prompt.choice?.rawValue, at: 14)
+            statement.bind(prompt.purposeLanguage?.rawValue, at: 15)
         }
     }
 
@@ -104,6 +106,7 @@ extension StoreSession {
             requestedLevel: Level(trusted: try statement.requiredString(at: 5, "prompts", "requested_level")),
             options: options,
             purpose: PurposeString(trusted: try statement.requiredString(at: 7, "prompts", "purpose")),
+            purposeLanguage: statement.string(at: 14).map(LanguageTag.init(trusted:)),
             purposeKey: try statement.requiredString(at: 8, "prompts", "purpose_key"),
             state: try statement.enumeration(PromptState.self, at: 9, "prompts", "state"),
             createdAt: statement.date(at: 10) ?? Date(millisecondsSince1970: 0),
