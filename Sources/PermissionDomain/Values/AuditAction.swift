@@ -1,5 +1,5 @@
-/// What an audit entry records. An open set of names (`area.verb`), so later features
-/// (keys) can add their own.
+/// What an audit entry records. An open set of names (`area.verb`, or `area.thing.verb` for
+/// consent sessions), so later features (keys) can add their own.
 public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 
