@@ -16,6 +16,32 @@ struct ConsentLinkTests {
         return (String(result.stdout[range.upperBound...]), result.stderr, String(result.stdout[..<range.lowerBound]))
     }
 
+    @Test("user is no key role: keys create refuses it with exit 64 and says why")
+    func keysCreateRefusesTheUserRole() throws {
+        let directory = try Paths.makeTemporaryDirectory("consent-keys")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("keys.sqlite").path
+        let result = try SubcommandTests.server(
+            ["keys", "create", "--role", "user", "--name", "browser", "--database", database, "--log-level", "error"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("role: user is a consent session's role, never an API key's"), "\(result.stderr)")
+        let listed = try SubcommandTests.server(["keys", "list", "--database", database, "--log-level", "error"])
+        #expect(listed.status == 0 && listed.stdout.isEmpty, "no key was made: \(listed.stdout)")
+    }
+
+    @Test("the link starts with --public-url")
+    func theLinkStartsWithThePublicURL() throws {
+        let directory = try Paths.makeTemporaryDirectory("consent-url")
+        defer { Paths.removeTemporary(directory) }
+        let server = try ServerProcess(
+            database: directory.appendingPathComponent("consent.sqlite").path, directory: directory,
+            extraArguments: ["--public-url", "https://permissions.example.com/"])
+        defer { server.killNow() }
+        let made = try Subprocess.adminCurl(["-X", "POST", "\(server.baseURL)/v1/users/u42/consent-sessions"])
+        let link = try WireDecoder.decodeResponse(ConsentSessionLink.self, from: Array(made.stdout.utf8))
+        #expect(link.url.hasPrefix("https://permissions.example.com/consent/start?token="))
+    }
+
     @Test("make a link with curl, follow it with a cookie jar, see the page, log out")
     func aLinkOpensOneSessionInABrowser() throws {
         let directory = try Paths.makeTemporaryDirectory("consent")
