@@ -17,6 +17,13 @@ struct ConsentController {
         let sessions = sessions
         let secure = cookieSecure
         routes.openPage(.get, "/consent/start") { request, _ in
+            // A HEAD (a link checker, a mail scanner) must not use up the link: only a GET opens it.
+            if request.head.method == .head {
+                return ConsentPage(
+                    status: .ok, title: "Open this link in your browser",
+                    content: [ConsentPage.paragraph("This link opens your privacy choices, once.")]
+                ).response
+            }
             guard let token = try? request.queryValue("token"), ConsentSecret.isWellFormed(Substring(token)) else {
                 throw ConsentPageError.malformedLink
             }
