@@ -7,7 +7,8 @@ extension PostgresSession {
     private static let columns =
         "id, user_id, token_hash, secret_hash, csrf_hash, created_at, expires_at, exchanged_at, ended_at"
     private static let selectByID = PreparedStatement("SELECT \(columns) FROM consent_sessions WHERE id = $1")
-    private static let selectByToken = PreparedStatement("SELECT \(columns) FROM consent_sessions WHERE token_hash = $1")
+    private static let selectByToken = PreparedStatement(
+        "SELECT \(columns) FROM consent_sessions WHERE token_hash = $1")
     private static let selectBySecret = PreparedStatement(
         "SELECT \(columns) FROM consent_sessions WHERE secret_hash = $1")
     private static let upsert = PreparedStatement("""

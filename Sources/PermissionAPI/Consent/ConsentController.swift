@@ -59,7 +59,8 @@ struct ConsentController {
         }
         routes.page(.post, "/consent/logout", access: .consentSession, sessions: sessions) { request, context, visit in
             _ = try ConsentForm.checked(request, visit: visit)
-            try permissions.endConsentSession(id: visit.session.id, actor: visit.session.actor, requestId: context.requestId)
+            try permissions.endConsentSession(
+                id: visit.session.id, actor: visit.session.actor, requestId: context.requestId)
             var page = ConsentPage(
                 status: .ok, title: "You are signed out",
                 content: [ConsentPage.paragraph("Your choices are saved. To change them again, ask for a new link.")])

@@ -13,7 +13,8 @@ enum ConsentCookie {
     /// `now`, RFC 6265 §5.2.2; at least 1).
     static func set(_ secret: String, now: Date, expiresAt: Date, secure: Bool) -> String {
         let seconds = max(1, Int(expiresAt.timeIntervalSince(now).rounded(.down)))
-        return "\(name)=\(secret); Path=\(path); Max-Age=\(seconds); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+        let attributes = "Path=\(path); Max-Age=\(seconds); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+        return "\(name)=\(secret); " + attributes
     }
 
     /// The `Set-Cookie` value that removes the cookie.

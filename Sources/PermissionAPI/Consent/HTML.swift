@@ -12,9 +12,9 @@ struct HTML: Sendable, Equatable {
     init(_ text: String) { rendered = Self.escape(text) }
 
     /// An element `<name attributes>content</name>`; attribute values are escaped.
-    static func element(_ name: StaticString, _ attributes: KeyValuePairs<StaticString, String> = [:], _ content: HTML...)
-        -> HTML
-    {
+    static func element(
+        _ name: StaticString, _ attributes: KeyValuePairs<StaticString, String> = [:], _ content: HTML...
+    ) -> HTML {
         element(name, attributes, content)
     }
 

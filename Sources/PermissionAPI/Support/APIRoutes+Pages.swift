@@ -28,9 +28,7 @@ extension APIRoutes {
     }
 
     /// Registers a consent page that needs no session (the link's start), refused with pages.
-    mutating func openPage(
-        _ method: HTTPMethod, _ template: String, _ handler: @escaping @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse
-    ) {
+    mutating func openPage(_ method: HTTPMethod, _ template: String, _ handler: @escaping Router.Handler) {
         let broadcaster = broadcaster
         let writes = method != .get
         router.on(method, template, execution: .worker) { request, context in

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Consent sessions (SPEC §10): a one-time link made by an operator or the consent backend,
 /// exchanged once for a browser session bound to one user, ended at its expiry or sooner. The
@@ -21,9 +21,8 @@ extension PermissionService {
             let session = try ConsentSession(
                 id: id, user: user, tokenHash: tokenHash, createdAt: context.now,
                 expiresAt: context.now.addingTimeInterval(configuration.consentSessionTTL))
-            guard try writer.consentSession(id: id) == nil, try writer.consentSession(tokenHash: tokenHash) == nil else {
-                throw PermissionError.conflict(why: "consent session \(id) exists")
-            }
+            let taken = try writer.consentSession(id: id) != nil || writer.consentSession(tokenHash: tokenHash) != nil
+            guard !taken else { throw PermissionError.conflict(why: "consent session \(id) exists") }
             try writer.save(session)
             try writer.append(
                 AuditEntry(

@@ -51,7 +51,9 @@ extension StoreSession {
         guard ConsentSessionID.isValid(id) else { throw corrupt("consent_sessions", "id") }
         let user = try statement.requiredString(at: 1, "consent_sessions", "user")
         guard UserID.isValid(user) else { throw corrupt("consent_sessions", "user") }
-        guard let token = statement.blob(at: 2), token.count == 32 else { throw corrupt("consent_sessions", "token_hash") }
+        guard let token = statement.blob(at: 2), token.count == 32 else {
+            throw corrupt("consent_sessions", "token_hash")
+        }
         let secret = statement.blob(at: 3)
         let csrf = statement.blob(at: 4)
         guard secret.map({ $0.count == 32 }) ?? true else { throw corrupt("consent_sessions", "secret_hash") }
