@@ -32,7 +32,13 @@ public struct APIConfiguration: Sendable {
     /// The problem type of the HTTP engine's `429` for a connection over its address's share
     /// (`HTTPServerConfiguration.addressShareProblemType`): too-many-requests, as in openapi.yaml.
     public static let addressShareProblemType = Wire.ProblemType.tooManyRequests.uri
-    /// The prompt and once TTLs.
+    /// Whether the consent session cookie is `Secure` (sent over HTTPS only). Default true;
+    /// false only for a deployment served over plain HTTP.
+    public var consentCookieSecure = true
+    /// The base of consent links (`https://host[:port][/path]`, no trailing "/"); empty makes
+    /// them relative (`/consent/start?token=...`). Default empty.
+    public var publicURL = ""
+    /// The prompt, once and consent session TTLs.
     public var service: PermissionService.Configuration = PermissionService.Configuration()
 
     public init() {}

@@ -45,6 +45,11 @@ public func buildApplication(
     ResetController(permissions: service).register(on: &routes)
     AuditController(permissions: service).register(on: &routes)
     KeysController(permissions: service, authenticator: keys).register(on: &routes)
+    ConsentSessionsController(permissions: service, publicURL: configuration.publicURL).register(on: &routes)
+    ConsentController(
+        permissions: service, sessions: ConsentSessionAuthenticator(permissions: service),
+        cookieSecure: configuration.consentCookieSecure
+    ).register(on: &routes)
     if let verifier = store as? any AuditChainVerifier {
         AuditVerifyController(verifier: verifier).register(on: &routes)  // stores that keep a hash chain
     }
@@ -55,6 +60,7 @@ public func buildApplication(
 
     var router = routes.router
     router.use(RequestIdMiddleware())
+    router.use(ConsentSecurityHeaders())
     router.use(AccessLogMiddleware())
     if let metrics { router.use(HTTPMetricsMiddleware(metrics: metrics.http)) }
     router.use(ErrorMiddleware(mapper: { error, context in ErrorMapping.httpError(for: error, context: context) }))

@@ -39,7 +39,8 @@ info:
     - `Authorization: Bearer <key>` on everything except `/healthz`, `/readyz` and
       `/openapi.yaml`; `/metrics` is configurable. Roles: `admin`, `consent`, `app` (bound to
       one app), `auditor` (SPEC §6). No key or an invalid key → `401`; a key outside its role
-      or app → `403`.
+      or app → `403`. The role `user` is a consent session's (SPEC §10): it acts only through
+      the HTML pages under `/consent/` (its cookie is no credential on `/v1`) and is never a key's.
     - Any `/v1` operation may answer `503 unavailable` with `Retry-After` when the database
       cannot serve it in time (every reader busy for longer than the busy timeout, or the
       file locked by another process); nothing was changed, and the same call may be retried.
@@ -78,6 +79,10 @@ tags:
     description: The audit log and the live change feed (SPEC §5).
   - name: keys
     description: API keys and roles (SPEC §6).
+  - name: consent
+    description: >
+      Consent links (SPEC §10): a one-time link to the service's own consent pages under
+      `/consent/`, where a person answers their prompts and changes their settings in a browser.
   - name: operations
     description: Health, readiness, metrics and this document.
 paths:
@@ -878,8 +883,10 @@ paths:
           example: location
         - name: action
           in: query
-          description: An action name such as `prompt.answered` or `authorization.revoked`.
-          schema: {type: string, pattern: '^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$', maxLength: 64}
+          description: >
+            An action name such as `prompt.answered`, `authorization.revoked` or
+            `consent.session.created`.
+          schema: {type: string, pattern: '^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*){1,2}$', maxLength: 64}
           example: authorization.revoked
         - $ref: '#/components/parameters/Since'
         - $ref: '#/components/parameters/Until'
@@ -1022,7 +1029,8 @@ paths:
       summary: Issue an API key (admin)
       description: >
         The secret is returned once; only its hash is stored. An `app` key needs `app`; other
-        roles refuse it (`422 invalid-combination`).
+        roles refuse it (`422 invalid-combination`). The role `user` belongs to consent sessions
+        and is refused as a key's (`422 invalid-combination`).
       parameters:
         - $ref: '#/components/parameters/RequestId'
       requestBody:
@@ -1076,6 +1084,76 @@ paths:
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
         '409': {$ref: '#/components/responses/Conflict'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '500': {$ref: '#/components/responses/Internal'}
+  /v1/users/{user}/consent-sessions:
+    post:
+      tags: [consent]
+      operationId: createConsentSession
+      summary: Make a one-time consent link for a user (admin, consent)
+      description: >
+        The session is bound to `{user}` and lasts `--consent-session-ttl` seconds (default 900)
+        from now. `url` carries a random one-time token, returned this once (only its SHA-256 is
+        stored): its first visit sets the session cookie (`HttpOnly`, `SameSite=Strict`,
+        `Path=/consent`, `Secure` unless `--consent-cookie-secure false`) and redirects to
+        `/consent/` without the token; a second visit, an expired or an unknown token gets an
+        error page and no session. The link is absolute when `--public-url` is set, else
+        relative. Audited as `consent.session.created` (user and session id, never the token).
+      parameters:
+        - $ref: '#/components/parameters/User'
+        - $ref: '#/components/parameters/RequestId'
+      requestBody:
+        required: false
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/NewConsentSession'}
+            examples:
+              empty: {summary: No members, value: {}}
+      responses:
+        '201':
+          description: The session's id, its link and its end.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+            Location: {$ref: '#/components/headers/Location'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/ConsentSessionLink'}
+              examples:
+                link: {$ref: '#/components/examples/ConsentSessionLink'}
+          links:
+            EndConsentSession:
+              operationId: deleteConsentSession
+              description: End the session just made.
+              parameters:
+                id: '$response.body#/id'
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '500': {$ref: '#/components/responses/Internal'}
+  /v1/consent-sessions/{id}:
+    delete:
+      tags: [consent]
+      operationId: deleteConsentSession
+      summary: End a consent session at once (admin, consent)
+      description: >
+        Its cookie stops working with the next request and its link can no longer be opened.
+        Ending an ended or expired session answers `204` too. Audited as
+        `consent.session.ended`.
+      parameters:
+        - $ref: '#/components/parameters/ConsentSessionId'
+        - $ref: '#/components/parameters/RequestId'
+      responses:
+        '204':
+          description: Ended.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '404': {$ref: '#/components/responses/NotFound'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /healthz:
@@ -1207,6 +1285,12 @@ components:
       required: true
       schema: {$ref: '#/components/schemas/KeyId'}
       example: 7f3a9c0d1e2b4a56
+    ConsentSessionId:
+      name: id
+      in: path
+      required: true
+      schema: {$ref: '#/components/schemas/ConsentSessionId'}
+      example: cs_0f1e2d3c4b5a6978
     RequestId:
       name: X-Request-Id
       in: header
@@ -1634,6 +1718,11 @@ components:
       description: 16 lowercase hex digits.
       pattern: '^[0-9a-f]{16}$'
       examples: [7f3a9c0d1e2b4a56]
+    ConsentSessionId:
+      type: string
+      description: '`cs_` and 16 lowercase hex digits.'
+      pattern: '^cs_[0-9a-f]{16}$'
+      examples: [cs_0f1e2d3c4b5a6978]
     Timestamp:
       description: RFC 3339 in UTC with milliseconds.
       type: string
@@ -2010,9 +2099,10 @@ components:
             keyId: {$ref: '#/components/schemas/KeyId'}
             role:
               type: string
-              enum: [admin, consent, app, auditor, anonymous, system]
+              description: '`user` for a consent session (its id is the `keyId`).'
+              enum: [admin, consent, app, auditor, user, anonymous, system]
         action:
-          description: '`area.verb`, e.g. `prompt.created`, `prompt.answered`, `authorization.revoked`, `policy.put`.'
+          description: '`area.verb` or `area.thing.verb`, e.g. `prompt.created`, `prompt.answered`, `authorization.revoked`, `policy.put`, `consent.session.created`.'
           type: string
         user: {$ref: '#/components/schemas/UserId'}
         app: {$ref: '#/components/schemas/AppId'}
@@ -2139,6 +2229,22 @@ components:
           anyOf:
             - {type: string, minLength: 1, maxLength: 100, pattern: '^[^\x00-\x1F\x7F-\x9F]+$'}
             - {type: 'null'}
+    NewConsentSession:
+      description: Optional; no members yet.
+      type: object
+      additionalProperties: false
+      properties: {}
+    ConsentSessionLink:
+      type: object
+      required: [id, url, expiresAt]
+      properties:
+        id: {$ref: '#/components/schemas/ConsentSessionId'}
+        url:
+          description: >
+            The one-time link to give the user, `<--public-url>/consent/start?token=<43
+            base64url characters>` (relative without `--public-url`). Shown this once.
+          type: string
+        expiresAt: {$ref: '#/components/schemas/Timestamp'}
     IssuedAPIKey:
       type: object
       required: [key, secret]
@@ -2685,6 +2791,12 @@ components:
       value:
         key: {id: 7f3a9c0d1e2b4a56, role: app, app: com.example.maps, name: maps backend, createdAt: '2026-11-02T09:00:00.000Z'}
         secret: pk_7f3a9c0d1e2b4a56_Xq2v8Lr0sT5nW1yB4cE7gJ9kM3pR6uZa1b2c3d4e5fg
+    ConsentSessionLink:
+      summary: A link for user u42, valid for 15 minutes
+      value:
+        id: cs_0f1e2d3c4b5a6978
+        url: https://permissions.example.com/consent/start?token=q3Vw8Zr0sT5nW1yB4cE7gJ9kM3pR6uZa1b2c3d4e5fg
+        expiresAt: '2026-11-02T09:15:00.000Z'
     HealthOK:
       summary: Alive
       value: {status: ok}

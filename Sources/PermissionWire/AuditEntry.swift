@@ -7,7 +7,7 @@ public struct AuditEntry: Codable, Sendable, Equatable {
     public var seq: Int64
     public var at: Date
     public var actor: Actor
-    /// What happened, `area.verb`, e.g. `prompt.answered`, `authorization.revoked`, `policy.put`.
+    /// What happened, `area.verb` or `area.thing.verb`, e.g. `prompt.answered`, `authorization.revoked`, `policy.put`.
     public var action: String
     public var user: String?
     public var app: String?

@@ -5,7 +5,10 @@ package struct PostgresCopySession {
     let session: PostgresSession
 
     /// The tables a copy fills before the audit log, parents before children, each with its
-    /// columns (PostgreSQL's names: `user_id` for SQLite's `user`).
+    /// columns (PostgreSQL's names: `user_id` for SQLite's `user`). Consent sessions are not
+    /// among them: they are ephemeral (minutes long, bound to the cookies of one deployment), so
+    /// a copy leaves them behind and their links stop working; their creation and ending stay in
+    /// the audit log.
     package static let tables: [(name: String, columns: [String])] = [
         ("apps", ["id", "name", "updated_at"]),
         ("app_purpose_strings", ["app", "key", "purpose"]),

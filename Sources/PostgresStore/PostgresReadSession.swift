@@ -116,4 +116,14 @@ final class PostgresReadSession: PermissionReader {
 
     func apiKey(id: KeyID) throws -> APIKey? { try database().apiKey(id: id) }
     func apiKeys() throws -> [APIKey] { try database().apiKeys() }
+
+    func consentSession(id: ConsentSessionID) throws -> ConsentSession? { try database().consentSession(id: id) }
+
+    func consentSession(tokenHash: [UInt8]) throws -> ConsentSession? {
+        try database().consentSession(tokenHash: tokenHash)
+    }
+
+    func consentSession(secretHash: [UInt8]) throws -> ConsentSession? {
+        try database().consentSession(secretHash: secretHash)
+    }
 }

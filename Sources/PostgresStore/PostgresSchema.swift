@@ -14,8 +14,38 @@
 enum PostgresSchema {
     static let migrator = PostgresMigrator([
         PostgresMigration(id: "1-permission-store", sql: version1),
+        PostgresMigration(id: "2-consent-sessions", sql: version2),
         PostgresMigration(id: "3-localized-purpose-strings", sql: version3),
     ])
+
+    /// Consent sessions (SPEC §10), as SQLite's `4-consent-sessions`: only SHA-256 hashes of
+    /// the link's token, the cookie's secret and the CSRF token, each unique. Ephemeral: `copy`
+    /// does not carry them.
+    private static let version2 = """
+        CREATE TABLE consent_sessions (
+            id text COLLATE "C" PRIMARY KEY,
+            user_id text COLLATE "C" NOT NULL,
+            token_hash bytea NOT NULL UNIQUE CHECK (length(token_hash) = 32),
+            secret_hash bytea UNIQUE CHECK (length(secret_hash) = 32),
+            csrf_hash bytea CHECK (length(csrf_hash) = 32),
+            created_at bigint NOT NULL,
+            expires_at bigint NOT NULL,
+            exchanged_at bigint,
+            ended_at bigint,
+            CHECK ((secret_hash IS NULL) = (exchanged_at IS NULL)),
+            CHECK ((csrf_hash IS NULL) = (exchanged_at IS NULL))
+        );
+        CREATE FUNCTION consent_sessions_fixed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.user_id IS DISTINCT FROM OLD.user_id OR NEW.token_hash IS DISTINCT FROM OLD.token_hash
+                OR NEW.created_at IS DISTINCT FROM OLD.created_at OR NEW.expires_at IS DISTINCT FROM OLD.expires_at THEN
+                RAISE EXCEPTION 'a consent session''s user, token and lifetime never change';
+            END IF;
+            RETURN NEW;
+        END $$;
+        CREATE TRIGGER consent_sessions_fixed BEFORE UPDATE ON consent_sessions
+            FOR EACH ROW EXECUTE FUNCTION consent_sessions_fixed();
+        """
 
     private static let version1 = """
         CREATE TABLE authorizations (

@@ -31,6 +31,7 @@ extension PostgresSession {
         let id = try row.required(0, "api_keys", "id")
         guard KeyID.isValid(id) else { throw corrupt("api_keys", "id") }
         let role = try row.enumeration(Role.self, at: 1, "api_keys", "role")
+        guard role.isKeyRole else { throw corrupt("api_keys", "role") }
         guard let hash = try row.optionalBytes(at: 4), hash.count == 32 else { throw corrupt("api_keys", "secret_hash") }
         return APIKey(
             trusted: KeyID(trusted: id), role: role, app: row.optionalString(at: 2).map { AppID(trusted: $0) },

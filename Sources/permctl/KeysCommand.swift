@@ -45,6 +45,9 @@ struct KeysCommand: ParsableCommand {
         @Option(help: "A label.") var name: String?
 
         func validate() throws {
+            guard role != "user" else {
+                throw ValidationError("--role user is a consent session's role, never a key's: make a consent link instead")
+            }
             guard APIKey.Role(rawValue: role) != nil else { throw ValidationError("--role must be admin, consent, app or auditor") }
         }
 

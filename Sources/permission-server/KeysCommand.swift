@@ -48,6 +48,7 @@ struct KeysCommand: ParsableCommand {
                 guard let role = Role(rawValue: role) else {
                     throw PermissionError.invalidArgument(field: "role", why: "must be admin, consent, app or auditor")
                 }
+                // `user` is a consent session's role: APIKey refuses it, and says why.
                 let key = try service.createKey(
                     id: id, role: role, app: app.map { try AppID($0) }, name: name,
                     secretHash: KeyBootstrap.hash(secret), actor: .system, requestId: nil)

@@ -49,6 +49,12 @@ struct ServerConfiguration: Sendable {
     /// `GET /v1/events` streams open at most, in all and per API key.
     var maxEventStreams: Int
     var maxEventStreamsPerKey: Int
+    /// Seconds a consent session lasts from its creation.
+    var consentSessionTTL: Int
+    /// Whether the consent cookie is `Secure`.
+    var consentCookieSecure: Bool
+    /// The base of consent links without a trailing "/", empty when unset (relative links).
+    var publicURL: String
     /// Each non-secret setting's effective value and where it came from, for the startup log.
     var described: [(setting: Setting, value: String, source: SettingsResolver.Source)]
 
@@ -107,6 +113,9 @@ struct ServerConfiguration: Sendable {
             .first { !$0.isEmpty }
         maxEventStreams = try resolver.int(Settings.maxEventStreams, range: 1...128)
         maxEventStreamsPerKey = try resolver.int(Settings.maxEventStreamsPerKey, range: 1...128)
+        consentSessionTTL = try resolver.int(Settings.consentSessionTTL, range: 60...86_400)
+        consentCookieSecure = try resolver.choice(Settings.consentCookieSecure, among: ["true", "false"]) == "true"
+        publicURL = try Self.publicURL(resolver)
         described = Settings.all.compactMap { setting in
             guard !setting.isSecret, let (value, source) = resolver.value(setting) else { return nil }
             return (setting, setting.flag == Settings.database.flag ? DatabaseLocation(value, password: nil).described : value, source)
@@ -131,6 +140,21 @@ struct ServerConfiguration: Sendable {
             .first.map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) } ?? ""
         guard !firstLine.isEmpty else { throw .invalid(Settings.databasePasswordFile, path, source, expected) }
         return firstLine
+    }
+
+    /// `--public-url` without its trailing "/": an absolute http or https URL with a host and
+    /// no query, fragment or user information (RFC 3986 §3); empty when unset.
+    private static func publicURL(_ resolver: SettingsResolver) throws(ConfigurationError) -> String {
+        guard let (value, source) = resolver.value(Settings.publicURL), !value.isEmpty else { return "" }
+        let expected = "an absolute http or https URL without query, fragment or user, e.g. https://permissions.example.com"
+        guard let components = URLComponents(string: value), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
+            components.query == nil, components.fragment == nil, components.user == nil, components.password == nil,
+            !value.contains(where: { $0.isWhitespace })
+        else { throw .invalid(Settings.publicURL, value, source, expected) }
+        var trimmed = value
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed
     }
 
     private static func nonEmpty(_ resolver: SettingsResolver, _ setting: Setting) throws(ConfigurationError) -> String {
@@ -179,6 +203,9 @@ struct ServerConfiguration: Sendable {
         configuration.authFailureRefillPerSecond = Double(authFailureRefill)
         configuration.maxEventStreams = maxEventStreams
         configuration.maxEventStreamsPerKey = maxEventStreamsPerKey
+        configuration.service.consentSessionTTL = TimeInterval(consentSessionTTL)
+        configuration.consentCookieSecure = consentCookieSecure
+        configuration.publicURL = publicURL
         return configuration
     }
 

@@ -54,6 +54,12 @@ struct SettingOptions: ParsableArguments {
     var maxEventStreams: String?
     @Option(name: .customLong(Settings.maxEventStreamsPerKey.flag), help: Settings.maxEventStreamsPerKey.argumentHelp)
     var maxEventStreamsPerKey: String?
+    @Option(name: .customLong(Settings.consentSessionTTL.flag), help: Settings.consentSessionTTL.argumentHelp)
+    var consentSessionTTL: String?
+    @Option(name: .customLong(Settings.consentCookieSecure.flag), help: Settings.consentCookieSecure.argumentHelp)
+    var consentCookieSecure: String?
+    @Option(name: .customLong(Settings.publicURL.flag), help: Settings.publicURL.argumentHelp)
+    var publicURL: String?
     @Option(name: .customLong(Settings.config.flag), help: Settings.config.argumentHelp)
     var config: String?
 
@@ -73,7 +79,8 @@ struct SettingOptions: ParsableArguments {
             (Settings.metrics, metrics), (Settings.metricsPort, metricsPort),
             (Settings.authFailureBurst, authFailureBurst), (Settings.authFailureRefill, authFailureRefill),
             (Settings.maxEventStreams, maxEventStreams), (Settings.maxEventStreamsPerKey, maxEventStreamsPerKey),
-            (Settings.config, config),
+            (Settings.consentSessionTTL, consentSessionTTL), (Settings.consentCookieSecure, consentCookieSecure),
+            (Settings.publicURL, publicURL), (Settings.config, config),
         ]
         var flags: [String: String] = [:]
         for (setting, value) in pairs { if let value { flags[setting.flag] = value } }

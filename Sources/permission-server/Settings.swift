@@ -72,6 +72,13 @@ enum Settings {
     static let maxEventStreamsPerKey = Setting(flag: "max-event-streams-per-key",
         environment: "PERMISSION_MAX_EVENT_STREAMS_PER_KEY", defaultValue: "4",
         help: "GET /v1/events streams one API key may hold open at most (1-128); beyond it 429 with Retry-After.")
+    static let consentSessionTTL = Setting(flag: "consent-session-ttl", environment: "PERMISSION_CONSENT_SESSION_TTL",
+        defaultValue: "900", help: "Seconds a consent session lasts from the making of its link (60-86400).")
+    static let consentCookieSecure = Setting(flag: "consent-cookie-secure",
+        environment: "PERMISSION_CONSENT_COOKIE_SECURE", defaultValue: "true",
+        help: "Whether the consent session cookie is Secure (HTTPS only): true, or false for a deployment served over plain HTTP.")
+    static let publicURL = Setting(flag: "public-url", environment: "PERMISSION_PUBLIC_URL", defaultValue: nil,
+        help: "Base of the consent links the API makes, e.g. https://permissions.example.com (http or https, no query or fragment); unset, the links are relative (/consent/start?token=...).")
     static let bootstrapAdminKey = Setting(flag: "bootstrap-admin-key", environment: "PERMISSION_BOOTSTRAP_ADMIN_KEY",
         defaultValue: nil,
         help: "Secret of the first admin key, created at start unless it exists: pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment or config file, never a flag).",
@@ -83,6 +90,6 @@ enum Settings {
         host, port, database, databasePasswordFile, databasePoolSize, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
-        maxEventStreamsPerKey, bootstrapAdminKey, config,
+        maxEventStreamsPerKey, consentSessionTTL, consentCookieSecure, publicURL, bootstrapAdminKey, config,
     ]
 }

@@ -94,6 +94,13 @@ struct ConfigurationTests {
             (["--database-password-file", "/etc/os-release"], [:], "--database-password-file / PERMISSION_DATABASE_PASSWORD_FILE", "only with a PostgreSQL URI"),
             ([], ["PERMISSION_MAX_EVENT_STREAMS": "500"], "--max-event-streams / PERMISSION_MAX_EVENT_STREAMS", "(from environment)"),
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
+            (["--consent-session-ttl", "59"], [:], "--consent-session-ttl / PERMISSION_CONSENT_SESSION_TTL", "60...86400"),
+            ([], ["PERMISSION_CONSENT_COOKIE_SECURE": "maybe"], "--consent-cookie-secure / PERMISSION_CONSENT_COOKIE_SECURE", "true, false"),
+            (["--public-url", "ftp://example.com"], [:], "--public-url / PERMISSION_PUBLIC_URL", "absolute http or https URL"),
+            (["--public-url", "https://example.com/?a=1"], [:], "--public-url / PERMISSION_PUBLIC_URL", "without query"),
+            (["--public-url", "https://example.com/#x"], [:], "--public-url / PERMISSION_PUBLIC_URL", "(from flag)"),
+            (["--public-url", "/consent"], [:], "--public-url / PERMISSION_PUBLIC_URL", "(from flag)"),
+            ([], ["PERMISSION_PUBLIC_URL": "https://user@example.com"], "--public-url / PERMISSION_PUBLIC_URL", "(from environment)"),
           ] as [([String], [String: String], String, String)])
     func invalidSettingsAreRejected(arguments: [String], environment: [String: String], names: String, detail: String) throws {
         let directory = try Paths.makeTemporaryDirectory("invalid")

@@ -47,6 +47,8 @@ import Testing
         "GET /v1/keys": "AFFFF",
         "POST /v1/keys": "AFFFF",
         "DELETE /v1/keys/{id}": "AFFFF",
+        "POST /v1/users/{user}/consent-sessions": "AAFFF",
+        "DELETE /v1/consent-sessions/{id}": "AAFFF",
         "GET /healthz": "AAAAA",
         "GET /readyz": "AAAAA",
         "GET /openapi.yaml": "AAAAA",

@@ -52,7 +52,7 @@ import PermissionAPI
 
     @Test("an action filter no entry could have is 400, not an empty page",
           arguments: ["aA.a" + String(repeating: "A", count: 61), "revoked", "authorization.", ".revoked", "Authorization.set",
-                      "authorization.set.x", "authorization.re-voked", "authorization.sét"])
+                      "authorization.set.x.y", "authorization..set", "authorization.re-voked", "authorization.sét"])
     func malformedActionFilter(action: String) throws {
         let app = try Self.populated()
         let query = "action=" + (action.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")

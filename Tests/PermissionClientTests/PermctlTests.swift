@@ -89,6 +89,8 @@ struct PermctlTests {
         #expect(try Permctl.run(["status", "u42"], url: server.url, key: admin).status == 64)
         #expect(try Permctl.run(["set", "u42", "com.example.maps", "location", "authorized"], url: server.url, key: admin).status == 64)
         #expect(try Permctl.run(["status", "u42", "com.a.b", "location"], url: "ftp://x", key: admin).status == 64)
+        let userKey = try Permctl.run(["keys", "create", "--role", "user"], url: server.url, key: admin)
+        #expect(userKey.status == 64 && userKey.stderr.contains("consent session"), "\(userKey.stderr)")
         // 1: other HTTP errors (404 unknown service, 422 missing purpose string).
         let unknown = try Permctl.run(["status", "u42", "com.example.maps", "teleport"], url: server.url, key: admin)
         #expect(unknown.status == 1 && unknown.stderr.contains("404"), "\(unknown.stderr)")

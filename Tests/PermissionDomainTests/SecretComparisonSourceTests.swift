@@ -49,11 +49,12 @@ import Testing
     }
 
     @Test func secretsAndHeadersAreNotComparedWithEquals() throws {
-        // In the key code of the API and the domain.
+        // In the key and consent session code of the API and the domain.
         let pattern = try Self.equalsPattern()
         var found: [String] = []
         for (path, lines) in try Self.sources() where path.hasPrefix("Sources/PermissionAPI/Support/Key")
             || path.hasPrefix("Sources/PermissionAPI/KeyBootstrap") || path.hasPrefix("Sources/PermissionDomain/Access/")
+            || path.hasPrefix("Sources/PermissionAPI/Consent/")
         {
             for (number, line) in lines.enumerated() {
                 let code = String(line)

@@ -45,14 +45,13 @@ struct AuditController {
         return filter
     }
 
-    /// An action filter: `area.verb`, two lowerCamel words of letters, at most 64 characters
-    /// (openapi.yaml); one that no entry could have is a malformed query, not an empty result.
+    /// An action filter: `area.verb` or `area.thing.verb` (`consent.session.created`), two or
+    /// three lowerCamel words of letters, at most 64 characters (openapi.yaml); one that no
+    /// entry could have is a malformed query, not an empty result.
     /// - Throws: `APIProblem` 400 `invalid-request` naming `action`.
     static func action(_ raw: String) throws -> AuditAction {
-        let utf8 = raw.utf8
-        guard utf8.count <= 64, let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
-            isLowerCamelWord(utf8[..<dot]), isLowerCamelWord(utf8[utf8.index(after: dot)...])
-        else {
+        let words = raw.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard raw.utf8.count <= 64, (2...3).contains(words.count), words.allSatisfy(isLowerCamelWord) else {
             throw APIProblem.invalidParameter("action", "must be area.verb, e.g. authorization.revoked")
         }
         return AuditAction(raw)

@@ -18,7 +18,16 @@ struct KeysController {
             return try Responses.json(PermissionWire.APIKeyList(items: keys.map(Self.wire)))
         }
         routes.post("/v1/keys", access: .admin) { request in
-            let body = try request.decode(NewAPIKey.self)
+            let body: NewAPIKey
+            do {
+                body = try request.decode(NewAPIKey.self)
+            } catch let error as Wire.WireDecodingError {
+                // `user` is a role, but a consent session's: say so instead of "unknown value".
+                guard Self.asksForUserRole(request.http.body) else { throw error }
+                throw PermissionError.invalidCombination(
+                    field: "role", why: "user is a consent session's role, never an API key's; "
+                        + "make a consent link with POST /v1/users/{user}/consent-sessions")
+            }
             guard let role = Role(rawValue: body.role.rawValue) else {
                 throw APIProblem(.invalidRequest, "role: unknown role")
             }
@@ -38,6 +47,12 @@ struct KeysController {
         }
     }
 
+    /// Whether `body` is a JSON object whose `role` is `"user"`.
+    static func asksForUserRole(_ body: [UInt8]) -> Bool {
+        struct RoleOnly: Decodable { let role: String }
+        return (try? WireDecoder.decodeResponse(RoleOnly.self, from: body))?.role == Role.user.rawValue
+    }
+
     static func wire(_ key: PermissionDomain.APIKey) -> PermissionWire.APIKey {
         let role: PermissionWire.APIKey.Role =
             switch key.role {
@@ -45,6 +60,7 @@ struct KeysController {
             case .consent: .consent
             case .app: .app
             case .auditor: .auditor
+            case .user: preconditionFailure("no API key has role user")
             }
         return PermissionWire.APIKey(
             id: key.id.rawValue, role: role, app: key.app?.rawValue, name: key.name, createdAt: key.createdAt)

@@ -15,7 +15,7 @@ import PermissionDomain
 struct APIRoutes {
     typealias Handler = @Sendable (APIRequest) throws -> HTTPResponse
 
-    private(set) var router = Router()
+    var router = Router()
     let authenticator: any Authenticator
     let configuration: APIConfiguration
     let broadcaster: ChangeBroadcaster

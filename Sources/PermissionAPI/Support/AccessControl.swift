@@ -3,7 +3,8 @@ import PermissionDomain
 
 /// The one place a request's right is checked (SPEC §6): the route's `RouteAccess` against
 /// the principal's role in `AccessMatrix`, and an app key's binding against the route's
-/// `{app}`. Controllers only narrow feeds (events) and the lifecycle events an app may post.
+/// `{app}`, and a consent session's binding against the route's `{user}`. Controllers only
+/// narrow feeds (events), the lifecycle events an app may post, and a session's prompts by id.
 enum AccessControl {
     /// - Throws: 401 `unauthorized` without a role; 403 `forbidden` outside the role or the app.
     static func authorize(_ principal: Principal, for access: RouteAccess, context: RequestContext) throws {
@@ -24,6 +25,13 @@ enum AccessControl {
             }
             // Only feeds narrow themselves to the key's app; any other route needs an {app}.
             guard access == .readEvents else { throw forbidden("This key is bound to one app.") }
+        case .ownUser:
+            // A consent session: a route's {user} must be its own; routes without one act on
+            // the session's user by construction (the `/consent/` pages).
+            if let user = context.parameters["user"] {
+                guard user == principal.boundUser?.rawValue else { throw forbidden("This session is another user's.") }
+            }
+            guard principal.boundUser != nil else { throw forbidden("Only a consent session acts for its user.") }
         }
     }
 

@@ -68,7 +68,7 @@ package enum KeySecret {
         }
     }
 
-    private static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+    static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for byte in bytes {
@@ -79,7 +79,7 @@ package enum KeySecret {
     }
 
     /// RFC 4648 §5 base64url without padding.
-    private static func base64URL(_ bytes: [UInt8]) -> String {
+    static func base64URL(_ bytes: [UInt8]) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var out: [UInt8] = []
         var index = 0

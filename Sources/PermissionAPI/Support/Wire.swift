@@ -31,6 +31,8 @@ enum Wire {
     typealias AuditVerification = PermissionWire.AuditVerification
     typealias AuditPage = PermissionWire.AuditPage
     typealias Health = PermissionWire.Health
+    typealias ConsentSessionLink = PermissionWire.ConsentSessionLink
+    typealias NewConsentSession = PermissionWire.NewConsentSession
     typealias ProblemType = PermissionWire.ProblemType
     typealias RequestBody = PermissionWire.RequestBody
     typealias WireDecoder = PermissionWire.WireDecoder

@@ -16,12 +16,15 @@ public struct APIKey: Hashable, Sendable {
     public var revokedAt: Date?
 
     /// Validates the binding and the label.
-    /// - Throws: `PermissionError.invalidArgument` when an `app` key has no app, another role
-    ///   has one, the name is empty, too long or has control characters, or the hash is not
-    ///   32 bytes.
+    /// - Throws: `PermissionError.invalidCombination` for role `user` (a consent session's, never
+    ///   a key's); `.invalidArgument` when an `app` key has no app, another role has one, the
+    ///   name is empty, too long or has control characters, or the hash is not 32 bytes.
     public init(
         id: KeyID, role: Role, app: AppID?, name: String, secretHash: [UInt8], createdAt: Date, revokedAt: Date? = nil
     ) throws(PermissionError) {
+        guard role.isKeyRole else {
+            throw .invalidCombination(field: "role", why: "user is a consent session's role, never an API key's")
+        }
         if role == .app, app == nil { throw .invalidCombination(field: "app", why: "an app key must name its app") }
         if role != .app, app != nil { throw .invalidCombination(field: "app", why: "only an app key is bound to an app") }
         guard IdentifierSyntax.isDisplayText(name, maxCount: 100) else {

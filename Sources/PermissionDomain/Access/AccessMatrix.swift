@@ -11,21 +11,34 @@ public enum AccessMatrix {
             case .open, .readAuthorization, .listAuthorizations, .setAuthorization, .lifecycle, .readPrompts, .decide,
                 .readSettings, .writeSettings, .readCatalogue:
                 return .granted
-            case .requestAccess, .admin, .audit, .readEvents:
+            case .requestAccess, .admin, .audit, .readEvents, .ownHistory, .consentSession:
                 return .denied
+            case .consentSessions:
+                return .granted
             }
         case .app:
             switch right {
             case .open: return .granted
             case .readAuthorization, .listAuthorizations, .requestAccess, .lifecycle, .readEvents: return .ownApp
             case .setAuthorization, .readPrompts, .decide, .readSettings, .writeSettings, .readCatalogue, .admin,
-                .audit:
+                .audit, .consentSessions, .ownHistory, .consentSession:
                 return .denied
             }
         case .auditor:
             switch right {
             case .open, .audit, .readEvents: return .granted
             default: return .denied
+            }
+        case .user:
+            // A consent session acts on its own user only, and only through `/consent/` (its
+            // cookie is no credential on `/v1`).
+            switch right {
+            case .open: return .granted
+            case .readAuthorization, .listAuthorizations, .setAuthorization, .readPrompts, .decide, .readSettings,
+                .writeSettings, .ownHistory, .consentSession:
+                return .ownUser
+            case .requestAccess, .lifecycle, .readCatalogue, .admin, .audit, .readEvents, .consentSessions:
+                return .denied
             }
         }
     }
@@ -37,6 +50,7 @@ public enum AccessMatrix {
         case .denied: return false
         case .granted: return true
         case .ownApp: return event == .sessionEnded || event == .reinstalled
+        case .ownUser: return false
         }
     }
 }

@@ -30,4 +30,11 @@ public enum AccessRight: String, Sendable, Hashable, CaseIterable {
     case audit
     /// `GET /v1/events`: the change feed; an app key sees only its own app's events.
     case readEvents
+    /// `POST /v1/users/{user}/consent-sessions`, `DELETE /v1/consent-sessions/{id}`: making
+    /// and ending the consent links of users (SPEC §10).
+    case consentSessions
+    /// The user's own audit entries, as the consent pages show them: a consent session only.
+    case ownHistory
+    /// The consent session's own page and its logout: a consent session only.
+    case consentSession
 }

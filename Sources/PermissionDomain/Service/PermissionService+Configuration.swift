@@ -1,7 +1,8 @@
 public import Foundation
 
 extension PermissionService {
-    /// The service's settings (`--prompt-ttl`, `--once-ttl`; SPEC §4).
+    /// The service's settings (`--prompt-ttl`, `--once-ttl`, SPEC §4; `--consent-session-ttl`,
+    /// SPEC §10).
     public struct Configuration: Sendable {
         /// Seconds a prompt stays pending before it expires; default 600.
         public var promptTTL: TimeInterval
@@ -9,14 +10,18 @@ extension PermissionService {
         public var onceTTL: TimeInterval
         /// Makes the id of a prompt created at the given time.
         public var makePromptID: @Sendable (Date) -> PromptID
+        /// Seconds a consent session lasts from its creation; default 900.
+        public var consentSessionTTL: TimeInterval
 
         public init(
             promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
-            makePromptID: @escaping @Sendable (Date) -> PromptID = Configuration.randomPromptID
+            makePromptID: @escaping @Sendable (Date) -> PromptID = Configuration.randomPromptID,
+            consentSessionTTL: TimeInterval = 900
         ) {
             self.promptTTL = promptTTL
             self.onceTTL = onceTTL
             self.makePromptID = makePromptID
+            self.consentSessionTTL = consentSessionTTL
         }
 
         /// `<12 hex digits of milliseconds>-<16 random hex digits>`: unique, and ordered by creation time.

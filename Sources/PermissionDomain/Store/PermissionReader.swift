@@ -2,7 +2,7 @@ public import Foundation
 
 /// The queries of the permission model. Every listing is keyset-paged: rows strictly after
 /// the `after` cursor in the stated order, at most `limit` of them (`limit` >= 1).
-public protocol PermissionReader: APIKeyReader {
+public protocol PermissionReader: APIKeyReader, ConsentSessionReader {
     /// The stored record of (user, app, service), or nil when never written.
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization?
 

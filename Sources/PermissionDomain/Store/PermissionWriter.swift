@@ -1,6 +1,6 @@
 /// The changes of the permission model, inside `PermissionStore.write`. Each `save` is an
 /// upsert by the value's identity; reads through the writer see the body's own changes.
-public protocol PermissionWriter: PermissionReader, APIKeyWriter {
+public protocol PermissionWriter: PermissionReader, APIKeyWriter, ConsentSessionWriter {
     /// Upserts by (user, app, service). The service sets `version` (old + 1) and `updatedAt`.
     func save(_ authorization: StoredAuthorization) throws
     /// Upserts by id.

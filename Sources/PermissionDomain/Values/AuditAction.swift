@@ -1,5 +1,5 @@
-/// What an audit entry records. An open set of names (`area.verb`), so later features
-/// (keys) can add their own.
+/// What an audit entry records. An open set of names (`area.verb`, or `area.thing.verb` for
+/// consent sessions), so later features (keys) can add their own.
 public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 
@@ -35,4 +35,8 @@ public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
     public static let keyCreated = AuditAction("key.created")
     /// An API key was revoked; `detail` has `key` and `role`.
     public static let keyRevoked = AuditAction("key.revoked")
+    /// A consent link was made for `user`; `detail` has `session` and `expiresAt`, never the token.
+    public static let consentSessionCreated = AuditAction("consent.session.created")
+    /// A consent session was ended (by an operator, or by the user's logout); `detail` has `session`.
+    public static let consentSessionEnded = AuditAction("consent.session.ended")
 }

@@ -11,6 +11,7 @@ enum PermissionSchema {
         Migration(id: "1-permission-store", sql: version1),
         Migration(id: "2-api-keys", sql: version2),
         auditChain,
+        Migration(id: "4-consent-sessions", sql: version4),
         Migration(id: "5-localized-purpose-strings", sql: version5),
     ])
 

@@ -35,6 +35,7 @@ extension StoreSession {
         let id = try statement.requiredString(at: 0, "api_keys", "id")
         guard KeyID.isValid(id) else { throw corrupt("api_keys", "id") }
         let role = try statement.enumeration(Role.self, at: 1, "api_keys", "role")
+        guard role.isKeyRole else { throw corrupt("api_keys", "role") }
         guard let hash = statement.blob(at: 4), hash.count == 32 else { throw corrupt("api_keys", "secret_hash") }
         return APIKey(
             trusted: KeyID(trusted: id), role: role, app: statement.string(at: 2).map { AppID(trusted: $0) },

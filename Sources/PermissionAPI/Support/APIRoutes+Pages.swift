@@ -1,0 +1,49 @@
+import HTTPCore
+import PermissionDomain
+
+/// Routes of the consent pages (SPEC §10): authenticated by the session cookie instead of an
+/// API key, their right checked in `AccessMatrix` for role `user` like every other route, and
+/// refused with pages instead of problems.
+extension APIRoutes {
+    typealias PageHandler = @Sendable (HTTPRequest, RequestContext, ConsentVisit) throws -> HTTPResponse
+
+    /// Registers `handler` for `method` requests matching `template` (under `/consent/`): the
+    /// request's consent session is resolved by `sessions` (401 page without one) and must hold
+    /// `access` (403 page, or 403 for another user's `{user}`). It runs on the worker queue:
+    /// every page reads the store.
+    mutating func page(
+        _ method: HTTPMethod, _ template: String, access: RouteAccess, sessions: ConsentSessionAuthenticator,
+        _ handler: @escaping PageHandler
+    ) {
+        precondition(ConsentSecurityHeaders.covers(template), "page \(template) must be under /consent/")
+        openPage(method, template) { request, context in
+            let visit = try sessions.authenticate(request)
+            do {
+                try AccessControl.authorize(visit.principal, for: access, context: context)
+            } catch is APIProblem {
+                throw ConsentPageError.forbidden
+            }
+            return try handler(request, context, visit)
+        }
+    }
+
+    /// Registers a consent page that needs no session (the link's start), refused with pages.
+    mutating func openPage(_ method: HTTPMethod, _ template: String, _ handler: @escaping Router.Handler) {
+        let broadcaster = broadcaster
+        let writes = method != .get
+        router.on(method, template, execution: .worker) { request, context in
+            defer { if writes { broadcaster.notify() } }
+            do {
+                return try handler(request, context)
+            } catch let error as ConsentPageError {
+                return error.page.response
+            } catch {
+                context.logger.error("consent page failed", metadata: ["error": .string(String(reflecting: error))])
+                return ConsentPage(
+                    status: .internalServerError, title: "Something went wrong",
+                    content: [ConsentPage.paragraph("Nothing was changed. Please try again in a moment.")]
+                ).response
+            }
+        }
+    }
+}

@@ -1,0 +1,313 @@
+import Foundation
+import HTTPCore
+@testable import PermissionAPI
+import PermissionDomain
+import PermissionWire
+import Testing
+
+/// Consent links and the `/consent/` entry (SPEC §10), in-process on either store: making a
+/// link, the one-time exchange for the cookie, the refusals of reused, expired, forged and
+/// ended links, the cookie's flags, the security headers, CSRF, and that a session reaches its
+/// own user only and nothing on `/v1`.
+@Suite struct ConsentSessionTests {
+    /// The security headers of every `/consent/` response.
+    static let securityHeaders = [
+        ("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"),
+        ("Referrer-Policy", "no-referrer"), ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+    ]
+
+    /// No `Authorization` field: the cookie alone.
+    static let noKey = ("Authorization", "")
+
+    /// Makes a link for `user`; returns the response's link.
+    static func link(_ app: TestApp, user: String = "u42") throws -> ConsentSessionLink {
+        let response = try app.send(.post, "/v1/users/\(user)/consent-sessions")
+        guard response.status == 201 else { throw TestFailure("link: \(response.status) \(response.text)") }
+        return try response.decode(ConsentSessionLink.self)
+    }
+
+    /// Follows `link` like a browser; returns the response and the cookie's `name=value`.
+    static func open(_ app: TestApp, _ link: ConsentSessionLink) throws -> (response: TestResponse, cookie: String?) {
+        let response = try app.send(.get, link.url, headers: [noKey])
+        let cookie = response.headers["Set-Cookie"].map { String($0.prefix { $0 != ";" }) }
+        return (response, cookie)
+    }
+
+    /// A session's cookie for `user`.
+    static func session(_ app: TestApp, user: String = "u42") throws -> String {
+        let (response, cookie) = try open(app, try link(app, user: user))
+        guard response.status == 303, let cookie else { throw TestFailure("start: \(response.status) \(response.text)") }
+        return cookie
+    }
+
+    static func expectSecurityHeaders(_ response: TestResponse, _ comment: Comment? = nil) {
+        for (name, value) in securityHeaders { #expect(response.headers[name] == value, "\(name) \(comment?.rawValue ?? "")") }
+    }
+
+    /// The CSRF token in a page's forms.
+    static func csrfToken(in page: String) throws -> String {
+        let marker = #"name="csrf" value=""#
+        guard let start = page.range(of: marker)?.upperBound else { throw TestFailure("no CSRF field in \(page)") }
+        return String(page[start...].prefix { $0 != "\"" })
+    }
+
+    @Test func aLinkIsMadeOnceAndAudited() throws {
+        let app = try TestApp()
+        let response = try app.send(.post, "/v1/users/u42/consent-sessions", json: "{}")
+        #expect(response.status == 201)
+        let link = try response.decode(ConsentSessionLink.self)
+        #expect(ConsentSessionID.isValid(link.id))
+        #expect(response.headers["Location"] == "/v1/consent-sessions/\(link.id)")
+        #expect(response.headers["Cache-Control"] == "no-store")
+        #expect(link.expiresAt == TestApp.start.addingTimeInterval(900))
+        let token = try #require(link.url.split(separator: "=", maxSplits: 1).last)
+        #expect(link.url.hasPrefix("/consent/start?token=") && token.count == 43)
+        let entry = try #require(try app.audit().last)
+        #expect(entry.action == "consent.session.created" && entry.user == "u42")
+        #expect(entry.detail?["session"] == link.id && entry.actor.role == "admin")
+        let log = try app.send(.get, "/v1/audit").text
+        #expect(!log.contains(token), "the token is in no audit entry")
+
+        #expect(try app.send(.post, "/v1/users/u42/consent-sessions", json: #"{"ttl":5}"#).status == 400)
+        #expect(try app.send(.post, "/v1/users/bad%20user/consent-sessions").status == 400)
+        let appKey = try app.storeKey(role: .app, app: "com.example.maps").secret
+        #expect(try app.send(.post, "/v1/users/u42/consent-sessions", headers: [("Authorization", "Bearer \(appKey)")]).status == 403)
+        let consentKey = try app.storeKey(role: .consent).secret
+        #expect(try app.send(.post, "/v1/users/u42/consent-sessions", headers: [("Authorization", "Bearer \(consentKey)")]).status == 201)
+    }
+
+    @Test func theLinkBaseIsThePublicURL() throws {
+        let app = try TestApp { $0.publicURL = "https://permissions.example.com/base" }
+        #expect(try Self.link(app).url.hasPrefix("https://permissions.example.com/base/consent/start?token="))
+    }
+
+    @Test func theFirstVisitSetsTheCookieAndRedirectsWithoutTheToken() throws {
+        let app = try TestApp()
+        let link = try Self.link(app)
+        app.clock.advance(by: 100)
+        let head = try app.send(.head, link.url, headers: [Self.noKey])
+        #expect(head.status == 200 && head.headers["Set-Cookie"] == nil, "a HEAD does not use up the link")
+        Self.expectSecurityHeaders(head)
+        let (response, cookie) = try Self.open(app, link)
+        #expect(response.status == 303)
+        #expect(response.headers["Location"] == "/consent/")
+        let setCookie = try #require(response.headers["Set-Cookie"])
+        let value = try #require(cookie?.dropFirst("permission_consent=".count))
+        #expect(cookie?.hasPrefix("permission_consent=") == true && value.count == 43)
+        #expect(setCookie == "permission_consent=\(value); Path=/consent; Max-Age=800; HttpOnly; SameSite=Strict; Secure")
+        Self.expectSecurityHeaders(response)
+        #expect(!link.url.contains(String(value)), "the cookie is not the token")
+
+        let home = try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", "theme=dark; \(cookie!)")])
+        #expect(home.status == 200)
+        #expect(home.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(home.text.hasPrefix("<!DOCTYPE html>") && home.text.contains("u42"))
+        #expect(!home.text.contains("<script") && !home.text.contains("style="), "no inline script or style")
+        Self.expectSecurityHeaders(home)
+    }
+
+    @Test func theCookieIsNotSecureWhenConfiguredForPlainHTTP() throws {
+        let app = try TestApp { $0.consentCookieSecure = false }
+        let (response, _) = try Self.open(app, try Self.link(app))
+        let setCookie = try #require(response.headers["Set-Cookie"])
+        #expect(setCookie.hasSuffix("; Max-Age=900; HttpOnly; SameSite=Strict"))
+        #expect(!setCookie.contains("Secure"))
+    }
+
+    @Test func reusedForgedMissingExpiredAndEndedLinksGetAPageAndNoCookie() throws {
+        let app = try TestApp()
+        let used = try Self.link(app)
+        _ = try Self.open(app, used)
+        let ended = try Self.link(app)
+        #expect(try app.send(.delete, "/v1/consent-sessions/\(ended.id)").status == 204)
+        let expired = try Self.link(app)
+        let cases: [(String, Int, String)] = [
+            (used.url, 410, "already used"),
+            ("/consent/start?token=" + String(repeating: "A", count: 43), 400, "not valid"),
+            ("/consent/start", 400, "not complete"),
+            ("/consent/start?token=short", 400, "not complete"),
+            ("/consent/start?token=%3Cscript%3E", 400, "not complete"),
+            (ended.url, 410, "withdrawn"),
+        ]
+        for (target, status, words) in cases {
+            let response = try app.send(.get, target, headers: [Self.noKey])
+            #expect(response.status == status, "\(target)")
+            #expect(response.headers["Set-Cookie"] == nil, "\(target)")
+            #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+            #expect(response.text.contains(words), "\(target): \(response.text)")
+            #expect(response.text.contains("Ask the app or service that sent you the link for a new one."))
+            Self.expectSecurityHeaders(response, "\(target)")
+        }
+        app.clock.advance(by: 900)
+        let late = try app.send(.get, expired.url, headers: [Self.noKey])
+        #expect(late.status == 410 && late.text.contains("expired") && late.headers["Set-Cookie"] == nil)
+    }
+
+    @Test func withoutALiveSessionTheHomePageSaysTheLinkExpired() throws {
+        let app = try TestApp()
+        let cookie = try Self.session(app)
+        let other = try Self.session(app, user: "u43")
+        for cookieField in ["", "permission_consent=", "permission_consent=" + String(repeating: "A", count: 43), "other=1"] {
+            let response = try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookieField)])
+            #expect(response.status == 401, "\(cookieField)")
+            #expect(response.text.contains("This link has expired"))
+            #expect(response.text.contains("Ask the app or service that sent you the link for a new one."))
+            Self.expectSecurityHeaders(response)
+        }
+        // Ended by an operator: the cookie stops working at once.
+        let id = try #require(try app.audit().filter { $0.action == "consent.session.created" && $0.user == "u43" }.last?.detail?["session"])
+        #expect(try app.send(.delete, "/v1/consent-sessions/\(id)").status == 204)
+        #expect(try app.send(.delete, "/v1/consent-sessions/\(id)").status == 204, "ending twice is fine")
+        #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", other)]).status == 401)
+        #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)]).status == 200, "the other session lives")
+        // Expired: the lifetime counts from the link's making.
+        app.clock.advance(by: 900)
+        #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)]).status == 401)
+
+        #expect(try app.send(.delete, "/v1/consent-sessions/cs_00000000000000ff").status == 404)
+        #expect(try app.send(.delete, "/v1/consent-sessions/nope").status == 400)
+        let ended = try app.audit("action=consent.session.ended")
+        #expect(ended.count == 1 && ended.first?.user == "u43" && ended.first?.detail?["session"] == id)
+    }
+
+    @Test func everyConsentResponseHasTheSecurityHeaders() throws {
+        let app = try TestApp()
+        for target in ["/consent/nothing-here", "/consent/", "/consent/start", "/consent"] {
+            Self.expectSecurityHeaders(try app.send(.get, target, headers: [Self.noKey]), "\(target)")
+        }
+        Self.expectSecurityHeaders(try app.send(.put, "/consent/", headers: [Self.noKey]), "405")
+        #expect(try app.send(.get, "/healthz").headers["Content-Security-Policy"] == nil, "only under /consent/")
+    }
+
+    @Test func logoutNeedsTheSessionsCSRFTokenAndEndsTheSession() throws {
+        let app = try TestApp()
+        let cookie = try Self.session(app)
+        let otherCookie = try Self.session(app, user: "u43")
+        let home = try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)])
+        let token = try Self.csrfToken(in: home.text)
+        let otherToken = try Self.csrfToken(in: try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", otherCookie)]).text)
+        #expect(token.count == 43 && token != otherToken)
+        let form = ("Content-Type", "application/x-www-form-urlencoded")
+        let seq = try app.lastSeq()
+        let refused: [(String, [(String, String)], Int)] = [
+            ("", [form], 403),
+            ("csrf=", [form], 403),
+            ("csrf=" + otherToken, [form], 403),
+            ("csrf=" + String(repeating: "A", count: 43), [form], 403),
+            ("csrf=\(token)&csrf=\(token)", [form], 403),
+            ("csrf=" + token, [("Content-Type", "application/json")], 415),
+            ("csrf=" + token + "&" + String(repeating: "x", count: 20_000), [form], 413),
+            ("csrf=%ZZ", [form], 400),
+        ]
+        for (body, headers, status) in refused {
+            let response = try app.send(
+                .post, "/consent/logout", body: Array(body.utf8), headers: [Self.noKey, ("Cookie", cookie)] + headers)
+            #expect(response.status == status, "\(body.prefix(60))")
+            #expect(response.text.contains("Nothing was changed"))
+            Self.expectSecurityHeaders(response)
+        }
+        #expect(try app.lastSeq() == seq, "nothing was written")
+        #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)]).status == 200)
+        let noSession = try app.send(.post, "/consent/logout", body: Array("csrf=\(token)".utf8), headers: [Self.noKey, form])
+        #expect(noSession.status == 401)
+
+        let out = try app.send(
+            .post, "/consent/logout", body: Array("csrf=\(token)".utf8), headers: [Self.noKey, ("Cookie", cookie), form])
+        #expect(out.status == 200 && out.text.contains("signed out"))
+        #expect(out.headers["Set-Cookie"] == "permission_consent=; Path=/consent; Max-Age=0; HttpOnly; SameSite=Strict; Secure")
+        #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)]).status == 401)
+        #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", otherCookie)]).status == 200)
+        let entry = try #require(try app.audit().last)
+        #expect(entry.action == "consent.session.ended" && entry.user == "u42" && entry.actor.role == "user")
+        #expect(entry.actor.keyId.map(ConsentSessionID.isValid) == true)
+    }
+
+    /// Cell by cell: a session sees its own user's prompts, and another user's prompt is not
+    /// found; the text shown is escaped.
+    @Test func aSessionReachesOnlyItsOwnUser() throws {
+        let app = try TestApp()
+        var purposes = TestApp.allPurposes
+        purposes["NSCameraUsageDescription"] = "<script>alert('x')</script> & \"more\""
+        try app.registerApp("com.example.maps", purposes)
+        let own = try app.prompt("camera", "full", user: "u42")
+        let foreign = try app.prompt("camera", "full", user: "u43")
+        let cookie = try Self.session(app)
+        let home = try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)])
+        #expect(home.text.contains("/consent/prompts/\(own.id)") && !home.text.contains(foreign.id))
+
+        let mine = try app.send(.get, "/consent/prompts/\(own.id)", headers: [Self.noKey, ("Cookie", cookie)])
+        #expect(mine.status == 200)
+        #expect(mine.text.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;more&quot;"))
+        #expect(!mine.text.contains("<script>"))
+        for id in [foreign.id, "p-unknown", "%3Cb%3E"] {
+            let response = try app.send(.get, "/consent/prompts/\(id)", headers: [Self.noKey, ("Cookie", cookie)])
+            #expect(response.status == 404, "\(id)")
+            #expect(!response.text.contains("Purpose"), "nothing of the prompt is shown")
+            Self.expectSecurityHeaders(response)
+        }
+        #expect(try app.send(.get, "/consent/prompts/\(own.id)", headers: [Self.noKey]).status == 401)
+    }
+
+    /// Every right a session holds is bound to its user: a route's `{user}` of another user is
+    /// refused (403), its own passes; the rights it lacks are refused whatever the path.
+    @Test(arguments: AccessRight.allCases) func aSessionsRightsAreBoundToItsUser(_ right: AccessRight) throws {
+        let session = try ConsentSession(
+            id: ConsentSessionID("cs_0123456789abcdef"), user: UserID("u42"), tokenHash: Array(repeating: 1, count: 32),
+            secretHash: Array(repeating: 2, count: 32), csrfHash: Array(repeating: 3, count: 32),
+            createdAt: TestApp.start, expiresAt: TestApp.start.addingTimeInterval(900), exchangedAt: TestApp.start)
+        let principal = Principal(session: session)
+        func context(_ user: String?) -> RequestContext {
+            var context = RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "127.0.0.1:1")
+            if let user { context.parameters = ["user": user] }
+            return context
+        }
+        switch AccessMatrix.grant(.user, right) {
+        case .granted:
+            #expect(right == .open)
+        case .ownUser:
+            #expect(throws: Never.self) { try AccessControl.authorize(principal, for: right, context: context("u42")) }
+            #expect(throws: Never.self) { try AccessControl.authorize(principal, for: right, context: context(nil)) }
+            let error = #expect(throws: APIProblem.self) {
+                try AccessControl.authorize(principal, for: right, context: context("u43"))
+            }
+            #expect(error?.type == .forbidden)
+            // A key's principal holding no bound user cannot use an own-user grant.
+            let unbound = Principal(actor: session.actor, role: .user)
+            #expect(throws: APIProblem.self) { try AccessControl.authorize(unbound, for: right, context: context(nil)) }
+        case .denied, .ownApp:
+            for user in ["u42", "u43"] {
+                #expect(throws: APIProblem.self) { try AccessControl.authorize(principal, for: right, context: context(user)) }
+            }
+        }
+    }
+
+    /// The cookie is no credential on `/v1`: every operation answers 401 with it alone.
+    @Test func theSessionCookieOpensNothingOnV1() throws {
+        let app = try TestApp()
+        let cookie = try Self.session(app)
+        let samples = ["{user}": "u42", "{app}": "com.example.maps", "{service}": "camera", "{id}": "x1"]
+        var checked = 0
+        for (method, template) in try RouteTableTests.operations() where template.hasPrefix("/v1/") {
+            var target = template
+            for (name, value) in samples { target = target.replacingOccurrences(of: name, with: value) }
+            let response = try app.send(
+                HTTPMethod(method), target, json: method == "GET" || method == "DELETE" ? nil : "{}",
+                headers: [Self.noKey, ("Cookie", cookie)])
+            #expect(response.status == 401, "\(method) \(template): \(response.status)")
+            checked += 1
+        }
+        #expect(checked >= 30)
+    }
+
+    @Test func userIsNoKeyRole() throws {
+        let app = try TestApp()
+        let before = try app.send(.get, "/v1/keys").text
+        let response = try app.send(.post, "/v1/keys", json: #"{"role":"user","name":"browser"}"#)
+        #expect(response.status == 422)
+        #expect(response.problemType == .invalidCombination)
+        #expect(response.problem?.detail.contains("consent session") == true)
+        #expect(try app.send(.get, "/v1/keys").text == before, "no key was made")
+        #expect(try app.send(.post, "/v1/keys", json: #"{"role":"nobody"}"#).status == 400, "other unknown roles stay 400")
+        #expect(throws: PermissionError.self) { try app.storeKey(role: .user) }
+    }
+}
