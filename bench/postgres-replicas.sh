@@ -128,6 +128,12 @@ if [ "$(pg_sql postgres -c 'SHOW fsync')" != on ] || [ "$(pg_sql postgres -c 'SH
     echo "PostgreSQL is not durable: fsync or synchronous_commit is off" >&2; exit 1
 fi
 
+# CPU ticks of the cluster: the postmaster's own and its children's, the backends that have
+# ended included (their time is the postmaster's cutime and cstime once it has reaped them).
+pg_ticks() {
+    echo $(($(awk '{ print $16 + $17 }' "/proc/$pg_pid/stat") + $(group_ticks "$pg_pid")))
+}
+
 # A series' value on /metrics (the series as printed, labels included); empty when absent.
 metric() { # base series
     curl -fsS "$1/metrics" | awk -v s="$2" '$1 == s { print $2 }'
@@ -166,14 +172,14 @@ measure() {
     shift 4
     hz="$(getconf CLK_TCK)"
     for p in $servers; do s0=$((s0 + $(group_ticks "$p"))); done
-    g0=$(group_ticks "$pg_pid")
+    g0=$(pg_ticks)
     for i in "${!urls[@]}"; do
         PUT_TAG="r$i" wrk_to "$prefix/$name.$i.wrk" $((c / ${#urls[@]})) "${urls[$i]}" "$@" &
         wrks+=("$!")
         pids+=("$!")
     done
     for p in "${wrks[@]}"; do wait "$p"; done
-    g1=$(group_ticks "$pg_pid")
+    g1=$(pg_ticks)
     for p in $servers; do s1=$((s1 + $(group_ticks "$p"))); done
     rps[$name]=$(cat "$prefix/$name".*.wrk | awk '/Requests\/sec/ { s += $2 } END { printf "%.0f", s }')
     answered[$name]=$(cat "$prefix/$name".*.wrk | awk '/requests in/ { s += $1 } END { print s }')
