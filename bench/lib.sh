@@ -59,3 +59,29 @@ seed_database() { # server_bin db users apps
 to_ms() {
     awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n *= 1; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
 }
+
+# Waits (20 s at most) until URL answers 2xx; exits the script otherwise.
+wait_up() { # url
+    for _ in $(seq 1 200); do
+        if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
+        sleep 0.1
+    done
+    echo "nothing answers $1" >&2
+    exit 1
+}
+
+# Waits until the read cache holds at least $2 entries (the SQLite warm-up's records and users),
+# unless the cache is off (no such series). Two minutes at most.
+wait_warm() { # base entries
+    local entries
+    for _ in $(seq 1 1200); do
+        entries=$(curl -fsS "$1/metrics" | awk '$1 == "permission_read_cache_entries" { print $2 }')
+        if [ -z "$entries" ] || [ "${entries%.*}" -ge "$2" ]; then return 0; fi
+        sleep 0.1
+    done
+    echo "the read cache did not warm up: $entries entries" >&2
+    exit 1
+}
+
+# The median of a list of numbers (the middle one; the mean of the two middle ones).
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -54,28 +54,6 @@ done
 
 server_bin="$(bench_server_binary "$root")"
 
-wait_up() { # url
-    for _ in $(seq 1 200); do
-        if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
-        sleep 0.1
-    done
-    echo "nothing answers $1" >&2
-    exit 1
-}
-
-# Waits until the read cache holds at least $2 entries (the warm-up's records and users), unless
-# the cache is off (no such series). Two minutes at most.
-wait_warm() { # base entries
-    local entries
-    for _ in $(seq 1 1200); do
-        entries=$(curl -fsS "$1/metrics" | awk '$1 == "permission_read_cache_entries" { print $2 }')
-        if [ -z "$entries" ] || [ "${entries%.*}" -ge "$2" ]; then return 0; fi
-        sleep 0.1
-    done
-    echo "the read cache did not warm up: $entries entries" >&2
-    exit 1
-}
-
 # The server's resident memory: anonymous (its heap, the cache) and the peak, in MB.
 memory_note() { # pid
     awk '/^RssAnon:/ { anon = $2 } /^VmHWM:/ { hwm = $2 } END { printf "RssAnon %.0f MB, VmHWM %.0f MB", anon / 1024, hwm / 1024 }' "/proc/$1/status"
@@ -195,8 +173,6 @@ for name in "${names[@]}"; do
         "${wrkcpu[$name]}" "${srvcpu[$name]}" "${cpureq[$name]}" "${userreq[$name]}" "${notes[$name]:-}"
 done
 echo
-# The median of a list of numbers (the middle one; the mean of the two middle ones).
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -A median_rps median_nginx
 for size in $sizes; do
     rows="${size%%:*}"

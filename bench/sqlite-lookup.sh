@@ -59,8 +59,6 @@ time_lookups() { # rows users apps mode
     echo "$out" | sed -E 's/.*microseconds_per_lookup=([0-9.]+).*/\1/'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
 declare -A times
 for round in $(seq 1 "$rounds"); do
     echo "== round $round of $rounds"
@@ -76,10 +74,12 @@ first_rows="${names[0]%%:*}"
 echo
 printf '%-10s %-10s %-18s %-22s %s\n' rows mode "µs per lookup" "ratio to $first_rows rows" "(the rounds)"
 for mode in $modes; do
-    base=$(echo "${times["$first_rows $mode"]}" | tr ' ' '\n' | grep . | median)
+    read -ra values <<<"${times["$first_rows $mode"]}"
+    base=$(median "${values[@]}")
     for name in "${names[@]}"; do
         rows="${name%%:*}"
-        value=$(echo "${times["$rows $mode"]}" | tr ' ' '\n' | grep . | median)
+        read -ra values <<<"${times["$rows $mode"]}"
+        value=$(median "${values[@]}")
         printf '%-10s %-10s %-18s %-22s (%s)\n' "$rows" "$mode" "$value" \
             "$(awk -v a="$value" -v b="$base" 'BEGIN { printf "%.2f", a / b }')" "${times["$rows $mode"]% }"
     done

@@ -21,6 +21,8 @@ packages=(
     debootstrap           # docker/verify-image.sh: the bookworm rootfs of the stand-in base images
     buildah podman        # docker/verify-image.sh: builds docker/Dockerfile, imports the rootfs
     util-linux            # docker/verify-image.sh: unshare, nsenter, setpriv for the read-only run
+                          # (bench/: taskset; setpriv for bench/postgres-replicas.sh's PostgreSQL)
+    wrk nginx-light       # bench/: the load generator, and nginx beside the hot path
     chromium chromium-driver  # the consent pages' browser tests (Selenium drives headless Chromium)
     fonts-dejavu-core     # a font for the browser tests' screenshots (Latin, Greek, Hebrew, Arabic)
 )

@@ -1,9 +1,10 @@
 -- wrk: durable writes. Each request is a settings PUT (SPEC §4 Settings) that denies location
--- to one seeded app for a user never written before ("w<run>-<n>"), so every answered write is
--- a real change: one new record and one audit entry committed together (synchronous=FULL).
--- The bench compares the answered count with the audit rows added.
+-- to one seeded app for a user never written before ("w<tag><run>-<n>"), so every answered write
+-- is a real change: one new record and one audit entry committed together (durably).
+-- The bench compares the answered count with the audit rows added. PUT_TAG (empty unless set)
+-- keeps apart the users of wrk processes started in the same second.
 local apps = tonumber(os.getenv("APPS") or "100")
-local run = tostring(os.time())
+local run = (os.getenv("PUT_TAG") or "") .. tostring(os.time())
 local headers = {
     ["Content-Type"] = "application/json",
     ["Authorization"] = "Bearer " .. (os.getenv("BENCH_API_KEY") or ""),
