@@ -3,6 +3,8 @@
 /// path; `updatedAt` is set by the server).
 public struct AppRegistration: RequestBody, Codable, Equatable {
     public static let allowedKeys: Set<String> = ["name", "purposeStrings", "localizedPurposeStrings"]
+    /// Left out for none; its schema is an object.
+    public static let notNullable: Set<String> = ["localizedPurposeStrings"]
 
     public var name: String
     public var purposeStrings: [String: String]

@@ -4,4 +4,11 @@
 public protocol RequestBody: Decodable, Sendable {
     /// Every top-level member name the body may contain.
     static var allowedKeys: Set<String> { get }
+    /// Optional members that may be left out but not sent as `null`.
+    static var notNullable: Set<String> { get }
+}
+
+extension RequestBody {
+    /// Optional members that may be left out but not sent as `null` (their schema has no null).
+    public static var notNullable: Set<String> { [] }
 }

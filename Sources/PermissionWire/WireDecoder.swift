@@ -22,6 +22,10 @@ public enum WireDecoder {
             throw WireDecodingError(kind: .unknownMember, path: WireDecodingError.pointer([unknown]),
                                     message: "unknown member '\(unknown)'")
         }
+        if let null = T.notNullable.filter({ members[$0] == .null }).min() {
+            throw WireDecodingError(kind: .invalidValue, path: WireDecodingError.pointer([null]),
+                                    message: "'\(null)' may be left out but not null")
+        }
         return try decodeChecked(type, from: bytes)
     }
 

@@ -26,6 +26,18 @@ import Testing
         #expect(error.message == "unknown member 'force'")
     }
 
+    /// An optional member whose schema has no null may be left out, not sent as null
+    /// (schemathesis found `"localizedPurposeStrings": null` accepted).
+    @Test func anOptionalObjectMayBeLeftOutButNotNull() throws {
+        let error = try #require(
+            Self.failure(AppRegistration.self, #"{"name":"M","purposeStrings":{},"localizedPurposeStrings":null}"#))
+        #expect(error.kind == .invalidValue)
+        #expect(error.path == "/localizedPurposeStrings")
+        #expect(error.problemType == .invalidRequest)
+        let absent = try WireDecoder.decode(AppRegistration.self, from: Array(#"{"name":"M","purposeStrings":{}}"#.utf8))
+        #expect(absent.localizedPurposeStrings == nil)
+    }
+
     @Test func freeFormDictionariesAcceptAnyKeys() throws {
         let body = try WireDecoder.decode(AppRegistration.self, from: Array(#"{"name":"M","purposeStrings":{"Anything":"x"}}"#.utf8))
         #expect(body.purposeStrings == ["Anything": "x"])
