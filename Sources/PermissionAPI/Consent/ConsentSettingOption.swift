@@ -7,14 +7,16 @@ import PermissionDomain
 /// Off / On.
 enum ConsentSettingOption: String, Sendable, CaseIterable {
     case never, askNextTime, whileUsing, always
-    case none, addOnly, limited, full
+    /// Photos' None (not `none`, which an optional would take for nil).
+    case noAccess = "none"
+    case addOnly, limited, full
     case off, on
 
     /// The options of `service`'s entries, in display order.
     static func options(for service: ServiceDefinition) -> [ConsentSettingOption] {
         switch service.id {
         case .location: return [.never, .askNextTime, .whileUsing, .always]
-        case .photos: return [.none, .addOnly, .limited, .full]
+        case .photos: return [.noAccess, .addOnly, .limited, .full]
         default: return [.off, .on]
         }
     }
@@ -26,7 +28,7 @@ enum ConsentSettingOption: String, Sendable, CaseIterable {
     func change(for service: ServiceDefinition, current: Authorization) -> (status: AuthorizationStatus, level: Level?)? {
         guard Self.options(for: service).contains(self) else { return nil }
         switch self {
-        case .never, .none, .off: return (.denied, nil)
+        case .never, .noAccess, .off: return (.denied, nil)
         case .askNextTime: return (.notDetermined, nil)
         case .whileUsing: return (.authorized, .whenInUse)
         case .always: return (.authorized, .always)
@@ -49,7 +51,7 @@ enum ConsentSettingOption: String, Sendable, CaseIterable {
         case (.location, .notDetermined): return .askNextTime
         case (_, .notDetermined): return nil
         case (.location, .denied): return .never
-        case (.photos, .denied): return .none
+        case (.photos, .denied): return .noAccess
         case (_, .denied): return .off
         case (.location, .authorized):
             if authorization.once { return .askNextTime }

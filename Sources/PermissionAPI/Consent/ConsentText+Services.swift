@@ -100,7 +100,7 @@ extension ConsentText {
         case .askNextTime: (en, de) = ("Ask Next Time", "Nächstes Mal fragen")
         case .whileUsing: (en, de) = ("While Using the App", "Beim Verwenden der App")
         case .always: (en, de) = ("Always", "Immer")
-        case .none: (en, de) = ("None", "Keine")
+        case .noAccess: (en, de) = ("None", "Keine")
         case .addOnly: (en, de) = ("Add Photos Only", "Nur Fotos hinzufügen")
         case .limited: (en, de) = ("Limited Access", "Eingeschränkter Zugriff")
         case .full: (en, de) = ("Full Access", "Voller Zugriff")
