@@ -52,6 +52,7 @@ import Testing
         ConsentSessionTests.expectSecurityHeaders(empty)
         let foreign = try app.prompt("camera", "full", user: "u43")
         let first = try app.prompt("camera", "full")
+        app.clock.advance(by: 1)
         let second = try app.prompt("microphone", "full")
         let fragment = try browser.get("/consent/prompts-fragment").text
         #expect(fragment.hasPrefix(#"<div class="alert""#) && !fragment.contains("<html"))

@@ -66,7 +66,9 @@ extension ConsentController {
         let page = try permissions.prompts(
             matching: PromptFilter(user: visit.user, state: .pending), after: nil, limit: maxPendingShown)
         var names = ConsentAppNames()
-        return try page.items.map {
+        // Ids follow creation to the millisecond; within one, the clock decides nothing more.
+        let items = page.items.sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
+        return try items.map {
             try ConsentShownPrompt($0, languages: languages, permissions: permissions, names: &names)
         }
     }

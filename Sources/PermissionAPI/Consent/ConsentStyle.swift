@@ -59,8 +59,8 @@ nav {
   display: flex;
   flex-wrap: wrap;
   align-items: center;
-  gap: 4px 8px;
-  padding: 8px max(16px, env(safe-area-inset-left));
+  gap: 4px 2px;
+  padding: 8px max(8px, env(safe-area-inset-left));
   background: var(--grouped);
   border-bottom: 0.5px solid var(--separator);
 }
@@ -68,7 +68,7 @@ nav a, nav button {
   display: inline-flex;
   align-items: center;
   min-height: 44px;
-  padding: 0 12px;
+  padding: 0 10px;
   border-radius: 8px;
   color: var(--blue);
   text-decoration: none;
@@ -142,8 +142,8 @@ p.user { color: var(--secondary); margin: 0 0 16px; }
 }
 #location-services button {
   display: flex;
-  justify-content: space-between;
   align-items: center;
+  gap: 12px;
   width: 100%;
   min-height: 44px;
   padding: 11px 16px;
@@ -155,12 +155,13 @@ p.user { color: var(--secondary); margin: 0 0 16px; }
   text-align: start;
   cursor: pointer;
 }
+.switch-label { flex: 1; }
+.switch-state { color: var(--secondary); }
 .switch {
   flex: none;
   position: relative;
   width: 51px;
   height: 31px;
-  margin-inline-start: 12px;
   border-radius: 16px;
   background: var(--fill);
   transition: background 0.2s;
@@ -179,7 +180,8 @@ p.user { color: var(--secondary); margin: 0 0 16px; }
 }
 button[aria-pressed="true"] .switch { background: var(--green); }
 button[aria-pressed="true"] .switch::after { transform: translateX(20px); }
-.switch-state { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+[dir="rtl"] .switch::after { left: auto; right: 2px; }
+[dir="rtl"] button[aria-pressed="true"] .switch::after { transform: translateX(-20px); }
 p.note { color: var(--secondary); font-size: 13px; margin: 0 16px 12px; }
 .service h2 { margin-top: 24px; }
 .app-setting fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }
@@ -226,6 +228,10 @@ p.restricted { clear: both; margin: 0; padding: 8px 16px 12px; font-size: 13px; 
 #history .detail { display: block; font-size: 15px; color: var(--secondary); }
 #history-older { display: inline-flex; align-items: center; min-height: 44px; margin: 12px 16px; }
 
+@media (max-width: 480px) {
+  nav a, nav button { padding: 0 8px; font-size: 15px; }
+  h1 { font-size: 30px; line-height: 36px; }
+}
 @media (min-width: 768px) {
   main { padding-top: 32px; }
   #prompts:has(.alert) { margin: 0; padding: 48px 24px; }
