@@ -487,7 +487,7 @@ def describe_violations(violations):
     lines = []
     for violation in violations:
         lines.append(f"  [{violation.get('impact')}] {violation['id']}: {violation['help']}")
-        for node in violation.get("nodes", [])[:5]:
+        for node in violation.get("nodes", []):
             lines.append(f"      {' '.join(node.get('target', []))}: {node.get('failureSummary', '').strip()}")
     return "\n".join(lines)
 

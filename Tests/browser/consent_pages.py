@@ -10,9 +10,8 @@ ol#history > li[data-seq], a#history-older; every page: nav a#nav-prompts/#nav-s
 
 import unittest
 
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as EC
 
 import consent_harness as h
 
@@ -54,15 +53,37 @@ def choose(browser, prompt_id, choice):
     """Presses the option `choice` of the prompt and waits for the page after the 303."""
     button = alert(browser, prompt_id).find_element(
         By.CSS_SELECTOR, f'form.alert-actions button[name=choice][value="{choice}"]')
-    button.click()
-    after_submit(browser, button)
+    navigates(browser, button.click)
 
 
-def after_submit(browser, old_element):
-    """Waits for the navigation a form submission starts (the old page's element goes stale)
-    and for the new page to be loaded."""
-    h.wait(browser, EC.staleness_of(old_element), message="the form's page to be replaced")
-    h.wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+MARK = "window.__consentTestOldPage = true"
+NEW_PAGE = "return window.__consentTestOldPage !== true && document.readyState === 'complete'"
+
+
+def navigates(browser, action, timeout=h.WAIT):
+    """Does `action` (a click, a key) and waits until it has replaced the page and the new one
+    is loaded. The old page is marked with a window property the new one lacks: element
+    staleness is racy while a document is being replaced (chromedriver then answers "node does
+    not belong to the document"), so a script error here only means "not yet"."""
+    browser.execute_script(MARK)
+    action()
+    wait_new_page(browser, timeout)
+
+
+def wait_new_page(browser, timeout=h.WAIT):
+    def replaced(b):
+        try:
+            return b.execute_script(NEW_PAGE)
+        except WebDriverException:
+            return False
+    h.wait(browser, replaced, timeout=timeout, message="the page to be replaced after a submission")
+
+
+def is_new_page(browser):
+    try:
+        return browser.execute_script(NEW_PAGE)
+    except WebDriverException:
+        return False
 
 
 def flash(browser):
@@ -108,12 +129,6 @@ def cookie(browser):
     return found[0] if found else None
 
 
-def is_stale(element):
-    try:
-        element.is_enabled()
-        return False
-    except StaleElementReferenceException:
-        return True
 
 
 class PagesTestCase(unittest.TestCase):

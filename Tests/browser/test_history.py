@@ -34,8 +34,7 @@ class HistoryTests(p.PagesTestCase):
             if not older:
                 break
             self.assertIn("after=", older[0].get_attribute("href"))
-            older[0].click()
-            p.after_submit(self.browser, older[0])
+            p.navigates(self.browser, older[0].click)
             self.assertEqual(p.path(self.browser).split("?")[0], "/consent/history")
         self.assertGreaterEqual(len(pages), 2, "more than 20 entries make a second page")
         self.assertEqual(len(pages[0]), 20)

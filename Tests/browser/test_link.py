@@ -141,8 +141,7 @@ class ConsentLinkTests(p.PagesTestCase):
         self.browser.execute_script(
             "arguments[0].setAttribute('action', arguments[1])", form, f"/consent/prompts/{theirs['id']}/decision")
         button = form.find_element(By.CSS_SELECTOR, 'button[name=choice][value="allow"]')
-        button.click()
-        p.after_submit(self.browser, button)
+        p.navigates(self.browser, button.click)
         self.assertIn(p.h1(self.browser), ("Not found", "Not allowed"))
         self.assertEqual(self.server.prompt(theirs["id"])["state"], "pending")
         self.assertEqual(self.server.prompt(mine["id"])["state"], "pending")

@@ -131,9 +131,7 @@ class PromptTests(p.PagesTestCase):
                 self.tab_to(prompt["id"], choice)
                 self.assert_focus_visible(self.browser.switch_to.active_element)
                 self.tab_to(prompt["id"], choice)
-                target = self.browser.switch_to.active_element
-                ActionChains(self.browser).send_keys(key).perform()
-                p.after_submit(self.browser, target)
+                p.navigates(self.browser, ActionChains(self.browser).send_keys(key).perform)
                 self.assertEqual(self.server.prompt(prompt["id"]).get("choice"), choice)
         self.assertEqual(self.server.authorization(user, app_a, "camera")["status"], "authorized")
         self.assertEqual(self.server.authorization(user, app_b, "microphone")["status"], "denied")
@@ -272,8 +270,7 @@ class WithoutJavaScriptTests(p.PagesTestCase):
         form = p.setting_form(self.browser, "camera", app)
         p.radio(form, "off").click()
         save = form.find_element(By.CSS_SELECTOR, "button.save")
-        save.click()
-        p.after_submit(self.browser, save)
+        p.navigates(self.browser, save.click)
         self.assertEqual(self.server.authorization(user, app, "camera")["status"], "denied")
 
 

@@ -94,9 +94,10 @@ class SettingsTests(p.PagesTestCase):
     def choose_setting(self, service, value):
         """Clicks the radio's label, as a person would; app.js submits the form on change."""
         form = p.setting_form(self.browser, service, self.app)
-        radio = p.radio(form, value)
-        p.label_for(self.browser, radio).click()
-        h.wait(self.browser, lambda b: p.is_stale(radio) or self.server_has(service, value),
+        label = p.label_for(self.browser, p.radio(form, value))
+        self.browser.execute_script(p.MARK)
+        label.click()
+        h.wait(self.browser, lambda b: p.is_new_page(b) or self.server_has(service, value),
                message=f"the {service} form to be submitted on change")
 
     def server_has(self, service, value):
@@ -115,8 +116,7 @@ class SettingsTests(p.PagesTestCase):
                 self.assertIn(label, switch_form.text)
                 self.assertEqual(button.get_attribute("aria-pressed"), "true" if enabled_before else "false")
                 self.assertEqual(button.get_attribute("value"), "false" if enabled_before else "true")
-                button.click()
-                p.after_submit(self.browser, button)
+                p.navigates(self.browser, button.click)
                 self.assertEqual(self.server.settings(self.user)["locationServicesEnabled"], not enabled_before)
                 location = self.server.authorization(self.user, self.app, "location")
                 if enabled_before:
