@@ -109,6 +109,25 @@ import Testing
         #expect(try app.send(.get, "/consent/events", headers: [ConsentSessionTests.noKey, ("Cookie", cookie ?? "")]).status == 401)
     }
 
+    @Test func theEventStreamEndsWhenTheSessionExpiresOrTheServerStops() throws {
+        let live = try EventStreamTests.Live()
+        defer { live.stop() }
+        let request = { (cookie: String) in "GET /consent/events HTTP/1.1\r\nHost: test\r\nCookie: \(cookie)\r\n\r\n" }
+        let expiring = try EventStreamTests.StreamClient(
+            port: live.server.localPort, request: request(try ConsentSessionTests.session(live.app)))
+        try expiring.read(until: ": connected\n\n")
+        live.app.clock.advance(by: 900)  // the session's lifetime, from the making of its link
+        _ = try Self.readToEnd(expiring)
+        try expiring.close()
+
+        let stopping = try EventStreamTests.StreamClient(
+            port: live.server.localPort, request: request(try ConsentSessionTests.session(live.app)))
+        try stopping.read(until: ": connected\n\n")
+        live.app.application.stop()
+        _ = try Self.readToEnd(stopping)
+        try stopping.close()
+    }
+
     @Test func aSessionHoldsAtMostThePerKeyStreamCap() throws {
         let live = try EventStreamTests.Live { $0.maxEventStreamsPerKey = 1 }
         defer { live.stop() }

@@ -45,8 +45,9 @@ extension ConsentController {
                 throw ConsentPageError.notFound
             }
             guard current.version > 0 else { throw ConsentPageError.notFound }
-            func refused(_ status: HTTPStatus, _ key: ConsentText.Key) throws -> HTTPResponse {
-                try Self.settingsPage(request, visit, permissions, flash: .error(key), status: status).response
+            let refused = { (status: HTTPStatus, key: ConsentText.Key) throws -> HTTPResponse in
+                let page = try Self.settingsPage(request, visit, permissions, flash: .error(key), status: status)
+                return page.response
             }
             guard let option = form.value("value").flatMap(ConsentSettingOption.init(rawValue:)),
                 let change = option.change(for: definition, current: current)
