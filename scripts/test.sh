@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test: builds everything, validates openapi.yaml, runs the swift-testing suites
-# (pure, in-process and live tiers), schemathesis against a live server, then short fuzzing
-# runs of the HTTP parser and the JSON request bodies.
-# SCHEMATHESIS=0 skips schemathesis; FUZZ_SECONDS (default 20, per fuzzer) sets the fuzzing
-# time, 0 skips it.
+# (pure, in-process and live tiers), the consent pages' browser tests (headless Chromium),
+# schemathesis against a live server, then short fuzzing runs of the HTTP parser and the JSON
+# request bodies.
+# BROWSER_TESTS=0 skips the browser tests; SCHEMATHESIS=0 skips schemathesis; FUZZ_SECONDS
+# (default 20, per fuzzer) sets the fuzzing time, 0 skips it.
 # Last, as root, docker/verify-image.sh builds docker/Dockerfile without a Docker engine and runs
 # the image, also on a read-only root (3.5 to 8 minutes, mostly the release build in the image);
 # VERIFY_IMAGE=0 skips it, and without root it is skipped with a note.
@@ -26,6 +27,15 @@ swift test --skip-build
 # real PostgreSQL the tests start themselves.
 echo "== swift test: the API suite on PostgreSQL"
 PERMISSION_TEST_STORE=postgres swift test --skip-build --filter PermissionAPITests
+
+# The consent pages in a real browser (issue 20): headless Chromium driven by Selenium against
+# the permission-server just built, with axe-core; scripts/setup.sh installs what they need.
+if [ "${BROWSER_TESTS:-1}" != "0" ]; then
+    echo "== browser tests: the consent pages in headless Chromium (Tests/browser)"
+    python3 Tests/browser/run.py --quiet --server "$(swift build --show-bin-path)/permission-server"
+else
+    echo "== browser tests: skipped (BROWSER_TESTS=0)"
+fi
 
 # Hostile input (issue 4): schemathesis against a live server from openapi.yaml, all checks
 # and phases, >= 1,000 generated calls, zero failures (see the README, "Hostile-input

@@ -48,7 +48,8 @@ public func buildApplication(
     ConsentSessionsController(permissions: service, publicURL: configuration.publicURL).register(on: &routes)
     ConsentController(
         permissions: service, sessions: ConsentSessionAuthenticator(permissions: service),
-        cookieSecure: configuration.consentCookieSecure
+        cookieSecure: configuration.consentCookieSecure, broadcaster: broadcaster, limiter: limiter,
+        configuration: configuration
     ).register(on: &routes)
     if let verifier = store as? any AuditChainVerifier {
         AuditVerifyController(verifier: verifier).register(on: &routes)  // stores that keep a hash chain

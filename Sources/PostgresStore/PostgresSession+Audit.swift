@@ -72,6 +72,7 @@ extension PostgresSession {
     func audit(query: AuditQuery, through last: Int64?) throws -> [AuditEntry] {
         var clause = WhereClause()
         clause.add("seq > ?", [.int64(query.after)])
+        if let before = query.before { clause.add("seq < ?", [.int64(before)]) }
         if let last { clause.add("seq <= ?", [.int64(last)]) }
         clause.equal("user_id", query.user?.rawValue)
         clause.equal("app", query.app?.rawValue)
@@ -79,7 +80,8 @@ extension PostgresSession {
         clause.equal("action", query.action?.rawValue)
         if let since = query.since { clause.add("at >= ?", [.int64(since.millisecondsSince1970)]) }
         if let until = query.until { clause.add("at < ?", [.int64(until.millisecondsSince1970)]) }
-        let sql = "SELECT \(Self.columns) FROM audit \(clause.sql) ORDER BY seq LIMIT \(clause.nextPlaceholder)"
+        let order = query.newestFirst ? "seq DESC" : "seq"
+        let sql = "SELECT \(Self.columns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT \(clause.nextPlaceholder)"
         return try rows(.cached(sql), clause.values + [Self.limit(query.limit)]) { try Self.decodeEntry($0) }
     }
 

@@ -68,10 +68,10 @@ enum Settings {
         defaultValue: "1", help: "Failed authentications per second that come back to an address's allowance.")
     static let maxEventStreams = Setting(flag: "max-event-streams", environment: "PERMISSION_MAX_EVENT_STREAMS",
         defaultValue: "32",
-        help: "GET /v1/events streams open at most, each holding a worker thread (1-128); beyond it 503.")
+        help: "Event streams (GET /v1/events and /consent/events) open at most, each holding a worker thread (1-128); beyond it 503.")
     static let maxEventStreamsPerKey = Setting(flag: "max-event-streams-per-key",
         environment: "PERMISSION_MAX_EVENT_STREAMS_PER_KEY", defaultValue: "4",
-        help: "GET /v1/events streams one API key may hold open at most (1-128); beyond it 429 with Retry-After.")
+        help: "Event streams one API key or consent session may hold open at most (1-128); beyond it 429 with Retry-After.")
     static let consentSessionTTL = Setting(flag: "consent-session-ttl", environment: "PERMISSION_CONSENT_SESSION_TTL",
         defaultValue: "900", help: "Seconds a consent session lasts from the making of its link (60-86400).")
     static let consentCookieSecure = Setting(flag: "consent-cookie-secure",

@@ -70,7 +70,7 @@ struct ConsentLinkTests {
 
         let page = try Self.fetch(["-b", jar, "\(server.baseURL)/consent/"])
         #expect(page.status == "200")
-        #expect(page.body.contains("Privacy choices of u42"))
+        #expect(page.body.contains("Choices of u42"))
         #expect(page.headers.contains("Content-Security-Policy: default-src 'self'; frame-ancestors 'none'"))
         let marker = #"name="csrf" value=""#
         let csrf = try #require(page.body.range(of: marker).map { String(page.body[$0.upperBound...].prefix { $0 != "\"" }) })

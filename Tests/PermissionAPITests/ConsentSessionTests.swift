@@ -102,7 +102,11 @@ import Testing
         #expect(home.status == 200)
         #expect(home.headers["Content-Type"] == "text/html; charset=utf-8")
         #expect(home.text.hasPrefix("<!DOCTYPE html>") && home.text.contains("u42"))
-        #expect(!home.text.contains("<script") && !home.text.contains("style="), "no inline script or style")
+        #expect(
+            home.text.components(separatedBy: "<script").count == 2
+                && home.text.contains(#"<script src="/consent/static/app.js" defer=""></script>"#),
+            "one script, from its file: no inline script")
+        #expect(!home.text.contains("<style") && !home.text.contains("style="), "no inline style")
         Self.expectSecurityHeaders(home)
     }
 

@@ -2,26 +2,44 @@ import Foundation
 import HTTPCore
 import PermissionDomain
 
-/// The consent pages' entry (SPEC §10): the one-time link's start, which exchanges the token
-/// for the session cookie and redirects so the token leaves the address bar and history; the
-/// session's home page (the user and their pending prompts); one prompt; and logout. The real
-/// pages build on this: a route per page through `APIRoutes.page`, a ``ConsentPage`` to render,
-/// ``ConsentForm/checked(_:visit:limits:)`` for every form that changes something.
+/// The consent pages (SPEC §10): the one-time link's start, which exchanges the token for the
+/// session cookie and redirects so the token leaves the address bar and history; the pending
+/// prompts as iOS alerts (`+Prompts`), Settings › Privacy (`+Settings`), the history
+/// (`+History`), the live prompt feed (`+Events`), sign-out and the static files. Every page
+/// is a route through `APIRoutes.page` (the session's right checked in the access matrix),
+/// every change a CSRF-checked form (``ConsentForm``) answered with 303 and a fixed
+/// confirmation (``ConsentFlash``), and every change the same `PermissionService` call as the
+/// API's, with the session as actor (role `user`).
 struct ConsentController {
     let permissions: PermissionService
     let sessions: ConsentSessionAuthenticator
     let cookieSecure: Bool
+    /// Wakes `/consent/events` streams after writes; closed at shutdown.
+    let broadcaster: ChangeBroadcaster
+    /// The event streams' caps, shared with `/v1/events` (a session counts as one key).
+    let limiter: StreamLimiter
+    /// Heartbeat and page size of the event stream.
+    let configuration: APIConfiguration
 
     func register(on routes: inout APIRoutes) {
+        registerEntry(on: &routes)
+        registerPrompts(on: &routes)
+        registerSettings(on: &routes)
+        registerHistory(on: &routes)
+        registerEvents(on: &routes)
+    }
+
+    /// The link's start, sign-out and the static files.
+    private func registerEntry(on routes: inout APIRoutes) {
         let permissions = permissions
-        let sessions = sessions
         let secure = cookieSecure
         routes.openPage(.get, "/consent/start") { request, _ in
+            let language = ConsentLanguage.of(request.headers)
             // A HEAD (a link checker, a mail scanner) must not use up the link: only a GET opens it.
             if request.head.method == .head {
                 return ConsentPage(
-                    status: .ok, title: "Open this link in your browser",
-                    content: [ConsentPage.paragraph("This link opens your privacy choices, once.")]
+                    status: .ok, title: ConsentText.text(.openInBrowserTitle, language),
+                    content: [ConsentPage.paragraph(ConsentText.text(.openInBrowserText, language))], language: language
                 ).response
             }
             guard let token = try? request.queryValue("token"), ConsentSecret.isWellFormed(Substring(token)) else {
@@ -40,54 +58,32 @@ struct ConsentController {
                 secret, now: permissions.clock.now, expiresAt: session.expiresAt, secure: secure)
             return HTTPResponse(status: HTTPStatus(code: 303), headers: ["Location": "/consent/", "Set-Cookie": cookie])
         }
-        routes.page(.get, "/consent/", access: .readPrompts, sessions: sessions) { _, _, visit in
-            let pending = try permissions.prompts(
-                matching: PromptFilter(user: visit.user, state: .pending), after: nil, limit: 50)
-            return Self.home(visit: visit, pending: pending.items).response
-        }
-        routes.page(.get, "/consent/prompts/{id}", access: .readPrompts, sessions: sessions) { _, context, visit in
-            guard let raw = context.parameters["id"], let id = try? PromptID(raw),
-                let prompt = try? permissions.prompt(id: id), prompt.user == visit.user
-            else { throw ConsentPageError.notFound }  // another user's prompt is not said to exist
-            return ConsentPage(
-                status: .ok, title: "\(prompt.app.rawValue) would like to use \(prompt.service.rawValue)",
-                content: [
-                    ConsentPage.paragraph(prompt.purpose.rawValue),
-                    ConsentPage.paragraph("State: \(prompt.state.rawValue)"),
-                ]
-            ).response
-        }
         routes.page(.post, "/consent/logout", access: .consentSession, sessions: sessions) { request, context, visit in
             _ = try ConsentForm.checked(request, visit: visit)
             try permissions.endConsentSession(
                 id: visit.session.id, actor: visit.session.actor, requestId: context.requestId)
+            let language = ConsentLanguage.of(request.headers)
             var page = ConsentPage(
-                status: .ok, title: "You are signed out",
-                content: [ConsentPage.paragraph("Your choices are saved. To change them again, ask for a new link.")])
+                status: .ok, title: ConsentText.text(.signedOutTitle, language),
+                content: [ConsentPage.paragraph(ConsentText.text(.signedOutText, language))], language: language)
             page.headers.add(name: "Set-Cookie", value: ConsentCookie.clear(secure: secure))
             return page.response
         }
+        for path in ConsentStatic.files.keys.sorted() {
+            routes.openPage(.get, path) { _, _ in
+                guard let response = ConsentStatic.response(path) else { throw ConsentPageError.notFound }
+                return response
+            }
+        }
     }
 
-    /// The session's home page: whose choices these are, their pending prompts, and logout.
-    static func home(visit: ConsentVisit, pending: [Prompt]) -> ConsentPage {
-        let prompts: HTML =
-            pending.isEmpty
-            ? ConsentPage.paragraph("No app is waiting for an answer.")
-            : HTML.element(
-                "ul", [:],
-                pending.map { prompt in
-                    HTML.element(
-                        "li", [:],
-                        HTML.element(
-                            "a", ["href": "/consent/prompts/\(prompt.id.rawValue)"],
-                            HTML("\(prompt.app.rawValue): \(prompt.service.rawValue)")))
-                })
-        return ConsentPage(
-            status: .ok, title: "Privacy choices of \(visit.user.rawValue)",
-            content: [
-                HTML.element("h2", [:], HTML("Waiting for your answer")), prompts,
-                ConsentPage.form(action: "/consent/logout", csrfToken: visit.csrfToken, button: "Sign out"),
-            ])
+    /// A `303 See Other` to `location` (a page of this site, with a fixed `done` name at most).
+    static func redirect(_ location: String) -> HTTPResponse {
+        HTTPResponse(status: HTTPStatus(code: 303), headers: ["Location": location])
+    }
+
+    /// The `done` confirmation a page was redirected with, if any.
+    static func flash(_ request: HTTPRequest) -> ConsentFlash? {
+        ConsentFlash.named(try? request.queryValue("done"))
     }
 }

@@ -30,16 +30,16 @@ struct ConsentForm: Sendable {
         let mediaType = request.headers["Content-Type"]?.split(separator: ";", maxSplits: 1).first
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard mediaType == "application/x-www-form-urlencoded" else {
-            throw ConsentPageError.badForm(status: .unsupportedMediaType, why: "the form was not sent as a form.")
+            throw ConsentPageError.badForm(status: .unsupportedMediaType, why: .badFormMediaType)
         }
         guard request.body.count <= limits.maxBytes else {
-            throw ConsentPageError.badForm(status: .contentTooLarge, why: "the form is too large.")
+            throw ConsentPageError.badForm(status: .contentTooLarge, why: .badFormTooLarge)
         }
         guard let text = String(validating: request.body, as: UTF8.self), let fields = parseQuery(text) else {
-            throw ConsentPageError.badForm(status: .badRequest, why: "the form is not well encoded.")
+            throw ConsentPageError.badForm(status: .badRequest, why: .badFormEncoding)
         }
         guard fields.count <= limits.maxFields else {
-            throw ConsentPageError.badForm(status: .badRequest, why: "the form has too many fields.")
+            throw ConsentPageError.badForm(status: .badRequest, why: .badFormTooManyFields)
         }
         return ConsentForm(fields: fields)
     }

@@ -3,7 +3,8 @@ import HTTPCore
 /// The security headers of every `/consent/` response, pages and refusals alike (SPEC §10):
 /// a Content-Security-Policy that allows only the service's own resources and no inline
 /// script or style, refuses framing (W3C CSP3 `frame-ancestors`) and form targets elsewhere;
-/// no referrer (the start link's token must not leak), no caching, no content sniffing.
+/// no referrer (the start link's token must not leak), no caching, no content sniffing. The
+/// static files (``ConsentStatic``) keep their own `Cache-Control`: they hold nothing personal.
 struct ConsentSecurityHeaders: HTTPMiddleware {
     static let fields: [(String, String)] = [
         ("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"),
@@ -18,7 +19,10 @@ struct ConsentSecurityHeaders: HTTPMiddleware {
     func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
         guard Self.covers(request.head.path) else { return try next.respond(to: request, context: context) }
         var response = try next.respond(to: request, context: context)
-        for (name, value) in Self.fields { response.headers.replaceOrAdd(name: name, value: value) }
+        let cacheable = response.status.code == 200 && ConsentStatic.files[request.head.path] != nil
+        for (name, value) in Self.fields where !(cacheable && name == "Cache-Control") {
+            response.headers.replaceOrAdd(name: name, value: value)
+        }
         return response
     }
 }

@@ -28,6 +28,22 @@ struct HTML: Sendable, Equatable {
         return HTML(markup: markup)
     }
 
+    /// An element whose attributes are decided at run time (`checked`, `disabled`, `lang`
+    /// when there is one): `attributes` in order, values escaped; a boolean attribute is given
+    /// the empty value (HTML Living Standard §2.3.2).
+    static func element(_ name: StaticString, attributes: [(StaticString, String)], _ content: [HTML]) -> HTML {
+        HTML(markup: "<\(name)" + rendered(attributes) + ">" + content.map(\.rendered).joined() + "</\(name)>")
+    }
+
+    /// A void element with attributes decided at run time.
+    static func void(_ name: StaticString, attributes: [(StaticString, String)]) -> HTML {
+        HTML(markup: "<\(name)" + rendered(attributes) + ">")
+    }
+
+    private static func rendered(_ attributes: [(StaticString, String)]) -> String {
+        attributes.map { " \($0.0)=\"\(escape($0.1))\"" }.joined()
+    }
+
     /// A void element (`<input ...>`, `<meta ...>`, `<link ...>`).
     static func void(_ name: StaticString, _ attributes: KeyValuePairs<StaticString, String>) -> HTML {
         var markup = "<\(name)"

@@ -54,7 +54,9 @@ struct EventsController {
                     // The slot is held as long as this closure lives.
                     defer { withExtendedLifetime(slot) {} }
                     var check = StreamKeyCheck(principal: principal, authenticator: keys)
-                    let end = try Self.run(writer, permissions, broadcaster, filter: start, heartbeat: heartbeat, check: &check)
+                    let end = try Self.run(
+                        writer, permissions, broadcaster, filter: start, heartbeat: heartbeat,
+                        isStillValid: { try check.isStillValid() })
                     if end == .keyRevoked {
                         logger.info("event stream ended: its key was revoked", metadata: ["key": "\(principal.actor.keyId ?? "-")"])
                     }
@@ -99,7 +101,7 @@ struct EventsController {
     enum StreamEnd {
         /// The application stops.
         case stopped
-        /// The key is no longer valid.
+        /// The key is no longer valid (or, for a consent page's stream, its session).
         case keyRevoked
         /// The client closed or reset the connection while the stream was idle.
         case clientLeft
@@ -107,11 +109,14 @@ struct EventsController {
 
     /// Writes every matching entry after `filter.after`, then waits for the broadcaster (or the
     /// poll interval, or the heartbeat) and repeats, until the application stops, the key is
-    /// no longer valid (`check`, asked between reading a page and writing anything), the client
-    /// is seen gone while idle, or a write throws (the client left or stopped reading).
-    private static func run(
+    /// no longer valid (`isStillValid`, asked between reading a page and writing anything), the
+    /// client is seen gone while idle, or a write throws (the client left or stopped reading).
+    /// The consent pages' stream (`/consent/events`) runs this too, with its session as the
+    /// credential and only the entries `include` takes.
+    static func run(
         _ writer: any HTTPBodyWriter, _ permissions: PermissionService, _ broadcaster: ChangeBroadcaster,
-        filter: AuditQuery, heartbeat: Duration, check: inout StreamKeyCheck
+        filter: AuditQuery, heartbeat: Duration, isStillValid: () throws -> Bool,
+        include: (AuditEntry) -> Bool = { _ in true }
     ) throws -> StreamEnd {
         let clock = ContinuousClock()
         var query = filter
@@ -123,14 +128,16 @@ struct EventsController {
             let seen = broadcaster.current
             let page = try permissions.audit(query: query)
             // After the read and before any write: a page read after a revocation is not sent.
-            guard try check.isStillValid() else { return .keyRevoked }
+            guard try isStillValid() else { return .keyRevoked }
             if let last = page.last {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(page.count * 320)
-                for entry in page { try append(entry, to: &bytes) }
-                try writer.write(bytes)
-                try writer.flush()
-                lastWrite = clock.now
+                for entry in page where include(entry) { try append(entry, to: &bytes) }
+                if !bytes.isEmpty {
+                    try writer.write(bytes)
+                    try writer.flush()
+                    lastWrite = clock.now
+                }
                 query.after = last.seq
                 if page.count == query.limit { continue }
             }

@@ -36,12 +36,13 @@ extension APIRoutes {
             do {
                 return try handler(request, context)
             } catch let error as ConsentPageError {
-                return error.page.response
+                return error.page(ConsentLanguage.of(request.headers)).response
             } catch {
                 context.logger.error("consent page failed", metadata: ["error": .string(String(reflecting: error))])
+                let language = ConsentLanguage.of(request.headers)
                 return ConsentPage(
-                    status: .internalServerError, title: "Something went wrong",
-                    content: [ConsentPage.paragraph("Nothing was changed. Please try again in a moment.")]
+                    status: .internalServerError, title: ConsentText.text(.failedTitle, language),
+                    content: [ConsentPage.paragraph(ConsentText.text(.failedText, language))], language: language
                 ).response
             }
         }

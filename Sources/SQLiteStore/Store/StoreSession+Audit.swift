@@ -90,6 +90,7 @@ extension StoreSession {
     func audit(query: AuditQuery) throws -> [AuditEntry] {
         var clause = WhereClause()
         clause.add("seq > ?", [.integer(query.after)])
+        if let before = query.before { clause.add("seq < ?", [.integer(before)]) }
         if let visible = shared?.cache?.visibleAuditSeq { clause.add("seq <= ?", [.integer(visible)]) }
         clause.equal("user", query.user?.rawValue)
         clause.equal("app", query.app?.rawValue)
@@ -100,7 +101,8 @@ extension StoreSession {
         if let since = query.since { clause.add("+at >= ?", [.integer(since.millisecondsSince1970)]) }
         if let until = query.until { clause.add("+at < ?", [.integer(until.millisecondsSince1970)]) }
         let values = clause.values + [.integer(Self.limit(query.limit))]
-        let sql = "SELECT \(Self.columns) FROM audit \(clause.sql) ORDER BY seq LIMIT ?"
+        let order = query.newestFirst ? "seq DESC" : "seq"
+        let sql = "SELECT \(Self.columns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT ?"
         return try rows(sql) { $0.bind(values) } decode: { try Self.decodeEntry($0) }
     }
 

@@ -90,4 +90,19 @@ import Testing
             return i % 2 == 1 && i % 3 != 0 && i % 4 != 0 && i % 5 != 0
         })
     }
+
+    /// A user's history, newest first, paged by `before` (the consent pages' history).
+    @Test(arguments: StoreKind.allCases) func queriesPageNewestFirst(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
+        let u1 = try user("u1"), u2 = try user("u2"), a = try app("com.a.b")
+        try fixture.store.write { writer in
+            for index in 0..<20 { try writer.append(.change(index % 2 == 0 ? u1 : u2, a, .camera)) }
+        }
+        func seqs(_ query: AuditQuery) throws -> [Int64] { try fixture.store.read { try $0.audit(query: query) }.map(\.seq) }
+        #expect(try seqs(AuditQuery(user: u1, newestFirst: true, limit: 4)) == [19, 17, 15, 13])
+        #expect(try seqs(AuditQuery(user: u1, before: 13, newestFirst: true, limit: 4)) == [11, 9, 7, 5])
+        #expect(try seqs(AuditQuery(user: u1, before: 5, newestFirst: true, limit: 4)) == [3, 1])
+        #expect(try seqs(AuditQuery(after: 16, newestFirst: true)) == [20, 19, 18, 17])
+        #expect(try seqs(AuditQuery(before: 4)) == [1, 2, 3], "before bounds the ascending order too")
+    }
 }

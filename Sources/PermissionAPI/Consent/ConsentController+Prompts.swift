@@ -1,0 +1,92 @@
+import HTTPCore
+import PermissionDomain
+
+/// The prompts page, its fragment for live updates, one prompt, and the decision.
+extension ConsentController {
+    /// Most pending prompts a page shows (an app may have few pending at once, SPEC §11).
+    static let maxPendingShown = 50
+
+    func registerPrompts(on routes: inout APIRoutes) {
+        let permissions = permissions
+        routes.page(.get, "/consent/", access: .readPrompts, sessions: sessions) { request, _, visit in
+            let language = ConsentLanguage.of(request.headers)
+            let shown = try Self.pending(visit, ConsentLanguage.preferences(request.headers), permissions)
+            return ConsentPromptsPage.page(shown, visit: visit, language: language, flash: Self.flash(request)).response
+        }
+        routes.page(.get, "/consent/prompts-fragment", access: .readPrompts, sessions: sessions) { request, _, visit in
+            let language = ConsentLanguage.of(request.headers)
+            let shown = try Self.pending(visit, ConsentLanguage.preferences(request.headers), permissions)
+            let html = ConsentPromptsPage.section(shown, visit: visit, language: language)
+            return HTTPResponse(
+                status: .ok, headers: ["Content-Type": "text/html; charset=utf-8"], body: .bytes(Array(html.rendered.utf8)))
+        }
+        routes.page(.get, "/consent/prompts/{id}", access: .readPrompts, sessions: sessions) { request, context, visit in
+            let prompt = try Self.ownPrompt(context, visit, permissions)
+            let language = ConsentLanguage.of(request.headers)
+            guard prompt.effectiveState(at: permissions.clock.now) == .pending else {
+                return ConsentPromptsPage.page([], visit: visit, language: language, flash: .error(.errorNotPending))
+                    .response
+            }
+            var names = ConsentAppNames()
+            let shown = try ConsentShownPrompt(
+                prompt, languages: ConsentLanguage.preferences(request.headers), permissions: permissions, names: &names)
+            return ConsentPromptsPage.page([shown], visit: visit, language: language, flash: nil).response
+        }
+        routes.page(.post, "/consent/prompts/{id}/decision", access: .decide, sessions: sessions) {
+            request, context, visit in
+            let form = try ConsentForm.checked(request, visit: visit)
+            let prompt = try Self.ownPrompt(context, visit, permissions)
+            let languages = ConsentLanguage.preferences(request.headers)
+            func refused(_ status: HTTPStatus, _ key: ConsentText.Key) throws -> HTTPResponse {
+                let shown = try Self.pending(visit, languages, permissions)
+                return ConsentPromptsPage.page(
+                    shown, visit: visit, language: ConsentLanguage.of(request.headers), flash: .error(key), status: status
+                ).response
+            }
+            guard let choice = form.value("choice") else { return try refused(.badRequest, .errorInvalidChoice) }
+            do {
+                // The same call as POST /v1/prompts/{id}/decision, with the page's languages so
+                // that the text and language shown are what the decision records.
+                _ = try permissions.decide(
+                    promptID: prompt.id, choice: choice, languages: languages, actor: visit.session.actor,
+                    requestId: context.requestId)
+            } catch PermissionError.promptNotPending {
+                return try refused(.conflict, .errorNotPending)
+            } catch PermissionError.invalidChoice {
+                return try refused(.badRequest, .errorInvalidChoice)
+            }
+            return Self.redirect("/consent/?done=\(ConsentFlash.Done.decided.rawValue)")
+        }
+    }
+
+    /// The session user's pending prompts as shown for `languages`, oldest first.
+    static func pending(_ visit: ConsentVisit, _ languages: [String], _ permissions: PermissionService) throws
+        -> [ConsentShownPrompt]
+    {
+        let page = try permissions.prompts(
+            matching: PromptFilter(user: visit.user, state: .pending), after: nil, limit: maxPendingShown)
+        var names = ConsentAppNames()
+        // Ids follow creation to the millisecond; within one, the clock decides nothing more.
+        let items = page.items.sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
+        return try items.map {
+            try ConsentShownPrompt($0, languages: languages, permissions: permissions, names: &names)
+        }
+    }
+
+    /// The prompt of the route's `{id}` when it is the session user's.
+    /// - Throws: ``ConsentPageError/notFound`` for a malformed id, no such prompt, or another
+    ///   user's (which is not said to exist).
+    static func ownPrompt(_ context: RequestContext, _ visit: ConsentVisit, _ permissions: PermissionService) throws
+        -> Prompt
+    {
+        guard let raw = context.parameters["id"], let id = try? PromptID(raw) else { throw ConsentPageError.notFound }
+        let prompt: Prompt
+        do {
+            prompt = try permissions.prompt(id: id)
+        } catch PermissionError.notFound {
+            throw ConsentPageError.notFound
+        }
+        guard prompt.user == visit.user else { throw ConsentPageError.notFound }
+        return prompt
+    }
+}

@@ -1,0 +1,113 @@
+import HTTPCore
+import PermissionDomain
+
+/// Settings › Privacy: the page, the Location Services switch and one app's entry. A change
+/// is the same call as `PUT /v1/users/{user}/settings` or `PUT .../authorizations/{service}`,
+/// refused as those are (a restricted entry 409), shown as an error on the page.
+extension ConsentController {
+    /// Most entries the settings page lists.
+    static let maxSettingsEntries = 1000
+
+    func registerSettings(on routes: inout APIRoutes) {
+        let permissions = permissions
+        routes.page(.get, "/consent/settings", access: .readSettings, sessions: sessions) { request, _, visit in
+            try Self.settingsPage(request, visit, permissions, flash: Self.flash(request)).response
+        }
+        routes.page(.post, "/consent/settings/location-services", access: .writeSettings, sessions: sessions) {
+            request, context, visit in
+            let form = try ConsentForm.checked(request, visit: visit)
+            let enabled: Bool
+            switch form.value("enabled") {
+            case "true": enabled = true
+            case "false": enabled = false
+            default:
+                return try Self.settingsPage(request, visit, permissions, flash: .error(.errorInvalidSwitch), status: .badRequest)
+                    .response
+            }
+            _ = try permissions.setLocationServices(
+                user: visit.user, enabled: enabled, actor: visit.session.actor, requestId: context.requestId)
+            let done: ConsentFlash.Done = enabled ? .locationOn : .locationOff
+            return Self.redirect("/consent/settings?done=\(done.rawValue)")
+        }
+        routes.page(.post, "/consent/settings/{service}/{app}", access: .setAuthorization, sessions: sessions) {
+            request, context, visit in
+            let form = try ConsentForm.checked(request, visit: visit)
+            // Only an entry the page lists: a service and app the user has a record of.
+            guard let service = context.parameters["service"].flatMap({ try? ServiceID($0) }),
+                let app = context.parameters["app"].flatMap({ try? AppID($0) })
+            else { throw ConsentPageError.notFound }
+            let definition: ServiceDefinition
+            let current: Authorization
+            do {
+                definition = try permissions.service(service)
+                current = try permissions.authorization(user: visit.user, app: app, service: service)
+            } catch PermissionError.unknownService {
+                throw ConsentPageError.notFound
+            }
+            guard current.version > 0 else { throw ConsentPageError.notFound }
+            let refused = { (status: HTTPStatus, key: ConsentText.Key) throws -> HTTPResponse in
+                let page = try Self.settingsPage(request, visit, permissions, flash: .error(key), status: status)
+                return page.response
+            }
+            guard let option = form.value("value").flatMap(ConsentSettingOption.init(rawValue:)),
+                let change = option.change(for: definition, current: current)
+            else { return try refused(.badRequest, .errorInvalidSetting) }
+            do {
+                _ = try permissions.setAuthorization(
+                    user: visit.user, app: app, service: service, status: change.status, level: change.level,
+                    actor: visit.session.actor, requestId: context.requestId)
+            } catch PermissionError.conflict {
+                return try refused(.conflict, .errorRestricted)
+            } catch PermissionError.invalidArgument, PermissionError.invalidCombination, PermissionError.unknownLevel {
+                return try refused(.badRequest, .errorInvalidSetting)
+            }
+            return Self.redirect("/consent/settings?done=\(ConsentFlash.Done.saved.rawValue)")
+        }
+    }
+
+    /// The settings page of the session's user.
+    static func settingsPage(
+        _ request: HTTPRequest, _ visit: ConsentVisit, _ permissions: PermissionService, flash: ConsentFlash?,
+        status: HTTPStatus = .ok
+    ) throws -> ConsentPage {
+        let settings = try permissions.userSettings(visit.user)
+        return ConsentSettingsPage.page(
+            entries: try settingsEntries(visit.user, permissions), locationServicesEnabled: settings.locationServicesEnabled,
+            visit: visit, language: ConsentLanguage.of(request.headers), flash: flash, status: status)
+    }
+
+    /// Every authorization record of `user` (at most ``maxSettingsEntries``), as entries in
+    /// the catalogue's order of services (custom services after, by id), apps by name.
+    static func settingsEntries(_ user: UserID, _ permissions: PermissionService) throws -> [ConsentSettingsPage.Entry] {
+        var authorizations: [Authorization] = []
+        var after: AuthorizationKey?
+        repeat {
+            let page = try permissions.authorizations(
+                matching: AuthorizationFilter(user: user), after: after, limit: 200)
+            authorizations += page.items
+            after = page.nextAfter
+        } while after != nil && authorizations.count < maxSettingsEntries
+        var services: [ServiceID: ServiceDefinition] = [:]
+        var names = ConsentAppNames()
+        var entries: [ConsentSettingsPage.Entry] = []
+        for authorization in authorizations.prefix(maxSettingsEntries) {
+            let definition: ServiceDefinition
+            if let known = services[authorization.service] {
+                definition = known
+            } else {
+                definition = try permissions.service(authorization.service)
+                services[authorization.service] = definition
+            }
+            entries.append(
+                .init(service: definition, appName: try names.name(of: authorization.app, permissions), authorization: authorization))
+        }
+        let rank = Dictionary(uniqueKeysWithValues: Catalogue.builtins.enumerated().map { ($1.id, $0) })
+        return entries.sorted { left, right in
+            let l = rank[left.service.id] ?? Int.max, r = rank[right.service.id] ?? Int.max
+            if l != r { return l < r }
+            if left.service.id != right.service.id { return left.service.id.rawValue < right.service.id.rawValue }
+            if left.appName != right.appName { return left.appName < right.appName }
+            return left.authorization.app.rawValue < right.authorization.app.rawValue
+        }
+    }
+}

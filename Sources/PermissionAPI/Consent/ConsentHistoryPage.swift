@@ -1,0 +1,68 @@
+import Foundation
+import PermissionDomain
+
+/// The history (`GET /consent/history?after=<seq>`): the user's own audit entries, newest
+/// first, ``pageSize`` a page, each with its time, app, service and what changed in words;
+/// `a#history-older` leads to the next (older) page when there is one.
+enum ConsentHistoryPage {
+    static let pageSize = 20
+
+    /// One entry as shown: the entry and its app's name.
+    struct Item: Sendable {
+        let entry: AuditEntry
+        let appName: String?
+    }
+
+    /// - Parameter older: the `after` value of the next page, nil on the last page.
+    static func page(_ items: [Item], older: Int64?, visit: ConsentVisit, language: ConsentLanguage) -> ConsentPage {
+        var content: [HTML] = []
+        if items.isEmpty {
+            content.append(HTML.element("p", ["class": "empty"], HTML(ConsentText.text(.noHistory, language))))
+        } else {
+            content.append(HTML.element("ol", ["id": "history"], items.map { item($0, language) }))
+        }
+        if let older {
+            content.append(
+                HTML.element(
+                    "a", ["id": "history-older", "href": "/consent/history?after=\(older)"],
+                    HTML(ConsentText.text(.olderEntries, language))))
+        }
+        var page = ConsentPage(
+            status: .ok, title: ConsentText.text(.historyHeading, language), content: content, language: language)
+        page.visit = visit
+        page.section = .history
+        return page
+    }
+
+    static func item(_ item: Item, _ language: ConsentLanguage) -> HTML {
+        let entry = item.entry
+        var facts: [String] = []
+        if let name = item.appName { facts.append(name) }
+        if let service = entry.service { facts.append(ConsentText.serviceName(service, language)) }
+        if let to = entry.to, entry.from != to { facts.append(ConsentText.now(ConsentText.state(to, language), language)) }
+        var parts = [
+            HTML.element("time", ["datetime": machineTime(entry.at)], HTML(readableTime(entry.at))),
+            HTML.element("span", ["class": "what"], HTML(ConsentText.action(entry, language))),
+        ]
+        if !facts.isEmpty {
+            parts.append(HTML.element("span", ["class": "detail", "dir": "auto"], HTML(facts.joined(separator: " · "))))
+        }
+        return HTML.element("li", ["data-seq": String(entry.seq)], parts)
+    }
+
+    /// RFC 3339 in UTC with milliseconds, for `<time datetime>`.
+    static func machineTime(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    /// `2026-11-22 10:00 UTC`: the same in every language, unambiguous.
+    static func readableTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+        return formatter.string(from: date)
+    }
+}

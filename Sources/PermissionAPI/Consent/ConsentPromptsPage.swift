@@ -1,0 +1,63 @@
+import HTTPCore
+import PermissionDomain
+
+/// The prompts page (`GET /consent/`): each pending prompt as the iOS alert, newest last:
+/// the title, the purpose string (`dir="auto"`, `lang` of its translation) and one button
+/// per option of the prompt in its order, with the iOS labels, in a form that POSTs the
+/// choice to `/consent/prompts/{id}/decision`.
+enum ConsentPromptsPage {
+    /// The choices iOS sets in bold (the one it recommends).
+    static let preferred: Set<Choice> = [.allow, .allowWhileUsing, .allowFull, .changeToAlways]
+
+    /// The page.
+    static func page(
+        _ prompts: [ConsentShownPrompt], visit: ConsentVisit, language: ConsentLanguage, flash: ConsentFlash?,
+        status: HTTPStatus = .ok
+    ) -> ConsentPage {
+        var page = ConsentPage(
+            status: status, title: ConsentText.text(.promptsHeading, language),
+            content: [
+                HTML.element("section", ["id": "prompts", "aria-live": "polite"], section(prompts, visit: visit, language: language))
+            ],
+            language: language)
+        page.visit = visit
+        page.section = .prompts
+        page.flash = flash
+        return page
+    }
+
+    /// The inside of `section#prompts` (also `/consent/prompts-fragment`).
+    static func section(_ prompts: [ConsentShownPrompt], visit: ConsentVisit, language: ConsentLanguage) -> HTML {
+        guard !prompts.isEmpty else {
+            return HTML.element("p", ["id": "no-prompts"], HTML(ConsentText.text(.noPrompts, language)))
+        }
+        return HTML.join(prompts.map { alert($0, visit: visit, language: language) })
+    }
+
+    /// One alert.
+    static func alert(_ shown: ConsentShownPrompt, visit: ConsentVisit, language: ConsentLanguage) -> HTML {
+        let prompt = shown.prompt
+        let id = prompt.id.rawValue
+        let title = ConsentText.alertTitle(app: shown.appName, service: prompt.service, kind: prompt.kind, language)
+        var message: [(StaticString, String)] = [("class", "alert-message"), ("id", "message-\(id)")]
+        if let tag = shown.purposeLanguage { message.append(("lang", tag.rawValue)) }
+        message.append(("dir", "auto"))
+        let buttons = prompt.options.map { choice -> HTML in
+            var attributes: [(StaticString, String)] = [("type", "submit"), ("name", "choice"), ("value", choice.rawValue)]
+            if preferred.contains(choice) { attributes.append(("class", "preferred")) }
+            return HTML.element(
+                "button", attributes: attributes, [HTML(ConsentText.choice(choice, service: prompt.service, language))])
+        }
+        return HTML.element(
+            "div",
+            [
+                "class": "alert", "role": "dialog", "aria-labelledby": "title-\(id)", "aria-describedby": "message-\(id)",
+                "data-prompt-id": id, "data-kind": prompt.kind.rawValue,
+            ],
+            HTML.element("h2", ["class": "alert-title", "id": "title-\(id)"], HTML(title)),
+            HTML.element("p", attributes: message, [HTML(shown.purpose.rawValue)]),
+            HTML.element(
+                "form", ["class": "alert-actions", "method": "post", "action": "/consent/prompts/\(id)/decision"],
+                [ConsentPage.csrfField(visit)] + buttons))
+    }
+}

@@ -1,0 +1,64 @@
+import PermissionDomain
+
+/// One choice of an app's entry in Settings › Privacy (SPEC §10), as the form posts it
+/// (`name="value"`), and the settings change it is (SPEC §4 Settings, the same call as
+/// `PUT .../authorizations/{service}`): location Never / Ask Next Time / While Using the App /
+/// Always, photos None / Add Photos Only / Limited Access / Full Access, every other service
+/// Off / On.
+enum ConsentSettingOption: String, Sendable, CaseIterable {
+    case never, askNextTime, whileUsing, always
+    /// Photos' None (not `none`, which an optional would take for nil).
+    case noAccess = "none"
+    case addOnly, limited, full
+    case off, on
+
+    /// The options of `service`'s entries, in display order.
+    static func options(for service: ServiceDefinition) -> [ConsentSettingOption] {
+        switch service.id {
+        case .location: return [.never, .askNextTime, .whileUsing, .always]
+        case .photos: return [.noAccess, .addOnly, .limited, .full]
+        default: return [.off, .on]
+        }
+    }
+
+    /// The settings change this option is for `service`: the status and level to set.
+    /// `on` is the service's strongest level, except that an entry already on keeps its level
+    /// (turning on what is on changes nothing).
+    /// - Returns: nil when `service`'s entries do not offer this option.
+    func change(for service: ServiceDefinition, current: Authorization) -> (status: AuthorizationStatus, level: Level?)? {
+        guard Self.options(for: service).contains(self) else { return nil }
+        switch self {
+        case .never, .noAccess, .off: return (.denied, nil)
+        case .askNextTime: return (.notDetermined, nil)
+        case .whileUsing: return (.authorized, .whenInUse)
+        case .always: return (.authorized, .always)
+        case .addOnly: return (.authorized, .addOnly)
+        case .limited: return (.authorized, .limited)
+        case .full: return (.authorized, .full)
+        case .on:
+            if current.status == .authorized, let level = current.level { return (.authorized, level) }
+            return (.authorized, service.strongestLevel)
+        }
+    }
+
+    /// The option `authorization` shows as chosen, or nil when none does (not decided yet for
+    /// a service without Ask Next Time, or restricted). As on iOS, a location grant that is
+    /// Allow Once shows Ask Next Time, and a provisional Always (not confirmed by the upgrade
+    /// prompt) shows While Using the App.
+    static func current(_ authorization: Authorization, service: ServiceDefinition) -> ConsentSettingOption? {
+        switch (service.id, authorization.status) {
+        case (_, .restricted): return nil
+        case (.location, .notDetermined): return .askNextTime
+        case (_, .notDetermined): return nil
+        case (.location, .denied): return .never
+        case (.photos, .denied): return .noAccess
+        case (_, .denied): return .off
+        case (.location, .authorized):
+            if authorization.once { return .askNextTime }
+            return authorization.level == .always && !authorization.provisional ? .always : .whileUsing
+        case (.photos, .authorized):
+            return authorization.level.flatMap { ConsentSettingOption(rawValue: $0.rawValue) }
+        case (_, .authorized): return .on
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import PermissionDomain
+
+/// The texts with a value in them: the iOS alert titles per service (the app's name in
+/// typographic quotes, as iOS writes them in each language), the iOS button labels, service
+/// and level names, settings options and the words of the history.
+extension ConsentText {
+    /// The alert's title: “Maps” Would Like to Use Your Location / „Maps“ möchte deinen
+    /// Standort verwenden; tracking asks as iOS's App Tracking Transparency does, the upgrade
+    /// prompt as iOS's "also use your location" alert.
+    static func alertTitle(app: String, service: ServiceID, kind: PromptKind, _ language: ConsentLanguage) -> String {
+        if kind == .upgrade {
+            switch language {
+            case .en: return "Allow “\(app)” to also use your location even when you are not using the app?"
+            case .de: return "Darf „\(app)“ deinen Standort auch verwenden, wenn du die App nicht verwendest?"
+            }
+        }
+        if service == .tracking {
+            switch language {
+            case .en: return "Allow “\(app)” to track your activity across other companies’ apps and websites?"
+            case .de: return "Darf „\(app)“ deine Aktivitäten in Apps und auf Websites anderer Unternehmen erfassen?"
+            }
+        }
+        let (en, de) = wouldLikeTo(service)
+        switch language {
+        case .en: return "“\(app)” Would Like to \(en)"
+        case .de: return "„\(app)“ möchte \(de)"
+        }
+    }
+
+    /// What an app asks to do with `service`, after "Would Like to" / "möchte".
+    private static func wouldLikeTo(_ service: ServiceID) -> (en: String, de: String) {
+        switch service {
+        case .location: return ("Use Your Location", "deinen Standort verwenden")
+        case .photos: return ("Access Your Photos", "auf deine Fotos zugreifen")
+        case .camera: return ("Access the Camera", "auf deine Kamera zugreifen")
+        case .microphone: return ("Access the Microphone", "auf dein Mikrofon zugreifen")
+        case .contacts: return ("Access Your Contacts", "auf deine Kontakte zugreifen")
+        case .calendars: return ("Access Your Calendar", "auf deinen Kalender zugreifen")
+        case .reminders: return ("Access Your Reminders", "auf deine Erinnerungen zugreifen")
+        case .bluetooth: return ("Use Bluetooth", "Bluetooth verwenden")
+        case .motion: return ("Access Your Motion & Fitness Activity", "auf deine Bewegungs- & Fitnessdaten zugreifen")
+        case .speechRecognition: return ("Access Speech Recognition", "auf die Spracherkennung zugreifen")
+        case .mediaLibrary: return ("Access Your Media Library", "auf deine Mediathek zugreifen")
+        case .homeKit: return ("Access Your Home Data", "auf deine Home-Daten zugreifen")
+        case .localNetwork:
+            return (
+                "Find and Connect to Devices on Your Local Network",
+                "Geräte in deinem lokalen Netzwerk finden und sich mit ihnen verbinden"
+            )
+        case .tracking: return ("Track Your Activity", "deine Aktivitäten erfassen")
+        default: return ("Access \(service.rawValue)", "auf \(service.rawValue) zugreifen")
+        }
+    }
+
+    /// A button's label: the iOS wording of `choice` (tracking's deny is "Ask App Not to Track").
+    static func choice(_ choice: Choice, service: ServiceID, _ language: ConsentLanguage) -> String {
+        let (en, de): (String, String)
+        switch choice {
+        case .allowOnce: (en, de) = ("Allow Once", "Einmal erlauben")
+        case .allowWhileUsing: (en, de) = ("Allow While Using App", "Beim Verwenden der App erlauben")
+        case .deny where service == .tracking: (en, de) = ("Ask App Not to Track", "App bitten, kein Tracking durchzuführen")
+        case .deny: (en, de) = ("Don't Allow", "Nicht erlauben")
+        case .keepWhileUsing: (en, de) = ("Keep Only While Using", "Nur beim Verwenden beibehalten")
+        case .changeToAlways: (en, de) = ("Change to Always Allow", "Zu „Immer erlauben“ ändern")
+        case .selectItems: (en, de) = ("Select Photos…", "Fotos auswählen …")
+        case .allowFull: (en, de) = ("Allow Full Access", "Vollzugriff erlauben")
+        case .allow: (en, de) = ("Allow", "Erlauben")
+        }
+        return language == .en ? en : de
+    }
+
+    /// The name of `service` in Settings › Privacy; a custom service's id.
+    static func serviceName(_ service: ServiceID, _ language: ConsentLanguage) -> String {
+        let (en, de): (String, String)
+        switch service {
+        case .location: (en, de) = ("Location Services", "Ortungsdienste")
+        case .photos: (en, de) = ("Photos", "Fotos")
+        case .camera: (en, de) = ("Camera", "Kamera")
+        case .microphone: (en, de) = ("Microphone", "Mikrofon")
+        case .contacts: (en, de) = ("Contacts", "Kontakte")
+        case .calendars: (en, de) = ("Calendars", "Kalender")
+        case .reminders: (en, de) = ("Reminders", "Erinnerungen")
+        case .bluetooth: (en, de) = ("Bluetooth", "Bluetooth")
+        case .motion: (en, de) = ("Motion & Fitness", "Bewegung & Fitness")
+        case .speechRecognition: (en, de) = ("Speech Recognition", "Spracherkennung")
+        case .mediaLibrary: (en, de) = ("Media & Apple Music", "Medien & Apple Music")
+        case .homeKit: (en, de) = ("HomeKit", "HomeKit")
+        case .localNetwork: (en, de) = ("Local Network", "Lokales Netzwerk")
+        case .tracking: (en, de) = ("Tracking", "Tracking")
+        default: (en, de) = (service.rawValue, service.rawValue)
+        }
+        return language == .en ? en : de
+    }
+
+    /// The label of a settings option.
+    static func option(_ option: ConsentSettingOption, _ language: ConsentLanguage) -> String {
+        let (en, de): (String, String)
+        switch option {
+        case .never: (en, de) = ("Never", "Nie")
+        case .askNextTime: (en, de) = ("Ask Next Time", "Nächstes Mal fragen")
+        case .whileUsing: (en, de) = ("While Using the App", "Beim Verwenden der App")
+        case .always: (en, de) = ("Always", "Immer")
+        case .noAccess: (en, de) = ("None", "Keine")
+        case .addOnly: (en, de) = ("Add Photos Only", "Nur Fotos hinzufügen")
+        case .limited: (en, de) = ("Limited Access", "Eingeschränkter Zugriff")
+        case .full: (en, de) = ("Full Access", "Voller Zugriff")
+        case .off: (en, de) = ("Off", "Aus")
+        case .on: (en, de) = ("On", "Ein")
+        }
+        return language == .en ? en : de
+    }
+
+    /// Whose choices the pages show.
+    static func choicesOf(_ user: String, _ language: ConsentLanguage) -> String {
+        language == .en ? "Choices of \(user)" : "Auswahl von \(user)"
+    }
+
+    /// An authorization state in words: "Allowed: While Using the App", "Not allowed".
+    static func state(_ snapshot: AuthorizationSnapshot, _ language: ConsentLanguage) -> String {
+        let en = language == .en
+        switch snapshot.status {
+        case .notDetermined: return en ? "Not decided" : "Nicht festgelegt"
+        case .denied: return en ? "Not allowed" : "Nicht erlaubt"
+        case .restricted: return en ? "Restricted" : "Eingeschränkt"
+        case .authorized:
+            var words = en ? "Allowed" : "Erlaubt"
+            if let level = snapshot.level { words += ": " + levelName(level, language) }
+            if snapshot.once { words += en ? " (once)" : " (einmal)" }
+            return words
+        }
+    }
+
+    /// A level's name as Settings shows it.
+    static func levelName(_ level: Level, _ language: ConsentLanguage) -> String {
+        let en = language == .en
+        switch level {
+        case .whenInUse: return option(.whileUsing, language)
+        case .always: return option(.always, language)
+        case .addOnly: return option(.addOnly, language)
+        case .limited: return option(.limited, language)
+        case .full: return option(.full, language)
+        case .writeOnly: return en ? "Add Events Only" : "Nur Ereignisse hinzufügen"
+        default: return level.rawValue
+        }
+    }
+
+    /// What an audit entry did, in words.
+    static func action(_ entry: AuditEntry, _ language: ConsentLanguage) -> String {
+        let en = language == .en
+        switch entry.action {
+        case .promptCreated: return en ? "Asked for access" : "Hat um Zugriff gebeten"
+        case .promptAnswered:
+            let label = entry.detail["choice"].flatMap(Choice.init(rawValue:)).map {
+                choice($0, service: entry.service ?? .camera, language)
+            }
+            guard let label else { return en ? "You answered" : "Du hast geantwortet" }
+            return en ? "You answered “\(label)”" : "Du hast „\(label)“ geantwortet"
+        case .promptExpired: return en ? "The request expired unanswered" : "Die Anfrage ist unbeantwortet abgelaufen"
+        case .promptCancelled: return en ? "The request was withdrawn" : "Die Anfrage wurde zurückgezogen"
+        case .authorizationSet: return en ? "Changed in Settings" : "In den Einstellungen geändert"
+        case .authorizationRevoked: return en ? "Access revoked" : "Zugriff widerrufen"
+        case .authorizationExpired: return en ? "A one-time permission ended" : "Eine einmalige Erlaubnis ist abgelaufen"
+        case .authorizationReinstalled:
+            return en ? "Reset when the app was reinstalled" : "Bei der Neuinstallation der App zurückgesetzt"
+        case .authorizationReset: return en ? "Reset" : "Zurückgesetzt"
+        case .settingsChanged:
+            let on = entry.detail["locationServicesEnabled"] == "true"
+            return text(on ? .doneLocationOn : .doneLocationOff, language)
+        case .consentSessionCreated: return en ? "A link to these pages was made" : "Ein Link zu diesen Seiten wurde erstellt"
+        case .consentSessionEnded: return en ? "A session of these pages ended" : "Eine Sitzung dieser Seiten wurde beendet"
+        default: return (en ? "Changed: " : "Geändert: ") + entry.action.rawValue
+        }
+    }
+
+    /// "Now: …" before a state in the history.
+    static func now(_ state: String, _ language: ConsentLanguage) -> String {
+        language == .en ? "Now: \(state)" : "Jetzt: \(state)"
+    }
+}

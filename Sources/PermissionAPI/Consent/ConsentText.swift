@@ -1,0 +1,156 @@
+/// Every text of the consent pages, in each ``ConsentLanguage`` (SPEC §10): the renderers
+/// take their words from here only, so a page is in one language throughout and a new
+/// language is one column more. Texts with a value in them (an app's name, a service) are
+/// functions in `ConsentText+Services.swift`; all are plain text, escaped by ``HTML``.
+enum ConsentText {
+    /// A fixed text.
+    enum Key: CaseIterable {
+        case navigation, navPrompts, navSettings, navHistory, signOut
+        case promptsHeading, noPrompts
+        case doneDecided, doneSaved, doneLocationOn, doneLocationOff
+        case errorNotPending, errorInvalidChoice, errorRestricted, errorInvalidSetting, errorInvalidSwitch
+        case settingsHeading, locationServices, switchOn, switchOff, locationServicesOffNote, noApps, save
+        case restricted
+        case historyHeading, noHistory, olderEntries
+        case openInBrowserTitle, openInBrowserText, signedOutTitle, signedOutText
+        case askForNewLink, linkExpiredTitle, linkExpiredText, linkIncompleteTitle, linkIncompleteText
+        case linkInvalidTitle, linkInvalidText, linkUsedTitle, linkUsedText, linkTimedOutTitle, linkTimedOutText
+        case linkWithdrawnTitle, linkWithdrawnText, csrfTitle, csrfText, badFormTitle, badFormText
+        case badFormMediaType, badFormTooLarge, badFormEncoding, badFormTooManyFields
+        case forbiddenTitle, forbiddenText, notFoundTitle, notFoundText, failedTitle, failedText
+        case busyTitle, busyText
+    }
+
+    /// `key` in `language`.
+    static func text(_ key: Key, _ language: ConsentLanguage) -> String {
+        let (en, de) = strings(key)
+        switch language {
+        case .en: return en
+        case .de: return de
+        }
+    }
+
+    /// `key` in English and German.
+    private static func strings(_ key: Key) -> (en: String, de: String) {
+        switch key {
+        case .navigation: return ("Privacy", "Datenschutz")
+        case .navPrompts: return ("Requests", "Anfragen")
+        case .navSettings: return ("Settings", "Einstellungen")
+        case .navHistory: return ("History", "Verlauf")
+        case .signOut: return ("Sign Out", "Abmelden")
+        case .promptsHeading: return ("Requests", "Anfragen")
+        case .noPrompts: return ("No app is waiting for an answer.", "Keine App wartet auf eine Antwort.")
+        case .doneDecided: return ("Your answer was saved.", "Deine Antwort wurde gesichert.")
+        case .doneSaved: return ("Your setting was saved.", "Deine Einstellung wurde gesichert.")
+        case .doneLocationOn: return ("Location Services are on.", "Ortungsdienste sind eingeschaltet.")
+        case .doneLocationOff: return ("Location Services are off.", "Ortungsdienste sind ausgeschaltet.")
+        case .errorNotPending:
+            return (
+                "This request is no longer waiting for an answer. Nothing was changed.",
+                "Diese Anfrage wartet nicht mehr auf eine Antwort. Es wurde nichts geändert."
+            )
+        case .errorInvalidChoice:
+            return (
+                "That answer is not one this request offers. Nothing was changed.",
+                "Diese Antwort bietet die Anfrage nicht an. Es wurde nichts geändert."
+            )
+        case .errorRestricted:
+            return (
+                "This setting is restricted and cannot be changed here. Nothing was changed.",
+                "Diese Einstellung ist eingeschränkt und kann hier nicht geändert werden. Es wurde nichts geändert."
+            )
+        case .errorInvalidSetting:
+            return (
+                "That setting is not one this service offers. Nothing was changed.",
+                "Diese Einstellung gibt es für diesen Dienst nicht. Es wurde nichts geändert."
+            )
+        case .errorInvalidSwitch:
+            return (
+                "The switch could not be read. Nothing was changed.",
+                "Der Schalter konnte nicht gelesen werden. Es wurde nichts geändert."
+            )
+        case .settingsHeading: return ("Privacy & Security", "Datenschutz & Sicherheit")
+        case .locationServices: return ("Location Services", "Ortungsdienste")
+        case .switchOn: return ("On", "Ein")
+        case .switchOff: return ("Off", "Aus")
+        case .locationServicesOffNote:
+            return (
+                "Location Services are off: no app can use your location. Your choices below are kept for when you turn them on.",
+                "Die Ortungsdienste sind aus: Keine App kann deinen Standort verwenden. Deine Auswahl unten bleibt für das Einschalten erhalten."
+            )
+        case .noApps: return ("No app has asked for access yet.", "Noch keine App hat um Zugriff gebeten.")
+        case .save: return ("Save", "Sichern")
+        case .restricted:
+            return (
+                "Restricted: this setting is managed for you and cannot be changed here.",
+                "Eingeschränkt: Diese Einstellung wird für dich verwaltet und kann hier nicht geändert werden."
+            )
+        case .historyHeading: return ("History", "Verlauf")
+        case .noHistory: return ("Nothing has happened yet.", "Noch keine Einträge.")
+        case .olderEntries: return ("Older Entries", "Ältere Einträge")
+        case .openInBrowserTitle: return ("Open this link in your browser", "Öffne diesen Link in deinem Browser")
+        case .openInBrowserText:
+            return ("This link opens your privacy choices, once.", "Dieser Link öffnet deine Datenschutz-Auswahl, einmal.")
+        case .signedOutTitle: return ("You are signed out", "Du bist abgemeldet")
+        case .signedOutText:
+            return (
+                "Your choices are saved. To change them again, ask for a new link.",
+                "Deine Auswahl ist gesichert. Um sie wieder zu ändern, bitte um einen neuen Link."
+            )
+        case .askForNewLink:
+            return (
+                "Ask the app or service that sent you the link for a new one.",
+                "Bitte die App oder den Dienst, der dir den Link geschickt hat, um einen neuen."
+            )
+        case .linkExpiredTitle: return ("This link has expired", "Dieser Link ist abgelaufen")
+        case .linkExpiredText:
+            return (
+                "Your session has ended or the link was not opened here.",
+                "Deine Sitzung ist beendet oder der Link wurde nicht hier geöffnet."
+            )
+        case .linkIncompleteTitle: return ("This link is not complete", "Dieser Link ist unvollständig")
+        case .linkIncompleteText:
+            return ("The link is missing its code or was cut short.", "Dem Link fehlt sein Code oder er wurde abgeschnitten.")
+        case .linkInvalidTitle: return ("This link is not valid", "Dieser Link ist ungültig")
+        case .linkInvalidText: return ("The link's code is not one we made.", "Den Code dieses Links haben wir nicht erstellt.")
+        case .linkUsedTitle: return ("This link was already used", "Dieser Link wurde schon verwendet")
+        case .linkUsedText: return ("Each link opens one session, once.", "Jeder Link öffnet eine Sitzung, einmal.")
+        case .linkTimedOutTitle: return ("This link has expired", "Dieser Link ist abgelaufen")
+        case .linkTimedOutText: return ("Links work for a limited time only.", "Links gelten nur eine begrenzte Zeit.")
+        case .linkWithdrawnTitle: return ("This link was withdrawn", "Dieser Link wurde zurückgezogen")
+        case .linkWithdrawnText: return ("The session of this link was ended.", "Die Sitzung dieses Links wurde beendet.")
+        case .csrfTitle: return ("The form could not be sent", "Das Formular konnte nicht gesendet werden")
+        case .csrfText:
+            return (
+                "Nothing was changed. Go back, reload the page and try again.",
+                "Es wurde nichts geändert. Geh zurück, lade die Seite neu und versuche es noch einmal."
+            )
+        case .badFormTitle: return ("The form could not be read", "Das Formular konnte nicht gelesen werden")
+        case .badFormText: return ("Nothing was changed:", "Es wurde nichts geändert:")
+        case .badFormMediaType: return ("the form was not sent as a form.", "das Formular wurde nicht als Formular gesendet.")
+        case .badFormTooLarge: return ("the form is too large.", "das Formular ist zu groß.")
+        case .badFormEncoding: return ("the form is not well encoded.", "das Formular ist falsch kodiert.")
+        case .badFormTooManyFields: return ("the form has too many fields.", "das Formular hat zu viele Felder.")
+        case .forbiddenTitle: return ("Not allowed", "Nicht erlaubt")
+        case .forbiddenText:
+            return (
+                "This session may only see and change your own choices.",
+                "Diese Sitzung darf nur deine eigene Auswahl sehen und ändern."
+            )
+        case .notFoundTitle: return ("Not found", "Nicht gefunden")
+        case .notFoundText: return ("There is nothing here for you.", "Hier gibt es nichts für dich.")
+        case .failedTitle: return ("Something went wrong", "Etwas ist schiefgegangen")
+        case .failedText:
+            return (
+                "Nothing was changed. Please try again in a moment.",
+                "Es wurde nichts geändert. Bitte versuche es gleich noch einmal."
+            )
+        case .busyTitle: return ("Too many open pages", "Zu viele offene Seiten")
+        case .busyText:
+            return (
+                "Close another window of these pages, or reload later.",
+                "Schließe ein anderes Fenster dieser Seiten oder lade später neu."
+            )
+        }
+    }
+}

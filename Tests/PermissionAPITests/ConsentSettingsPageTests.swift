@@ -1,0 +1,165 @@
+import Foundation
+import HTTPCore
+import PermissionAPI
+import PermissionWire
+import Testing
+
+/// Settings › Privacy (SPEC §10), in-process on either store: each option is the settings
+/// change pages.md maps it to, made by the same call as `PUT .../authorizations/{service}`
+/// (audited with the session as actor); the Location Services switch; restricted entries
+/// shown disabled and refused when forged; another user's or an unknown entry not found.
+@Suite struct ConsentSettingsPageTests {
+    /// (service, option, expected status, expected level).
+    static let mappings: [(String, String, Authorization.Status, String?)] = [
+        ("location", "never", .denied, nil),
+        ("location", "askNextTime", .notDetermined, nil),
+        ("location", "whileUsing", .authorized, "whenInUse"),
+        ("location", "always", .authorized, "always"),
+        ("photos", "none", .denied, nil),
+        ("photos", "addOnly", .authorized, "addOnly"),
+        ("photos", "limited", .authorized, "limited"),
+        ("photos", "full", .authorized, "full"),
+        ("camera", "off", .denied, nil),
+        ("camera", "on", .authorized, "full"),
+        ("contacts", "off", .denied, nil),
+        ("contacts", "on", .authorized, "full"),
+        ("calendars", "on", .authorized, "full"),
+    ]
+
+    @Test func eachOptionIsTheSettingsChangeItNames() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        for service in ["location", "photos", "camera", "contacts", "calendars"] {
+            #expect(try app.set(service, #"{"status":"denied"}"#).status == 200)  // a record: the entry is listed
+        }
+        let browser = try ConsentBrowser(app)
+        let page = try browser.get("/consent/settings")
+        #expect(page.status == 200)
+        let options: [String: [String]] = [
+            "location": ["never", "askNextTime", "whileUsing", "always"], "photos": ["none", "addOnly", "limited", "full"],
+            "camera": ["off", "on"], "contacts": ["off", "on"], "calendars": ["off", "on"],
+        ]
+        for (service, values) in options {
+            #expect(page.text.contains(#"<section class="service" data-service="\#(service)">"#))
+            let radios = try Markup.radios(service: service, app: "com.example.maps", in: page.text)
+            #expect(radios.map(\.value) == values, "\(service)")
+            #expect(radios.filter(\.checked).map(\.value) == [values[0]], "denied shows \(values[0])")
+            let form = try Markup.settingsForm(service: service, app: "com.example.maps", in: page.text)
+            #expect(form.contains(#"<form class="app-setting" method="post" action="/consent/settings/\#(service)/com.example.maps" data-app="com.example.maps">"#))
+            #expect(form.contains("<fieldset><legend>Maps</legend>") && form.contains(#"<button type="submit" class="save">Save</button>"#))
+            for value in values {
+                let id = "setting-\(service)-com.example.maps-\(value)"
+                #expect(form.contains(#"id="\#(id)""#) && form.contains(#"<label for="\#(id)">"#), "\(id) is labelled")
+            }
+        }
+        for (service, value, status, level) in Self.mappings {
+            let before = try app.lastSeq()
+            let response = try browser.post("/consent/settings/\(service)/com.example.maps", [("value", value)])
+            #expect(response.status == 303 && response.headers["Location"] == "/consent/settings?done=saved", "\(service) \(value)")
+            let authorization = try app.authorization(service)
+            #expect(authorization.status == status && authorization.level == level, "\(service) \(value)")
+            if status != .notDetermined || value == "askNextTime" { #expect(authorization.reason == .userSet) }
+            let entries = try app.audit("after=\(before)")
+            if let entry = entries.first {
+                #expect(entry.action == "authorization.set" && entry.actor.role == "user" && entry.user == "u42")
+            }
+            let shown = try Markup.radios(service: service, app: "com.example.maps", in: try browser.get("/consent/settings").text)
+            #expect(shown.filter(\.checked).map(\.value) == [value], "\(service) \(value) is shown checked")
+        }
+        let saved = try browser.get("/consent/settings?done=saved").text
+        #expect(saved.contains(#"<p id="flash" role="status">Your setting was saved.</p>"#))
+        let unknown = try browser.get("/consent/settings?done=%3Cscript%3E").text
+        #expect(!unknown.contains("flash") && !unknown.contains("&lt;script"), "an unknown flash shows nothing")
+    }
+
+    /// The same change as the API: one entry, the same `from`, `to` and `reason`.
+    @Test func aSettingIsTheSameChangeAsTheAPIs() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        _ = try app.grant("location", "always", "allowWhileUsing", user: "u42")
+        _ = try app.grant("location", "always", "allowWhileUsing", user: "u43")
+        let browser = try ConsentBrowser(app)
+        let before = try app.lastSeq()
+        #expect(try browser.post("/consent/settings/location/com.example.maps", [("value", "always")]).status == 303)
+        try app.set("location", #"{"status":"authorized","level":"always"}"#, user: "u43")
+        let entries = try app.audit("after=\(before)&action=authorization.set")
+        #expect(entries.count == 2)
+        #expect(entries[0].from == entries[1].from && entries[0].to == entries[1].to && entries[0].reason == entries[1].reason)
+        #expect(entries[0].to?.provisional == false, "an explicit choice ends the provisional flow")
+        #expect(entries[0].actor.role == "user" && entries[1].actor.role == "admin")
+    }
+
+    @Test func theLocationServicesSwitch() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        _ = try app.grant("location", "whenInUse", "allowWhileUsing")
+        let browser = try ConsentBrowser(app, acceptLanguage: "de")
+        let on = try browser.get("/consent/settings").text
+        #expect(on.contains(#"<form id="location-services" method="post" action="/consent/settings/location-services">"#))
+        #expect(on.contains(#"<button type="submit" name="enabled" value="false" aria-pressed="true"><span class="switch-label">Ortungsdienste</span><span class="switch-state">Ein</span>"#))
+        let off = try browser.submit("/consent/settings/location-services", [("enabled", "false")]).text
+        #expect(off.contains(#"name="enabled" value="true" aria-pressed="false""#))
+        #expect(off.contains(#"<p id="flash" role="status">Ortungsdienste sind ausgeschaltet.</p>"#))
+        #expect(try app.send(.get, "/v1/users/u42/settings").decode(UserSettings.self).locationServicesEnabled == false)
+        let authorization = try app.authorization("location")
+        #expect(authorization.status == .denied && authorization.reason == .servicesDisabled)
+        let entry = try #require(try app.audit().last)
+        #expect(entry.action == "settings.changed" && entry.actor.role == "user" && entry.detail?["locationServicesEnabled"] == "false")
+        let seq = try app.lastSeq()
+        #expect(try browser.post("/consent/settings/location-services", [("enabled", "maybe")]).status == 400)
+        #expect(try app.lastSeq() == seq)
+        _ = try browser.submit("/consent/settings/location-services", [("enabled", "true")])
+        #expect(try app.authorization("location").status == .authorized, "the stored choice is back")
+    }
+
+    @Test func aRestrictedEntryIsShownDisabledAndAForgedChangeIsRefused() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        _ = try app.grant("camera", "full", "allow")
+        try app.policy("r", #"{"service":"camera","app":"com.example.maps","user":"u42","effect":"restrict"}"#)
+        let browser = try ConsentBrowser(app)
+        let page = try browser.get("/consent/settings").text
+        let form = try Markup.settingsForm(service: "camera", app: "com.example.maps", in: page)
+        #expect(form.contains(#"data-restricted="true""#) && form.contains(#"<p class="restricted">"#))
+        let radios = try Markup.radios(service: "camera", app: "com.example.maps", in: page)
+        #expect(radios.count == 2 && radios.allSatisfy(\.disabled) && !radios.contains(where: \.checked))
+        let seq = try app.lastSeq()
+        for value in ["off", "on"] {
+            let response = try browser.post("/consent/settings/camera/com.example.maps", [("value", value)])
+            #expect(response.status == 409, "\(value)")
+            #expect(response.text.contains(#"<p id="flash" class="error" role="alert">This setting is restricted"#))
+        }
+        #expect(try app.lastSeq() == seq, "nothing was written")
+        #expect(try app.authorization("camera").status == .restricted)
+    }
+
+    @Test func otherEntriesAndFormsWithoutTheTokenChangeNothing() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        try app.registerApp("com.example.other")
+        _ = try app.grant("camera", "full", "allow", user: "u43")
+        _ = try app.grant("camera", "full", "allow", user: "u42")
+        let browser = try ConsentBrowser(app)
+        let seq = try app.lastSeq()
+        let cases: [(String, String, Int)] = [
+            ("/consent/settings/camera/com.example.other", "off", 404),  // no record of u42: not an entry
+            ("/consent/settings/nosuch/com.example.maps", "off", 404),
+            ("/consent/settings/camera/not%20an%20app", "off", 404),
+            ("/consent/settings/camera/com.example.maps", "never", 400),  // not a camera option
+            ("/consent/settings/camera/com.example.maps", "", 400),
+        ]
+        for (target, value, status) in cases {
+            #expect(try browser.post(target, [("value", value)]).status == status, "\(target) \(value)")
+        }
+        let form = ("Content-Type", "application/x-www-form-urlencoded")
+        for target in ["/consent/settings/camera/com.example.maps", "/consent/settings/location-services"] {
+            let response = try app.send(.post, target, body: Array("value=off&enabled=false".utf8), headers: browser.headers + [form])
+            #expect(response.status == 403, "\(target): no CSRF token")
+        }
+        #expect(try app.lastSeq() == seq, "nothing was written")
+        #expect(try app.authorization("camera", user: "u42").status == .authorized)
+        #expect(try app.authorization("camera", user: "u43").status == .authorized)
+        let page = try browser.get("/consent/settings").text
+        #expect(page.contains(#"data-app="com.example.maps""#) && !page.contains("com.example.other"), "only u42's entries")
+    }
+}

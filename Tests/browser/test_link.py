@@ -1,0 +1,164 @@
+"""The consent link in a real browser: the exchange, the cookie Chromium keeps, the refusals,
+the security headers, and that a session reaches nothing of another user."""
+
+import unittest
+
+from selenium.webdriver.common.by import By
+
+import consent_harness as h
+import consent_pages as p
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+class ConsentLinkTests(p.PagesTestCase):
+
+    def test_link_opens_the_prompts_page_and_drops_the_token(self):
+        user = h.unique("link")
+        self.open_session(user)
+        self.assertEqual(p.path(self.browser), "/consent/", "the 303 leads to the prompts page")
+        self.assertNotIn("token", self.browser.current_url)
+        self.assertIsNotNone(p.cookie(self.browser))
+        self.assertEqual(self.browser.find_element(By.TAG_NAME, "html").get_attribute("lang"), "en")
+        self.assertEqual(len(p.css(self.browser, "h1")), 1)
+
+    def test_cookie_flags_as_chromium_keeps_them(self):
+        self.open_session(h.unique("cookie"))
+        kept = p.cookie(self.browser)
+        self.assertIsNotNone(kept, "the link sets the session cookie")
+        self.assertTrue(kept["httpOnly"])
+        self.assertEqual(kept["sameSite"], "Strict")
+        self.assertEqual(kept["path"], "/consent")
+        self.assertFalse(kept["secure"], "--consent-cookie-secure false: plain HTTP")
+        self.assertIn("expiry", kept, "a Max-Age cookie, not a session-long one")
+        self.assertEqual(self.browser.execute_script("return document.cookie"), "", "HttpOnly: no script reads it")
+
+    def test_set_cookie_as_sent(self):
+        pair, response = self.server.session_cookie(h.unique("setcookie"))
+        self.assertEqual(response.headers["Location"], "/consent/")
+        raw = response.headers["Set-Cookie"]
+        attributes = [a.strip() for a in raw.split(";")[1:]]
+        self.assertIn("Path=/consent", attributes)
+        self.assertIn("HttpOnly", attributes)
+        self.assertIn("SameSite=Strict", attributes)
+        self.assertNotIn("Secure", attributes)
+        self.assertTrue(pair.startswith("permission_consent="))
+
+    def test_reused_link_shows_the_error_page_and_sets_no_cookie(self):
+        _, url = self.server.consent_link(h.unique("reuse"))
+        h.open_link(self.browser, url)
+        self.assertIsNotNone(p.cookie(self.browser))
+        h.open_link(self.browser, url)  # the same link again, cookies forgotten first
+        self.assertEqual(p.path(self.browser), url.split(self.server.base, 1)[1], "no redirect")
+        self.assertIn("already used", p.h1(self.browser))
+        self.assertIsNone(p.cookie(self.browser), "a reused link sets no cookie")
+        again = self.server.http("GET", url[len(self.server.base):], admin=False)
+        self.assertEqual(again.status, 410)
+        self.assertIsNone(again.headers.get("Set-Cookie"))
+
+    def test_forged_and_cut_links_show_the_error_page(self):
+        for query, status in (("?token=" + "A" * 43, 400), ("?token=abc", 400), ("", 400)):
+            with self.subTest(query=query):
+                h.open_link(self.browser, self.server.url("/consent/start" + query))
+                self.assertTrue(p.h1(self.browser))
+                self.assertIsNone(p.cookie(self.browser))
+                answer = self.server.http("GET", "/consent/start" + query, admin=False)
+                self.assertEqual(answer.status, status)
+                self.assertIsNone(answer.headers.get("Set-Cookie"))
+
+    def test_ended_session_shows_the_expired_page(self):
+        user = h.unique("ended")
+        session_id = self.open_session(user)
+        self.server.api("DELETE", f"/v1/consent-sessions/{session_id}", expect=(204,))
+        h.load(self.browser, "/consent/")
+        self.assertIn("expired", p.h1(self.browser))
+
+    def test_security_headers_on_every_consent_url(self):
+        user = h.unique("headers")
+        prompt = self.server.prompt_for(user, self.maps_app(), "camera", "full")
+        pair, start = self.server.session_cookie(user)
+        _, reused = self.server.consent_link(user)
+        self.server.http("GET", reused[len(self.server.base):], admin=False)
+        other = self.server.prompt_for(h.unique("headers-other"), self.maps_app(), "camera", "full")
+        cases = [
+            ("start (303)", start, 303),
+            ("reused link", self.server.http("GET", reused[len(self.server.base):], admin=False), 410),
+            ("no session", self.server.http("GET", "/consent/", admin=False), 401),
+            ("prompts", self.cookie_get("/consent/", pair), 200),
+            ("settings", self.cookie_get("/consent/settings", pair), 200),
+            ("history", self.cookie_get("/consent/history", pair), 200),
+            ("another user's prompt", self.cookie_get(f"/consent/prompts/{other['id']}", pair), 404),
+            ("stylesheet", self.cookie_get("/consent/static/style.css", pair), 200),
+            ("script", self.cookie_get("/consent/static/app.js", pair), 200),
+        ]
+        for name, response, status in cases:
+            with self.subTest(page=name):
+                self.assertEqual(response.status, status, response.text[:300])
+                for field, value in SECURITY_HEADERS.items():
+                    self.assertEqual(response.headers.get(field), value, f"{field} of {name}")
+        self.assertEqual(self.server.prompt(prompt["id"])["state"], "pending")
+
+    def test_the_cookie_is_no_credential_on_the_api(self):
+        user = h.unique("apicookie")
+        pair, _ = self.server.session_cookie(user)
+        answer = self.server.http("GET", f"/v1/users/{user}/prompts", headers={"Cookie": pair}, admin=False)
+        self.assertEqual(answer.status, 401)
+
+    def test_session_cannot_reach_another_user(self):
+        user, other = h.unique("mine"), h.unique("theirs")
+        app = self.maps_app()
+        theirs = self.server.prompt_for(other, app, "camera", "full")
+        self.open_session(user)
+        csrf = p.csrf_token(self.browser)  # the logout form carries it on every page
+        h.load(self.browser, f"/consent/prompts/{theirs['id']}")
+        self.assertIn(p.h1(self.browser), ("Not found", "Not allowed"))
+        self.assertNotIn(theirs["purpose"], self.browser.page_source)
+        pair = "permission_consent=" + p.cookie(self.browser)["value"]
+        for method, path, body in (
+                ("GET", f"/consent/prompts/{theirs['id']}", None),
+                ("POST", f"/consent/prompts/{theirs['id']}/decision", f"csrf={csrf}&choice=allow")):
+            with self.subTest(method=method, path=path):
+                answer = self.server.http(method, path, body=body, admin=False, headers={
+                    "Cookie": pair, "Content-Type": "application/x-www-form-urlencoded"})
+                self.assertIn(answer.status, (403, 404), answer.text[:300])
+                self.assertIn("text/html", answer.headers.get("Content-Type", ""))
+        self.assertEqual(self.server.prompt(theirs["id"])["state"], "pending")
+        self.assertEqual(self.server.authorization(other, app, "camera")["status"], "notDetermined")
+
+    def test_a_tampered_decision_form_cannot_answer_another_users_prompt(self):
+        """The real form in the browser, its action pointed at another user's prompt."""
+        user, other = h.unique("tamper"), h.unique("victim")
+        app = self.maps_app()
+        mine = self.server.prompt_for(user, app, "camera", "full")
+        theirs = self.server.prompt_for(other, app, "camera", "full")
+        self.open_session(user)
+        form = p.alert(self.browser, mine["id"]).find_element(By.CSS_SELECTOR, "form.alert-actions")
+        self.browser.execute_script(
+            "arguments[0].setAttribute('action', arguments[1])", form, f"/consent/prompts/{theirs['id']}/decision")
+        button = form.find_element(By.CSS_SELECTOR, 'button[name=choice][value="allow"]')
+        p.navigates(self.browser, button.click)
+        self.assertIn(p.h1(self.browser), ("Not found", "Not allowed"))
+        self.assertEqual(self.server.prompt(theirs["id"])["state"], "pending")
+        self.assertEqual(self.server.prompt(mine["id"])["state"], "pending")
+        self.assertEqual(self.server.authorization(other, app, "camera")["status"], "notDetermined")
+
+    # The app every test here uses.
+    _maps = None
+
+    def maps_app(self):
+        if ConsentLinkTests._maps is None:
+            ConsentLinkTests._maps = h.unique("com.example.linkmaps")
+            self.server.put_app(ConsentLinkTests._maps, "Maps")
+        return ConsentLinkTests._maps
+
+    def cookie_get(self, path, pair):
+        return self.server.http("GET", path, headers={"Cookie": pair}, admin=False)
+
+
+if __name__ == "__main__":
+    unittest.main()

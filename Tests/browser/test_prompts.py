@@ -1,0 +1,278 @@
+"""The prompts page in a real browser: every prompt kind with its title, purpose string and
+exactly its options; every option chosen and checked through the API; German; the keyboard
+alone; a prompt made while the page is open; the page without JavaScript."""
+
+import unittest
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+import consent_harness as h
+import consent_pages as p
+
+# (case, service, level of the request or "upgrade", options in order)
+KINDS = {
+    "location-whenInUse": ("location", "whenInUse", ["allowOnce", "allowWhileUsing", "deny"]),
+    "location-always": ("location", "always", ["allowOnce", "allowWhileUsing", "deny"]),
+    "upgrade": ("location", "upgrade", ["keepWhileUsing", "changeToAlways"]),
+    "photos": ("photos", "full", ["selectItems", "allowFull", "deny"]),
+    "camera": ("camera", "full", ["allow", "deny"]),
+    "tracking": ("tracking", "full", ["allow", "deny"]),
+}
+
+# What each choice makes of the authorization (SPEC §4): the fields that must match.
+RESULTS = {
+    ("location-whenInUse", "allowOnce"): {"status": "authorized", "level": "whenInUse", "once": True},
+    ("location-whenInUse", "allowWhileUsing"): {"status": "authorized", "level": "whenInUse", "once": False,
+                                                "provisional": False},
+    ("location-whenInUse", "deny"): {"status": "denied"},
+    ("location-always", "allowOnce"): {"status": "authorized", "level": "whenInUse", "once": True},
+    ("location-always", "allowWhileUsing"): {"status": "authorized", "level": "always", "provisional": True},
+    ("location-always", "deny"): {"status": "denied"},
+    ("upgrade", "keepWhileUsing"): {"status": "authorized", "level": "whenInUse", "provisional": False},
+    ("upgrade", "changeToAlways"): {"status": "authorized", "level": "always", "provisional": False},
+    ("photos", "selectItems"): {"status": "authorized", "level": "limited"},
+    ("photos", "allowFull"): {"status": "authorized", "level": "full"},
+    ("photos", "deny"): {"status": "denied"},
+    ("camera", "allow"): {"status": "authorized", "level": "full"},
+    ("camera", "deny"): {"status": "denied"},
+    ("tracking", "allow"): {"status": "authorized", "level": "full"},
+    ("tracking", "deny"): {"status": "denied"},
+}
+
+
+def make_prompt(server, user, app, case):
+    service, level, _ = KINDS[case]
+    if level == "upgrade":
+        return server.upgrade_prompt(user, app)
+    return server.prompt_for(user, app, service, level)
+
+
+def english_title(name, service):
+    return f"“{name}” Would Like to Use Your Location" if service == "location" else None
+
+
+class PromptTests(p.PagesTestCase):
+
+    def test_the_browser_runs_javascript(self):
+        self.assertTrue(h.javascript_runs(self.browser))
+
+    def test_every_option_of_every_prompt_kind(self):
+        """One prompt per option (each its own app), all on one page: each shows its title,
+        purpose string and exactly its options with the iOS labels; pressing the option makes
+        the authorization SPEC §4 says, recorded with the text shown and the session as actor."""
+        user = h.unique("every")
+        made = []  # (case, choice, app, name, prompt)
+        for index, (case, choice) in enumerate(RESULTS):
+            app, name = f"com.example.every{index:02d}", f"Maps {index:02d}"
+            self.server.put_app(app, name)
+            made.append((case, choice, app, name, make_prompt(self.server, user, app, case)))
+        session_id = self.open_session(user)
+        self.assert_prompts_page()
+        self.assert_common_layout()
+        shown = p.alerts(self.browser)
+        self.assertEqual([a.get_attribute("data-prompt-id") for a in shown], [m[4]["id"] for m in made],
+                         "one alert per pending prompt, newest last")
+        for case, choice, app, name, prompt in made:
+            with self.subTest(case=case, choice=choice, part="shown"):
+                element = p.alert(self.browser, prompt["id"])
+                service, _, options = KINDS[case]
+                self.assertEqual(element.get_attribute("role"), "dialog")
+                self.assertEqual(element.get_attribute("data-kind"), prompt["kind"])
+                self.assertEqual(element.get_attribute("aria-labelledby"), f"title-{prompt['id']}")
+                title = element.find_element(By.CSS_SELECTOR, f"h2.alert-title#title-{prompt['id']}").text
+                self.assertIn(f"“{name}”", title)
+                if english_title(name, service) and case != "upgrade":
+                    self.assertEqual(title, english_title(name, service))
+                message = element.find_element(By.CSS_SELECTOR, "p.alert-message")
+                self.assertEqual(message.text, prompt["purpose"])
+                self.assertEqual(message.get_attribute("dir"), "auto")
+                self.assertIn(message.get_attribute("lang"), (None, ""), "the base string has no lang")
+                self.assertEqual(prompt["options"], options)
+                self.assertEqual(p.choices(element), [(o, h.LABELS["en"][o]) for o in options])
+                form = element.find_element(By.CSS_SELECTOR, "form.alert-actions")
+                self.assertEqual(form.get_attribute("action"),
+                                 self.server.url(f"/consent/prompts/{prompt['id']}/decision"))
+                self.assertEqual(form.get_attribute("method"), "post")
+        for case, choice, app, name, prompt in made:
+            with self.subTest(case=case, choice=choice, part="decided"):
+                p.choose(self.browser, prompt["id"], choice)
+                self.assertEqual(p.path(self.browser).split("?")[0], "/consent/")
+                self.assertIsNotNone(p.flash(self.browser), "a confirmation after the decision")
+                self.assertEqual(p.flash(self.browser).get_attribute("role"), "status")
+                self.assertEqual(p.css(self.browser, f'div.alert[data-prompt-id="{prompt["id"]}"]'), [])
+                answered = self.server.prompt(prompt["id"])
+                self.assertEqual((answered["state"], answered.get("choice")), ("answered", choice))
+                authorization = self.server.authorization(user, app, KINDS[case][0])
+                for field, value in RESULTS[(case, choice)].items():
+                    self.assertEqual(authorization.get(field), value, f"{field}: {authorization}")
+                if authorization["status"] == "authorized":
+                    self.assertEqual(authorization["purpose"], prompt["purpose"])
+                    self.assertEqual(authorization["reason"], "userConsent")
+        p.one(self.browser, "p#no-prompts")  # nothing left to answer
+        ids = {m[4]["id"] for m in made}
+        answered = [e for e in self.server.audit(user, "prompt.answered") if e["promptId"] in ids]
+        self.assertEqual(len(answered), len(made))
+        for entry in answered:
+            self.assertEqual(entry["actor"], {"keyId": session_id, "role": "user"})
+
+    def test_keyboard_alone(self):
+        """Tab to a decision button and press Enter; then Space on another; focus is visible."""
+        user = h.unique("keys")
+        app_a, app_b = h.unique("com.example.keysa"), h.unique("com.example.keysb")
+        self.server.put_app(app_a, "Tickets")
+        self.server.put_app(app_b, "Trails")
+        first = self.server.prompt_for(user, app_a, "camera", "full")
+        second = self.server.prompt_for(user, app_b, "microphone", "full")
+        self.open_session(user)
+        for prompt, choice, key in ((first, "allow", Keys.ENTER), (second, "deny", Keys.SPACE)):
+            with self.subTest(choice=choice):
+                self.tab_to(prompt["id"], choice)
+                self.assert_focus_visible(self.browser.switch_to.active_element)
+                self.tab_to(prompt["id"], choice)
+                p.navigates(self.browser, ActionChains(self.browser).send_keys(key).perform)
+                self.assertEqual(self.server.prompt(prompt["id"]).get("choice"), choice)
+        self.assertEqual(self.server.authorization(user, app_a, "camera")["status"], "authorized")
+        self.assertEqual(self.server.authorization(user, app_b, "microphone")["status"], "denied")
+
+    def tab_to(self, prompt_id, choice, limit=60):
+        self.browser.execute_script("document.activeElement && document.activeElement.blur()")
+        find = ("var e = document.activeElement; var a = e && e.closest('div.alert');"
+                "return [e ? e.tagName : null, e ? e.value : null, a ? a.dataset.promptId : null];")
+        for _ in range(limit):
+            ActionChains(self.browser).send_keys(Keys.TAB).perform()
+            tag, value, owner = self.browser.execute_script(find)
+            if tag == "BUTTON" and value == choice and owner == prompt_id:
+                return
+        self.fail(f"{limit} Tabs never reached the {choice} button of prompt {prompt_id}")
+
+    def assert_focus_visible(self, element):
+        style = ("var s = getComputedStyle(arguments[0]);"
+                 "return [s.outlineStyle, s.outlineWidth, s.boxShadow].join('|');")
+        focused = self.browser.execute_script(style, element)
+        self.browser.execute_script("arguments[0].blur()", element)
+        blurred = self.browser.execute_script(style, element)
+        self.assertNotEqual(focused, blurred, f"focus changes nothing visible ({focused})")
+        outline_style, outline_width, shadow = focused.split("|")
+        self.assertTrue((outline_style != "none" and outline_width != "0px") or shadow != "none", focused)
+
+    def test_a_new_prompt_appears_without_a_reload(self):
+        user = h.unique("live")
+        app = h.unique("com.example.live")
+        self.server.put_app(app, "Live")
+        self.open_session(user)
+        p.one(self.browser, "p#no-prompts")
+        marker = self.browser.execute_script("window.__notReloaded = true; return window.__notReloaded")
+        self.assertTrue(marker)
+        prompt = self.server.prompt_for(user, app, "camera", "full")
+        h.wait(self.browser, lambda b: p.exists(b, f'div.alert[data-prompt-id="{prompt["id"]}"]'),
+               timeout=h.LIVE_UPDATE_DEADLINE, message="the new prompt on the open page")
+        self.assertTrue(self.browser.execute_script("return window.__notReloaded === true"), "no reload")
+        self.assertEqual(p.css(self.browser, "p#no-prompts"), [])
+        second = self.server.prompt_for(user, app, "tracking", "full")
+        h.wait(self.browser, lambda b: p.exists(b, f'div.alert[data-prompt-id="{second["id"]}"]'),
+               timeout=h.LIVE_UPDATE_DEADLINE, message="a second new prompt")
+        element = p.alert(self.browser, second["id"])
+        self.assertEqual(p.choices(element), [("allow", "Allow"), ("deny", "Don't Allow")])
+        p.choose(self.browser, second["id"], "allow")  # the replaced fragment's form still works
+        self.assertEqual(self.server.authorization(user, app, "tracking")["status"], "authorized")
+
+    def test_another_users_prompt_never_appears(self):
+        user, other = h.unique("alone"), h.unique("crowd")
+        app = h.unique("com.example.alone")
+        self.server.put_app(app, "Alone")
+        mine = self.server.prompt_for(user, app, "camera", "full")
+        theirs = self.server.prompt_for(other, app, "camera", "full")
+        self.open_session(user)
+        ids = [a.get_attribute("data-prompt-id") for a in p.alerts(self.browser)]
+        self.assertEqual(ids, [mine["id"]])
+        self.assertNotIn(theirs["id"], self.browser.page_source)
+
+
+class GermanPromptTests(p.PagesTestCase):
+    language = "de"
+
+    def test_german_labels_and_purpose_strings(self):
+        user = h.unique("de")
+        made = []
+        for index, case in enumerate(KINDS):
+            app, name = f"com.example.german{index}", f"Karten {index}"
+            self.server.put_app(app, name)
+            made.append((case, app, name, make_prompt(self.server, user, app, case)))
+        english_only = h.unique("com.example.englishonly")
+        self.server.put_app(english_only, "Englisch", german=False)
+        base_prompt = self.server.prompt_for(user, english_only, "camera", "full")
+        session_id = self.open_session(user)
+        self.assert_prompts_page()
+        self.assert_common_layout(language="de")
+        for case, app, name, prompt in made:
+            with self.subTest(case=case):
+                service, level, options = KINDS[case]
+                element = p.alert(self.browser, prompt["id"])
+                title = element.find_element(By.CSS_SELECTOR, "h2.alert-title").text
+                self.assertIn(f"„{name}“", title)
+                if case == "location-whenInUse":
+                    self.assertEqual(title, f"„{name}“ möchte deinen Standort verwenden")
+                key = h.PURPOSE_KEY_FOR[(service, level)]
+                message = element.find_element(By.CSS_SELECTOR, "p.alert-message")
+                self.assertEqual(message.text, h.PURPOSES[key][1])
+                self.assertEqual(message.get_attribute("lang"), "de")
+                self.assertEqual(p.choices(element), [(o, h.LABELS["de"][o]) for o in options])
+        with self.subTest(case="no German string: the base string, no lang"):
+            message = p.alert(self.browser, base_prompt["id"]).find_element(By.CSS_SELECTOR, "p.alert-message")
+            self.assertEqual(message.text, h.PURPOSES["NSCameraUsageDescription"][0])
+            self.assertIn(message.get_attribute("lang"), (None, ""))
+        camera = next(m for m in made if m[0] == "camera")
+        p.choose(self.browser, camera[3]["id"], "allow")
+        self.assertIsNotNone(p.flash(self.browser))
+        authorization = self.server.authorization(user, camera[1], "camera")
+        self.assertEqual(authorization["status"], "authorized")
+        self.assertEqual(authorization["purpose"], h.PURPOSES["NSCameraUsageDescription"][1])
+        self.assertEqual(authorization.get("purposeLanguage"), "de")
+        entry = [e for e in self.server.audit(user, "prompt.answered") if e["promptId"] == camera[3]["id"]]
+        self.assertEqual(len(entry), 1)
+        self.assertEqual(entry[0]["purpose"], h.PURPOSES["NSCameraUsageDescription"][1])
+        self.assertEqual(entry[0]["detail"].get("purposeLanguage"), "de")
+        self.assertEqual(entry[0]["actor"], {"keyId": session_id, "role": "user"})
+        p.choose(self.browser, base_prompt["id"], "allow")
+        plain = self.server.authorization(user, english_only, "camera")
+        self.assertEqual(plain["purpose"], h.PURPOSES["NSCameraUsageDescription"][0])
+        self.assertNotIn("purposeLanguage", plain)
+
+
+class WithoutJavaScriptTests(p.PagesTestCase):
+    """Plain forms: POST, redirect, GET, with JavaScript turned off in Chromium."""
+    javascript = False
+
+    def setUp(self):
+        super().setUp()
+        self.assertFalse(h.javascript_runs(self.browser), "JavaScript is off in this browser")
+
+    def test_answer_a_prompt_without_javascript(self):
+        user = h.unique("nojs")
+        app = h.unique("com.example.nojs")
+        self.server.put_app(app, "Plain")
+        prompt = self.server.prompt_for(user, app, "location", "whenInUse")
+        self.open_session(user)
+        p.choose(self.browser, prompt["id"], "allowWhileUsing")
+        self.assertIsNotNone(p.flash(self.browser))
+        authorization = self.server.authorization(user, app, "location")
+        self.assertEqual((authorization["status"], authorization.get("level")), ("authorized", "whenInUse"))
+
+    def test_save_a_setting_without_javascript(self):
+        user = h.unique("nojsset")
+        app = h.unique("com.example.nojsset")
+        self.server.put_app(app, "Plain")
+        self.server.set_authorization(user, app, "camera", "authorized", "full")
+        self.open_session(user)
+        h.load(self.browser, "/consent/settings")
+        form = p.setting_form(self.browser, "camera", app)
+        p.radio(form, "off").click()
+        save = form.find_element(By.CSS_SELECTOR, "button.save")
+        p.navigates(self.browser, save.click)
+        self.assertEqual(self.server.authorization(user, app, "camera")["status"], "denied")
+
+
+if __name__ == "__main__":
+    unittest.main()
