@@ -149,7 +149,7 @@ import Testing
         for (path, type) in files {
             let response = try app.send(.get, path, headers: [ConsentSessionTests.noKey])
             #expect(response.status == 200 && response.headers["Content-Type"] == type, "\(path)")
-            #expect(response.headers["Cache-Control"] == "public, max-age=300")
+            #expect(response.headers["Cache-Control"] == "no-store")
             #expect(response.headers["Content-Security-Policy"] == ConsentSessionTests.securityHeaders[0].1)
             #expect(response.headers["X-Content-Type-Options"] == "nosniff" && response.headers["Referrer-Policy"] == "no-referrer")
             #expect(response.body.count > 500)

@@ -65,6 +65,17 @@ LABELS = {
         "allow": "Erlauben",
     },
 }
+# The tracking prompt's refusal keeps iOS's own wording (App Tracking Transparency).
+TRACKING_DENY = {"en": "Ask App Not to Track", "de": "App bitten, kein Tracking durchzuführen"}
+
+
+def label(language, option, service):
+    """The label of `option` on a prompt for `service` in `language`."""
+    if service == "tracking" and option == "deny":
+        return TRACKING_DENY[language]
+    return LABELS[language][option]
+
+
 SETTING_VALUES = {
     "location": ["never", "askNextTime", "whileUsing", "always"],
     "photos": ["none", "addOnly", "limited", "full"],

@@ -90,7 +90,7 @@ class PromptTests(p.PagesTestCase):
                 self.assertEqual(message.get_attribute("dir"), "auto")
                 self.assertIn(message.get_attribute("lang"), (None, ""), "the base string has no lang")
                 self.assertEqual(prompt["options"], options)
-                self.assertEqual(p.choices(element), [(o, h.LABELS["en"][o]) for o in options])
+                self.assertEqual(p.choices(element), [(o, h.label("en", o, service)) for o in options])
                 form = element.find_element(By.CSS_SELECTOR, "form.alert-actions")
                 self.assertEqual(form.get_attribute("action"),
                                  self.server.url(f"/consent/prompts/{prompt['id']}/decision"))
@@ -174,7 +174,7 @@ class PromptTests(p.PagesTestCase):
         h.wait(self.browser, lambda b: p.exists(b, f'div.alert[data-prompt-id="{second["id"]}"]'),
                timeout=h.LIVE_UPDATE_DEADLINE, message="a second new prompt")
         element = p.alert(self.browser, second["id"])
-        self.assertEqual(p.choices(element), [("allow", "Allow"), ("deny", "Don't Allow")])
+        self.assertEqual(p.choices(element), [("allow", "Allow"), ("deny", h.TRACKING_DENY["en"])])
         p.choose(self.browser, second["id"], "allow")  # the replaced fragment's form still works
         self.assertEqual(self.server.authorization(user, app, "tracking")["status"], "authorized")
 
@@ -218,7 +218,7 @@ class GermanPromptTests(p.PagesTestCase):
                 message = element.find_element(By.CSS_SELECTOR, "p.alert-message")
                 self.assertEqual(message.text, h.PURPOSES[key][1])
                 self.assertEqual(message.get_attribute("lang"), "de")
-                self.assertEqual(p.choices(element), [(o, h.LABELS["de"][o]) for o in options])
+                self.assertEqual(p.choices(element), [(o, h.label("de", o, service)) for o in options])
         with self.subTest(case="no German string: the base string, no lang"):
             message = p.alert(self.browser, base_prompt["id"]).find_element(By.CSS_SELECTOR, "p.alert-message")
             self.assertEqual(message.text, h.PURPOSES["NSCameraUsageDescription"][0])

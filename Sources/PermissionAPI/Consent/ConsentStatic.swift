@@ -2,13 +2,13 @@ import HTTPCore
 
 /// The consent pages' two static files, embedded in the binary (``ConsentStyle``,
 /// ``ConsentScript``): `GET /consent/static/style.css` and `/consent/static/app.js`, open
-/// (a page that refuses still needs its stylesheet), with their media type and
-/// `Cache-Control: public, max-age=300` (they change only with the binary); the other
-/// security headers stay.
+/// (a page that refuses still needs its stylesheet), with their media type and the same
+/// headers as every `/consent/` response, `Cache-Control: no-store` included (two small
+/// files; nothing of the consent pages is kept by a shared or a browser cache).
 enum ConsentStatic {
     static let stylesheetPath = "/consent/static/style.css"
     static let scriptPath = "/consent/static/app.js"
-    static let cacheControl = "public, max-age=300"
+    static let cacheControl = "no-store"
 
     /// The files by path: media type and bytes.
     static let files: [String: (contentType: String, bytes: [UInt8])] = [

@@ -1,6 +1,7 @@
 /// The consent pages' stylesheet (`/consent/static/style.css`): the iOS alert as a centred
 /// rounded card on a dimmed backdrop, its buttons stacked full width with hairline
-/// separators in system blue; Settings as grouped inset lists; the system font; dark mode by
+/// separators in system blue (the darker shade iOS uses with Increase Contrast, so that text
+/// keeps a 4.5:1 contrast, WCAG 1.4.3); Settings as grouped inset lists; the system font; dark mode by
 /// `prefers-color-scheme`; a phone-sized and a desktop-sized layout; long and right-to-left
 /// text wraps; visible focus; controls at least 44 px high.
 enum ConsentStyle {
@@ -10,9 +11,9 @@ enum ConsentStyle {
   --background: #f2f2f7;
   --grouped: #ffffff;
   --label: #000000;
-  --secondary: rgba(60, 60, 67, 0.6);
+  --secondary: #636366;
   --separator: rgba(60, 60, 67, 0.29);
-  --blue: #007aff;
+  --blue: #0058d0;
   --red: #ff3b30;
   --green: #34c759;
   --fill: rgba(120, 120, 128, 0.16);
@@ -26,9 +27,9 @@ enum ConsentStyle {
     --background: #000000;
     --grouped: #1c1c1e;
     --label: #ffffff;
-    --secondary: rgba(235, 235, 245, 0.6);
+    --secondary: #aeaeb2;
     --separator: rgba(84, 84, 88, 0.65);
-    --blue: #0a84ff;
+    --blue: #409cff;
     --red: #ff453a;
     --green: #30d158;
     --fill: rgba(120, 120, 128, 0.36);
