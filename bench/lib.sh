@@ -14,10 +14,11 @@ cleanup() {
 }
 
 # CPU ticks (utime + stime, all threads) of a process.
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# A process that ended meanwhile (a PostgreSQL backend whose connection closed) counts 0.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 # The user-space part of `ticks`.
-user_ticks() { awk '{print $14}' "/proc/$1/stat"; }
+user_ticks() { awk '{print $14}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 # CPU ticks of a process and its children (nginx's worker); `group_ticks PID user` counts user
 # time only. Neither includes softirq time, which the kernel accounts to no process.

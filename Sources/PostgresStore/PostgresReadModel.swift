@@ -58,6 +58,13 @@ final class PostgresReadModel: Sendable {
         return catalogue.withLock { $0 }
     }
 
+    /// Whether memory may be trusted and, if so, the catalogue (nil while unknown): what a read
+    /// body decides once, when it begins.
+    var trusted: (fresh: Bool, catalogue: PostgresCatalogue?) {
+        guard isFresh else { return (false, nil) }
+        return (true, catalogue.withLock { $0 })
+    }
+
     /// The log was read to its end by a query that started at `instant`.
     func synced(at instant: ContinuousClock.Instant) {
         _ = lastSync.max((instant - origin).nanoseconds, ordering: .releasing)

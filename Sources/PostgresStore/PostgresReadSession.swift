@@ -15,6 +15,10 @@ final class PostgresReadSession: PermissionReader {
     private let model: PostgresReadModel
     /// Taken before the snapshot (``ReadCache``).
     private let generation: UInt64
+    /// Whether memory may be trusted, decided once when the body begins.
+    private let fresh: Bool
+    /// The catalogue when memory may be trusted, else nil.
+    private let catalogue: PostgresCatalogue?
     /// Checked out and inside the snapshot's transaction from the first database question.
     private var connection: PostgresConnection?
 
@@ -22,6 +26,7 @@ final class PostgresReadSession: PermissionReader {
         self.pool = pool
         self.model = model
         generation = model.cache.generation
+        (fresh, catalogue) = model.trusted
     }
 
     /// The session on the body's snapshot, begun on first use.
@@ -52,7 +57,7 @@ final class PostgresReadSession: PermissionReader {
         -> (stored: StoredAuthorization?, settings: UserSettings?)
     {
         let key = AuthorizationKey(user: user, app: app, service: service)
-        if model.isFresh, let cached = model.cache.lookup(key, withSettings: withSettings, readAt: generation) {
+        if fresh, let cached = model.cache.lookup(key, withSettings: withSettings, readAt: generation) {
             return cached
         }
         let found = try database().authorizationAndSettings(user: user, app: app, service: service, withSettings: withSettings)
@@ -61,12 +66,12 @@ final class PostgresReadSession: PermissionReader {
     }
 
     func service(_ id: ServiceID) throws -> ServiceDefinition? {
-        if let catalogue = model.currentCatalogue { return catalogue.services[id] }
+        if let catalogue { return catalogue.services[id] }
         return try database().service(id)
     }
 
     func policies(service: ServiceID, app: AppID, user: UserID) throws -> [Policy] {
-        if let catalogue = model.currentCatalogue, !catalogue.policyServices.contains(service) { return [] }
+        if let catalogue, !catalogue.policyServices.contains(service) { return [] }
         return try database().policies(service: service, app: app, user: user)
     }
 
