@@ -69,6 +69,9 @@ import Testing
         if choice == "deny" && service == "tracking" {
             return german ? "App bitten, kein Tracking durchzuführen" : "Ask App Not to Track"
         }
+        if choice == "selectItems" && service == "contacts" {
+            return german ? "Kontakte auswählen …" : "Select Contacts…"
+        }
         let labels: [String: (String, String)] = [
             "allowOnce": ("Allow Once", "Einmal erlauben"),
             "allowWhileUsing": ("Allow While Using App", "Beim Verwenden der App erlauben"),

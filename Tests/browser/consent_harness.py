@@ -73,6 +73,8 @@ def label(language, option, service):
     """The label of `option` on a prompt for `service` in `language`."""
     if service == "tracking" and option == "deny":
         return TRACKING_DENY[language]
+    if service == "contacts" and option == "selectItems":
+        return {"en": "Select Contacts…", "de": "Kontakte auswählen …"}[language]
     return LABELS[language][option]
 
 

@@ -52,7 +52,8 @@ extension ConsentText {
         }
     }
 
-    /// A button's label: the iOS wording of `choice` (tracking's deny is "Ask App Not to Track").
+    /// A button's label: the iOS wording of `choice` (tracking's deny is "Ask App Not to Track",
+    /// contacts' selection "Select Contacts…").
     static func choice(_ choice: Choice, service: ServiceID, _ language: ConsentLanguage) -> String {
         let (en, de): (String, String)
         switch choice {
@@ -62,6 +63,7 @@ extension ConsentText {
         case .deny: (en, de) = ("Don't Allow", "Nicht erlauben")
         case .keepWhileUsing: (en, de) = ("Keep Only While Using", "Nur beim Verwenden beibehalten")
         case .changeToAlways: (en, de) = ("Change to Always Allow", "Zu „Immer erlauben“ ändern")
+        case .selectItems where service == .contacts: (en, de) = ("Select Contacts…", "Kontakte auswählen …")
         case .selectItems: (en, de) = ("Select Photos…", "Fotos auswählen …")
         case .allowFull: (en, de) = ("Allow Full Access", "Vollzugriff erlauben")
         case .allow: (en, de) = ("Allow", "Erlauben")
