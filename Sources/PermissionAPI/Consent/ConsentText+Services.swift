@@ -170,7 +170,11 @@ extension ConsentText {
             return text(on ? .doneLocationOn : .doneLocationOff, language)
         case .consentSessionCreated: return en ? "A link to these pages was made" : "Ein Link zu diesen Seiten wurde erstellt"
         case .consentSessionEnded: return en ? "A session of these pages ended" : "Eine Sitzung dieser Seiten wurde beendet"
-        default: return (en ? "Changed: " : "Geändert: ") + entry.action.rawValue
+        case .policyPut:
+            return en ? "Your administrator set a rule for this access" : "Dein Administrator hat eine Regel für diesen Zugriff festgelegt"
+        case .policyDeleted:
+            return en ? "Your administrator removed a rule for this access" : "Dein Administrator hat eine Regel für diesen Zugriff entfernt"
+        default: return en ? "Changed by the service" : "Vom Dienst geändert"
         }
     }
 
