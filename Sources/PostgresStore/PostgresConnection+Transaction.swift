@@ -65,6 +65,20 @@ extension PostgresConnection {
         }
     }
 
+    /// ``commit()`` for a transaction whose outcome matters: a lost connection becomes
+    /// ``PostgresCommitOutcomeUnknown`` (never retried); any other failure rolls back and
+    /// rethrows.
+    func commitOrReportUnknownOutcome() throws {
+        do {
+            try commit()
+        } catch let error as PostgresError where error.isConnectionFailure {
+            throw PostgresCommitOutcomeUnknown(underlying: error)
+        } catch {
+            rollbackIgnoringErrors()
+            throw error
+        }
+    }
+
     /// `ROLLBACK`, when a transaction is open.
     package func rollback() throws {
         guard isInTransaction else { return }

@@ -188,11 +188,6 @@ public final class PostgresPermissionStore: PermissionStore {
 
     static let beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
-    /// The commit of a write failed on a lost connection: it may or may not have been applied,
-    /// so it is never run again.
-    private struct CommitOutcomeUnknown: Error {
-        let underlying: PostgresError
-    }
 
     /// Runs `body` in one transaction of its own, again on retryable failures (see the type's
     /// summary): reads, and the copy transaction; writes go through ``writer``.
@@ -213,7 +208,7 @@ public final class PostgresPermissionStore: PermissionStore {
                     continue
                 }
                 throw Self.mapped(error)
-            } catch let error as CommitOutcomeUnknown {
+            } catch let error as PostgresCommitOutcomeUnknown {
                 throw PermissionError.unavailable(
                     why: "the database connection was lost during the commit: \(error.underlying.message)")
             } catch let error as PostgresPoolTimeout {
@@ -235,14 +230,7 @@ public final class PostgresPermissionStore: PermissionStore {
             connection.rollbackIgnoringErrors()
             throw error
         }
-        do {
-            try connection.commit()
-        } catch let error as PostgresError where error.isConnectionFailure {
-            throw CommitOutcomeUnknown(underlying: error)
-        } catch {
-            connection.rollbackIgnoringErrors()
-            throw error
-        }
+        try connection.commitOrReportUnknownOutcome()
         return result
     }
 

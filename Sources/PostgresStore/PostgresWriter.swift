@@ -66,10 +66,6 @@ package final class PostgresWriter: @unchecked Sendable {
         init(run: @escaping (PostgresSession) throws -> Void) { self.run = run }
     }
 
-    /// The commit of a batch failed on a lost connection: it may or may not have been applied.
-    private struct CommitOutcomeUnknown: Error {
-        let underlying: PostgresError
-    }
 
     /// The most bodies committed in one transaction.
     package let maximumBatchSize: Int
@@ -191,7 +187,7 @@ package final class PostgresWriter: @unchecked Sendable {
                     continue
                 }
                 batchFailure = PostgresPermissionStore.mapped(error)
-            } catch let error as CommitOutcomeUnknown {
+            } catch let error as PostgresCommitOutcomeUnknown {
                 batchFailure = PermissionError.unavailable(
                     why: "the database connection was lost during the commit: \(error.underlying.message)")
             } catch let error as PostgresPoolTimeout {
@@ -256,14 +252,7 @@ package final class PostgresWriter: @unchecked Sendable {
                 connection.rollbackIgnoringErrors()
                 throw error
             }
-            do {
-                try connection.commit()
-            } catch let error as PostgresError where error.isConnectionFailure {
-                throw CommitOutcomeUnknown(underlying: error)
-            } catch {
-                connection.rollbackIgnoringErrors()
-                throw error
-            }
+            try connection.commitOrReportUnknownOutcome()
             if !committed.isEmpty { didCommit?(committed) }
             return committed.count
         }
