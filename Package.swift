@@ -44,7 +44,7 @@ let package = Package(
             dependencies: ["PermissionDomain", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        // PostgreSQL persistence of the domain through libpq (issue 19).
+        // PostgreSQL persistence of the domain through libpq.
         .target(
             name: "PostgresStore",
             dependencies: ["PermissionDomain", "CLibPQ", .product(name: "Crypto", package: "swift-crypto")],

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
     libsqlite3-dev        # SQLite, linked by the SQLiteStore target
     libcurl4-openssl-dev  # libcurl, linked by the PermissionClient SDK
-    libpq-dev             # libpq, linked by the PostgresStore target (issue 19)
+    libpq-dev             # libpq, linked by the PostgresStore target
     postgresql            # PostgreSQL 15: PostgresStoreTests initdb and start a server of their own
     sqlite3               # the sqlite3 shell, used by tamper and restore tests
     curl                  # live tests drive the server with real curl

@@ -23,12 +23,12 @@ scripts/validate-deploy.sh
 echo "== swift test"
 swift test --skip-build
 
-# The same API suite on the PostgreSQL store (issue 19): each TestApp in a fresh database of a
+# The same API suite on the PostgreSQL store: each TestApp in a fresh database of a
 # real PostgreSQL the tests start themselves.
 echo "== swift test: the API suite on PostgreSQL"
 PERMISSION_TEST_STORE=postgres swift test --skip-build --filter PermissionAPITests
 
-# The consent pages in a real browser (issue 20): headless Chromium driven by Selenium against
+# The consent pages in a real browser: headless Chromium driven by Selenium against
 # the permission-server just built, with axe-core; scripts/setup.sh installs what they need.
 if [ "${BROWSER_TESTS:-1}" != "0" ]; then
     echo "== browser tests: the consent pages in headless Chromium (Tests/browser)"
@@ -37,7 +37,7 @@ else
     echo "== browser tests: skipped (BROWSER_TESTS=0)"
 fi
 
-# Hostile input (issue 4): schemathesis against a live server from openapi.yaml, all checks
+# Hostile input: schemathesis against a live server from openapi.yaml, all checks
 # and phases, >= 1,000 generated calls, zero failures (see the README, "Hostile-input
 # testing"). It runs the permission-server just built.
 if [ "${SCHEMATHESIS:-1}" != "0" ]; then
@@ -53,7 +53,7 @@ if [ "$fuzz_seconds" != "0" ]; then
     fuzz/run-json-fuzzer.sh "$fuzz_seconds"
 fi
 
-# Container image (issue 6): the real Dockerfile built with buildah and run as the manifests run it.
+# Container image: the real Dockerfile built with buildah and run as the manifests run it.
 if [ "${VERIFY_IMAGE:-1}" = "0" ]; then
     echo "== container image: skipped (VERIFY_IMAGE=0)"
 elif [ "$(id -u)" -ne 0 ]; then

@@ -1,7 +1,7 @@
 import Foundation
 public import PermissionDomain
 
-/// The permission store in one PostgreSQL database (issue 19), with the semantics of SQLite's
+/// The permission store in one PostgreSQL database, with the semantics of SQLite's
 /// store: the same rows, orders, filters and audit chain, so the API behaves the same on both.
 ///
 /// ``read(_:)`` runs its body in `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY` on a pooled

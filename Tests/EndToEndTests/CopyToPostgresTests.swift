@@ -3,7 +3,7 @@ import PostgresStore
 import PostgresTestServer
 import Testing
 
-/// The operator commands on a PostgreSQL URI and `copy` (issue 19), with the real binary and the
+/// The operator commands on a PostgreSQL URI and `copy`, with the real binary and the
 /// tests' real PostgreSQL: a SQLite deployment built through the API moves into an empty
 /// database with every row and the audit chain as it was.
 @Suite(.serialized, .timeLimit(.minutes(3)))

@@ -4,7 +4,7 @@ import PermissionAPI
 import PermissionWire
 import Testing
 
-/// Hostile input at the API level (issue 4): each case gets a specific 4xx problem, writes no
+/// Hostile input at the API level: each case gets a specific 4xx problem, writes no
 /// audit entry (the last seq is unchanged) and leaves the record it aims at as it was.
 @Suite struct MaliciousInputTests {
     /// One hostile request and the answer it must get.
