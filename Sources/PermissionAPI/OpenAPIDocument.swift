@@ -1754,7 +1754,7 @@ components:
       description: >
         Why: `default` (never decided), `userConsent` (answered a prompt), `userSet` (settings
         or revoke), `policy`, `servicesDisabled` (Location Services off), `expired` (an Allow
-        Once grant ended), `reset`, `reinstall`.
+        Once grant ended, or an expiring grant reached its `until`), `reset`, `reinstall`.
       type: string
       enum: [default, userConsent, userSet, policy, servicesDisabled, expired, reset, reinstall]
     Choice:
