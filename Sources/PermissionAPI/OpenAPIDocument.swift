@@ -373,7 +373,11 @@ paths:
       description: >
         `authorized` with a level, `denied`, or `notDetermined` ("Ask Next Time"). An explicit
         choice ends the provisional flow and cancels a pending prompt. A restricted
-        authorization cannot be changed (`409 restricted`).
+        authorization cannot be changed (`409 restricted`). `authorized` may carry `until`, an
+        expiring grant (SPEC §11): shown as `expiresAt`, `notDetermined` (`expired`) from then,
+        written by the server (actor `system`) within about a second and published; in the
+        past, beyond `--max-grant-duration` or with another status it is `422
+        invalid-combination` naming `until`, malformed `400 invalid-request`, nothing written.
       parameters:
         - $ref: '#/components/parameters/IfMatch'
       requestBody:
@@ -385,6 +389,7 @@ paths:
               always: {$ref: '#/components/examples/SettingsAlways'}
               denied: {$ref: '#/components/examples/SettingsDenied'}
               askNextTime: {$ref: '#/components/examples/SettingsAskNextTime'}
+              authorizedUntil: {$ref: '#/components/examples/SettingsAuthorizedUntil'}
       responses:
         '200':
           description: The authorization after the change.
@@ -581,7 +586,13 @@ paths:
       summary: Answer a pending prompt (consent)
       description: >
         `choice` must be one of the prompt's `options` (`422 invalid-choice` lists them in
-        `allowed`); a prompt no longer pending gets `409 prompt-not-pending`.
+        `allowed`); a prompt no longer pending gets `409 prompt-not-pending`. `until` makes the
+        grant an expiring one (SPEC §11): the authorization shows it as `expiresAt` and reads
+        `notDetermined` (`expired`) from then; the server writes that change (actor `system`,
+        `authorization.expired`) within about a second and publishes it. `until` must be in the
+        future, at most `--max-grant-duration` seconds ahead, and goes only with a choice that
+        grants access other than `allowOnce` (else `422 invalid-combination` naming `until`,
+        nothing written); a malformed time is `400 invalid-request`.
       parameters:
         - $ref: '#/components/parameters/PromptId'
         - $ref: '#/components/parameters/RequestId'
@@ -592,6 +603,7 @@ paths:
             schema: {$ref: '#/components/schemas/Decision'}
             examples:
               allowWhileUsing: {$ref: '#/components/examples/DecisionAllowWhileUsing'}
+              allowUntil: {$ref: '#/components/examples/DecisionAllowUntil'}
       responses:
         '200':
           description: The answered prompt and the authorization it produced.
@@ -609,7 +621,7 @@ paths:
         '409': {$ref: '#/components/responses/PromptNotPending'}
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
-        '422': {$ref: '#/components/responses/InvalidChoice'}
+        '422': {$ref: '#/components/responses/UnprocessableDecision'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/apps/{app}/lifecycle:
@@ -1601,7 +1613,8 @@ components:
       description: >
         A level the service does not have (`unknown-level`), or well-formed fields that do not
         go together (`invalid-combination`: a level with a status other than `authorized`,
-        `authorized` without a level, an `allow` policy without a level or a `restrict` one
+        `authorized` without a level, an `until` in the past, beyond `--max-grant-duration` or
+        with a status other than `authorized`, an `allow` policy without a level or a `restrict` one
         with a level, `purposeKeys` that do not cover exactly the `levels`, a translated purpose
         string whose key has no base string); nothing changed
         (RFC 9110 §15.5.21).
@@ -1625,8 +1638,12 @@ components:
           examples:
             missing-purpose-string: {$ref: '#/components/examples/ProblemMissingPurposeString'}
             unknown-level: {$ref: '#/components/examples/ProblemUnknownLevel'}
-    InvalidChoice:
-      description: The choice is not one of the prompt's options; `allowed` lists them.
+    UnprocessableDecision:
+      description: >
+        The choice is not one of the prompt's options (`invalid-choice`; `allowed` lists them),
+        or `until` does not go with it (`invalid-combination`: in the past, beyond
+        `--max-grant-duration`, with a choice that grants nothing or Allow Once); nothing
+        changed.
       headers:
         X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
       content:
@@ -1634,6 +1651,7 @@ components:
           schema: {$ref: '#/components/schemas/Problem'}
           examples:
             invalid-choice: {$ref: '#/components/examples/ProblemInvalidChoice'}
+            until-in-the-past: {$ref: '#/components/examples/ProblemUntilInThePast'}
     Internal:
       description: An unexpected error, logged with the request id.
       headers:
@@ -1736,7 +1754,7 @@ components:
       description: >
         Why: `default` (never decided), `userConsent` (answered a prompt), `userSet` (settings
         or revoke), `policy`, `servicesDisabled` (Location Services off), `expired` (an Allow
-        Once grant ended), `reset`, `reinstall`.
+        Once grant ended, or an expiring grant reached its `until`), `reset`, `reinstall`.
       type: string
       enum: [default, userConsent, userSet, policy, servicesDisabled, expired, reset, reinstall]
     Choice:
@@ -1770,7 +1788,9 @@ components:
           description: An Allow Once grant.
           type: boolean
         expiresAt:
-          description: When an Allow Once grant lapses.
+          description: >
+            When the grant lapses to `notDetermined` (`expired`): an Allow Once grant's end, or
+            the `until` of an expiring grant; null for a grant without an end.
           type: [string, 'null']
           format: date-time
         reason: {$ref: '#/components/schemas/Reason'}
@@ -1871,6 +1891,13 @@ components:
           description: One of the prompt's `options`.
           type: string
           maxLength: 64
+        until:
+          description: >
+            When the grant ends (RFC 3339, any offset; kept to the millisecond): in the future,
+            at most `--max-grant-duration` seconds ahead; only with a choice that grants access
+            other than `allowOnce`. Absent: the grant has no end.
+          type: string
+          format: date-time
     DecisionResult:
       type: object
       required: [prompt, authorization]
@@ -1889,6 +1916,13 @@ components:
         level:
           description: Required with `authorized`, refused otherwise (`422 invalid-combination`); `null` is the same as absent.
           anyOf: [{$ref: '#/components/schemas/Level'}, {type: 'null'}]
+        until:
+          description: >
+            When the grant ends (RFC 3339, any offset; kept to the millisecond), only with
+            `authorized`: in the future, at most `--max-grant-duration` seconds ahead. Absent: the
+            grant has no end (a change without it ends an earlier expiry).
+          type: string
+          format: date-time
     LifecycleEvent:
       type: object
       additionalProperties: false
@@ -2528,6 +2562,9 @@ components:
     SettingsAskNextTime:
       summary: Ask Next Time
       value: {status: notDetermined}
+    SettingsAuthorizedUntil:
+      summary: Authorize until a time (an expiring grant)
+      value: {status: authorized, level: full, until: '2026-12-24T18:00:00.000Z'}
     AccessRequestAlways:
       summary: Ask for Always
       value: {level: always}
@@ -2626,6 +2663,9 @@ components:
     DecisionAllowWhileUsing:
       summary: Allow While Using
       value: {choice: allowWhileUsing}
+    DecisionAllowUntil:
+      summary: Allow until a time (an expiring grant)
+      value: {choice: allow, until: '2026-12-24T18:00:00.000Z'}
     DecisionResult:
       summary: Allow While Using on an Always request → provisional Always
       value:
@@ -2992,6 +3032,14 @@ components:
         detail: "'allow' is not one of this prompt's options"
         requestId: req-5f2c
         allowed: [allowOnce, allowWhileUsing, deny]
+    ProblemUntilInThePast:
+      summary: invalid-combination (422), until in the past
+      value:
+        type: https://permissions.example/problems/invalid-combination
+        title: Fields that do not go together
+        status: 422
+        detail: 'until: must be in the future'
+        requestId: req-5f2c
     ProblemInternal:
       summary: internal (500)
       value:

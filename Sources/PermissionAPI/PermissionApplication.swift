@@ -28,8 +28,8 @@ public final class PermissionApplication: Sendable {
         self.sweeper = sweeper
     }
 
-    /// Starts the sweeper: expired prompts and lapsed once grants are written (actor
-    /// `system`) every `sweepInterval`.
+    /// Starts the sweeper: expired prompts and lapsed grants (Allow Once, expiring) are
+    /// written (actor `system`) every `sweepInterval`.
     public func start() {
         sweeper.start()
     }

@@ -1,4 +1,5 @@
 public import PermissionWire
+public import Foundation
 
 /// Every operation of openapi.yaml as an `Endpoint`, for `PermissionClient.send(_:)` and
 /// `sendBlocking(_:)`. Ids go into the path percent-encoded (RFC 3986 §3.3). This file holds
@@ -66,9 +67,11 @@ public enum Endpoints {
         .json("GET", PathEncoding.path("v1", "prompts", id))
     }
 
-    /// `POST /v1/prompts/{id}/decision`: answer a pending prompt.
-    public static func decide(prompt id: String, choice: String) -> Endpoint<DecisionResult> {
-        .json("POST", PathEncoding.path("v1", "prompts", id, "decision"), body: jsonBody(Decision(choice: choice)))
+    /// `POST /v1/prompts/{id}/decision`: answer a pending prompt; `until` makes the grant end
+    /// then (an expiring grant).
+    public static func decide(prompt id: String, choice: String, until: Date? = nil) -> Endpoint<DecisionResult> {
+        .json("POST", PathEncoding.path("v1", "prompts", id, "decision"),
+              body: jsonBody(Decision(choice: choice, until: until)))
     }
 
     /// `POST /v1/users/{user}/apps/{app}/lifecycle`.

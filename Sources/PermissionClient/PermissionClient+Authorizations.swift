@@ -1,4 +1,5 @@
 public import PermissionWire
+public import Foundation
 
 /// The user-side operations as typed async calls (each is `send(Endpoints.x(...)).value`).
 extension PermissionClient {
@@ -19,7 +20,8 @@ extension PermissionClient {
         try await send(Endpoints.requestAccess(user: user, app: app, service: service, level: level)).value
     }
 
-    /// Changes an authorization in settings; `ifMatch` makes it conditional (412 when stale).
+    /// Changes an authorization in settings (`SettingsChange.until`: an expiring grant);
+    /// `ifMatch` makes it conditional (412 when stale).
     public func setAuthorization(user: String, app: String, service: String, _ change: SettingsChange,
                                  ifMatch: String? = nil) async throws(PermissionClientError) -> Authorization {
         try await send(Endpoints.setAuthorization(user: user, app: app, service: service, change, ifMatch: ifMatch)).value
@@ -54,9 +56,12 @@ extension PermissionClient {
         try await send(Endpoints.prompt(id: id)).value
     }
 
-    /// Answers a pending prompt with one of its `options`.
-    public func decide(prompt id: String, choice: String) async throws(PermissionClientError) -> DecisionResult {
-        try await send(Endpoints.decide(prompt: id, choice: choice)).value
+    /// Answers a pending prompt with one of its `options`; `until` makes a grant end then (an
+    /// expiring grant: from then it reads `notDetermined`, `expired`).
+    public func decide(prompt id: String, choice: String, until: Date? = nil) async throws(PermissionClientError)
+        -> DecisionResult
+    {
+        try await send(Endpoints.decide(prompt: id, choice: choice, until: until)).value
     }
 
     /// Reports an app lifecycle event.

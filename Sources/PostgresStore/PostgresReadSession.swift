@@ -95,8 +95,8 @@ final class PostgresReadSession: PermissionReader {
         try database().authorizations(matching: filter, after: after, limit: limit)
     }
 
-    func dueOnceGrants(before date: Date, limit: Int) throws -> [StoredAuthorization] {
-        try database().dueOnceGrants(before: date, limit: limit)
+    func dueGrants(before date: Date, limit: Int) throws -> [StoredAuthorization] {
+        try database().dueGrants(before: date, limit: limit)
     }
 
     func app(_ id: AppID) throws -> App? { try database().app(id) }

@@ -16,6 +16,7 @@ enum PostgresSchema {
         PostgresMigration(id: "1-permission-store", sql: version1),
         PostgresMigration(id: "2-consent-sessions", sql: version2),
         PostgresMigration(id: "3-localized-purpose-strings", sql: version3),
+        PostgresMigration(id: "4-expiring-grants", sql: version4),
     ])
 
     /// Consent sessions (SPEC §10), as SQLite's `4-consent-sessions`: only SHA-256 hashes of

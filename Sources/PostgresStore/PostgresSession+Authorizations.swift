@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
 
-/// Authorization records: the hot-path point read, filtered listings, due once grants, upsert.
+/// Authorization records: the hot-path point read, filtered listings, due grants, upsert.
 extension PostgresSession {
     private static let columns = """
         user_id, app, service, status, level, provisional, once, expires_at, reason, purpose, \
@@ -24,9 +24,10 @@ extension PostgresSession {
         LEFT JOIN user_settings AS s ON s.user_id = $1
         """)
 
-    private static let dueOnce = PreparedStatement("""
+    private static let due = PreparedStatement("""
         SELECT \(columns) FROM authorizations
-        WHERE once AND expires_at <= $1 ORDER BY expires_at, user_id, app, service LIMIT $2
+        WHERE expires_at IS NOT NULL AND expires_at <= $1 AND status = 'authorized'
+        ORDER BY expires_at, user_id, app, service LIMIT $2
         """)
 
     private static let upsert = PreparedStatement("""
@@ -85,8 +86,8 @@ extension PostgresSession {
         return try rows(.cached(sql), clause.values + [Self.limit(limit)]) { try Self.decodeListed($0) }
     }
 
-    func dueOnceGrants(before date: Date, limit: Int) throws -> [StoredAuthorization] {
-        try rows(Self.dueOnce, [.int64(date.millisecondsSince1970), Self.limit(limit)]) { try Self.decodeListed($0) }
+    func dueGrants(before date: Date, limit: Int) throws -> [StoredAuthorization] {
+        try rows(Self.due, [.int64(date.millisecondsSince1970), Self.limit(limit)]) { try Self.decodeListed($0) }
     }
 
     func save(_ authorization: StoredAuthorization) throws {

@@ -54,9 +54,11 @@ struct SetCommand: ParsableCommand {
         commandName: "set",
         abstract: "Change an authorization as the user would in Settings.",
         discussion: """
-            STATUS is authorized (with --level), denied, or notDetermined (Ask Next Time).
-            Example:
+            STATUS is authorized (with --level, and --until for a grant that ends), denied, or
+            notDetermined (Ask Next Time).
+            Examples:
               permctl set u42 com.example.maps location authorized --level always
+              permctl set u42 com.example.maps camera authorized --level full --until 2026-12-24T18:00:00Z
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -65,6 +67,8 @@ struct SetCommand: ParsableCommand {
     @Argument(help: "The service, e.g. location.") var service: String
     @Argument(help: "authorized, denied or notDetermined.") var status: String
     @Option(help: "The level, with authorized.") var level: String?
+    @Option(help: "When the grant ends (RFC 3339, e.g. 2026-12-24T18:00:00Z), with authorized.")
+    var until: String?
     @Option(name: .customLong("if-match"), help: "Only if the authorization still has this ETag (412 otherwise).")
     var ifMatch: String?
 
@@ -74,11 +78,16 @@ struct SetCommand: ParsableCommand {
         }
         if parsed == .authorized, level == nil { throw ValidationError("authorized needs --level") }
         if parsed != .authorized, level != nil { throw ValidationError("--level goes only with authorized") }
+        if parsed != .authorized, until != nil { throw ValidationError("--until goes only with authorized") }
+        if let until, Timestamp.parse(until) == nil {
+            throw ValidationError("--until must be an RFC 3339 time such as 2026-12-24T18:00:00Z")
+        }
     }
 
     func run() throws {
         let client = try connection.makeClient()
-        let change = SettingsChange(status: Authorization.Status(rawValue: status) ?? .denied, level: level)
+        let change = SettingsChange(
+            status: Authorization.Status(rawValue: status) ?? .denied, level: level, until: until.flatMap(Timestamp.parse))
         let response = try connection.call(
             client, Endpoints.setAuthorization(user: user, app: app, service: service, change, ifMatch: ifMatch))
         if connection.json { return Output.json(response.value) }

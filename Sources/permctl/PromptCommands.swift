@@ -33,15 +33,28 @@ struct DecideCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decide",
         abstract: "Answer a pending prompt with one of its options, as the user would.",
-        discussion: "Example:\n  permctl decide 019ab2c3d4e5-8f3a2b1c0d9e8f7a allowWhileUsing")
+        discussion: """
+            Examples:
+              permctl decide 019ab2c3d4e5-8f3a2b1c0d9e8f7a allowWhileUsing
+              permctl decide 019ab2c3d4e5-8f3a2b1c0d9e8f7a allow --until 2026-12-24T18:00:00Z
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The prompt id.") var prompt: String
     @Argument(help: "The choice: allow, deny, allowOnce, allowWhileUsing, selectItems, allowFull, ...") var choice: String
+    @Option(help: "When the grant ends (RFC 3339, e.g. 2026-12-24T18:00:00Z); not with deny or allowOnce.")
+    var until: String?
+
+    func validate() throws {
+        if let until, Timestamp.parse(until) == nil {
+            throw ValidationError("--until must be an RFC 3339 time such as 2026-12-24T18:00:00Z")
+        }
+    }
 
     func run() throws {
         let client = try connection.makeClient()
-        let result = try connection.call(client, Endpoints.decide(prompt: prompt, choice: choice)).value
+        let result = try connection.call(
+            client, Endpoints.decide(prompt: prompt, choice: choice, until: until.flatMap(Timestamp.parse))).value
         if connection.json { return Output.json(result) }
         Output.authorization(result.authorization)
     }

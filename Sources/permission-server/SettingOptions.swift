@@ -24,6 +24,8 @@ struct SettingOptions: ParsableArguments {
     var promptTTL: String?
     @Option(name: .customLong(Settings.onceTTL.flag), help: Settings.onceTTL.argumentHelp)
     var onceTTL: String?
+    @Option(name: .customLong(Settings.maxGrantDuration.flag), help: Settings.maxGrantDuration.argumentHelp)
+    var maxGrantDuration: String?
     @Option(name: .customLong(Settings.maxConnections.flag), help: Settings.maxConnections.argumentHelp)
     var maxConnections: String?
     @Option(name: .customLong(Settings.maxConnectionsPerAddress.flag), help: Settings.maxConnectionsPerAddress.argumentHelp)
@@ -71,7 +73,8 @@ struct SettingOptions: ParsableArguments {
             (Settings.readCacheEntries, readCacheEntries),
             (Settings.databasePoolSize, databasePoolSize),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
-            (Settings.onceTTL, onceTTL), (Settings.maxConnections, maxConnections),
+            (Settings.onceTTL, onceTTL), (Settings.maxGrantDuration, maxGrantDuration),
+            (Settings.maxConnections, maxConnections),
             (Settings.maxConnectionsPerAddress, maxConnectionsPerAddress), (Settings.eventLoops, eventLoops),
             (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),
             (Settings.headerTimeout, headerTimeout), (Settings.idleTimeout, idleTimeout),

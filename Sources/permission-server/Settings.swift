@@ -34,6 +34,9 @@ enum Settings {
         help: "Seconds a prompt stays pending before it expires.")
     static let onceTTL = Setting(flag: "once-ttl", environment: "PERMISSION_ONCE_TTL", defaultValue: "3600",
         help: "Seconds an Allow Once grant lasts when no sessionEnded event ends it first.")
+    static let maxGrantDuration = Setting(flag: "max-grant-duration", environment: "PERMISSION_MAX_GRANT_DURATION",
+        defaultValue: "31536000",
+        help: "Seconds ahead an expiring grant's until may lie at most (60-315360000); one further is refused with 422.")
     static let readCacheEntries = Setting(flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
         defaultValue: "1000000",
         help: "Authorization records the status read keeps in memory (about 300 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database.")
@@ -87,7 +90,8 @@ enum Settings {
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [
-        host, port, database, databasePasswordFile, databasePoolSize, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL, maxConnections,
+        host, port, database, databasePasswordFile, databasePoolSize, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL,
+        maxGrantDuration, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
         maxEventStreamsPerKey, consentSessionTTL, consentCookieSecure, publicURL, bootstrapAdminKey, config,

@@ -31,7 +31,7 @@ import Testing
     func settingsChange(row: SettingsRow) throws {
         let next = try Rules.settings(
             stored: row.stored, effective: F.plain(row.stored), service: F.service(row.stored.service), status: row.status,
-            level: row.level)
+            level: row.level, now: F.t0)
         #expect(next.status == row.status && next.level == row.expectedLevel)
         #expect(!next.provisional && !next.once && next.expiresAt == nil)
         #expect(next.reason == .userSet && next.purpose == nil)
@@ -58,7 +58,7 @@ import Testing
         #expect(throws: row.error) {
             try Rules.settings(
                 stored: Self.provisional, effective: F.plain(Self.provisional), service: F.service(.location), status: row.status,
-                level: row.level)
+                level: row.level, now: F.t0)
         }
     }
 
@@ -68,7 +68,7 @@ import Testing
             stored: stored, service: F.service(.camera), policies: [F.policy("p", .camera, .restrict)], settings: nil, now: F.t0)
         let conflict = PermissionError.conflict(why: "the authorization is restricted by a policy")
         #expect(throws: conflict) {
-            try Rules.settings(stored: stored, effective: restricted, service: F.service(.camera), status: .denied, level: nil)
+            try Rules.settings(stored: stored, effective: restricted, service: F.service(.camera), status: .denied, level: nil, now: F.t0)
         }
         #expect(throws: conflict) { try Rules.revoke(stored: stored, effective: restricted) }
     }

@@ -62,7 +62,7 @@ import Testing
         #expect(granted.purpose?.rawValue == "Die Kamera scannt." && granted.purposeLanguage?.rawValue == "de")
         let denied = try Rules.decide(prompt: prompt, choice: .deny, stored: F.stored(.camera), service: service, now: F.t0, onceTTL: 60)
         #expect(denied.purposeLanguage?.rawValue == "de")
-        let set = try Rules.settings(stored: granted, effective: F.plain(granted), service: service, status: .denied, level: nil)
+        let set = try Rules.settings(stored: granted, effective: F.plain(granted), service: service, status: .denied, level: nil, now: F.t0)
         #expect(set.purpose == nil && set.purposeLanguage == nil)
         #expect(Rules.reset(stored: granted, reason: .reset)?.purposeLanguage == nil)
     }

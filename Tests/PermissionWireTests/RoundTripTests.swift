@@ -57,8 +57,10 @@ import Testing
     @Test func requestBodiesThroughTheStrictDecoder() throws {
         #expect(try Self.strictRoundTrip(AccessRequest(level: "always")) == AccessRequest(level: "always"))
         #expect(try Self.strictRoundTrip(Decision(choice: "allowWhileUsing")) == Decision(choice: "allowWhileUsing"))
+        let until = Date(timeIntervalSince1970: 1_795_000_000.123)
+        #expect(try Self.strictRoundTrip(Decision(choice: "allow", until: until)) == Decision(choice: "allow", until: until))
         for change in [SettingsChange(status: .authorized, level: "always"), SettingsChange(status: .denied),
-                       SettingsChange(status: .notDetermined)] {
+                       SettingsChange(status: .notDetermined), SettingsChange(status: .authorized, level: "full", until: until)] {
             #expect(try Self.strictRoundTrip(change) == change)
         }
         for event in LifecycleEvent.Event.allCases {

@@ -102,8 +102,8 @@ import Testing
 
     @Test func eachBodyDeclaresExactlyItsMembers() {
         #expect(AccessRequest.allowedKeys == ["level"])
-        #expect(Decision.allowedKeys == ["choice"])
-        #expect(SettingsChange.allowedKeys == ["status", "level"])
+        #expect(Decision.allowedKeys == ["choice", "until"])
+        #expect(SettingsChange.allowedKeys == ["status", "level", "until"])
         #expect(LifecycleEvent.allowedKeys == ["event"])
         #expect(UserSettings.allowedKeys == ["locationServicesEnabled", "locale"])
         #expect(PolicyDefinition.allowedKeys == ["service", "app", "user", "effect", "level"])

@@ -47,8 +47,9 @@ struct AuthorizationsController {
         return Responses.authorization(authorization)
     }
 
-    /// `PUT` (SPEC §4 Settings): authorized with a level, denied, or notDetermined (Ask Next
-    /// Time); 409 when restricted, 412 when `If-Match` is stale.
+    /// `PUT` (SPEC §4 Settings): authorized with a level (and maybe `until`, SPEC §11),
+    /// denied, or notDetermined (Ask Next Time); 409 when restricted, 412 when `If-Match` is
+    /// stale, 422 for an `until` in the past, beyond the horizon or with another status.
     private static func set(_ request: APIRequest, _ permissions: PermissionService) throws -> HTTPResponse {
         let user = try request.user()
         let app = try request.app()
@@ -57,6 +58,7 @@ struct AuthorizationsController {
         let level = try change.level.map { try Level($0) }
         let authorization = try permissions.setAuthorization(
             user: user, app: app, service: service, status: WireMapping.status(change.status), level: level,
+            until: change.until,
             ifMatch: EntityTags.ifMatch(request.headers), actor: request.actor, requestId: request.requestId)
         return Responses.authorization(authorization)
     }

@@ -28,7 +28,7 @@ struct PromptsController {
             let id = try PromptID(request.parameter("id"))
             let decision = try request.decode(Wire.Decision.self)
             let outcome = try permissions.decide(
-                promptID: id, choice: decision.choice, actor: request.actor, requestId: request.requestId)
+                promptID: id, choice: decision.choice, until: decision.until, actor: request.actor, requestId: request.requestId)
             return try Responses.json(
                 Wire.DecisionResult(
                     prompt: WireMapping.prompt(outcome.prompt),

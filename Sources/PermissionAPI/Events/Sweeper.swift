@@ -2,8 +2,8 @@ import Dispatch
 import Logging
 import PermissionDomain
 
-/// Writes the changes time makes (SPEC §5: expired prompts, lapsed once grants, actor
-/// `system`): a `DispatchSourceTimer` calls `PermissionService.sweep` every interval, again at
+/// Writes the changes time makes (SPEC §5: expired prompts, lapsed Allow Once grants; SPEC
+/// §11: lapsed expiring grants; actor `system`): a `DispatchSourceTimer` calls `PermissionService.sweep` every interval, again at
 /// once while a sweep hits its limit, and wakes the event streams when something changed.
 final class Sweeper: @unchecked Sendable {
     private let permissions: PermissionService

@@ -1,4 +1,4 @@
-/// What one sweep wrote: prompts expired and once grants lapsed (actor `system`).
+/// What one sweep wrote: prompts expired and grants lapsed, Allow Once or expiring (actor `system`).
 public struct SweepResult: Hashable, Sendable {
     public var expiredPrompts: Int
     public var lapsedGrants: Int

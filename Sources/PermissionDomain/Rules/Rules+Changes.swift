@@ -1,17 +1,30 @@
+public import Foundation
+
 extension Rules {
     /// The stored record after the user's change in settings (SPEC §4 Settings):
     /// `authorized` at a level the service has, `denied`, or `notDetermined` ("Ask Next Time",
     /// which also forgets declined levels). An explicit choice ends the provisional flow and
-    /// any once grant; the reason is `userSet`, the purpose nil.
+    /// any once grant; the reason is `userSet`, the purpose nil. `authorized` may carry
+    /// `until`: the grant then ends then (SPEC §11, ``expiry(until:now:maxDuration:)``).
+    /// - Parameters:
+    ///   - now: the time of the change.
+    ///   - until: when an authorized grant ends, nil for none.
+    ///   - maxGrantDuration: the longest a grant may last (the horizon for `until`), seconds.
     /// - Throws: `conflict` when the effective status is `restricted`; `invalidArgument` for
     ///   `restricted`, a missing level with `authorized` or a level with another status;
-    ///   `unknownLevel` for a level the service lacks.
+    ///   `invalidCombination` (field `until`) for `until` with another status than
+    ///   `authorized`, in the past or beyond `maxGrantDuration`; `unknownLevel` for a level
+    ///   the service lacks.
     public static func settings(
         stored: StoredAuthorization, effective: Authorization, service: ServiceDefinition,
-        status: AuthorizationStatus, level: Level?
+        status: AuthorizationStatus, level: Level?, now: Date, until: Date? = nil,
+        maxGrantDuration: TimeInterval = .infinity
     ) throws(PermissionError) -> StoredAuthorization {
         guard effective.status != .restricted else {
             throw .conflict(why: "the authorization is restricted by a policy")
+        }
+        if until != nil, status != .authorized {
+            throw .invalidCombination(field: "until", why: "only an authorized status can have an end")
         }
         var next = cleared(stored, reason: .userSet)
         switch (status, level) {
@@ -24,6 +37,7 @@ extension Rules {
             let rank = service.rank(of: level) ?? 0
             next.status = .authorized
             next.level = level
+            next.expiresAt = try expiry(until: until, now: now, maxDuration: maxGrantDuration)
             next.declinedLevels = stored.declinedLevels.filter { (service.rank(of: $0) ?? -1) > rank }
         case (_, .some):
             throw .invalidCombination(field: "level", why: "only an authorized status has a level")

@@ -27,28 +27,44 @@ extension Rules {
     /// The stored record after `choice` on `prompt` (SPEC §4), before its version and time
     /// are set:
     /// - a grant → authorized (`userConsent`, the prompt's purpose and its language); Allow Once expires at
-    ///   `now + onceTTL`; `keepWhileUsing` also marks the stronger level as declined;
+    ///   `now + onceTTL`, any other grant at `until` when given (SPEC §11, ``expiry(until:now:maxDuration:)``);
+    ///   `keepWhileUsing` also marks the stronger level as declined;
     /// - `deny` while a grant is held (a prompt for more than is held) → the grant is kept;
     /// - `deny` otherwise → denied (`userConsent`, the prompt's purpose);
     /// and on `deny` every level the prompt offered is marked declined: never prompted again.
+    /// - Parameters:
+    ///   - until: when the grant ends (an expiring grant), nil for none.
+    ///   - maxGrantDuration: the longest a grant may last (the horizon for `until`), seconds.
     /// - Throws: `promptNotPending` when the prompt is not pending at `now`; `invalidChoice`
-    ///   when the prompt does not offer `choice`.
+    ///   when the prompt does not offer `choice`; `invalidCombination` (field `until`) for
+    ///   `until` with a choice that grants nothing or grants Allow Once, in the past or beyond
+    ///   `maxGrantDuration`.
     public static func decide(
         prompt: Prompt, choice: Choice, stored: StoredAuthorization, service: ServiceDefinition, now: Date,
-        onceTTL: TimeInterval
+        onceTTL: TimeInterval, until: Date? = nil, maxGrantDuration: TimeInterval = .infinity
     ) throws(PermissionError) -> StoredAuthorization {
         let state = prompt.effectiveState(at: now)
         guard state == .pending else { throw .promptNotPending(state) }
         guard prompt.options.contains(choice) else {
             throw .invalidChoice(choice: choice.rawValue, allowed: prompt.options)
         }
+        let granted = grant(for: choice, prompt: prompt, service: service)
+        if until != nil {
+            guard let granted else {
+                throw .invalidCombination(field: "until", why: "only a choice that grants access can have an end")
+            }
+            guard !granted.once else {
+                throw .invalidCombination(field: "until", why: "an Allow Once grant ends on its own")
+            }
+        }
+        let end = try expiry(until: until, now: now, maxDuration: maxGrantDuration)
         var next = stored
-        if let grant = grant(for: choice, prompt: prompt, service: service) {
+        if let grant = granted {
             next.status = .authorized
             next.level = grant.level
             next.provisional = grant.provisional
             next.once = grant.once
-            next.expiresAt = grant.once ? now.addingTimeInterval(onceTTL).truncatedToMilliseconds : nil
+            next.expiresAt = grant.once ? now.addingTimeInterval(onceTTL).truncatedToMilliseconds : end
             next.reason = .userConsent
             next.purpose = prompt.purpose
             next.purposeLanguage = prompt.purposeLanguage
@@ -59,7 +75,7 @@ extension Rules {
         }
         let offered = prompt.options.compactMap { grant(for: $0, prompt: prompt, service: service)?.level }
         next.declinedLevels = merge(next.declinedLevels, offered)
-        if stored.status == .authorized, !stored.onceLapsed(at: now) { return next }
+        if stored.status == .authorized, !stored.lapsed(at: now) { return next }
         next.status = .denied
         next.level = nil
         next.provisional = false

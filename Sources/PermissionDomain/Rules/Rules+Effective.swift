@@ -4,8 +4,8 @@ extension Rules {
     /// The effective authorization (SPEC §3), in this order: a `restrict` policy →
     /// `restricted`; location with the user's Location Services off → `denied`
     /// (`servicesDisabled`), the stored choice kept; an `allow` policy → `authorized` at the
-    /// policy's level (`policy`), unless the stored grant is stronger; a lapsed once grant
-    /// (`expiresAt <= now`) → `notDetermined` (`expired`); else the stored record.
+    /// policy's level (`policy`), unless the stored grant is stronger; a lapsed grant (Allow
+    /// Once or expiring, `expiresAt <= now`) → `notDetermined` (`expired`); else the stored record.
     /// - Parameters:
     ///   - stored: the stored record (`StoredAuthorization.initial` when never written).
     ///   - service: the record's service.
@@ -32,7 +32,7 @@ extension Rules {
         if service.hasLocationServicesSwitch, settings?.locationServicesEnabled == false {
             return derived(stored, status: .denied, level: nil, reason: .servicesDisabled)
         }
-        let lapsed = stored.onceLapsed(at: now)
+        let lapsed = stored.lapsed(at: now)
         if let allowLevel {
             let storedRank =
                 stored.status == .authorized && !lapsed ? stored.level.flatMap { service.rank(of: $0) } ?? -1 : -1

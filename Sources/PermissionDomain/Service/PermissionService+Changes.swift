@@ -1,18 +1,24 @@
+public import Foundation
+
 extension PermissionService {
     /// The user changes an authorization in settings (SPEC §4 Settings).
     /// - Parameters:
+    ///   - until: when an authorized grant ends (an expiring grant, SPEC §11), nil for none;
+    ///     at most `configuration.maxGrantDuration` ahead.
     ///   - ifMatch: the `If-Match` precondition, checked against the current entity-tag.
     /// - Returns: the effective authorization after the change.
     /// - Throws: `PermissionError.preconditionFailed`, `.conflict` (restricted),
-    ///   `.invalidArgument`, `.unknownLevel`, `.unknownService`.
+    ///   `.invalidArgument`, `.invalidCombination` (`until`), `.unknownLevel`, `.unknownService`.
     public func setAuthorization(
         user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus, level: Level?,
-        ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
+        until: Date? = nil, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
     ) throws -> Authorization {
-        try change(user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor, requestId: requestId) {
-            loaded throws(PermissionError) in
+        let maxGrantDuration = configuration.maxGrantDuration
+        return try change(user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor, requestId: requestId) {
+            loaded, now throws(PermissionError) in
             try Rules.settings(
-                stored: loaded.stored, effective: loaded.effective, service: loaded.service, status: status, level: level)
+                stored: loaded.stored, effective: loaded.effective, service: loaded.service, status: status, level: level,
+                now: now, until: until, maxGrantDuration: maxGrantDuration)
         }
     }
 
@@ -22,15 +28,17 @@ extension PermissionService {
         user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
     ) throws -> Authorization {
         try change(user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationRevoked, actor: actor, requestId: requestId) {
-            loaded throws(PermissionError) in
+            loaded, _ throws(PermissionError) in
             try Rules.revoke(stored: loaded.stored, effective: loaded.effective)
         }
     }
 
-    /// One user change of one authorization: precondition, rule, commit, cancel the pending prompt.
+    /// One user change of one authorization: precondition, rule (given the record and the time
+    /// of the change), commit, cancel the pending prompt.
     private func change(
         user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, action: AuditAction, actor: Actor,
-        requestId: String?, rule: @escaping @Sendable (LoadedAuthorization) throws(PermissionError) -> StoredAuthorization
+        requestId: String?,
+        rule: @escaping @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization
     ) throws -> Authorization {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
@@ -38,9 +46,10 @@ extension PermissionService {
             if let ifMatch, !ifMatch.isSatisfied(by: loaded.effective.etag) {
                 throw PermissionError.preconditionFailed(current: loaded.effective.etag)
             }
-            let next = try rule(loaded)
+            let next = try rule(loaded, context.now)
             guard next.differsInContent(from: loaded.stored) else { return loaded.effective }
-            let saved = try commit(writer, old: loaded.stored, next: next, action: action, context: context)
+            let detail = next.expiresAt.map { ["until": String($0.millisecondsSince1970)] } ?? [:]
+            let saved = try commit(writer, old: loaded.stored, next: next, action: action, context: context, detail: detail)
             try cancelPendingPrompt(writer, key: saved.key, context: context)
             return try effective(writer, stored: saved, service: loaded.service, now: context.now)
         }

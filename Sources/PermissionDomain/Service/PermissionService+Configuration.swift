@@ -2,7 +2,7 @@ public import Foundation
 
 extension PermissionService {
     /// The service's settings (`--prompt-ttl`, `--once-ttl`, SPEC §4; `--consent-session-ttl`,
-    /// SPEC §10).
+    /// SPEC §10; `--max-grant-duration`, SPEC §11).
     public struct Configuration: Sendable {
         /// Seconds a prompt stays pending before it expires; default 600.
         public var promptTTL: TimeInterval
@@ -12,16 +12,21 @@ extension PermissionService {
         public var makePromptID: @Sendable (Date) -> PromptID
         /// Seconds a consent session lasts from its creation; default 900.
         public var consentSessionTTL: TimeInterval
+        /// The longest an expiring grant may last: its `until` is at most this many seconds
+        /// ahead; default 31536000 (a year).
+        public var maxGrantDuration: TimeInterval
 
         public init(
             promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
             makePromptID: @escaping @Sendable (Date) -> PromptID = Configuration.randomPromptID,
-            consentSessionTTL: TimeInterval = 900
+            consentSessionTTL: TimeInterval = 900, maxGrantDuration: TimeInterval = 31_536_000
         ) {
+            precondition(maxGrantDuration > 0, "the maximum grant duration must be positive")
             self.promptTTL = promptTTL
             self.onceTTL = onceTTL
             self.makePromptID = makePromptID
             self.consentSessionTTL = consentSessionTTL
+            self.maxGrantDuration = maxGrantDuration
         }
 
         /// `<12 hex digits of milliseconds>-<16 random hex digits>`: unique, and ordered by creation time.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension PermissionService {
     /// An app asks for `level` of `service` (SPEC §4 Request). A missing purpose string, an
@@ -53,9 +53,15 @@ extension PermissionService {
     /// the authorization changes per `Rules.decide`; one audit entry records both.
     /// - Parameters:
     ///   - choice: the choice's name; one the prompt does not offer is refused.
-    /// - Throws: `PermissionError.notFound`, `.promptNotPending`, `.invalidChoice`.
-    public func decide(promptID: PromptID, choice: String, actor: Actor, requestId: String?) throws -> DecisionOutcome {
-        try decide(promptID: promptID, choice: choice, languages: [], actor: actor, requestId: requestId)
+    ///   - until: when the grant ends (an expiring grant, SPEC §11), nil for none; at most
+    ///     `configuration.maxGrantDuration` ahead, and only with a choice that grants access
+    ///     other than Allow Once.
+    /// - Throws: `PermissionError.notFound`, `.promptNotPending`, `.invalidChoice`,
+    ///   `.invalidCombination` (`until`).
+    public func decide(
+        promptID: PromptID, choice: String, until: Date? = nil, actor: Actor, requestId: String?
+    ) throws -> DecisionOutcome {
+        try decide(promptID: promptID, choice: choice, until: until, languages: [], actor: actor, requestId: requestId)
     }
 
     /// ``decide(promptID:choice:actor:requestId:)`` by a person who was shown the prompt's
@@ -65,7 +71,7 @@ extension PermissionService {
     /// - Parameters:
     ///   - languages: the person's languages, most preferred first; empty: the prompt's own text.
     public func decide(
-        promptID: PromptID, choice: String, languages: [String], actor: Actor, requestId: String?
+        promptID: PromptID, choice: String, until: Date? = nil, languages: [String], actor: Actor, requestId: String?
     ) throws -> DecisionOutcome {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
@@ -83,12 +89,14 @@ extension PermissionService {
             let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
             let next = try Rules.decide(
                 prompt: prompt, choice: parsed, stored: loaded.stored, service: loaded.service, now: context.now,
-                onceTTL: configuration.onceTTL)
+                onceTTL: configuration.onceTTL, until: until, maxGrantDuration: configuration.maxGrantDuration)
             prompt.state = .answered
             prompt.endedAt = context.now
             prompt.choice = parsed
             try writer.save(prompt)
-            let detail = Self.promptDetail(prompt, ["choice": parsed.rawValue])
+            var extra = ["choice": parsed.rawValue]
+            if until != nil, let end = next.expiresAt { extra["until"] = String(end.millisecondsSince1970) }
+            let detail = Self.promptDetail(prompt, extra)
             var saved = loaded.stored
             if next.differsInContent(from: loaded.stored) {
                 saved = try commit(

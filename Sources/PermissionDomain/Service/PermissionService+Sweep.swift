@@ -2,7 +2,8 @@ public import Foundation
 
 extension PermissionService {
     /// Writes the changes time makes (SPEC §5), as actor `system`: pending prompts past their
-    /// deadline → `expired`; once grants past `expiresAt` → notDetermined (`expired`).
+    /// deadline → `expired`; grants past `expiresAt` (Allow Once, and expiring grants, SPEC
+    /// §11) → notDetermined (`expired`).
     /// Idle sweeps only read. The caller runs it about every second, and again at once while
     /// a result reaches `limit`.
     /// - Parameters:
@@ -11,7 +12,7 @@ extension PermissionService {
     public func sweep(now sweepTime: Date? = nil, limit: Int = 500) throws -> SweepResult {
         let at = (sweepTime ?? now).truncatedToMilliseconds
         let idle = try store.read { reader in
-            try reader.duePrompts(before: at, limit: 1).isEmpty && reader.dueOnceGrants(before: at, limit: 1).isEmpty
+            try reader.duePrompts(before: at, limit: 1).isEmpty && reader.dueGrants(before: at, limit: 1).isEmpty
         }
         if idle { return SweepResult() }
         return try store.write { writer in
@@ -21,8 +22,8 @@ extension PermissionService {
                 try end(writer, prompt: prompt, as: .expired, context: context)
                 result.expiredPrompts += 1
             }
-            for stored in try writer.dueOnceGrants(before: at, limit: limit) {
-                guard let next = Rules.endOnce(stored: stored) else { continue }
+            for stored in try writer.dueGrants(before: at, limit: limit) {
+                guard let next = Rules.lapse(stored: stored) else { continue }
                 try commit(writer, old: stored, next: next, action: .authorizationExpired, context: context)
                 result.lapsedGrants += 1
             }

@@ -18,8 +18,9 @@ public protocol PermissionReader: APIKeyReader, ConsentSessionReader {
     func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws
         -> [StoredAuthorization]
 
-    /// Once grants (`once` true) whose `expiresAt <= date`, ordered by (expiresAt, user, app, service).
-    func dueOnceGrants(before date: Date, limit: Int) throws -> [StoredAuthorization]
+    /// Grants with an end (Allow Once and expiring grants, SPEC §11) whose `expiresAt <= date`,
+    /// ordered by (expiresAt, user, app, service).
+    func dueGrants(before date: Date, limit: Int) throws -> [StoredAuthorization]
 
     func app(_ id: AppID) throws -> App?
     /// Apps ordered by id.

@@ -15,6 +15,8 @@ public struct StoredAuthorization: Hashable, Sendable {
     public var provisional: Bool
     /// An Allow Once grant; `expiresAt` is when it lapses.
     public var once: Bool
+    /// When an authorized grant lapses to `notDetermined` (`expired`): an Allow Once grant's
+    /// TTL, or the `until` of an expiring grant (SPEC §11); nil for a grant without an end.
     public var expiresAt: Date?
     public var reason: Reason
     /// The purpose string shown in the prompt that decided the record, or nil.
@@ -59,9 +61,10 @@ public struct StoredAuthorization: Hashable, Sendable {
 
     public var key: AuthorizationKey { AuthorizationKey(user: user, app: app, service: service) }
 
-    /// Whether the once grant has lapsed at `now` (`expiresAt <= now`).
-    public func onceLapsed(at now: Date) -> Bool {
-        guard once, let expiresAt else { return false }
+    /// Whether the grant has lapsed at `now`: authorized with `expiresAt <= now` (an Allow
+    /// Once grant or an expiring grant, SPEC §11).
+    public func lapsed(at now: Date) -> Bool {
+        guard status == .authorized, let expiresAt else { return false }
         return expiresAt <= now
     }
 

@@ -13,6 +13,7 @@ enum PermissionSchema {
         auditChain,
         Migration(id: "4-consent-sessions", sql: version4),
         Migration(id: "5-localized-purpose-strings", sql: version5),
+        Migration(id: "6-expiring-grants", sql: version6),
     ])
 
     private static let version1 = """

@@ -138,10 +138,11 @@ extension StoreSession {
         return try rows(sql) { $0.bind(values) } decode: { try Self.decodeListedAuthorization($0) }
     }
 
-    func dueOnceGrants(before date: Date, limit: Int) throws -> [StoredAuthorization] {
+    func dueGrants(before date: Date, limit: Int) throws -> [StoredAuthorization] {
         let sql = """
             SELECT \(Self.columns) FROM authorizations
-            WHERE once = 1 AND expires_at <= ?1 ORDER BY expires_at, user, app, service LIMIT ?2
+            WHERE expires_at IS NOT NULL AND expires_at <= ?1 AND status = 'authorized'
+            ORDER BY expires_at, user, app, service LIMIT ?2
             """
         return try rows(sql) { statement in
             statement.bind(date.millisecondsSince1970, at: 1)

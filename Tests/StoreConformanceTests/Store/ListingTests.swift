@@ -189,7 +189,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases) func dueOnceGrantsAreBoundedInclusiveAndTieBrokenByKey(_ kind: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func dueGrantsAreBoundedInclusiveAndTieBrokenByKey(_ kind: StoreKind) throws {
         let fixture = try kind.open()
         let keys = try [("u2", "com.a.b"), ("u1", "com.b.a"), ("u1", "com.a.b"), ("U1", "com.a.b")].map {
             (try user($0.0), try app($0.1))
@@ -197,24 +197,32 @@ import Testing
         var records: [StoredAuthorization] = []
         for (index, (u, a)) in keys.enumerated() {
             for (offset, s) in [ServiceID.location, .camera].enumerated() {
+                // location: Allow Once; camera: an expiring grant (SPEC §11); both have an end.
                 records.append(
                     StoredAuthorization(
                         user: u, app: a, service: s, status: .authorized, level: s == .location ? .whenInUse : .full,
                         once: s == .location, expiresAt: epoch + Double(index < 2 ? 60 : 120 + offset), reason: .userConsent,
                         updatedAt: epoch, version: 1))
             }
+            records.append(
+                StoredAuthorization(
+                    user: u, app: a, service: .microphone, status: .authorized, level: .full, reason: .userConsent,
+                    updatedAt: epoch, version: 1))
         }
         let saved = records
         try fixture.store.write { writer in for record in saved { try writer.save(record) } }
-        let once = records.filter(\.once).sorted {
+        let ending = records.filter { $0.expiresAt != nil }.sorted {
             ($0.expiresAt!, $0.key) < ($1.expiresAt!, $1.key)
         }
         try fixture.store.read { (reader: any PermissionReader) throws in
-            #expect(try reader.dueOnceGrants(before: epoch + 59.999, limit: 10) == [])
-            #expect(try reader.dueOnceGrants(before: epoch + 60, limit: 10) == Array(once.prefix(2)))
-            #expect(try reader.dueOnceGrants(before: epoch + 60, limit: 1) == Array(once.prefix(1)))
-            #expect(try reader.dueOnceGrants(before: epoch + 1000, limit: 10) == once, "a non-once grant is never due")
-            #expect(try reader.dueOnceGrants(before: epoch + 1000, limit: 10).map(\.user.rawValue) == ["u1", "u2", "U1", "u1"])
+            #expect(try reader.dueGrants(before: epoch + 59.999, limit: 10) == [])
+            #expect(try reader.dueGrants(before: epoch + 60, limit: 10) == Array(ending.prefix(4)))
+            #expect(try reader.dueGrants(before: epoch + 60, limit: 1) == Array(ending.prefix(1)))
+            #expect(try reader.dueGrants(before: epoch + 120, limit: 10) == Array(ending.prefix(6)))
+            #expect(try reader.dueGrants(before: epoch + 1000, limit: 20) == ending, "a grant without an end is never due")
+            #expect(
+                try reader.dueGrants(before: epoch + 1000, limit: 20).map { "\($0.user.rawValue)/\($0.service.rawValue)" }
+                    == ["u1/camera", "u1/location", "u2/camera", "u2/location", "U1/location", "u1/location", "U1/camera", "u1/camera"])
         }
     }
 

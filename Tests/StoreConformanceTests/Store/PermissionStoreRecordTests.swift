@@ -75,20 +75,23 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases) func dueOnceGrantsAreOrderedByExpiry(_ kind: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func dueGrantsAreOrderedByExpiry(_ kind: StoreKind) throws {
         let fixture = try kind.open()
         let u = try user("u1")
-        let apps = try (0..<4).map { try app("com.once.a\($0)") }
+        let apps = try (0..<5).map { try app("com.once.a\($0)") }
         try fixture.store.write { writer in
             for (index, app) in apps.enumerated() {
+                // a0-a2: Allow Once; a3: an expiring grant (SPEC §11); a4: a grant without an end.
                 try writer.save(StoredAuthorization(
-                    user: u, app: app, service: .location, status: .authorized, level: .whenInUse, once: index != 3,
-                    expiresAt: epoch.addingTimeInterval(Double(10 - index)), reason: .userConsent, updatedAt: epoch, version: 1))
+                    user: u, app: app, service: .location, status: .authorized, level: .whenInUse, once: index < 3,
+                    expiresAt: index == 4 ? nil : epoch.addingTimeInterval(Double(10 - index)), reason: .userConsent,
+                    updatedAt: epoch, version: 1))
             }
         }
-        let due = try fixture.store.read { try $0.dueOnceGrants(before: epoch.addingTimeInterval(9), limit: 10) }
-        #expect(due.map(\.app) == [apps[2], apps[1]])
-        #expect(try fixture.store.read { try $0.dueOnceGrants(before: epoch.addingTimeInterval(100), limit: 1) }.map(\.app) == [apps[2]])
+        let due = try fixture.store.read { try $0.dueGrants(before: epoch.addingTimeInterval(9), limit: 10) }
+        #expect(due.map(\.app) == [apps[3], apps[2], apps[1]])
+        #expect(try fixture.store.read { try $0.dueGrants(before: epoch.addingTimeInterval(100), limit: 1) }.map(\.app) == [apps[3]])
+        #expect(try fixture.store.read { try $0.dueGrants(before: .distantFuture, limit: 10) }.map(\.app) == Array(apps[0..<4].reversed()))
     }
 
     @Test(arguments: StoreKind.allCases) func appsServicesPoliciesAndSettingsRoundTrip(_ kind: StoreKind) throws {
