@@ -68,7 +68,6 @@ enum Output {
             ("purpose language", authorization.purposeLanguage ?? "-"), ("expires", time(authorization.expiresAt)),
             ("updated", time(authorization.updatedAt)), ("version", String(authorization.version)),
         ]
-        if let language = authorization.purposeLanguage { pairs.insert(("purpose language", language), at: 6) }
         if let etag { pairs.append(("etag", etag)) }
         fields(pairs)
     }

@@ -63,6 +63,25 @@ struct PermctlTests {
         #expect(try run("keys").stdout.contains("consent-ui") == false)
     }
 
+    /// A grant made under a translated purpose string shows its language once.
+    @Test func statusShowsThePurposeLanguageOnce() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        func run(_ arguments: String...) throws -> Permctl.Result {
+            try Permctl.run(arguments, url: server.url, key: server.adminKey)
+        }
+        #expect(try run("apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan.",
+                        "--localized", "de:NSCameraUsageDescription=Scannen.").status == 0)
+        let client = try PermissionClient(configuration: .init(baseURL: server.url, apiKey: server.adminKey))
+        _ = try client.sendBlocking(Endpoints.setSettings(user: "u5", UserSettings(locationServicesEnabled: true, locale: "de")))
+        let requested = try run("request", "u5", "com.example.cam", "camera", "--level", "full", "--json")
+        let prompt = try #require(try WireDecoder.decodeResponse(RequestOutcome.self, from: Array(requested.stdout.utf8)).prompt)
+        #expect(try run("decide", prompt.id, "allow").status == 0)
+        let status = try run("status", "u5", "com.example.cam", "camera")
+        #expect(status.stdout.components(separatedBy: "purpose language").count == 2, "\(status.stdout)")
+        #expect(status.stdout.contains("Scannen."), "\(status.stdout)")
+    }
+
     @Test func auditFollowPrintsNewChangesFromTheFeed() throws {
         let server = try LiveServer()
         defer { server.stop() }
