@@ -111,11 +111,7 @@ extension PostgresSession {
     }
 
     private static func decodeSpecials(_ parts: [Substring]) throws -> Set<ServiceSpecial> {
-        var specials = Set<ServiceSpecial>()
-        for part in parts {
-            guard let special = ServiceSpecial(rawValue: String(part)) else { throw corrupt("services", "specials") }
-            specials.insert(special)
-        }
+        guard let specials = ServiceSpecial.set(storedAs: parts) else { throw corrupt("services", "specials") }
         return specials
     }
 

@@ -12,3 +12,16 @@ public enum ServiceSpecial: String, Sendable, CaseIterable, Hashable {
     /// The `limited` level means items the user selected.
     case userSelectedItems
 }
+
+extension ServiceSpecial {
+    /// The specials a store keeps as a comma-joined list, split into `parts`; nil when a part
+    /// names none (the stored value was changed outside this program).
+    package static func set(storedAs parts: [Substring]) -> Set<ServiceSpecial>? {
+        var specials = Set<ServiceSpecial>()
+        for part in parts {
+            guard let special = ServiceSpecial(rawValue: String(part)) else { return nil }
+            specials.insert(special)
+        }
+        return specials
+    }
+}
