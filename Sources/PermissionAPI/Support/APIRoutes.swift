@@ -51,7 +51,7 @@ struct APIRoutes {
         let broadcaster = broadcaster
         let store = store
         let writes = method != .get
-        let decide = writes || execution == .worker ? nil : store.map {
+        let decide = writes || execution == .worker ? nil : store.flatMap {
             Self.decide(store: $0, keys: keys, access: access, inMemory: inMemory)
         }
         router.on(method, template, execution: execution, decide: decide) { request, context in
@@ -77,15 +77,17 @@ struct APIRoutes {
         }
     }
 
-    /// Where a read runs, per request (see the type's summary).
+    /// Where a read runs, per request (see the type's summary); nil (the route's fixed place, no
+    /// per-request work) for a store whose reads never wait. Such a store never has to wait for a
+    /// revision either: it shows every commit when it returns, so a revision it does not show
+    /// was never made (412 at once, ``Consistency``).
     private static func decide(
         store: any PermissionStore, keys: KeyAuthenticator?, access: RouteAccess,
         inMemory: (@Sendable (RequestContext) -> Bool)?
-    ) -> @Sendable (HTTPRequestHead, RequestContext) -> HTTPExecution {
-        let mayWait = store.readsMayWait
+    ) -> (@Sendable (HTTPRequestHead, RequestContext) -> HTTPExecution)? {
+        guard store.readsMayWait else { return nil }
         return { head, context in
             if Consistency.mustWait(head, store: store) { return .worker }
-            guard mayWait else { return .eventLoop }
             guard let inMemory else { return .worker }
             if access != .open && keys?.verifiesFromMemory(head, context: context) != true { return .worker }
             return inMemory(context) ? .eventLoop : .worker
