@@ -77,11 +77,7 @@ public final class KeyAuthenticator: Authenticator {
         }
         let now = ContinuousClock.now
         let current = generation.load(ordering: .acquiring)
-        if let remembered = context.connection?.value as? Remembered, remembered.generation == current,
-            remembered.expires > now, Self.sameBytes(remembered.header, header)
-        {
-            return remembered.principal
-        }
+        if let principal = remembered(header, context: context, now: now, generation: current) { return principal }
         let (principal, expires) = try verify(header, context: context, now: now, generation: current)
         context.connection?.value = Remembered(
             header: header, principal: principal, expires: expires, generation: current)
@@ -94,16 +90,24 @@ public final class KeyAuthenticator: Authenticator {
     func verifiesFromMemory(_ head: HTTPRequestHead, context: RequestContext) -> Bool {
         guard let header = head.headers["Authorization"] else { return true }
         let now = ContinuousClock.now
-        if let remembered = context.connection?.value as? Remembered,
-            remembered.generation == generation.load(ordering: .acquiring), remembered.expires > now,
-            Self.sameBytes(remembered.header, header)
-        {
+        if remembered(header, context: context, now: now, generation: generation.load(ordering: .acquiring)) != nil {
             return true
         }
         guard let token = Self.bearerToken(header), token.utf8.count <= KeySecret.maximumLength else { return true }
         let hash = KeySecret.hash(token.utf8)
         guard let entry = cache.withLock({ $0[TokenHash(bytes: hash)] }) else { return false }
         return entry.expires > now
+    }
+
+    /// The principal the connection remembers for `header`, when it is still trusted: verified
+    /// since the last ``invalidate()`` (`generation`) and not expired.
+    private func remembered(_ header: String, context: RequestContext, now: ContinuousClock.Instant, generation: Int)
+        -> Principal?
+    {
+        guard let remembered = context.connection?.value as? Remembered, remembered.generation == generation,
+            remembered.expires > now, Self.sameBytes(remembered.header, header)
+        else { return nil }
+        return remembered.principal
     }
 
     /// Byte equality in constant time (`==` on `String` is canonical equivalence, under which
