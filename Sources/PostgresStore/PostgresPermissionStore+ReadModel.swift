@@ -51,7 +51,7 @@ extension PostgresPermissionStore {
     }
 
     public func answersFromMemory(user: UserID, app: AppID, service: ServiceID) -> Bool {
-        guard let readModel, let catalogue = readModel.currentCatalogue,
+        guard let readModel, let catalogue = readModel.trusted.catalogue,
             let definition = catalogue.definition(service), !catalogue.policyServices.contains(service)
         else { return false }
         return readModel.cache.contains(

@@ -52,12 +52,6 @@ final class PostgresReadModel: Sendable {
         return clock.now - origin - .nanoseconds(synced) < Self.maximumStaleness
     }
 
-    /// The catalogue, when loaded and fresh.
-    var currentCatalogue: PostgresCatalogue? {
-        guard isFresh else { return nil }
-        return catalogue.withLock { $0 }
-    }
-
     /// Whether memory may be trusted and, if so, the catalogue (nil while unknown): what a read
     /// body decides once, when it begins.
     var trusted: (fresh: Bool, catalogue: PostgresCatalogue?) {
