@@ -38,16 +38,23 @@ let package = Package(
         ),
         // The permission model: pure values and rules, time from an injected clock.
         .target(name: "PermissionDomain", swiftSettings: swiftSettings),
+        // The audit chain's SHA-256 and the per-user keys that seal personal fields (swift-crypto),
+        // shared by both stores.
+        .target(
+            name: "AuditKeys",
+            dependencies: ["PermissionDomain", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // SQLite persistence of the domain.
         .target(
             name: "SQLiteStore",
-            dependencies: ["PermissionDomain", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["PermissionDomain", "AuditKeys", "CSQLite"],
             swiftSettings: swiftSettings
         ),
         // PostgreSQL persistence of the domain through libpq.
         .target(
             name: "PostgresStore",
-            dependencies: ["PermissionDomain", "CLibPQ", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["PermissionDomain", "AuditKeys", "CLibPQ"],
             swiftSettings: swiftSettings
         ),
         // Tests only: a real PostgreSQL started for the test run (initdb into a temporary
@@ -87,18 +94,21 @@ let package = Package(
 
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PermissionDomainTests", dependencies: ["PermissionDomain"], swiftSettings: swiftSettings),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "PermissionDomain"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "AuditKeys", "PermissionDomain"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: [
-                "PostgresStore", "PostgresTestServer", "PermissionDomain", .product(name: "Crypto", package: "swift-crypto"),
+                "PostgresStore", "PostgresTestServer", "AuditKeys", "PermissionDomain",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PermissionAPITests",
             dependencies: [
-                "PermissionAPI", "SQLiteStore", "PostgresStore", "PostgresTestServer", "PermissionDomain",
+                "PermissionAPI", "SQLiteStore", "PostgresStore", "PostgresTestServer", "AuditKeys", "PermissionDomain",
                 "PermissionWire", "HTTPCore",
             ],
             swiftSettings: swiftSettings
@@ -106,7 +116,7 @@ let package = Package(
         // One suite written against `any PermissionStore`, run on SQLite and on PostgreSQL.
         .testTarget(
             name: "StoreConformanceTests",
-            dependencies: ["PermissionDomain", "SQLiteStore", "PostgresStore", "PostgresTestServer"],
+            dependencies: ["PermissionDomain", "AuditKeys", "SQLiteStore", "PostgresStore", "PostgresTestServer"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "PermissionWireTests", dependencies: ["PermissionWire"], swiftSettings: swiftSettings),

@@ -8,10 +8,10 @@ import hashlib, sqlite3, struct, sys
 COLUMNS = ["seq", "at", "actor_key", "actor_role", "action", "user", "app", "service",
            "from_status", "from_level", "from_provisional", "from_once",
            "to_status", "to_level", "to_provisional", "to_once",
-           "reason", "purpose", "purpose_hash", "prompt_id", "request_id", "detail", "prev_hash"]
+           "reason", "purpose", "purpose_hash", "prompt_id", "request_id", "detail", "personal", "prev_hash"]
 
 def encode(row):
-    out = bytearray(b"permission-audit-v1")
+    out = bytearray(b"permission-audit-v2")
     for value in row:
         if value is None:
             out += b"\x00"

@@ -43,6 +43,7 @@ public func buildApplication(
     LifecycleController(permissions: service).register(on: &routes)
     PoliciesController(permissions: service).register(on: &routes)
     ResetController(permissions: service).register(on: &routes)
+    UsersController(permissions: service).register(on: &routes)
     AuditController(permissions: service).register(on: &routes)
     KeysController(permissions: service, authenticator: keys).register(on: &routes)
     ConsentSessionsController(permissions: service, publicURL: configuration.publicURL).register(on: &routes)

@@ -72,7 +72,7 @@ tags:
   - name: prompts
     description: Consent prompts and decisions.
   - name: users
-    description: Per-user settings and lifecycle events.
+    description: Per-user settings, lifecycle events and erasure.
   - name: policies
     description: Operator restrictions and pre-approvals, and reset.
   - name: audit
@@ -1145,6 +1145,51 @@ paths:
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
+  /v1/users/{user}:
+    delete:
+      tags: [users]
+      operationId: eraseUser
+      summary: Erase everything stored about a user (admin, consent)
+      description: >
+        GDPR Art. 17. In one transaction: the user's authorization records, prompts, settings,
+        the policies that name them and their consent sessions are deleted, and their audit key
+        is destroyed. The audit log keeps every entry about the user, but stores their personal
+        fields (the user id and purpose texts) sealed under that key (AES-256-GCM), so they can
+        no longer be read, while the hash chain, which hashes the sealed form, still verifies
+        (`GET /v1/audit/verify`). Those entries keep only a `pseudonym` and show `erased: true`.
+        One `user.erased` entry (no `user`; `detail` has the `pseudonym` and the counts) is
+        appended and published on `/v1/events`. Afterwards the user reads as `notDetermined`
+        everywhere, and a new record starts a new key and pseudonym. On SQLite deleted content
+        is zeroed in the file (`secure_delete`); README "Erasure" says what remains where.
+        `404` when nothing is stored about the user (nothing is written).
+      parameters:
+        - $ref: '#/components/parameters/User'
+        - $ref: '#/components/parameters/RequestId'
+      responses:
+        '200':
+          description: What was deleted, and the pseudonym the user's audit entries keep.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+            Permission-Revision: {$ref: '#/components/headers/Permission-Revision'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/UserErasureResult'}
+              examples:
+                erased:
+                  value:
+                    pseudonym: p_3f9a0c1d2e4b5a6978877665544332211
+                    authorizations: 3
+                    prompts: 1
+                    settings: true
+                    policies: 0
+                    consentSessions: 1
+                    auditSeq: 42
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '404': {$ref: '#/components/responses/NotFound'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '500': {$ref: '#/components/responses/Internal'}
   /v1/consent-sessions/{id}:
     delete:
       tags: [consent]
@@ -2136,7 +2181,7 @@ components:
               description: '`user` for a consent session (its id is the `keyId`).'
               enum: [admin, consent, app, auditor, user, anonymous, system]
         action:
-          description: '`area.verb` or `area.thing.verb`, e.g. `prompt.created`, `prompt.answered`, `authorization.revoked`, `policy.put`, `consent.session.created`.'
+          description: '`area.verb` or `area.thing.verb`, e.g. `prompt.created`, `prompt.answered`, `authorization.revoked`, `policy.put`, `consent.session.created`, `user.erased`, `audit.resealed`.'
           type: string
         user: {$ref: '#/components/schemas/UserId'}
         app: {$ref: '#/components/schemas/AppId'}
@@ -2167,6 +2212,36 @@ components:
             includes `prevHash` (README, "Audit hash chain").
           type: string
           pattern: '^[0-9a-f]{64}$'
+        pseudonym:
+          description: >
+            For an entry about a user: the random name of the user's audit key. The log stores
+            the user id and purpose text of such entries sealed under that key; `user.erased`
+            names it.
+          type: string
+          pattern: '^p_[0-9a-f]{32}$'
+        erased:
+          description: >
+            Present and `true` when the entry's user was erased: `user` and `purpose` are gone
+            for good, only `pseudonym` remains.
+          type: boolean
+    UserErasureResult:
+      type: object
+      required: [authorizations, prompts, settings, policies, consentSessions, auditSeq]
+      properties:
+        pseudonym:
+          description: The pseudonym the user's audit entries keep; absent when the log held nothing about them.
+          type: string
+          pattern: '^p_[0-9a-f]{32}$'
+        authorizations: {type: integer, minimum: 0}
+        prompts: {type: integer, minimum: 0}
+        settings: {type: boolean, description: Whether the user had settings.}
+        policies: {type: integer, minimum: 0, description: Policies that named the user.}
+        consentSessions: {type: integer, minimum: 0}
+        auditSeq:
+          description: The seq of the `user.erased` entry.
+          type: integer
+          format: int64
+          minimum: 1
     AuditPage:
       type: object
       required: [items]

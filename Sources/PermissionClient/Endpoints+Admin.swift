@@ -48,6 +48,12 @@ extension Endpoints {
         .json("POST", "/v1/reset", body: jsonBody(ResetRequest(service: service, app: app, user: user)))
     }
 
+    /// `DELETE /v1/users/{user}`: erase everything stored about a user (GDPR Art. 17); their
+    /// audit entries stay, their personal fields unreadable.
+    public static func eraseUser(_ user: String) -> Endpoint<UserErasureResult> {
+        .json("DELETE", PathEncoding.path("v1", "users", user))
+    }
+
     /// `GET /v1/audit`: a page of the audit log.
     public static func audit(_ query: AuditQuery = AuditQuery()) -> Endpoint<AuditPage> {
         .json("GET", PathEncoding.query("/v1/audit", query.items))

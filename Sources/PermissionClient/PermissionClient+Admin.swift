@@ -62,6 +62,13 @@ extension PermissionClient {
         try await send(Endpoints.reset(service: service, app: app, user: user)).value.count
     }
 
+    /// Erases a user (GDPR Art. 17): their authorizations, prompts, settings, the policies that
+    /// name them and their consent sessions are deleted, and their audit key destroyed.
+    /// - Throws: `PermissionClientError` with status 404 when nothing is stored about the user.
+    public func eraseUser(_ user: String) async throws(PermissionClientError) -> UserErasureResult {
+        try await send(Endpoints.eraseUser(user)).value
+    }
+
     /// A page of the audit log.
     public func audit(_ query: AuditQuery = AuditQuery()) async throws(PermissionClientError) -> AuditPage {
         try await send(Endpoints.audit(query)).value

@@ -29,12 +29,17 @@ public struct AuditEntry: Codable, Sendable, Equatable {
     public var prevHash: String?
     /// The entry's link in the audit hash chain (`GET /v1/audit/verify`), when the server keeps one.
     public var hash: String?
+    /// For an entry about a user: the random name of the user's audit key, under which the log
+    /// stores the user id and purpose text sealed. The `user.erased` entry names it.
+    public var pseudonym: String?
+    /// `true` when the entry's user was erased: `user` and `purpose` are gone for good.
+    public var erased: Bool?
 
     public init(seq: Int64, at: Date, actor: Actor, action: String, user: String? = nil, app: String? = nil,
                 service: String? = nil, from: Snapshot? = nil, to: Snapshot? = nil, reason: String? = nil,
                 purpose: String? = nil, promptId: String? = nil, requestId: String? = nil,
                 detail: [String: String]? = nil, hash: String? = nil, prevHash: String? = nil,
-                purposeHash: String? = nil) {
+                purposeHash: String? = nil, pseudonym: String? = nil, erased: Bool? = nil) {
         self.seq = seq
         self.at = at
         self.actor = actor
@@ -52,6 +57,8 @@ public struct AuditEntry: Codable, Sendable, Equatable {
         self.hash = hash
         self.prevHash = prevHash
         self.purposeHash = purposeHash
+        self.pseudonym = pseudonym
+        self.erased = erased
     }
 
     /// Who made the change: a key (id and role), or the server itself (`role` `system`), or

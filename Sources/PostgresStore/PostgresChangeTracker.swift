@@ -21,6 +21,7 @@ final class PostgresChangeTracker: Sendable {
     func saved(_ key: AuthorizationKey) { state.withLock { $0.saved.records.append(key) } }
     func savedSettings(of user: UserID) { state.withLock { $0.saved.settingsOf.append(user) } }
     func changedCatalogue() { state.withLock { $0.saved.catalogueChanged = true } }
+    func erasedEverything() { state.withLock { $0.saved.everything = true } }
     func appended(_ entry: ChangeLogEntry) { state.withLock { $0.appended.add(entry) } }
 
     /// The last seq the body appended; 0 when it appended nothing.

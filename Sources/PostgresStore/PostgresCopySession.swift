@@ -26,10 +26,13 @@ package struct PostgresCopySession {
             "created_at", "expires_at", "ended_at", "choice", "purpose_language",
         ]),
         ("api_keys", ["id", "role", "app", "name", "secret_hash", "created_at", "revoked_at"]),
+        ("audit_subjects", ["user_id", "pseudonym", "wrapped_key", "created_at"]),
     ]
 
     /// The tables whose rows make a database non-empty for a copy.
-    static let dataTables = ["apps", "authorizations", "policies", "user_settings", "prompts", "api_keys", "audit"]
+    static let dataTables = [
+        "apps", "authorizations", "policies", "user_settings", "prompts", "api_keys", "audit_subjects", "audit",
+    ]
 
     func requireEmpty() throws {
         var filled: [String] = []

@@ -5,4 +5,6 @@ struct PostgresMigration: Sendable {
     let id: String
     /// One or more `;`-separated statements.
     let sql: String
+    /// Work SQL alone cannot do (sealing, hashing), run after `sql` in the same transaction.
+    var dataStep: (@Sendable (PostgresConnection) throws -> Void)? = nil
 }

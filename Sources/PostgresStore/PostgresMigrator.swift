@@ -73,6 +73,7 @@ struct PostgresMigrator: Sendable {
                 try connection.execute(Self.createTable)
                 guard let migration = try pendingMigrations(connection).first else { return nil }
                 try connection.execute(migration.sql)
+                try migration.dataStep?(connection)
                 try connection.execute(Self.record, [.text(migration.id)])
                 return migration.id
             }

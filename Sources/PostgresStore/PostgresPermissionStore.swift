@@ -1,3 +1,4 @@
+public import AuditKeys
 import Foundation
 public import PermissionDomain
 
@@ -39,6 +40,9 @@ public final class PostgresPermissionStore: PermissionStore {
     public static let defaultMaximumBatchSize = 256
 
     let pool: PostgresConnectionPool
+    /// The audit log's per-user keys (``AuditKeyring``); nil only for `audit verify`, which
+    /// reads the stored form.
+    let keyring: AuditKeyring?
     /// Group-commits ``write(_:)``.
     package let writer: PostgresWriter
     /// nil unless opened with ``ReadModelOptions``.
@@ -66,15 +70,17 @@ public final class PostgresPermissionStore: PermissionStore {
     }
 
     private init(
-        pool: PostgresConnectionPool, maximumBatchSize: Int, readModel: PostgresReadModel?,
+        pool: PostgresConnectionPool, maximumBatchSize: Int, keyring: AuditKeyring?, readModel: PostgresReadModel?,
         follower: PostgresChangeFollower?
     ) {
         self.pool = pool
+        self.keyring = keyring
         self.readModel = readModel
         self.follower = follower
         // A replica's read model learns of changes from the audit log only: on a store that
         // serves, every change must be audited (``UnauditedChange``).
-        self.writer = PostgresWriter(pool: pool, maximumBatchSize: maximumBatchSize, checksAuditing: readModel != nil)
+        self.writer = PostgresWriter(
+            pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, checksAuditing: readModel != nil)
         writer.onCommit { [weak self] sessions in self?.didCommit(sessions) }
     }
 
@@ -93,20 +99,28 @@ public final class PostgresPermissionStore: PermissionStore {
     ///   and migrations are pending; ``PostgresError`` when it cannot be reached.
     ///   - readModel: to serve: keep a read model and follow the change log (``ReadModelOptions``);
     ///     nil for commands that read and write directly.
+    ///   - keyring: the audit log's per-user keys, wrapped by the server key; every replica and
+    ///     command opens one database with the same server key. nil only to verify the chain
+    ///   (not migrating, no read model): entries can then be neither appended nor read.
     public static func open(
-        connectionString: String, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5,
+        connectionString: String, keyring: AuditKeyring?, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5,
         maximumBatchSize: Int = defaultMaximumBatchSize, migrating: Bool = true, readModel options: ReadModelOptions? = nil
     ) throws -> PostgresPermissionStore {
         precondition(maximumBatchSize >= 1, "a batch holds at least one write")
+        precondition(keyring != nil || (!migrating && options == nil), "only a verifying store opens without the audit keyring")
         let pool = PostgresConnectionPool(
             conninfo: connectionString, capacity: poolSize, checkoutTimeout: checkoutTimeout,
             setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)")
         if migrating {
-            _ = try pool.withConnection { try PostgresSchema.migrator.migrate($0) }
+            _ = try pool.withConnection { try PostgresSchema.migrator(keyring: keyring).migrate($0) }
         } else {
-            try pool.withConnection { try PostgresSchema.migrator.checkMigrated($0) }
+            try pool.withConnection { try PostgresSchema.migrations.checkMigrated($0) }
         }
-        guard let options else { return PostgresPermissionStore(pool: pool, maximumBatchSize: maximumBatchSize, readModel: nil, follower: nil) }
+        if let keyring { try pool.withConnection { try checkServerKey($0, keyring: keyring) } }
+        guard let options else {
+            return PostgresPermissionStore(
+                pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, readModel: nil, follower: nil)
+        }
         let model = PostgresReadModel(cacheCapacity: options.cacheEntries)
         try pool.withConnection { connection in
             let started = ContinuousClock.now
@@ -126,7 +140,17 @@ public final class PostgresPermissionStore: PermissionStore {
         }
         follower.start()
         return PostgresPermissionStore(
-            pool: pool, maximumBatchSize: maximumBatchSize, readModel: model, follower: follower)
+            pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, readModel: model, follower: follower)
+    }
+
+    private static let checkValue = PreparedStatement("SELECT check_value FROM audit_keyring WHERE id = 1")
+
+    /// Throws ``AuditKeyError/wrongServerKey`` unless `keyring` is the one the database's audit
+    /// keys were wrapped with (its check value, written by the migration that made the keys).
+    private static func checkServerKey(_ connection: PostgresConnection, keyring: AuditKeyring) throws {
+        let result = try connection.query(checkValue)
+        let stored = result.count > 0 ? result[0].optionalString(at: 0) : nil
+        guard let stored, keyring.matches(checkValue: stored) else { throw AuditKeyError.wrongServerKey }
     }
 
     /// Stops the change-log follower (a serving replica's shutdown); also done when the store
@@ -141,12 +165,15 @@ public final class PostgresPermissionStore: PermissionStore {
 
     /// Applies pending migrations to the database and returns their ids.
     @discardableResult
-    public static func migrate(connectionString: String) throws -> [String] {
-        try PostgresSchema.migrator.migrate(try PostgresConnection(connectionString))
+    public static func migrate(connectionString: String, keyring: AuditKeyring) throws -> [String] {
+        let connection = try PostgresConnection(connectionString)
+        let applied = try PostgresSchema.migrator(keyring: keyring).migrate(connection)
+        try checkServerKey(connection, keyring: keyring)
+        return applied
     }
 
     /// The ids of the migrations this code knows, in order.
-    public static var knownMigrations: [String] { PostgresSchema.migrator.migrations.map(\.id) }
+    public static var knownMigrations: [String] { PostgresSchema.migrations.migrations.map(\.id) }
 
     /// The number of open pooled connections (for tests).
     package var openConnections: Int { pool.openConnections }
@@ -155,7 +182,7 @@ public final class PostgresPermissionStore: PermissionStore {
     /// (and no unknown one).
     public func checkReady() throws {
         try run(begin: Self.beginRead, lockHead: false) { session in
-            try PostgresSchema.migrator.checkMigrated(session.connection)
+            try PostgresSchema.migrations.checkMigrated(session.connection)
         }
     }
 
@@ -163,7 +190,7 @@ public final class PostgresPermissionStore: PermissionStore {
         guard let readModel else { return try run(begin: Self.beginRead, lockHead: false) { try body($0) } }
         var replacedConnection = false
         while true {
-            let session = PostgresReadSession(pool: pool, model: readModel)
+            let session = PostgresReadSession(pool: pool, model: readModel, keyring: keyring)
             defer { session.finish() }
             do {
                 return try body(session)
@@ -221,7 +248,7 @@ public final class PostgresPermissionStore: PermissionStore {
         on connection: PostgresConnection, begin: String, lockHead: Bool, _ body: (PostgresSession) throws -> T
     ) throws -> T {
         try connection.execute(begin)
-        let session = PostgresSession(connection: connection)
+        let session = PostgresSession(connection: connection, keyring: keyring)
         let result: T
         do {
             if lockHead { _ = try session.lockAuditChainHead() }

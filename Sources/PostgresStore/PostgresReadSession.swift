@@ -1,3 +1,4 @@
+import AuditKeys
 import Foundation
 import PermissionDomain
 
@@ -22,16 +23,20 @@ final class PostgresReadSession: PermissionReader {
     /// Checked out and inside the snapshot's transaction from the first database question.
     private var connection: PostgresConnection?
 
-    init(pool: PostgresConnectionPool, model: PostgresReadModel) {
+    /// The audit log's per-user keys, for reads of its entries.
+    private let keyring: AuditKeyring?
+
+    init(pool: PostgresConnectionPool, model: PostgresReadModel, keyring: AuditKeyring?) {
         self.pool = pool
         self.model = model
+        self.keyring = keyring
         generation = model.cache.generation
         (fresh, catalogue) = model.trusted
     }
 
     /// The session on the body's snapshot, begun on first use.
     private func database() throws -> PostgresSession {
-        if let connection { return PostgresSession(connection: connection) }
+        if let connection { return PostgresSession(connection: connection, keyring: keyring) }
         let connection = try pool.checkout()
         do {
             try connection.execute(PostgresPermissionStore.beginRead)
@@ -40,7 +45,7 @@ final class PostgresReadSession: PermissionReader {
             throw error
         }
         self.connection = connection
-        return PostgresSession(connection: connection)
+        return PostgresSession(connection: connection, keyring: keyring)
     }
 
     /// Ends the snapshot, if one began, and returns its connection. Called once, at the end.

@@ -1,3 +1,5 @@
+import AuditKeys
+
 /// The schema of the PostgreSQL store, as an append-only list of migrations (STYLE 12): the
 /// tables of SQLite's `PermissionSchema` after its migrations, with the same values.
 ///
@@ -12,12 +14,21 @@
 /// transaction locks it first (`FOR UPDATE`), so writes are serialized across connections and
 /// replicas and `seq` is gap-free without a sequence (a sequence leaves gaps on rollback).
 enum PostgresSchema {
-    static let migrator = PostgresMigrator([
-        PostgresMigration(id: "1-permission-store", sql: version1),
-        PostgresMigration(id: "2-consent-sessions", sql: version2),
-        PostgresMigration(id: "3-localized-purpose-strings", sql: version3),
-        PostgresMigration(id: "4-expiring-grants", sql: version4),
-    ])
+    /// Every migration, in order. Never edit a released one; append.
+    /// - Parameter keyring: the store's audit keys, for the migration that seals personal
+    ///   fields; nil only to list or check migrations, never to apply them.
+    static func migrator(keyring: AuditKeyring?) -> PostgresMigrator {
+        PostgresMigrator([
+            PostgresMigration(id: "1-permission-store", sql: version1),
+            PostgresMigration(id: "2-consent-sessions", sql: version2),
+            PostgresMigration(id: "3-localized-purpose-strings", sql: version3),
+            PostgresMigration(id: "4-expiring-grants", sql: version4),
+            sealedAudit(keyring: keyring),
+        ])
+    }
+
+    /// The migrations, to list or check them (applying one that seals needs the keyring).
+    static let migrations = migrator(keyring: nil)
 
     /// Consent sessions (SPEC §10), as SQLite's `4-consent-sessions`: only SHA-256 hashes of
     /// the link's token, the cookie's secret and the CSRF token, each unique. Ephemeral: `copy`

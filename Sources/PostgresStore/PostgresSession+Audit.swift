@@ -1,3 +1,4 @@
+import AuditKeys
 import Foundation
 import PermissionDomain
 
@@ -8,7 +9,11 @@ extension PostgresSession {
     private static let columns = """
         seq, at, actor_key, actor_role, action, user_id, app, service, \
         from_status, from_level, from_provisional, from_once, to_status, to_level, to_provisional, to_once, \
-        reason, purpose, prompt_id, request_id, detail, purpose_hash, prev_hash, hash
+        reason, purpose, prompt_id, request_id, detail, purpose_hash, prev_hash, hash, personal
+        """
+    /// ``columns``, then the wrapped key of the entry's user (NULL once erased).
+    private static let readColumns = columns + """
+        , (SELECT s.wrapped_key FROM audit_subjects s WHERE s.pseudonym = audit.user_id)
         """
 
     private static let lastSeq = PreparedStatement("SELECT coalesce(max(seq), 0) FROM audit")
@@ -18,7 +23,7 @@ extension PostgresSession {
     private static let insert = PreparedStatement("""
         INSERT INTO audit (\(columns))
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-                $22, $23, $24)
+                $22, $23, $24, $25)
         """)
 
     func lastAuditSeq() throws -> Int64 {
@@ -36,7 +41,8 @@ extension PostgresSession {
     /// (``AuditChain/record(for:after:)``), and moves the head, all under the head's row lock.
     @discardableResult
     func append(_ entry: AuditEntry) throws -> Int64 {
-        let record = AuditChain.sha256.record(for: entry, after: try lockAuditChainHead())
+        let record = try AuditChain.sha256.record(
+            for: entry, after: try lockAuditChainHead(), sealer: Sealer(session: self, keyring: requiredKeyring))
         try insertAuditRecord(record)
         try moveAuditChainHead(to: AuditChainTip(linking: record))
         changes?.appended(
@@ -55,6 +61,7 @@ extension PostgresSession {
             .optional(record.toProvisional), .optional(record.toOnce), .optional(record.reason),
             .optional(record.purpose), .optional(record.promptId), .optional(record.requestId),
             .optional(record.detail), .optional(record.purposeHash), .optional(record.prevHash), .optional(record.hash),
+            .optional(record.personal),
         ])
     }
 
@@ -70,19 +77,28 @@ extension PostgresSession {
     /// ``audit(query:)`` up to `last` at most: a replica shows the entries whose changes its
     /// read model has applied (``PostgresReadModel``).
     func audit(query: AuditQuery, through last: Int64?) throws -> [AuditEntry] {
+        var pseudonym: String?
+        if let user = query.user {
+            // The user's entries keep their pseudonym; none are readable without their key.
+            guard let subject = try auditSubject(of: user.rawValue) else { return [] }
+            pseudonym = subject.pseudonym
+        }
         var clause = WhereClause()
         clause.add("seq > ?", [.int64(query.after)])
         if let before = query.before { clause.add("seq < ?", [.int64(before)]) }
         if let last { clause.add("seq <= ?", [.int64(last)]) }
-        clause.equal("user_id", query.user?.rawValue)
+        clause.equal("user_id", pseudonym)
         clause.equal("app", query.app?.rawValue)
         clause.equal("service", query.service?.rawValue)
         clause.equal("action", query.action?.rawValue)
         if let since = query.since { clause.add("at >= ?", [.int64(since.millisecondsSince1970)]) }
         if let until = query.until { clause.add("at < ?", [.int64(until.millisecondsSince1970)]) }
         let order = query.newestFirst ? "seq DESC" : "seq"
-        let sql = "SELECT \(Self.columns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT \(clause.nextPlaceholder)"
-        return try rows(.cached(sql), clause.values + [Self.limit(query.limit)]) { try Self.decodeEntry($0) }
+        let sql = "SELECT \(Self.readColumns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT \(clause.nextPlaceholder)"
+        let keyring = requiredKeyring
+        return try rows(.cached(sql), clause.values + [Self.limit(query.limit)]) {
+            try Self.decodeEntry($0, keyring: keyring)
+        }
     }
 
     private static func decodeSnapshot(_ row: PostgresRow, at index: Int, _ column: String) throws -> AuthorizationSnapshot? {
@@ -94,7 +110,22 @@ extension PostgresSession {
             once: (try row.optionalInt64(at: index + 3) ?? 0) != 0)
     }
 
-    private static func decodeEntry(_ row: PostgresRow) throws -> AuditEntry {
+    private static func decodeEntry(_ row: PostgresRow, keyring: AuditKeyring) throws -> AuditEntry {
+        let seq = try row.int64(at: 0)
+        var user = row.optionalString(at: 5)
+        var purpose = row.optionalString(at: 17)
+        var pseudonym: String?
+        var erased = false
+        if let sealed = row.optionalString(at: 24), let stored = user {
+            pseudonym = stored
+            if let wrappedKey = row.optionalString(at: 25) {
+                let fields = try keyring.open(sealed, wrappedKey: wrappedKey, pseudonym: stored, seq: seq)
+                user = fields.user
+                purpose = fields.purpose
+            } else {
+                (user, purpose, erased) = (nil, nil, true)
+            }
+        }
         var reason: Reason?
         if !row.isNull(at: 16) { reason = try row.enumeration(Reason.self, at: 16, "audit", "reason") }
         var detail: [String: String] = [:]
@@ -103,22 +134,24 @@ extension PostgresSession {
             detail = decoded
         }
         return AuditEntry(
-            seq: try row.int64(at: 0),
+            seq: seq,
             at: try row.date(at: 1) ?? Date(millisecondsSince1970: 0),
             actor: Actor(keyId: row.optionalString(at: 2), role: try row.required(3, "audit", "actor_role")),
             action: AuditAction(try row.required(4, "audit", "action")),
-            user: row.optionalString(at: 5).map(UserID.init(trusted:)),
+            user: user.map(UserID.init(trusted:)),
             app: row.optionalString(at: 6).map(AppID.init(trusted:)),
             service: row.optionalString(at: 7).map(ServiceID.init(trusted:)),
             from: try decodeSnapshot(row, at: 8, "from_status"),
             to: try decodeSnapshot(row, at: 12, "to_status"),
             reason: reason,
-            purpose: row.optionalString(at: 17).map(PurposeString.init(trusted:)),
+            purpose: purpose.map(PurposeString.init(trusted:)),
             promptId: row.optionalString(at: 18).map(PromptID.init(trusted:)),
             requestId: row.optionalString(at: 19),
             detail: detail,
             purposeHash: row.optionalString(at: 21),
             prevHash: row.optionalString(at: 22),
-            hash: row.optionalString(at: 23))
+            hash: row.optionalString(at: 23),
+            pseudonym: pseudonym,
+            personalDataErased: erased)
     }
 }

@@ -4,11 +4,15 @@ import PermissionDomain
 /// catalogue the read model keeps in memory.
 extension PostgresSession {
     private static let changesAfter = PreparedStatement("""
-        SELECT seq, action, user_id, app, service FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2
+        SELECT a.seq, a.action, s.user_id, a.app, a.service
+        FROM audit a LEFT JOIN audit_subjects s ON s.pseudonym = a.user_id
+        WHERE a.seq > $1 ORDER BY a.seq LIMIT $2
         """)
     private static let policyServices = PreparedStatement("SELECT DISTINCT service FROM policies")
 
-    /// The entries after `seq`, at most `limit` of them, in order.
+    /// The entries after `seq`, at most `limit` of them, in order. An entry names its user by
+    /// the user's key (the `user` column holds a pseudonym); one whose user was erased since
+    /// names none, and the erasure's own entry empties the read model.
     ///
     /// They follow each other without a gap from `seq + 1`: every write locks the chain head,
     /// so commits take turns, and a writer gets the lock only once its predecessor's commit is

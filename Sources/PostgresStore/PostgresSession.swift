@@ -1,3 +1,4 @@
+import AuditKeys
 import Foundation
 import PermissionDomain
 
@@ -13,10 +14,20 @@ struct PostgresSession: PermissionWriter {
     let connection: PostgresConnection
     /// What a write body changed and audited (nil outside writes): see ``PostgresChangeTracker``.
     let changes: PostgresChangeTracker?
+    /// The per-user keys of the audit log's personal fields; nil for sessions that neither
+    /// append to nor read the audit log's entries (the follower, the catalogue).
+    let keyring: AuditKeyring?
 
-    init(connection: PostgresConnection, tracking changes: PostgresChangeTracker? = nil) {
+    init(connection: PostgresConnection, tracking changes: PostgresChangeTracker? = nil, keyring: AuditKeyring? = nil) {
         self.connection = connection
         self.changes = changes
+        self.keyring = keyring
+    }
+
+    /// ``keyring``, which a session that appends to or reads the audit log must have.
+    var requiredKeyring: AuditKeyring {
+        guard let keyring else { preconditionFailure("the audit log is used without the store's keyring") }
+        return keyring
     }
 
     /// A stored value that does not parse: the database was changed outside this program.

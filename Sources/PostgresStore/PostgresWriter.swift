@@ -1,3 +1,4 @@
+import AuditKeys
 import Dispatch
 import Foundation
 import PermissionDomain
@@ -87,7 +88,11 @@ package final class PostgresWriter: @unchecked Sendable {
     ///   - maximumBatchSize: the most bodies in one transaction (at least 1).
     ///   - checksAuditing: refuse a body that changed something no audit entry of its own
     ///     names (``UnauditedChange``): the store serves replicas.
-    init(pool: PostgresConnectionPool, maximumBatchSize: Int, checksAuditing: Bool = false) {
+    /// The audit log's per-user keys, for the entries bodies append.
+    private let keyring: AuditKeyring?
+
+    init(pool: PostgresConnectionPool, maximumBatchSize: Int, keyring: AuditKeyring?, checksAuditing: Bool = false) {
+        self.keyring = keyring
         precondition(maximumBatchSize >= 1, "a batch holds at least one body")
         self.pool = pool
         self.maximumBatchSize = maximumBatchSize
@@ -231,7 +236,8 @@ package final class PostgresWriter: @unchecked Sendable {
                     try connection.execute(savepoint ? "RELEASE SAVEPOINT body; SAVEPOINT body" : "SAVEPOINT body")
                     savepoint = true
                     let session = PostgresSession(
-                        connection: connection, tracking: checksAuditing ? PostgresChangeTracker() : nil)
+                        connection: connection, tracking: checksAuditing ? PostgresChangeTracker() : nil,
+                        keyring: keyring)
                     do {
                         try job.run?(session)
                         if let unaudited = session.changes?.unaudited, !unaudited.isEmpty {

@@ -103,6 +103,9 @@ package final class Database {
                     sql: "PRAGMA journal_mode = WAL")
             }
             try execute("PRAGMA synchronous = FULL")
+            // Deleted content is overwritten with zeros (https://www.sqlite.org/pragma.html#pragma_secure_delete):
+            // an erased user's rows leave no trace in the file's free space (SPEC §11 Erasure).
+            try execute("PRAGMA secure_delete = ON")
         case .readOnly:
             try execute("PRAGMA mmap_size = \(configuration.mmapSize)")
         }

@@ -23,7 +23,7 @@ struct Permctl: ParsableCommand {
         subcommands: [
             StatusCommand.self, RequestCommand.self, PromptsCommand.self, DecideCommand.self, SetCommand.self,
             RevokeCommand.self, ResetCommand.self, AppsCommand.self, ServicesCommand.self, PoliciesCommand.self,
-            AuditCommand.self, KeysCommand.self,
+            AuditCommand.self, KeysCommand.self, UsersCommand.self,
         ]
     )
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuditKeys
 import Foundation
 import Logging
 import PermissionDomain
@@ -62,7 +63,16 @@ struct CopyCommand: ParsableCommand {
             logger.critical("cannot read the database file: \(error)", metadata: ["from": "\(source)"])
             throw ExitCode.failure
         }
-        let store = try StoreOpening.openPostgres(connectionString, logger: logger)
+        // The file's users' keys are copied as they are, wrapped: the target takes the file's server key.
+        let keyring = try AuditKeyLoading.keyring(sqlite: source, settings: configuration.auditKeys, logger: logger)
+        let checkValue = try? file.withStatement("SELECT check_value FROM audit_keyring WHERE id = 1") {
+            try $0.step() ? $0.string(at: 0) : nil
+        }
+        guard let checkValue, keyring.matches(checkValue: checkValue) else {
+            logger.critical("refusing to copy: \(AuditKeyError.wrongServerKey)", metadata: ["from": "\(source)"])
+            throw ExitCode(ExitCodes.configuration)
+        }
+        let store = try StoreOpening.openPostgres(connectionString, keyring: keyring, logger: logger)
         let metadata: Logger.Metadata = ["from": "\(source)", "to": "\(destination.described)"]
         logger.info("copying", metadata: metadata)
 

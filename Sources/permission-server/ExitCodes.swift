@@ -11,4 +11,7 @@ enum ExitCodes {
     /// EX_CANTCREAT: the backup target exists and `--force` was not given, or the copy target
     /// database is not empty.
     static let cannotCreate: Int32 = 73
+    /// EX_CONFIG: the audit server key is missing, malformed, unreadable, or not the one the
+    /// database's audit keys were wrapped with.
+    static let configuration: Int32 = 78
 }

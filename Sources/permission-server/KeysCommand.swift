@@ -21,7 +21,7 @@ struct KeysCommand: ParsableCommand {
         let configuration = try ServerConfiguration.resolve(options)
         LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         let logger = Logger(label: label)
-        let store = try StoreOpening.open(configuration.database, logger: logger)
+        let store = try StoreOpening.open(configuration.database, keys: configuration.auditKeys, logger: logger)
         return (store, PermissionService(store: store, clock: SystemClock()))
     }
 

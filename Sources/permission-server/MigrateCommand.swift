@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuditKeys
 import Logging
 import PermissionDomain
 import PostgresStore
@@ -26,16 +27,23 @@ struct MigrateCommand: ParsableCommand {
             switch database {
             case .sqlite(let path):
                 known = SQLitePermissionStore.knownMigrations.count
-                applied = try SQLitePermissionStore.migrate(path: path) { message, done, total in
+                let keyring = try AuditKeyLoading.keyring(sqlite: path, settings: configuration.auditKeys, logger: logger)
+                applied = try SQLitePermissionStore.migrate(path: path, keyring: keyring) { message, done, total in
                     logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
                 }
             case .postgres(let connectionString):
                 known = PostgresPermissionStore.knownMigrations.count
-                applied = try PostgresPermissionStore.migrate(connectionString: connectionString)
+                let keyring = try AuditKeyLoading.keyring(postgres: configuration.auditKeys, logger: logger)
+                applied = try PostgresPermissionStore.migrate(connectionString: connectionString, keyring: keyring)
             }
         } catch let error as MigrationError {
             logger.critical("refusing to migrate: \(error)", metadata: ["database": "\(database.described)"])
             throw ExitCode(ExitCodes.dataError)
+        } catch let error as AuditKeyError {
+            logger.critical("refusing to migrate: \(error)", metadata: ["database": "\(database.described)"])
+            throw ExitCode(ExitCodes.configuration)
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             logger.critical("cannot migrate: \(database.scrubbed(error))", metadata: ["database": "\(database.described)"])
             throw ExitCode.failure

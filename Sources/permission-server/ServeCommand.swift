@@ -126,7 +126,8 @@ struct ServeCommand: ParsableCommand {
         switch configuration.database {
         case .sqlite(let path):
             let lock = try Self.lock(path, logger: logger)
-            let store = try StoreOpening.open(path: path, readCacheEntries: configuration.readCacheEntries, logger: logger)
+            let store = try StoreOpening.open(
+                path: path, keys: configuration.auditKeys, readCacheEntries: configuration.readCacheEntries, logger: logger)
             return .sqlite(store, lock)
         case .postgres(let connectionString):
             let readModel = PostgresPermissionStore.ReadModelOptions(
@@ -140,7 +141,7 @@ struct ServeCommand: ParsableCommand {
             }
             return .postgres(
                 try StoreOpening.openPostgres(
-                    connectionString, poolSize: configuration.databasePoolSize, readModel: readModel, logger: logger))
+                    connectionString, keys: configuration.auditKeys, poolSize: configuration.databasePoolSize, readModel: readModel, logger: logger))
         }
     }
 

@@ -17,6 +17,8 @@ struct ServerConfiguration: Sendable {
     var database: DatabaseLocation
     /// The first line of `--database-password-file`, if given. Never logged.
     var databasePassword: String?
+    /// Where the audit server key comes from (``AuditKeyLoading``). The key is never logged.
+    var auditKeys: AuditKeySettings
     /// The read cache's capacity in entries; 0 turns it off.
     var readCacheEntries: Int
     /// PostgreSQL only: the most pooled connections.
@@ -85,6 +87,11 @@ struct ServerConfiguration: Sendable {
             throw .invalid(Settings.databasePasswordFile, file, source, "only with a PostgreSQL URI in --database")
         }
         database = DatabaseLocation(databasePath, password: databasePassword)
+        auditKeys = AuditKeySettings(
+            file: resolver.value(Settings.auditKeyFile)?.value, key: resolver.value(Settings.auditKey)?.value)
+        if let file = auditKeys.file, file.isEmpty {
+            throw .invalid(Settings.auditKeyFile, file, resolver.value(Settings.auditKeyFile)?.source ?? .flag, "a file path")
+        }
         readCacheEntries = try resolver.int(Settings.readCacheEntries, range: 0...100_000_000)
         databasePoolSize = try resolver.int(Settings.databasePoolSize, range: 1...1_000)
         logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])

@@ -26,6 +26,12 @@ enum Settings {
     static let databasePasswordFile = Setting(flag: "database-password-file",
         environment: "PERMISSION_DATABASE_PASSWORD_FILE", defaultValue: nil,
         help: "File whose first line is the PostgreSQL password (else the URI's or PGPASSWORD); never logged.")
+    static let auditKeyFile = Setting(flag: "audit-key-file", environment: "PERMISSION_AUDIT_KEY_FILE",
+        defaultValue: nil,
+        help: "File holding the audit server key (32 random bytes in base64, `openssl rand -base64 32`) that wraps each user's audit key; unset: on SQLite <database>.audit-key, created 0600 at the first start; on PostgreSQL required (or PERMISSION_AUDIT_KEY), the same on every replica.")
+    static let auditKey = Setting(flag: "audit-key", environment: "PERMISSION_AUDIT_KEY", defaultValue: nil,
+        help: "The audit server key itself (32 random bytes in base64), instead of --audit-key-file (environment or config file, never a flag).",
+        isSecret: true)
     static let logFormat = Setting(flag: "log-format", environment: "PERMISSION_LOG_FORMAT", defaultValue: "text",
         help: "Log format: text or json (one object a line).")
     static let logLevel = Setting(flag: "log-level", environment: "PERMISSION_LOG_LEVEL", defaultValue: "info",
@@ -90,7 +96,7 @@ enum Settings {
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [
-        host, port, database, databasePasswordFile, databasePoolSize, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL,
+        host, port, database, databasePasswordFile, databasePoolSize, auditKeyFile, auditKey, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL,
         maxGrantDuration, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuditKeys
 import Foundation
 import Logging
 import PermissionDomain
@@ -11,11 +12,16 @@ enum StoreOpening {
     /// `readCacheEntries` entries (0: none, as the short-lived subcommands use it).
     /// - Throws: `ExitCode` 65 (EX_DATAERR) when the database is newer than this program, 1
     ///   when it cannot be opened; the reason is logged first.
-    static func open(path: String, readCacheEntries: Int = 0, logger: Logger) throws -> SQLitePermissionStore {
+    static func open(
+        path: String, keys: AuditKeySettings, readCacheEntries: Int = 0, logger: Logger
+    ) throws -> SQLitePermissionStore {
+        let keyring = try AuditKeyLoading.keyring(sqlite: path, settings: keys, logger: logger)
         let files = [path, path + "-wal", path + "-shm"]
         let before = files.map(mode)
         do {
-            let store = try SQLitePermissionStore.open(path: path, readCacheEntries: readCacheEntries) { message, done, total in
+            let store = try SQLitePermissionStore.open(
+                path: path, keyring: keyring, readCacheEntries: readCacheEntries
+            ) { message, done, total in
                 logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
             }
             // The store takes the group's and others' bits off files that had them: say so.
@@ -28,6 +34,9 @@ enum StoreOpening {
         } catch let error as MigrationError {
             logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
             throw ExitCode(ExitCodes.dataError)
+        } catch let error as AuditKeyError {
+            logger.critical("refusing to open the database: \(error)", metadata: ["database": "\(path)"])
+            throw ExitCode(ExitCodes.configuration)
         } catch {
             logger.critical("cannot open the database: \(error)", metadata: ["database": "\(path)"])
             throw ExitCode.failure
@@ -36,10 +45,10 @@ enum StoreOpening {
 
     /// Opens the store `location` names (SQLite: ``open(path:readCacheEntries:logger:)``;
     /// PostgreSQL: ``openPostgres(_:migrating:logger:)``), for the short-lived subcommands.
-    static func open(_ location: DatabaseLocation, logger: Logger) throws -> any PermissionStore {
+    static func open(_ location: DatabaseLocation, keys: AuditKeySettings, logger: Logger) throws -> any PermissionStore {
         switch location {
-        case .sqlite(let path): try open(path: path, logger: logger)
-        case .postgres(let connectionString): try openPostgres(connectionString, logger: logger)
+        case .sqlite(let path): try open(path: path, keys: keys, logger: logger)
+        case .postgres(let connectionString): try openPostgres(connectionString, keys: keys, logger: logger)
         }
     }
 
@@ -52,16 +61,31 @@ enum StoreOpening {
     ///   - poolSize: pooled connections (the subcommands need two at most).
     ///   - readModel: for `serve`: the read model's options.
     static func openPostgres(
-        _ connectionString: String, migrating: Bool = true, poolSize: Int = 2,
+        _ connectionString: String, keys: AuditKeySettings, migrating: Bool = true, poolSize: Int = 2,
+        readModel: PostgresPermissionStore.ReadModelOptions? = nil, logger: Logger
+    ) throws -> PostgresPermissionStore {
+        let keyring = try AuditKeyLoading.keyring(postgres: keys, logger: logger)
+        return try openPostgres(
+            connectionString, keyring: keyring, migrating: migrating, poolSize: poolSize, readModel: readModel,
+            logger: logger)
+    }
+
+    /// ``openPostgres(_:keys:migrating:poolSize:readModel:logger:)`` with the keyring given.
+    static func openPostgres(
+        _ connectionString: String, keyring: AuditKeyring?, migrating: Bool = true, poolSize: Int = 2,
         readModel: PostgresPermissionStore.ReadModelOptions? = nil, logger: Logger
     ) throws -> PostgresPermissionStore {
         let redacted = ConnectionString.redacted(connectionString)
         do {
             return try PostgresPermissionStore.open(
-                connectionString: connectionString, poolSize: poolSize, migrating: migrating, readModel: readModel)
+                connectionString: connectionString, keyring: keyring, poolSize: poolSize, migrating: migrating,
+                readModel: readModel)
         } catch let error as MigrationError {
             logger.critical("refusing to open the database: \(error)", metadata: ["database": "\(redacted)"])
             throw ExitCode(ExitCodes.dataError)
+        } catch let error as AuditKeyError {
+            logger.critical("refusing to open the database: \(error)", metadata: ["database": "\(redacted)"])
+            throw ExitCode(ExitCodes.configuration)
         } catch {
             let message = ConnectionString.scrub("\(error)", passwordsOf: connectionString)
             logger.critical("cannot open the database: \(message)", metadata: ["database": "\(redacted)"])

@@ -49,6 +49,7 @@ import Testing
         "DELETE /v1/keys/{id}": "AFFFF",
         "POST /v1/users/{user}/consent-sessions": "AAFFF",
         "DELETE /v1/consent-sessions/{id}": "AAFFF",
+        "DELETE /v1/users/{user}": "AAFFF",
         "GET /healthz": "AAAAA",
         "GET /readyz": "AAAAA",
         "GET /openapi.yaml": "AAAAA",

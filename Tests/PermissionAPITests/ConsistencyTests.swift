@@ -60,7 +60,7 @@ import Testing
         let app = try TestApp()
         guard let store = app.postgresStore, let connectionString = app.postgresConnectionString else { return }
         store.close()  // this replica no longer follows the log
-        let other = try PostgresPermissionStore.open(connectionString: connectionString, poolSize: 1)
+        let other = try PostgresPermissionStore.open(connectionString: connectionString, keyring: .forTests, poolSize: 1)
         let seq = try other.write { writer in
             try writer.append(AuditEntry(at: TestApp.start, actor: .system, action: AuditAction("test.elsewhere")))
         }

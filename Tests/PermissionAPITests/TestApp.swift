@@ -49,7 +49,7 @@ final class TestApp: @unchecked Sendable {
         directory = try TemporaryDirectory()
         let checkReady: @Sendable () throws -> Void
         if Self.onSQLite {
-            let sqlite = try SQLitePermissionStore.open(path: directory.file("permissions.sqlite"), configuration: database)
+            let sqlite = try SQLitePermissionStore.open(path: directory.file("permissions.sqlite"), configuration: database, keyring: .forTests)
             sqliteStore = sqlite
             postgresStore = nil
             postgresConnectionString = nil
@@ -59,7 +59,7 @@ final class TestApp: @unchecked Sendable {
             let connectionString = try PostgresServer.shared.get().freshDatabase()
             // As `serve` opens it: reads from the read model, the change log followed.
             let postgres = try PostgresPermissionStore.open(
-                connectionString: connectionString, poolSize: Self.postgresPoolSize,
+                connectionString: connectionString, keyring: .forTests, poolSize: Self.postgresPoolSize,
                 readModel: .init(cacheEntries: 10_000))
             postgresStore = postgres
             sqliteStore = nil

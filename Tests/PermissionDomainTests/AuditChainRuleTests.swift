@@ -23,7 +23,15 @@ import Testing
         }
     }
 
+    /// A stand-in seal: the pseudonym `p_` + the user, the ciphertext `sealed:` + the plaintext.
+    struct VisibleSealer: PersonalFieldSealer {
+        func seal(_ fields: PersonalFields, seq: Int64) throws -> SealedPersonalFields {
+            SealedPersonalFields(pseudonym: "p_" + fields.user, ciphertext: "sealed:" + String(decoding: fields.plaintext, as: UTF8.self))
+        }
+    }
+
     let chain = AuditChain(hasher: LaneHasher())
+    let sealer = VisibleSealer()
 
     /// A decision entry with every kind of field: text, NULL, booleans, detail.
     static let decision = AuditEntry(
@@ -41,7 +49,7 @@ import Testing
             let entry = AuditEntry(
                 at: Date(millisecondsSince1970: 1_000 + Int64(index)), actor: .system, action: .promptExpired,
                 user: UserID(trusted: "u\(index)"))
-            let record = chain.record(for: entry, after: tip)
+            let record = try! chain.record(for: entry, after: tip, sealer: sealer)
             tip = AuditChainTip(linking: record)
             return record
         }
@@ -51,21 +59,25 @@ import Testing
         let record = AuditRecord(seq: 1, at: 2, actorRole: "a", prevHash: "p")
         let hex = AuditChain.encoding(of: record).map { String(format: "%02x", $0) }.joined()
         // Computed independently (Python, the README's rule): tag, INTEGER 1, INTEGER 2, NULL,
-        // TEXT "a", 18 NULLs, TEXT "p".
-        #expect(hex == "7065726d697373696f6e2d61756469742d7631" + "010000000000000001" + "010000000000000002" + "00"
+        // TEXT "a", 19 NULLs, TEXT "p".
+        #expect(hex == "7065726d697373696f6e2d61756469742d7632" + "010000000000000001" + "010000000000000002" + "00"
+            + "020000000161" + String(repeating: "00", count: 19) + "020000000170")
+        // The format before sealing: its own tag, no `personal`.
+        let v1 = AuditChain.encoding(of: record, format: .v1).map { String(format: "%02x", $0) }.joined()
+        #expect(v1 == "7065726d697373696f6e2d61756469742d7631" + "010000000000000001" + "010000000000000002" + "00"
             + "020000000161" + String(repeating: "00", count: 18) + "020000000170")
     }
 
     @Test func anEntryBecomesItsStoredColumns() {
         let tip = AuditChainTip(seq: 41, hash: String(repeating: "a", count: 64))
-        let record = chain.record(for: Self.decision, after: tip)
+        let record = try! chain.record(for: Self.decision, after: tip, sealer: sealer)
         let expected = AuditRecord(
             seq: 42, at: 1_700_000_000_000, actorKey: "consent-1", actorRole: "consent", action: "prompt.answered",
-            user: "u1", app: "com.example.scanner", service: "camera", fromStatus: "notDetermined", fromLevel: nil,
+            user: "p_u1", app: "com.example.scanner", service: "camera", fromStatus: "notDetermined", fromLevel: nil,
             fromProvisional: 0, fromOnce: 0, toStatus: "authorized", toLevel: "full", toProvisional: 0, toOnce: 1,
-            reason: "userConsent", purpose: "Scan documents.", purposeHash: chain.purposeHash(of: "Scan documents."),
+            reason: "userConsent", purpose: nil, purposeHash: chain.purposeHash(of: "Scan documents."),
             promptId: "p-1", requestId: "r-1", detail: #"{"choice":"allow","kind":"camera"}"#,
-            prevHash: tip.hash, hash: nil)
+            personal: #"sealed:{"purpose":"Scan documents.","user":"u1"}"#, prevHash: tip.hash, hash: nil)
         var unhashed = record
         unhashed.hash = nil
         #expect(unhashed == expected)
@@ -75,18 +87,18 @@ import Testing
 
     @Test func anEntryWithoutSnapshotsOrDetailHasNulls() {
         let entry = AuditEntry(at: Date(millisecondsSince1970: 5), actor: .system, action: .promptExpired)
-        let record = chain.record(for: entry, after: .empty)
+        let record = try! chain.record(for: entry, after: .empty, sealer: sealer)
         #expect(record.seq == 1 && record.prevHash == AuditChain.genesis)
         #expect(record.actorKey == nil && record.fromStatus == nil && record.fromProvisional == nil)
         #expect(record.toOnce == nil && record.detail == nil && record.purpose == nil && record.purposeHash == nil)
     }
 
     @Test func theHashCoversEveryFieldAndThePreviousHash() {
-        let record = chain.record(for: Self.decision, after: .empty)
+        let record = try! chain.record(for: Self.decision, after: .empty, sealer: sealer)
         var edits: [(String, (inout AuditRecord) -> Void)] = [
             ("seq", { $0.seq += 1 }), ("at", { $0.at += 1 }), ("actorKey", { $0.actorKey = nil }),
             ("toOnce", { $0.toOnce = 0 }), ("fromLevel", { $0.fromLevel = "" }), ("detail", { $0.detail = "{}" }),
-            ("purposeHash", { $0.purposeHash = nil }), ("prevHash", { $0.prevHash = "1" + $0.prevHash!.dropFirst() }),
+            ("purposeHash", { $0.purposeHash = nil }), ("personal", { $0.personal = nil }), ("prevHash", { $0.prevHash = "1" + $0.prevHash!.dropFirst() }),
         ]
         // NULL, 0 and "" encode differently.
         edits.append(("user as empty text", { $0.user = "" }))

@@ -14,14 +14,21 @@ import Testing
         func sha256(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
     }
 
+    /// Entries about no user are stored as they are: nothing to seal.
+    private struct Unsealed: PersonalFieldSealer {
+        func seal(_ fields: PersonalFields, seq: Int64) throws -> SealedPersonalFields {
+            preconditionFailure("no entry here is about a user")
+        }
+    }
+
     /// `count` chained records as a source store wrote them.
     private func chain(_ count: Int) -> [AuditRecord] {
         var tip = AuditChainTip.empty
         return (1...count).map { index in
             let entry = AuditEntry(
                 at: Date(millisecondsSince1970: 1_795_000_000_000 + Int64(index)), actor: Actor(keyId: nil, role: "admin"),
-                action: AuditAction("test.copy"), user: try? UserID("u\(index)"), detail: ["b": "2", "a": "1"])
-            let record = AuditChain(hasher: Hasher()).record(for: entry, after: tip)
+                action: AuditAction("test.copy"), app: try? AppID("com.example.a\(index)"), detail: ["b": "2", "a": "1"])
+            let record = try! AuditChain(hasher: Hasher()).record(for: entry, after: tip, sealer: Unsealed())
             tip = AuditChainTip(linking: record)
             return record
         }
@@ -29,7 +36,7 @@ import Testing
 
     @Test func copiedRowsKeepTheirChainAndTheHeadFollowsThem() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let records = chain(3)
         try store.copyIn { session in
             try session.insert(into: "apps", [.text("com.example.a"), .text("A"), .int64(1)])
@@ -46,7 +53,7 @@ import Testing
 
     @Test func aRowThatDoesNotFollowTheHeadRollsTheCopyBack() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         var records = chain(3)
         records[2].prevHash = records[0].hash  // linked past its predecessor
         #expect(throws: PostgresCopyChainBroken.self) {
@@ -79,7 +86,7 @@ import Testing
 
     @Test func aDatabaseHoldingDataIsRefused() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         _ = try store.write { try $0.append(AuditEntry(at: Date(), actor: .system, action: AuditAction("first"))) }
         let error = #expect(throws: PostgresCopyTargetNotEmpty.self) { try store.copyIn { _ in } }
         #expect(error?.tables == ["audit"])

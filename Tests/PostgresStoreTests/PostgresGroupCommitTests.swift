@@ -87,7 +87,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2))) func sixtyFourConcurrentWritersShareCommitsAndEveryAcknowledgedWriteIsThere() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let threads = 64
         let perThread = 8
         let acknowledged = Shared<[Int64: Write]>([:])
@@ -137,7 +137,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func aBodyThatThrowsLeavesNoTraceWhileItsNeighboursInTheBatchCommit() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let writes = try ["first", "before", "failing", "after"].map(Write.init)
         let results = Shared<[String: Result<Int64, PermissionError>]>([:])
         func start(_ group: DispatchGroup, _ write: Write, failing: Bool) {
@@ -189,7 +189,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func aBatchWhoseConnectionIsLostBeforeTheCommitRunsAgainOnANewOneOnce() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let locked = try Write("locked")
         #expect(try store.write { try locked.apply($0) } == 1)
         let writes = try [Write("first"), Write("a"), locked, Write("c")]
@@ -249,7 +249,7 @@ import Testing
         // The writer's sessions look for deadlocks after 3 s, the other party's only after 60 s:
         // the writer's transaction is the one the server aborts (40P01).
         try PostgresConnection(database).execute("ALTER DATABASE \(name) SET deadlock_timeout = '3s'")
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let (x, y) = (try Write("x"), try Write("y"))
         _ = try store.write { try x.apply($0) }
         _ = try store.write { try y.apply($0) }
@@ -302,8 +302,8 @@ import Testing
     @Test(.timeLimit(.minutes(2))) func twoReplicasGroupCommittingOnOneDatabaseKeepOneLinearChain() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
         let replicas = [
-            try PostgresPermissionStore.open(connectionString: database),
-            try PostgresPermissionStore.open(connectionString: database),
+            try PostgresPermissionStore.open(connectionString: database, keyring: .forTests),
+            try PostgresPermissionStore.open(connectionString: database, keyring: .forTests),
         ]
         let threads = 32
         let perThread = 10
@@ -341,7 +341,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2))) func writesToALostDatabaseAreUnavailableWithinABoundAndSucceedOnceItIsBack() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let admin = try PostgresConnection(try PostgresServer.shared.get().connectionString())
         let name = database.split(separator: " ").first { $0.hasPrefix("dbname=") }!.dropFirst("dbname=".count)
         let threads = 16
@@ -408,7 +408,7 @@ import Testing
     @Test(.timeLimit(.minutes(2))) func aStoppedServerAnswersUnavailableInsteadOfHangingTheQueuedWriters() throws {
         let server = try PostgresServer.start()
         defer { server.stop() }
-        let store = try PostgresPermissionStore.open(connectionString: server.connectionString())
+        let store = try PostgresPermissionStore.open(connectionString: server.connectionString(), keyring: .forTests)
         _ = try store.write { try Write("before").apply($0) }
         server.stop()
         let threads = 16

@@ -38,8 +38,8 @@ import Testing
         let database = try PostgresServer.shared.get().freshDatabase()
         // Two replicas: two stores, each with its own pool, on the same database.
         let replicas = [
-            try PostgresPermissionStore.open(connectionString: database, poolSize: 4),
-            try PostgresPermissionStore.open(connectionString: database, poolSize: 4),
+            try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 4),
+            try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 4),
         ]
         let threads = 8
         let perThread = 25
@@ -76,7 +76,7 @@ import Testing
 
     @Test func editedAuditRowBreaksTheChainAtThatRow() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         for index in 0..<5 { _ = try store.write { try $0.append(self.entry(index, replica: "a")) } }
         try PostgresConnection(database).execute(
             "ALTER TABLE audit DISABLE TRIGGER audit_never_updated; UPDATE audit SET detail = '{}' WHERE seq = 4")
@@ -88,7 +88,7 @@ import Testing
 
     @Test func appendOnlyAndGapFreeAreEnforcedByTheSchema() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         _ = try store.write { try $0.append(self.entry(0, replica: "a")) }
         let connection = try PostgresConnection(database)
         for sql in [
@@ -102,20 +102,20 @@ import Testing
 
     @Test func migrationsRacingFromTwoReplicasApplyOnce() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        try onThreads(4) { _ in _ = try PostgresPermissionStore.open(connectionString: database, poolSize: 1) }
+        try onThreads(4) { _ in _ = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1) }
         let rows = try PostgresConnection(database).query(PreparedStatement("SELECT id FROM schema_migrations ORDER BY applied_order"))
         #expect(try (0..<rows.count).map { try rows[$0].string(at: 0) } == PostgresPermissionStore.knownMigrations)
-        #expect(try PostgresPermissionStore.migrate(connectionString: database) == [])
+        #expect(try PostgresPermissionStore.migrate(connectionString: database, keyring: .forTests) == [])
     }
 
     @Test func newerSchemaIsRefused() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         try store.checkReady()
         try PostgresConnection(database).execute(
             "INSERT INTO schema_migrations (id, applied_order) VALUES ('99-from-the-future', 99)")
         let refused = #expect(throws: MigrationError.self) {
-            _ = try PostgresPermissionStore.open(connectionString: database)
+            _ = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         }
         #expect(refused == .databaseNewerThanCode(unknownIDs: ["99-from-the-future"]))
         #expect(refused?.description.contains("newer than this program") == true)
@@ -124,7 +124,7 @@ import Testing
 
     @Test func terminatedConnectionIsReplacedOnTheNextCall() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database, poolSize: 1)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
         _ = try store.write { try $0.append(self.entry(0, replica: "a")) }
         #expect(store.openConnections == 1)
         let admin = try PostgresConnection(database)
@@ -143,7 +143,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func chainHeadHeldPastTheLockTimeoutIsUnavailable() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database, poolSize: 1)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
         let other = try PostgresConnection(database)
         try other.execute("BEGIN; SELECT * FROM audit_head FOR UPDATE")
         let started = Date()
@@ -159,7 +159,7 @@ import Testing
 
     @Test func unreachableDatabaseIsUnavailable() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        let store = try PostgresPermissionStore.open(connectionString: database, poolSize: 1)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
         let admin = try PostgresConnection(try PostgresServer.shared.get().connectionString())
         // No new connections to the database, and the pooled one ended: a read cannot be served.
         let name = database.split(separator: " ").first { $0.hasPrefix("dbname=") }!.dropFirst("dbname=".count)

@@ -15,7 +15,7 @@ import Testing
 
     private static func serving(_ database: String, interval: Duration = .milliseconds(100)) throws -> PostgresPermissionStore {
         try PostgresPermissionStore.open(
-            connectionString: database, poolSize: 2, readModel: .init(cacheEntries: 1_000, followInterval: interval))
+            connectionString: database, keyring: .forTests, poolSize: 2, readModel: .init(cacheEntries: 1_000, followInterval: interval))
     }
 
     /// Sets the camera record of u1 to `status`, audited as the service does; returns the seq.
@@ -93,7 +93,7 @@ import Testing
         }
         #expect(try store.read { try $0.userSettings(UserID(trusted: "u1")) } == nil)
         // A store opened for a command keeps nothing in memory and does not check.
-        let command = try PostgresPermissionStore.open(connectionString: database, poolSize: 1)
+        let command = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
         try command.write { writer in
             try writer.save(UserSettings(user: UserID(trusted: "u1"), locationServicesEnabled: false, updatedAt: Self.now))
         }

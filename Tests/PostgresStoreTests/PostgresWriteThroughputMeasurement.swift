@@ -26,7 +26,7 @@ import Testing
         } else {
             database = try PostgresServer.shared.get().freshDatabase()
         }
-        let store = try PostgresPermissionStore.open(connectionString: database)
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let threads = 16
         let perThread = 200
         let started = Date()

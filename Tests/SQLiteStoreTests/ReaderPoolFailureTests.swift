@@ -88,7 +88,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try SQLitePermissionStore.open(
             path: directory.file("store.sqlite"),
-            configuration: DatabaseConfiguration(busyTimeoutMilliseconds: 200, maximumReaderCount: 1))
+            configuration: DatabaseConfiguration(busyTimeoutMilliseconds: 200, maximumReaderCount: 1), keyring: .forTests)
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         Thread {

@@ -37,7 +37,8 @@ extension WireMapping {
             service: value.service?.rawValue, from: value.from.map(snapshot), to: value.to.map(snapshot),
             reason: value.reason?.rawValue, purpose: value.purpose?.rawValue, promptId: value.promptId?.rawValue,
             requestId: value.requestId, detail: value.detail.isEmpty ? nil : value.detail, hash: value.hash,
-            prevHash: value.prevHash, purposeHash: value.purposeHash)
+            prevHash: value.prevHash, purposeHash: value.purposeHash, pseudonym: value.pseudonym,
+            erased: value.personalDataErased ? true : nil)
     }
 
     static func snapshot(_ value: AuthorizationSnapshot) -> Wire.AuditEntry.Snapshot {

@@ -21,6 +21,7 @@ enum Wire {
     typealias PolicyList = PermissionWire.PolicyList
     typealias ResetRequest = PermissionWire.ResetRequest
     typealias ResetResult = PermissionWire.ResetResult
+    typealias UserErasureResult = PermissionWire.UserErasureResult
     typealias App = PermissionWire.App
     typealias AppList = PermissionWire.AppList
     typealias AppRegistration = PermissionWire.AppRegistration

@@ -13,7 +13,7 @@ public enum AccessMatrix {
                 return .granted
             case .requestAccess, .admin, .audit, .readEvents, .ownHistory, .consentSession:
                 return .denied
-            case .consentSessions:
+            case .consentSessions, .eraseUser:
                 return .granted
             }
         case .app:
@@ -21,7 +21,7 @@ public enum AccessMatrix {
             case .open: return .granted
             case .readAuthorization, .listAuthorizations, .requestAccess, .lifecycle, .readEvents: return .ownApp
             case .setAuthorization, .readPrompts, .decide, .readSettings, .writeSettings, .readCatalogue, .admin,
-                .audit, .consentSessions, .ownHistory, .consentSession:
+                .audit, .consentSessions, .ownHistory, .consentSession, .eraseUser:
                 return .denied
             }
         case .auditor:
@@ -37,7 +37,7 @@ public enum AccessMatrix {
             case .readAuthorization, .listAuthorizations, .setAuthorization, .readPrompts, .decide, .readSettings,
                 .writeSettings, .ownHistory, .consentSession:
                 return .ownUser
-            case .requestAccess, .lifecycle, .readCatalogue, .admin, .audit, .readEvents, .consentSessions:
+            case .requestAccess, .lifecycle, .readCatalogue, .admin, .audit, .readEvents, .consentSessions, .eraseUser:
                 return .denied
             }
         }

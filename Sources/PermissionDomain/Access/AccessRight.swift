@@ -33,6 +33,8 @@ public enum AccessRight: String, Sendable, Hashable, CaseIterable {
     /// `POST /v1/users/{user}/consent-sessions`, `DELETE /v1/consent-sessions/{id}`: making
     /// and ending the consent links of users (SPEC §10).
     case consentSessions
+    /// `DELETE /v1/users/{user}`: erasing everything about a user (GDPR Art. 17).
+    case eraseUser
     /// The user's own audit entries, as the consent pages show them: a consent session only.
     case ownHistory
     /// The consent session's own page and its logout: a consent session only.

@@ -2,20 +2,50 @@
 /// `hash`, ``genesis`` for seq 1) and `hash`, the lowercase hex SHA-256 (FIPS 180-4) of the
 /// entry's canonical encoding (``encoding(of:)``).
 ///
-/// The canonical encoding is the ASCII tag `permission-audit-v1` followed by the 23 fields of
+/// The canonical encoding is the ASCII tag `permission-audit-v2` followed by the 24 fields of
 /// ``AuditRecord`` in the order of ``columns``, each as
 /// - NULL: the byte `0x00`;
 /// - INTEGER: the byte `0x01`, then the value as 8 bytes big-endian two's complement;
 /// - TEXT: the byte `0x02`, then the UTF-8 byte count as 4 bytes big-endian, then the bytes.
 ///
-/// `prev_hash` is the last field, so an entry's hash covers its predecessor's. A store only
+/// `prev_hash` is the last field, so an entry's hash covers its predecessor's. The chain hashes
+/// what is stored: for an entry about a user, `user` holds the user's pseudonym, `purpose` is
+/// NULL and `personal` holds the user id and purpose text sealed under the user's key
+/// (``PersonalFields``), so destroying that key erases them without breaking the chain.
+/// ``Format/v1`` (tag `permission-audit-v1`, no `personal`) is the format before personal
+/// fields were sealed; only the migration that reseals an old log reads it. A store only
 /// persists and reads ``AuditRecord``s; linking (``record(for:after:)``) and verification
 /// (``AuditChainWalk``) are here, so every store keeps the same chain. The digest comes from the
 /// store layer (``AuditChainHasher``): the domain imports nothing. The README shows the rule and
 /// `scripts/verify-audit-chain.py` recomputes it independently.
 package struct AuditChain: Sendable {
-    /// The tag that starts every encoding (a version for the format).
-    package static let tag = Array("permission-audit-v1".utf8)
+    /// A version of the canonical encoding.
+    package enum Format: Sendable {
+        /// Tag `permission-audit-v1`, 23 fields, personal fields in clear: logs written before
+        /// personal fields were sealed.
+        case v1
+        /// Tag `permission-audit-v2`, 24 fields (``columns``): what every store writes.
+        case v2
+
+        /// The tag that starts the encoding.
+        package var tag: [UInt8] {
+            switch self {
+            case .v1: Array("permission-audit-v1".utf8)
+            case .v2: Array("permission-audit-v2".utf8)
+            }
+        }
+
+        /// The stored column of each hashed field, in encoding order.
+        package var columns: [String] {
+            switch self {
+            case .v1: AuditChain.columns.filter { $0 != "personal" }
+            case .v2: AuditChain.columns
+            }
+        }
+    }
+
+    /// The tag that starts every encoding of the current format (``Format/v2``).
+    package static let tag = Format.v2.tag
     /// `prev_hash` of the first entry: 64 `0`s.
     package static let genesis = String(repeating: "0", count: 64)
     /// The stored column of each hashed field, in encoding order (a store's column names).
@@ -23,23 +53,36 @@ package struct AuditChain: Sendable {
         "seq", "at", "actor_key", "actor_role", "action", "user", "app", "service",
         "from_status", "from_level", "from_provisional", "from_once",
         "to_status", "to_level", "to_provisional", "to_once",
-        "reason", "purpose", "purpose_hash", "prompt_id", "request_id", "detail", "prev_hash",
+        "reason", "purpose", "purpose_hash", "prompt_id", "request_id", "detail", "personal", "prev_hash",
     ]
 
     /// Computes SHA-256.
     let hasher: any AuditChainHasher
+    /// The encoding this chain hashes.
+    package let format: Format
 
-    /// - Parameter hasher: plain SHA-256.
-    package init(hasher: any AuditChainHasher) {
+    /// - Parameters:
+    ///   - hasher: plain SHA-256.
+    ///   - format: ``Format/v2`` but to read a log written before personal fields were sealed.
+    package init(hasher: any AuditChainHasher, format: Format = .v2) {
         self.hasher = hasher
+        self.format = format
     }
 
     /// The record that appends `entry` after `tip`: seq `tip.seq + 1`, linked to `tip.hash`,
-    /// with its purpose hash and its own hash set. A store persists it as it is.
-    package func record(for entry: AuditEntry, after tip: AuditChainTip) -> AuditRecord {
+    /// with its purpose hash and its own hash set, and, for an entry about a user, its personal
+    /// fields sealed by `sealer` (``AuditRecord/seal(_:)``). A store persists it as it is.
+    package func record(
+        for entry: AuditEntry, after tip: AuditChainTip, sealer: some PersonalFieldSealer
+    ) throws -> AuditRecord {
+        precondition(format == .v2, "entries are appended in the current format only")
         var record = AuditRecord(
             entry: entry, seq: tip.seq + 1, purposeHash: entry.purpose.map { purposeHash(of: $0.rawValue) },
             prevHash: tip.hash)
+        if let user = entry.user {
+            let fields = PersonalFields(user: user.rawValue, purpose: entry.purpose?.rawValue)
+            record.seal(try sealer.seal(fields, seq: record.seq))
+        }
         record.hash = hash(of: record)
         return record
     }
@@ -47,7 +90,7 @@ package struct AuditChain: Sendable {
     /// The lowercase hex SHA-256 of `record`'s canonical encoding (its stored `hash` is not part
     /// of it).
     package func hash(of record: AuditRecord) -> String {
-        hex(Self.encoding(of: record))
+        hex(Self.encoding(of: record, format: format))
     }
 
     /// The lowercase hex SHA-256 of `purpose`'s UTF-8 bytes: the `purpose_hash` that proves which
@@ -56,9 +99,9 @@ package struct AuditChain: Sendable {
         hex(Array(purpose.utf8))
     }
 
-    /// The bytes ``hash(of:)`` digests, in the order of ``columns``.
-    package static func encoding(of record: AuditRecord) -> [UInt8] {
-        var encoder = AuditChainEncoder()
+    /// The bytes ``hash(of:)`` digests, in the order of `format`'s columns.
+    package static func encoding(of record: AuditRecord, format: Format = .v2) -> [UInt8] {
+        var encoder = AuditChainEncoder(tag: format.tag)
         encoder.add(record.seq)
         encoder.add(record.at)
         encoder.add(record.actorKey)
@@ -81,6 +124,7 @@ package struct AuditChain: Sendable {
         encoder.add(record.promptId)
         encoder.add(record.requestId)
         encoder.add(record.detail)
+        if format == .v2 { encoder.add(record.personal) }
         encoder.add(record.prevHash)
         return encoder.bytes
     }

@@ -4,10 +4,10 @@
 struct AuditChainEncoder {
     private(set) var bytes: [UInt8]
 
-    init() {
+    init(tag: [UInt8]) {
         bytes = []
         bytes.reserveCapacity(512)
-        bytes.append(contentsOf: AuditChain.tag)
+        bytes.append(contentsOf: tag)
     }
 
     mutating func add(_ value: Int64?) {

@@ -1,4 +1,4 @@
-/// One audit entry as a store keeps it: the 23 hashed columns of ``AuditChain`` in their stored
+/// One audit entry as a store keeps it: the 24 hashed columns of ``AuditChain`` in their stored
 /// form (times as Unix milliseconds, booleans as 0/1, `detail` as ``DetailJSON`` text), plus the
 /// entry's `hash`.
 ///
@@ -28,6 +28,9 @@ package struct AuditRecord: Equatable, Sendable {
     package var promptId: String?
     package var requestId: String?
     package var detail: String?
+    /// For an entry about a user: its ``PersonalFields`` sealed under the user's key (then
+    /// `user` holds the user's pseudonym and `purpose` is NULL); NULL otherwise.
+    package var personal: String?
     package var prevHash: String?
     /// Not hashed: the hash of the other fields (``AuditChain/hash(of:)``).
     package var hash: String?
@@ -38,7 +41,7 @@ package struct AuditRecord: Equatable, Sendable {
         fromLevel: String? = nil, fromProvisional: Int64? = nil, fromOnce: Int64? = nil, toStatus: String? = nil,
         toLevel: String? = nil, toProvisional: Int64? = nil, toOnce: Int64? = nil, reason: String? = nil,
         purpose: String? = nil, purposeHash: String? = nil, promptId: String? = nil, requestId: String? = nil,
-        detail: String? = nil, prevHash: String? = nil, hash: String? = nil
+        detail: String? = nil, personal: String? = nil, prevHash: String? = nil, hash: String? = nil
     ) {
         self.seq = seq
         self.at = at
@@ -62,6 +65,7 @@ package struct AuditRecord: Equatable, Sendable {
         self.promptId = promptId
         self.requestId = requestId
         self.detail = detail
+        self.personal = personal
         self.prevHash = prevHash
         self.hash = hash
     }
@@ -83,5 +87,14 @@ package struct AuditRecord: Equatable, Sendable {
             toOnce: entry.to.map { $0.once ? 1 : 0 }, reason: entry.reason?.rawValue, purpose: entry.purpose?.rawValue,
             purposeHash: purposeHash, promptId: entry.promptId?.rawValue, requestId: entry.requestId,
             detail: DetailJSON.encode(entry.detail), prevHash: prevHash)
+    }
+
+    /// Replaces the personal fields with their sealed form: `user` becomes the pseudonym,
+    /// `purpose` NULL, `personal` the ciphertext. The purpose hash stays: it names the text,
+    /// not the person.
+    package mutating func seal(_ sealed: SealedPersonalFields) {
+        user = sealed.pseudonym
+        purpose = nil
+        personal = sealed.ciphertext
     }
 }

@@ -13,6 +13,9 @@ package struct ReadModelChanges: Sendable, Equatable {
     package var settingsOf: [UserID] = []
     package var catalogueChanged = false
     package var keysChanged = false
+    /// A change too wide to name (a user's erasure, whose entry names no user): whatever is in
+    /// memory must be forgotten.
+    package var everything = false
     /// The last entry's seq, 0 for none.
     package var through: Int64 = 0
 
@@ -23,7 +26,9 @@ package struct ReadModelChanges: Sendable, Equatable {
         for entry in entries { add(entry) }
     }
 
-    package var isEmpty: Bool { records.isEmpty && settingsOf.isEmpty && !catalogueChanged && !keysChanged }
+    package var isEmpty: Bool {
+        records.isEmpty && settingsOf.isEmpty && !catalogueChanged && !keysChanged && !everything
+    }
 
     package mutating func add(_ entry: ChangeLogEntry) {
         through = max(through, entry.seq)
@@ -34,6 +39,9 @@ package struct ReadModelChanges: Sendable, Equatable {
             catalogueChanged = true
         case .keyCreated, .keyRevoked:
             keysChanged = true
+        case .userErased:
+            everything = true
+            catalogueChanged = true  // the user's own policies went with them
         default:
             // Authorization changes, and prompt entries, which name the record they are about
             // (forgetting a record that did not change costs one read).
@@ -50,7 +58,9 @@ package struct ReadModelChanges: Sendable, Equatable {
     ///     catalogue or the keys.
     ///   - appended: the entries it appended.
     package static func unaudited(saved: ReadModelChanges, appended: ReadModelChanges) -> [String] {
+        if appended.everything { return [] }  // an erasure's entry accounts for any change
         var missing: [String] = []
+        if saved.everything { missing.append("everything in memory (an erasure)") }
         let records = Set(appended.records)
         for key in saved.records where !records.contains(key) {
             missing.append("authorization \(key.user.rawValue)/\(key.app.rawValue)/\(key.service.rawValue)")

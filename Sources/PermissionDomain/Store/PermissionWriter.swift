@@ -16,6 +16,12 @@ public protocol PermissionWriter: PermissionReader, APIKeyWriter, ConsentSession
     func save(_ settings: UserSettings) throws
     /// Upserts by id.
     func save(_ prompt: Prompt) throws
+    /// Erases `user` (GDPR Art. 17): deletes their authorization records, prompts, settings,
+    /// the policies that name them and their consent sessions, and destroys their audit key, so
+    /// the personal fields of their audit entries can no longer be read (the entries stay, and
+    /// the chain, which hashes their sealed form, still verifies). Returns what it deleted; the
+    /// caller appends the `user.erased` entry.
+    func eraseUser(_ user: UserID) throws -> UserErasure
     /// Appends an entry, assigning `seq = lastAuditSeq() + 1` (gap-free; the entry's own `seq`
     /// is ignored), and returns that seq.
     @discardableResult

@@ -28,13 +28,19 @@ public struct AuditEntry: Hashable, Sendable {
     /// This entry's hash in the audit hash chain (hex SHA-256 of its canonical encoding), set
     /// by the store.
     public var hash: String?
+    /// For an entry about a user, as read back from a store: the random name of the user's
+    /// key under which its personal fields are stored (SPEC §12). An erasure names it.
+    public var pseudonym: String?
+    /// Read back from a store: the entry was about a user whose personal data was erased, so
+    /// `user` and `purpose` are nil (their key is destroyed) and only ``pseudonym`` remains.
+    public var personalDataErased: Bool
 
     public init(
         seq: Int64 = 0, at: Date, actor: Actor, action: AuditAction, user: UserID? = nil, app: AppID? = nil,
         service: ServiceID? = nil, from: AuthorizationSnapshot? = nil, to: AuthorizationSnapshot? = nil,
         reason: Reason? = nil, purpose: PurposeString? = nil, promptId: PromptID? = nil,
         requestId: String? = nil, detail: [String: String] = [:], purposeHash: String? = nil,
-        prevHash: String? = nil, hash: String? = nil
+        prevHash: String? = nil, hash: String? = nil, pseudonym: String? = nil, personalDataErased: Bool = false
     ) {
         self.seq = seq
         self.at = at.truncatedToMilliseconds
@@ -53,5 +59,7 @@ public struct AuditEntry: Hashable, Sendable {
         self.purposeHash = purposeHash
         self.prevHash = prevHash
         self.hash = hash
+        self.pseudonym = pseudonym
+        self.personalDataErased = personalDataErased
     }
 }

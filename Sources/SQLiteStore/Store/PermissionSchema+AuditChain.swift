@@ -1,3 +1,4 @@
+import AuditKeys
 import PermissionDomain
 
 /// Migration 3: the tamper-evident audit hash chain (the domain's ``AuditChain``) and the hash of the
@@ -35,19 +36,19 @@ extension PermissionSchema {
         let total = try database.withStatement("SELECT count(*) FROM audit") { statement in
             try statement.step() ? statement.int64(at: 0) : 0
         }
-        let chain = AuditChain.sha256
+        let chain = AuditChain.sha256V1
         var last: Int64 = 0
         var previous = AuditChain.genesis
         var done: Int64 = 0
         while true {
             var updates: [AuditRecord] = []
             try database.withStatement(
-                "SELECT \(AuditRecord.selectList) FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"
+                "SELECT \(AuditRecord.selectList(.v1)) FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"
             ) { statement in
                 statement.bind(last, at: 1)
                 statement.bind(Int64(backfillBatchSize), at: 2)
                 while try statement.step() {
-                    var record = AuditRecord(row: statement)
+                    var record = AuditRecord(row: statement, format: .v1)
                     record.purposeHash = record.purpose.map(chain.purposeHash(of:))
                     record.prevHash = previous
                     record.hash = chain.hash(of: record)

@@ -1,3 +1,5 @@
+import AuditKeys
+
 /// The schema of the permission store, as an append-only list of migrations (STYLE 12).
 ///
 /// Times are integer milliseconds since 1970 (UTC); enumerations are their raw string values;
@@ -7,14 +9,22 @@
 /// (https://www.sqlite.org/withoutrowid.html) so a lookup by key is one b-tree descent.
 enum PermissionSchema {
     /// Every migration, in order. Never edit a released one; append.
-    static let migrator = Migrator([
-        Migration(id: "1-permission-store", sql: version1),
-        Migration(id: "2-api-keys", sql: version2),
-        auditChain,
-        Migration(id: "4-consent-sessions", sql: version4),
-        Migration(id: "5-localized-purpose-strings", sql: version5),
-        Migration(id: "6-expiring-grants", sql: version6),
-    ])
+    /// - Parameter keyring: the store's audit keys, for the migration that seals personal
+    ///   fields; nil only to list or check migrations, never to apply them.
+    static func migrator(keyring: AuditKeyring?) -> Migrator {
+        Migrator([
+            Migration(id: "1-permission-store", sql: version1),
+            Migration(id: "2-api-keys", sql: version2),
+            auditChain,
+            Migration(id: "4-consent-sessions", sql: version4),
+            Migration(id: "5-localized-purpose-strings", sql: version5),
+            Migration(id: "6-expiring-grants", sql: version6),
+            sealedAudit(keyring: keyring),
+        ])
+    }
+
+    /// The migrations, to list or check them (applying one that seals needs the keyring).
+    static let migrations = migrator(keyring: nil)
 
     private static let version1 = """
         CREATE TABLE authorizations (

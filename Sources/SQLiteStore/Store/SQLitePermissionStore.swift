@@ -1,3 +1,4 @@
+public import AuditKeys
 import Foundation
 internal import CSQLite
 public import PermissionDomain
@@ -28,14 +29,16 @@ public final class SQLitePermissionStore: PermissionStore {
     let readCacheTracker: ReadCacheTracker?
 
     private init(
-        pool: DatabasePool, policyServices: PolicyServices, auditChainTip: AuditChainTipCache, tracker: ReadCacheTracker?
+        pool: DatabasePool, policyServices: PolicyServices, auditChainTip: AuditChainTipCache, tracker: ReadCacheTracker?,
+        keyring: AuditKeyring
     ) {
         let cache = tracker?.cache
         self.pool = pool
         self.readCacheTracker = tracker
         self.path = pool.path
-        readerShared = StoreSession.Shared(policyServices: policyServices, cache: cache)
-        writerShared = StoreSession.Shared(policyServices: policyServices, cache: nil, auditChainTip: auditChainTip)
+        readerShared = StoreSession.Shared(policyServices: policyServices, cache: cache, keyring: keyring)
+        writerShared = StoreSession.Shared(
+            policyServices: policyServices, cache: nil, auditChainTip: auditChainTip, keyring: keyring)
     }
 
     /// Opens the store at `path`, creating the file (`0600`) and its parent directory (`0700`)
@@ -43,20 +46,27 @@ public final class SQLitePermissionStore: PermissionStore {
     /// - Parameters:
     ///   - path: the database file.
     ///   - configuration: pragmas, pool and batch sizes.
+    ///   - keyring: the audit log's per-user keys, wrapped by the server key (``AuditKeyring``);
+    ///     a database is always opened with the server key it was first opened with.
     ///   - readCacheEntries: the most authorization records and user settings the hot-path read
     ///     keeps in memory (``ReadCache``); 0 reads every one from the file.
     ///   - migrationProgress: told (message, rows done, rows in all) by long migrations (the
     ///     audit hash chain backfill), for logging.
     /// - Throws: ``SQLiteError``, or ``MigrationError/databaseNewerThanCode(unknownIDs:)`` when
-    ///   the file was written by a newer version.
+    ///   the file was written by a newer version, ``AuditKeyError/wrongServerKey`` when its
+    ///   audit keys were wrapped by another server key.
     public static func open(
-        path: String, configuration: DatabaseConfiguration = .init(), readCacheEntries: Int = defaultReadCacheEntries,
+        path: String, configuration: DatabaseConfiguration = .init(), keyring: AuditKeyring,
+        readCacheEntries: Int = defaultReadCacheEntries,
         migrationProgress: (@Sendable (_ message: String, _ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws -> SQLitePermissionStore {
         let pool = try openPool(path: path, configuration: configuration)
         let auditChainTip = AuditChainTipCache()
         pool.writer.track(auditChainTip)  // undone with rolled-back bodies, forgotten on unseen changes
-        _ = try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0, progress: migrationProgress) }
+        _ = try pool.writeWithoutTransaction { database in
+            try PermissionSchema.migrator(keyring: keyring).migrate(database, progress: migrationProgress)
+            try checkServerKey(database, keyring: keyring)
+        }
         var tracker: ReadCacheTracker?
         if readCacheEntries > 0 {
             let created = ReadCacheTracker(cache: ReadCache(capacity: readCacheEntries), auditChainTip: auditChainTip)
@@ -67,7 +77,16 @@ public final class SQLitePermissionStore: PermissionStore {
         // Loads the policy services and the audit head, then follows every commit.
         try pool.writer.attach(StoreCommitObserver(policyServices: policyServices, tracker: tracker))
         return SQLitePermissionStore(
-            pool: pool, policyServices: policyServices, auditChainTip: auditChainTip, tracker: tracker)
+            pool: pool, policyServices: policyServices, auditChainTip: auditChainTip, tracker: tracker, keyring: keyring)
+    }
+
+    /// Throws ``AuditKeyError/wrongServerKey`` unless `keyring` is the one the database's audit
+    /// keys were wrapped with (its check value, written by the migration that made the keys).
+    private static func checkServerKey(_ database: Database, keyring: AuditKeyring) throws {
+        let stored = try database.withStatement("SELECT check_value FROM audit_keyring WHERE id = 1") {
+            try $0.step() ? $0.string(at: 0) : nil
+        }
+        guard let stored, keyring.matches(checkValue: stored) else { throw AuditKeyError.wrongServerKey }
     }
 
     /// The writer's audit chain tip (``AuditChainTipCache``).
@@ -83,19 +102,23 @@ public final class SQLitePermissionStore: PermissionStore {
     /// `migrate` subcommand).
     @discardableResult
     public static func migrate(
-        path: String, configuration: DatabaseConfiguration = .init(),
+        path: String, configuration: DatabaseConfiguration = .init(), keyring: AuditKeyring,
         progress: (@Sendable (_ message: String, _ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws -> [String] {
         let pool = try openPool(path: path, configuration: configuration)
-        return try pool.writeWithoutTransaction { try PermissionSchema.migrator.migrate($0, progress: progress) }
+        return try pool.writeWithoutTransaction { database in
+            let applied = try PermissionSchema.migrator(keyring: keyring).migrate(database, progress: progress)
+            try checkServerKey(database, keyring: keyring)
+            return applied
+        }
     }
 
     /// The ids of the migrations this code knows, in order.
-    public static var knownMigrations: [String] { PermissionSchema.migrator.migrations.map(\.id) }
+    public static var knownMigrations: [String] { PermissionSchema.migrations.migrations.map(\.id) }
 
     /// The ids of the migrations `database` has applied, in order (read only; for `copy`).
     package static func appliedMigrations(_ database: Database) throws -> [String] {
-        try PermissionSchema.migrator.appliedIDs(database)
+        try PermissionSchema.migrations.appliedIDs(database)
     }
 
     private static func openPool(path: String, configuration: DatabaseConfiguration) throws -> DatabasePool {
@@ -107,7 +130,7 @@ public final class SQLitePermissionStore: PermissionStore {
     /// For `/readyz`: throws unless the file is writable (the write lock can be taken) and
     /// every known migration is applied (and no unknown one).
     public func checkReady() throws {
-        try pool.read { try PermissionSchema.migrator.checkMigrated($0) }
+        try pool.read { try PermissionSchema.migrations.checkMigrated($0) }
         try pool.write { database in
             if database.isReadOnly {
                 throw SQLiteError(code: SQLITE_READONLY, message: "the database file is read-only", sql: nil)

@@ -1,14 +1,20 @@
+import AuditKeys
 import Foundation
 import PermissionDomain
 
 /// The audit log (SPEC §5): gap-free `seq`, append only (the schema's triggers refuse UPDATE,
 /// DELETE and a seq that is not the last + 1), hash-chained (``AuditChain``), filtered keyset
-/// queries.
+/// queries. Entries about a user keep their personal fields sealed under the user's key
+/// (``AuditKeyring``); reads open them while the key exists.
 extension StoreSession {
     private static let columns = """
         seq, at, actor_key, actor_role, action, user, app, service, \
         from_status, from_level, from_provisional, from_once, to_status, to_level, to_provisional, to_once, \
-        reason, purpose, prompt_id, request_id, detail, purpose_hash, prev_hash, hash
+        reason, purpose, prompt_id, request_id, detail, purpose_hash, prev_hash, hash, personal
+        """
+    /// ``columns``, then the wrapped key of the entry's user (NULL once erased).
+    private static let readColumns = columns + """
+        , (SELECT wrapped_key FROM audit_subjects WHERE pseudonym = audit.user)
         """
 
     /// The last entry's seq; for a reader with a read cache, at most ``ReadCache/visibleAuditSeq``.
@@ -48,11 +54,18 @@ extension StoreSession {
     }
 
     private func append(_ entry: AuditEntry, after tip: AuditChainTip) throws -> Int64 {
-        let record = AuditChain.sha256.record(for: entry, after: tip)
+        try append(entry, after: tip, sealer: Sealer(session: self, keyring: keyring))
+    }
+
+    /// Appends `entry` after `tip`, its personal fields sealed by `sealer` (also the migration
+    /// that reseals an old log, which has no store around it).
+    @discardableResult
+    func append(_ entry: AuditEntry, after tip: AuditChainTip, sealer: Sealer) throws -> Int64 {
+        let record = try AuditChain.sha256.record(for: entry, after: tip, sealer: sealer)
         let sql = """
             INSERT INTO audit (\(Self.columns))
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                    ?22, ?23, ?24)
+                    ?22, ?23, ?24, ?25)
             """
         try run(sql) { statement in
             statement.bind(record.seq, at: 1)
@@ -79,6 +92,7 @@ extension StoreSession {
             statement.bind(record.purposeHash, at: 22)
             statement.bind(record.prevHash, at: 23)
             statement.bind(record.hash, at: 24)
+            statement.bind(record.personal, at: 25)
         }
         shared?.auditChainTip?.tip = AuditChainTip(linking: record)
         return record.seq
@@ -88,11 +102,17 @@ extension StoreSession {
     /// ``ReadCache/visibleAuditSeq``: an entry is read (by the event feed, `GET /v1/audit`) only
     /// once the cache no longer holds what its transaction changed.
     func audit(query: AuditQuery) throws -> [AuditEntry] {
+        var pseudonym: String?
+        if let user = query.user {
+            // The user's entries keep their pseudonym; none are readable without their key.
+            guard let subject = try auditSubject(of: user.rawValue) else { return [] }
+            pseudonym = subject.pseudonym
+        }
         var clause = WhereClause()
         clause.add("seq > ?", [.integer(query.after)])
         if let before = query.before { clause.add("seq < ?", [.integer(before)]) }
         if let visible = shared?.cache?.visibleAuditSeq { clause.add("seq <= ?", [.integer(visible)]) }
-        clause.equal("user", query.user?.rawValue)
+        clause.equal("user", pseudonym)
         clause.equal("app", query.app?.rawValue)
         clause.equal("service", query.service?.rawValue)
         clause.equal("action", query.action?.rawValue)
@@ -102,8 +122,9 @@ extension StoreSession {
         if let until = query.until { clause.add("+at < ?", [.integer(until.millisecondsSince1970)]) }
         let values = clause.values + [.integer(Self.limit(query.limit))]
         let order = query.newestFirst ? "seq DESC" : "seq"
-        let sql = "SELECT \(Self.columns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT ?"
-        return try rows(sql) { $0.bind(values) } decode: { try Self.decodeEntry($0) }
+        let sql = "SELECT \(Self.readColumns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT ?"
+        let keyring = keyring
+        return try rows(sql) { $0.bind(values) } decode: { try Self.decodeEntry($0, keyring: keyring) }
     }
 
     private static func decodeSnapshot(_ statement: Statement, at index: Int32, _ column: String) throws
@@ -117,7 +138,22 @@ extension StoreSession {
             once: statement.bool(at: index + 3))
     }
 
-    private static func decodeEntry(_ statement: Statement) throws -> AuditEntry {
+    private static func decodeEntry(_ statement: Statement, keyring: AuditKeyring) throws -> AuditEntry {
+        let seq = statement.int64(at: 0)
+        var user = statement.string(at: 5)
+        var purpose = statement.string(at: 17)
+        var pseudonym: String?
+        var erased = false
+        if let sealed = statement.string(at: 24), let stored = user {
+            pseudonym = stored
+            if let wrappedKey = statement.string(at: 25) {
+                let fields = try keyring.open(sealed, wrappedKey: wrappedKey, pseudonym: stored, seq: seq)
+                user = fields.user
+                purpose = fields.purpose
+            } else {
+                (user, purpose, erased) = (nil, nil, true)
+            }
+        }
         var reason: Reason?
         if !statement.isNull(at: 16) { reason = try statement.enumeration(Reason.self, at: 16, "audit", "reason") }
         var detail: [String: String] = [:]
@@ -126,22 +162,24 @@ extension StoreSession {
             detail = decoded
         }
         return AuditEntry(
-            seq: statement.int64(at: 0),
+            seq: seq,
             at: statement.date(at: 1) ?? Date(millisecondsSince1970: 0),
             actor: Actor(keyId: statement.string(at: 2), role: try statement.requiredString(at: 3, "audit", "actor_role")),
             action: AuditAction(try statement.requiredString(at: 4, "audit", "action")),
-            user: statement.string(at: 5).map(UserID.init(trusted:)),
+            user: user.map(UserID.init(trusted:)),
             app: statement.string(at: 6).map(AppID.init(trusted:)),
             service: statement.string(at: 7).map(ServiceID.init(trusted:)),
             from: try decodeSnapshot(statement, at: 8, "from_status"),
             to: try decodeSnapshot(statement, at: 12, "to_status"),
             reason: reason,
-            purpose: statement.string(at: 17).map(PurposeString.init(trusted:)),
+            purpose: purpose.map(PurposeString.init(trusted:)),
             promptId: statement.string(at: 18).map(PromptID.init(trusted:)),
             requestId: statement.string(at: 19),
             detail: detail,
             purposeHash: statement.string(at: 21),
             prevHash: statement.string(at: 22),
-            hash: statement.string(at: 23))
+            hash: statement.string(at: 23),
+            pseudonym: pseudonym,
+            personalDataErased: erased)
     }
 }

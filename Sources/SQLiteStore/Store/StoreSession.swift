@@ -1,3 +1,4 @@
+import AuditKeys
 import Foundation
 internal import CSQLite
 import PermissionDomain
@@ -19,11 +20,17 @@ struct StoreSession: PermissionWriter {
         let cache: ReadCache?
         /// The writer only: the audit chain's last entry, so an append reads nothing.
         let auditChainTip: AuditChainTipCache?
+        /// The per-user keys of the audit log's personal fields.
+        let keyring: AuditKeyring
 
-        init(policyServices: PolicyServices, cache: ReadCache?, auditChainTip: AuditChainTipCache? = nil) {
+        init(
+            policyServices: PolicyServices, cache: ReadCache?, auditChainTip: AuditChainTipCache? = nil,
+            keyring: AuditKeyring
+        ) {
             self.policyServices = policyServices
             self.cache = cache
             self.auditChainTip = auditChainTip
+            self.keyring = keyring
         }
     }
 

@@ -11,6 +11,10 @@ final class ServerProcess {
     /// The admin key every server started here gets (`PERMISSION_BOOTSTRAP_ADMIN_KEY`, SPEC §6)
     /// unless `environment` names another.
     static let adminKey = "e2e-admin-key-0123456789abcdefghijklmnopqrstuvwxyz"
+    /// The audit server key every server on PostgreSQL started here gets (`PERMISSION_AUDIT_KEY`,
+    /// SPEC §12: replicas share one) unless `environment` names a key. On SQLite the server makes
+    /// its own key file beside the database.
+    static let auditKey = "ZTJlLWF1ZGl0LWtleS0wMTIzNDU2Nzg5YWJjZGVmMDE="
 
     let process = Process()
     let logURL: URL
@@ -44,6 +48,9 @@ final class ServerProcess {
         }
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
         env["PERMISSION_BOOTSTRAP_ADMIN_KEY"] = Self.adminKey
+        if database.hasPrefix("postgres"), environment["PERMISSION_AUDIT_KEY_FILE"] == nil {
+            env["PERMISSION_AUDIT_KEY"] = Self.auditKey
+        }
         env.merge(environment) { _, new in new }
         process.environment = env
         let output = try FileHandle(forWritingTo: logURL)

@@ -31,7 +31,7 @@ import Testing
             ALTER TABLE prompts DROP COLUMN purpose_language; ALTER TABLE authorizations DROP COLUMN purpose_language;
             DELETE FROM schema_migrations WHERE id = '5-localized-purpose-strings';
             """)
-        let reopened = try SQLitePermissionStore.open(path: fixture.store.path)
+        let reopened = try SQLitePermissionStore.open(path: fixture.store.path, keyring: .forTests)
         #expect(try sqlite3(fixture.store.path, "SELECT count(*) FROM schema_migrations WHERE id = '5-localized-purpose-strings'") == "1")
         let after = try sqlite3(fixture.store.path, "SELECT group_concat(hash, ',') FROM (SELECT hash FROM audit ORDER BY seq)")
         #expect(after == before, "no entry was rehashed")

@@ -228,7 +228,7 @@ import Testing
 
     @Test func sizeZeroReadsEverythingFromTheFile() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLitePermissionStore.open(path: directory.file("p.sqlite"), readCacheEntries: 0)
+        let store = try SQLitePermissionStore.open(path: directory.file("p.sqlite"), keyring: .forTests, readCacheEntries: 0)
         try store.write { try $0.save(try record(u1, version: 1)) }
         #expect(try status(store, u1).stored?.version == 1)
         try store.write { try $0.save(try record(u1, version: 2)) }
@@ -242,7 +242,7 @@ import Testing
         let path = directory.file("p.sqlite")
         let users = try (0..<300).map { try user("w\($0)") }
         do {
-            let store = try SQLitePermissionStore.open(path: path, readCacheEntries: 0)
+            let store = try SQLitePermissionStore.open(path: path, keyring: .forTests, readCacheEntries: 0)
             try store.write { writer in
                 for (index, u) in users.enumerated() {
                     try writer.save(try self.record(u, version: Int64(1 + index % 3), status: index % 5 == 0 ? .denied : .authorized))
@@ -252,7 +252,7 @@ import Testing
                 }
             }
         }
-        let store = try SQLitePermissionStore.open(path: path)
+        let store = try SQLitePermissionStore.open(path: path, keyring: .forTests)
         var progress: [Int] = []
         let result = try store.warmReadCache(pageSize: 64, progress: { progress.append($0) })
         #expect(result == .init(loaded: 300, skipped: 0, full: false, stopped: false))
@@ -271,14 +271,14 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.file("p.sqlite")
         do {
-            let store = try SQLitePermissionStore.open(path: path, readCacheEntries: 0)
+            let store = try SQLitePermissionStore.open(path: path, keyring: .forTests, readCacheEntries: 0)
             try store.write { writer in
                 for index in 0..<50 { try writer.save(try self.record(try user("f\(index)"), version: 1)) }
             }
         }
-        let small = try SQLitePermissionStore.open(path: path, readCacheEntries: 20)
+        let small = try SQLitePermissionStore.open(path: path, keyring: .forTests, readCacheEntries: 20)
         #expect(try small.warmReadCache(pageSize: 8) == .init(loaded: 16, skipped: 0, full: true, stopped: false))
-        let stopped = try SQLitePermissionStore.open(path: path)
+        let stopped = try SQLitePermissionStore.open(path: path, keyring: .forTests)
         #expect(try stopped.warmReadCache(pageSize: 8, shouldStop: { true }) == .init(loaded: 0, skipped: 0, full: false, stopped: true))
     }
 }

@@ -9,7 +9,7 @@ struct StoreFixture {
 
     init(configuration: DatabaseConfiguration = .init()) throws {
         directory = try TemporaryDirectory()
-        store = try SQLitePermissionStore.open(path: directory.file("data/permissions.sqlite"), configuration: configuration)
+        store = try SQLitePermissionStore.open(path: directory.file("data/permissions.sqlite"), configuration: configuration, keyring: .forTests)
     }
 }
 

@@ -8,39 +8,39 @@ import Testing
         let fixture = try StoreFixture()
         #expect(FileManager.default.fileExists(atPath: fixture.directory.file("data/permissions.sqlite")))
         try fixture.store.checkReady()
-        let applied = try fixture.store.pool.read { try PermissionSchema.migrator.appliedIDs($0) }
+        let applied = try fixture.store.pool.read { try PermissionSchema.migrations.appliedIDs($0) }
         #expect(applied == SQLitePermissionStore.knownMigrations)
         // Opening again applies nothing and keeps the data.
         let u = try user("u1"), a = try app("com.a.b")
         _ = try fixture.store.write { try $0.append(.change(u, a, .camera)) }
-        let again = try SQLitePermissionStore.open(path: fixture.store.path)
+        let again = try SQLitePermissionStore.open(path: fixture.store.path, keyring: .forTests)
         #expect(try again.read { try $0.lastAuditSeq() } == 1)
-        #expect(try SQLitePermissionStore.migrate(path: fixture.store.path) == [])
+        #expect(try SQLitePermissionStore.migrate(path: fixture.store.path, keyring: .forTests) == [])
     }
 
     @Test func migrateSubcommandPreparesAFreshFile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("nested/deeper/p.sqlite")
-        #expect(try SQLitePermissionStore.migrate(path: path) == SQLitePermissionStore.knownMigrations)
-        #expect(try SQLitePermissionStore.migrate(path: path) == [])
-        try SQLitePermissionStore.open(path: path).checkReady()
+        #expect(try SQLitePermissionStore.migrate(path: path, keyring: .forTests) == SQLitePermissionStore.knownMigrations)
+        #expect(try SQLitePermissionStore.migrate(path: path, keyring: .forTests) == [])
+        try SQLitePermissionStore.open(path: path, keyring: .forTests).checkReady()
     }
 
     @Test func aDatabaseFromANewerVersionIsRefused() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("p.sqlite")
-        _ = try SQLitePermissionStore.open(path: path)
+        _ = try SQLitePermissionStore.open(path: path, keyring: .forTests)
         let database = try Database(path: path, mode: .readWrite)
         try database.execute("INSERT INTO schema_migrations (id, applied_order) VALUES ('99-from-the-future', 99)")
         #expect(throws: MigrationError.databaseNewerThanCode(unknownIDs: ["99-from-the-future"])) {
-            _ = try SQLitePermissionStore.open(path: path)
+            _ = try SQLitePermissionStore.open(path: path, keyring: .forTests)
         }
     }
 
     @Test func notReadyWhenMigrationsArePending() throws {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.file("p.sqlite"))
-        #expect(throws: MigrationError.self) { try pool.read { try PermissionSchema.migrator.checkMigrated($0) } }
+        #expect(throws: MigrationError.self) { try pool.read { try PermissionSchema.migrations.checkMigrated($0) } }
     }
 
     @Test func backupOfALiveStoreHasTheSameRows() throws {
@@ -58,7 +58,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: fixture.directory.file("backup"), withIntermediateDirectories: true)
         try fixture.store.backup(to: destination) { pages, _ in copied.append(pages) }
         #expect(!copied.elements.isEmpty)
-        let copy = try SQLitePermissionStore.open(path: destination)
+        let copy = try SQLitePermissionStore.open(path: destination, keyring: .forTests)
         try copy.checkReady()
         #expect(try copy.read { try $0.lastAuditSeq() } == 500)
         let records = try copy.read { try $0.authorizations(matching: AuthorizationFilter(app: a), after: nil, limit: 1_000) }

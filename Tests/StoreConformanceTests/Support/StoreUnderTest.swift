@@ -1,6 +1,7 @@
 import Foundation
+import Testing
 import PermissionDomain
-import PostgresStore
+@testable import PostgresStore
 import PostgresTestServer
 @testable import SQLiteStore
 
@@ -31,7 +32,7 @@ final class StoreUnderTest: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             self.directory = directory
             location = directory + "/permissions.sqlite"
-            let store = try SQLitePermissionStore.open(path: location)
+            let store = try SQLitePermissionStore.open(path: location, keyring: .forTests)
             sqlite = store
             self.store = store
         case .postgres:
@@ -45,15 +46,36 @@ final class StoreUnderTest: Sendable {
     /// A PostgreSQL store with a generous checkout timeout: the concurrency tests run more
     /// threads than pooled connections, and a busy machine must not fail them.
     private static func openPostgres(_ connectionString: String) throws -> PostgresPermissionStore {
-        try PostgresPermissionStore.open(connectionString: connectionString, poolSize: postgresPoolSize, checkoutTimeout: 60)
+        try PostgresPermissionStore.open(connectionString: connectionString, keyring: .forTests, poolSize: postgresPoolSize, checkoutTimeout: 60)
     }
 
     /// A second store on the same data: another process on the SQLite file, another replica
     /// on the PostgreSQL database.
     func openAgain() throws -> any PermissionStore & AuditChainVerifier {
         switch kind {
-        case .sqlite: try SQLitePermissionStore.open(path: location)
+        case .sqlite: try SQLitePermissionStore.open(path: location, keyring: .forTests)
         case .postgres: try Self.openPostgres(location)
+        }
+    }
+
+    /// Every audit row as stored (sealed personal fields and all), in seq order.
+    func storedAuditRows() throws -> [AuditRecord] {
+        if let sqlite {
+            return try sqlite.pool.read { database in
+                let columns = (AuditChain.columns + ["hash"]).joined(separator: ", ")
+                return try database.withStatement("SELECT \(columns) FROM audit ORDER BY seq") { statement in
+                    var records: [AuditRecord] = []
+                    while try statement.step() { records.append(AuditRecord(row: statement)) }
+                    return records
+                }
+            }
+        }
+        let postgres = try #require(store as? PostgresPermissionStore)
+        return try postgres.pool.withConnection { connection in
+            let columns = (AuditChain.columns.map { $0 == "user" ? "user_id" : $0 } + ["hash"]).joined(separator: ", ")
+            return try PostgresSession(connection: connection).rows(.cached("SELECT \(columns) FROM audit ORDER BY seq")) {
+                try AuditRecord(row: $0)
+            }
         }
     }
 

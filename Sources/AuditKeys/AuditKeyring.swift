@@ -1,0 +1,134 @@
+public import Crypto
+import Foundation
+package import PermissionDomain
+import Synchronization
+
+/// The keys that keep the personal fields of the audit log (SPEC §12; crypto-shredding for
+/// GDPR Art. 17): one random 256-bit key per user, stored wrapped (AES-256-GCM) under a key
+/// derived from the server key, which lives outside the database (a file or the environment).
+/// An entry about a user stores its ``PersonalFields`` sealed with AES-256-GCM under that user's
+/// key; deleting the user's wrapped key makes them unreadable for good, also in backups taken
+/// afterwards, while the hash chain, which hashes the sealed form, still verifies.
+///
+/// Every seal binds its context as associated data: a wrapped key its pseudonym, a sealed field
+/// its pseudonym and the entry's seq, so neither can be moved to another user or entry.
+/// Unwrapped keys are remembered by their wrapped form (a bounded map), so a read of many
+/// entries of one user unwraps once.
+public final class AuditKeyring: Sendable {
+    /// Derived from the server key with HKDF-SHA256 (RFC 5869): wraps the users' keys.
+    private let wrappingKey: SymmetricKey
+    private let unwrapped = Mutex([String: SymmetricKey]())
+
+    /// The most unwrapped keys remembered; the map starts over when full.
+    static let rememberedKeys = 4_096
+    /// The prefix of a sealed field's stored form (the version of the seal).
+    static let sealedPrefix = "v1."
+
+    /// - Parameter serverKey: 32 random bytes.
+    /// - Throws: ``AuditKeyError/malformedServerKey`` for any other length.
+    public init(serverKey: [UInt8]) throws {
+        guard serverKey.count == 32 else { throw AuditKeyError.malformedServerKey }
+        wrappingKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: serverKey), info: Array("permission-audit-key-wrapping".utf8),
+            outputByteCount: 32)
+    }
+
+    /// A keyring over a new random server key (tests, and a first start without a key file).
+    public static func random() -> AuditKeyring {
+        // A 32-byte key can never be malformed.
+        try! AuditKeyring(serverKey: newServerKey())
+    }
+
+    /// 32 random bytes from the system's generator.
+    public static func newServerKey() -> [UInt8] {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+    }
+
+    /// The server key in its text form: base64 of the 32 bytes.
+    public static func text(of serverKey: [UInt8]) -> String {
+        Data(serverKey).base64EncodedString()
+    }
+
+    /// The server key `text` holds (base64 of 32 bytes; surrounding whitespace ignored).
+    /// - Throws: ``AuditKeyError/malformedServerKey``.
+    public static func serverKey(fromText text: String) throws -> [UInt8] {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let data = Data(base64Encoded: trimmed), data.count == 32 else { throw AuditKeyError.malformedServerKey }
+        return Array(data)
+    }
+
+    // MARK: The check value
+
+    private static let checkPlaintext = Array("permission-audit-keyring".utf8)
+
+    /// A value a database keeps to tell later whether it is opened with the same server key.
+    package func newCheckValue() -> String {
+        seal(Self.checkPlaintext, with: wrappingKey, context: "check")
+    }
+
+    /// Whether `checkValue` was made by this server key.
+    package func matches(checkValue: String) -> Bool {
+        (try? open(checkValue, with: wrappingKey, context: "check")) == Self.checkPlaintext
+    }
+
+    // MARK: Users' keys
+
+    /// A new user key: a random pseudonym (`p_` and 32 hex digits) and the key, wrapped.
+    package func newSubject() -> (pseudonym: String, wrappedKey: String) {
+        let pseudonym = "p_" + SymmetricKey(size: .bits128).withUnsafeBytes { bytes in
+            bytes.map { String(format: "%02x", $0) }.joined()
+        }
+        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        return (pseudonym, seal(key, with: wrappingKey, context: "subject|" + pseudonym))
+    }
+
+    /// The user key `wrappedKey` holds.
+    /// - Throws: ``AuditKeyError/unreadable(_:)`` when it was not wrapped by this server key
+    ///   for `pseudonym`.
+    package func unwrap(_ wrappedKey: String, pseudonym: String) throws -> SymmetricKey {
+        if let known = unwrapped.withLock({ $0[wrappedKey] }) { return known }
+        guard let bytes = try? open(wrappedKey, with: wrappingKey, context: "subject|" + pseudonym), bytes.count == 32
+        else { throw AuditKeyError.unreadable("the audit key of \(pseudonym)") }
+        let key = SymmetricKey(data: bytes)
+        unwrapped.withLock { keys in
+            if keys.count >= Self.rememberedKeys { keys.removeAll(keepingCapacity: true) }
+            keys[wrappedKey] = key
+        }
+        return key
+    }
+
+    // MARK: Personal fields
+
+    /// `fields` sealed under the user key `wrappedKey` holds, for entry `seq`.
+    package func seal(_ fields: PersonalFields, wrappedKey: String, pseudonym: String, seq: Int64) throws -> String {
+        let key = try unwrap(wrappedKey, pseudonym: pseudonym)
+        return seal(fields.plaintext, with: key, context: "personal|\(pseudonym)|\(seq)")
+    }
+
+    /// The fields `sealed` holds.
+    /// - Throws: ``AuditKeyError/unreadable(_:)``.
+    package func open(_ sealed: String, wrappedKey: String, pseudonym: String, seq: Int64) throws -> PersonalFields {
+        let key = try unwrap(wrappedKey, pseudonym: pseudonym)
+        guard let plaintext = try? open(sealed, with: key, context: "personal|\(pseudonym)|\(seq)"),
+            let fields = PersonalFields(plaintext: plaintext)
+        else { throw AuditKeyError.unreadable("the personal fields of audit entry \(seq)") }
+        return fields
+    }
+
+    // MARK: AES-256-GCM
+
+    /// `v1.` and base64 of nonce (12 bytes), ciphertext and tag (16 bytes).
+    private func seal(_ plaintext: [UInt8], with key: SymmetricKey, context: String) -> String {
+        // AES-GCM with a fresh random nonce and a 256-bit key cannot fail.
+        let box = try! AES.GCM.seal(plaintext, using: key, authenticating: Array(context.utf8))
+        return Self.sealedPrefix + box.combined!.base64EncodedString()
+    }
+
+    private func open(_ sealed: String, with key: SymmetricKey, context: String) throws -> [UInt8] {
+        guard sealed.hasPrefix(Self.sealedPrefix), let data = Data(base64Encoded: String(sealed.dropFirst(3))) else {
+            throw AuditKeyError.unreadable("a sealed value")
+        }
+        let box = try AES.GCM.SealedBox(combined: data)
+        return Array(try AES.GCM.open(box, using: key, authenticating: Array(context.utf8)))
+    }
+}

@@ -1,0 +1,67 @@
+import AuditKeys
+import Foundation
+import PermissionDomain
+
+/// The per-user audit keys (``AuditKeyring``) in the `audit_subjects` table, and erasure.
+extension StoreSession {
+    /// A user's pseudonym and wrapped key.
+    struct AuditSubject {
+        let pseudonym: String
+        let wrappedKey: String
+    }
+
+    /// Seals an entry's personal fields under its user's key, creating the key the first time.
+    struct Sealer: PersonalFieldSealer {
+        let session: StoreSession
+        let keyring: AuditKeyring
+
+        func seal(_ fields: PersonalFields, seq: Int64) throws -> SealedPersonalFields {
+            let subject = try session.auditSubject(of: fields.user) ?? session.createAuditSubject(for: fields.user, keyring: keyring)
+            return SealedPersonalFields(
+                pseudonym: subject.pseudonym,
+                ciphertext: try keyring.seal(fields, wrappedKey: subject.wrappedKey, pseudonym: subject.pseudonym, seq: seq))
+        }
+    }
+
+    /// The store's keyring; every session that appends to or reads the audit log has one.
+    var keyring: AuditKeyring {
+        guard let keyring = shared?.keyring else { preconditionFailure("the audit log is used without the store's keyring") }
+        return keyring
+    }
+
+    /// `user`'s pseudonym and wrapped key, or nil when the log holds nothing about them (or they
+    /// were erased).
+    func auditSubject(of user: String) throws -> AuditSubject? {
+        try row("SELECT pseudonym, wrapped_key FROM audit_subjects WHERE user = ?1", bind: { $0.bind(user, at: 1) }) {
+            AuditSubject(
+                pseudonym: try $0.requiredString(at: 0, "audit_subjects", "pseudonym"),
+                wrappedKey: try $0.requiredString(at: 1, "audit_subjects", "wrapped_key"))
+        }
+    }
+
+    /// A new key for `user`, wrapped by `keyring`.
+    func createAuditSubject(for user: String, keyring: AuditKeyring) throws -> AuditSubject {
+        let (pseudonym, wrappedKey) = keyring.newSubject()
+        try run("INSERT INTO audit_subjects (user, pseudonym, wrapped_key, created_at) VALUES (?1, ?2, ?3, ?4)") {
+            $0.bind(user, at: 1)
+            $0.bind(pseudonym, at: 2)
+            $0.bind(wrappedKey, at: 3)
+            $0.bind(Date().millisecondsSince1970, at: 4)
+        }
+        return AuditSubject(pseudonym: pseudonym, wrappedKey: wrappedKey)
+    }
+
+    func eraseUser(_ user: UserID) throws -> UserErasure {
+        func delete(_ table: String) throws -> Int {
+            try run("DELETE FROM \(table) WHERE user = ?1") { $0.bind(user.rawValue, at: 1) }
+            return database.changes
+        }
+        let pseudonym = try auditSubject(of: user.rawValue)?.pseudonym
+        let erasure = UserErasure(
+            pseudonym: pseudonym, authorizations: try delete("authorizations"), prompts: try delete("prompts"),
+            settings: try delete("user_settings") > 0, policies: try delete("policies"),
+            consentSessions: try delete("consent_sessions"))
+        _ = try delete("audit_subjects")
+        return erasure
+    }
+}

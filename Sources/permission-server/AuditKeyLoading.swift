@@ -1,0 +1,119 @@
+import ArgumentParser
+import AuditKeys
+import Foundation
+import Logging
+import SQLiteStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the audit server key comes from: `--audit-key-file`, or `PERMISSION_AUDIT_KEY`.
+struct AuditKeySettings: Sendable {
+    /// `--audit-key-file`.
+    var file: String?
+    /// `PERMISSION_AUDIT_KEY`, the key itself. Never logged.
+    var key: String?
+}
+
+/// The audit server key (SPEC §12): it wraps each user's audit key, so it lives outside the
+/// database, and a database is always opened with the key it was first opened with.
+///
+/// - `PERMISSION_AUDIT_KEY` (the key in base64) wins, then `--audit-key-file`.
+/// - Neither on SQLite: the file `<database>.audit-key` beside the database, created (`0600`,
+///   a new random key) when the database is new. A database that exists while its key file
+///   does not is refused rather than given a new key its keys were not wrapped with.
+/// - Neither on PostgreSQL: refused (every replica needs the same key, so the operator gives it).
+enum AuditKeyLoading {
+    /// The key file used beside the SQLite database `path` when none is named.
+    static func defaultFile(forDatabase path: String) -> String { path + ".audit-key" }
+
+    /// The keyring for the SQLite database at `path`.
+    /// - Throws: `ExitCode` 78 (EX_CONFIG) when the key is malformed, missing or unreadable; the
+    ///   reason is logged first.
+    static func keyring(sqlite path: String, settings: AuditKeySettings, logger: Logger) throws -> AuditKeyring {
+        if let given = try given(settings, logger: logger) { return given }
+        let file = defaultFile(forDatabase: path)
+        if FileManager.default.fileExists(atPath: file) { return try read(file, logger: logger) }
+        guard !FileManager.default.fileExists(atPath: path) || isUnsealed(path) else {
+            logger.critical(
+                "refusing to open the database: its audit key file is missing; restore it from the backup you took with the database, or name it with --audit-key-file",
+                metadata: ["database": "\(path)", "audit-key-file": "\(file)"])
+            throw ExitCode(ExitCodes.configuration)
+        }
+        let key = AuditKeyring.newServerKey()
+        do {
+            let directory = (file as NSString).deletingLastPathComponent
+            if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            try writeNew(file, text: AuditKeyring.text(of: key) + "\n")
+        } catch {
+            logger.critical("cannot create the audit key file: \(error)", metadata: ["audit-key-file": "\(file)"])
+            throw ExitCode(ExitCodes.configuration)
+        }
+        logger.notice(
+            "created a new audit server key; back it up with the database (without it the audit log's personal fields cannot be read)",
+            metadata: ["audit-key-file": "\(file)"])
+        return try AuditKeyring(serverKey: key)
+    }
+
+    /// The keyring for a PostgreSQL database: the key must be given.
+    /// - Throws: `ExitCode` 78 (EX_CONFIG) when it is not, or is malformed or unreadable.
+    static func keyring(postgres settings: AuditKeySettings, logger: Logger) throws -> AuditKeyring {
+        if let given = try given(settings, logger: logger) { return given }
+        logger.critical(
+            "a PostgreSQL database needs the audit server key: --audit-key-file FILE or PERMISSION_AUDIT_KEY, the same on every replica (make one with `openssl rand -base64 32`)")
+        throw ExitCode(ExitCodes.configuration)
+    }
+
+    private static func given(_ settings: AuditKeySettings, logger: Logger) throws -> AuditKeyring? {
+        if let text = settings.key {
+            do {
+                return try AuditKeyring(serverKey: try AuditKeyring.serverKey(fromText: text))
+            } catch {
+                logger.critical("invalid PERMISSION_AUDIT_KEY: \(error)")
+                throw ExitCode(ExitCodes.configuration)
+            }
+        }
+        if let file = settings.file { return try read(file, logger: logger) }
+        return nil
+    }
+
+    private static func read(_ file: String, logger: Logger) throws -> AuditKeyring {
+        do {
+            let text = try PlainFile.text(at: file)
+            var info = stat()
+            if stat(file, &info) == 0, info.st_mode & 0o077 != 0 {
+                logger.warning(
+                    "the audit key file is readable or writable by others; make it private (chmod 600)",
+                    metadata: ["audit-key-file": "\(file)", "mode": "\(String(info.st_mode & 0o777, radix: 8))"])
+            }
+            return try AuditKeyring(serverKey: try AuditKeyring.serverKey(fromText: text))
+        } catch {
+            logger.critical("cannot use the audit key file: \(error)", metadata: ["audit-key-file": "\(file)"])
+            throw ExitCode(ExitCodes.configuration)
+        }
+    }
+
+    /// Whether the existing database at `path` has no audit keys yet (written before they
+    /// existed, or empty): a new key may then be made for it.
+    private static func isUnsealed(_ path: String) -> Bool {
+        guard let database = try? Database(path: path, mode: .readOnly) else { return false }
+        let sealed = try? database.withStatement(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'audit_keyring'"
+        ) { try $0.step() && $0.int64(at: 0) > 0 }
+        return sealed == false
+    }
+
+    /// Creates `file` (`0600`, failing if it exists) holding `text`, on disk before it returns.
+    private static func writeNew(_ file: String, text: String) throws {
+        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw PlainFile.Failure(description: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fsync(fd) == 0 else {
+            unlink(file)
+            throw PlainFile.Failure(description: String(cString: strerror(errno)))
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import PermissionDomain
+import Testing
+
+/// Erasure (SPEC §11, GDPR Art. 17) on both stores: everything stored about the user goes in
+/// one write, the audit keeps its entries with the personal fields unreadable, the chain still
+/// verifies, one `user.erased` entry names only the pseudonym, and the user starts afresh.
+@Suite struct ErasureFlowTests {
+    let admin = Actor(keyId: "k-admin", role: "admin")
+
+    /// Gives `h.user` a grant, a pending prompt, settings, a policy and a consent session.
+    func populate(_ h: Harness) throws {
+        try h.grant(.camera, .full, .allow)
+        _ = try h.prompt(.contacts, .full)
+        _ = try h.service.setLocationServices(user: h.user, enabled: false, actor: h.consent, requestId: nil)
+        _ = try h.service.putPolicy(
+            id: PolicyID("deny-u42-photos"), service: .photos, app: nil, user: h.user, effect: .restrict, level: nil,
+            actor: admin, requestId: nil)
+        _ = try h.service.createConsentSession(
+            id: ConsentSessionID("cs_00000000000000e1"), user: h.user, tokenHash: Array(repeating: 7, count: 32),
+            actor: admin, requestId: nil)
+        try h.grant(.camera, .full, .allow, user: FlowFixtures.otherUser)
+    }
+
+    @Test(arguments: StoreKind.allCases) func erasureDeletesEverythingAndKeepsTheChain(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
+        try populate(h)
+        let before = try h.auditLog()
+        let about = before.filter { $0.user == h.user }
+        #expect(about.count >= 6 && about.allSatisfy { $0.pseudonym != nil && !$0.personalDataErased })
+        #expect(Set(about.compactMap(\.pseudonym)).count == 1, "one pseudonym per user")
+        let pseudonym = try #require(about.first?.pseudonym)
+        #expect(try h.service.audit(query: AuditQuery(user: h.user, limit: 1_000)).count == about.count)
+
+        let erasure = try h.service.eraseUser(h.user, actor: admin, requestId: "req-erase")
+        #expect(erasure.pseudonym == pseudonym)
+        // The camera record (a request alone writes none), the answered and the pending prompt.
+        #expect(erasure.authorizations == 1 && erasure.prompts == 2 && erasure.settings)
+        #expect(erasure.policies == 1 && erasure.consentSessions == 1)
+
+        // The user reads as never asked; the other user is untouched.
+        #expect(try h.current(.camera).status == .notDetermined)
+        #expect(try h.service.userSettings(h.user).locationServicesEnabled)
+        #expect(try h.service.prompts(matching: PromptFilter(user: h.user), after: nil, limit: 10).items.isEmpty)
+        #expect(throws: PermissionError.self) { try h.service.policy(id: PolicyID("deny-u42-photos")) }
+        #expect(try h.current(.camera, user: FlowFixtures.otherUser).status == .authorized)
+
+        // Every entry stays, the erased ones without their personal fields; one more names the pseudonym.
+        let after = try h.auditLog()
+        #expect(after.count == before.count + 1)
+        for (old, new) in zip(before, after) {
+            #expect(old.hash == new.hash && old.seq == new.seq)
+            if old.user == h.user {
+                #expect(new.user == nil && new.purpose == nil && new.personalDataErased && new.pseudonym == pseudonym)
+                #expect(new.purposeHash == old.purposeHash && new.action == old.action && new.to == old.to)
+            } else {
+                #expect(new == old)
+            }
+        }
+        let last = try #require(after.last)
+        #expect(last.action == .userErased && last.user == nil && last.seq == erasure.seq)
+        #expect(last.detail["pseudonym"] == pseudonym && last.detail["authorizations"] == "1")
+        #expect(!last.detail.values.contains(h.user.rawValue) && last.requestId == "req-erase")
+        #expect(try h.service.audit(query: AuditQuery(user: h.user, limit: 1_000)).isEmpty)
+        let report = try h.fixture.store.verifyAuditChain(batchSize: 5, progress: nil)
+        #expect(report.isIntact && report.totalEntries == Int64(after.count))
+
+        // A later record starts a new key under a new pseudonym.
+        try h.grant(.camera, .full, .allow)
+        let fresh = try h.service.audit(query: AuditQuery(user: h.user, limit: 1_000))
+        #expect(!fresh.isEmpty && fresh.allSatisfy { $0.user == h.user && $0.pseudonym != pseudonym })
+        #expect(try h.fixture.store.verifyAuditChain(batchSize: 5, progress: nil).isIntact)
+    }
+
+    @Test(arguments: StoreKind.allCases) func erasingAUserWithNothingStoredWritesNothing(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
+        let seq = try h.service.lastAuditSeq()
+        #expect(throws: PermissionError.notFound(what: "user nobody")) {
+            try h.service.eraseUser(UserID("nobody"), actor: admin, requestId: nil)
+        }
+        #expect(try h.service.lastAuditSeq() == seq)
+        try populate(h)
+        _ = try h.service.eraseUser(h.user, actor: admin, requestId: nil)
+        let erased = try h.service.lastAuditSeq()
+        #expect(throws: PermissionError.notFound(what: "user u42")) { try h.service.eraseUser(h.user, actor: admin, requestId: nil) }
+        #expect(try h.service.lastAuditSeq() == erased)
+    }
+
+    @Test(arguments: StoreKind.allCases) func theStoredFormHoldsNoPersonalFieldInClear(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
+        try h.grant(.camera, .full, .allow)
+        let entries = try h.auditLog().filter { $0.user == h.user }
+        #expect(!entries.isEmpty)
+        let stored = try h.fixture.storedAuditRows()
+        for row in stored where entries.contains(where: { $0.seq == row.seq }) {
+            #expect(row.user?.hasPrefix("p_") == true && row.purpose == nil && row.personal?.hasPrefix("v1.") == true)
+            #expect(!(row.personal ?? "").contains(h.user.rawValue))
+        }
+    }
+}
