@@ -1177,7 +1177,7 @@ paths:
               examples:
                 erased:
                   value:
-                    pseudonym: p_3f9a0c1d2e4b5a69788776655443322
+                    pseudonym: p_3f9a0c1d2e4b5a69788776655443322a
                     authorizations: 3
                     prompts: 1
                     settings: true

@@ -2,7 +2,6 @@ import ArgumentParser
 import AuditKeys
 import Foundation
 import Logging
-import SQLiteStore
 
 #if canImport(Glibc)
 import Glibc
@@ -28,23 +27,24 @@ enum AuditKeyLoading {
     /// The key file used beside the SQLite database `path` when none is named.
     static func defaultFile(forDatabase path: String) -> String { path + ".audit-key" }
 
-    /// The keyring for the SQLite database at `path`.
-    /// - Throws: `ExitCode` 78 (EX_CONFIG) when the key is malformed, missing or unreadable; the
-    ///   reason is logged first.
-    static func keyring(sqlite path: String, settings: AuditKeySettings, logger: Logger) throws -> AuditKeyring {
-        if let given = try given(settings, logger: logger) { return given }
+    /// The keyring for the SQLite database at `path`, and the key file made for it now, if
+    /// any (``forget(createdFile:logger:)`` removes it when the database turns out to have keys
+    /// of another server key).
+    /// - Throws: `ExitCode` 78 (EX_CONFIG) when the key is malformed or unreadable; the reason
+    ///   is logged first.
+    static func keyring(sqlite path: String, settings: AuditKeySettings, logger: Logger) throws
+        -> (keyring: AuditKeyring, createdFile: String?)
+    {
+        if let given = try given(settings, logger: logger) { return (given, nil) }
         let file = defaultFile(forDatabase: path)
-        if FileManager.default.fileExists(atPath: file) { return try read(file, logger: logger) }
-        guard !FileManager.default.fileExists(atPath: path) || isUnsealed(path) else {
-            logger.critical(
-                "refusing to open the database: its audit key file is missing; restore it from the backup you took with the database, or name it with --audit-key-file",
-                metadata: ["database": "\(path)", "audit-key-file": "\(file)"])
-            throw ExitCode(ExitCodes.configuration)
-        }
+        if FileManager.default.fileExists(atPath: file) { return (try read(file, logger: logger), nil) }
         let key = AuditKeyring.newServerKey()
         do {
             let directory = (file as NSString).deletingLastPathComponent
-            if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            if !directory.isEmpty {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
             try writeNew(file, text: AuditKeyring.text(of: key) + "\n")
         } catch {
             logger.critical("cannot create the audit key file: \(error)", metadata: ["audit-key-file": "\(file)"])
@@ -53,7 +53,16 @@ enum AuditKeyLoading {
         logger.notice(
             "created a new audit server key; back it up with the database (without it the audit log's personal fields cannot be read)",
             metadata: ["audit-key-file": "\(file)"])
-        return try AuditKeyring(serverKey: key)
+        return (try AuditKeyring(serverKey: key), file)
+    }
+
+    /// Removes the key file made for a database whose audit keys were wrapped by another server
+    /// key (its own key file was lost), and says so: a new key is no substitute.
+    static func forget(createdFile file: String, logger: Logger) {
+        unlink(file)
+        logger.critical(
+            "the database's audit key file is missing; restore it from the backup you took with the database, or name it with --audit-key-file",
+            metadata: ["audit-key-file": "\(file)"])
     }
 
     /// The keyring for a PostgreSQL database: the key must be given.
@@ -92,16 +101,6 @@ enum AuditKeyLoading {
             logger.critical("cannot use the audit key file: \(error)", metadata: ["audit-key-file": "\(file)"])
             throw ExitCode(ExitCodes.configuration)
         }
-    }
-
-    /// Whether the existing database at `path` has no audit keys yet (written before they
-    /// existed, or empty): a new key may then be made for it.
-    private static func isUnsealed(_ path: String) -> Bool {
-        guard let database = try? Database(path: path, mode: .readOnly) else { return false }
-        let sealed = try? database.withStatement(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'audit_keyring'"
-        ) { try $0.step() && $0.int64(at: 0) > 0 }
-        return sealed == false
     }
 
     /// Creates `file` (`0600`, failing if it exists) holding `text`, on disk before it returns.

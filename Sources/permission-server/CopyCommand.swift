@@ -64,7 +64,7 @@ struct CopyCommand: ParsableCommand {
             throw ExitCode.failure
         }
         // The file's users' keys are copied as they are, wrapped: the target takes the file's server key.
-        let keyring = try AuditKeyLoading.keyring(sqlite: source, settings: configuration.auditKeys, logger: logger)
+        let keyring = try AuditKeyLoading.keyring(sqlite: source, settings: configuration.auditKeys, logger: logger).keyring
         let checkValue = try? file.withStatement("SELECT check_value FROM audit_keyring WHERE id = 1") {
             try $0.step() ? $0.string(at: 0) : nil
         }

@@ -27,7 +27,7 @@ struct MigrateCommand: ParsableCommand {
             switch database {
             case .sqlite(let path):
                 known = SQLitePermissionStore.knownMigrations.count
-                let keyring = try AuditKeyLoading.keyring(sqlite: path, settings: configuration.auditKeys, logger: logger)
+                let keyring = try AuditKeyLoading.keyring(sqlite: path, settings: configuration.auditKeys, logger: logger).keyring
                 applied = try SQLitePermissionStore.migrate(path: path, keyring: keyring) { message, done, total in
                     logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
                 }

@@ -12,6 +12,8 @@ struct SettingOptions: ParsableArguments {
     var database: String?
     @Option(name: .customLong(Settings.databasePasswordFile.flag), help: Settings.databasePasswordFile.argumentHelp)
     var databasePasswordFile: String?
+    @Option(name: .customLong(Settings.auditKeyFile.flag), help: Settings.auditKeyFile.argumentHelp)
+    var auditKeyFile: String?
     @Option(name: .customLong(Settings.readCacheEntries.flag), help: Settings.readCacheEntries.argumentHelp)
     var readCacheEntries: String?
     @Option(name: .customLong(Settings.databasePoolSize.flag), help: Settings.databasePoolSize.argumentHelp)
@@ -69,7 +71,7 @@ struct SettingOptions: ParsableArguments {
     var givenFlags: [String: String] {
         let pairs: [(Setting, String?)] = [
             (Settings.host, host), (Settings.port, port), (Settings.database, database),
-            (Settings.databasePasswordFile, databasePasswordFile),
+            (Settings.databasePasswordFile, databasePasswordFile), (Settings.auditKeyFile, auditKeyFile),
             (Settings.readCacheEntries, readCacheEntries),
             (Settings.databasePoolSize, databasePoolSize),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
@@ -102,7 +104,7 @@ extension Setting {
         switch flag {
         case "host": "address"
         case "database": "path-or-uri"
-        case "database-password-file", "config": "path"
+        case "database-password-file", "audit-key-file", "config": "path"
         case "log-format", "log-level": "name"
         case "metrics": "mode"
         default: flag.hasSuffix("timeout") || flag.hasSuffix("ttl") || flag == "shutdown-grace" ? "seconds" : "n"

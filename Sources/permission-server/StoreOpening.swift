@@ -15,7 +15,7 @@ enum StoreOpening {
     static func open(
         path: String, keys: AuditKeySettings, readCacheEntries: Int = 0, logger: Logger
     ) throws -> SQLitePermissionStore {
-        let keyring = try AuditKeyLoading.keyring(sqlite: path, settings: keys, logger: logger)
+        let (keyring, createdKeyFile) = try AuditKeyLoading.keyring(sqlite: path, settings: keys, logger: logger)
         let files = [path, path + "-wal", path + "-shm"]
         let before = files.map(mode)
         do {
@@ -35,6 +35,7 @@ enum StoreOpening {
             logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
             throw ExitCode(ExitCodes.dataError)
         } catch let error as AuditKeyError {
+            if let createdKeyFile { AuditKeyLoading.forget(createdFile: createdKeyFile, logger: logger) }
             logger.critical("refusing to open the database: \(error)", metadata: ["database": "\(path)"])
             throw ExitCode(ExitCodes.configuration)
         } catch {

@@ -132,12 +132,15 @@ struct CopyToPostgresTests {
         let file = directory.appendingPathComponent("source.sqlite").path
         try Self.buildDeployment(file, directory: directory)
         let passwordFile = directory.appendingPathComponent("pgpassword").path
+        let keyFile = file + ".audit-key"
         try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
         let (uri, name) = try Self.freshDatabase(postgres)
         var outputs: [String] = []
         func server(_ arguments: [String]) throws -> ProcessResult {
+            // The copy keeps the file's users' keys: every command on the copy takes the file's server key.
             let result = try SubcommandTests.server(
-                arguments + ["--database-password-file", passwordFile], environment: ["PGPASSWORD": ""])
+                arguments + ["--database-password-file", passwordFile],
+                environment: ["PGPASSWORD": "", "PERMISSION_AUDIT_KEY_FILE": keyFile])
             outputs.append(result.stdout + result.stderr)
             return result
         }
@@ -173,7 +176,8 @@ struct CopyToPostgresTests {
         // A password written in the URI is redacted in the startup log line too.
         let secret = try #require(postgres.password.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
         let inline = uri.replacingOccurrences(of: "postgres@", with: "postgres:\(secret)@")
-        let served = try ServerProcess(database: inline, directory: directory)
+        let served = try ServerProcess(
+            database: inline, directory: directory, environment: ["PERMISSION_AUDIT_KEY_FILE": keyFile])
         let ready = try Subprocess.curl(["-o", "/dev/null", "-w", "%{http_code}", served.baseURL + "/readyz"])
         #expect(ready.stdout == "200")
         let page = try Subprocess.adminCurl([served.baseURL + "/v1/audit?limit=1000"])
@@ -201,7 +205,8 @@ struct CopyToPostgresTests {
         let wrong = "wrong-Pa55word-\(UUID().uuidString)"
         try Data(wrong.utf8).write(to: URL(fileURLWithPath: wrongFile))
         let refused = try SubcommandTests.server(
-            ["migrate", "--database", empty, "--database-password-file", wrongFile], environment: ["PGPASSWORD": ""])
+            ["migrate", "--database", empty, "--database-password-file", wrongFile],
+            environment: ["PGPASSWORD": "", "PERMISSION_AUDIT_KEY_FILE": keyFile])
         #expect(refused.status == 1 && refused.stderr.contains("password=***"), "\(refused.stderr)")
         #expect(refused.stderr.contains("authentication failed"), "\(refused.stderr)")
         #expect(!(refused.stdout + refused.stderr).contains(wrong))

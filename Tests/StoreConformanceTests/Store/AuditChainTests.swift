@@ -94,9 +94,9 @@ import Testing
         #expect(report.intactLength == 3)
     }
 
-    /// The chain is a property of the entries, not of the store: `copy --from FILE --to URI`
-    /// and `audit verify` on either rely on it.
-    @Test func theSameEntriesGetTheSameHashesOnBothStores() throws {
+    /// The chain's rule is the same on both stores (`copy --from FILE --to URI` and `audit
+    /// verify` on either rely on it): the same entries read back the same, each chain verifies.
+    @Test func theSameEntriesReadBackTheSameOnBothStores() throws {
         let entries = [
             AuditEntry(
                 at: epoch, actor: Actor(keyId: "consent-1", role: "consent"), action: .promptAnswered, user: try user("u1"),
@@ -114,8 +114,10 @@ import Testing
             return try fixture.store.read { try $0.audit(query: AuditQuery()) }
         }
         #expect(chains[0].count == 3)
-        #expect(chains[0] == chains[1])
-        #expect(chains[0].map(\.hash) == chains[1].map(\.hash))
+        // Entries about a user are sealed with a random nonce under each store's own user key, so
+        // the hashes differ; what the entries say does not.
+        #expect(chains[0].map(\.withoutChainLinks) == chains[1].map(\.withoutChainLinks))
+        #expect(chains.allSatisfy { $0[0].pseudonym != nil && $0[1].pseudonym == nil })
         #expect(chains[0][0].purposeHash != nil && chains[0][1].purposeHash == nil)
     }
 }

@@ -27,6 +27,8 @@ import Testing
         expected.purposeHash = back.first?.purposeHash
         expected.prevHash = String(repeating: "0", count: 64)
         expected.hash = back.first?.hash
+        expected.pseudonym = back.first?.pseudonym  // the user's key (ErasureFlowTests checks it)
+        #expect(back.first?.pseudonym?.hasPrefix("p_") == true)
         expectedSystem.prevHash = back.first?.hash
         expectedSystem.hash = back.last?.hash
         #expect(back.first?.purposeHash?.count == 64 && back.last?.hash?.count == 64)

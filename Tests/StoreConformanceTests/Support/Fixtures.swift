@@ -47,3 +47,13 @@ final class Collected<Element: Sendable>: Sendable {
 
     var elements: [Element] { storage.withLock { $0 } }
 }
+
+extension AuditEntry {
+    /// The entry without what differs between two stores given the same entries: its chain
+    /// links and its pseudonym (each seal has a random nonce, each store its own user keys).
+    var withoutChainLinks: AuditEntry {
+        var entry = self
+        (entry.hash, entry.prevHash, entry.pseudonym) = (nil, nil, nil)
+        return entry
+    }
+}
