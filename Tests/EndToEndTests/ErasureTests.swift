@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// Erasure as an operator relies on it (SPEC §11, §12): after `DELETE /v1/users/{user}` and the
+/// checkpoint of a clean stop, the user id is nowhere in the database file, its WAL, or a backup
+/// taken afterwards, while the audit chain still verifies (the server's own check and the
+/// independent script).
+@Suite struct ErasureTests {
+    static let user = "erase-me-7d1c9a4b"
+
+    /// Whether any of `files` holds `text`'s bytes.
+    static func found(_ text: String, in files: [String]) -> [String] {
+        files.filter { file in
+            guard let data = FileManager.default.contents(atPath: file) else { return false }
+            return data.range(of: Data(text.utf8)) != nil
+        }
+    }
+
+    @Test("after an erasure and a checkpoint the user id is nowhere in the file, its WAL or a later backup")
+    func erasedUserLeavesNoTrace() throws {
+        let directory = try Paths.makeTemporaryDirectory("erasure")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("erasure.sqlite").path
+        let server = try ServerProcess(database: database, directory: directory, environment: OperationsTests.keyEnvironment)
+        defer { server.killNow() }
+        let base = server.baseURL
+        func call(_ method: String, _ path: String, _ body: String? = nil) throws -> ProcessResult {
+            var arguments = ["-s", "-X", method, "-w", "\n%{http_code}", base + path]
+            if let body { arguments += ["-H", "Content-Type: application/json", "--data", body] }
+            return try Subprocess.curl(["-H", "Authorization: Bearer \(OperationsTests.adminKey)"] + arguments)
+        }
+        #expect(try OperationsTests.putApp(server, "com.example.erase") == "201")
+        let user = Self.user
+        #expect(try call("PUT", "/v1/users/\(user)/apps/com.example.erase/authorizations/camera",
+            #"{"status": "authorized", "level": "full"}"#).stdout.hasSuffix("200"))
+        let asked = try call("POST", "/v1/users/\(user)/apps/com.example.erase/authorizations/camera/request", #"{"level": "full"}"#)
+        #expect(asked.stdout.split(separator: "\n").last?.hasPrefix("2") == true, "\(asked.stdout)")
+        #expect(try call("PUT", "/v1/users/\(user)/settings", #"{"locationServicesEnabled": false}"#).stdout.hasSuffix("200"))
+        #expect(try call("POST", "/v1/users/\(user)/consent-sessions").stdout.hasSuffix("201"))
+        #expect(try call("PUT", "/v1/users/other-user-1/apps/com.example.erase/authorizations/camera",
+            #"{"status": "denied"}"#).stdout.hasSuffix("200"))
+        let files = [database, database + "-wal"]
+        #expect(!Self.found(user, in: files).isEmpty, "before the erasure the records hold the user id")
+
+        let erased = try call("DELETE", "/v1/users/\(user)")
+        #expect(erased.stdout.hasSuffix("200") && erased.stdout.contains(#""pseudonym":"p_"#), "\(erased.stdout)")
+        #expect(try call("DELETE", "/v1/users/\(user)").stdout.hasSuffix("404"), "nothing is left to erase")
+
+        // A clean stop checkpoints the WAL into the file; a backup taken afterwards copies it.
+        server.send(SIGTERM)
+        #expect(server.waitForExit(timeout: 20) == 0)
+        let backup = directory.appendingPathComponent("after.sqlite").path
+        let backedUp = try SubcommandTests.server(["backup", "--to", backup, "--database", database])
+        #expect(backedUp.status == 0, "\(backedUp.stderr)")
+        let everything = files + [backup, backup + "-wal"]
+        #expect(Self.found(user, in: everything).isEmpty, "the user id remains in \(Self.found(user, in: everything))")
+        #expect(!Self.found("other-user-1", in: [database]).isEmpty, "the other user's record is still there")
+
+        let verified = try SubcommandTests.server(["audit", "verify", "--database", backup])
+        #expect(verified.status == 0 && verified.stdout.hasPrefix("audit chain intact:"), "\(verified.stdout) \(verified.stderr)")
+        let script = Paths.repositoryRoot.appendingPathComponent("scripts/verify-audit-chain.py").path
+        let independent = try Subprocess.run("/usr/bin/python3", [script, database])
+        #expect(independent.status == 0 && independent.stdout.hasPrefix("intact:"), "\(independent.stdout) \(independent.stderr)")
+    }
+}
