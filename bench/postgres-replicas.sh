@@ -72,6 +72,9 @@ pg_start_time=""
 # The servers need an API key (SPEC §6): a bootstrap admin key from a throwaway secret, sent by
 # wrk (get.lua, put.lua read BENCH_API_KEY), curl and staleness.py.
 export BENCH_API_KEY="${BENCH_API_KEY:-$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')}"
+# The audit server key every command on PostgreSQL needs (README "Erasure and the audit keys");
+# every server and command of the run, on SQLite too, uses this one.
+export PERMISSION_AUDIT_KEY="${PERMISSION_AUDIT_KEY:-$(head -c 32 /dev/urandom | base64)}"
 # shellcheck source=bench/lib.sh
 source "$here/lib.sh"
 

@@ -469,6 +469,9 @@ def check_replicated_compose(root: Path) -> None:
               here, "PERMISSION_DATABASE_PASSWORD_FILE is not one of the service's secret files")
         check(environment.get("PERMISSION_HOST") == "0.0.0.0", here, "PERMISSION_HOST is not 0.0.0.0")
         check("PERMISSION_BOOTSTRAP_ADMIN_KEY" in environment, here, "no PERMISSION_BOOTSTRAP_ADMIN_KEY")
+        key_file = environment.get("PERMISSION_AUDIT_KEY_FILE", "")
+        check(key_file.startswith("/run/secrets/") and key_file.rsplit("/", 1)[-1] in secret_names, here,
+              "PERMISSION_AUDIT_KEY_FILE is not one of the service's secret files (replicas share one audit key)")
         if database_name:
             condition = ((service.get("depends_on") or {}).get(database_name) or {}).get("condition") \
                 if isinstance(service.get("depends_on"), dict) else None
@@ -556,7 +559,8 @@ def check_replicated_kubernetes(root: Path) -> None:
             check(not holds_password(name, value), there, f"{name} holds a password; use the password file")
         check("PERMISSION_DATABASE" not in settings, there,
               "PERMISSION_DATABASE is a plain value; it comes from a Secret")
-        for name, key_in in (("PERMISSION_DATABASE", "uri"), ("PERMISSION_BOOTSTRAP_ADMIN_KEY", None)):
+        for name, key_in in (("PERMISSION_DATABASE", "uri"), ("PERMISSION_BOOTSTRAP_ADMIN_KEY", None),
+                             ("PERMISSION_AUDIT_KEY", None)):
             ref = env.get(name, {}).get("valueFrom", {}).get("secretKeyRef")
             if not check(ref is not None, there, f"{name} does not come from a secretKeyRef"):
                 continue
