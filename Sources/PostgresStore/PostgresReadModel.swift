@@ -115,7 +115,8 @@ final class PostgresReadModel: Sendable {
         if changes.records.count + changes.settingsOf.count > Self.maximumTrackedChanges {
             cache.removeAll(publishing: changes.through)
         } else {
-            cache.invalidate(keys: changes.records, users: changes.settingsOf, publishing: changes.through)
+            cache.invalidate(
+                keys: changes.records, users: changes.settingsOf, apps: changes.apps, publishing: changes.through)
         }
         visibility.lock()
         visibility.broadcast()
