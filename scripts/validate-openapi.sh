@@ -33,6 +33,7 @@ expected = {
     "/v1/apps": {"get"}, "/v1/apps/{app}": {"get", "put"},
     "/v1/users/{user}/authorizations": {"get"},
     "/v1/apps/{app}/services/{service}/users": {"get"},
+    "/v1/apps/{app}/purpose-changed": {"get"},
     "/v1/users/{user}/apps/{app}/authorizations/{service}": {"get", "put"},
     "/v1/users/{user}/apps/{app}/authorizations/{service}/request": {"post"},
     "/v1/users/{user}/apps/{app}/authorizations/{service}/revoke": {"post"},

@@ -233,6 +233,20 @@ paths:
         `400 invalid-request` naming the member, a translation of a key the app has no base
         string for is `422 invalid-combination` naming it
         (`localizedPurposeStrings/de/NSCameraUsageDescription`); nothing changes then.
+
+
+        Re-consent (SPEC §11): an authorization keeps the purpose string it was granted under
+        and its language. Once this registration changes that text (the translation into the
+        grant's language, or the base string for a grant shown the base string), the grant
+        reads `purposeChanged: true` (status reads, listings,
+        `GET /v1/apps/{app}/purpose-changed`). With `"reconsent": true` each such grant goes
+        back to `notDetermined` (`purposeChanged`) with one `authorization.reconsent` audit
+        entry (actor: the caller), published on `/v1/events`, and its pending prompt is
+        cancelled; the app's next request prompts with the new text, and the answer's
+        `reconsented` counts them. The grants are worked through in transactions of 256
+        records after the registration is saved; sending the registration again finishes an
+        interrupted run. Denials are never counted: a denial made under an old text stays a
+        denial.
       requestBody:
         required: true
         content:
@@ -241,6 +255,7 @@ paths:
             examples:
               maps: {$ref: '#/components/examples/AppRegistration'}
               localized: {$ref: '#/components/examples/AppRegistrationLocalized'}
+              reconsent: {$ref: '#/components/examples/AppRegistrationReconsent'}
       responses:
         '200':
           description: The app was updated.
@@ -267,6 +282,41 @@ paths:
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/UnprocessableLevel'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '500': {$ref: '#/components/responses/Internal'}
+  /v1/apps/{app}/purpose-changed:
+    get:
+      tags: [authorizations]
+      operationId: listPurposeChanged
+      summary: The app's grants given under a purpose string it has since changed
+      description: >
+        The reverse query of re-consent (SPEC §11): the app's stored grants (`authorized`,
+        decided on a prompt) whose purpose string is no longer the app's text for the service
+        in the language it was shown in, ordered by (user, service), as effective
+        authorizations (`purposeChanged: true` unless a policy or the Location Services switch
+        hides the grant for now). These are exactly the grants `PUT /v1/apps/{app}` with
+        `"reconsent": true` returns to `notDetermined`. At most max(8 × limit, 1000) grants are
+        scanned per call, so a page may be short while `nextCursor` is set: continue with it.
+        `404` when the app is not registered.
+      parameters:
+        - $ref: '#/components/parameters/App'
+        - $ref: '#/components/parameters/PurposeChangedAfter'
+        - $ref: '#/components/parameters/Limit'
+        - $ref: '#/components/parameters/RequestId'
+      responses:
+        '200':
+          description: A page of authorizations, ordered by (user, service).
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/AuthorizationList'}
+              examples:
+                page: {$ref: '#/components/examples/PurposeChangedList'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '404': {$ref: '#/components/responses/NotFound'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/authorizations:
@@ -1393,6 +1443,18 @@ components:
         has an authorization.
       schema: {$ref: '#/components/schemas/UserId'}
       example: u42
+    PurposeChangedAfter:
+      name: after
+      in: query
+      required: false
+      description: >
+        A position in the listing, which is ordered by (user, service): the `nextCursor` of the
+        previous page, `<user>/<service>`. The page holds the grants that sort after it.
+      schema:
+        type: string
+        maxLength: 193
+        pattern: '^[A-Za-z0-9._:@+-]{1,128}/[a-z][A-Za-z0-9]{0,63}$'
+      example: u42/camera
     AppsAfter:
       name: after
       in: query
@@ -1799,9 +1861,11 @@ components:
       description: >
         Why: `default` (never decided), `userConsent` (answered a prompt), `userSet` (settings
         or revoke), `policy`, `servicesDisabled` (Location Services off), `expired` (an Allow
-        Once grant ended, or an expiring grant reached its `until`), `reset`, `reinstall`.
+        Once grant ended, or an expiring grant reached its `until`), `reset`, `reinstall`,
+        `purposeChanged` (asked again after the app changed the purpose string the grant was
+        given under).
       type: string
-      enum: [default, userConsent, userSet, policy, servicesDisabled, expired, reset, reinstall]
+      enum: [default, userConsent, userSet, policy, servicesDisabled, expired, reset, reinstall, purposeChanged]
     Choice:
       type: string
       enum: [allow, deny, allowOnce, allowWhileUsing, keepWhileUsing, changeToAlways, selectItems, allowFull]
@@ -1848,6 +1912,13 @@ components:
             The language of `purpose` when it was a translation of the app's purpose string;
             absent for the base string.
           allOf: [{$ref: '#/components/schemas/LanguageTag'}]
+        purposeChanged:
+          description: >
+            Present (`true`) only on a grant given under a purpose string the app has since
+            changed: `purpose` is no longer the app's text for the service in `purposeLanguage`
+            (or the base text). Denials never carry it. The entity-tag changes with it.
+          type: boolean
+          const: true
         updatedAt: {$ref: '#/components/schemas/Timestamp'}
         version: {type: integer, format: int64, minimum: 0}
       if:
@@ -2069,6 +2140,12 @@ components:
           additionalProperties: {$ref: '#/components/schemas/PurposeString'}
         localizedPurposeStrings: {$ref: '#/components/schemas/LocalizedPurposeStrings'}
         updatedAt: {$ref: '#/components/schemas/Timestamp'}
+        reconsented:
+          description: >
+            In the answer to a registration with `"reconsent": true` only: how many grants went
+            back to `notDetermined` (`purposeChanged`).
+          type: integer
+          minimum: 0
     AppRegistration:
       type: object
       additionalProperties: false
@@ -2080,6 +2157,12 @@ components:
           propertyNames: {$ref: '#/components/schemas/PurposeKey'}
           additionalProperties: {$ref: '#/components/schemas/PurposeString'}
         localizedPurposeStrings: {$ref: '#/components/schemas/LocalizedPurposeStrings'}
+        reconsent:
+          description: >
+            `true`: every grant given under a purpose string this registration changes goes
+            back to `notDetermined` (`purposeChanged`), each audited and published. Absent or
+            `false`: such grants only read `purposeChanged: true`.
+          type: boolean
     LocalizedPurposeStrings:
       description: >
         Translations of the purpose strings: language tag → Info.plist key → text, each key
@@ -2498,6 +2581,13 @@ components:
         localizedPurposeStrings:
           de:
             NSLocationWhenInUseUsageDescription: Dein Standort wird verwendet, um Haltestellen in der Nähe zu zeigen.
+    AppRegistrationReconsent:
+      summary: Maps with a new camera text, asking again for the grants made under the old one
+      value:
+        name: Maps
+        purposeStrings:
+          NSCameraUsageDescription: The camera scans tickets and receipts.
+        reconsent: true
     App:
       summary: A registered app
       value:
@@ -2628,6 +2718,24 @@ components:
             user: u42
             version: 3
         nextCursor: u42
+    PurposeChangedList:
+      summary: A page of an app's grants given under a purpose string it has since changed
+      value:
+        items:
+          - app: com.example.maps
+            expiresAt: null
+            level: full
+            once: false
+            provisional: false
+            purpose: The camera scans tickets.
+            purposeChanged: true
+            reason: userConsent
+            service: camera
+            status: authorized
+            updatedAt: '2026-11-22T10:00:00.000Z'
+            user: u42
+            version: 1
+        nextCursor: u42/camera
     SettingsAlways:
       summary: Authorize Always
       value: {status: authorized, level: always}

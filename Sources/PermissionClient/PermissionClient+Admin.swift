@@ -25,17 +25,28 @@ extension PermissionClient {
     public func app(_ id: String) async throws(PermissionClientError) -> App { try await send(Endpoints.app(id)).value }
 
     /// Registers an app, its purpose strings and their translations (language tag → Info.plist
-    /// key → text), replacing both sets.
+    /// key → text), replacing both sets. With `reconsent`, every grant given under a purpose
+    /// string this changes goes back to `notDetermined` (`purposeChanged`); the answer's
+    /// `reconsented` says how many.
     public func registerApp(
         _ id: String, name: String, purposeStrings: [String: String],
-        localizedPurposeStrings: [String: [String: String]]? = nil
+        localizedPurposeStrings: [String: [String: String]]? = nil, reconsent: Bool = false
     ) async throws(PermissionClientError) -> App {
         try await send(
             Endpoints.registerApp(
                 id,
                 AppRegistration(
-                    name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings))
+                    name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
+                    reconsent: reconsent ? true : nil))
         ).value
+    }
+
+    /// A page of the app's grants given under a purpose string it has since changed; continue
+    /// with `nextCursor` (a page may be short while it is set).
+    public func purposeChanged(app: String, after: String? = nil, limit: Int? = nil) async throws(PermissionClientError)
+        -> AuthorizationList
+    {
+        try await send(Endpoints.purposeChanged(app: app, after: after, limit: limit)).value
     }
 
     /// A page of policies.

@@ -10,20 +10,24 @@ public struct App: Codable, Sendable, Equatable {
     /// Language tag → Info.plist key → text.
     public var localizedPurposeStrings: [String: [String: String]]
     public var updatedAt: Date
+    /// In the answer to a registration with `reconsent` only: how many grants went back to
+    /// `notDetermined` (`purposeChanged`).
+    public var reconsented: Int?
 
     public init(
         id: String, name: String, purposeStrings: [String: String],
-        localizedPurposeStrings: [String: [String: String]] = [:], updatedAt: Date
+        localizedPurposeStrings: [String: [String: String]] = [:], updatedAt: Date, reconsented: Int? = nil
     ) {
         self.id = id
         self.name = name
         self.purposeStrings = purposeStrings
         self.localizedPurposeStrings = localizedPurposeStrings
         self.updatedAt = updatedAt
+        self.reconsented = reconsented
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, name, purposeStrings, localizedPurposeStrings, updatedAt
+        case id, name, purposeStrings, localizedPurposeStrings, updatedAt, reconsented
     }
 
     /// Reads `localizedPurposeStrings` as `{}` when absent (a server from before it existed).
@@ -35,5 +39,6 @@ public struct App: Codable, Sendable, Equatable {
         localizedPurposeStrings =
             try c.decodeIfPresent([String: [String: String]].self, forKey: .localizedPurposeStrings) ?? [:]
         updatedAt = try c.decode(Date.self, forKey: .updatedAt)
+        reconsented = try c.decodeIfPresent(Int.self, forKey: .reconsented)
     }
 }

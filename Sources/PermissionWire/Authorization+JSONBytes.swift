@@ -10,7 +10,7 @@ extension Authorization {
             + JSONWriter.bound(of: purposeLanguage)
             + JSONWriter.bound(of: reason.rawValue) + JSONWriter.bound(of: service)
             + JSONWriter.bound(of: status.rawValue) + JSONWriter.bound(of: user)
-        let bound = 180 + strings + 2 * JSONWriter.timestampBound + JSONWriter.intBound
+        let bound = 205 + strings + 2 * JSONWriter.timestampBound + JSONWriter.intBound
         JSONWriter.write(into: &bytes, bound: bound) { json in
             json.literal("{\"app\":")
             json.string(app)
@@ -26,6 +26,10 @@ extension Authorization {
             json.bool(provisional)
             json.literal(",\"purpose\":")
             json.optionalString(purpose)
+            if let purposeChanged {
+                json.literal(",\"purposeChanged\":")
+                json.bool(purposeChanged)
+            }
             if let purposeLanguage {
                 json.literal(",\"purposeLanguage\":")
                 json.string(purposeLanguage)

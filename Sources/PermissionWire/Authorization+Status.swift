@@ -6,6 +6,6 @@ extension Authorization {
 
     /// Why the authorization is what it is (SPEC §3).
     public enum Reason: String, WireEnum {
-        case `default`, userConsent, userSet, policy, servicesDisabled, expired, reset, reinstall
+        case `default`, userConsent, userSet, policy, servicesDisabled, expired, reset, reinstall, purposeChanged
     }
 }

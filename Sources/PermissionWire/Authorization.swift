@@ -24,13 +24,17 @@ public struct Authorization: Codable, Sendable, Equatable {
     public var purpose: String?
     /// The language tag of `purpose` when it was a translation; absent for the base string.
     public var purposeLanguage: String?
+    /// `true` for a grant given under a purpose string the app has since changed (SPEC §11);
+    /// absent otherwise.
+    public var purposeChanged: Bool?
     public var updatedAt: Date
     /// Grows with every change of the stored record; never goes back.
     public var version: Int64
 
     public init(user: String, app: String, service: String, status: Status, level: String? = nil,
                 provisional: Bool = false, once: Bool = false, expiresAt: Date? = nil, reason: Reason,
-                purpose: String? = nil, purposeLanguage: String? = nil, updatedAt: Date, version: Int64) {
+                purpose: String? = nil, purposeLanguage: String? = nil, purposeChanged: Bool? = nil, updatedAt: Date,
+                version: Int64) {
         self.user = user
         self.app = app
         self.service = service
@@ -42,16 +46,17 @@ public struct Authorization: Codable, Sendable, Equatable {
         self.reason = reason
         self.purpose = purpose
         self.purposeLanguage = purposeLanguage
+        self.purposeChanged = purposeChanged
         self.updatedAt = updatedAt
         self.version = version
     }
 
     private enum CodingKeys: String, CodingKey {
-        case user, app, service, status, level, provisional, once, expiresAt, reason, purpose, purposeLanguage, updatedAt
-        case version
+        case user, app, service, status, level, provisional, once, expiresAt, reason, purpose, purposeLanguage, purposeChanged
+        case updatedAt, version
     }
 
-    /// Encodes `level` and `purposeLanguage` only when present, and `expiresAt` and `purpose`
+    /// Encodes `level`, `purposeChanged` and `purposeLanguage` only when present, and `expiresAt` and `purpose`
     /// always (as `null`).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -65,6 +70,7 @@ public struct Authorization: Codable, Sendable, Equatable {
         if let expiresAt { try c.encode(expiresAt, forKey: .expiresAt) } else { try c.encodeNil(forKey: .expiresAt) }
         try c.encode(reason, forKey: .reason)
         if let purpose { try c.encode(purpose, forKey: .purpose) } else { try c.encodeNil(forKey: .purpose) }
+        try c.encodeIfPresent(purposeChanged, forKey: .purposeChanged)
         try c.encodeIfPresent(purposeLanguage, forKey: .purposeLanguage)
         try c.encode(updatedAt, forKey: .updatedAt)
         try c.encode(version, forKey: .version)

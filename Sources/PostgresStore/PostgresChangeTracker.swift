@@ -20,6 +20,7 @@ final class PostgresChangeTracker: Sendable {
 
     func saved(_ key: AuthorizationKey) { state.withLock { $0.saved.records.append(key) } }
     func savedSettings(of user: UserID) { state.withLock { $0.saved.settingsOf.append(user) } }
+    func savedApp(_ id: AppID) { state.withLock { $0.saved.apps.append(id) } }
     func changedCatalogue() { state.withLock { $0.saved.catalogueChanged = true } }
     func erasedEverything() { state.withLock { $0.saved.everything = true } }
     func appended(_ entry: ChangeLogEntry) { state.withLock { $0.appended.add(entry) } }

@@ -112,10 +112,12 @@ final class PostgresReadModel: Sendable {
                 throw error
             }
         }
-        if changes.records.count + changes.settingsOf.count > Self.maximumTrackedChanges {
+        // An erasure names no user (its entry keeps only a pseudonym): forget everything.
+        if changes.everything || changes.records.count + changes.settingsOf.count > Self.maximumTrackedChanges {
             cache.removeAll(publishing: changes.through)
         } else {
-            cache.invalidate(keys: changes.records, users: changes.settingsOf, publishing: changes.through)
+            cache.invalidate(
+                keys: changes.records, users: changes.settingsOf, apps: changes.apps, publishing: changes.through)
         }
         visibility.lock()
         visibility.broadcast()

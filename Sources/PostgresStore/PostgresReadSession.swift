@@ -104,7 +104,14 @@ final class PostgresReadSession: PermissionReader {
         try database().dueGrants(before: date, limit: limit)
     }
 
-    func app(_ id: AppID) throws -> App? { try database().app(id) }
+    /// From memory while fresh (the hot path asks for the app of every authorized record, for
+    /// `purposeChanged`); an `app.put` entry removes it (``ReadModelChanges``).
+    func app(_ id: AppID) throws -> App? {
+        if fresh, let cached = model.cache.lookupApp(id, readAt: generation) { return cached }
+        let found = try database().app(id)
+        model.cache.insertApp(id, app: found, readAt: generation)
+        return found
+    }
     func apps(after: AppID?, limit: Int) throws -> [App] { try database().apps(after: after, limit: limit) }
     func services() throws -> [ServiceDefinition] { try database().services() }
     func policy(id: PolicyID) throws -> Policy? { try database().policy(id: id) }

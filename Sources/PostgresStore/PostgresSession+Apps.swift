@@ -59,6 +59,7 @@ extension PostgresSession {
     }
 
     func save(_ app: App) throws {
+        changes?.savedApp(app.id)
         try run(Self.upsertApp, [.text(app.id.rawValue), .text(app.name), .int64(app.updatedAt.millisecondsSince1970)])
         try run(Self.deletePurposes, [.text(app.id.rawValue)])
         for (key, purpose) in app.purposeStrings {

@@ -2,7 +2,7 @@ import ArgumentParser
 import PermissionClient
 import PermissionWire
 
-/// `permctl apps [list|get|register]`.
+/// `permctl apps [list|get|register|purpose-changed]`.
 struct AppsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
@@ -13,8 +13,9 @@ struct AppsCommand: ParsableCommand {
               permctl apps register com.example.maps --name Maps \\
                 --purpose NSLocationWhenInUseUsageDescription="Shows nearby stops." \\
                 --localized de:NSLocationWhenInUseUsageDescription="Zeigt Haltestellen in der Nähe."
+              permctl apps purpose-changed com.example.maps
             """,
-        subcommands: [List.self, Get.self, Register.self],
+        subcommands: [List.self, Get.self, Register.self, PurposeChanged.self],
         defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
@@ -62,6 +63,8 @@ struct AppsCommand: ParsableCommand {
                   permctl apps register com.example.maps --name Maps \\
                     --purpose NSLocationWhenInUseUsageDescription="Shows nearby stops." \\
                     --localized de:NSLocationWhenInUseUsageDescription="Zeigt Haltestellen in der Nähe."
+                With --reconsent, every grant given under a purpose string this changes goes back to
+                notDetermined (purposeChanged), and the app's next request asks with the new text.
                 """)
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The bundle id.") var app: String
@@ -73,6 +76,8 @@ struct AppsCommand: ParsableCommand {
                 "A translation of a purpose string: a language tag, the key and the text; repeat for each.",
                 valueName: "LANGUAGE:KEY=TEXT"))
         var localized: [String] = []
+        @Flag(help: "Ask again: grants given under a purpose string this changes go back to notDetermined.")
+        var reconsent = false
 
         func validate() throws {
             for item in purpose where !item.contains("=") { throw ValidationError("--purpose takes KEY=TEXT, got '\(item)'") }
@@ -102,11 +107,40 @@ struct AppsCommand: ParsableCommand {
                 translations[language, default: [:]][key] = text
             }
             let registration = AppRegistration(
-                name: name, purposeStrings: strings, localizedPurposeStrings: translations.isEmpty ? nil : translations)
+                name: name, purposeStrings: strings, localizedPurposeStrings: translations.isEmpty ? nil : translations,
+                reconsent: reconsent ? true : nil)
             let client = try connection.makeClient()
             let value = try connection.call(client, Endpoints.registerApp(app, registration)).value
             if connection.json { return Output.json(value) }
             print("Registered \(value.id) (\(value.name)) with \(value.purposeStrings.count) purpose string(s).")
+            if let reconsented = value.reconsented {
+                print("Asked again for \(reconsented) grant(s) given under a purpose string that changed.")
+            }
+        }
+    }
+
+    struct PurposeChanged: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "purpose-changed",
+            abstract: "List an app's grants given under a purpose string it has since changed.",
+            discussion: """
+                A page may be short while there is more: continue with --after.
+                Example:
+                  permctl apps purpose-changed com.example.maps
+                """)
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The bundle id.") var app: String
+        @Option(help: "Continue after this cursor (the previous page's nextCursor).") var after: String?
+        @Option(help: "The page size (1-1000).") var limit: Int?
+
+        func run() throws {
+            let client = try connection.makeClient()
+            let list = try connection.call(client, Endpoints.purposeChanged(app: app, after: after, limit: limit)).value
+            if connection.json { return Output.json(list) }
+            Output.table(["USER", "SERVICE", "STATUS", "PURPOSE SHOWN", "LANGUAGE"], list.items.map { item in
+                [item.user, item.service, Output.status(item), item.purpose ?? "-", item.purposeLanguage ?? "-"]
+            })
+            if let next = list.nextCursor { print("(more: --after \(next))") }
         }
     }
 }

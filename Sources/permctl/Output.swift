@@ -68,6 +68,9 @@ enum Output {
             ("purpose language", authorization.purposeLanguage ?? "-"), ("expires", time(authorization.expiresAt)),
             ("updated", time(authorization.updatedAt)), ("version", String(authorization.version)),
         ]
+        if authorization.purposeChanged == true {
+            pairs.insert(("purpose changed", "yes: the app's purpose string is no longer this one"), at: 7)
+        }
         if let etag { pairs.append(("etag", etag)) }
         fields(pairs)
     }

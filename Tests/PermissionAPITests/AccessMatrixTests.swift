@@ -25,6 +25,7 @@ import Testing
         "PUT /v1/apps/{app}": "AFFFF",
         "GET /v1/users/{user}/authorizations": "AAFFF",
         "GET /v1/apps/{app}/services/{service}/users": "AAAFF",
+        "GET /v1/apps/{app}/purpose-changed": "AAAFF",
         "GET /v1/users/{user}/apps/{app}/authorizations/{service}": "AAAFF",
         "PUT /v1/users/{user}/apps/{app}/authorizations/{service}": "AAFFF",
         "POST /v1/users/{user}/apps/{app}/authorizations/{service}/request": "AFAFF",

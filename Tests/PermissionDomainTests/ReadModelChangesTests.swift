@@ -22,18 +22,23 @@ import Testing
             entry(5, .settingsChanged, user: "u2"),
             entry(6, .appPut, app: "com.a"),
             entry(7, .promptAnswered, user: "u3", app: "com.b", service: "location"),
+            entry(8, .authorizationReconsent, user: "u4", app: "com.a", service: "camera"),
         ])
-        #expect(changes.records == [key("u1", "com.a", "camera"), key("u3", "com.b", "location")])
+        #expect(
+            changes.records == [
+                key("u1", "com.a", "camera"), key("u3", "com.b", "location"), key("u4", "com.a", "camera"),
+            ])
         #expect(changes.settingsOf == [UserID(trusted: "u2")])
+        #expect(changes.apps == [AppID(trusted: "com.a")], "an app's purpose strings are kept for purposeChanged")
         #expect(!changes.catalogueChanged && !changes.keysChanged)
-        #expect(changes.through == 7)
+        #expect(changes.through == 8)
         for action in [AuditAction.policyPut, .policyDeleted, .servicePut] {
             #expect(ReadModelChanges([entry(1, action)]).catalogueChanged, "\(action)")
         }
         for action in [AuditAction.keyCreated, .keyRevoked] {
             #expect(ReadModelChanges([entry(1, action)]).keysChanged, "\(action)")
         }
-        #expect(ReadModelChanges([entry(1, .appPut, app: "com.a")]).isEmpty)
+        #expect(!ReadModelChanges([entry(1, .appPut, app: "com.a")]).isEmpty)
         #expect(ReadModelChanges().through == 0)
     }
 
@@ -53,5 +58,12 @@ import Testing
         #expect(
             ReadModelChanges.unaudited(saved: saved, appended: partly)
                 == ["authorization u1/com.a/location", "settings of u1", "a service or policy"])
+    }
+
+    @Test func anAppSavedWithoutItsAppPutEntryIsNamed() {
+        var saved = ReadModelChanges()
+        saved.apps = [AppID(trusted: "com.a")]
+        #expect(ReadModelChanges.unaudited(saved: saved, appended: ReadModelChanges()) == ["app com.a"])
+        #expect(ReadModelChanges.unaudited(saved: saved, appended: ReadModelChanges([entry(1, .appPut, app: "com.a")])).isEmpty)
     }
 }

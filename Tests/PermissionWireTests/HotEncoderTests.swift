@@ -52,6 +52,31 @@ import Testing
         #expect(!String(decoding: value.jsonBytes, as: UTF8.self).contains("purposeLanguage"))
     }
 
+    /// `purposeChanged` sorts between `purpose` and `purposeLanguage`, and is absent unless set.
+    @Test(arguments: [nil, "de"])
+    func purposeChangedIsWrittenAfterPurposeAndOnlyWhenSet(language: String?) throws {
+        var value = Fixtures.authorization
+        value.purposeLanguage = language
+        value.purposeChanged = true
+        let hot = value.jsonBytes
+        #expect(hot == (try Self.foundationJSON(value)))
+        #expect(try WireDecoder.decodeResponse(Authorization.self, from: hot) == value)
+        let text = String(decoding: hot, as: UTF8.self)
+        #expect(text.contains(#""purposeChanged":true"#))
+        value.purposeChanged = nil
+        #expect(!String(decoding: value.jsonBytes, as: UTF8.self).contains("purposeChanged"))
+    }
+
+    @Test func aRegistrationAnswerCountsReconsentedOnlyWhenAsked() throws {
+        let plain = #"{"id":"com.example.maps","name":"Maps","purposeStrings":{},"updatedAt":"2026-11-22T10:00:00.000Z"}"#
+        let app = try WireDecoder.decodeResponse(App.self, from: Array(plain.utf8))
+        #expect(app.reconsented == nil)
+        #expect(!String(decoding: try WireEncoder.encode(app), as: UTF8.self).contains("reconsented"))
+        var asked = app
+        asked.reconsented = 3
+        #expect(try WireDecoder.decodeResponse(App.self, from: try WireEncoder.encode(asked)).reconsented == 3)
+    }
+
     @Test func anAppFromAServerWithoutTranslationsDecodesWithNone() throws {
         let old = #"{"id":"com.example.maps","name":"Maps","purposeStrings":{},"updatedAt":"2026-11-22T10:00:00.000Z"}"#
         #expect(try WireDecoder.decodeResponse(App.self, from: Array(old.utf8)).localizedPurposeStrings == [:])

@@ -108,7 +108,7 @@ import Testing
         #expect(UserSettings.allowedKeys == ["locationServicesEnabled", "locale"])
         #expect(PolicyDefinition.allowedKeys == ["service", "app", "user", "effect", "level"])
         #expect(ResetRequest.allowedKeys == ["service", "app", "user"])
-        #expect(AppRegistration.allowedKeys == ["name", "purposeStrings", "localizedPurposeStrings"])
+        #expect(AppRegistration.allowedKeys == ["name", "purposeStrings", "localizedPurposeStrings", "reconsent"])
         #expect(ServiceRegistration.allowedKeys == ["levels", "purposeKeys"])
         #expect(NewAPIKey.allowedKeys == ["role", "app", "name"])
     }

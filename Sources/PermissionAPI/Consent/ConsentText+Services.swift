@@ -165,6 +165,10 @@ extension ConsentText {
         case .authorizationReinstalled:
             return en ? "Reset when the app was reinstalled" : "Bei der Neuinstallation der App zurückgesetzt"
         case .authorizationReset: return en ? "Reset" : "Zurückgesetzt"
+        case .authorizationReconsent:
+            return en
+                ? "The app changed why it asks, and will ask again"
+                : "Die App hat geändert, wofür sie fragt, und fragt erneut"
         case .settingsChanged:
             let on = entry.detail["locationServicesEnabled"] == "true"
             return text(on ? .doneLocationOn : .doneLocationOff, language)

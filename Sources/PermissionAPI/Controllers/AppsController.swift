@@ -36,7 +36,24 @@ struct AppsController {
             let put = try permissions.upsertApp(
                 id: id, name: body.name, purposeStrings: purposes, localizedPurposeStrings: localized,
                 actor: request.actor, requestId: request.requestId)
-            return try Responses.put(WireMapping.app(put.value), created: put.created, location: "/v1/apps/\(id)")
+            var app = WireMapping.app(put.value)
+            if body.reconsent == true {
+                app.reconsented = try permissions.reconsent(app: id, actor: request.actor, requestId: request.requestId)
+            }
+            return try Responses.put(app, created: put.created, location: "/v1/apps/\(id)")
+        }
+        // The reverse query of re-consent (SPEC §11): the app's grants given under a purpose
+        // string it has since changed, keyset-paged by `<user>/<service>`.
+        routes.get("/v1/apps/{app}/purpose-changed", access: .listAuthorizations, execution: .worker) { request in
+            let app = try request.app()
+            let query = try QueryParameters(request.http)
+            let after = try query.string("after").map { try Cursor.position(app: app, userAndService: $0) }
+            let limit = try query.limit(
+                default: request.configuration.defaultPageLimit, maximum: request.configuration.maxPageLimit)
+            let page = try permissions.purposeChangedGrants(app: app, after: after, limit: limit)
+            return try Responses.json(
+                Wire.AuthorizationList(
+                    items: page.items.map(WireMapping.authorization), nextCursor: page.nextAfter.map(Cursor.userAndService)))
         }
     }
 

@@ -13,7 +13,7 @@ enum WireMapping {
             status: status(value.status), level: value.level?.rawValue, provisional: value.provisional,
             once: value.once, expiresAt: value.expiresAt, reason: reason(value.reason),
             purpose: value.purpose?.rawValue, purposeLanguage: value.purposeLanguage?.rawValue,
-            updatedAt: value.updatedAt ?? neverUpdated, version: value.version)
+            purposeChanged: value.purposeChanged ? true : nil, updatedAt: value.updatedAt ?? neverUpdated, version: value.version)
     }
 
     static func status(_ value: AuthorizationStatus) -> Wire.Authorization.Status {
@@ -35,6 +35,7 @@ enum WireMapping {
         case .expired: .expired
         case .reset: .reset
         case .reinstall: .reinstall
+        case .purposeChanged: .purposeChanged
         }
     }
 

@@ -13,6 +13,7 @@ import PermissionDomain
 /// | a user's prompts | a prompt id |
 /// | the users of an app for a service | a user id |
 /// | a user's authorizations | `<app>/<service>`: 1-255 of `A-Z a-z 0-9 . -`, `/`, a lowerCamel service id |
+/// | an app's grants whose purpose changed | `<user>/<service>`: a user id, `/`, a lowerCamel service id |
 enum Cursor {
     /// Longest app part of an `<app>/<service>` position (the longest app id).
     static let maximumAppLength = 255
@@ -38,6 +39,24 @@ enum Cursor {
         return AuthorizationKey(
             user: user, app: AppID(trusted: String(cursor[..<slash])),
             service: ServiceID(trusted: String(cursor[cursor.index(after: slash)...])))
+    }
+
+    /// The cursor of an app's listing (grants whose purpose changed) after `key`: `<user>/<service>`.
+    static func userAndService(_ key: AuthorizationKey) -> String {
+        key.user.rawValue + "/" + key.service.rawValue
+    }
+
+    /// The position in `app`'s grants that `cursor` (`<user>/<service>`) names. User ids have
+    /// no slash, so the last one separates the parts.
+    /// - Throws: `APIProblem` 400 `invalid-request` naming `after` when the syntax is wrong.
+    static func position(app: AppID, userAndService cursor: String) throws -> AuthorizationKey {
+        let utf8 = cursor.utf8
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")), isLowerCamel(utf8[utf8.index(after: slash)...]),
+            let user = try? UserID(String(cursor[..<slash]))
+        else {
+            throw APIProblem.invalidParameter("after", "must be <user>/<service>: a user id, a slash, and a lowerCamel service id")
+        }
+        return AuthorizationKey(user: user, app: app, service: ServiceID(trusted: String(cursor[cursor.index(after: slash)...])))
     }
 
     private static var malformed: APIProblem {

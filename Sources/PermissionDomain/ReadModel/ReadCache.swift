@@ -31,9 +31,14 @@ import Synchronization
 /// empties a full cache, evict every real record. A full "no record" part empties only itself.
 ///
 /// The audit log's entries are shown to readers (the event feed, `GET /v1/audit`) only up to
-/// ``visibleAuditSeq``, which only ``invalidate(keys:users:publishing:)`` and
+/// ``visibleAuditSeq``, which only ``invalidate(keys:users:apps:publishing:)`` and
 /// ``removeAll(publishing:)`` move, in the same step that removes what the entries' transactions
 /// changed: a backend that re-reads a key on an event never gets the cached old value.
+///
+/// Registered apps (their purpose strings, for an authorization's `purposeChanged`, SPEC §11)
+/// are kept apart too, by id, within ``absentCapacity(for:)`` apps: a full app part empties only
+/// itself. They are removed like records: ``invalidate(keys:users:apps:publishing:)`` with the
+/// apps a transaction saved.
 ///
 /// Locking is one `Mutex` (the server's event loops are few, and the critical sections are a
 /// hash lookup).
@@ -90,6 +95,8 @@ package final class ReadCache: Sendable {
         /// apart: see ``ReadCache``).
         var absent: Set<AuthorizationKey> = []
         var absentSettings: [UserID: Cached<UserSettings>] = [:]
+        /// Registered apps, and ids read and found unregistered (bounded apart: see ``ReadCache``).
+        var apps: [AppID: Cached<App>] = [:]
         var generation: UInt64 = 0
         /// The last audit entry whose transaction's changes are no longer cached.
         var visibleAuditSeq: Int64 = 0
@@ -98,7 +105,7 @@ package final class ReadCache: Sendable {
         var misses = 0
         var clears = 0
 
-        var count: Int { authorizations.count + settings.count + absent.count + absentSettings.count }
+        var count: Int { authorizations.count + settings.count + absent.count + absentSettings.count + apps.count }
 
         /// Drops every entry, keeping the generation (moved on by `advance`), the visible audit
         /// seq and the counters. Returns the dropped state, to be freed outside the lock.
@@ -187,6 +194,34 @@ package final class ReadCache: Sendable {
         }
     }
 
+    /// The cached registration of app `id`: `.some(nil)` when it is known to be unregistered,
+    /// nil when not cached or when the writer invalidated anything since `generation` was taken
+    /// (as ``lookup(_:withSettings:readAt:)``).
+    package func lookupApp(_ id: AppID, readAt generation: UInt64) -> App?? {
+        state.withLock { state -> App?? in
+            guard state.generation == generation, let cached = state.apps[id] else { return nil }
+            return .some(cached.value)
+        }
+    }
+
+    /// Stores what a reader found for app `id` (nil: not registered), unless the writer
+    /// committed a change since `generation` was taken. A full app part is emptied first.
+    package func insertApp(_ id: AppID, app: App?, readAt generation: UInt64) {
+        guard capacity > 0 else { return }
+        let limit = Self.absentCapacity(for: capacity)
+        let dropped = state.withLock { state -> [AppID: Cached<App>]? in
+            guard state.generation == generation else { return nil }
+            var dropped: [AppID: Cached<App>]?
+            if state.apps.count >= limit {
+                dropped = state.apps
+                state.apps = [:]
+            }
+            state.apps[id] = Cached(value: app)
+            return dropped
+        }
+        withExtendedLifetime(dropped) {}  // freed here, outside the lock
+    }
+
     /// Stores what a reader found for `key` (and its user's settings, when read), unless the
     /// writer committed a change since `generation` was taken.
     package func insert(_ key: AuthorizationKey, stored: StoredAuthorization?, settings: UserSettings??, readAt generation: UInt64) {
@@ -261,13 +296,16 @@ package final class ReadCache: Sendable {
         }
     }
 
-    /// Removes `keys` and the settings of `users`, moving the generation on when there are any,
+    /// Removes `keys`, the settings of `users` and the apps `apps`, moving the generation on when there are any,
     /// and then shows the audit log up to `auditSeq` (never back; 0 shows nothing new). The
     /// writer calls it after each commit, before the commit's callers return, with the last
     /// entry that commit wrote.
-    package func invalidate(keys: [AuthorizationKey], users: [UserID], publishing auditSeq: Int64 = 0) {
+    package func invalidate(
+        keys: [AuthorizationKey], users: [UserID], apps: [AppID] = [], publishing auditSeq: Int64 = 0
+    ) {
         state.withLock { state in
-            if !keys.isEmpty || !users.isEmpty {
+            if !keys.isEmpty || !users.isEmpty || !apps.isEmpty {
+                for app in apps { state.apps.removeValue(forKey: app) }
                 for key in keys {
                     state.authorizations.removeValue(forKey: key)
                     state.absent.remove(key)

@@ -4,13 +4,15 @@
 ///
 /// The rule it relies on: every change is audited in the same transaction, by an entry that
 /// names what changed: an authorization record by its (user, app, service), a user's settings
-/// by `settings.changed` and the user, a service or policy by its action (and a key by
+/// by `settings.changed` and the user, an app's registration by `app.put` and the app, a service or policy by its action (and a key by
 /// `key.*`, which only ends cached verifications sooner than their 5 s).
 /// `PermissionService` writes that way (``PermissionService``'s `commit`), and a store that
 /// serves replicas checks it on every write in debug builds (``unaudited(saved:appended:)``).
 package struct ReadModelChanges: Sendable, Equatable {
     package var records: [AuthorizationKey] = []
     package var settingsOf: [UserID] = []
+    /// Apps whose registration (purpose strings) changed.
+    package var apps: [AppID] = []
     package var catalogueChanged = false
     package var keysChanged = false
     /// A change too wide to name (a user's erasure, whose entry names no user): whatever is in
@@ -27,7 +29,7 @@ package struct ReadModelChanges: Sendable, Equatable {
     }
 
     package var isEmpty: Bool {
-        records.isEmpty && settingsOf.isEmpty && !catalogueChanged && !keysChanged && !everything
+        records.isEmpty && settingsOf.isEmpty && apps.isEmpty && !catalogueChanged && !keysChanged && !everything
     }
 
     package mutating func add(_ entry: ChangeLogEntry) {
@@ -35,6 +37,8 @@ package struct ReadModelChanges: Sendable, Equatable {
         switch entry.action {
         case .settingsChanged:
             if let user = entry.user { settingsOf.append(user) }
+        case .appPut:
+            if let app = entry.app { apps.append(app) }
         case .policyPut, .policyDeleted, .servicePut:
             catalogueChanged = true
         case .keyCreated, .keyRevoked:
@@ -67,6 +71,8 @@ package struct ReadModelChanges: Sendable, Equatable {
         }
         let users = Set(appended.settingsOf)
         for user in saved.settingsOf where !users.contains(user) { missing.append("settings of \(user.rawValue)") }
+        let apps = Set(appended.apps)
+        for app in saved.apps where !apps.contains(app) { missing.append("app \(app.rawValue)") }
         if saved.catalogueChanged && !appended.catalogueChanged { missing.append("a service or policy") }
         if saved.keysChanged && !appended.keysChanged { missing.append("an API key") }
         return missing

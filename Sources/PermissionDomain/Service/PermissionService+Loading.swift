@@ -14,10 +14,48 @@ extension PermissionService {
     func effective(
         _ reader: any PermissionReader, stored: StoredAuthorization, service: ServiceDefinition, now: Date
     ) throws -> Authorization {
+        var apps: [AppID: App?] = [:]
+        return try effective(reader, stored: stored, service: service, now: now, apps: &apps)
+    }
+
+    /// ``effective(_:stored:service:now:)`` reading each app once across calls (a listing).
+    func effective(
+        _ reader: any PermissionReader, stored: StoredAuthorization, service: ServiceDefinition, now: Date,
+        apps: inout [AppID: App?]
+    ) throws -> Authorization {
         let policies = try reader.policies(service: stored.service, app: stored.app, user: stored.user)
         let settings =
             service.hasLocationServicesSwitch ? try reader.userSettings(stored.user) : nil
-        return Rules.effective(stored: stored, service: service, policies: policies, settings: settings, now: now)
+        let view = Rules.effective(stored: stored, service: service, policies: policies, settings: settings, now: now)
+        return try flaggingPurpose(reader, view, stored: stored, service: service, apps: &apps)
+    }
+
+    /// `view` with `purposeChanged` set when it shows a grant given under a purpose string the
+    /// app has since changed (``Rules/purposeChanged(stored:service:app:)``). Reads the app only
+    /// for a view that shows a purpose (an authorized grant): the stores keep apps in memory
+    /// beside the hot path's records (``ReadCache``).
+    /// - Parameter apps: apps already read by the caller (a listing), filled as it goes.
+    func flaggingPurpose(
+        _ reader: any PermissionReader, _ view: Authorization, stored: StoredAuthorization, service: ServiceDefinition,
+        apps: inout [AppID: App?]
+    ) throws -> Authorization {
+        guard view.status == .authorized, view.purpose != nil else { return view }
+        let app: App?
+        if let known = apps[stored.app] {
+            app = known
+        } else {
+            app = try reader.app(stored.app)
+            apps[stored.app] = .some(app)
+        }
+        return view.with(purposeChanged: Rules.purposeChanged(stored: stored, service: service, app: app))
+    }
+
+    /// ``flaggingPurpose(_:_:stored:service:apps:)`` for one view.
+    func flaggingPurpose(
+        _ reader: any PermissionReader, _ view: Authorization, stored: StoredAuthorization, service: ServiceDefinition
+    ) throws -> Authorization {
+        var apps: [AppID: App?] = [:]
+        return try flaggingPurpose(reader, view, stored: stored, service: service, apps: &apps)
     }
 
     /// The service, stored record (initial when never written) and effective view of one
@@ -31,8 +69,8 @@ extension PermissionService {
             user: user, app: app, service: id, withSettings: withSettings)
         let stored = found ?? .initial(user: user, app: app, service: id)
         let policies = try reader.policies(service: id, app: app, user: user)
+        let view = Rules.effective(stored: stored, service: service, policies: policies, settings: settings, now: now)
         return LoadedAuthorization(
-            service: service, stored: stored,
-            effective: Rules.effective(stored: stored, service: service, policies: policies, settings: settings, now: now))
+            service: service, stored: stored, effective: try flaggingPurpose(reader, view, stored: stored, service: service))
     }
 }

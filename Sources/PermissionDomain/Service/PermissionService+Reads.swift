@@ -27,6 +27,7 @@ extension PermissionService {
             var cursor = after
             var scanned = 0
             var services: [ServiceID: ServiceDefinition] = [:]
+            var apps: [AppID: App?] = [:]
             while items.count < limit, scanned < budget {
                 // Never ask for more than the page can still take, so every row read is consumed.
                 let want = min(limit - items.count, budget - scanned)
@@ -36,7 +37,7 @@ extension PermissionService {
                     scanned += 1
                     let service = try services[stored.service] ?? resolveService(reader, stored.service)
                     services[stored.service] = service
-                    let view = try effective(reader, stored: stored, service: service, now: at)
+                    let view = try effective(reader, stored: stored, service: service, now: at, apps: &apps)
                     if filter.status == nil || view.status == filter.status { items.append(view) }
                 }
                 if page.count < want { return AuthorizationPage(items: items, nextAfter: nil) }

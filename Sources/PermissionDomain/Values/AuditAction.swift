@@ -25,6 +25,9 @@ public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
     public static let authorizationReinstalled = AuditAction("authorization.reinstalled")
     /// An operator's reset.
     public static let authorizationReset = AuditAction("authorization.reset")
+    /// A grant given under a purpose string the app has since changed, returned to
+    /// notDetermined (`purposeChanged`) by the app's registration with `reconsent` (SPEC §11).
+    public static let authorizationReconsent = AuditAction("authorization.reconsent")
     public static let policyPut = AuditAction("policy.put")
     public static let policyDeleted = AuditAction("policy.deleted")
     public static let appPut = AuditAction("app.put")

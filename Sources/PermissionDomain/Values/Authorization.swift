@@ -16,6 +16,9 @@ public struct Authorization: Hashable, Sendable {
     public let purpose: PurposeString?
     /// The language of `purpose`, nil for the base string (or no purpose).
     public let purposeLanguage: LanguageTag?
+    /// A grant whose `purpose` is no longer what the app shows for the service in that language
+    /// (``Rules/purposeChanged(stored:service:app:)``, SPEC §11); false for anything else.
+    public let purposeChanged: Bool
     /// When the stored record last changed; nil for a record never written.
     public let updatedAt: Date?
     /// The stored record's version; 0 for a record never written.
@@ -27,7 +30,7 @@ public struct Authorization: Hashable, Sendable {
     public init(
         user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus, level: Level?,
         provisional: Bool, once: Bool, expiresAt: Date?, reason: Reason, purpose: PurposeString?,
-        purposeLanguage: LanguageTag? = nil, updatedAt: Date?, version: Int64
+        purposeLanguage: LanguageTag? = nil, purposeChanged: Bool = false, updatedAt: Date?, version: Int64
     ) {
         self.user = user
         self.app = app
@@ -40,6 +43,7 @@ public struct Authorization: Hashable, Sendable {
         self.reason = reason
         self.purpose = purpose
         self.purposeLanguage = purposeLanguage
+        self.purposeChanged = purposeChanged
         self.updatedAt = updatedAt
         self.version = version
         var digest = Digest()
@@ -55,6 +59,8 @@ public struct Authorization: Hashable, Sendable {
         digest.add(purpose?.rawValue)
         // Only when set, so that the entity-tags of records without one stay as they were.
         if let purposeLanguage { digest.add(purposeLanguage.rawValue) }
+        // The app's purpose string changes without the record: the tag must change with it.
+        if purposeChanged { digest.add("purposeChanged") }
         digest.add(updatedAt.map { $0.millisecondsSince1970 } ?? -1)
         etag = Self.entityTag(version: version, digest: digest.value)
     }
@@ -69,6 +75,15 @@ public struct Authorization: Hashable, Sendable {
     }
 
     public var key: AuthorizationKey { AuthorizationKey(user: user, app: app, service: service) }
+
+    /// This view with ``purposeChanged`` set to `changed` (its entity-tag follows).
+    public func with(purposeChanged changed: Bool) -> Authorization {
+        guard changed != purposeChanged else { return self }
+        return Authorization(
+            user: user, app: app, service: service, status: status, level: level, provisional: provisional,
+            once: once, expiresAt: expiresAt, reason: reason, purpose: purpose, purposeLanguage: purposeLanguage,
+            purposeChanged: changed, updatedAt: updatedAt, version: version)
+    }
 
     /// The flags an audit entry records.
     public var snapshot: AuthorizationSnapshot {

@@ -16,4 +16,7 @@ public enum Reason: String, Sendable, CaseIterable, Hashable {
     case reset
     /// The app was reinstalled (location only).
     case reinstall
+    /// The app changed the purpose string the grant was given under and asked for consent
+    /// again (`PUT /v1/apps/{app}` with `reconsent`, SPEC §11).
+    case purposeChanged
 }

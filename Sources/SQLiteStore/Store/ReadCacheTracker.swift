@@ -2,7 +2,8 @@ import PermissionDomain
 import Synchronization
 
 /// Keeps a ``ReadCache`` in step with the writer: which rows of `authorizations` and
-/// `user_settings` each transaction changed, whatever statement changed them.
+/// `user_settings` each transaction changed, and which apps' registrations (`apps` and their
+/// purpose strings), whatever statement changed them.
 ///
 /// Temporary triggers on the writer connection (https://www.sqlite.org/lang_createtrigger.html)
 /// copy the key of every inserted, updated or deleted row into a temporary table, inside the
@@ -41,10 +42,41 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         CREATE TEMP TRIGGER read_cache_settings_deleted AFTER DELETE ON main.user_settings BEGIN
             INSERT INTO read_cache_changes VALUES (OLD.user, NULL, NULL);
         END;
+        CREATE TEMP TABLE read_cache_app_changes (app TEXT NOT NULL);
+        CREATE TEMP TRIGGER read_cache_app_inserted AFTER INSERT ON main.apps BEGIN
+            INSERT INTO read_cache_app_changes VALUES (NEW.id);
+        END;
+        CREATE TEMP TRIGGER read_cache_app_updated AFTER UPDATE ON main.apps BEGIN
+            INSERT INTO read_cache_app_changes VALUES (OLD.id);
+            INSERT INTO read_cache_app_changes SELECT NEW.id WHERE NEW.id IS NOT OLD.id;
+        END;
+        CREATE TEMP TRIGGER read_cache_app_deleted AFTER DELETE ON main.apps BEGIN
+            INSERT INTO read_cache_app_changes VALUES (OLD.id);
+        END;
+        CREATE TEMP TRIGGER read_cache_purpose_inserted AFTER INSERT ON main.app_purpose_strings BEGIN
+            INSERT INTO read_cache_app_changes VALUES (NEW.app);
+        END;
+        CREATE TEMP TRIGGER read_cache_purpose_updated AFTER UPDATE ON main.app_purpose_strings BEGIN
+            INSERT INTO read_cache_app_changes VALUES (OLD.app);
+            INSERT INTO read_cache_app_changes SELECT NEW.app WHERE NEW.app IS NOT OLD.app;
+        END;
+        CREATE TEMP TRIGGER read_cache_purpose_deleted AFTER DELETE ON main.app_purpose_strings BEGIN
+            INSERT INTO read_cache_app_changes VALUES (OLD.app);
+        END;
+        CREATE TEMP TRIGGER read_cache_localized_inserted AFTER INSERT ON main.app_localized_purpose_strings BEGIN
+            INSERT INTO read_cache_app_changes VALUES (NEW.app);
+        END;
+        CREATE TEMP TRIGGER read_cache_localized_updated AFTER UPDATE ON main.app_localized_purpose_strings BEGIN
+            INSERT INTO read_cache_app_changes VALUES (OLD.app);
+            INSERT INTO read_cache_app_changes SELECT NEW.app WHERE NEW.app IS NOT OLD.app;
+        END;
+        CREATE TEMP TRIGGER read_cache_localized_deleted AFTER DELETE ON main.app_localized_purpose_strings BEGIN
+            INSERT INTO read_cache_app_changes VALUES (OLD.app);
+        END;
         """
 
     private enum Pending {
-        case keys([AuthorizationKey], users: [UserID])
+        case keys([AuthorizationKey], users: [UserID], apps: [AppID])
         case everything
     }
 
@@ -86,12 +118,18 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
                 }
             }
         }
-        guard rows > 0 else {
+        // One row per purpose string saved: distinct apps, which are few.
+        var apps: [AppID] = []
+        try database.withStatement("SELECT DISTINCT app FROM temp.read_cache_app_changes") { statement in
+            while try statement.step() { apps.append(AppID(trusted: statement.string(at: 0) ?? "")) }
+        }
+        guard rows > 0 || !apps.isEmpty else {
             pending = nil
             return
         }
         try database.execute("DELETE FROM temp.read_cache_changes")
-        pending = rows > Self.maximumTrackedChanges ? .everything : .keys(keys, users: users)
+        try database.execute("DELETE FROM temp.read_cache_app_changes")
+        pending = rows > Self.maximumTrackedChanges ? .everything : .keys(keys, users: users, apps: apps)
     }
 
     func didAttach(_ database: Database) throws {
@@ -110,7 +148,7 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         switch pending {
         case nil: cache.invalidate(keys: [], users: [], publishing: head)
         case .everything: cache.removeAll(publishing: head)
-        case .keys(let keys, let users): cache.invalidate(keys: keys, users: users, publishing: head)
+        case .keys(let keys, let users, let apps): cache.invalidate(keys: keys, users: users, apps: apps, publishing: head)
         }
     }
 
@@ -119,6 +157,7 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         // Outside a transaction (or after a rollback): keys recorded so far are covered by the
         // clear below. A failure leaves them for the next commit, which only removes more.
         try? database.execute("DELETE FROM temp.read_cache_changes")
+        try? database.execute("DELETE FROM temp.read_cache_app_changes")
         cache.removeAll(publishing: fileAuditHead(database))
     }
 

@@ -3,7 +3,19 @@ import PermissionDomain
 
 /// Registered apps and their purpose strings (SPEC §4 Apps), and custom services (SPEC §2).
 extension StoreSession {
+    /// On a reader with a read cache, from memory when cached (the hot path asks for the app of
+    /// every authorized record, for `purposeChanged`); the writer's ``ReadCacheTracker`` removes
+    /// an app when its rows change.
     func app(_ id: AppID) throws -> App? {
+        guard let cache = shared?.cache else { return try storedApp(id) }
+        if let cached = cache.lookupApp(id, readAt: cacheGeneration) { return cached }
+        let found = try storedApp(id)
+        cache.insertApp(id, app: found, readAt: cacheGeneration)
+        return found
+    }
+
+    /// ``app(_:)`` from the file.
+    private func storedApp(_ id: AppID) throws -> App? {
         guard let (name, updatedAt) = try row("SELECT name, updated_at FROM apps WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) }, decode: {
             (try $0.requiredString(at: 0, "apps", "name"), $0.int64(at: 1))
         }) else { return nil }

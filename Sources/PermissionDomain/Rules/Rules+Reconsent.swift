@@ -1,0 +1,38 @@
+extension Rules {
+    /// Whether `stored` is a grant given under a purpose string the app no longer shows
+    /// (SPEC §11, re-consent): `authorized` with a purpose, and that purpose is none of the
+    /// app's current texts for the service's purpose keys in the language it was shown in
+    /// (the translation into `purposeLanguage`, or the base string when it was the base one).
+    /// All of the service's keys count, because the key a prompt showed is not kept: location
+    /// `always` shows the whenInUse text on a request and the Always text on the upgrade prompt.
+    ///
+    /// Denials do not count: a denial made under an old text is still a denial, and asking
+    /// again would let an app re-prompt a person who said no by rewording its text, which iOS
+    /// never does. Grants without a purpose (settings, policies) were never shown a text.
+    /// - Parameters:
+    ///   - stored: the stored record.
+    ///   - service: its service.
+    ///   - app: the app as registered now; nil (never registered) counts as unchanged.
+    public static func purposeChanged(stored: StoredAuthorization, service: ServiceDefinition, app: App?) -> Bool {
+        guard stored.status == .authorized, let purpose = stored.purpose, let app else { return false }
+        let current: [String: PurposeString]
+        if let language = stored.purposeLanguage {
+            guard let translated = app.localizedPurposeStrings[language] else { return true }
+            current = translated
+        } else {
+            current = app.purposeStrings
+        }
+        for keys in service.purposeKeys {
+            for key in keys where current[key] == purpose { return false }
+        }
+        return true
+    }
+
+    /// The record a re-consent writes for `stored`: `notDetermined` (`purposeChanged`), no
+    /// level, flags, expiry or purpose, declined levels kept; nil when `stored` is not a grant
+    /// whose purpose changed (``purposeChanged(stored:service:app:)``).
+    public static func reconsent(stored: StoredAuthorization, service: ServiceDefinition, app: App?) -> StoredAuthorization? {
+        guard purposeChanged(stored: stored, service: service, app: app) else { return nil }
+        return cleared(stored, reason: .purposeChanged)
+    }
+}

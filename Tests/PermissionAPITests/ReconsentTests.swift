@@ -1,0 +1,91 @@
+import Foundation
+import PermissionAPI
+import PermissionWire
+import Testing
+
+/// Re-consent over HTTP (SPEC §11), on the store the suite runs on: `purposeChanged` on reads
+/// once the app's text changes (and a new entity-tag with it), the reverse query
+/// `GET /v1/apps/{app}/purpose-changed`, `PUT /v1/apps/{app}` with `reconsent` writing one
+/// published `authorization.reconsent` entry per grant (the feed serves the audit log: the README walkthrough reads one from `/v1/events`), and bad input refused with nothing written.
+@Suite struct ReconsentTests {
+    static let camera = "/v1/users/u42/apps/com.example.maps/authorizations/camera"
+
+    /// `PUT /v1/apps/com.example.maps` with the camera's text replaced.
+    static func register(_ app: TestApp, camera text: String, extra: String = "") throws -> TestResponse {
+        var purposes = TestApp.allPurposes
+        purposes["NSCameraUsageDescription"] = text
+        let strings = String(decoding: try WireEncoder.encode(purposes), as: UTF8.self)
+        return try app.send(.put, "/v1/apps/com.example.maps", json: #"{"name":"Maps","purposeStrings":\#(strings)\#(extra)}"#)
+    }
+
+    @Test func aChangedTextIsFlaggedListedAndAskedAgainWithOneEntryPerGrant() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        let granted = try app.grant("camera", "full", "allow")
+        try app.grant("camera", "full", "allow", user: "u43")
+        try app.grant("camera", "full", "deny", user: "u44")
+        let first = try app.send(.get, Self.camera)
+        #expect(!first.text.contains("purposeChanged") && granted.purposeChanged == nil)
+        let etag = try #require(first.headers["ETag"])
+
+        let changed = try Self.register(app, camera: "Scans tickets and receipts.")
+        #expect(changed.status == 200 && !changed.text.contains("reconsented"), "\(changed.text)")
+        let flagged = try app.send(.get, Self.camera, headers: [("If-None-Match", etag)])
+        #expect(flagged.status == 200, "the representation changed, so the old tag no longer matches")
+        #expect(try flagged.decode(Authorization.self).purposeChanged == true)
+        #expect(try app.authorization("camera", user: "u44").purposeChanged == nil, "a denial is not flagged")
+        let listing = try app.send(.get, "/v1/users/u42/authorizations").decode(AuthorizationList.self)
+        #expect(listing.items.first { $0.service == "camera" }?.purposeChanged == true)
+
+        let page1 = try app.send(.get, "/v1/apps/com.example.maps/purpose-changed?limit=1")
+        #expect(page1.status == 200, "\(page1.text)")
+        let first1 = try page1.decode(AuthorizationList.self)
+        #expect(first1.items.map(\.user) == ["u42"] && first1.nextCursor == "u42/camera")
+        let page2 = try app.send(.get, "/v1/apps/com.example.maps/purpose-changed?limit=1&after=u42/camera")
+            .decode(AuthorizationList.self)
+        #expect(page2.items.map(\.user) == ["u43"] && page2.items.allSatisfy { $0.purposeChanged == true })
+
+        let seq = try app.lastSeq()
+        let asked = try Self.register(app, camera: "Scans tickets and receipts.", extra: #","reconsent":true"#)
+        #expect(asked.status == 200, "\(asked.text)")
+        #expect(try asked.decode(App.self).reconsented == 2)
+        let entries = try app.audit("after=\(seq)")
+        let reconsents = entries.filter { $0.action == "authorization.reconsent" }
+        #expect(entries.count == 3 && entries.first?.action == "app.put", "the app, then one entry per grant")
+        #expect(Set(reconsents.map(\.user)) == ["u42", "u43"])
+        #expect(reconsents.allSatisfy { $0.actor.role == "admin" && $0.reason == "purposeChanged" && $0.to?.status == .notDetermined })
+
+        let after = try app.authorization("camera")
+        #expect(after.status == .notDetermined && after.reason == .purposeChanged && after.purposeChanged == nil)
+        #expect(try app.authorization("camera", user: "u44").status == .denied, "denials stay")
+        #expect(try app.send(.get, "/v1/apps/com.example.maps/purpose-changed").decode(AuthorizationList.self).items.isEmpty)
+        #expect(try app.prompt("camera", "full").purpose == "Scans tickets and receipts.")
+    }
+
+    @Test(arguments: [
+        ("a string", #","reconsent":"yes""#),
+        ("null", #","reconsent":null"#),
+        ("a number", #","reconsent":1"#),
+    ])
+    func aBadReconsentIsRefusedAndWritesNothing(_ name: String, _ extra: String) throws {
+        let app = try TestApp()
+        try app.registerApp()
+        try app.grant("camera", "full", "allow")
+        let seq = try app.lastSeq()
+        let response = try Self.register(app, camera: "Scans receipts.", extra: extra)
+        #expect(response.status == 400 && response.problemType == .invalidRequest, "\(name): \(response.text)")
+        #expect(response.problem?.detail.contains("reconsent") == true, "\(name): \(response.text)")
+        #expect(try app.lastSeq() == seq, "\(name): nothing written")
+        #expect(try app.authorization("camera").purposeChanged == nil)
+    }
+
+    @Test func theReverseQueryRefusesAMalformedCursorAndAnUnknownApp() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        for cursor in ["u42", "u42/Camera", "/camera", "u%2042/camera"] {
+            let response = try app.send(.get, "/v1/apps/com.example.maps/purpose-changed?after=\(cursor)")
+            #expect(response.status == 400 && response.problem?.detail.contains("after") == true, "\(cursor): \(response.text)")
+        }
+        #expect(try app.send(.get, "/v1/apps/com.example.unknown/purpose-changed").status == 404)
+    }
+}
