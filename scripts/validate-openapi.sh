@@ -40,7 +40,7 @@ expected = {
     "/v1/users/{user}/prompts": {"get"}, "/v1/prompts/{id}": {"get"},
     "/v1/prompts/{id}/decision": {"post"},
     "/v1/users/{user}/apps/{app}/lifecycle": {"post"},
-    "/v1/users/{user}/settings": {"get", "put"},
+    "/v1/users/{user}/settings": {"get", "put"}, "/v1/users/{user}/export": {"get"},
     "/v1/policies": {"get"}, "/v1/policies/{id}": {"get", "put", "delete"},
     "/v1/reset": {"post"}, "/v1/audit": {"get"}, "/v1/audit/verify": {"get"},
     "/v1/events": {"get"}, "/v1/keys": {"get", "post"}, "/v1/keys/{id}": {"delete"},

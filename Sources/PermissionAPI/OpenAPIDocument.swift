@@ -774,6 +774,58 @@ paths:
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
+  /v1/users/{user}/export:
+    parameters:
+      - $ref: '#/components/parameters/User'
+      - $ref: '#/components/parameters/RequestId'
+    get:
+      tags: [users]
+      operationId: exportUser
+      summary: Everything kept about a user, as one document (admin, consent)
+      description: >
+        GDPR Art. 15 and 20: the user's authorizations as consent records with the fields of
+        ISO/IEC TS 27560 (record id, principal, controller, data category, purpose text and its
+        language, state, times, how to withdraw), their prompts and settings, and every audit
+        entry about them, readable (`entry`) and as stored (`stored`: the hashed values, one for
+        each of `auditEncoding.columns`), with the audit chain head when the export was read.
+        Everything is read in one snapshot, so records, entries and head agree; no entry is
+        after the head. `scripts/verify-export.py` checks a document offline, taking the
+        encoding's tag and columns from it. A user exists only through their records: one the
+        server never saw gets a document with none (and the default settings), not a 404. At
+        most `--max-export-records` records (authorizations, prompts and audit entries
+        together, default 5000); a larger export is refused with `422 export-too-large`
+        (read the history in pages with `GET /v1/audit?user=` instead). Never cached
+        (`Cache-Control: no-store`). The consent pages offer the same document to the session's
+        user as a download (`/consent/export`, "Download My Data" on the history page).
+      responses:
+        '200':
+          description: The export document.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+            Cache-Control:
+              description: Always `no-store`.
+              schema: {type: string, enum: [no-store]}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/UserExport'}
+              examples:
+                u42: {$ref: '#/components/examples/UserExportU42'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '422':
+          description: >
+            The export would hold more than `--max-export-records` records (`limit` names the
+            limit); nothing was built.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+          content:
+            application/problem+json:
+              schema: {$ref: '#/components/schemas/Problem'}
+              examples:
+                export-too-large: {$ref: '#/components/examples/ProblemExportTooLarge'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '500': {$ref: '#/components/responses/Internal'}
   /v1/policies:
     get:
       tags: [policies]
@@ -2069,6 +2121,111 @@ components:
           oneOf:
             - {$ref: '#/components/schemas/LanguageTag'}
             - {type: 'null'}
+    UserExport:
+      description: >
+        Everything kept about one user (`GET /v1/users/{user}/export`), schema
+        `permission-user-export` version 1.
+      type: object
+      required: [schema, user, exportedAt, head, auditEncoding, consentRecords, prompts, settings, audit]
+      properties:
+        schema:
+          type: object
+          required: [name, version, conformsTo]
+          properties:
+            name: {type: string, enum: [permission-user-export]}
+            version: {type: integer, enum: [1]}
+            conformsTo: {type: string, enum: ['ISO/IEC TS 27560:2023']}
+        user: {$ref: '#/components/schemas/UserId'}
+        exportedAt: {$ref: '#/components/schemas/Timestamp'}
+        head:
+          description: The audit chain head of the snapshot (`seq` 0 and 64 zeros for an empty log).
+          type: object
+          required: [seq, hash]
+          properties:
+            seq: {type: integer, format: int64, minimum: 0}
+            hash: {type: string, pattern: '^[0-9a-f]{64}$'}
+        auditEncoding:
+          description: >
+            How `audit[].stored` is hashed: `tag`, then each value in the order of `columns` as
+            NULL (`0x00`), INTEGER (`0x01` + 8 bytes big-endian) or TEXT (`0x02` + 4-byte
+            big-endian UTF-8 length + the bytes); the hash is the lowercase hex `digest` of it.
+            The first entry's previous hash is `genesis`.
+          type: object
+          required: [tag, columns, genesis, digest]
+          properties:
+            tag: {type: string}
+            columns:
+              type: array
+              items: {type: string}
+            genesis: {type: string, pattern: '^0{64}$'}
+            digest: {type: string, enum: [sha256]}
+        consentRecords:
+          description: One per authorization record of the user, ordered by (app, service).
+          type: array
+          items: {$ref: '#/components/schemas/ConsentRecord'}
+        prompts:
+          description: The user's prompts in their effective state, in creation order.
+          type: array
+          items: {$ref: '#/components/schemas/Prompt'}
+        settings: {$ref: '#/components/schemas/UserSettings'}
+        audit:
+          description: Every audit entry about the user, in seq order, none after `head.seq`.
+          type: array
+          items:
+            type: object
+            required: [seq, entry, stored]
+            properties:
+              seq: {type: integer, format: int64, minimum: 1}
+              hash: {type: string, description: The entry's stored hash.}
+              prevHash: {type: string, description: The previous entry's stored hash.}
+              entry: {$ref: '#/components/schemas/AuditEntry'}
+              stored:
+                description: The stored values, one for each of `auditEncoding.columns`, in its order.
+                type: array
+                items:
+                  anyOf: [{type: integer, format: int64}, {type: string}, {type: 'null'}]
+    ConsentRecord:
+      description: One authorization as an ISO/IEC TS 27560 consent record.
+      type: object
+      required: [recordId, principal, controller, dataCategory, state, reason, version, withdrawal]
+      properties:
+        recordId:
+          description: The record's resource path in this API.
+          type: string
+        principal: {$ref: '#/components/schemas/UserId'}
+        controller:
+          description: The app the consent is given to; `name` absent for an app never registered.
+          type: object
+          required: [id]
+          properties:
+            id: {$ref: '#/components/schemas/AppId'}
+            name: {type: string}
+        dataCategory: {$ref: '#/components/schemas/ServiceId'}
+        level: {$ref: '#/components/schemas/Level'}
+        purpose:
+          description: The purpose text shown when the user decided; absent when none was.
+          type: object
+          required: [text]
+          properties:
+            text: {type: string}
+            language: {$ref: '#/components/schemas/LanguageTag'}
+        state: {$ref: '#/components/schemas/AuthorizationStatus'}
+        reason: {$ref: '#/components/schemas/Reason'}
+        givenAt:
+          description: When the record got its current state.
+          allOf: [{$ref: '#/components/schemas/Timestamp'}]
+        expiresAt:
+          description: When the grant lapses; absent for one without an end.
+          allOf: [{$ref: '#/components/schemas/Timestamp'}]
+        version: {type: integer, format: int64, minimum: 0}
+        withdrawal:
+          description: How to withdraw it - the consent settings page, or the API call.
+          type: object
+          required: [page, method, path]
+          properties:
+            page: {type: string}
+            method: {type: string, enum: [POST]}
+            path: {type: string}
     Policy:
       type: object
       required: [id, service, app, user, effect]
@@ -2483,6 +2640,7 @@ components:
         - https://permissions.example/problems/unsupported-media-type
         - https://permissions.example/problems/unavailable
         - https://permissions.example/problems/revision-unavailable
+        - https://permissions.example/problems/export-too-large
         - https://permissions.example/problems/internal
     Problem:
       description: RFC 9457 problem details, with the request id and optional extension members.
@@ -2502,6 +2660,9 @@ components:
           description: '`invalid-choice`: the prompt''s options; `method-not-allowed`: the methods.'
           type: array
           items: {type: string}
+        limit:
+          description: '`export-too-large`: the most records an export may hold (`--max-export-records`).'
+          type: integer
         errors:
           description: Field errors, each a JSON Pointer (RFC 6901) or parameter name and why.
           type: array
@@ -2918,6 +3079,74 @@ components:
           service: location
           state: pending
           user: u42
+    UserExportU42:
+      summary: A user with one grant and the prompt that made it
+      value:
+        schema: {name: permission-user-export, version: 1, conformsTo: 'ISO/IEC TS 27560:2023'}
+        user: u42
+        exportedAt: '2026-11-25T10:00:00.000Z'
+        head: {seq: 7, hash: 99d4603eac89b2dd9719143f44d8a5b2497160e0e5e66e7e4709f23a6e86e61f}
+        auditEncoding:
+          tag: permission-audit-v1
+          columns: [seq, at, actor_key, actor_role, action, user, app, service, from_status, from_level,
+                    from_provisional, from_once, to_status, to_level, to_provisional, to_once, reason, purpose,
+                    purpose_hash, prompt_id, request_id, detail, prev_hash]
+          genesis: '0000000000000000000000000000000000000000000000000000000000000000'
+          digest: sha256
+        consentRecords:
+          - recordId: /v1/users/u42/apps/com.example.maps/authorizations/location
+            principal: u42
+            controller: {id: com.example.maps, name: Maps}
+            dataCategory: location
+            level: whenInUse
+            purpose: {text: Shows where you are on the map.}
+            state: authorized
+            reason: userConsent
+            givenAt: '2026-11-24T09:00:00.000Z'
+            version: 1
+            withdrawal:
+              page: https://permissions.example.com/consent/settings
+              method: POST
+              path: /v1/users/u42/apps/com.example.maps/authorizations/location/revoke
+        prompts:
+          - id: 019a6b1c2d3e-8f7e6d5c4b3a2910
+            user: u42
+            app: com.example.maps
+            service: location
+            kind: request
+            level: whenInUse
+            options: [allowOnce, allowWhileUsing, deny]
+            purpose: Shows where you are on the map.
+            purposeKey: NSLocationWhenInUseUsageDescription
+            state: answered
+            choice: allowWhileUsing
+            createdAt: '2026-11-24T08:59:50.000Z'
+            expiresAt: '2026-11-24T09:09:50.000Z'
+            endedAt: '2026-11-24T09:00:00.000Z'
+        settings: {locationServicesEnabled: true, locale: null}
+        audit:
+          - seq: 7
+            hash: 99d4603eac89b2dd9719143f44d8a5b2497160e0e5e66e7e4709f23a6e86e61f
+            prevHash: 3c1f000000000000000000000000000000000000000000000000000000000000
+            entry:
+              seq: 7
+              at: '2026-11-24T09:00:00.000Z'
+              actor: {keyId: 7f3a9c0d1e2b4a56, role: consent}
+              action: prompt.answered
+              user: u42
+              app: com.example.maps
+              service: location
+              from: {status: notDetermined, provisional: false, once: false}
+              to: {status: authorized, level: whenInUse, provisional: false, once: false}
+              reason: userConsent
+              purpose: Shows where you are on the map.
+              purposeHash: b9d22d2010a8d8d2ac0488ae33114d538aa2da9fd79c9bfe7a7f1686b8fddb6f
+              promptId: 019a6b1c2d3e-8f7e6d5c4b3a2910
+              requestId: req-5f20
+              detail: {choice: allowWhileUsing}
+              prevHash: 3c1f000000000000000000000000000000000000000000000000000000000000
+              hash: 99d4603eac89b2dd9719143f44d8a5b2497160e0e5e66e7e4709f23a6e86e61f
+            stored: [7, 1795510800000, '7f3a9c0d1e2b4a56', 'consent', 'prompt.answered', 'u42', 'com.example.maps', 'location', 'notDetermined', null, 0, 0, 'authorized', 'whenInUse', 0, 0, 'userConsent', 'Shows where you are on the map.', 'b9d22d2010a8d8d2ac0488ae33114d538aa2da9fd79c9bfe7a7f1686b8fddb6f', '019a6b1c2d3e-8f7e6d5c4b3a2910', 'req-5f20', '{"choice":"allowWhileUsing"}', '3c1f000000000000000000000000000000000000000000000000000000000000']
     UserSettingsEnabled:
       summary: Location Services on
       value: {locationServicesEnabled: true, locale: null}
@@ -3223,6 +3452,15 @@ components:
         status: 422
         detail: 'until: must be in the future'
         requestId: req-5f2c
+    ProblemExportTooLarge:
+      summary: export-too-large (422)
+      value:
+        type: https://permissions.example/problems/export-too-large
+        title: Export too large
+        status: 422
+        detail: 'The export of u42 would hold more than 5000 records (--max-export-records); read the audit history in pages with GET /v1/audit?user=u42 instead.'
+        requestId: req-5f2e
+        limit: 5000
     ProblemInternal:
       summary: internal (500)
       value:

@@ -93,3 +93,18 @@ extension Endpoints {
     /// `GET /openapi.yaml`: the API description.
     public static func openAPIDocument() -> Endpoint<String> { .text("/openapi.yaml", accept: "application/yaml") }
 }
+
+extension Endpoints {
+    /// `GET /v1/users/{user}/export`: everything kept about the user, decoded.
+    public static func export(user: String) -> Endpoint<UserExport> {
+        .json("GET", PathEncoding.path("v1", "users", user, "export"))
+    }
+
+    /// `GET /v1/users/{user}/export`: the document's bytes exactly as the server sent them (to
+    /// keep or hand over as a file).
+    public static func exportDocument(user: String) -> Endpoint<[UInt8]> {
+        Endpoint(method: "GET", path: PathEncoding.path("v1", "users", user, "export")) { raw throws(WireDecodingError) in
+            raw.body
+        }
+    }
+}

@@ -115,3 +115,17 @@ extension PermissionClient {
         try await send(Endpoints.openAPIDocument()).value
     }
 }
+
+extension PermissionClient {
+    /// Everything the service keeps about `user` (GDPR Art. 15 and 20): consent records, prompts,
+    /// settings and the audit entries with the chain head. An unknown user's export has no records.
+    public func export(user: String) async throws(PermissionClientError) -> UserExport {
+        try await send(Endpoints.export(user: user)).value
+    }
+
+    /// The export of `user` as the JSON bytes the server sent, for keeping as a file or checking
+    /// with `scripts/verify-export.py`.
+    public func exportDocument(user: String) async throws(PermissionClientError) -> [UInt8] {
+        try await send(Endpoints.exportDocument(user: user)).value
+    }
+}

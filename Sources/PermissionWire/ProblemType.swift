@@ -22,6 +22,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
     case unsupportedMediaType = "unsupported-media-type"
     case unavailable = "unavailable"
     case revisionUnavailable = "revision-unavailable"
+    case exportTooLarge = "export-too-large"
     case internalError = "internal"
 
     /// The common prefix of every problem type URI.
@@ -49,7 +50,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .preconditionFailed: 412
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
-        case .unknownLevel, .missingPurposeString, .invalidChoice, .invalidCombination: 422
+        case .unknownLevel, .missingPurposeString, .invalidChoice, .invalidCombination, .exportTooLarge: 422
         case .tooManyRequests: 429
         case .internalError: 500
         case .unavailable, .revisionUnavailable: 503
@@ -80,6 +81,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .unsupportedMediaType: "Unsupported media type"
         case .unavailable: "Service unavailable"
         case .revisionUnavailable: "Revision not yet applied"
+        case .exportTooLarge: "Export too large"
         case .internalError: "Internal server error"
         }
     }

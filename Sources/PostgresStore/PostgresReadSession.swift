@@ -90,6 +90,12 @@ final class PostgresReadSession: PermissionReader {
 
     // MARK: From the database
 
+    func auditRecords(user: UserID, after: Int64, limit: Int) throws -> [AuditRecord] {
+        try database().auditRecords(user: user, after: after, limit: limit)
+    }
+
+    func auditHead() throws -> AuditRecord? { try database().auditHead() }
+
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization? {
         try database().authorization(user: user, app: app, service: service)
     }

@@ -11,6 +11,8 @@ enum ExitCodes {
     static let usage: Int32 = 64
     /// EX_UNAVAILABLE: no connection, a timeout, a cut response, or 503.
     static let unavailable: Int32 = 69
+    /// EX_CANTCREAT: an output file cannot be written.
+    static let cantCreate: Int32 = 73
     /// EX_NOPERM: the key was refused (401) or is not allowed (403).
     static let denied: Int32 = 77
 

@@ -12,7 +12,7 @@ struct Permctl: ParsableCommand {
             --json prints the API's JSON for scripts.
 
             Exit codes: 0 success; 64 usage error; 69 server unavailable (connection refused, \
-            timeout, cut response, 503); 77 access denied (401 wrong or missing key, 403 role); \
+            timeout, cut response, 503); 73 an output file cannot be written; 77 access denied (401 wrong or missing key, 403 role); \
             1 any other HTTP error (404, 409, 412, 422, ...) or an unreadable answer.
 
             Example:

@@ -29,6 +29,8 @@ struct ServerConfiguration: Sendable {
     var onceTTL: Int
     /// Seconds ahead an expiring grant's `until` may lie at most (SPEC §11).
     var maxGrantDuration: Int
+    /// Records one user's export may hold at most (`GET /v1/users/{user}/export`).
+    var maxExportRecords: Int
     var maxConnections: Int
     /// Connections one remote address may hold; 0 for no such limit.
     var maxConnectionsPerAddress: Int
@@ -101,6 +103,7 @@ struct ServerConfiguration: Sendable {
         promptTTL = try resolver.int(Settings.promptTTL, range: 1...31_536_000)
         onceTTL = try resolver.int(Settings.onceTTL, range: 1...31_536_000)
         maxGrantDuration = try resolver.int(Settings.maxGrantDuration, range: 60...315_360_000)
+        maxExportRecords = try resolver.int(Settings.maxExportRecords, range: 100...1_000_000)
         maxConnections = try resolver.int(Settings.maxConnections, range: 1...1_000_000)
         maxConnectionsPerAddress = try resolver.int(Settings.maxConnectionsPerAddress, range: 0...1_000_000)
         eventLoops = try resolver.int(Settings.eventLoops, range: 0...256)
@@ -210,6 +213,7 @@ struct ServerConfiguration: Sendable {
         configuration.service.promptTTL = TimeInterval(promptTTL)
         configuration.service.onceTTL = TimeInterval(onceTTL)
         configuration.service.maxGrantDuration = TimeInterval(maxGrantDuration)
+        configuration.service.maxExportRecords = maxExportRecords
         configuration.authFailureBurst = authFailureBurst
         configuration.authFailureRefillPerSecond = Double(authFailureRefill)
         configuration.maxEventStreams = maxEventStreams

@@ -28,6 +28,8 @@ struct SettingOptions: ParsableArguments {
     var onceTTL: String?
     @Option(name: .customLong(Settings.maxGrantDuration.flag), help: Settings.maxGrantDuration.argumentHelp)
     var maxGrantDuration: String?
+    @Option(name: .customLong(Settings.maxExportRecords.flag), help: Settings.maxExportRecords.argumentHelp)
+    var maxExportRecords: String?
     @Option(name: .customLong(Settings.maxConnections.flag), help: Settings.maxConnections.argumentHelp)
     var maxConnections: String?
     @Option(name: .customLong(Settings.maxConnectionsPerAddress.flag), help: Settings.maxConnectionsPerAddress.argumentHelp)
@@ -75,7 +77,7 @@ struct SettingOptions: ParsableArguments {
             (Settings.readCacheEntries, readCacheEntries),
             (Settings.databasePoolSize, databasePoolSize),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
-            (Settings.onceTTL, onceTTL), (Settings.maxGrantDuration, maxGrantDuration),
+            (Settings.onceTTL, onceTTL), (Settings.maxGrantDuration, maxGrantDuration), (Settings.maxExportRecords, maxExportRecords),
             (Settings.maxConnections, maxConnections),
             (Settings.maxConnectionsPerAddress, maxConnectionsPerAddress), (Settings.eventLoops, eventLoops),
             (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),

@@ -43,6 +43,9 @@ enum Settings {
     static let maxGrantDuration = Setting(flag: "max-grant-duration", environment: "PERMISSION_MAX_GRANT_DURATION",
         defaultValue: "31536000",
         help: "Seconds ahead an expiring grant's until may lie at most (60-315360000); one further is refused with 422.")
+    static let maxExportRecords = Setting(flag: "max-export-records", environment: "PERMISSION_MAX_EXPORT_RECORDS",
+        defaultValue: "5000",
+        help: "Records (authorizations, prompts and audit entries, about 1-2 KB each in the document) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large.")
     static let readCacheEntries = Setting(flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
         defaultValue: "1000000",
         help: "Authorization records the status read keeps in memory (about 300 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database.")
@@ -96,8 +99,8 @@ enum Settings {
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [
-        host, port, database, databasePasswordFile, databasePoolSize, auditKeyFile, auditKey, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL,
-        maxGrantDuration, maxConnections,
+        host, port, database, databasePasswordFile, databasePoolSize, auditKeyFile, auditKey, readCacheEntries, logFormat,
+        logLevel, promptTTL, onceTTL, maxGrantDuration, maxExportRecords, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
         maxEventStreamsPerKey, consentSessionTTL, consentCookieSecure, publicURL, bootstrapAdminKey, config,

@@ -36,6 +36,7 @@ import Testing
         "POST /v1/users/{user}/apps/{app}/lifecycle": "AAAFF",
         "GET /v1/users/{user}/settings": "AAFFF",
         "PUT /v1/users/{user}/settings": "AAFFF",
+        "GET /v1/users/{user}/export": "AAFFF",
         "GET /v1/policies": "AAFFF",
         "GET /v1/policies/{id}": "AAFFF",
         "PUT /v1/policies/{id}": "AFFFF",

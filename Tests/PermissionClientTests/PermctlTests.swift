@@ -11,7 +11,7 @@ import Glibc
 @Suite("permctl", .serialized, .timeLimit(.minutes(3)))
 struct PermctlTests {
     static let verbs = ["status", "request", "prompts", "decide", "set", "revoke", "reset", "apps", "services",
-                        "policies", "audit", "keys"]
+                        "policies", "audit", "keys", "users"]
 
     @Test func everyVerbAgainstTheRealServer() throws {
         let server = try LiveServer()

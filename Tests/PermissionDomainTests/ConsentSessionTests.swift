@@ -84,7 +84,7 @@ import Testing
         }
         let own: Set<AccessRight> = [
             .readAuthorization, .listAuthorizations, .setAuthorization, .readPrompts, .decide, .readSettings,
-            .writeSettings, .ownHistory, .consentSession,
+            .writeSettings, .ownHistory, .consentSession, .export,
         ]
         for right in AccessRight.allCases {
             let expected: AccessGrant = right == .open ? .granted : own.contains(right) ? .ownUser : .denied

@@ -1,6 +1,7 @@
 """The history page in a real browser: the user's own audit entries, newest first, 20 a page,
 paged with a#history-older, nothing of another user."""
 
+import json
 import unittest
 
 from selenium.webdriver.common.by import By
@@ -62,6 +63,38 @@ class HistoryTests(p.PagesTestCase):
         text = item.text
         self.assertTrue("Wordy Maps" in text or app in text, text)
         self.assertIn("amera", text)  # Camera / camera / Kamera: the service named
+
+    def test_download_my_data_fetches_the_users_own_export_with_the_session(self):
+        user, other = h.unique("export"), h.unique("stranger")
+        app = h.unique("com.example.export")
+        self.server.put_app(app, "Maps")
+        self.server.set_authorization(user, app, "camera", "authorized", "full")
+        self.server.set_authorization(other, app, "microphone", "denied")
+        self.open_session(user)
+        h.load(self.browser, "/consent/history")
+        link = p.one(self.browser, "a#download-data")
+        self.assertTrue(link.text.strip(), "the link says what it does")
+        self.assertEqual(link.get_attribute("download"), "", "offered as a download")
+        self.assertTrue(link.get_attribute("href").endswith("/consent/export"), link.get_attribute("href"))
+        # What the link downloads, fetched as the page would, with the session's cookie only.
+        fetched = self.browser.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0], {credentials: "same-origin"})
+                .then(r => r.text().then(body => done({status: r.status, type: r.headers.get("Content-Type"),
+                    disposition: r.headers.get("Content-Disposition"), cache: r.headers.get("Cache-Control"),
+                    body: body})))
+                .catch(e => done({error: String(e)}));
+        """, link.get_attribute("href"))
+        self.assertNotIn("error", fetched, fetched)
+        self.assertEqual(fetched["status"], 200, fetched)
+        self.assertEqual(fetched["type"], "application/json")
+        self.assertEqual(fetched["cache"], "no-store")
+        self.assertIn(f'filename="permissions-{user}.json"', fetched["disposition"])
+        export = json.loads(fetched["body"])
+        self.assertEqual(export["user"], user)
+        self.assertEqual([r["dataCategory"] for r in export["consentRecords"]], ["camera"])
+        self.assertEqual([e["seq"] for e in export["audit"]], [e["seq"] for e in self.server.audit(user)],
+                         "every entry about the user, and only theirs")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ struct ConsentController {
         registerPrompts(on: &routes)
         registerSettings(on: &routes)
         registerHistory(on: &routes)
+        registerExport(on: &routes)
         registerEvents(on: &routes)
     }
 

@@ -3,7 +3,8 @@ import PermissionDomain
 
 /// The history (`GET /consent/history?after=<seq>`): the user's own audit entries, newest
 /// first, ``pageSize`` a page, each with its time, app, service and what changed in words;
-/// `a#history-older` leads to the next (older) page when there is one.
+/// `a#history-older` leads to the next (older) page when there is one; `a#download-data`
+/// downloads everything kept about the user (`/consent/export`).
 enum ConsentHistoryPage {
     static let pageSize = 20
 
@@ -21,6 +22,10 @@ enum ConsentHistoryPage {
         } else {
             content.append(HTML.element("ol", ["id": "history"], items.map { item($0, language) }))
         }
+        content.append(
+            HTML.element(
+                "a", ["id": "download-data", "href": "/consent/export", "download": ""],
+                HTML(ConsentText.text(.downloadData, language))))
         if let older {
             content.append(
                 HTML.element(

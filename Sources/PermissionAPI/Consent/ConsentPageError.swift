@@ -22,6 +22,8 @@ enum ConsentPageError: Error, Sendable, Equatable {
     case notFound
     /// The session holds as many event streams as it may (429), or the server does (503).
     case busy(HTTPStatus)
+    /// The user's data is more than one download may hold (`--max-export-records`).
+    case exportTooLarge
 
     /// The page that says so, in `language`.
     func page(_ language: ConsentLanguage) -> ConsentPage {
@@ -47,6 +49,7 @@ enum ConsentPageError: Error, Sendable, Equatable {
             var refusal = page(status, .busyTitle, [.busyText])
             refusal.headers.add(name: "Retry-After", value: "5")
             return refusal
+        case .exportTooLarge: return page(HTTPStatus(code: 422), .exportTooLargeTitle, [.exportTooLargeText])
         }
     }
 }

@@ -227,7 +227,7 @@ p.restricted { clear: both; margin: 0; padding: 8px 16px 12px; font-size: 13px; 
 #history time { display: block; font-size: 13px; color: var(--secondary); }
 #history .what { font-weight: 600; }
 #history .detail { display: block; font-size: 15px; color: var(--secondary); }
-#history-older { display: inline-flex; align-items: center; min-height: 44px; margin: 12px 16px; }
+#history-older, #download-data { display: inline-flex; align-items: center; min-height: 44px; margin: 12px 16px; }
 
 @media (max-width: 480px) {
   nav a, nav button { padding: 0 8px; font-size: 15px; }

@@ -11,7 +11,7 @@ enum ConsentText {
         case errorNotPending, errorInvalidChoice, errorRestricted, errorInvalidSetting, errorInvalidSwitch
         case settingsHeading, locationServices, switchOn, switchOff, locationServicesOffNote, noApps, save
         case restricted
-        case historyHeading, noHistory, olderEntries
+        case historyHeading, noHistory, olderEntries, downloadData, exportTooLargeTitle, exportTooLargeText
         case openInBrowserTitle, openInBrowserText, signedOutTitle, signedOutText
         case askForNewLink, linkExpiredTitle, linkExpiredText, linkIncompleteTitle, linkIncompleteText
         case linkInvalidTitle, linkInvalidText, linkUsedTitle, linkUsedText, linkTimedOutTitle, linkTimedOutText
@@ -88,6 +88,13 @@ enum ConsentText {
         case .historyHeading: return ("History", "Verlauf")
         case .noHistory: return ("Nothing has happened yet.", "Noch keine Einträge.")
         case .olderEntries: return ("Older Entries", "Ältere Einträge")
+        case .downloadData: return ("Download My Data", "Meine Daten herunterladen")
+        case .exportTooLargeTitle: return ("Your data is too large to download here", "Deine Daten sind zu umfangreich für einen Download hier")
+        case .exportTooLargeText:
+            return (
+                "Ask the service that sent you the link for a copy of your data.",
+                "Bitte den Dienst, der dir den Link geschickt hat, um eine Kopie deiner Daten."
+            )
         case .openInBrowserTitle: return ("Open this link in your browser", "Öffne diesen Link in deinem Browser")
         case .openInBrowserText:
             return ("This link opens your privacy choices, once.", "Dieser Link öffnet deine Datenschutz-Auswahl, einmal.")

@@ -9,7 +9,7 @@ public enum AccessMatrix {
         case .consent:
             switch right {
             case .open, .readAuthorization, .listAuthorizations, .setAuthorization, .lifecycle, .readPrompts, .decide,
-                .readSettings, .writeSettings, .readCatalogue:
+                .readSettings, .writeSettings, .readCatalogue, .export:
                 return .granted
             case .requestAccess, .admin, .audit, .readEvents, .ownHistory, .consentSession:
                 return .denied
@@ -21,7 +21,7 @@ public enum AccessMatrix {
             case .open: return .granted
             case .readAuthorization, .listAuthorizations, .requestAccess, .lifecycle, .readEvents: return .ownApp
             case .setAuthorization, .readPrompts, .decide, .readSettings, .writeSettings, .readCatalogue, .admin,
-                .audit, .consentSessions, .ownHistory, .consentSession, .eraseUser:
+                .audit, .consentSessions, .ownHistory, .consentSession, .eraseUser, .export:
                 return .denied
             }
         case .auditor:
@@ -35,7 +35,7 @@ public enum AccessMatrix {
             switch right {
             case .open: return .granted
             case .readAuthorization, .listAuthorizations, .setAuthorization, .readPrompts, .decide, .readSettings,
-                .writeSettings, .ownHistory, .consentSession:
+                .writeSettings, .ownHistory, .consentSession, .export:
                 return .ownUser
             case .requestAccess, .lifecycle, .readCatalogue, .admin, .audit, .readEvents, .consentSessions, .eraseUser:
                 return .denied

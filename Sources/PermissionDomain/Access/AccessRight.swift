@@ -39,4 +39,7 @@ public enum AccessRight: String, Sendable, Hashable, CaseIterable {
     case ownHistory
     /// The consent session's own page and its logout: a consent session only.
     case consentSession
+    /// `GET /v1/users/{user}/export` and the consent pages' download: everything kept about a
+    /// user (GDPR Art. 15 and 20).
+    case export
 }

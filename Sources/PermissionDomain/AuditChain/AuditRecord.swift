@@ -5,7 +5,7 @@
 /// A store persists these values as they are and reads them back as they are, so that a row
 /// edited outside the program is hashed as it now stands (an integer column may then hold any
 /// value, and every column but `seq` and `at` may be NULL).
-package struct AuditRecord: Equatable, Sendable {
+public struct AuditRecord: Equatable, Sendable {
     package var seq: Int64
     package var at: Int64
     package var actorKey: String?

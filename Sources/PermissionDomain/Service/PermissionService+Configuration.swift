@@ -15,6 +15,10 @@ extension PermissionService {
         /// The longest an expiring grant may last: its `until` is at most this many seconds
         /// ahead; default 31536000 (a year).
         public var maxGrantDuration: TimeInterval
+        /// The most records (authorizations, prompts and audit entries together) one user's
+        /// export may hold (`--max-export-records`); beyond it the export is refused
+        /// (``ExportTooLarge``) instead of being built in memory. Default 5000.
+        public var maxExportRecords: Int = 5_000
 
         public init(
             promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,

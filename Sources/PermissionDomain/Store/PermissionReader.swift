@@ -53,4 +53,13 @@ public protocol PermissionReader: APIKeyReader, ConsentSessionReader {
     func audit(query: AuditQuery) throws -> [AuditEntry]
     /// The seq of the last audit entry, 0 when the log is empty.
     func lastAuditSeq() throws -> Int64
+
+    /// The stored records (every hashed column as stored, ``AuditChain``) of the audit entries
+    /// about `user` (its `user` column), those with `seq > after`, in seq order, at most
+    /// `limit`: what an export hands over to be verified against the chain. Every record of the
+    /// read's snapshot, whatever a read cache shows yet.
+    func auditRecords(user: UserID, after: Int64, limit: Int) throws -> [AuditRecord]
+    /// The stored record of the last audit entry in the read's snapshot (the chain head),
+    /// whatever a read cache shows yet; nil for an empty log.
+    func auditHead() throws -> AuditRecord?
 }

@@ -12,14 +12,15 @@ struct Harness {
 
     init(
         _ kind: StoreKind, promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
-        maxGrantDuration: TimeInterval = 31_536_000, registered: App? = FlowFixtures.registeredApp(),
+        maxGrantDuration: TimeInterval = 31_536_000, maxExportRecords: Int = 5_000,
+        registered: App? = FlowFixtures.registeredApp(),
         makePromptID: @escaping @Sendable (Date) -> PromptID = PermissionService.Configuration.randomPromptID
     ) throws {
         fixture = try kind.open()
-        service = PermissionService(
-            store: fixture.store, clock: clock,
-            configuration: .init(
-                promptTTL: promptTTL, onceTTL: onceTTL, makePromptID: makePromptID, maxGrantDuration: maxGrantDuration))
+        var configuration = PermissionService.Configuration(
+            promptTTL: promptTTL, onceTTL: onceTTL, makePromptID: makePromptID, maxGrantDuration: maxGrantDuration)
+        configuration.maxExportRecords = maxExportRecords
+        service = PermissionService(store: fixture.store, clock: clock, configuration: configuration)
         if let registered {
             _ = try service.putApp(
                 id: registered.id, name: registered.name, purposeStrings: registered.purposeStrings, actor: .anonymous,

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// `scripts/verify-export.py` on a real server's export of a user: verified on its own and
+/// against the database file, then refused for copies tampered with in each way it checks
+/// (a stored value, an entry's hash, the order, an entry after the head, a stored value that
+/// is not the database's), and for a database whose chain was edited.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ExportVerificationTests {
+    static func verify(_ arguments: [String]) throws -> ProcessResult {
+        let script = Paths.repositoryRoot.appendingPathComponent("scripts/verify-export.py").path
+        return try Subprocess.run(Paths.python, [script] + arguments, timeout: 30)
+    }
+
+    /// Rewrites the export at `path` with the Python `change` (a statement on `d`, the document) into `to`.
+    static func tamper(_ path: String, _ change: String, to copy: String) throws {
+        let script = "import json, sys\nd = json.load(open(sys.argv[1]))\n\(change)\njson.dump(d, open(sys.argv[2], 'w'))"
+        let result = try Subprocess.python(script, [path, copy])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test("an export verifies offline and against the database; every tampered copy is refused")
+    func exportVerifies() throws {
+        let directory = try Paths.makeTemporaryDirectory("export")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("export.sqlite").path
+        let exportPath = directory.appendingPathComponent("u1.json").path
+        let server = try ServerProcess(database: database, directory: directory)
+        defer { server.killNow() }
+        try DurabilityTests.registerApp(server)
+        for (user, status) in [("u1", "denied"), ("u2", "denied"), ("u1", "authorized\", \"level\": \"full")] {
+            let write = try Subprocess.adminCurl([
+                "-sf", "-X", "PUT", "-H", "Content-Type: application/json", "--data", #"{"status": "\#(status)"}"#,
+                "\(server.baseURL)/v1/users/\(user)/apps/\(DurabilityTests.app)/authorizations/camera",
+            ])
+            #expect(write.status == 0, "\(write.stderr)")
+        }
+        let fetched = try Subprocess.adminCurl(["-sf", "-o", exportPath, "\(server.baseURL)/v1/users/u1/export"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+
+        let offline = try Self.verify([exportPath])
+        #expect(offline.status == 0, "\(offline.stdout)\(offline.stderr)")
+        #expect(offline.stdout.hasPrefix("verified: 2 entries of u1, head "), "\(offline.stdout)")
+        let against = try Self.verify([exportPath, "--database", database])
+        #expect(against.status == 0, "\(against.stdout)\(against.stderr)")
+        #expect(against.stdout.contains("is intact from seq 1 to the head"), "\(against.stdout)")
+        // From standard input, as the README pipes it.
+        let piped = try Subprocess.run(
+            "/bin/bash", ["-c", "python3 \"$0\" - < \"$1\"",
+                          Paths.repositoryRoot.appendingPathComponent("scripts/verify-export.py").path, exportPath])
+        #expect(piped.status == 0, "\(piped.stdout)\(piped.stderr)")
+
+        let copy = directory.appendingPathComponent("tampered.json").path
+        let tamperings: [(String, String, String)] = [
+            ("a stored value", "d['audit'][0]['stored'][d['auditEncoding']['columns'].index('to_status')] = 'authorized'",
+             "hash mismatch"),
+            ("the readable entry's seq", "d['audit'][1]['entry']['seq'] = 1", "the stored seq"),
+            ("an entry's hash", "d['audit'][1]['hash'] = '0' * 64", "hash mismatch"),
+            ("the order", "d['audit'].reverse()", "not after seq"),
+            ("the head", "d['head']['seq'] = 1", "after the head"),
+            ("the head's hash", "d['head']['hash'] = 'f' * 64", "the head's hash"),
+            ("a column dropped", "d['auditEncoding']['columns'].pop(1)", "stored values for"),
+            ("the tag", "d['auditEncoding']['tag'] = 'permission-audit-v0'", "hash mismatch"),
+            ("another user's entry", "d['audit'][0]['entry']['user'] = 'u2'", "not this entry of u1"),
+        ]
+        for (name, change, reason) in tamperings {
+            try Self.tamper(exportPath, change, to: copy)
+            let refused = try Self.verify([copy])
+            #expect(refused.status == 1, "\(name): \(refused.stdout)\(refused.stderr)")
+            #expect(refused.stdout.contains(reason), "\(name): \(refused.stdout)")
+        }
+        // Consistent on its own (the hash recomputed), but not what the database stores.
+        try Self.tamper(exportPath, """
+            import hashlib, struct
+            def enc(tag, vs):
+                out = bytearray(tag.encode())
+                for v in vs:
+                    if v is None: out += b'\\x00'
+                    elif isinstance(v, int): out += b'\\x01' + struct.pack('>q', v)
+                    else: b = v.encode(); out += b'\\x02' + struct.pack('>I', len(b)) + b
+                return bytes(out)
+            item = d['audit'][0]
+            item['stored'][d['auditEncoding']['columns'].index('request_id')] = 'forged'
+            item['hash'] = item['entry']['hash'] = hashlib.sha256(enc(d['auditEncoding']['tag'], item['stored'])).hexdigest()
+            """, to: copy)
+        #expect(try Self.verify([copy]).status == 0, "self-consistent")
+        let forged = try Self.verify([copy, "--database", database])
+        #expect(forged.status == 1 && forged.stdout.contains("not the entry the database stores"), "\(forged.stdout)")
+
+        server.send(SIGTERM)
+        #expect(server.waitForExit(timeout: 10) == 0)
+        let edit = try Subprocess.run(Paths.sqlite3, [
+            database, "DROP TRIGGER audit_never_updated; UPDATE audit SET service = 'microphone' WHERE seq = 3",
+        ])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let broken = try Self.verify([exportPath, "--database", database])
+        #expect(broken.status == 1 && broken.stdout.contains("database: seq 3: hashMismatch"), "\(broken.stdout)")
+        #expect(try Self.verify([directory.appendingPathComponent("missing.json").path]).status == 2)
+    }
+}
