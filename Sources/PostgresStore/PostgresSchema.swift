@@ -17,6 +17,7 @@ enum PostgresSchema {
         PostgresMigration(id: "2-consent-sessions", sql: version2),
         PostgresMigration(id: "3-localized-purpose-strings", sql: version3),
         PostgresMigration(id: "4-expiring-grants", sql: version4),
+        PostgresMigration(id: "5-location-button", sql: version5),
     ])
 
     /// Consent sessions (SPEC §10), as SQLite's `4-consent-sessions`: only SHA-256 hashes of

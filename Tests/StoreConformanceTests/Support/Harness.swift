@@ -12,14 +12,16 @@ struct Harness {
 
     init(
         _ kind: StoreKind, promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
-        maxGrantDuration: TimeInterval = 31_536_000, registered: App? = FlowFixtures.registeredApp(),
+        maxGrantDuration: TimeInterval = 31_536_000, maxPendingPrompts: Int = 3,
+        registered: App? = FlowFixtures.registeredApp(),
         makePromptID: @escaping @Sendable (Date) -> PromptID = PermissionService.Configuration.randomPromptID
     ) throws {
         fixture = try kind.open()
         service = PermissionService(
             store: fixture.store, clock: clock,
             configuration: .init(
-                promptTTL: promptTTL, onceTTL: onceTTL, makePromptID: makePromptID, maxGrantDuration: maxGrantDuration))
+                promptTTL: promptTTL, onceTTL: onceTTL, makePromptID: makePromptID, maxGrantDuration: maxGrantDuration,
+                maxPendingPrompts: maxPendingPrompts))
         if let registered {
             _ = try service.putApp(
                 id: registered.id, name: registered.name, purposeStrings: registered.purposeStrings, actor: .anonymous,
