@@ -35,6 +35,7 @@ expected = {
     "/v1/apps/{app}/services/{service}/users": {"get"},
     "/v1/users/{user}/apps/{app}/authorizations/{service}": {"get", "put"},
     "/v1/users/{user}/apps/{app}/authorizations/{service}/request": {"post"},
+    "/v1/users/{user}/apps/{app}/authorizations/{service}/button": {"post"},
     "/v1/users/{user}/apps/{app}/authorizations/{service}/revoke": {"post"},
     "/v1/users/{user}/prompts": {"get"}, "/v1/prompts/{id}": {"get"},
     "/v1/prompts/{id}/decision": {"post"},

@@ -27,6 +27,8 @@ struct ServerConfiguration: Sendable {
     var onceTTL: Int
     /// Seconds ahead an expiring grant's `until` may lie at most (SPEC §11).
     var maxGrantDuration: Int
+    /// Prompts an app may have pending for one user at once (SPEC §11 prompt hygiene).
+    var maxPendingPrompts: Int
     var maxConnections: Int
     /// Connections one remote address may hold; 0 for no such limit.
     var maxConnectionsPerAddress: Int
@@ -94,6 +96,8 @@ struct ServerConfiguration: Sendable {
         promptTTL = try resolver.int(Settings.promptTTL, range: 1...31_536_000)
         onceTTL = try resolver.int(Settings.onceTTL, range: 1...31_536_000)
         maxGrantDuration = try resolver.int(Settings.maxGrantDuration, range: 60...315_360_000)
+        maxPendingPrompts = try resolver.int(
+            Settings.maxPendingPrompts, range: PermissionService.Configuration.maxPendingPromptsRange)
         maxConnections = try resolver.int(Settings.maxConnections, range: 1...1_000_000)
         maxConnectionsPerAddress = try resolver.int(Settings.maxConnectionsPerAddress, range: 0...1_000_000)
         eventLoops = try resolver.int(Settings.eventLoops, range: 0...256)
@@ -203,6 +207,7 @@ struct ServerConfiguration: Sendable {
         configuration.service.promptTTL = TimeInterval(promptTTL)
         configuration.service.onceTTL = TimeInterval(onceTTL)
         configuration.service.maxGrantDuration = TimeInterval(maxGrantDuration)
+        configuration.service.maxPendingPrompts = maxPendingPrompts
         configuration.authFailureBurst = authFailureBurst
         configuration.authFailureRefillPerSecond = Double(authFailureRefill)
         configuration.maxEventStreams = maxEventStreams

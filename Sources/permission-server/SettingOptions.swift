@@ -26,6 +26,8 @@ struct SettingOptions: ParsableArguments {
     var onceTTL: String?
     @Option(name: .customLong(Settings.maxGrantDuration.flag), help: Settings.maxGrantDuration.argumentHelp)
     var maxGrantDuration: String?
+    @Option(name: .customLong(Settings.maxPendingPrompts.flag), help: Settings.maxPendingPrompts.argumentHelp)
+    var maxPendingPrompts: String?
     @Option(name: .customLong(Settings.maxConnections.flag), help: Settings.maxConnections.argumentHelp)
     var maxConnections: String?
     @Option(name: .customLong(Settings.maxConnectionsPerAddress.flag), help: Settings.maxConnectionsPerAddress.argumentHelp)
@@ -74,6 +76,7 @@ struct SettingOptions: ParsableArguments {
             (Settings.databasePoolSize, databasePoolSize),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
             (Settings.onceTTL, onceTTL), (Settings.maxGrantDuration, maxGrantDuration),
+            (Settings.maxPendingPrompts, maxPendingPrompts),
             (Settings.maxConnections, maxConnections),
             (Settings.maxConnectionsPerAddress, maxConnectionsPerAddress), (Settings.eventLoops, eventLoops),
             (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),

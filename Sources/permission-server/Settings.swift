@@ -37,6 +37,9 @@ enum Settings {
     static let maxGrantDuration = Setting(flag: "max-grant-duration", environment: "PERMISSION_MAX_GRANT_DURATION",
         defaultValue: "31536000",
         help: "Seconds ahead an expiring grant's until may lie at most (60-315360000); one further is refused with 422.")
+    static let maxPendingPrompts = Setting(flag: "max-pending-prompts", environment: "PERMISSION_MAX_PENDING_PROMPTS",
+        defaultValue: "3",
+        help: "Prompts an app may have pending for one user at once (1-100); one more is refused with 429 too-many-prompts.")
     static let readCacheEntries = Setting(flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
         defaultValue: "1000000",
         help: "Authorization records the status read keeps in memory (about 300 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database.")
@@ -91,7 +94,7 @@ enum Settings {
 
     static let all: [Setting] = [
         host, port, database, databasePasswordFile, databasePoolSize, readCacheEntries, logFormat, logLevel, promptTTL, onceTTL,
-        maxGrantDuration, maxConnections,
+        maxGrantDuration, maxPendingPrompts, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
         maxEventStreamsPerKey, consentSessionTTL, consentCookieSecure, publicURL, bootstrapAdminKey, config,
