@@ -36,6 +36,7 @@ expected = {
     "/v1/apps/{app}/purpose-changed": {"get"},
     "/v1/users/{user}/apps/{app}/authorizations/{service}": {"get", "put"},
     "/v1/users/{user}/apps/{app}/authorizations/{service}/request": {"post"},
+    "/v1/users/{user}/apps/{app}/authorizations/{service}/button": {"post"},
     "/v1/users/{user}/apps/{app}/authorizations/{service}/revoke": {"post"},
     "/v1/users/{user}/prompts": {"get"}, "/v1/prompts/{id}": {"get"},
     "/v1/prompts/{id}/decision": {"post"},

@@ -477,6 +477,10 @@ paths:
           while it is pending the same request returns the same prompt.
 
         Both answers are a `RequestOutcome`: `prompt` is present exactly on `202`.
+
+        A new prompt when the app already has `--max-pending-prompts` (default 3) prompts
+        pending for the user is `429 too-many-prompts` naming them; nothing is written. The
+        prompt already pending for this authorization is returned whatever the count.
       parameters:
         - $ref: '#/components/parameters/User'
         - $ref: '#/components/parameters/App'
@@ -531,7 +535,81 @@ paths:
         '413': {$ref: '#/components/responses/PayloadTooLarge'}
         '415': {$ref: '#/components/responses/UnsupportedMediaType'}
         '422': {$ref: '#/components/responses/UnprocessableRequest'}
-        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '429': {$ref: '#/components/responses/TooManyPrompts'}
+        '500': {$ref: '#/components/responses/Internal'}
+  /v1/users/{user}/apps/{app}/authorizations/{service}/button:
+    post:
+      tags: [authorizations]
+      operationId: pressLocationButton
+      summary: The user pressed the app's location button (app)
+      description: |
+        Apple's location button (HIG "Location button"): a tap grants Allow Once without the
+        app asking. Only `location` has the button; any other service is `404 not-found`. No
+        body. Checked first, whatever the state: the app lacks the While Using purpose string
+        (`NSLocationWhenInUseUsageDescription`) → `422 missing-purpose-string`. Then:
+        - `restricted`, `denied` (also with Location Services off), or While Using or Always
+          granted (by the user or a policy) → `200` `unchanged` with `why`; nothing is written;
+        - the user has not yet confirmed the button → `202` `prompted` with a prompt of kind
+          `locationButton` (options `allowOnce`, `deny`; the While Using purpose string); while
+          it is pending each press returns it. A pending request prompt of the authorization is
+          cancelled: the tap supersedes it. `allowOnce` grants Allow Once and confirms the
+          button; `deny` changes nothing, so the next press asks again (as iOS shows the alert
+          again until it is confirmed);
+        - confirmed (not determined, a lapsed grant, or Allow Once in force) → `200` `granted`:
+          Allow Once from now for `--once-ttl` seconds (`userConsent`), audited as
+          `locationButton.granted` and published on `/v1/events`; it lapses like any Allow Once
+          grant (`sessionEnded`, or the sweeper as `system`). A press while Allow Once is in
+          force renews it.
+
+        The confirmation is kept when a grant lapses or is changed in settings, and forgotten
+        by a reset and by the app's reinstall. The button's prompt counts against
+        `--max-pending-prompts` like a request's (`429 too-many-prompts`).
+      parameters:
+        - $ref: '#/components/parameters/User'
+        - $ref: '#/components/parameters/App'
+        - name: service
+          in: path
+          required: true
+          description: '`location`, the only service with a location button.'
+          schema: {type: string, enum: [location]}
+          example: location
+        - $ref: '#/components/parameters/RequestId'
+      responses:
+        '200':
+          description: Granted Allow Once without a prompt, or unchanged (`why` says why).
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+            ETag: {$ref: '#/components/headers/ETag'}
+            Permission-Revision: {$ref: '#/components/headers/Permission-Revision'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/LocationButtonResult'}
+              examples:
+                granted: {$ref: '#/components/examples/LocationButtonGranted'}
+                unchanged: {$ref: '#/components/examples/LocationButtonUnchanged'}
+        '202':
+          description: The user must confirm the button; `prompt` is the pending `locationButton` prompt.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+            Location:
+              description: The prompt, `/v1/prompts/{id}`.
+              schema: {type: string}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/LocationButtonResult'}
+              examples:
+                prompted: {$ref: '#/components/examples/LocationButtonPrompted'}
+          links:
+            DecidePrompt:
+              operationId: decidePrompt
+              description: Answer the button's prompt.
+              parameters:
+                id: '$response.body#/prompt/id'
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '404': {$ref: '#/components/responses/NotFound'}
+        '422': {$ref: '#/components/responses/UnprocessableRequest'}
+        '429': {$ref: '#/components/responses/TooManyPrompts'}
         '500': {$ref: '#/components/responses/Internal'}
   /v1/users/{user}/apps/{app}/authorizations/{service}/revoke:
     post:
@@ -1655,6 +1733,22 @@ components:
           schema: {$ref: '#/components/schemas/Problem'}
           examples:
             too-many-requests: {$ref: '#/components/examples/ProblemTooManyRequests'}
+    TooManyPrompts:
+      description: >
+        The app already has `--max-pending-prompts` (default 3, 1-100) prompts pending for this
+        user: one more is refused and nothing is written (no prompt, no audit entry). `pending`
+        names them (id and service, oldest first); one ends when the user answers it, when it
+        expires (`--prompt-ttl`) or when the authorization is changed another way. Or, as on
+        every route, too many failed authentications came from this address (see
+        `TooManyRequests`).
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+          examples:
+            too-many-prompts: {$ref: '#/components/examples/ProblemTooManyPrompts'}
+            too-many-requests: {$ref: '#/components/examples/ProblemTooManyRequests'}
     TooManyEventStreams:
       description: >
         This key already holds the most event streams one key may have open
@@ -2007,6 +2101,24 @@ components:
       properties:
         authorization: {$ref: '#/components/schemas/Authorization'}
         prompt: {$ref: '#/components/schemas/Prompt'}
+    LocationButtonResult:
+      description: >
+        The answer to a press of the location button: `granted` (200, Allow Once without a
+        prompt), `unchanged` (200, with `why`) or `prompted` (202, with the button's `prompt`).
+      type: object
+      required: [outcome, authorization]
+      properties:
+        outcome:
+          type: string
+          enum: [granted, unchanged, prompted]
+        why:
+          description: >
+            Present exactly with `unchanged`: `alreadyAuthorized` (While Using or Always is
+            granted), `denied`, `restricted` (a policy), `servicesDisabled` (Location Services off).
+          type: string
+          enum: [alreadyAuthorized, denied, restricted, servicesDisabled]
+        authorization: {$ref: '#/components/schemas/Authorization'}
+        prompt: {$ref: '#/components/schemas/Prompt'}
     Prompt:
       type: object
       required: [id, user, app, service, kind, level, options, purpose, purposeKey, state, createdAt, expiresAt]
@@ -2016,9 +2128,12 @@ components:
         app: {$ref: '#/components/schemas/AppId'}
         service: {$ref: '#/components/schemas/ServiceId'}
         kind:
-          description: '`request` (an app asked) or `upgrade` (the system''s location upgrade prompt).'
+          description: >
+            `request` (an app asked), `upgrade` (the system's location upgrade prompt) or
+            `locationButton` (the first press of the app's location button; options `allowOnce`
+            and `deny`).
           type: string
-          enum: [request, upgrade]
+          enum: [request, upgrade, locationButton]
         level:
           description: The level requested.
           allOf: [{$ref: '#/components/schemas/Level'}]
@@ -2633,6 +2748,7 @@ components:
         - https://permissions.example/problems/invalid-choice
         - https://permissions.example/problems/invalid-combination
         - https://permissions.example/problems/too-many-requests
+        - https://permissions.example/problems/too-many-prompts
         - https://permissions.example/problems/unauthorized
         - https://permissions.example/problems/forbidden
         - https://permissions.example/problems/method-not-allowed
@@ -2672,6 +2788,18 @@ components:
             properties:
               pointer: {type: string}
               detail: {type: string}
+        limit:
+          description: '`too-many-prompts`: the most pending prompts an app may have for a user.'
+          type: integer
+        pending:
+          description: '`too-many-prompts`: the app''s pending prompts for the user, oldest first.'
+          type: array
+          items:
+            type: object
+            required: [id, service]
+            properties:
+              id: {$ref: '#/components/schemas/PromptId'}
+              service: {$ref: '#/components/schemas/ServiceId'}
       additionalProperties: true
   examples:
     ServiceLocation:
@@ -2956,6 +3084,70 @@ components:
           service: location
           state: pending
           user: u42
+    LocationButtonPrompted:
+      summary: 202, the first press asks the user to confirm the button
+      value:
+        outcome: prompted
+        authorization:
+          app: com.example.maps
+          expiresAt: null
+          once: false
+          provisional: false
+          purpose: null
+          reason: default
+          service: location
+          status: notDetermined
+          updatedAt: '1970-01-01T00:00:00.000Z'
+          user: u42
+          version: 0
+        prompt:
+          app: com.example.maps
+          createdAt: '2026-11-22T10:00:00.000Z'
+          expiresAt: '2026-11-22T10:10:00.000Z'
+          id: 019ab2c3d4e5-8f3a2b1c0d9e8f7b
+          kind: locationButton
+          level: whenInUse
+          options: [allowOnce, deny]
+          purpose: Your location is used to show nearby stops.
+          purposeKey: NSLocationWhenInUseUsageDescription
+          service: location
+          state: pending
+          user: u42
+    LocationButtonGranted:
+      summary: 200, a confirmed button grants Allow Once without a prompt
+      value:
+        outcome: granted
+        authorization:
+          app: com.example.maps
+          expiresAt: '2026-11-22T11:05:00.000Z'
+          level: whenInUse
+          once: true
+          provisional: false
+          purpose: Your location is used to show nearby stops.
+          reason: userConsent
+          service: location
+          status: authorized
+          updatedAt: '2026-11-22T10:05:00.000Z'
+          user: u42
+          version: 3
+    LocationButtonUnchanged:
+      summary: 200, While Using is granted, so the press changes nothing
+      value:
+        outcome: unchanged
+        why: alreadyAuthorized
+        authorization:
+          app: com.example.maps
+          expiresAt: null
+          level: whenInUse
+          once: false
+          provisional: false
+          purpose: Your location is used to show nearby stops.
+          reason: userConsent
+          service: location
+          status: authorized
+          updatedAt: '2026-11-22T10:05:00.000Z'
+          user: u42
+          version: 2
     PromptPending:
       summary: A pending location prompt
       value:
@@ -3313,6 +3505,19 @@ components:
         status: 429
         detail: Too many requests with a missing or invalid API key from this address; retry later.
         requestId: req-5f20
+    ProblemTooManyPrompts:
+      summary: too-many-prompts (429)
+      value:
+        type: https://permissions.example/problems/too-many-prompts
+        title: Too many pending prompts
+        status: 429
+        detail: The app already has 3 pending prompts for this user, the most it may have (3); wait for an answer or for one to expire.
+        requestId: req-5f21
+        limit: 3
+        pending:
+          - {id: 019ab2c3d4e5-8f3a2b1c0d9e8f7a, service: camera}
+          - {id: 019ab2c3d4e6-1b2c3d4e5f607182, service: microphone}
+          - {id: 019ab2c3d4e7-9a8b7c6d5e4f3a2b, service: contacts}
     ProblemTooManyEventStreams:
       summary: too-many-requests (429), a key at its stream cap
       value:

@@ -33,6 +33,13 @@ public enum Endpoints {
         .json("POST", authorizationPath(user, app, service) + "/request", body: jsonBody(AccessRequest(level: level)))
     }
 
+    /// `POST .../authorizations/location/button`: the user pressed the app's location button
+    /// (200 `granted` or `unchanged`, or 202 `prompted` with the button's prompt).
+    public static func pressLocationButton(user: String, app: String, service: String = "location")
+        -> Endpoint<LocationButtonResult> {
+        .json("POST", authorizationPath(user, app, service) + "/button")
+    }
+
     /// `POST .../authorizations/{service}/revoke`: deny (`userSet`), optionally `If-Match`.
     public static func revoke(user: String, app: String, service: String, ifMatch: String? = nil) -> Endpoint<Authorization> {
         .json("POST", authorizationPath(user, app, service) + "/revoke", headers: ifMatchField(ifMatch))

@@ -20,6 +20,15 @@ extension PermissionClient {
         try await send(Endpoints.requestAccess(user: user, app: app, service: service, level: level)).value
     }
 
+    /// The user pressed the app's location button: `granted` (Allow Once without a prompt, once
+    /// the user confirmed the button), `unchanged` (`why`: already authorized, denied,
+    /// restricted, Location Services off) or `prompted` (the button's prompt, `allowOnce` or
+    /// `deny`, on its first press). A 429 `too-many-prompts` names the app's pending prompts.
+    public func pressLocationButton(user: String, app: String) async throws(PermissionClientError)
+        -> LocationButtonResult {
+        try await send(Endpoints.pressLocationButton(user: user, app: app)).value
+    }
+
     /// Changes an authorization in settings (`SettingsChange.until`: an expiring grant);
     /// `ifMatch` makes it conditional (412 when stale).
     public func setAuthorization(user: String, app: String, service: String, _ change: SettingsChange,

@@ -1,7 +1,8 @@
 /// An error body, `application/problem+json` (RFC 9457 §3): the standard members plus the
 /// request id and optional extension members (§3.2): `key` (the Info.plist key of a
 /// `missing-purpose-string`), `allowed` (the choices of an `invalid-choice`, the methods of a
-/// `method-not-allowed`) and `errors` (field errors of an `invalid-request`).
+/// `method-not-allowed`), `errors` (field errors of an `invalid-request`), and `limit` and
+/// `pending` (the app's pending prompts of a `too-many-prompts`).
 public struct Problem: Codable, Sendable, Equatable, Error {
     /// One field error: a JSON Pointer (RFC 6901) into the body or a parameter name, and why.
     public struct FieldError: Codable, Sendable, Equatable {
@@ -11,6 +12,17 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         public init(pointer: String, detail: String) {
             self.pointer = pointer
             self.detail = detail
+        }
+    }
+
+    /// A pending prompt named by a `too-many-prompts` problem.
+    public struct PendingPrompt: Codable, Sendable, Equatable {
+        public var id: String
+        public var service: String
+
+        public init(id: String, service: String) {
+            self.id = id
+            self.service = service
         }
     }
 
@@ -26,6 +38,10 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     public var key: String?
     public var allowed: [String]?
     public var errors: [FieldError]?
+    /// The most pending prompts an app may have for a user (`too-many-prompts`).
+    public var limit: Int?
+    /// The app's pending prompts for the user, oldest first (`too-many-prompts`).
+    public var pending: [PendingPrompt]?
 
     public init(type: String, title: String, status: Int, detail: String, instance: String? = nil,
                 requestId: String, key: String? = nil, allowed: [String]? = nil, errors: [FieldError]? = nil) {

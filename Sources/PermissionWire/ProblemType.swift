@@ -15,6 +15,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
     case invalidChoice = "invalid-choice"
     case invalidCombination = "invalid-combination"
     case tooManyRequests = "too-many-requests"
+    case tooManyPrompts = "too-many-prompts"
     case unauthorized = "unauthorized"
     case forbidden = "forbidden"
     case methodNotAllowed = "method-not-allowed"
@@ -51,7 +52,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
         case .unknownLevel, .missingPurposeString, .invalidChoice, .invalidCombination, .exportTooLarge: 422
-        case .tooManyRequests: 429
+        case .tooManyRequests, .tooManyPrompts: 429
         case .internalError: 500
         case .unavailable, .revisionUnavailable: 503
         }
@@ -74,6 +75,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .invalidChoice: "Choice not offered by this prompt"
         case .invalidCombination: "Fields that do not go together"
         case .tooManyRequests: "Too many requests"
+        case .tooManyPrompts: "Too many pending prompts"
         case .unauthorized: "Missing or invalid API key"
         case .forbidden: "Not allowed for this key"
         case .methodNotAllowed: "Method not allowed"

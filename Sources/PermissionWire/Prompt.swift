@@ -45,9 +45,10 @@ public struct Prompt: Codable, Sendable, Equatable {
         self.choice = choice
     }
 
-    /// `request`: an app asked; `upgrade`: the system's location upgrade prompt.
+    /// `request`: an app asked; `upgrade`: the system's location upgrade prompt;
+    /// `locationButton`: the first press of the app's location button, explaining it.
     public enum Kind: String, WireEnum {
-        case request, upgrade
+        case request, upgrade, locationButton
     }
 
     /// Where the prompt is in its life.

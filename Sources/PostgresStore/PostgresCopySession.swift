@@ -19,7 +19,7 @@ package struct PostgresCopySession {
         ("user_settings", ["user_id", "location_services_enabled", "updated_at", "locale"]),
         ("authorizations", [
             "user_id", "app", "service", "status", "level", "provisional", "once", "expires_at", "reason", "purpose",
-            "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language",
+            "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language", "button_confirmed",
         ]),
         ("prompts", [
             "id", "user_id", "app", "service", "kind", "requested_level", "options", "purpose", "purpose_key", "state",

@@ -23,6 +23,7 @@ enum PostgresSchema {
             PostgresMigration(id: "2-consent-sessions", sql: version2),
             PostgresMigration(id: "3-localized-purpose-strings", sql: version3),
             PostgresMigration(id: "4-expiring-grants", sql: version4),
+            PostgresMigration(id: "5-location-button", sql: version5),
             sealedAudit(keyring: keyring),
         ])
     }

@@ -5,12 +5,12 @@ import PermissionDomain
 extension PostgresSession {
     private static let columns = """
         user_id, app, service, status, level, provisional, once, expires_at, reason, purpose, \
-        declined_levels, updated_at, version, purpose_language
+        declined_levels, updated_at, version, purpose_language, button_confirmed
         """
 
     private static let selectOne = PreparedStatement("""
         SELECT status, level, provisional, once, expires_at, reason, purpose, declined_levels, updated_at, version,
-            purpose_language
+            purpose_language, button_confirmed
         FROM authorizations WHERE user_id = $1 AND app = $2 AND service = $3
         """)
 
@@ -18,7 +18,8 @@ extension PostgresSession {
     /// settings (NULL when never changed); two primary-key lookups in one statement.
     private static let selectOneWithSettings = PreparedStatement("""
         SELECT a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose, a.declined_levels,
-            a.updated_at, a.version, a.purpose_language, s.location_services_enabled, s.updated_at, s.locale
+            a.updated_at, a.version, a.purpose_language, a.button_confirmed, s.location_services_enabled, s.updated_at,
+            s.locale
         FROM (SELECT 1) AS one
         LEFT JOIN authorizations AS a ON a.user_id = $1 AND a.app = $2 AND a.service = $3
         LEFT JOIN user_settings AS s ON s.user_id = $1
@@ -32,13 +33,14 @@ extension PostgresSession {
 
     private static let upsert = PreparedStatement("""
         INSERT INTO authorizations (\(columns), purpose_hash)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
         ON CONFLICT (user_id, app, service) DO UPDATE SET
             status = excluded.status, level = excluded.level, provisional = excluded.provisional,
             once = excluded.once, expires_at = excluded.expires_at, reason = excluded.reason,
             purpose = excluded.purpose, declined_levels = excluded.declined_levels,
             updated_at = excluded.updated_at, version = excluded.version,
-            purpose_language = excluded.purpose_language, purpose_hash = excluded.purpose_hash
+            purpose_language = excluded.purpose_language, button_confirmed = excluded.button_confirmed,
+            purpose_hash = excluded.purpose_hash
         """)
 
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization? {
@@ -56,11 +58,11 @@ extension PostgresSession {
             // status is NOT NULL in the table, so NULL means no record.
             let stored = row.isNull(at: 0) ? nil : try Self.decodeAuthorization(row, user: user, app: app, service: service, offset: 0)
             let settings =
-                row.isNull(at: 11)
+                row.isNull(at: 12)
                 ? nil
                 : UserSettings(
-                    user: user, locationServicesEnabled: try row.bool(at: 11),
-                    locale: row.optionalString(at: 13).map(LanguageTag.init(trusted:)), updatedAt: try row.date(at: 12))
+                    user: user, locationServicesEnabled: try row.bool(at: 12),
+                    locale: row.optionalString(at: 14).map(LanguageTag.init(trusted:)), updatedAt: try row.date(at: 13))
             return (stored, settings)
         }
         return found ?? (nil, nil)
@@ -99,6 +101,7 @@ extension PostgresSession {
             .optional(authorization.purpose?.rawValue),
             .text(authorization.declinedLevels.map(\.rawValue).joined(separator: ",")), .date(authorization.updatedAt),
             .int64(authorization.version), .optional(authorization.purposeLanguage?.rawValue),
+            .bool(authorization.buttonConfirmed),
             // The hash of the purpose string the user was shown (GDPR Art. 7(1)).
             .optional(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }),
         ])
@@ -127,6 +130,7 @@ extension PostgresSession {
             purpose: row.optionalString(at: offset + 6).map(PurposeString.init(trusted:)),
             purposeLanguage: row.optionalString(at: offset + 10).map(LanguageTag.init(trusted:)),
             declinedLevels: row.list(at: offset + 7).map { Level(trusted: String($0)) },
+            buttonConfirmed: try row.bool(at: offset + 11),
             updatedAt: try row.date(at: offset + 8),
             version: try row.int64(at: offset + 9))
     }

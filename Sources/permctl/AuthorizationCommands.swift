@@ -42,7 +42,43 @@ struct RequestCommand: ParsableCommand {
         Output.authorization(outcome.authorization)
         if let prompt = outcome.prompt {
             print("")
-            print("The user must decide: prompt \(prompt.id), options \(prompt.options.joined(separator: ", "))")
+            print("The user must decide: prompt \(prompt.id) (\(prompt.kind.rawValue)), options \(prompt.options.joined(separator: ", "))")
+            print("  purpose: \(prompt.purpose)\(prompt.purposeLanguage.map { " [\($0)]" } ?? "")")
+        }
+    }
+}
+
+/// `permctl button USER APP`.
+struct ButtonCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "button",
+        abstract: "Press the app's location button as the user would: Allow Once, or its prompt the first time.",
+        discussion: """
+            The first press (until the user allows it) prints the button's prompt (allowOnce or
+            deny); later presses grant Allow Once at once. With While Using or Always granted,
+            denied or restricted, nothing changes and the answer says why.
+            Example:
+              permctl button u42 com.example.maps
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The user id.") var user: String
+    @Argument(help: "The app's bundle id.") var app: String
+
+    func run() throws {
+        let client = try connection.makeClient()
+        let result = try connection.call(client, Endpoints.pressLocationButton(user: user, app: app)).value
+        if connection.json { return Output.json(result) }
+        Output.authorization(result.authorization)
+        print("")
+        switch result.outcome {
+        case .granted:
+            print("Granted Allow Once by the location button.")
+        case .unchanged:
+            print("Unchanged: \(result.why?.rawValue ?? "unknown").")
+        case .prompted:
+            guard let prompt = result.prompt else { return }
+            print("The user must confirm the button: prompt \(prompt.id) (\(prompt.kind.rawValue)), options \(prompt.options.joined(separator: ", "))")
             print("  purpose: \(prompt.purpose)\(prompt.purposeLanguage.map { " [\($0)]" } ?? "")")
         }
     }

@@ -77,9 +77,9 @@ enum Output {
 
     /// One table row of a prompt.
     static func promptRow(_ prompt: Prompt) -> [String] {
-        [prompt.id, prompt.user, prompt.app, prompt.service, prompt.level, prompt.state.rawValue,
+        [prompt.id, prompt.user, prompt.app, prompt.service, prompt.kind.rawValue, prompt.level, prompt.state.rawValue,
          prompt.options.joined(separator: ","), time(prompt.expiresAt)]
     }
 
-    static let promptHeaders = ["ID", "USER", "APP", "SERVICE", "LEVEL", "STATE", "OPTIONS", "EXPIRES"]
+    static let promptHeaders = ["ID", "USER", "APP", "SERVICE", "KIND", "LEVEL", "STATE", "OPTIONS", "EXPIRES"]
 }

@@ -21,7 +21,7 @@ struct Permctl: ParsableCommand {
               permctl reset location --app com.example.maps
             """,
         subcommands: [
-            StatusCommand.self, RequestCommand.self, PromptsCommand.self, DecideCommand.self, SetCommand.self,
+            StatusCommand.self, RequestCommand.self, ButtonCommand.self, PromptsCommand.self, DecideCommand.self, SetCommand.self,
             RevokeCommand.self, ResetCommand.self, AppsCommand.self, ServicesCommand.self, PoliciesCommand.self,
             AuditCommand.self, KeysCommand.self, UsersCommand.self,
         ]

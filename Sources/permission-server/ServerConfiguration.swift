@@ -31,6 +31,8 @@ struct ServerConfiguration: Sendable {
     var maxGrantDuration: Int
     /// Records one user's export may hold at most (`GET /v1/users/{user}/export`).
     var maxExportRecords: Int
+    /// Prompts an app may have pending for one user at once (SPEC §11 prompt hygiene).
+    var maxPendingPrompts: Int
     var maxConnections: Int
     /// Connections one remote address may hold; 0 for no such limit.
     var maxConnectionsPerAddress: Int
@@ -104,6 +106,8 @@ struct ServerConfiguration: Sendable {
         onceTTL = try resolver.int(Settings.onceTTL, range: 1...31_536_000)
         maxGrantDuration = try resolver.int(Settings.maxGrantDuration, range: 60...315_360_000)
         maxExportRecords = try resolver.int(Settings.maxExportRecords, range: 100...1_000_000)
+        maxPendingPrompts = try resolver.int(
+            Settings.maxPendingPrompts, range: PermissionService.Configuration.maxPendingPromptsRange)
         maxConnections = try resolver.int(Settings.maxConnections, range: 1...1_000_000)
         maxConnectionsPerAddress = try resolver.int(Settings.maxConnectionsPerAddress, range: 0...1_000_000)
         eventLoops = try resolver.int(Settings.eventLoops, range: 0...256)
@@ -214,6 +218,7 @@ struct ServerConfiguration: Sendable {
         configuration.service.onceTTL = TimeInterval(onceTTL)
         configuration.service.maxGrantDuration = TimeInterval(maxGrantDuration)
         configuration.service.maxExportRecords = maxExportRecords
+        configuration.service.maxPendingPrompts = maxPendingPrompts
         configuration.authFailureBurst = authFailureBurst
         configuration.authFailureRefillPerSecond = Double(authFailureRefill)
         configuration.maxEventStreams = maxEventStreams

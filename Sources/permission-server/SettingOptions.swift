@@ -30,6 +30,8 @@ struct SettingOptions: ParsableArguments {
     var maxGrantDuration: String?
     @Option(name: .customLong(Settings.maxExportRecords.flag), help: Settings.maxExportRecords.argumentHelp)
     var maxExportRecords: String?
+    @Option(name: .customLong(Settings.maxPendingPrompts.flag), help: Settings.maxPendingPrompts.argumentHelp)
+    var maxPendingPrompts: String?
     @Option(name: .customLong(Settings.maxConnections.flag), help: Settings.maxConnections.argumentHelp)
     var maxConnections: String?
     @Option(name: .customLong(Settings.maxConnectionsPerAddress.flag), help: Settings.maxConnectionsPerAddress.argumentHelp)
@@ -78,6 +80,7 @@ struct SettingOptions: ParsableArguments {
             (Settings.databasePoolSize, databasePoolSize),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
             (Settings.onceTTL, onceTTL), (Settings.maxGrantDuration, maxGrantDuration), (Settings.maxExportRecords, maxExportRecords),
+            (Settings.maxPendingPrompts, maxPendingPrompts),
             (Settings.maxConnections, maxConnections),
             (Settings.maxConnectionsPerAddress, maxConnectionsPerAddress), (Settings.eventLoops, eventLoops),
             (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),

@@ -46,6 +46,9 @@ enum Settings {
     static let maxExportRecords = Setting(flag: "max-export-records", environment: "PERMISSION_MAX_EXPORT_RECORDS",
         defaultValue: "5000",
         help: "Records (authorizations, prompts and audit entries, about 1-2 KB each in the document) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large.")
+    static let maxPendingPrompts = Setting(flag: "max-pending-prompts", environment: "PERMISSION_MAX_PENDING_PROMPTS",
+        defaultValue: "3",
+        help: "Prompts an app may have pending for one user at once (1-100); one more is refused with 429 too-many-prompts.")
     static let readCacheEntries = Setting(flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
         defaultValue: "1000000",
         help: "Authorization records the status read keeps in memory (about 300 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database.")
@@ -100,7 +103,7 @@ enum Settings {
 
     static let all: [Setting] = [
         host, port, database, databasePasswordFile, databasePoolSize, auditKeyFile, auditKey, readCacheEntries, logFormat,
-        logLevel, promptTTL, onceTTL, maxGrantDuration, maxExportRecords, maxConnections,
+        logLevel, promptTTL, onceTTL, maxGrantDuration, maxPendingPrompts, maxExportRecords, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
         maxEventStreamsPerKey, consentSessionTTL, consentCookieSecure, publicURL, bootstrapAdminKey, config,

@@ -98,6 +98,8 @@ struct ConfigurationTests {
             (["--database-pool-size", "0"], [:], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE", "1...1000"),
             ([], ["PERMISSION_DATABASE_POOL_SIZE": "lots"], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE", "(from environment)"),
             (["--max-grant-duration", "59"], [:], "--max-grant-duration / PERMISSION_MAX_GRANT_DURATION", "60...315360000"),
+            (["--max-pending-prompts", "0"], [:], "--max-pending-prompts / PERMISSION_MAX_PENDING_PROMPTS", "1...100"),
+            ([], ["PERMISSION_MAX_PENDING_PROMPTS": "101"], "--max-pending-prompts / PERMISSION_MAX_PENDING_PROMPTS", "(from environment)"),
             ([], ["PERMISSION_CONSENT_COOKIE_SECURE": "maybe"], "--consent-cookie-secure / PERMISSION_CONSENT_COOKIE_SECURE", "true, false"),
             (["--public-url", "ftp://example.com"], [:], "--public-url / PERMISSION_PUBLIC_URL", "absolute http or https URL"),
             (["--public-url", "https://example.com/?a=1"], [:], "--public-url / PERMISSION_PUBLIC_URL", "without query"),

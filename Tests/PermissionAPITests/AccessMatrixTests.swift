@@ -29,6 +29,7 @@ import Testing
         "GET /v1/users/{user}/apps/{app}/authorizations/{service}": "AAAFF",
         "PUT /v1/users/{user}/apps/{app}/authorizations/{service}": "AAFFF",
         "POST /v1/users/{user}/apps/{app}/authorizations/{service}/request": "AFAFF",
+        "POST /v1/users/{user}/apps/{app}/authorizations/{service}/button": "AFAFF",
         "POST /v1/users/{user}/apps/{app}/authorizations/{service}/revoke": "AAFFF",
         "GET /v1/users/{user}/prompts": "AAFFF",
         "GET /v1/prompts/{id}": "AAFFF",

@@ -16,6 +16,8 @@ import Testing
         let level: String
         /// Raised by the upgrade flow (provisional Always, then background use).
         var upgrade = false
+        /// Raised by the first press of the location button.
+        var button = false
         /// Granted first (a request above a grant).
         var before: (level: String, choice: String)?
         let options: [String]
@@ -41,6 +43,13 @@ import Testing
             titles: (
                 "Allow “Maps” to also use your location even when you are not using the app?",
                 "Darf „Maps“ deinen Standort auch verwenden, wenn du die App nicht verwendest?"
+            )),
+        Kind(
+            name: "location button", service: "location", level: "whenInUse", button: true,
+            options: ["allowOnce", "deny"],
+            titles: (
+                "Allow “Maps” to use your current location when you tap its location button?",
+                "Darf „Maps“ deinen aktuellen Standort verwenden, wenn du auf seine Standorttaste tippst?"
             )),
         Kind(
             name: "photos", service: "photos", level: "full", options: ["selectItems", "allowFull", "deny"],
@@ -92,6 +101,10 @@ import Testing
             _ = try app.grant("location", "always", "allowWhileUsing", user: user)
             let result = try app.lifecycle("backgroundLocationUsed", user: user).decode(LifecycleResult.self)
             return try #require(result.prompt)
+        }
+        if kind.button {
+            let response = try app.send(.post, TestApp.path(user, "com.example.maps", "location") + "/button")
+            return try #require(try response.decode(LocationButtonResult.self).prompt)
         }
         if let before = kind.before { _ = try app.grant(kind.service, before.level, before.choice, user: user) }
         return try app.prompt(kind.service, kind.level, user: user)

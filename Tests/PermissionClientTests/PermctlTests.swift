@@ -10,7 +10,7 @@ import Glibc
 /// its exit codes: 0, 64 usage, 69 unavailable, 77 denied, 1 other HTTP errors.
 @Suite("permctl", .serialized, .timeLimit(.minutes(3)))
 struct PermctlTests {
-    static let verbs = ["status", "request", "prompts", "decide", "set", "revoke", "reset", "apps", "services",
+    static let verbs = ["status", "request", "button", "prompts", "decide", "set", "revoke", "reset", "apps", "services",
                         "policies", "audit", "keys", "users"]
 
     @Test func everyVerbAgainstTheRealServer() throws {

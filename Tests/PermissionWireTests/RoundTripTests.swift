@@ -23,6 +23,23 @@ import Testing
         #expect(try Self.roundTrip(outcome) == outcome)
         #expect(try Self.roundTrip(RequestOutcome(authorization: Fixtures.authorization)) == RequestOutcome(authorization: Fixtures.authorization))
         #expect(try Self.roundTrip(Fixtures.prompt) == Fixtures.prompt)
+        var buttonPrompt = Fixtures.prompt
+        buttonPrompt.kind = .locationButton
+        buttonPrompt.options = ["allowOnce", "deny"]
+        for result in [
+            LocationButtonResult(outcome: .prompted, authorization: Fixtures.undetermined, prompt: buttonPrompt),
+            LocationButtonResult(outcome: .granted, authorization: Fixtures.onceGrant),
+            LocationButtonResult(outcome: .unchanged, why: .servicesDisabled, authorization: Fixtures.undetermined),
+        ] {
+            #expect(try Self.roundTrip(result) == result)
+        }
+        let tooMany = Problem(
+            .tooManyPrompts, detail: "full", requestId: "r1")
+        var named = tooMany
+        named.limit = 3
+        named.pending = [Problem.PendingPrompt(id: "p_01J", service: "camera")]
+        #expect(try Self.roundTrip(named) == named)
+        #expect(tooMany.status == 429 && tooMany.title == "Too many pending prompts")
         #expect(try Self.roundTrip(Fixtures.answeredPrompt) == Fixtures.answeredPrompt)
         let prompts = PromptList(items: [Fixtures.prompt, Fixtures.answeredPrompt], nextCursor: nil)
         #expect(try Self.roundTrip(prompts) == prompts)

@@ -2,7 +2,8 @@ import HTTPCore
 import PermissionDomain
 
 /// The prompts page (`GET /consent/`): each pending prompt as the iOS alert, newest last:
-/// the title, the purpose string (`dir="auto"`, `lang` of its translation) and one button
+/// the title, the purpose string (`dir="auto"`, `lang` of its translation), for the location
+/// button's prompt a note on what allowing it means, and one button
 /// per option of the prompt in its order, with the iOS labels, in a form that POSTs the
 /// choice to `/consent/prompts/{id}/decision`.
 enum ConsentPromptsPage {
@@ -51,11 +52,16 @@ enum ConsentPromptsPage {
         return HTML.element(
             "div",
             [
-                "class": "alert", "role": "dialog", "aria-labelledby": "title-\(id)", "aria-describedby": "message-\(id)",
+                "class": "alert", "role": "dialog", "aria-labelledby": "title-\(id)", "aria-describedby": prompt.kind == .locationButton ? "message-\(id) note-\(id)" : "message-\(id)",
                 "data-prompt-id": id, "data-kind": prompt.kind.rawValue,
             ],
             HTML.element("h2", ["class": "alert-title", "id": "title-\(id)"], HTML(title)),
             HTML.element("p", attributes: message, [HTML(shown.purpose.rawValue)]),
+            prompt.kind == .locationButton
+                ? HTML.element(
+                    "p", ["class": "alert-note", "id": "note-\(id)"],
+                    HTML(ConsentText.locationButtonNote(app: shown.appName, language)))
+                : HTML.join([]),
             HTML.element(
                 "form", ["class": "alert-actions", "method": "post", "action": "/consent/prompts/\(id)/decision"],
                 [ConsentPage.csrfField(visit)] + buttons))

@@ -116,6 +116,8 @@ p.user { color: var(--secondary); margin: 0 0 16px; }
 }
 .alert-title { font-size: 17px; line-height: 22px; font-weight: 600; margin: 0; padding: 19px 16px 2px; color: var(--label); text-transform: none; }
 .alert-message { font-size: 13px; line-height: 16px; margin: 0; padding: 2px 16px 19px; white-space: pre-line; }
+.alert-message:has(+ .alert-note) { padding-bottom: 8px; }
+.alert-note { font-size: 13px; line-height: 16px; margin: 0; padding: 0 16px 19px; color: var(--secondary); }
 .alert-actions { margin: 0; display: flex; flex-direction: column; }
 .alert-actions button {
   display: block;

@@ -8,6 +8,12 @@ extension ConsentText {
     /// Standort verwenden; tracking asks as iOS's App Tracking Transparency does, the upgrade
     /// prompt as iOS's "also use your location" alert.
     static func alertTitle(app: String, service: ServiceID, kind: PromptKind, _ language: ConsentLanguage) -> String {
+        if kind == .locationButton {
+            switch language {
+            case .en: return "Allow “\(app)” to use your current location when you tap its location button?"
+            case .de: return "Darf „\(app)“ deinen aktuellen Standort verwenden, wenn du auf seine Standorttaste tippst?"
+            }
+        }
         if kind == .upgrade {
             switch language {
             case .en: return "Allow “\(app)” to also use your location even when you are not using the app?"
@@ -69,6 +75,19 @@ extension ConsentText {
         case .allow: (en, de) = ("Allow", "Erlauben")
         }
         return language == .en ? en : de
+    }
+
+    /// What the location button's alert explains below the purpose string (SPEC §11): what
+    /// allowing it once means for every later tap.
+    static func locationButtonNote(app: String, _ language: ConsentLanguage) -> String {
+        switch language {
+        case .en:
+            return "If you allow it, each later tap of the button shares your location with “\(app)” once, "
+                + "without asking again, until the app is reset or reinstalled."
+        case .de:
+            return "Wenn du es erlaubst, teilt jedes spätere Tippen auf die Taste deinen Standort einmal mit „\(app)“, "
+                + "ohne erneut zu fragen, bis die App zurückgesetzt oder neu installiert wird."
+        }
     }
 
     /// The name of `service` in Settings › Privacy; a custom service's id.
@@ -169,6 +188,8 @@ extension ConsentText {
             return en
                 ? "The app changed why it asks, and will ask again"
                 : "Die App hat geändert, wofür sie fragt, und fragt erneut"
+        case .locationButtonGranted:
+            return en ? "You tapped the app's location button: allowed once" : "Du hast auf die Standorttaste der App getippt: einmal erlaubt"
         case .settingsChanged:
             let on = entry.detail["locationServicesEnabled"] == "true"
             return text(on ? .doneLocationOn : .doneLocationOff, language)

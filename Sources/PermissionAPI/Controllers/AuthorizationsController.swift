@@ -33,6 +33,9 @@ struct AuthorizationsController {
         routes.post(Self.path + "/request", access: .requestAccess) { request in
             try Self.request(request, permissions)
         }
+        routes.post(Self.path + "/button", access: .requestAccess) { request in
+            try Self.pressButton(request, permissions)
+        }
         registerListings(on: &routes)
     }
 
@@ -84,5 +87,32 @@ struct AuthorizationsController {
             Wire.RequestOutcome(
                 authorization: WireMapping.authorization(authorization), prompt: WireMapping.prompt(prompt)),
             status: .accepted, headers: headers)
+    }
+
+    /// `POST .../location/button` (SPEC §11, HIG "Location button"): 200 with `granted` (Allow
+    /// Once, no prompt) or `unchanged` and why, or 202 with the button's pending prompt and its
+    /// `Location`; 404 for a service without the button, 422 when the While Using purpose string
+    /// is missing, 429 `too-many-prompts` when the app has the most pending prompts for the user.
+    private static func pressButton(_ request: APIRequest, _ permissions: PermissionService) throws -> HTTPResponse {
+        let user = try request.user()
+        let app = try request.app()
+        let service = try request.service()
+        let outcome = try permissions.pressLocationButton(
+            user: user, app: app, service: service, actor: request.actor, requestId: request.requestId)
+        let authorization = WireMapping.authorization(outcome.authorization)
+        var headers: HTTPHeaders = ["ETag": outcome.authorization.etag]
+        switch outcome {
+        case .granted:
+            return try Responses.json(Wire.LocationButtonResult(outcome: .granted, authorization: authorization), headers: headers)
+        case .unchanged(let standing, _):
+            let why = Wire.LocationButtonResult.Standing(rawValue: standing.rawValue) ?? .denied
+            return try Responses.json(
+                Wire.LocationButtonResult(outcome: .unchanged, why: why, authorization: authorization), headers: headers)
+        case .prompted(let prompt, _):
+            headers.add(name: "Location", value: "/v1/prompts/" + prompt.id.rawValue)
+            return try Responses.json(
+                Wire.LocationButtonResult(outcome: .prompted, authorization: authorization, prompt: WireMapping.prompt(prompt)),
+                status: .accepted, headers: headers)
+        }
     }
 }

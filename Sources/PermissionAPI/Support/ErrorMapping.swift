@@ -65,6 +65,15 @@ enum ErrorMapping {
             return make(
                 .invalidChoice, "The prompt does not offer the choice '\(choice)'.",
                 extensions: [("allowed", jsonArray(allowed.map(\.rawValue)))])
+        case .tooManyPrompts(let limit, let pending):
+            let named = pending.map {
+                "{\"id\":" + ProblemJSON.quoted($0.id.rawValue) + ",\"service\":" + ProblemJSON.quoted($0.service.rawValue) + "}"
+            }
+            return make(
+                .tooManyPrompts,
+                "The app already has \(pending.count) pending prompts for this user, the most it may have (\(limit)); "
+                    + "wait for an answer or for one to expire.",
+                extensions: [("limit", String(limit)), ("pending", "[" + named.joined(separator: ",") + "]")])
         case .unavailable(let why):
             context.logger.warning("request refused: store unavailable", metadata: ["why": .string(why)])
             return make(.unavailable, capitalized(why) + "; retry shortly.", headers: ["Retry-After": "1"])

@@ -8,6 +8,7 @@ enum Wire {
     typealias AuthorizationList = PermissionWire.AuthorizationList
     typealias AccessRequest = PermissionWire.AccessRequest
     typealias RequestOutcome = PermissionWire.RequestOutcome
+    typealias LocationButtonResult = PermissionWire.LocationButtonResult
     typealias Prompt = PermissionWire.Prompt
     typealias PromptList = PermissionWire.PromptList
     typealias Decision = PermissionWire.Decision

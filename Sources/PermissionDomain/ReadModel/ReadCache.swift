@@ -55,6 +55,7 @@ package final class ReadCache: Sendable {
         let reason: Reason
         let provisional: Bool
         let once: Bool
+        let buttonConfirmed: Bool
         let level: Level?
         let purpose: PurposeString?
         let purposeLanguage: LanguageTag?
@@ -68,6 +69,7 @@ package final class ReadCache: Sendable {
             reason = stored.reason
             provisional = stored.provisional
             once = stored.once
+            buttonConfirmed = stored.buttonConfirmed
             level = stored.level
             purpose = stored.purpose
             purposeLanguage = stored.purposeLanguage
@@ -83,7 +85,7 @@ package final class ReadCache: Sendable {
                 provisional: provisional, once: once,
                 expiresAt: expiresAt == .min ? nil : Date(millisecondsSince1970: expiresAt),
                 reason: reason, purpose: purpose, purposeLanguage: purposeLanguage, declinedLevels: declinedLevels,
-                updatedAt: updatedAt == .min ? nil : Date(millisecondsSince1970: updatedAt), version: version)
+                buttonConfirmed: buttonConfirmed, updatedAt: updatedAt == .min ? nil : Date(millisecondsSince1970: updatedAt), version: version)
         }
     }
 

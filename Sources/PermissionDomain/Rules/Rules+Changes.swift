@@ -62,12 +62,16 @@ extension Rules {
         return next
     }
 
-    /// The record back to `notDetermined` with `reason` (reset, reinstall), declined levels
-    /// forgotten; nil when it is already undetermined with nothing to forget (no change).
+    /// The record back to `notDetermined` with `reason` (reset, reinstall), declined levels and
+    /// the location button's confirmation forgotten; nil when it is already undetermined with
+    /// nothing to forget (no change).
     public static func reset(stored: StoredAuthorization, reason: Reason) -> StoredAuthorization? {
-        guard stored.status != .notDetermined || !stored.declinedLevels.isEmpty else { return nil }
+        guard stored.status != .notDetermined || !stored.declinedLevels.isEmpty || stored.buttonConfirmed else {
+            return nil
+        }
         var next = cleared(stored, reason: reason)
         next.declinedLevels = []
+        next.buttonConfirmed = false
         return next
     }
 

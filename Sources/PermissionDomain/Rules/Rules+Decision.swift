@@ -28,7 +28,9 @@ extension Rules {
     /// are set:
     /// - a grant → authorized (`userConsent`, the prompt's purpose and its language); Allow Once expires at
     ///   `now + onceTTL`, any other grant at `until` when given (SPEC §11, ``expiry(until:now:maxDuration:)``);
-    ///   `keepWhileUsing` also marks the stronger level as declined;
+    ///   `keepWhileUsing` also marks the stronger level as declined; `allowOnce` on the location
+    ///   button's prompt also confirms the button (`buttonConfirmed`);
+    /// - `deny` on the location button's prompt → nothing changes (the next press asks again);
     /// - `deny` while a grant is held (a prompt for more than is held) → the grant is kept;
     /// - `deny` otherwise → denied (`userConsent`, the prompt's purpose);
     /// and on `deny` every level the prompt offered is marked declined: never prompted again.
@@ -71,8 +73,12 @@ extension Rules {
             if choice == .keepWhileUsing {
                 next.declinedLevels = merge(next.declinedLevels, [prompt.requestedLevel])
             }
+            if prompt.kind == .locationButton { next.buttonConfirmed = true }
             return next
         }
+        // The location button's explanation declined: no grant and nothing remembered, so the
+        // next press explains the button again (as iOS shows its alert until confirmed).
+        if prompt.kind == .locationButton { return next }
         let offered = prompt.options.compactMap { grant(for: $0, prompt: prompt, service: service)?.level }
         next.declinedLevels = merge(next.declinedLevels, offered)
         if stored.status == .authorized, !stored.lapsed(at: now) { return next }

@@ -2,7 +2,7 @@ public import Foundation
 
 extension PermissionService {
     /// The service's settings (`--prompt-ttl`, `--once-ttl`, SPEC §4; `--consent-session-ttl`,
-    /// SPEC §10; `--max-grant-duration`, SPEC §11).
+    /// SPEC §10; `--max-grant-duration`, `--max-pending-prompts`, SPEC §11).
     public struct Configuration: Sendable {
         /// Seconds a prompt stays pending before it expires; default 600.
         public var promptTTL: TimeInterval
@@ -20,17 +20,30 @@ extension PermissionService {
         /// (``ExportTooLarge``) instead of being built in memory. Default 5000.
         public var maxExportRecords: Int = 5_000
 
+        /// The most prompts an app may have pending for one user at once (SPEC §11 prompt
+        /// hygiene); one more is refused with `tooManyPrompts`. In `maxPendingPromptsRange`;
+        /// default 3.
+        public var maxPendingPrompts: Int
+
+        /// The values `maxPendingPrompts` may take.
+        public static let maxPendingPromptsRange = 1...100
+
         public init(
             promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
             makePromptID: @escaping @Sendable (Date) -> PromptID = Configuration.randomPromptID,
-            consentSessionTTL: TimeInterval = 900, maxGrantDuration: TimeInterval = 31_536_000
+            consentSessionTTL: TimeInterval = 900, maxGrantDuration: TimeInterval = 31_536_000,
+            maxPendingPrompts: Int = 3
         ) {
             precondition(maxGrantDuration > 0, "the maximum grant duration must be positive")
+            precondition(
+                Self.maxPendingPromptsRange.contains(maxPendingPrompts),
+                "the most pending prompts per user and app must be in \(Self.maxPendingPromptsRange)")
             self.promptTTL = promptTTL
             self.onceTTL = onceTTL
             self.makePromptID = makePromptID
             self.consentSessionTTL = consentSessionTTL
             self.maxGrantDuration = maxGrantDuration
+            self.maxPendingPrompts = maxPendingPrompts
         }
 
         /// `<12 hex digits of milliseconds>-<16 random hex digits>`: unique, and ordered by creation time.

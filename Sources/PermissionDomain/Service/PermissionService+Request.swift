@@ -5,7 +5,10 @@ extension PermissionService {
     /// unknown level or service, or an authorization that needs no prompt is answered from a
     /// read snapshot and writes nothing; only a new prompt takes a write.
     /// - Returns: `.decided` (no prompt) or `.prompted` with the new or already pending prompt.
-    /// - Throws: `PermissionError.unknownService`, `.unknownLevel`, `.missingPurposeString`.
+    /// A new prompt counts against `configuration.maxPendingPrompts` (``requirePromptRoom(_:user:app:replacing:now:)``);
+    /// the prompt already pending for this authorization is returned as it is, whatever the count.
+    /// - Throws: `PermissionError.unknownService`, `.unknownLevel`, `.missingPurposeString`,
+    ///   `.tooManyPrompts`.
     public func request(
         user: UserID, app: AppID, service: ServiceID, level: Level, actor: Actor, requestId: String?
     ) throws -> RequestOutcome {
@@ -26,6 +29,7 @@ extension PermissionService {
             case .existing(let prompt):
                 return .prompted(prompt, current.authorization)
             case .prompt(let plan):
+                try requirePromptRoom(writer, user: user, app: app, replacing: service, now: context.now)
                 if let stale = try writer.pendingPrompt(user: user, app: app, service: service) {
                     let system = ChangeContext(actor: .system, requestId: requestId, now: context.now)
                     try end(writer, prompt: stale, as: .expired, context: system)
@@ -95,6 +99,7 @@ extension PermissionService {
             prompt.choice = parsed
             try writer.save(prompt)
             var extra = ["choice": parsed.rawValue]
+            if next.buttonConfirmed && !loaded.stored.buttonConfirmed { extra["locationButton"] = "confirmed" }
             if until != nil, let end = next.expiresAt { extra["until"] = String(end.millisecondsSince1970) }
             let detail = Self.promptDetail(prompt, extra)
             var saved = loaded.stored

@@ -21,6 +21,9 @@ public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
     public static let authorizationRevoked = AuditAction("authorization.revoked")
     /// An Allow Once grant ended: `sessionEnded`, or lapsed after the once TTL (actor `system`).
     public static let authorizationExpired = AuditAction("authorization.expired")
+    /// A press of the app's confirmed location button granted Allow Once without a prompt
+    /// (SPEC §11); it lapses like any Allow Once grant.
+    public static let locationButtonGranted = AuditAction("locationButton.granted")
     /// The app was reinstalled: location back to notDetermined.
     public static let authorizationReinstalled = AuditAction("authorization.reinstalled")
     /// An operator's reset.

@@ -21,6 +21,9 @@ extension PermissionError: CustomStringConvertible {
             "the entity-tag is stale (current: \(current))"
         case .promptNotPending(let state):
             "the prompt is \(state.rawValue), not pending"
+        case .tooManyPrompts(let limit, let pending):
+            "the app already has \(pending.count) pending prompts for the user (at most \(limit)): "
+                + pending.map { "\($0.id.rawValue) (\($0.service.rawValue))" }.joined(separator: ", ")
         case .unavailable(let why):
             "temporarily unavailable: \(why)"
         case .invalidChoice(let choice, let allowed):

@@ -22,6 +22,10 @@ public enum PermissionError: Error, Hashable, Sendable {
     case promptNotPending(PromptState)
     /// A choice the prompt does not offer.
     case invalidChoice(choice: String, allowed: [Choice])
+    /// The app already has the most pending prompts for the user it may have
+    /// (`Configuration.maxPendingPrompts`, SPEC §11 prompt hygiene); `pending` are those prompts,
+    /// oldest first.
+    case tooManyPrompts(limit: Int, pending: [Prompt])
     /// The store cannot serve now but may soon: every database connection is busy, or another
     /// process holds a lock, for longer than the store waits. Worth retrying.
     case unavailable(why: String)

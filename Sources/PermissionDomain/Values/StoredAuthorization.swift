@@ -26,6 +26,10 @@ public struct StoredAuthorization: Hashable, Sendable {
     /// Levels the user declined on a prompt for more than was held, or narrowed on the
     /// upgrade prompt: the app is not prompted for them again (SPEC §4). Sorted.
     public var declinedLevels: [Level]
+    /// The user confirmed the app's location button (answered its prompt with Allow Once,
+    /// SPEC §11): each later press grants Allow Once without a prompt. Kept when a grant lapses
+    /// or is changed in settings; cleared by a reset and by the app's reinstall.
+    public var buttonConfirmed: Bool
     /// When the record last changed; nil until first written.
     public var updatedAt: Date?
     /// Grows with every change; 0 for a record never written.
@@ -35,7 +39,7 @@ public struct StoredAuthorization: Hashable, Sendable {
         user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus = .notDetermined,
         level: Level? = nil, provisional: Bool = false, once: Bool = false, expiresAt: Date? = nil,
         reason: Reason = .default, purpose: PurposeString? = nil, purposeLanguage: LanguageTag? = nil,
-        declinedLevels: [Level] = [],
+        declinedLevels: [Level] = [], buttonConfirmed: Bool = false,
         updatedAt: Date? = nil, version: Int64 = 0
     ) {
         self.user = user
@@ -50,6 +54,7 @@ public struct StoredAuthorization: Hashable, Sendable {
         self.purpose = purpose
         self.purposeLanguage = purposeLanguage
         self.declinedLevels = declinedLevels.count > 1 ? declinedLevels.sorted() : declinedLevels  // no copy for 0 or 1
+        self.buttonConfirmed = buttonConfirmed
         self.updatedAt = updatedAt?.truncatedToMilliseconds
         self.version = version
     }
@@ -78,6 +83,6 @@ public struct StoredAuthorization: Hashable, Sendable {
         status != other.status || level != other.level || provisional != other.provisional || once != other.once
             || expiresAt != other.expiresAt || reason != other.reason || purpose != other.purpose
             || purposeLanguage != other.purposeLanguage
-            || declinedLevels != other.declinedLevels
+            || declinedLevels != other.declinedLevels || buttonConfirmed != other.buttonConfirmed
     }
 }

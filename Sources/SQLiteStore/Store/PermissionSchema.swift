@@ -19,6 +19,7 @@ enum PermissionSchema {
             Migration(id: "4-consent-sessions", sql: version4),
             Migration(id: "5-localized-purpose-strings", sql: version5),
             Migration(id: "6-expiring-grants", sql: version6),
+            Migration(id: "7-location-button", sql: version7),
             sealedAudit(keyring: keyring),
         ])
     }

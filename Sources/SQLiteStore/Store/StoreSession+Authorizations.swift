@@ -5,12 +5,12 @@ import PermissionDomain
 extension StoreSession {
     private static let columns = """
         user, app, service, status, level, provisional, once, expires_at, reason, purpose, \
-        declined_levels, updated_at, version, purpose_language
+        declined_levels, updated_at, version, purpose_language, button_confirmed
         """
 
     private static let selectOne = StatementSlot("""
         SELECT status, level, provisional, once, expires_at, reason, purpose, declined_levels, updated_at, version,
-            purpose_language
+            purpose_language, button_confirmed
         FROM authorizations WHERE user = ?1 AND app = ?2 AND service = ?3
         """)
 
@@ -18,7 +18,8 @@ extension StoreSession {
     /// settings (NULL when never changed); two primary-key seeks in one statement.
     private static let selectOneWithSettings = StatementSlot("""
         SELECT a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose, a.declined_levels,
-            a.updated_at, a.version, a.purpose_language, s.location_services_enabled, s.updated_at, s.locale
+            a.updated_at, a.version, a.purpose_language, a.button_confirmed, s.location_services_enabled, s.updated_at,
+            s.locale
         FROM (SELECT 1) LEFT JOIN authorizations AS a ON a.user = ?1 AND a.app = ?2 AND a.service = ?3
         LEFT JOIN user_settings AS s ON s.user = ?1
         """)
@@ -67,18 +68,18 @@ extension StoreSession {
             statement.isNull(at: 0)
             ? nil : try decodeAuthorization(statement, user: user, app: app, service: service, offset: 0)
         let settings =
-            statement.isNull(at: 11)
+            statement.isNull(at: 12)
             ? nil
             : UserSettings(
-                user: user, locationServicesEnabled: statement.bool(at: 11),
-                locale: statement.string(at: 13).map(LanguageTag.init(trusted:)), updatedAt: statement.date(at: 12))
+                user: user, locationServicesEnabled: statement.bool(at: 12),
+                locale: statement.string(at: 14).map(LanguageTag.init(trusted:)), updatedAt: statement.date(at: 13))
         return (stored, settings)
     }
 
     private static let pageWithSettings = StatementSlot("""
         SELECT a.user, a.app, a.service, a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose,
-            a.declined_levels, a.updated_at, a.version, a.purpose_language, s.location_services_enabled, s.updated_at,
-            s.locale
+            a.declined_levels, a.updated_at, a.version, a.purpose_language, a.button_confirmed,
+            s.location_services_enabled, s.updated_at, s.locale
         FROM authorizations AS a LEFT JOIN user_settings AS s ON s.user = a.user
         WHERE (a.user, a.app, a.service) > (?1, ?2, ?3) ORDER BY a.user, a.app, a.service LIMIT ?4
         """)
@@ -106,11 +107,11 @@ extension StoreSession {
                 var stored = try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 3)
                 if let purpose = stored.purpose { stored.purpose = PurposeString(trusted: strings.intern(purpose.rawValue)) }
                 let settings =
-                    statement.isNull(at: 14)
+                    statement.isNull(at: 15)
                     ? nil
                     : UserSettings(
-                        user: user, locationServicesEnabled: statement.bool(at: 14),
-                        locale: statement.string(at: 16).map(LanguageTag.init(trusted:)), updatedAt: statement.date(at: 15))
+                        user: user, locationServicesEnabled: statement.bool(at: 15),
+                        locale: statement.string(at: 17).map(LanguageTag.init(trusted:)), updatedAt: statement.date(at: 16))
                 page.append((stored, settings))
             }
             return page
@@ -153,13 +154,14 @@ extension StoreSession {
     func save(_ authorization: StoredAuthorization) throws {
         let sql = """
             INSERT INTO authorizations (\(Self.columns), purpose_hash)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
             ON CONFLICT (user, app, service) DO UPDATE SET
                 status = excluded.status, level = excluded.level, provisional = excluded.provisional,
                 once = excluded.once, expires_at = excluded.expires_at, reason = excluded.reason,
                 purpose = excluded.purpose, declined_levels = excluded.declined_levels,
                 updated_at = excluded.updated_at, version = excluded.version,
-                purpose_language = excluded.purpose_language, purpose_hash = excluded.purpose_hash
+                purpose_language = excluded.purpose_language, button_confirmed = excluded.button_confirmed,
+                purpose_hash = excluded.purpose_hash
             """
         try run(sql) { statement in
             statement.bind(authorization.user.rawValue, at: 1)
@@ -176,8 +178,9 @@ extension StoreSession {
             statement.bind(authorization.updatedAt, at: 12)
             statement.bind(authorization.version, at: 13)
             statement.bind(authorization.purposeLanguage?.rawValue, at: 14)
+            statement.bind(authorization.buttonConfirmed, at: 15)
             // The hash of the purpose string the user was shown (GDPR Art. 7(1)).
-            statement.bind(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }, at: 15)
+            statement.bind(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }, at: 16)
         }
     }
 
@@ -207,6 +210,7 @@ extension StoreSession {
             purpose: statement.string(at: offset + 6).map(PurposeString.init(trusted:)),
             purposeLanguage: statement.string(at: offset + 10).map(LanguageTag.init(trusted:)),
             declinedLevels: statement.list(at: offset + 7).map { Level(trusted: String($0)) },
+            buttonConfirmed: statement.bool(at: offset + 11),
             updatedAt: statement.date(at: offset + 8),
             version: statement.int64(at: offset + 9))
     }

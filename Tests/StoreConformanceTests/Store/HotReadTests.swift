@@ -12,7 +12,8 @@ import Testing
         @Sendable func record(_ u: UserID) -> StoredAuthorization {
             StoredAuthorization(
                 user: u, app: maps, service: .location, status: .authorized, level: .always, reason: .userConsent,
-                purpose: try? purpose("Nearby stops."), declinedLevels: [.whenInUse], updatedAt: epoch, version: 3)
+                purpose: try? purpose("Nearby stops."), declinedLevels: [.whenInUse], buttonConfirmed: true, updatedAt: epoch,
+                version: 3)
         }
         try fixture.store.write { writer in
             for u in [both, recordOnly] { try writer.save(record(u)) }

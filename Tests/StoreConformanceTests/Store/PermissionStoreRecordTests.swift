@@ -9,7 +9,7 @@ import Testing
         let record = StoredAuthorization(
             user: try user("u42"), app: try app("com.example.maps"), service: .location, status: .authorized,
             level: .always, provisional: true, once: true, expiresAt: epoch.addingTimeInterval(3600), reason: .userConsent,
-            purpose: try purpose("Shows nearby stops. ✓"), declinedLevels: [.always, .whenInUse],
+            purpose: try purpose("Shows nearby stops. ✓"), declinedLevels: [.always, .whenInUse], buttonConfirmed: true,
             updatedAt: epoch, version: 3)
         let saved = record
         try fixture.store.write { try $0.save(saved) }

@@ -1,0 +1,89 @@
+import Foundation
+
+extension PermissionService {
+    /// The user pressed the app's location button (SPEC §11, HIG "Location button";
+    /// ``Rules/locationButton(service:app:stored:effective:pending:now:onceTTL:)``). A press that
+    /// changes nothing, or finds the button's prompt pending, is answered from a read snapshot;
+    /// a grant or a new prompt takes a write:
+    /// - a grant commits Allow Once (`locationButton.granted`, published, lapsing after the once
+    ///   TTL like any Allow Once grant) and cancels a pending request prompt of the authorization;
+    /// - a new prompt first ends the authorization's pending prompt of another kind (a request
+    ///   the press supersedes: cancelled; one past its deadline: expired, actor `system`), and
+    ///   counts against `configuration.maxPendingPrompts` like a request's prompt.
+    /// - Throws: `PermissionError.unknownService`, `.notFound` (a service without the button),
+    ///   `.missingPurposeString`, `.tooManyPrompts`.
+    public func pressLocationButton(
+        user: UserID, app: AppID, service: ServiceID, actor: Actor, requestId: String?
+    ) throws -> LocationButtonOutcome {
+        let onceTTL = configuration.onceTTL
+        let snapshot = try store.read { reader in
+            try planButton(reader, user: user, app: app, service: service, now: now, onceTTL: onceTTL)
+        }
+        switch snapshot.plan {
+        case .unchanged(let standing): return .unchanged(standing, snapshot.loaded.effective)
+        case .existing(let prompt): return .prompted(prompt, snapshot.loaded.effective)
+        case .prompt, .grant: break
+        }
+        return try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            let current = try planButton(writer, user: user, app: app, service: service, now: context.now, onceTTL: onceTTL)
+            let loaded = current.loaded
+            switch current.plan {
+            case .unchanged(let standing):
+                return .unchanged(standing, loaded.effective)
+            case .existing(let prompt):
+                return .prompted(prompt, loaded.effective)
+            case .grant(let next):
+                let saved = try commit(
+                    writer, old: loaded.stored, next: next, action: .locationButtonGranted, context: context,
+                    detail: ["until": String((next.expiresAt ?? context.now).millisecondsSince1970)])
+                try cancelPendingPrompt(writer, key: saved.key, context: context)
+                return .granted(try effective(writer, stored: saved, service: loaded.service, now: context.now))
+            case .prompt(let plan):
+                try requirePromptRoom(writer, user: user, app: app, replacing: service, now: context.now)
+                if let other = try writer.pendingPrompt(user: user, app: app, service: service) {
+                    let superseded = other.effectiveState(at: context.now) == .pending
+                    let ending = superseded ? context : ChangeContext(actor: .system, requestId: requestId, now: context.now)
+                    try end(writer, prompt: other, as: superseded ? .cancelled : .expired, context: ending)
+                }
+                let prompt = try issue(writer, plan: plan, key: loaded.stored.key, context: context)
+                return .prompted(prompt, loaded.effective)
+            }
+        }
+    }
+
+    /// The location button rule applied to the state `reader` sees.
+    private func planButton(
+        _ reader: any PermissionReader, user: UserID, app: AppID, service: ServiceID, now: Date, onceTTL: TimeInterval
+    ) throws -> (plan: LocationButtonPlan, loaded: LoadedAuthorization) {
+        let loaded = try load(reader, user: user, app: app, service: service, now: now)
+        let plan = try Rules.locationButton(
+            service: loaded.service, app: try reader.app(app), stored: loaded.stored, effective: loaded.effective,
+            pending: try reader.pendingPrompt(user: user, app: app, service: service), now: now, onceTTL: onceTTL)
+        return (plan, loaded)
+    }
+
+    /// Refuses a new prompt of `app` for `user` when the app already has
+    /// `configuration.maxPendingPrompts` prompts pending for the user (SPEC §11 prompt hygiene):
+    /// counted inside the write that would issue it, before anything is written, so two
+    /// concurrent requests cannot both pass (SQLite has one writer; PostgreSQL writes hold the
+    /// audit chain's head lock and read committed rows after taking it). A prompt of `replacing`
+    /// (the authorization the new prompt is for, whose pending prompt is about to end) and one
+    /// past its deadline do not count.
+    /// - Throws: `PermissionError.tooManyPrompts` naming the pending prompts, oldest first.
+    func requirePromptRoom(
+        _ reader: any PermissionReader, user: UserID, app: AppID, replacing service: ServiceID, now: Date
+    ) throws {
+        let limit = configuration.maxPendingPrompts
+        let filter = PromptFilter(user: user, app: app, state: .pending)
+        var pending: [Prompt] = []
+        var after: PromptID?
+        while true {
+            let page = try reader.prompts(matching: filter, after: after, limit: 100)
+            pending += page.filter { $0.service != service && $0.effectiveState(at: now) == .pending }
+            guard page.count == 100, let last = page.last else { break }
+            after = last.id
+        }
+        if pending.count >= limit { throw PermissionError.tooManyPrompts(limit: limit, pending: pending) }
+    }
+}
