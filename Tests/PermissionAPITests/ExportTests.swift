@@ -30,7 +30,7 @@ import Testing
         let export = try response.decode(PermissionWire.UserExport.self)
         #expect(export.schema == PermissionWire.UserExport.Schema(name: "permission-user-export", version: 1, conformsTo: "ISO/IEC TS 27560:2023"))
         #expect(export.user == "u42")
-        #expect(export.auditEncoding.tag == "permission-audit-v1" && export.auditEncoding.columns == AuditChain.columns)
+        #expect(export.auditEncoding.tag == "permission-audit-v2" && export.auditEncoding.columns == AuditChain.columns)
         #expect(export.auditEncoding.genesis == String(repeating: "0", count: 64) && export.auditEncoding.digest == "sha256")
 
         let camera = try #require(export.consentRecords.first)

@@ -26,7 +26,7 @@ import Testing
         }
         #expect(all.map(\.seq) == mine.map(\.seq))
         #expect(all.map(\.hash) == mine.map(\.hash))
-        #expect(all.allSatisfy { $0.user == h.user.rawValue })
+        #expect(all.allSatisfy { $0.user == mine.first?.pseudonym && $0.purpose == nil && $0.personal != nil }, "stored sealed")
         for record in all {
             #expect(AuditChain.sha256.hash(of: record) == record.hash, "the record is the hashed form")
         }
