@@ -10,7 +10,11 @@ public enum AccessEvaluationParser {
         -> AccessEvaluationRequest
     {
         let members = try object(try StrictJSON.parse(bytes, limits: limits), at: [])
-        try refuseUnknown(members, allowed: tupleKeys, at: [])
+        if members.count > (members["context"] == nil ? 3 : 4) || members["subject"] == nil || members["action"] == nil
+            || members["resource"] == nil
+        {
+            try refuseUnknown(members, allowed: tupleKeys, at: [])
+        }
         let tuple = try self.tuple(members, at: [])
         guard let subject = tuple.subject else { throw missing(["subject"]) }
         guard let action = tuple.action else { throw missing(["action"]) }
@@ -59,31 +63,64 @@ public enum AccessEvaluationParser {
     private static func tuple(_ members: [String: JSONValue], at path: [String]) throws(WireDecodingError)
         -> (subject: AccessEntity?, action: AccessAction?, resource: AccessEntity?)
     {
-        if let context = members["context"] { _ = try object(context, at: path + ["context"]) }
-        let subject = try members["subject"].map { value throws(WireDecodingError) in
-            try entity(value, at: path + ["subject"])
+        // Paths are built only for an error: the success path allocates no pointer.
+        if let context = members["context"], context.objectValue == nil {
+            throw invalid(path + ["context"], "expected an object, found \(context.kindDescription)")
         }
-        let resource = try members["resource"].map { value throws(WireDecodingError) in
-            try entity(value, at: path + ["resource"])
-        }
-        let action = try members["action"].map { value throws(WireDecodingError) in
-            let path = path + ["action"]
-            let members = try object(value, at: path)
-            try refuseUnknown(members, allowed: ["name", "properties"], at: path)
-            if let properties = members["properties"] { _ = try object(properties, at: path + ["properties"]) }
-            guard let name = members["name"] else { throw missing(path + ["name"]) }
-            return AccessAction(name: try string(name, at: path + ["name"]))
+        var subject: AccessEntity?
+        if let value = members["subject"] { subject = try entity(value, at: path, "subject") }
+        var resource: AccessEntity?
+        if let value = members["resource"] { resource = try entity(value, at: path, "resource") }
+        var action: AccessAction?
+        if let value = members["action"] {
+            guard let members = value.objectValue else {
+                throw invalid(path + ["action"], "expected an object, found \(value.kindDescription)")
+            }
+            if members.count > (members["properties"] == nil ? 1 : 2) || members["name"] == nil {
+                try refuseUnknown(members, allowed: actionKeys, at: path + ["action"])
+            }
+            if let properties = members["properties"], properties.objectValue == nil {
+                throw invalid(path + ["action", "properties"], "expected an object, found \(properties.kindDescription)")
+            }
+            guard let name = members["name"] else { throw missing(path + ["action", "name"]) }
+            guard let text = name.stringValue else {
+                throw invalid(path + ["action", "name"], "expected a string, found \(name.kindDescription)")
+            }
+            action = AccessAction(name: text)
         }
         return (subject, action, resource)
     }
 
-    private static func entity(_ value: JSONValue, at path: [String]) throws(WireDecodingError) -> AccessEntity {
-        let members = try object(value, at: path)
-        try refuseUnknown(members, allowed: ["type", "id", "properties"], at: path)
-        if let properties = members["properties"] { _ = try object(properties, at: path + ["properties"]) }
-        guard let type = members["type"] else { throw missing(path + ["type"]) }
-        guard let id = members["id"] else { throw missing(path + ["id"]) }
-        return AccessEntity(type: try string(type, at: path + ["type"]), id: try string(id, at: path + ["id"]))
+    private static let actionKeys: Set<String> = ["name", "properties"]
+    private static let entityKeys: Set<String> = ["type", "id", "properties"]
+
+    private static func entity(_ value: JSONValue, at prefix: [String], _ name: String) throws(WireDecodingError)
+        -> AccessEntity
+    {
+        guard let members = value.objectValue else {
+            throw invalid(prefix + [name], "expected an object, found \(value.kindDescription)")
+        }
+        if members.count > (members["properties"] == nil ? 2 : 3) {
+            try refuseUnknown(members, allowed: entityKeys, at: prefix + [name])
+        }
+        if let properties = members["properties"], properties.objectValue == nil {
+            throw invalid(prefix + [name, "properties"], "expected an object, found \(properties.kindDescription)")
+        }
+        guard let type = members["type"] else {
+            try refuseUnknown(members, allowed: entityKeys, at: prefix + [name])
+            throw missing(prefix + [name, "type"])
+        }
+        guard let id = members["id"] else {
+            try refuseUnknown(members, allowed: entityKeys, at: prefix + [name])
+            throw missing(prefix + [name, "id"])
+        }
+        guard let typeText = type.stringValue else {
+            throw invalid(prefix + [name, "type"], "expected a string, found \(type.kindDescription)")
+        }
+        guard let idText = id.stringValue else {
+            throw invalid(prefix + [name, "id"], "expected a string, found \(id.kindDescription)")
+        }
+        return AccessEntity(type: typeText, id: idText)
     }
 
     private static func object(_ value: JSONValue, at path: [String]) throws(WireDecodingError) -> [String: JSONValue] {

@@ -179,7 +179,8 @@ struct AuthZENController {
 
     /// The body, when `Content-Type` is JSON (415 otherwise, as for every body of the API).
     private static func jsonBody(_ request: APIRequest) throws -> [UInt8] {
-        guard APIRequest.isJSON(request.headers["Content-Type"]) else {
+        let contentType = request.headers["Content-Type"]
+        guard contentType == Responses.json || APIRequest.isJSON(contentType) else {  // the common value without Foundation
             throw APIProblem(
                 .unsupportedMediaType, "The body must be application/json.", headers: ["Accept-Post": "application/json"])
         }
