@@ -48,6 +48,8 @@ expected = {
     "/v1/users/{user}/consent-sessions": {"post"}, "/v1/consent-sessions/{id}": {"delete"},
     "/v1/users/{user}": {"delete"},
     "/healthz": {"get"}, "/readyz": {"get"}, "/openapi.yaml": {"get"}, "/metrics": {"get"},
+    "/access/v1/evaluation": {"post"}, "/access/v1/evaluations": {"post"},
+    "/.well-known/authzen-configuration": {"get"},
 }
 methods = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 actual = {p: {m for m in item if m in methods} for p, item in spec["paths"].items()}

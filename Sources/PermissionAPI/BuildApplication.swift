@@ -38,6 +38,7 @@ public func buildApplication(
     ServicesController(permissions: service).register(on: &routes)
     AppsController(permissions: service).register(on: &routes)
     AuthorizationsController(permissions: service).register(on: &routes)
+    AuthZENController(permissions: service, publicURL: configuration.publicURL).register(on: &routes)
     PromptsController(permissions: service).register(on: &routes)
     SettingsController(permissions: service).register(on: &routes)
     LifecycleController(permissions: service).register(on: &routes)

@@ -83,6 +83,16 @@ tags:
     description: >
       Consent links (SPEC §10): a one-time link to the service's own consent pages under
       `/consent/`, where a person answers their prompts and changes their settings in a browser.
+  - name: AuthZEN
+    description: >
+      The OpenID AuthZEN Authorization API 1.0 (SPEC §11): the status read asked as a
+      decision by a policy enforcement point. Subject `{"type": "app", "id": <bundle id>}`,
+      resource `{"type": "user", "id": <user>}`, action `{"name": "<service>"}` (any level) or
+      `{"name": "<service>.<level>"}` (that level or above); `decision` is true when the
+      effective status (policies, the Location Services switch, once and expiring grants, the
+      provisional flow, as `GET .../authorizations/{service}` shows it) is `authorized` at that
+      level or above. A denial is `200` with `decision: false`. Keys and roles as for the status
+      read: an app key only for its own app (`403` otherwise, for the whole request).
   - name: operations
     description: Health, readiness, metrics and this document.
 paths:
@@ -1393,6 +1403,120 @@ paths:
         '404': {$ref: '#/components/responses/NotFound'}
         '429': {$ref: '#/components/responses/TooManyRequests'}
         '500': {$ref: '#/components/responses/Internal'}
+  /access/v1/evaluation:
+    post:
+      tags: [AuthZEN]
+      operationId: accessEvaluation
+      summary: One access decision (AuthZEN)
+      description: >
+        Read like `GET .../authorizations/{service}` (same snapshot rules, same
+        `Permission-Consistency` header, inline on the event loop where that read is; on
+        PostgreSQL on the worker queue, since the records are named in the body). `context`
+        carries the effective `status`, `reason`, `level` (null unless authorized) and
+        `prompt_required` (true exactly for `notDetermined`). `context` and `properties` in the
+        request must be objects and are not used. A malformed subject, resource or action, a
+        type other than `app` / `user`, a service or level not in the catalogue →
+        `400 invalid-request` naming the field as a JSON Pointer (e.g. `action/name: ...`);
+        a member the specification does not define → `400 unknown-member`.
+      parameters:
+        - $ref: '#/components/parameters/RequestId'
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/AccessEvaluationRequest'}
+            examples:
+              camera: {$ref: '#/components/examples/AccessEvaluationCamera'}
+      responses:
+        '200':
+          description: 'The decision; a denial is `decision: false`.'
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/AccessEvaluationResponse'}
+              examples:
+                permit: {$ref: '#/components/examples/AccessDecisionPermit'}
+                promptRequired: {$ref: '#/components/examples/AccessDecisionPromptRequired'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '412': {$ref: '#/components/responses/PreconditionFailed'}
+        '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '500': {$ref: '#/components/responses/Internal'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /access/v1/evaluations:
+    post:
+      tags: [AuthZEN]
+      operationId: accessEvaluations
+      summary: Several access decisions in one request (AuthZEN)
+      description: >
+        1 to 100 items in `evaluations`; the top-level `subject`, `action`, `resource` and
+        `context` are the defaults of each item, an item's own member taking precedence.
+        Answers come in the request's order, from one read snapshot, under
+        `options.evaluations_semantic`: `execute_all` (the default) answers every item;
+        `deny_on_first_deny` stops after the first denial, `permit_on_first_permit` after the
+        first permit, the deciding item being the last answer. Every item is checked before any
+        is evaluated: one bad item (`400`, naming e.g. `evaluations/3/action/name`) or one naming
+        an app the key is not bound to (`403`) refuses the whole request. Without
+        `evaluations` the request is one evaluation and is answered like
+        `POST /access/v1/evaluation`.
+      parameters:
+        - $ref: '#/components/parameters/RequestId'
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/AccessEvaluationsRequest'}
+            examples:
+              defaults: {$ref: '#/components/examples/AccessEvaluationsDefaults'}
+      responses:
+        '200':
+          description: The decisions, in order (or one decision without `evaluations`).
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+          content:
+            application/json:
+              schema:
+                oneOf:
+                  - {$ref: '#/components/schemas/AccessEvaluationsResponse'}
+                  - {$ref: '#/components/schemas/AccessEvaluationResponse'}
+              examples:
+                denyOnFirstDeny: {$ref: '#/components/examples/AccessDecisionsDenyOnFirstDeny'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '412': {$ref: '#/components/responses/PreconditionFailed'}
+        '413': {$ref: '#/components/responses/PayloadTooLarge'}
+        '415': {$ref: '#/components/responses/UnsupportedMediaType'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '500': {$ref: '#/components/responses/Internal'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+  /.well-known/authzen-configuration:
+    get:
+      tags: [AuthZEN]
+      operationId: authzenConfiguration
+      summary: Policy decision point metadata (AuthZEN)
+      description: >
+        Open. The URLs start with `--public-url` when it is set; otherwise with `http://` and
+        the request's `Host` field, and the answer is `Cache-Control: no-store` (set
+        `--public-url` behind a proxy or TLS terminator, so that the identifier is the one
+        clients use).
+      security: []
+      responses:
+        '200':
+          description: The metadata.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/X-Request-Id'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/AuthZENConfiguration'}
+              examples:
+                publicURL: {$ref: '#/components/examples/AuthZENConfiguration'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '429': {$ref: '#/components/responses/TooManyRequests'}
   /healthz:
     get:
       tags: [operations]
@@ -2086,6 +2210,93 @@ components:
             Pass as `after` for the next page (`<app>/<service>` in a user's listing, a user id
             in an app's service listing); absent on the last page.
           type: string
+    AccessEntity:
+      description: An AuthZEN subject (`type` app, `id` a bundle id) or resource (`type` user, `id` a user id).
+      type: object
+      additionalProperties: false
+      required: [type, id]
+      properties:
+        type: {type: string, examples: [app]}
+        id: {type: string, examples: [com.example.maps]}
+        properties: {type: object, description: Accepted and not used.}
+    AccessAction:
+      description: '`<service>` (any level) or `<service>.<level>` (that level or above).'
+      type: object
+      additionalProperties: false
+      required: [name]
+      properties:
+        name: {type: string, examples: [camera, location.always]}
+        properties: {type: object, description: Accepted and not used.}
+    AccessEvaluationRequest:
+      type: object
+      additionalProperties: false
+      required: [subject, action, resource]
+      properties:
+        subject: {$ref: '#/components/schemas/AccessEntity'}
+        action: {$ref: '#/components/schemas/AccessAction'}
+        resource: {$ref: '#/components/schemas/AccessEntity'}
+        context: {type: object, description: Accepted and not used.}
+    AccessEvaluationItem:
+      type: object
+      additionalProperties: false
+      properties:
+        subject: {$ref: '#/components/schemas/AccessEntity'}
+        action: {$ref: '#/components/schemas/AccessAction'}
+        resource: {$ref: '#/components/schemas/AccessEntity'}
+        context: {type: object, description: Accepted and not used.}
+    AccessEvaluationsRequest:
+      type: object
+      additionalProperties: false
+      properties:
+        subject: {$ref: '#/components/schemas/AccessEntity'}
+        action: {$ref: '#/components/schemas/AccessAction'}
+        resource: {$ref: '#/components/schemas/AccessEntity'}
+        context: {type: object, description: Accepted and not used.}
+        evaluations:
+          type: array
+          minItems: 1
+          maxItems: 100
+          items: {$ref: '#/components/schemas/AccessEvaluationItem'}
+        options:
+          type: object
+          additionalProperties: false
+          properties:
+            evaluations_semantic:
+              type: string
+              enum: [execute_all, deny_on_first_deny, permit_on_first_permit]
+              default: execute_all
+    AccessDecisionContext:
+      type: object
+      required: [status, reason, level, prompt_required]
+      properties:
+        status: {$ref: '#/components/schemas/AuthorizationStatus'}
+        reason: {$ref: '#/components/schemas/Reason'}
+        level:
+          description: The level granted; null unless authorized.
+          oneOf:
+            - {$ref: '#/components/schemas/Level'}
+            - {type: 'null'}
+        prompt_required: {type: boolean, description: True exactly when the status is notDetermined.}
+    AccessEvaluationResponse:
+      type: object
+      required: [decision]
+      properties:
+        decision: {type: boolean}
+        context: {$ref: '#/components/schemas/AccessDecisionContext'}
+    AccessEvaluationsResponse:
+      type: object
+      required: [evaluations]
+      properties:
+        evaluations:
+          type: array
+          items: {$ref: '#/components/schemas/AccessEvaluationResponse'}
+    AuthZENConfiguration:
+      type: object
+      required: [policy_decision_point, access_evaluation_endpoint, access_evaluations_endpoint]
+      properties:
+        policy_decision_point: {type: string, format: uri}
+        access_evaluation_endpoint: {type: string, format: uri}
+        access_evaluations_endpoint: {type: string, format: uri}
     AccessRequest:
       type: object
       additionalProperties: false
@@ -2802,6 +3013,46 @@ components:
               service: {$ref: '#/components/schemas/ServiceId'}
       additionalProperties: true
   examples:
+    AccessEvaluationCamera:
+      summary: May Maps use the camera of u42?
+      value:
+        subject: {type: app, id: com.example.maps}
+        action: {name: camera}
+        resource: {type: user, id: u42}
+    AccessEvaluationsDefaults:
+      summary: Two services of one app and user, stopping at the first denial
+      value:
+        subject: {type: app, id: com.example.maps}
+        resource: {type: user, id: u42}
+        options: {evaluations_semantic: deny_on_first_deny}
+        evaluations:
+          - action: {name: camera}
+          - action: {name: location.always}
+          - action: {name: microphone}
+    AccessDecisionPermit:
+      summary: Authorized
+      value:
+        decision: true
+        context: {level: full, prompt_required: false, reason: userConsent, status: authorized}
+    AccessDecisionPromptRequired:
+      summary: Never asked
+      value:
+        decision: false
+        context: {level: null, prompt_required: true, reason: default, status: notDetermined}
+    AccessDecisionsDenyOnFirstDeny:
+      summary: The second item denies, so the third is not evaluated
+      value:
+        evaluations:
+          - decision: true
+            context: {level: full, prompt_required: false, reason: userConsent, status: authorized}
+          - decision: false
+            context: {level: whenInUse, prompt_required: false, reason: userConsent, status: authorized}
+    AuthZENConfiguration:
+      summary: With --public-url https://permissions.example.com
+      value:
+        policy_decision_point: https://permissions.example.com
+        access_evaluation_endpoint: https://permissions.example.com/access/v1/evaluation
+        access_evaluations_endpoint: https://permissions.example.com/access/v1/evaluations
     ServiceLocation:
       summary: The location service
       value:

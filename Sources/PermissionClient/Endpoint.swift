@@ -13,6 +13,9 @@ public struct Endpoint<Value: Sendable>: Sendable {
     let headers: [(name: String, value: String)]
     let accept: String
     let decode: @Sendable (RawResponse) throws(WireDecodingError) -> Value
+    /// A `POST` that only reads (an AuthZEN evaluation, whose question is its body): retried and
+    /// kept on a kept-alive connection like a `GET`.
+    var readsOnly = false
 
     init(method: String, path: String, body: (@Sendable () throws -> [UInt8])? = nil,
          headers: [(name: String, value: String)] = [], accept: String = "application/json",
@@ -26,7 +29,7 @@ public struct Endpoint<Value: Sendable>: Sendable {
     }
 
     /// Whether the method is idempotent (RFC 9110 §9.2.2), which decides retries.
-    public var isIdempotent: Bool { method != "POST" }
+    public var isIdempotent: Bool { method != "POST" || readsOnly }
 }
 
 extension Endpoint where Value: Decodable {

@@ -9,9 +9,12 @@ struct HTTPCall: Sendable {
     var headers: [(name: String, value: String)]
     /// The `Accept` value.
     var accept: String
+    /// A `POST` that only reads (an AuthZEN evaluation): as safe to resend as a `GET`.
+    var readsOnly = false
 
-    /// `GET`, `PUT` and `DELETE` are idempotent (RFC 9110 §9.2.2); `POST` is not.
-    var isIdempotent: Bool { method != "POST" }
+    /// `GET`, `PUT` and `DELETE` are idempotent (RFC 9110 §9.2.2); `POST` is not, unless it
+    /// only reads.
+    var isIdempotent: Bool { method != "POST" || readsOnly }
 }
 
 /// What came back: the status, the few header fields the SDK uses and the body.

@@ -93,7 +93,7 @@ public final class PermissionClient: Sendable {
             }
         }
         let call = HTTPCall(method: endpoint.method, target: endpoint.path, body: body,
-                            headers: endpoint.headers, accept: endpoint.accept)
+                            headers: endpoint.headers, accept: endpoint.accept, readsOnly: endpoint.readsOnly)
         let (result, attempts) = execute(call, requestId: id, cancel: cancel, retry: configuration.retry,
                                          timeoutMilliseconds: configuration.timeout.roundedUpMilliseconds)
         let outcome = result.flatMap { raw in Self.interpret(raw, endpoint: endpoint, sentId: id, attempts: attempts) }

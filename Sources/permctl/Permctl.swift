@@ -18,10 +18,12 @@ struct Permctl: ParsableCommand {
             Example:
               export PERMISSION_URL=http://127.0.0.1:8080 PERMISSION_KEY=...
               permctl status u42 com.example.maps location
+              permctl evaluate --app com.example.maps --user u42 --action location.always
               permctl reset location --app com.example.maps
             """,
         subcommands: [
-            StatusCommand.self, RequestCommand.self, ButtonCommand.self, PromptsCommand.self, DecideCommand.self, SetCommand.self,
+            StatusCommand.self, EvaluateCommand.self, RequestCommand.self, ButtonCommand.self, PromptsCommand.self,
+            DecideCommand.self, SetCommand.self,
             RevokeCommand.self, ResetCommand.self, AppsCommand.self, ServicesCommand.self, PoliciesCommand.self,
             AuditCommand.self, KeysCommand.self, UsersCommand.self,
         ]

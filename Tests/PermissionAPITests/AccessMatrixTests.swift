@@ -53,6 +53,10 @@ import Testing
         "POST /v1/users/{user}/consent-sessions": "AAFFF",
         "DELETE /v1/consent-sessions/{id}": "AAFFF",
         "DELETE /v1/users/{user}": "AAFFF",
+        // The app is named in the body (a sample naming com.example.maps): checked per item.
+        "POST /access/v1/evaluation": "AAAFF",
+        "POST /access/v1/evaluations": "AAAFF",
+        "GET /.well-known/authzen-configuration": "AAAAA",
         "GET /healthz": "AAAAA",
         "GET /readyz": "AAAAA",
         "GET /openapi.yaml": "AAAAA",
@@ -107,14 +111,18 @@ import Testing
         var target = cell.template
         for (name, value) in samples { target = target.replacingOccurrences(of: name, with: value) }
         if cell.template == "/v1/events" { target += "?app=com.example.maps" }
-        let open = !cell.template.hasPrefix("/v1/")
+        let open = !cell.template.hasPrefix("/v1/") && !cell.template.hasPrefix("/access/")
+        // An AuthZEN evaluation names its app in the body.
+        let evaluation =
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#
         for (index, caller) in Caller.allCases.enumerated() {
             let expected: Character = index < 5 ? Array(row)[index] : (open ? "A" : "U")
             // An allowed event stream would not end in-process; EventStreamTests covers it.
             if cell.template == "/v1/events", expected == "A" { continue }
             let authorization = secrets[caller].map { "Bearer \($0)" } ?? ""
             let response = try app.send(
-                HTTPMethod(cell.method), target, json: cell.method == "GET" || cell.method == "DELETE" ? nil : "{}",
+                HTTPMethod(cell.method), target,
+                json: cell.method == "GET" || cell.method == "DELETE" ? nil : target.hasPrefix("/access/") ? evaluation : "{}",
                 headers: [("Authorization", authorization)], remote: "10.0.0.\(index):1")
             switch expected {
             case "A":

@@ -60,6 +60,8 @@ import Testing
             "GET /v1/apps/{app}", "GET /v1/policies/{id}", "GET /v1/prompts/{id}",
             "GET /v1/users/{user}/apps/{app}/authorizations/{service}", "GET /v1/users/{user}/settings",
             "GET /v1/keys",
+            // AuthZEN evaluations are the status read asked in a body; the metadata is static.
+            "POST /access/v1/evaluation", "POST /access/v1/evaluations", "GET /.well-known/authzen-configuration",
             // Its body is a stream, which always runs on the worker queue.
             "GET /v1/events",
         ]

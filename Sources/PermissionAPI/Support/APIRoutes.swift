@@ -42,18 +42,22 @@ struct APIRoutes {
     ///   scan, a count, a database probe) passes `.worker`.
     /// - Parameter inMemory: for a read the store may answer from memory: whether it would now,
     ///   asked with the route's parameters in the context (see the type's summary).
+    /// - Parameter reads: for a `POST` that only reads (an AuthZEN evaluation, whose question
+    ///   is its body): it runs and honours `Permission-Consistency` like a `GET`, inline on the
+    ///   event loop by default, and answers no `Permission-Revision`.
     mutating func on(
         _ method: HTTPMethod, _ template: String, access: RouteAccess, execution: HTTPExecution? = nil,
-        inMemory: (@Sendable (RequestContext) -> Bool)? = nil, _ handler: @escaping Handler
+        reads: Bool = false, inMemory: (@Sendable (RequestContext) -> Bool)? = nil, _ handler: @escaping Handler
     ) {
         let authenticator = authenticator
         let configuration = configuration
         let broadcaster = broadcaster
         let store = store
-        let writes = method != .get
+        let writes = method != .get && !reads
         let decide = writes || execution == .worker ? nil : store.flatMap {
             Self.decide(store: $0, keys: keys, access: access, inMemory: inMemory)
         }
+        let execution = execution ?? (reads ? .eventLoop : nil)
         router.on(method, template, execution: execution, decide: decide) { request, context in
             var principal = Principal.anonymous
             if access != .open {
@@ -99,6 +103,11 @@ struct APIRoutes {
         inMemory: (@Sendable (RequestContext) -> Bool)? = nil, _ handler: @escaping Handler
     ) {
         on(.get, template, access: access, execution: execution, inMemory: inMemory, handler)
+    }
+
+    /// A `POST` that only reads (see `on(_:_:access:execution:reads:inMemory:_:)`).
+    mutating func postRead(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {
+        on(.post, template, access: access, reads: true, handler)
     }
 
     mutating func put(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {

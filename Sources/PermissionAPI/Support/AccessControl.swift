@@ -23,8 +23,9 @@ enum AccessControl {
                 guard app == principal.boundApp?.rawValue else { throw forbidden("This key is bound to another app.") }
                 return
             }
-            // Only feeds narrow themselves to the key's app; any other route needs an {app}.
-            guard access == .readEvents else { throw forbidden("This key is bound to one app.") }
+            // Only feeds and evaluations (whose body names the apps, checked per item by
+            // `AuthZENController`) narrow themselves to the key's app; any other route needs an {app}.
+            guard access == .readEvents || access == .evaluate else { throw forbidden("This key is bound to one app.") }
         case .ownUser:
             // A consent session: a route's {user} must be its own; routes without one act on
             // the session's user by construction (the `/consent/` pages).

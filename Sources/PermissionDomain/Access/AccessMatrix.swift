@@ -8,8 +8,8 @@ public enum AccessMatrix {
             return .granted
         case .consent:
             switch right {
-            case .open, .readAuthorization, .listAuthorizations, .setAuthorization, .lifecycle, .readPrompts, .decide,
-                .readSettings, .writeSettings, .readCatalogue, .export:
+            case .open, .readAuthorization, .evaluate, .listAuthorizations, .setAuthorization, .lifecycle, .readPrompts,
+                .decide, .readSettings, .writeSettings, .readCatalogue, .export:
                 return .granted
             case .requestAccess, .admin, .audit, .readEvents, .ownHistory, .consentSession:
                 return .denied
@@ -19,7 +19,8 @@ public enum AccessMatrix {
         case .app:
             switch right {
             case .open: return .granted
-            case .readAuthorization, .listAuthorizations, .requestAccess, .lifecycle, .readEvents: return .ownApp
+            case .readAuthorization, .evaluate, .listAuthorizations, .requestAccess, .lifecycle, .readEvents:
+                return .ownApp
             case .setAuthorization, .readPrompts, .decide, .readSettings, .writeSettings, .readCatalogue, .admin,
                 .audit, .consentSessions, .ownHistory, .consentSession, .eraseUser, .export:
                 return .denied
@@ -37,7 +38,8 @@ public enum AccessMatrix {
             case .readAuthorization, .listAuthorizations, .setAuthorization, .readPrompts, .decide, .readSettings,
                 .writeSettings, .ownHistory, .consentSession, .export:
                 return .ownUser
-            case .requestAccess, .lifecycle, .readCatalogue, .admin, .audit, .readEvents, .consentSessions, .eraseUser:
+            case .requestAccess, .evaluate, .lifecycle, .readCatalogue, .admin, .audit, .readEvents, .consentSessions,
+                .eraseUser:
                 return .denied
             }
         }

@@ -5,6 +5,9 @@ public enum AccessRight: String, Sendable, Hashable, CaseIterable {
     case open
     /// `GET` one authorization (the hot path).
     case readAuthorization
+    /// `POST /access/v1/evaluation(s)` (AuthZEN): the status read asked as a decision; the
+    /// apps are named in the body, so an app key's binding is checked per item by the route.
+    case evaluate
     /// Listings of authorizations: of a user (all apps), or of an app and service (all users).
     case listAuthorizations
     /// `POST .../request`: ask for access (may create a prompt; never grants by itself).

@@ -63,7 +63,14 @@ extension PermissionService {
     func load(
         _ reader: any PermissionReader, user: UserID, app: AppID, service id: ServiceID, now: Date
     ) throws -> LoadedAuthorization {
-        let service = try resolveService(reader, id)
+        try load(reader, user: user, app: app, service: resolveService(reader, id), now: now)
+    }
+
+    /// `load(_:user:app:service:now:)` for a service already resolved.
+    func load(
+        _ reader: any PermissionReader, user: UserID, app: AppID, service: ServiceDefinition, now: Date
+    ) throws -> LoadedAuthorization {
+        let id = service.id
         let withSettings = service.hasLocationServicesSwitch
         let (found, settings) = try reader.authorizationAndSettings(
             user: user, app: app, service: id, withSettings: withSettings)
