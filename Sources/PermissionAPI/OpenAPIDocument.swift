@@ -1344,7 +1344,8 @@ paths:
         GDPR Art. 17. In one transaction: the user's authorization records, prompts, settings,
         the policies that name them and their consent sessions are deleted, and their audit key
         is destroyed. The audit log keeps every entry about the user, but stores their personal
-        fields (the user id and purpose texts) sealed under that key (AES-256-GCM), so they can
+        fields (the user id, purpose texts and the entries' `detail`) sealed under that key
+        (AES-256-GCM), so they can
         no longer be read, while the hash chain, which hashes the sealed form, still verifies
         (`GET /v1/audit/verify`). Those entries keep only a `pseudonym` and show `erased: true`.
         One `user.erased` entry (no `user`; `detail` has the `pseudonym` and the counts) is
@@ -2781,14 +2782,14 @@ components:
         pseudonym:
           description: >
             For an entry about a user: the random name of the user's audit key. The log stores
-            the user id and purpose text of such entries sealed under that key; `user.erased`
-            names it.
+            the user id, purpose text and detail of such entries sealed under that key;
+            `user.erased` names it.
           type: string
           pattern: '^p_[0-9a-f]{32}$'
         erased:
           description: >
-            Present and `true` when the entry's user was erased: `user` and `purpose` are gone
-            for good, only `pseudonym` remains.
+            Present and `true` when the entry's user was erased: `user`, `purpose` and `detail`
+            are gone for good, only `pseudonym` remains.
           type: boolean
     UserErasureResult:
       type: object

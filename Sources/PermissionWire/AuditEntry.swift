@@ -32,7 +32,7 @@ public struct AuditEntry: Codable, Sendable, Equatable {
     /// For an entry about a user: the random name of the user's audit key, under which the log
     /// stores the user id and purpose text sealed. The `user.erased` entry names it.
     public var pseudonym: String?
-    /// `true` when the entry's user was erased: `user` and `purpose` are gone for good.
+    /// `true` when the entry's user was erased: `user`, `purpose` and `detail` are gone for good.
     public var erased: Bool?
 
     public init(seq: Int64, at: Date, actor: Actor, action: String, user: String? = nil, app: String? = nil,

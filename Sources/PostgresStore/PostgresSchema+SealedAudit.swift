@@ -38,7 +38,7 @@ extension PostgresSchema {
     private static let batchV1 = PreparedStatement(
         "SELECT \(AuditRecord.selectList(.v1)) FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2")
     private static let update = PreparedStatement("""
-        UPDATE audit SET user_id = $2, purpose = $3, personal = $4, prev_hash = $5, hash = $6 WHERE seq = $1
+        UPDATE audit SET user_id = $2, purpose = $3, personal = $4, prev_hash = $5, hash = $6, detail = $7 WHERE seq = $1
         """)
 
     private static func reseal(_ connection: PostgresConnection, keyring: AuditKeyring) throws {
@@ -60,15 +60,15 @@ extension PostgresSchema {
             for var record in batch {
                 if !old.isBroken { old.check(record) }
                 oldHead = AuditChainTip(seq: record.seq, hash: record.hash ?? "")
-                if let user = record.user {
-                    record.seal(try sealer.seal(PersonalFields(user: user, purpose: record.purpose), seq: record.seq))
+                if let fields = record.personalFields {
+                    record.seal(try sealer.seal(fields, seq: record.seq))
                 }
                 record.prevHash = tip.hash
                 record.hash = AuditChain.sha256.hash(of: record)
                 tip = AuditChainTip(linking: record)
                 try connection.execute(update, [
                     .int64(record.seq), .optional(record.user), .optional(record.purpose), .optional(record.personal),
-                    .optional(record.prevHash), .optional(record.hash),
+                    .optional(record.prevHash), .optional(record.hash), .optional(record.detail),
                 ])
             }
         }

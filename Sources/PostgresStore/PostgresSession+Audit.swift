@@ -116,20 +116,22 @@ extension PostgresSession {
         var purpose = row.optionalString(at: 17)
         var pseudonym: String?
         var erased = false
+        var detailText = row.optionalString(at: 20)
         if let sealed = row.optionalString(at: 24), let stored = user {
             pseudonym = stored
             if let wrappedKey = row.optionalString(at: 25) {
                 let fields = try keyring.open(sealed, wrappedKey: wrappedKey, pseudonym: stored, seq: seq)
                 user = fields.user
                 purpose = fields.purpose
+                detailText = fields.detail
             } else {
-                (user, purpose, erased) = (nil, nil, true)
+                (user, purpose, detailText, erased) = (nil, nil, nil, true)
             }
         }
         var reason: Reason?
         if !row.isNull(at: 16) { reason = try row.enumeration(Reason.self, at: 16, "audit", "reason") }
         var detail: [String: String] = [:]
-        if let text = row.optionalString(at: 20) {
+        if let text = detailText {
             guard let decoded = DetailJSON.decode(text) else { throw corrupt("audit", "detail") }
             detail = decoded
         }

@@ -21,20 +21,21 @@ struct CopyToPostgresTests {
             ("user_settings", ["user", "location_services_enabled", "updated_at", "locale"], "user"),
             ("authorizations", [
                 "user", "app", "service", "status", "level", "provisional", "once", "expires_at", "reason", "purpose",
-                "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language",
+                "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language", "button_confirmed",
             ], "user, app, service"),
             ("prompts", [
                 "id", "user", "app", "service", "kind", "requested_level", "options", "purpose", "purpose_key", "state",
                 "created_at", "expires_at", "ended_at", "choice", "purpose_language",
             ], "id"),
             ("api_keys", ["id", "role", "app", "name", "secret_hash", "created_at", "revoked_at"], "id"),
+            ("audit_subjects", ["user", "pseudonym", "wrapped_key", "created_at"], "user"),
             ("audit", [
                 "seq", "at", "actor_key", "actor_role", "action", "user", "app", "service", "from_status", "from_level",
                 "from_provisional", "from_once", "to_status", "to_level", "to_provisional", "to_once", "reason", "purpose",
-                "prompt_id", "request_id", "detail", "purpose_hash", "prev_hash", "hash",
+                "prompt_id", "request_id", "detail", "purpose_hash", "prev_hash", "hash", "personal",
             ], "seq"),
         ]
-        let booleans: Set = ["builtin", "location_services_enabled", "provisional", "once"]
+        let booleans: Set = ["builtin", "location_services_enabled", "provisional", "once", "button_confirmed"]
         return tables.map { table, columns, order in
             let sqlite = columns.map { $0 == "secret_hash" ? "lower(hex(secret_hash))" : $0 }
             let postgres = columns.map { column in

@@ -76,8 +76,9 @@ import Testing
             user: "p_u1", app: "com.example.scanner", service: "camera", fromStatus: "notDetermined", fromLevel: nil,
             fromProvisional: 0, fromOnce: 0, toStatus: "authorized", toLevel: "full", toProvisional: 0, toOnce: 1,
             reason: "userConsent", purpose: nil, purposeHash: chain.purposeHash(of: "Scan documents."),
-            promptId: "p-1", requestId: "r-1", detail: #"{"choice":"allow","kind":"camera"}"#,
-            personal: #"sealed:{"purpose":"Scan documents.","user":"u1"}"#, prevHash: tip.hash, hash: nil)
+            promptId: "p-1", requestId: "r-1", detail: nil,
+            personal: #"sealed:{"detail":"{\"choice\":\"allow\",\"kind\":\"camera\"}","purpose":"Scan documents.","user":"u1"}"#,
+            prevHash: tip.hash, hash: nil)
         var unhashed = record
         unhashed.hash = nil
         #expect(unhashed == expected)

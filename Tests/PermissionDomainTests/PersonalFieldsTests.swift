@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func plaintextRoundTripsAndRefusesOtherShapes() {
-        let fields = PersonalFields(user: "u\"42", purpose: "Scan\n documents.")
+        let fields = PersonalFields(user: "u\"42", purpose: "Scan\n documents.", detail: #"{"policy":"deny-u42"}"#)
         #expect(PersonalFields(plaintext: fields.plaintext) == fields)
         #expect(PersonalFields(plaintext: PersonalFields(user: "u", purpose: nil).plaintext) == PersonalFields(user: "u", purpose: nil))
         #expect(PersonalFields(plaintext: Array(#"{"purpose":"x"}"#.utf8)) == nil, "no user")
@@ -31,11 +31,13 @@ import Testing
         let chain = AuditChain(hasher: Digest())
         let entry = AuditEntry(
             at: Date(millisecondsSince1970: 1_000), actor: .system, action: .authorizationSet, user: try UserID("u42"),
-            app: try AppID("com.example.maps"), service: .camera, purpose: try PurposeString("Scan."))
+            app: try AppID("com.example.maps"), service: .camera, purpose: try PurposeString("Scan."),
+            detail: ["policy": "deny-u42"])
         let record = try chain.record(for: entry, after: AuditChainTip(seq: 6, hash: "h6"), sealer: ReversingSealer())
         #expect(record.seq == 7 && record.prevHash == "h6")
         #expect(record.user == "p_" + String(repeating: "0", count: 32) && record.purpose == nil)
         #expect(record.personal?.hasPrefix("7:") == true && record.purposeHash != nil, "the purpose hash stays")
+        #expect(record.detail == nil, "the detail is sealed too")
         #expect(record.hash == chain.hash(of: record))
         #expect(AuditChain.encoding(of: record).starts(with: Array("permission-audit-v2".utf8)))
         #expect(AuditChain.encoding(of: record, format: .v1).starts(with: Array("permission-audit-v1".utf8)))

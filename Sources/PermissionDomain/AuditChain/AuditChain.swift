@@ -9,8 +9,9 @@
 /// - TEXT: the byte `0x02`, then the UTF-8 byte count as 4 bytes big-endian, then the bytes.
 ///
 /// `prev_hash` is the last field, so an entry's hash covers its predecessor's. The chain hashes
-/// what is stored: for an entry about a user, `user` holds the user's pseudonym, `purpose` is
-/// NULL and `personal` holds the user id and purpose text sealed under the user's key
+/// what is stored: for an entry about a user, `user` holds the user's pseudonym, `purpose` and
+/// `detail` are NULL and `personal` holds the user id, purpose text and detail sealed under the
+/// user's key
 /// (``PersonalFields``), so destroying that key erases them without breaking the chain.
 /// ``Format/v1`` (tag `permission-audit-v1`, no `personal`) is the format before personal
 /// fields were sealed; only the migration that reseals an old log reads it. A store only
@@ -79,8 +80,7 @@ package struct AuditChain: Sendable {
         var record = AuditRecord(
             entry: entry, seq: tip.seq + 1, purposeHash: entry.purpose.map { purposeHash(of: $0.rawValue) },
             prevHash: tip.hash)
-        if let user = entry.user {
-            let fields = PersonalFields(user: user.rawValue, purpose: entry.purpose?.rawValue)
+        if let fields = record.personalFields {
             record.seal(try sealer.seal(fields, seq: record.seq))
         }
         record.hash = hash(of: record)

@@ -29,7 +29,7 @@ public struct AuditRecord: Equatable, Sendable {
     package var requestId: String?
     package var detail: String?
     /// For an entry about a user: its ``PersonalFields`` sealed under the user's key (then
-    /// `user` holds the user's pseudonym and `purpose` is NULL); NULL otherwise.
+    /// `user` holds the user's pseudonym, and `purpose` and `detail` are NULL); NULL otherwise.
     package var personal: String?
     package var prevHash: String?
     /// Not hashed: the hash of the other fields (``AuditChain/hash(of:)``).
@@ -89,12 +89,19 @@ public struct AuditRecord: Equatable, Sendable {
             detail: DetailJSON.encode(entry.detail), prevHash: prevHash)
     }
 
+    /// The personal fields this record stores in clear (before ``seal(_:)``), nil when it is
+    /// about no user.
+    package var personalFields: PersonalFields? {
+        user.map { PersonalFields(user: $0, purpose: purpose, detail: detail) }
+    }
+
     /// Replaces the personal fields with their sealed form: `user` becomes the pseudonym,
-    /// `purpose` NULL, `personal` the ciphertext. The purpose hash stays: it names the text,
-    /// not the person.
+    /// `purpose` and `detail` NULL, `personal` the ciphertext. The purpose hash stays: it names
+    /// the text, not the person.
     package mutating func seal(_ sealed: SealedPersonalFields) {
         user = sealed.pseudonym
         purpose = nil
+        detail = nil
         personal = sealed.ciphertext
     }
 }

@@ -32,7 +32,7 @@ public struct AuditEntry: Hashable, Sendable {
     /// key under which its personal fields are stored (SPEC §12). An erasure names it.
     public var pseudonym: String?
     /// Read back from a store: the entry was about a user whose personal data was erased, so
-    /// `user` and `purpose` are nil (their key is destroyed) and only ``pseudonym`` remains.
+    /// `user`, `purpose` and `detail` are empty (their key is destroyed) and only ``pseudonym`` remains.
     public var personalDataErased: Bool
 
     public init(

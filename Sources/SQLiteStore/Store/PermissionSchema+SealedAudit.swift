@@ -67,13 +67,12 @@ extension PermissionSchema {
             }
             guard !batch.isEmpty else { break }
             try database.withStatement(
-                "UPDATE audit SET user = ?2, purpose = ?3, personal = ?4, prev_hash = ?5, hash = ?6 WHERE seq = ?1"
+                "UPDATE audit SET user = ?2, purpose = ?3, personal = ?4, prev_hash = ?5, hash = ?6, detail = ?7 WHERE seq = ?1"
             ) { statement in
                 for var record in batch {
                     if !old.isBroken { old.check(record) }
                     oldHead = AuditChainTip(seq: record.seq, hash: record.hash ?? "")
-                    if let user = record.user {
-                        let fields = PersonalFields(user: user, purpose: record.purpose)
+                    if let fields = record.personalFields {
                         record.seal(try sealer.seal(fields, seq: record.seq))
                     }
                     record.prevHash = tip.hash
@@ -86,6 +85,7 @@ extension PermissionSchema {
                     statement.bind(record.personal, at: 4)
                     statement.bind(record.prevHash, at: 5)
                     statement.bind(record.hash, at: 6)
+                    statement.bind(record.detail, at: 7)
                     try statement.execute()
                 }
             }

@@ -144,20 +144,22 @@ extension StoreSession {
         var purpose = statement.string(at: 17)
         var pseudonym: String?
         var erased = false
+        var detailText = statement.string(at: 20)
         if let sealed = statement.string(at: 24), let stored = user {
             pseudonym = stored
             if let wrappedKey = statement.string(at: 25) {
                 let fields = try keyring.open(sealed, wrappedKey: wrappedKey, pseudonym: stored, seq: seq)
                 user = fields.user
                 purpose = fields.purpose
+                detailText = fields.detail
             } else {
-                (user, purpose, erased) = (nil, nil, true)
+                (user, purpose, detailText, erased) = (nil, nil, nil, true)
             }
         }
         var reason: Reason?
         if !statement.isNull(at: 16) { reason = try statement.enumeration(Reason.self, at: 16, "audit", "reason") }
         var detail: [String: String] = [:]
-        if let text = statement.string(at: 20) {
+        if let text = detailText {
             guard let decoded = DetailJSON.decode(text) else { throw corrupt("audit", "detail") }
             detail = decoded
         }

@@ -88,13 +88,15 @@ import Testing
 
     @Test(arguments: StoreKind.allCases) func theStoredFormHoldsNoPersonalFieldInClear(_ kind: StoreKind) throws {
         let h = try Harness(kind)
-        try h.grant(.camera, .full, .allow)
+        try populate(h)  // a policy named after the user too
         let entries = try h.auditLog().filter { $0.user == h.user }
-        #expect(!entries.isEmpty)
+        #expect(entries.contains { $0.detail["policy"] == "deny-u42-photos" }, "read back whole")
         let stored = try h.fixture.storedAuditRows()
         for row in stored where entries.contains(where: { $0.seq == row.seq }) {
-            #expect(row.user?.hasPrefix("p_") == true && row.purpose == nil && row.personal?.hasPrefix("v1.") == true)
-            #expect(!(row.personal ?? "").contains(h.user.rawValue))
+            #expect(row.user?.hasPrefix("p_") == true && row.purpose == nil && row.detail == nil)
+            #expect(row.personal?.hasPrefix("v1.") == true && !(row.personal ?? "").contains(h.user.rawValue))
         }
+        let clear = stored.flatMap { [$0.user, $0.purpose, $0.detail, $0.requestId, $0.actorKey] }.compactMap { $0 }
+        #expect(!clear.contains { $0.contains(h.user.rawValue) }, "the user id is in no column in clear")
     }
 }
