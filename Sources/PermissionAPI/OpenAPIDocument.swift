@@ -615,6 +615,7 @@ paths:
               description: Answer the button's prompt.
               parameters:
                 id: '$response.body#/prompt/id'
+        '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
@@ -2211,14 +2212,23 @@ components:
             Pass as `after` for the next page (`<app>/<service>` in a user's listing, a user id
             in an app's service listing); absent on the last page.
           type: string
-    AccessEntity:
-      description: An AuthZEN subject (`type` app, `id` a bundle id) or resource (`type` user, `id` a user id).
+    AccessSubject:
+      description: An AuthZEN subject, the app asking (`type` app, `id` its bundle id).
       type: object
       additionalProperties: false
       required: [type, id]
       properties:
-        type: {type: string, examples: [app]}
-        id: {type: string, examples: [com.example.maps]}
+        type: {type: string, enum: [app]}
+        id: {$ref: '#/components/schemas/AppId'}
+        properties: {type: object, description: Accepted and not used.}
+    AccessResource:
+      description: An AuthZEN resource, the person whose data it is (`type` user, `id` the user id).
+      type: object
+      additionalProperties: false
+      required: [type, id]
+      properties:
+        type: {type: string, enum: [user]}
+        id: {$ref: '#/components/schemas/UserId'}
         properties: {type: object, description: Accepted and not used.}
     AccessAction:
       description: '`<service>` (any level) or `<service>.<level>` (that level or above).'
@@ -2233,25 +2243,25 @@ components:
       additionalProperties: false
       required: [subject, action, resource]
       properties:
-        subject: {$ref: '#/components/schemas/AccessEntity'}
+        subject: {$ref: '#/components/schemas/AccessSubject'}
         action: {$ref: '#/components/schemas/AccessAction'}
-        resource: {$ref: '#/components/schemas/AccessEntity'}
+        resource: {$ref: '#/components/schemas/AccessResource'}
         context: {type: object, description: Accepted and not used.}
     AccessEvaluationItem:
       type: object
       additionalProperties: false
       properties:
-        subject: {$ref: '#/components/schemas/AccessEntity'}
+        subject: {$ref: '#/components/schemas/AccessSubject'}
         action: {$ref: '#/components/schemas/AccessAction'}
-        resource: {$ref: '#/components/schemas/AccessEntity'}
+        resource: {$ref: '#/components/schemas/AccessResource'}
         context: {type: object, description: Accepted and not used.}
     AccessEvaluationsRequest:
       type: object
       additionalProperties: false
       properties:
-        subject: {$ref: '#/components/schemas/AccessEntity'}
+        subject: {$ref: '#/components/schemas/AccessSubject'}
         action: {$ref: '#/components/schemas/AccessAction'}
-        resource: {$ref: '#/components/schemas/AccessEntity'}
+        resource: {$ref: '#/components/schemas/AccessResource'}
         context: {type: object, description: Accepted and not used.}
         evaluations:
           type: array
