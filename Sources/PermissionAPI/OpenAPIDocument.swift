@@ -2231,12 +2231,18 @@ components:
         id: {$ref: '#/components/schemas/UserId'}
         properties: {type: object, description: Accepted and not used.}
     AccessAction:
-      description: '`<service>` (any level) or `<service>.<level>` (that level or above).'
+      description: >
+        `<service>` (any level) or `<service>.<level>` (that level or above). The built-in
+        catalogue's names are listed; a custom service (`PUT /v1/services/{service}`) is named
+        the same way. A service or level the catalogue does not have is `400`.
       type: object
       additionalProperties: false
       required: [name]
       properties:
-        name: {type: string, examples: [camera, location.always]}
+        name:
+          type: string
+          enum: [location, location.whenInUse, location.always, photos, photos.addOnly, photos.limited, photos.full, contacts, contacts.limited, contacts.full, calendars, calendars.writeOnly, calendars.full, reminders, reminders.full, camera, camera.full, microphone, microphone.full, bluetooth, bluetooth.full, motion, motion.full, speechRecognition, speechRecognition.full, mediaLibrary, mediaLibrary.full, homeKit, homeKit.full, localNetwork, localNetwork.full, tracking, tracking.full]
+          examples: [camera, location.always]
         properties: {type: object, description: Accepted and not used.}
     AccessEvaluationRequest:
       type: object
@@ -2256,8 +2262,31 @@ components:
         resource: {$ref: '#/components/schemas/AccessResource'}
         context: {type: object, description: Accepted and not used.}
     AccessEvaluationsRequest:
+      description: >
+        Without `evaluations`, one evaluation of the top-level `subject`, `action` and `resource`
+        (all three required then). With `evaluations`, each item takes what it omits from the
+        top level; one that still lacks `subject`, `action` or `resource` is `400`.
       type: object
       additionalProperties: false
+      allOf:
+        - anyOf:
+            - required: [subject]
+            - required: [evaluations]
+              properties:
+                evaluations:
+                  items: {required: [subject]}
+        - anyOf:
+            - required: [action]
+            - required: [evaluations]
+              properties:
+                evaluations:
+                  items: {required: [action]}
+        - anyOf:
+            - required: [resource]
+            - required: [evaluations]
+              properties:
+                evaluations:
+                  items: {required: [resource]}
       properties:
         subject: {$ref: '#/components/schemas/AccessSubject'}
         action: {$ref: '#/components/schemas/AccessAction'}
