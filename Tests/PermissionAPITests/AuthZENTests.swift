@@ -194,6 +194,10 @@ import Testing
         ("/access/v1/evaluations", #"{"options":{"evaluation_semantics":"execute_all"},"evaluations":[]}"#, "unknown-member", "options/evaluation_semantics: unknown member"),
         ("/access/v1/evaluations", #"{"options":{"evaluations_semantic":1}}"#, "invalid-request", "options/evaluations_semantic: expected a string"),
         ("/access/v1/evaluations", #"{"action":{"name":"camera"}}"#, "invalid-request", "subject: required member is missing"),
+        // A top-level default is checked even when every item brings its own.
+        ("/access/v1/evaluations", #"{"action":{"name":"AAA"},"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}}]}"#, "invalid-request", "action/name: must be lowerCamel"),
+        ("/access/v1/evaluations", #"{"action":{"name":"teleport"},"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}}]}"#, "invalid-request", "action/name: there is no service 'teleport'"),
+        ("/access/v1/evaluations", #"{"resource":{"type":"group","id":"g"},"evaluations":[{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}]}"#, "invalid-request", "resource/type: must be \"user\""),
     ])
     func everyMalformedFieldIsA400NamingIt(_ path: String, _ json: String, _ type: String, _ detail: String) throws {
         let app = try TestApp()

@@ -62,6 +62,7 @@ struct AuthZENController {
         guard (1...maxEvaluations).contains(items.count) else {
             throw invalid("/evaluations", "must hold 1 to \(maxEvaluations) items, not \(items.count)")
         }
+        try checkDefaults(body, principal: request.principal, permissions)
         var queries: [AccessQuery] = []
         queries.reserveCapacity(items.count)
         var actionPaths: [String] = []
@@ -76,6 +77,28 @@ struct AuthZENController {
         }
         let answers = try evaluate(queries, semantic: semantic, permissions, actionPaths: actionPaths)
         return json(AccessEvaluationsResponse(evaluations: answers.map(wire)).jsonBytes)
+    }
+
+    /// The top-level defaults are checked whether or not an item uses them: a malformed one, a
+    /// service or level the catalogue does not have (400) or another app than the key's (403)
+    /// refuses the whole request, as it would in an item.
+    private static func checkDefaults(
+        _ body: AccessEvaluationsRequest, principal: Principal, _ permissions: PermissionService
+    ) throws {
+        if let subject = body.subject { _ = try app(of: (subject, "/subject"), principal: principal) }
+        if let resource = body.resource { _ = try user(of: (resource, "/resource")) }
+        guard let action = body.action else { return }
+        let (service, level) = try serviceAndLevel(of: (action, "/action"))
+        do {
+            let definition = try permissions.service(service)
+            if let level { try definition.requireLevel(level) }
+        } catch PermissionError.notFound, PermissionError.unknownService {
+            throw invalid("/action/name", "there is no service '\(service)' in the catalogue")
+        } catch PermissionError.unknownLevel(let level, let service, let allowed) {
+            throw invalid(
+                "/action/name",
+                "the service '\(service)' has no level '\(level)' (it has \(allowed.map(\.rawValue).joined(separator: ", ")))")
+        }
     }
 
     /// The item's own member, else the top-level default, with the path it came from.
@@ -97,25 +120,39 @@ struct AuthZENController {
         subject: (AccessEntity, String), action: (AccessAction, String), resource: (AccessEntity, String),
         principal: Principal
     ) throws -> AccessQuery {
+        let app = try app(of: subject, principal: principal)
+        let user = try user(of: resource)
+        let (service, level) = try serviceAndLevel(of: action)
+        return AccessQuery(user: user, app: app, service: service, level: level)
+    }
+
+    /// The app a subject names (type `app`, a well-formed bundle id); 403 for an app key bound
+    /// to another app.
+    private static func app(of subject: (AccessEntity, String), principal: Principal) throws -> AppID {
         guard subject.0.type == "app" else { throw invalid(subject.1 + "/type", "must be \"app\"") }
-        guard resource.0.type == "user" else { throw invalid(resource.1 + "/type", "must be \"user\"") }
         let app = try field(subject.1 + "/id") { try AppID(subject.0.id) }
-        let user = try field(resource.1 + "/id") { try UserID(resource.0.id) }
-        let name = action.0.name
-        let namePath = action.1 + "/name"
-        let service: ServiceID
-        var level: Level?
-        if let dot = name.utf8.firstIndex(of: UInt8(ascii: ".")) {
-            service = try field(namePath) { try ServiceID(String(name[..<dot])) }
-            let rest = String(name[name.index(after: dot)...])
-            level = try field(namePath) { try Level(rest) }
-        } else {
-            service = try field(namePath) { try ServiceID(name) }
-        }
         if principal.role.map({ AccessMatrix.grant($0, .evaluate) }) == .ownApp, principal.boundApp != app {
             throw AccessControl.forbidden("\(subject.1.dropFirst())/id: this key is bound to another app.")
         }
-        return AccessQuery(user: user, app: app, service: service, level: level)
+        return app
+    }
+
+    /// The user a resource names (type `user`, a well-formed user id).
+    private static func user(of resource: (AccessEntity, String)) throws -> UserID {
+        guard resource.0.type == "user" else { throw invalid(resource.1 + "/type", "must be \"user\"") }
+        return try field(resource.1 + "/id") { try UserID(resource.0.id) }
+    }
+
+    /// `service` or `service.level`, well-formed (the catalogue is checked by the domain).
+    private static func serviceAndLevel(of action: (AccessAction, String)) throws -> (ServiceID, Level?) {
+        let name = action.0.name
+        let namePath = action.1 + "/name"
+        guard let dot = name.utf8.firstIndex(of: UInt8(ascii: ".")) else {
+            return (try field(namePath) { try ServiceID(name) }, nil)
+        }
+        let service = try field(namePath) { try ServiceID(String(name[..<dot])) }
+        let level = try field(namePath) { try Level(String(name[name.index(after: dot)...])) }
+        return (service, level)
     }
 
     /// Runs `build`, naming `path` in the 400 when the value is malformed.
