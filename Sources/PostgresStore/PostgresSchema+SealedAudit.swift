@@ -48,7 +48,7 @@ extension PostgresSchema {
         let total = try session.row(count) { try $0.int64(at: 0) } ?? 0
         guard total > 0 else { return }
         try connection.execute("ALTER TABLE audit DISABLE TRIGGER audit_never_updated")
-        let sealer = PostgresSession.Sealer(session: session, keyring: keyring)
+        let sealer = session.sealer(keyring)
         var old = AuditChainWalk(chain: .sha256V1)
         var oldHead = AuditChainTip.empty
         var tip = AuditChainTip.empty

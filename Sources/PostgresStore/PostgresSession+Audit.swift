@@ -42,7 +42,7 @@ extension PostgresSession {
     @discardableResult
     func append(_ entry: AuditEntry) throws -> Int64 {
         let record = try AuditChain.sha256.record(
-            for: entry, after: try lockAuditChainHead(), sealer: Sealer(session: self, keyring: requiredKeyring))
+            for: entry, after: try lockAuditChainHead(), sealer: sealer(requiredKeyring))
         try insertAuditRecord(record)
         try moveAuditChainHead(to: AuditChainTip(linking: record))
         changes?.appended(
@@ -112,26 +112,13 @@ extension PostgresSession {
 
     private static func decodeEntry(_ row: PostgresRow, keyring: AuditKeyring) throws -> AuditEntry {
         let seq = try row.int64(at: 0)
-        var user = row.optionalString(at: 5)
-        var purpose = row.optionalString(at: 17)
-        var pseudonym: String?
-        var erased = false
-        var detailText = row.optionalString(at: 20)
-        if let sealed = row.optionalString(at: 24), let stored = user {
-            pseudonym = stored
-            if let wrappedKey = row.optionalString(at: 25) {
-                let fields = try keyring.open(sealed, wrappedKey: wrappedKey, pseudonym: stored, seq: seq)
-                user = fields.user
-                purpose = fields.purpose
-                detailText = fields.detail
-            } else {
-                (user, purpose, detailText, erased) = (nil, nil, nil, true)
-            }
-        }
+        let fields = try StoredPersonalFields(
+            user: row.optionalString(at: 5), purpose: row.optionalString(at: 17), detail: row.optionalString(at: 20), personal: row.optionalString(at: 24),
+            wrappedKey: row.optionalString(at: 25), seq: seq, keyring: keyring)
         var reason: Reason?
         if !row.isNull(at: 16) { reason = try row.enumeration(Reason.self, at: 16, "audit", "reason") }
         var detail: [String: String] = [:]
-        if let text = detailText {
+        if let text = fields.detail {
             guard let decoded = DetailJSON.decode(text) else { throw corrupt("audit", "detail") }
             detail = decoded
         }
@@ -140,20 +127,20 @@ extension PostgresSession {
             at: try row.date(at: 1) ?? Date(millisecondsSince1970: 0),
             actor: Actor(keyId: row.optionalString(at: 2), role: try row.required(3, "audit", "actor_role")),
             action: AuditAction(try row.required(4, "audit", "action")),
-            user: user.map(UserID.init(trusted:)),
+            user: fields.user.map(UserID.init(trusted:)),
             app: row.optionalString(at: 6).map(AppID.init(trusted:)),
             service: row.optionalString(at: 7).map(ServiceID.init(trusted:)),
             from: try decodeSnapshot(row, at: 8, "from_status"),
             to: try decodeSnapshot(row, at: 12, "to_status"),
             reason: reason,
-            purpose: purpose.map(PurposeString.init(trusted:)),
+            purpose: fields.purpose.map(PurposeString.init(trusted:)),
             promptId: row.optionalString(at: 18).map(PromptID.init(trusted:)),
             requestId: row.optionalString(at: 19),
             detail: detail,
             purposeHash: row.optionalString(at: 21),
             prevHash: row.optionalString(at: 22),
             hash: row.optionalString(at: 23),
-            pseudonym: pseudonym,
-            personalDataErased: erased)
+            pseudonym: fields.pseudonym,
+            personalDataErased: fields.erased)
     }
 }

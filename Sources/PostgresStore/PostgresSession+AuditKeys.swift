@@ -10,20 +10,6 @@ extension PostgresSession {
         let wrappedKey: String
     }
 
-    /// Seals an entry's personal fields under its user's key, creating the key the first time
-    /// (writers hold the chain head's lock, so two never create one user's key at once).
-    struct Sealer: PersonalFieldSealer {
-        let session: PostgresSession
-        let keyring: AuditKeyring
-
-        func seal(_ fields: PersonalFields, seq: Int64) throws -> SealedPersonalFields {
-            let subject = try session.auditSubject(of: fields.user) ?? session.createAuditSubject(for: fields.user, keyring: keyring)
-            return SealedPersonalFields(
-                pseudonym: subject.pseudonym,
-                ciphertext: try keyring.seal(fields, wrappedKey: subject.wrappedKey, pseudonym: subject.pseudonym, seq: seq))
-        }
-    }
-
     private static let subject = PreparedStatement("SELECT pseudonym, wrapped_key FROM audit_subjects WHERE user_id = $1")
     private static let insertSubject = PreparedStatement("""
         INSERT INTO audit_subjects (user_id, pseudonym, wrapped_key, created_at) VALUES ($1, $2, $3, $4)
@@ -39,12 +25,14 @@ extension PostgresSession {
         }
     }
 
-    /// A new key for `user`, wrapped by `keyring`.
-    func createAuditSubject(for user: String, keyring: AuditKeyring) throws -> AuditSubject {
-        let (pseudonym, wrappedKey) = keyring.newSubject()
-        _ = try connection.execute(
-            Self.insertSubject, [.text(user), .text(pseudonym), .text(wrappedKey), .int64(Date().millisecondsSince1970)])
-        return AuditSubject(pseudonym: pseudonym, wrappedKey: wrappedKey)
+    /// Seals an entry's personal fields under its user's key, creating the key the first time.
+    func sealer(_ keyring: AuditKeyring) -> SubjectSealer {
+        SubjectSealer(keyring: keyring) { user in
+            try auditSubject(of: user).map { ($0.pseudonym, $0.wrappedKey) }
+        } insert: { user, pseudonym, wrappedKey in
+            _ = try connection.execute(
+                Self.insertSubject, [.text(user), .text(pseudonym), .text(wrappedKey), .int64(Date().millisecondsSince1970)])
+        }
     }
 
     private static let erasures = ["authorizations", "prompts", "user_settings", "policies", "consent_sessions", "audit_subjects"]

@@ -51,7 +51,7 @@ extension PermissionSchema {
         guard total > 0 else { return try database.execute(restoreAuditTrigger) }
 
         let session = StoreSession(database: database)
-        let sealer = StoreSession.Sealer(session: session, keyring: keyring)
+        let sealer = session.sealer(keyring)
         var old = AuditChainWalk(chain: .sha256V1)
         var oldHead = AuditChainTip.empty
         var tip = AuditChainTip.empty

@@ -54,13 +54,13 @@ extension StoreSession {
     }
 
     private func append(_ entry: AuditEntry, after tip: AuditChainTip) throws -> Int64 {
-        try append(entry, after: tip, sealer: Sealer(session: self, keyring: keyring))
+        try append(entry, after: tip, sealer: sealer(keyring))
     }
 
     /// Appends `entry` after `tip`, its personal fields sealed by `sealer` (also the migration
     /// that reseals an old log, which has no store around it).
     @discardableResult
-    func append(_ entry: AuditEntry, after tip: AuditChainTip, sealer: Sealer) throws -> Int64 {
+    func append(_ entry: AuditEntry, after tip: AuditChainTip, sealer: SubjectSealer) throws -> Int64 {
         let record = try AuditChain.sha256.record(for: entry, after: tip, sealer: sealer)
         let sql = """
             INSERT INTO audit (\(Self.columns))
@@ -140,26 +140,13 @@ extension StoreSession {
 
     private static func decodeEntry(_ statement: Statement, keyring: AuditKeyring) throws -> AuditEntry {
         let seq = statement.int64(at: 0)
-        var user = statement.string(at: 5)
-        var purpose = statement.string(at: 17)
-        var pseudonym: String?
-        var erased = false
-        var detailText = statement.string(at: 20)
-        if let sealed = statement.string(at: 24), let stored = user {
-            pseudonym = stored
-            if let wrappedKey = statement.string(at: 25) {
-                let fields = try keyring.open(sealed, wrappedKey: wrappedKey, pseudonym: stored, seq: seq)
-                user = fields.user
-                purpose = fields.purpose
-                detailText = fields.detail
-            } else {
-                (user, purpose, detailText, erased) = (nil, nil, nil, true)
-            }
-        }
+        let fields = try StoredPersonalFields(
+            user: statement.string(at: 5), purpose: statement.string(at: 17), detail: statement.string(at: 20), personal: statement.string(at: 24),
+            wrappedKey: statement.string(at: 25), seq: seq, keyring: keyring)
         var reason: Reason?
         if !statement.isNull(at: 16) { reason = try statement.enumeration(Reason.self, at: 16, "audit", "reason") }
         var detail: [String: String] = [:]
-        if let text = detailText {
+        if let text = fields.detail {
             guard let decoded = DetailJSON.decode(text) else { throw corrupt("audit", "detail") }
             detail = decoded
         }
@@ -168,20 +155,20 @@ extension StoreSession {
             at: statement.date(at: 1) ?? Date(millisecondsSince1970: 0),
             actor: Actor(keyId: statement.string(at: 2), role: try statement.requiredString(at: 3, "audit", "actor_role")),
             action: AuditAction(try statement.requiredString(at: 4, "audit", "action")),
-            user: user.map(UserID.init(trusted:)),
+            user: fields.user.map(UserID.init(trusted:)),
             app: statement.string(at: 6).map(AppID.init(trusted:)),
             service: statement.string(at: 7).map(ServiceID.init(trusted:)),
             from: try decodeSnapshot(statement, at: 8, "from_status"),
             to: try decodeSnapshot(statement, at: 12, "to_status"),
             reason: reason,
-            purpose: purpose.map(PurposeString.init(trusted:)),
+            purpose: fields.purpose.map(PurposeString.init(trusted:)),
             promptId: statement.string(at: 18).map(PromptID.init(trusted:)),
             requestId: statement.string(at: 19),
             detail: detail,
             purposeHash: statement.string(at: 21),
             prevHash: statement.string(at: 22),
             hash: statement.string(at: 23),
-            pseudonym: pseudonym,
-            personalDataErased: erased)
+            pseudonym: fields.pseudonym,
+            personalDataErased: fields.erased)
     }
 }

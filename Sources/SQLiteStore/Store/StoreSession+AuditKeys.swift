@@ -11,15 +11,16 @@ extension StoreSession {
     }
 
     /// Seals an entry's personal fields under its user's key, creating the key the first time.
-    struct Sealer: PersonalFieldSealer {
-        let session: StoreSession
-        let keyring: AuditKeyring
-
-        func seal(_ fields: PersonalFields, seq: Int64) throws -> SealedPersonalFields {
-            let subject = try session.auditSubject(of: fields.user) ?? session.createAuditSubject(for: fields.user, keyring: keyring)
-            return SealedPersonalFields(
-                pseudonym: subject.pseudonym,
-                ciphertext: try keyring.seal(fields, wrappedKey: subject.wrappedKey, pseudonym: subject.pseudonym, seq: seq))
+    func sealer(_ keyring: AuditKeyring) -> SubjectSealer {
+        SubjectSealer(keyring: keyring) { user in
+            try auditSubject(of: user).map { ($0.pseudonym, $0.wrappedKey) }
+        } insert: { user, pseudonym, wrappedKey in
+            try run("INSERT INTO audit_subjects (user, pseudonym, wrapped_key, created_at) VALUES (?1, ?2, ?3, ?4)") {
+                $0.bind(user, at: 1)
+                $0.bind(pseudonym, at: 2)
+                $0.bind(wrappedKey, at: 3)
+                $0.bind(Date().millisecondsSince1970, at: 4)
+            }
         }
     }
 
@@ -37,18 +38,6 @@ extension StoreSession {
                 pseudonym: try $0.requiredString(at: 0, "audit_subjects", "pseudonym"),
                 wrappedKey: try $0.requiredString(at: 1, "audit_subjects", "wrapped_key"))
         }
-    }
-
-    /// A new key for `user`, wrapped by `keyring`.
-    func createAuditSubject(for user: String, keyring: AuditKeyring) throws -> AuditSubject {
-        let (pseudonym, wrappedKey) = keyring.newSubject()
-        try run("INSERT INTO audit_subjects (user, pseudonym, wrapped_key, created_at) VALUES (?1, ?2, ?3, ?4)") {
-            $0.bind(user, at: 1)
-            $0.bind(pseudonym, at: 2)
-            $0.bind(wrappedKey, at: 3)
-            $0.bind(Date().millisecondsSince1970, at: 4)
-        }
-        return AuditSubject(pseudonym: pseudonym, wrappedKey: wrappedKey)
     }
 
     func eraseUser(_ user: UserID) throws -> UserErasure {
