@@ -48,24 +48,14 @@ extension PostgresSchema {
         let total = try session.row(count) { try $0.int64(at: 0) } ?? 0
         guard total > 0 else { return }
         try connection.execute("ALTER TABLE audit DISABLE TRIGGER audit_never_updated")
-        let sealer = session.sealer(keyring)
-        var old = AuditChainWalk(chain: .sha256V1)
-        var oldHead = AuditChainTip.empty
-        var tip = AuditChainTip.empty
+        var resealing = AuditResealing(sealer: session.sealer(keyring))
         while true {
-            let batch = try session.rows(batchV1, [.int64(tip.seq), .int64(Int64(resealBatchSize))]) {
+            let batch = try session.rows(batchV1, [.int64(resealing.tip.seq), .int64(Int64(resealBatchSize))]) {
                 try AuditRecord(row: $0, format: .v1)
             }
             guard !batch.isEmpty else { break }
-            for var record in batch {
-                if !old.isBroken { old.check(record) }
-                oldHead = AuditChainTip(seq: record.seq, hash: record.hash ?? "")
-                if let fields = record.personalFields {
-                    record.seal(try sealer.seal(fields, seq: record.seq))
-                }
-                record.prevHash = tip.hash
-                record.hash = AuditChain.sha256.hash(of: record)
-                tip = AuditChainTip(linking: record)
+            for old in batch {
+                let record = try resealing.reseal(old)
                 try connection.execute(update, [
                     .int64(record.seq), .optional(record.user), .optional(record.purpose), .optional(record.personal),
                     .optional(record.prevHash), .optional(record.hash), .optional(record.detail),
@@ -73,14 +63,7 @@ extension PostgresSchema {
             }
         }
         try connection.execute("ALTER TABLE audit ENABLE TRIGGER audit_never_updated")
-        try session.moveAuditChainHead(to: tip)
-        let report = old.report(totalEntries: total)
-        try session.append(
-            AuditEntry(
-                at: Date(), actor: .system, action: .auditResealed,
-                detail: [
-                    "previousHead": oldHead.hash, "previousSeq": String(oldHead.seq),
-                    "previousFormat": "permission-audit-v1", "previousChainIntact": report.isIntact ? "true" : "false",
-                ]))
+        try session.moveAuditChainHead(to: resealing.tip)
+        try session.append(resealing.resealedEntry(total: total))
     }
 }

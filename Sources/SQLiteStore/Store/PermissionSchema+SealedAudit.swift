@@ -51,17 +51,14 @@ extension PermissionSchema {
         guard total > 0 else { return try database.execute(restoreAuditTrigger) }
 
         let session = StoreSession(database: database)
-        let sealer = session.sealer(keyring)
-        var old = AuditChainWalk(chain: .sha256V1)
-        var oldHead = AuditChainTip.empty
-        var tip = AuditChainTip.empty
+        var resealing = AuditResealing(sealer: session.sealer(keyring))
         var done: Int64 = 0
         while true {
             var batch: [AuditRecord] = []
             try database.withStatement(
                 "SELECT \(AuditRecord.selectList(.v1)) FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"
             ) { statement in
-                statement.bind(tip.seq, at: 1)
+                statement.bind(resealing.tip.seq, at: 1)
                 statement.bind(Int64(backfillBatchSize), at: 2)
                 while try statement.step() { batch.append(AuditRecord(row: statement, format: .v1)) }
             }
@@ -69,15 +66,8 @@ extension PermissionSchema {
             try database.withStatement(
                 "UPDATE audit SET user = ?2, purpose = ?3, personal = ?4, prev_hash = ?5, hash = ?6, detail = ?7 WHERE seq = ?1"
             ) { statement in
-                for var record in batch {
-                    if !old.isBroken { old.check(record) }
-                    oldHead = AuditChainTip(seq: record.seq, hash: record.hash ?? "")
-                    if let fields = record.personalFields {
-                        record.seal(try sealer.seal(fields, seq: record.seq))
-                    }
-                    record.prevHash = tip.hash
-                    record.hash = AuditChain.sha256.hash(of: record)
-                    tip = AuditChainTip(linking: record)
+                for old in batch {
+                    let record = try resealing.reseal(old)
                     statement.reset()
                     statement.bind(record.seq, at: 1)
                     statement.bind(record.user, at: 2)
@@ -93,13 +83,6 @@ extension PermissionSchema {
             progress("audit resealing", done, total)
         }
         try database.execute(restoreAuditTrigger)
-        let report = old.report(totalEntries: total)
-        let entry = AuditEntry(
-            at: Date(), actor: .system, action: .auditResealed,
-            detail: [
-                "previousHead": oldHead.hash, "previousSeq": String(oldHead.seq), "previousFormat": "permission-audit-v1",
-                "previousChainIntact": report.isIntact ? "true" : "false",
-            ])
-        try session.append(entry, after: tip, sealer: sealer)
+        try session.append(resealing.resealedEntry(total: total), after: resealing.tip, sealer: session.sealer(keyring))
     }
 }
