@@ -1,0 +1,69 @@
+import Foundation
+import PostgresTestServer
+import Testing
+
+/// The audit server key as an operator meets it (README "Erasure and the audit keys"): made
+/// beside a new SQLite database, required on PostgreSQL, and a database never opened with another
+/// key (a lost key file is refused with exit 78, and no new key is left behind).
+@Suite struct AuditKeyTests {
+    static func mode(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_mode & 0o777) : nil
+    }
+
+    @Test("a new SQLite database gets its key file (0600); a lost key file is refused, and a restored one works")
+    func keyFileBesideTheDatabase() throws {
+        let directory = try Paths.makeTemporaryDirectory("audit-key")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("keys.sqlite").path
+        let keyFile = database + ".audit-key"
+        let server = try ServerProcess(database: database, directory: directory)
+        #expect(Self.mode(keyFile) == 0o600)
+        #expect(server.log().contains("created a new audit server key"), "\(server.log())")
+        #expect(!server.log().contains(try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .newlines)),
+            "the key is never logged")
+        server.send(SIGTERM)
+        #expect(server.waitForExit(timeout: 20) == 0)
+
+        // Lost: refused, and no new key takes its place.
+        let saved = try Data(contentsOf: URL(fileURLWithPath: keyFile))
+        try FileManager.default.removeItem(atPath: keyFile)
+        let refused = try SubcommandTests.server(["serve", "--port", "0", "--database", database])
+        #expect(refused.status == 78, "\(refused.stderr)")
+        #expect(refused.stderr.contains("audit key file is missing"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: keyFile))
+
+        // Another key, named: refused the same way.
+        let other = directory.appendingPathComponent("other.key").path
+        try Data("\(Data((0..<32).map { UInt8($0) }).base64EncodedString())\n".utf8).write(to: URL(fileURLWithPath: other))
+        let wrong = try SubcommandTests.server(["serve", "--port", "0", "--database", database, "--audit-key-file", other])
+        #expect(wrong.status == 78 && wrong.stderr.contains("does not match"), "\(wrong.stderr)")
+        let malformed = try SubcommandTests.server(
+            ["serve", "--port", "0", "--database", database], environment: ["PERMISSION_AUDIT_KEY": "too-short"])
+        #expect(malformed.status == 78 && malformed.stderr.contains("32 random bytes"), "\(malformed.stderr)")
+        #expect(!malformed.stderr.contains("too-short"), "the key is never logged")
+
+        // Restored: the server starts again on it.
+        try saved.write(to: URL(fileURLWithPath: keyFile))
+        let again = try ServerProcess(database: database, directory: directory)
+        defer { again.killNow() }
+        #expect(try SubcommandTests.server(["audit", "verify", "--database", database]).status == 0)
+    }
+
+    @Test("on PostgreSQL the key must be given: without it serve and migrate refuse with exit 78 and say how")
+    func postgresNeedsTheKey() throws {
+        let postgres = try PostgresServer.shared.get()
+        let (uri, _) = try CopyToPostgresTests.freshDatabase(postgres)
+        let password = ["PGPASSWORD": postgres.password]
+        for command in [["serve", "--port", "0"], ["migrate"]] {
+            let refused = try SubcommandTests.server(command + ["--database", uri], environment: password)
+            #expect(refused.status == 78, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.contains("--audit-key-file FILE or PERMISSION_AUDIT_KEY"), "\(refused.stderr)")
+        }
+        let migrated = try SubcommandTests.server(
+            ["migrate", "--database", uri], environment: password.merging(["PERMISSION_AUDIT_KEY": ServerProcess.auditKey]) { $1 })
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        // The chain is checked without any key.
+        #expect(try SubcommandTests.server(["audit", "verify", "--database", uri], environment: password).status == 0)
+    }
+}
