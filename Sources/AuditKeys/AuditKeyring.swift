@@ -1,5 +1,5 @@
 public import Crypto
-import Foundation
+package import Foundation
 package import PermissionDomain
 import Synchronization
 
@@ -73,11 +73,21 @@ public final class AuditKeyring: Sendable {
 
     // MARK: Users' keys
 
-    /// A new user key: a random pseudonym (`p_` and 32 hex digits) and the key, wrapped.
-    package func newSubject() -> (pseudonym: String, wrappedKey: String) {
-        let pseudonym = "p_" + SymmetricKey(size: .bits128).withUnsafeBytes { bytes in
-            bytes.map { String(format: "%02x", $0) }.joined()
-        }
+    /// A new user key: a pseudonym and the key, wrapped.
+    ///
+    /// The pseudonym is `p_` and 32 hex digits: the creation time in milliseconds (12 digits),
+    /// then 80 random bits. Time first keeps the indexes on pseudonyms (the key table's, the
+    /// audit's by user) growing at their end, as the audit itself does, instead of touching a
+    /// random page of each for every new user; the time says no more than the user's first entry
+    /// does.
+    package func newSubject(now: Date = Date()) -> (pseudonym: String, wrappedKey: String) {
+        let milliseconds = UInt64(max(0, now.millisecondsSince1970)) & 0xFFFF_FFFF_FFFF
+        let time = String(milliseconds, radix: 16)
+        var random = [UInt8](repeating: 0, count: 10)
+        var generator = SystemRandomNumberGenerator()
+        for index in random.indices { random[index] = generator.next() }
+        let pseudonym = "p_" + String(repeating: "0", count: 12 - time.count) + time
+            + random.map { String(format: "%02x", $0) }.joined()
         let key = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
         return (pseudonym, seal(key, with: wrappingKey, context: "subject|" + pseudonym))
     }
