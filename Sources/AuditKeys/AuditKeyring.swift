@@ -82,14 +82,21 @@ public final class AuditKeyring: Sendable {
     /// does.
     package func newSubject(now: Date = Date()) -> (pseudonym: String, wrappedKey: String) {
         let milliseconds = UInt64(max(0, now.millisecondsSince1970)) & 0xFFFF_FFFF_FFFF
-        let time = String(milliseconds, radix: 16)
-        var random = [UInt8](repeating: 0, count: 10)
-        var generator = SystemRandomNumberGenerator()
-        for index in random.indices { random[index] = generator.next() }
-        let pseudonym = "p_" + String(repeating: "0", count: 12 - time.count) + time
-            + random.map { String(format: "%02x", $0) }.joined()
-        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
-        return (pseudonym, seal(key, with: wrappingKey, context: "subject|" + pseudonym))
+        var bytes: [UInt8] = (0..<6).reversed().map { UInt8(truncatingIfNeeded: milliseconds >> UInt64($0 * 8)) }
+        // 80 random bits, from one draw of the library's generator (not a system call a byte).
+        SymmetricKey(size: .bits128).withUnsafeBytes { bytes.append(contentsOf: $0.prefix(10)) }
+        let pseudonym = "p_" + Self.hex(bytes)
+        let key = SymmetricKey(size: .bits256)
+        let wrapped = key.withUnsafeBytes { seal(Array($0), with: wrappingKey, context: "subject|" + pseudonym) }
+        remember(key, wrappedAs: wrapped)  // the entry that made it is sealed next
+        return (pseudonym, wrapped)
+    }
+
+    private func remember(_ key: SymmetricKey, wrappedAs wrappedKey: String) {
+        unwrapped.withLock { keys in
+            if keys.count >= Self.rememberedKeys { keys.removeAll(keepingCapacity: true) }
+            keys[wrappedKey] = key
+        }
     }
 
     /// The user key `wrappedKey` holds.
@@ -100,11 +107,21 @@ public final class AuditKeyring: Sendable {
         guard let bytes = try? open(wrappedKey, with: wrappingKey, context: "subject|" + pseudonym), bytes.count == 32
         else { throw AuditKeyError.unreadable("the audit key of \(pseudonym)") }
         let key = SymmetricKey(data: bytes)
-        unwrapped.withLock { keys in
-            if keys.count >= Self.rememberedKeys { keys.removeAll(keepingCapacity: true) }
-            keys[wrappedKey] = key
-        }
+        remember(key, wrappedAs: wrappedKey)
         return key
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// Lowercase hex of `bytes`.
+    private static func hex(_ bytes: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Personal fields

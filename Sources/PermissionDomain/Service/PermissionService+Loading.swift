@@ -50,12 +50,14 @@ extension PermissionService {
         return view.with(purposeChanged: Rules.purposeChanged(stored: stored, service: service, app: app))
     }
 
-    /// ``flaggingPurpose(_:_:stored:service:apps:)`` for one view.
+    /// ``flaggingPurpose(_:_:stored:service:apps:)`` for one view (the hot path: nothing to
+    /// remember, so no map is built).
     func flaggingPurpose(
         _ reader: any PermissionReader, _ view: Authorization, stored: StoredAuthorization, service: ServiceDefinition
     ) throws -> Authorization {
-        var apps: [AppID: App?] = [:]
-        return try flaggingPurpose(reader, view, stored: stored, service: service, apps: &apps)
+        guard view.status == .authorized, view.purpose != nil else { return view }
+        let app = try reader.app(stored.app)
+        return view.with(purposeChanged: Rules.purposeChanged(stored: stored, service: service, app: app))
     }
 
     /// The service, stored record (initial when never written) and effective view of one
