@@ -66,7 +66,7 @@ import Testing
         let stored = F.stored(.camera, .authorized, .full, version: 1)
         let restricted = Rules.effective(
             stored: stored, service: F.service(.camera), policies: [F.policy("p", .camera, .restrict)], settings: nil, now: F.t0)
-        let conflict = PermissionError.conflict(why: "the authorization is restricted by a policy")
+        let conflict = PermissionError.restrictedByPolicy
         #expect(throws: conflict) {
             try Rules.settings(stored: stored, effective: restricted, service: F.service(.camera), status: .denied, level: nil, now: F.t0)
         }

@@ -56,7 +56,7 @@ extension ConsentController {
                 _ = try permissions.setAuthorization(
                     user: visit.user, app: app, service: service, status: change.status, level: change.level,
                     actor: visit.session.actor, requestId: context.requestId)
-            } catch PermissionError.conflict {
+            } catch PermissionError.restrictedByPolicy {
                 return try refused(.conflict, .errorRestricted)
             } catch PermissionError.invalidArgument, PermissionError.invalidCombination, PermissionError.unknownLevel {
                 return try refused(.badRequest, .errorInvalidSetting)

@@ -49,10 +49,10 @@ enum ErrorMapping {
             return make(
                 .missingPurposeString, "The app has no purpose string for \(key), which this level needs.",
                 extensions: [("key", ProblemJSON.quoted(key))])
+        case .restrictedByPolicy:
+            return make(.restricted, "The authorization is restricted by a policy.")
         case .conflict(let why):
-            // The domain raises a conflict for a restricted authorization and for a built-in
-            // service id; the former has its own problem type (SPEC §4 Settings).
-            return make(why.contains("restricted") ? .restricted : .conflict, capitalized(why) + ".")
+            return make(.conflict, capitalized(why) + ".")
         case .preconditionFailed(let current):
             return make(
                 .preconditionFailed, "The If-Match entity-tag does not match the current representation.",

@@ -21,7 +21,7 @@ extension Rules {
         maxGrantDuration: TimeInterval = .infinity
     ) throws(PermissionError) -> StoredAuthorization {
         guard effective.status != .restricted else {
-            throw .conflict(why: "the authorization is restricted by a policy")
+            throw .restrictedByPolicy
         }
         if until != nil, status != .authorized {
             throw .invalidCombination(field: "until", why: "only an authorized status can have an end")
@@ -55,7 +55,7 @@ extension Rules {
         -> StoredAuthorization
     {
         guard effective.status != .restricted else {
-            throw .conflict(why: "the authorization is restricted by a policy")
+            throw .restrictedByPolicy
         }
         var next = cleared(stored, reason: .userSet)
         next.status = .denied

@@ -15,6 +15,8 @@ extension PermissionError: CustomStringConvertible {
             "\(service.rawValue) has no level \(level) (it has: \(allowed.map(\.rawValue).joined(separator: ", ")))"
         case .missingPurposeString(let key):
             "the app declares no purpose string \(key)"
+        case .restrictedByPolicy:
+            "the authorization is restricted by a policy"
         case .conflict(let why):
             why
         case .preconditionFailed(let current):

@@ -14,7 +14,9 @@ public enum PermissionError: Error, Hashable, Sendable {
     case unknownLevel(level: String, service: ServiceID, allowed: [Level])
     /// The app has no purpose string for a key the requested level needs (ITMS-90683).
     case missingPurposeString(key: String)
-    /// The change contradicts the current state (a restricted authorization, a built-in service).
+    /// A policy restricts the authorization, so the user cannot change it (SPEC §4 Settings).
+    case restrictedByPolicy
+    /// The change contradicts the current state (a built-in service, an id that exists).
     case conflict(why: String)
     /// The `If-Match` entity-tag is stale.
     case preconditionFailed(current: String)

@@ -35,10 +35,10 @@ import Testing
             id: try PolicyID("kids"), service: .camera, app: nil, user: h.user, effect: .restrict, level: nil,
             actor: .anonymous, requestId: nil)
         #expect(try h.current(.camera).status == .restricted)
-        #expect(throws: PermissionError.conflict(why: "the authorization is restricted by a policy")) {
+        #expect(throws: PermissionError.restrictedByPolicy) {
             try h.service.revoke(user: h.user, app: h.app, service: .camera, actor: h.consent, requestId: nil)
         }
-        #expect(throws: PermissionError.conflict(why: "the authorization is restricted by a policy")) {
+        #expect(throws: PermissionError.restrictedByPolicy) {
             try h.service.setAuthorization(user: h.user, app: h.app, service: .camera, status: .denied, level: nil, actor: h.consent, requestId: nil)
         }
         try h.service.deletePolicy(id: try PolicyID("kids"), actor: .anonymous, requestId: nil)
