@@ -10,7 +10,8 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "permission-service",
-    platforms: [.macOS(.v14)],
+    // Linux only (HTTPCore uses epoll(7); Sources/HTTPCore/Server/SupportedPlatform.swift stops a
+    // build elsewhere with a clear message): no Apple platform is declared.
     products: [
         .executable(name: "permission-server", targets: ["permission-server"]),
         .executable(name: "permctl", targets: ["permctl"]),
