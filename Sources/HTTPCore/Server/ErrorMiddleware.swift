@@ -34,10 +34,7 @@ public struct ErrorMiddleware: HTTPMiddleware {
         case let error as HTTPParseError:
             return ProblemJSON.response(status: error.status, detail: error.detail, requestId: context.requestId)
         default:
-            context.logger.error("unhandled error", metadata: ["error": .string(String(reflecting: error))])
-            return ProblemJSON.response(
-                status: .internalServerError, detail: "The server failed to handle the request.",
-                requestId: context.requestId)
+            return ProblemJSON.unhandled(error, where: "unhandled error", context: context)
         }
     }
 }

@@ -43,10 +43,7 @@ extension HTTPConnection {
             // Without an ErrorMiddleware the engine still honours HTTPError (e.g. the router's 404).
             return ProblemJSON.response(for: error, requestId: context.requestId)
         } catch {
-            context.logger.error("unhandled error from responder", metadata: ["error": .string(String(reflecting: error))])
-            return ProblemJSON.response(
-                status: .internalServerError, detail: "The server failed to handle the request.",
-                requestId: context.requestId)
+            return ProblemJSON.unhandled(error, where: "unhandled error from responder", context: context)
         }
     }
 

@@ -41,6 +41,14 @@ public enum ProblemJSON {
         return HTTPResponse(status: status, headers: fields, body: .bytes(Array(json.utf8)))
     }
 
+    /// The generic 500 for an error nothing mapped: logged (with `where` and the error, which
+    /// the request's logger tags with its id) and never described to the client.
+    static func unhandled(_ error: any Error, where origin: String, context: RequestContext) -> HTTPResponse {
+        context.logger.error("\(origin)", metadata: ["error": .string(String(reflecting: error))])
+        return response(
+            status: .internalServerError, detail: "The server failed to handle the request.", requestId: context.requestId)
+    }
+
     /// The problem response for an `HTTPError`.
     public static func response(for error: HTTPError, requestId: String) -> HTTPResponse {
         response(
