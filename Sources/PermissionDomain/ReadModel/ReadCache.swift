@@ -186,12 +186,17 @@ package final class ReadCache: Sendable {
         return (found.0?.stored(key), found.1)
     }
 
-    /// Whether `key` (and, when `withSettings`, its user's settings) is cached, as a record or
-    /// as "no record"; counts neither a hit nor a miss. For deciding where a read runs: a
-    /// lookup right after may still miss.
+    /// Whether a status read of `key` finds what it needs in memory: the record (or "no
+    /// record"), its user's settings when `withSettings`, and, for a grant with a purpose, its
+    /// app (the read tells whether the purpose changed since). Counts neither a hit nor a miss.
+    /// For deciding where a read runs: a lookup right after may still miss.
     package func contains(_ key: AuthorizationKey, withSettings: Bool) -> Bool {
         state.withLock { state in
-            guard state.authorizations[key] != nil || state.absent.contains(key) else { return false }
+            if let record = state.authorizations[key] {
+                if record.status == .authorized, record.purpose != nil, state.apps[key.app] == nil { return false }
+            } else if !state.absent.contains(key) {
+                return false
+            }
             return !withSettings || state.settings[key.user] != nil || state.absentSettings[key.user] != nil
         }
     }

@@ -215,6 +215,22 @@ import Testing
         #expect(cache.generation == generation)
     }
 
+    /// Where a read runs is decided by `contains`: a grant with a purpose is answered from
+    /// memory only with its app cached too (its `purposeChanged` needs the app's strings).
+    @Test func aGrantWithAPurposeIsInMemoryOnlyWithItsApp() throws {
+        let cache = ReadCache(capacity: 10)
+        let grant = AuthorizationKey(user: u1, app: maps, service: .location)
+        cache.insert(grant, stored: try record(u1, version: 1), settings: nil, readAt: cache.generation)
+        #expect(!cache.contains(grant, withSettings: false), "the app is not cached yet")
+        cache.insertApp(maps, app: nil, readAt: cache.generation)
+        #expect(cache.contains(grant, withSettings: false))
+        cache.invalidate(keys: [], users: [], apps: [maps])
+        #expect(!cache.contains(grant, withSettings: false), "an app's change forgets it")
+        let denied = AuthorizationKey(user: try user("u9"), app: maps, service: .location)
+        cache.insert(denied, stored: try record(denied.user, version: 1, status: .denied), settings: nil, readAt: cache.generation)
+        #expect(cache.contains(denied, withSettings: false), "a denial needs no app")
+    }
+
     @Test func aFullCacheEmptiesBeforeTheNextInsert() throws {
         let cache = ReadCache(capacity: 2)
         for index in 0..<3 {
