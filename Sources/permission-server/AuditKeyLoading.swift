@@ -91,9 +91,11 @@ enum AuditKeyLoading {
         do {
             let text = try PlainFile.text(at: file)
             var info = stat()
-            if stat(file, &info) == 0, info.st_mode & 0o077 != 0 {
+            // Read bits may be needed (a secret file mounted for another uid, inside a private
+            // folder); a key others may replace is a mistake to say.
+            if stat(file, &info) == 0, info.st_mode & 0o022 != 0 {
                 logger.warning(
-                    "the audit key file is readable or writable by others; make it private (chmod 600)",
+                    "the audit key file is writable by others; make it private (chmod 600 or 400)",
                     metadata: ["audit-key-file": "\(file)", "mode": "\(String(info.st_mode & 0o777, radix: 8))"])
             }
             return try AuditKeyring(serverKey: try AuditKeyring.serverKey(fromText: text))

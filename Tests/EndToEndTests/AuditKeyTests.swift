@@ -43,10 +43,12 @@ import Testing
         #expect(malformed.status == 78 && malformed.stderr.contains("32 random bytes"), "\(malformed.stderr)")
         #expect(!malformed.stderr.contains("too-short"), "the key is never logged")
 
-        // Restored: the server starts again on it.
+        // Restored: the server starts again on it, and says so when others could replace it.
         try saved.write(to: URL(fileURLWithPath: keyFile))
+        #expect(chmod(keyFile, 0o666) == 0)
         let again = try ServerProcess(database: database, directory: directory)
         defer { again.killNow() }
+        #expect(again.log().contains("the audit key file is writable by others"), "\(again.log())")
         #expect(try SubcommandTests.server(["audit", "verify", "--database", database]).status == 0)
     }
 
