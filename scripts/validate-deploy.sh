@@ -107,7 +107,7 @@ fi
 
 echo "== shell scripts"
 if command -v shellcheck >/dev/null 2>&1; then
-    if shellcheck docker/verify-image.sh scripts/validate-deploy.sh; then ran "shellcheck"
+    if shellcheck docker/verify-image.sh docker/verify/*.sh scripts/validate-deploy.sh; then ran "shellcheck"
     else failed "shellcheck"; fi
 else
     echo "   skipped: shellcheck is not installed"
