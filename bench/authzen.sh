@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# AuthZEN evaluations beside the status read they ask (see README "Benchmarks"), on loopback:
+# AuthZEN evaluations beside the status read they ask (results in bench/RESULTS.md), on loopback:
 #   - 10,000 stored authorizations (bench/hot-path/seed.sql.template, as permission-hot-path.sh
 #     seeds them), the release `permission-server` pinned to CPU 0, wrk pinned to CPU 1, the read
 #     cache warm before anything is measured;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The permission service's hot path, beside nginx, on loopback (see README "Benchmarks").
+# The permission service's hot path, beside nginx, on loopback (results in bench/RESULTS.md).
 #
 # For 10,000 and then 1,000,000 stored authorizations (a grid of users x apps for location,
 # written by bench/hot-path/seed.sql.template through the sqlite3 shell into a database that

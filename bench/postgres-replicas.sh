@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The service on PostgreSQL beside SQLite, on loopback, in one run (see README "Benchmarks",
-# "Replicas on PostgreSQL"). For each size (10,000 authorizations unless SIZES says otherwise):
+# The service on PostgreSQL beside SQLite, on loopback, in one run (results in bench/RESULTS.md,
+# "PostgreSQL replicas"; the deployment in docs/operations.md). For each size (10,000 authorizations unless SIZES says otherwise):
 #   - a throwaway PostgreSQL cluster: initdb into its own temporary directory (as nobody:nogroup
 #     through setpriv when run as root, since PostgreSQL refuses root), trust authentication,
 #     listening only on a Unix socket there, with fsync and synchronous_commit on (the product's
@@ -72,7 +72,7 @@ pg_start_time=""
 # The servers need an API key (SPEC §6): a bootstrap admin key from a throwaway secret, sent by
 # wrk (get.lua, put.lua read BENCH_API_KEY), curl and staleness.py.
 export BENCH_API_KEY="${BENCH_API_KEY:-$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')}"
-# The audit server key every command on PostgreSQL needs (README "Erasure and the audit keys");
+# The audit server key every command on PostgreSQL needs (docs/audit-chain.md, "Erasure and the audit keys");
 # every server and command of the run, on SQLite too, uses this one.
 export PERMISSION_AUDIT_KEY="${PERMISSION_AUDIT_KEY:-$(head -c 32 /dev/urandom | base64)}"
 # shellcheck source=bench/lib.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the hot path's SQLite read costs by itself, at 10,000 and at 1,000,000 stored rows (see
-# README "Benchmarks"): bench/sqlite-lookup/lookup.c runs the server's statement in a loop on
+# bench/RESULTS.md): bench/sqlite-lookup/lookup.c runs the server's statement in a loop on
 # one read-only connection, pinned to CPU 0, with no HTTP and no Swift around it.
 #   - the databases are seeded as bench/permission-hot-path.sh seeds them (seed_database);
 #   - each MODE (mmap: the server's setting; cache: SQLite's page cache; cache-thp: that cache on

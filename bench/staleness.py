@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cross-replica staleness: how long after a write on replica A replica B answers it.
 
-Used by bench/postgres-replicas.sh (see README "Benchmarks"). COUNT times, one at a time, for
+Used by bench/postgres-replicas.sh (results in bench/RESULTS.md). COUNT times, one at a time, for
 a random seeded (user, app) location record:
   0. wait a random time, uniformly up to PAUSE_MS: B's follower reads the change log every
      100 ms, and a loop that started each write right after B's last read would meet B's next
