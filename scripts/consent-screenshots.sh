@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the consent pages' screenshots the README shows (docs/consent/*.png): builds
+# Regenerates the consent pages' screenshots docs/access-control.md shows (docs/consent/*.png): builds
 # permission-server (debug), then scripts/consent_screenshots.py runs it with a temporary
 # database and photographs the pages in headless Chromium at 390x844 and 1280x800.
 # Needs what scripts/setup.sh installs (chromium, chromium-driver, selenium).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Takes the README's screenshots of the consent pages (docs/consent/*.png).
+"""Takes the screenshots of docs/access-control.md of the consent pages (docs/consent/*.png).
 
     scripts/consent_screenshots.py [--server PATH] [--out DIR]
 

@@ -38,7 +38,7 @@ else
 fi
 
 # Hostile input: schemathesis against a live server from openapi.yaml, all checks
-# and phases, >= 1,000 generated calls, zero failures (see the README, "Hostile-input
+# and phases, >= 1,000 generated calls, zero failures (see docs/testing.md, "Hostile-input
 # testing"). It runs the permission-server just built.
 if [ "${SCHEMATHESIS:-1}" != "0" ]; then
     echo "== schemathesis"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Verify the audit hash chain of a permission-server database independently of the server.
 
-usage: verify-audit-chain.py DATABASE   (exit 0 intact, 1 broken; README "Audit hash chain")
+usage: verify-audit-chain.py DATABASE   (exit 0 intact, 1 broken; docs/audit-chain.md)
 """
 import hashlib, sqlite3, struct, sys
 

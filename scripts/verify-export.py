@@ -10,7 +10,7 @@ With --database FILE (the server's SQLite file, opened read-only): each entry is
 at its seq, and the chain from seq 1 to the head is intact and ends in the head's hash.
 
 The canonical encoding's tag and column list come from the document (auditEncoding), not from
-this script, so a new storage format needs no change here (README "Exporting a user's data").
+this script, so a new storage format needs no change here (docs/walkthrough.md, "Exporting a user's data").
 Exit 0 verified, 1 not, 2 unusable input.
 """
 import hashlib, json, sqlite3, struct, sys

@@ -1130,7 +1130,7 @@ paths:
       description: >
         Walks the audit log in seq order and checks that each entry's seq is the previous + 1,
         its `prevHash` is the previous entry's `hash` (64 zeros for seq 1) and its `hash` is
-        the SHA-256 of its canonical encoding (README, "Audit hash chain"). Answers the length
+        the SHA-256 of its canonical encoding (docs/audit-chain.md). Answers the length
         of the intact chain and the first entry that fails, with the reason. A broken chain is
         still a `200`: the check worked.
       parameters:
@@ -1352,7 +1352,7 @@ paths:
         One `user.erased` entry (no `user`; `detail` has the `pseudonym` and the counts) is
         appended and published on `/v1/events`. Afterwards the user reads as `notDetermined`
         everywhere, and a new record starts a new key and pseudonym. On SQLite deleted content
-        is zeroed in the file (`secure_delete`); README "Erasure" says what remains where.
+        is zeroed in the file (`secure_delete`); docs/audit-chain.md says what remains where.
         `404` when nothing is stored about the user (nothing is written).
       parameters:
         - $ref: '#/components/parameters/User'
@@ -2815,7 +2815,7 @@ components:
         hash:
           description: >
             The entry's link in the hash chain: hex SHA-256 of its canonical encoding, which
-            includes `prevHash` (README, "Audit hash chain").
+            includes `prevHash` (docs/audit-chain.md).
           type: string
           pattern: '^[0-9a-f]{64}$'
         pseudonym:
@@ -3739,7 +3739,7 @@ components:
       summary: Ready
       value: {status: ready}
     Metrics:
-      summary: A few of the series (README "Metrics" lists them all)
+      summary: A few of the series (docs/operations.md, "Metrics", lists them all)
       value: |
         # HELP http_requests_total HTTP requests answered, by route template, method and status.
         # TYPE http_requests_total counter

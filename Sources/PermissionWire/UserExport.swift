@@ -8,7 +8,7 @@ public import Foundation
 ///
 /// `audit[].stored` holds the entry's hashed values exactly as the server stores them, one for
 /// each of `auditEncoding.columns`; with `auditEncoding.tag` they give the bytes the entry's
-/// hash is taken of (README "Audit hash chain"), so an export can be verified offline
+/// hash is taken of (docs/audit-chain.md), so an export can be verified offline
 /// (`scripts/verify-export.py`) without knowing the storage format.
 public struct UserExport: Codable, Sendable, Equatable {
     /// The name of this document's schema.

@@ -1,2 +1,2 @@
-// The `permctl` executable: see Permctl and the README section "Command line (permctl)".
+// The `permctl` executable: see Permctl and docs/client.md, "Command line (permctl)".
 Permctl.main()

@@ -9,7 +9,7 @@ import Glibc
 /// policy-service set, the change feed's wake-ups. A second `serve` on the same file is refused
 /// at start with a sentence naming the file, rather than supported halfway. The subcommands
 /// (`keys`, `backup`, `audit`, `migrate`) still open the file beside a running server; their
-/// writes reach it through SQLite's `data_version` (README, "Operations").
+/// writes reach it through SQLite's `data_version` (docs/operations.md, "One server per database file").
 ///
 /// The lock is `flock(2)`, exclusive, on the database file itself, held by an open descriptor
 /// for the life of the process (the kernel drops it when the process exits, however it

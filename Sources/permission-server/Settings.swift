@@ -1,5 +1,5 @@
 /// One configurable setting: its flag, its environment variable, its default and its help.
-/// The table `Settings.all` is the single source for `--help`, the README table and resolution.
+/// The table `Settings.all` is the single source for `--help`, the table in docs/configuration.md and resolution.
 struct Setting: Sendable {
     /// Long flag name without dashes, e.g. "port".
     let flag: String

@@ -1,11 +1,11 @@
 import ArgumentParser
 
-/// `permission-server settings-table` (hidden): prints the README's configuration table from
+/// `permission-server settings-table` (hidden): prints docs/configuration.md's settings table from
 /// ``Settings/all``, so the documentation is generated from the same list as `--help`.
 struct SettingsTableCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "settings-table",
-        abstract: "Print the settings as the README's Markdown table.",
+        abstract: "Print the settings as the Markdown table of docs/configuration.md.",
         shouldDisplay: false
     )
 

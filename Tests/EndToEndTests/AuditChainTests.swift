@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `permission-server audit verify` on a database the built server wrote: intact (agreeing
-/// with the independent Python verifier of the README), then pointing at a row edited or
+/// with the independent Python verifier of docs/audit-chain.md), then pointing at a row edited or
 /// deleted with the sqlite3 shell; never writing the file.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct AuditChainTests {

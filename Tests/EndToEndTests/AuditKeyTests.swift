@@ -2,7 +2,7 @@ import Foundation
 import PostgresTestServer
 import Testing
 
-/// The audit server key as an operator meets it (README "Erasure and the audit keys"): made
+/// The audit server key as an operator meets it (docs/audit-chain.md, "Erasure and the audit keys"): made
 /// beside a new SQLite database, required on PostgreSQL, and a database never opened with another
 /// key (a lost key file is refused with exit 78, and no new key is left behind).
 @Suite struct AuditKeyTests {

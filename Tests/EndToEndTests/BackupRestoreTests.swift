@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The README "Backup and restore" procedure, step by step, against the real binary: back up
+/// The "Backup and restore" procedure of docs/operations.md, step by step, against the real binary: back up
 /// while serving, stop, wipe the database and its `-wal`/`-shm`, copy the backup into place,
 /// start, and find exactly the data of the backup with an intact audit chain.
 @Suite(.serialized, .timeLimit(.minutes(3)))

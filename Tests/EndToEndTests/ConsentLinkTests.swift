@@ -52,7 +52,7 @@ struct ConsentLinkTests {
         defer { server.killNow() }
         let jar = directory.appendingPathComponent("cookies.txt").path
 
-        // The README's line, against this server.
+        // The line of docs/access-control.md ("Consent pages"), against this server.
         let made = try Subprocess.adminCurl([
             "-X", "POST", "\(server.baseURL)/v1/users/u42/consent-sessions",
         ])

@@ -44,7 +44,7 @@ struct ExportVerificationTests {
         let against = try Self.verify([exportPath, "--database", database])
         #expect(against.status == 0, "\(against.stdout)\(against.stderr)")
         #expect(against.stdout.contains("is intact from seq 1 to the head"), "\(against.stdout)")
-        // From standard input, as the README pipes it.
+        // From standard input, as docs/walkthrough.md pipes it.
         let piped = try Subprocess.run(
             "/bin/bash", ["-c", "python3 \"$0\" - < \"$1\"",
                           Paths.repositoryRoot.appendingPathComponent("scripts/verify-export.py").path, exportPath])

@@ -1,7 +1,7 @@
 import PermissionWire
 import Testing
 
-/// The README comparison itself must catch differences, or the walkthrough test proves nothing.
+/// The documents' comparison itself must catch differences, or the walkthrough test proves nothing.
 struct JSONMatcherTests {
     static func mismatches(_ expected: String, _ actual: String, captures: [String: String] = [:]) throws -> JSONMatcher {
         var matcher = JSONMatcher(captures: captures)

@@ -2,7 +2,7 @@ import Foundation
 import PermissionWire
 import Testing
 
-/// `/metrics` and backup/restore against the real binary (README "Operations").
+/// `/metrics` and backup/restore against the real binary (docs/operations.md).
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct OperationsTests {
     static let adminKey = "ops-admin-secret-0123456789abcdefghijklmnop"

@@ -2,25 +2,37 @@ import Foundation
 import PermissionWire
 import Testing
 
-/// The README cannot rot: its walkthrough runs, in order, against a live server, and its
-/// configuration table is the one the binary generates from its settings list.
+/// The documents cannot rot: the walkthrough (docs/walkthrough.md) and the README's tour run, in
+/// order, against a live server, and the configuration table (docs/configuration.md) is the one
+/// the binary generates from its settings list.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct WalkthroughTests {
-    @Test("every README walkthrough command prints what the README shows")
+    @Test("every walkthrough command prints what docs/walkthrough.md shows")
     func walkthroughRunsAsDocumented() throws {
-        let readme = try Readme()
-        let steps = readme.walkthrough()
+        let steps = try Readme("docs/walkthrough.md").steps(in: nil)
         #expect(steps.count >= 30, "the walkthrough covers every flow of SPEC §4")
-        let directory = try Paths.makeTemporaryDirectory("walkthrough")
+        try Self.run(steps, of: "docs/walkthrough.md", name: "walkthrough")
+    }
+
+    @Test("every command of the README's five-minute tour prints what the README shows")
+    func tourRunsAsDocumented() throws {
+        let steps = try Readme().steps(in: "Five-minute tour")
+        #expect(steps.count >= 5, "the tour registers an app, asks, answers, reads the status and the audit log")
+        try Self.run(steps, of: "README.md", name: "tour")
+    }
+
+    /// Runs `steps` in order against a fresh live server, comparing each output with the document's.
+    static func run(_ steps: [Readme.Step], of document: String, name: String) throws {
+        let directory = try Paths.makeTemporaryDirectory(name)
         defer { Paths.removeTemporary(directory) }
         let server = try ServerProcess(
-            database: directory.appendingPathComponent("walkthrough.sqlite").path, directory: directory)
+            database: directory.appendingPathComponent("\(name).sqlite").path, directory: directory)
         defer { server.killNow() }
 
         var variables = ["PERMISSION_URL": server.baseURL, "ADMIN_KEY": ServerProcess.adminKey]
         for step in steps {
             let result = try Subprocess.run("/bin/bash", ["-c", step.command], environment: variables, timeout: 20)
-            let context = "README line \(step.line): \(step.command)\n--- output:\n\(result.stdout)\n--- stderr:\n\(result.stderr)"
+            let context = "\(document) line \(step.line): \(step.command)\n--- output:\n\(result.stdout)\n--- stderr:\n\(result.stderr)"
             #expect(result.status == 0 && !result.timedOut, "\(context)")
             guard let kind = step.expectedKind, let expected = step.expected else { continue }
             var matcher = JSONMatcher(captures: variables)
@@ -38,14 +50,14 @@ struct WalkthroughTests {
         }
     }
 
-    @Test("the README configuration table is generated from the settings list, and --help shows each setting")
+    @Test("the configuration table of docs/configuration.md is generated from the settings list, and --help shows each setting")
     func configurationTableMatchesSettings() throws {
-        let readme = try Readme()
+        let readme = try Readme("docs/configuration.md")
         let table = try Subprocess.run(Paths.serverBinary, ["settings-table"])
         #expect(table.status == 0)
         let rows = table.stdout.split(separator: "\n").filter { $0.hasPrefix("| `--") }
         #expect(rows.count >= 10)
-        #expect(readme.text.contains(table.stdout), "README 'Configuration' must contain the output of `permission-server settings-table`:\n\(table.stdout)")
+        #expect(readme.text.contains(table.stdout), "docs/configuration.md must contain the output of `permission-server settings-table`:\n\(table.stdout)")
         let help = try Subprocess.run(Paths.serverBinary, ["serve", "--help"])
         #expect(help.status == 0)
         let compactHelp = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")

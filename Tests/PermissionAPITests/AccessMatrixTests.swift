@@ -71,7 +71,7 @@ import Testing
         }
     }
 
-    /// The matrix as the domain states it agrees with the rows (the README table is both).
+    /// The matrix as the domain states it agrees with the rows (the table in docs/access-control.md is both).
     @Test func matrixRowsAgreeWithTheDomainTable() {
         #expect(AccessMatrix.grant(.admin, .admin) == .granted)
         #expect(AccessMatrix.grant(.app, .requestAccess) == .ownApp)

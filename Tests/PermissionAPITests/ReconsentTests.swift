@@ -6,7 +6,7 @@ import Testing
 /// Re-consent over HTTP (SPEC §11), on the store the suite runs on: `purposeChanged` on reads
 /// once the app's text changes (and a new entity-tag with it), the reverse query
 /// `GET /v1/apps/{app}/purpose-changed`, `PUT /v1/apps/{app}` with `reconsent` writing one
-/// published `authorization.reconsent` entry per grant (the feed serves the audit log: the README walkthrough reads one from `/v1/events`), and bad input refused with nothing written.
+/// published `authorization.reconsent` entry per grant (the feed serves the audit log: docs/walkthrough.md reads one from `/v1/events`), and bad input refused with nothing written.
 @Suite struct ReconsentTests {
     static let camera = "/v1/users/u42/apps/com.example.maps/authorizations/camera"
 

@@ -58,7 +58,7 @@ import Testing
     @Test func encodingIsTheTagThenEachFieldTypedAndLengthPrefixed() {
         let record = AuditRecord(seq: 1, at: 2, actorRole: "a", prevHash: "p")
         let hex = AuditChain.encoding(of: record).map { String(format: "%02x", $0) }.joined()
-        // Computed independently (Python, the README's rule): tag, INTEGER 1, INTEGER 2, NULL,
+        // Computed independently (Python, the rule in docs/audit-chain.md): tag, INTEGER 1, INTEGER 2, NULL,
         // TEXT "a", 19 NULLs, TEXT "p".
         #expect(hex == "7065726d697373696f6e2d61756469742d7632" + "010000000000000001" + "010000000000000002" + "00"
             + "020000000161" + String(repeating: "00", count: 19) + "020000000170")

@@ -2,7 +2,7 @@ import HTTPCore
 import Logging
 import PermissionDomain
 
-/// `GET /v1/audit/verify` (admin, auditor; issue 4): walks the audit hash chain in batches and
+/// `GET /v1/audit/verify` (admin, auditor): walks the audit hash chain in batches and
 /// answers how long the intact chain is and the first entry that fails, if any. Registered
 /// only when the store keeps a chain (`AuditChainVerifier`).
 struct AuditVerifyController {

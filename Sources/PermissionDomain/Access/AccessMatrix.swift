@@ -1,5 +1,5 @@
 /// The rights of each role, as one pure table (SPEC §6). The API checks every request
-/// against it in one place; the README's access-control table is this table.
+/// against it in one place; the table in docs/access-control.md is this table.
 public enum AccessMatrix {
     /// How far `role` holds `right`.
     public static func grant(_ role: Role, _ right: AccessRight) -> AccessGrant {

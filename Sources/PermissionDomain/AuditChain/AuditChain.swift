@@ -17,7 +17,7 @@
 /// fields were sealed; only the migration that reseals an old log reads it. A store only
 /// persists and reads ``AuditRecord``s; linking (``record(for:after:)``) and verification
 /// (``AuditChainWalk``) are here, so every store keeps the same chain. The digest comes from the
-/// store layer (``AuditChainHasher``): the domain imports nothing. The README shows the rule and
+/// store layer (``AuditChainHasher``): the domain imports nothing. docs/audit-chain.md shows the rule and
 /// `scripts/verify-audit-chain.py` recomputes it independently.
 package struct AuditChain: Sendable {
     /// A version of the canonical encoding.

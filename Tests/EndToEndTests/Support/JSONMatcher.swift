@@ -1,6 +1,6 @@
 import PermissionWire
 
-/// Compares an actual JSON value with an expected one from the README, structurally.
+/// Compares an actual JSON value with an expected one from a document (README.md, docs/walkthrough.md), structurally.
 ///
 /// In the expected value:
 /// - the string `"<any>"` matches any value (timestamps, ids);

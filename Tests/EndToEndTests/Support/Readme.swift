@@ -1,6 +1,6 @@
 import Foundation
 
-/// The parts of README.md that tests keep honest.
+/// The parts of README.md and docs/*.md that tests keep honest.
 struct Readme {
     /// One command of the walkthrough and what it must print.
     struct Step {
@@ -13,17 +13,22 @@ struct Readme {
     }
 
     let text: String
+    /// The file's path from the repository root, for messages.
+    let path: String
 
-    init() throws {
-        text = try String(contentsOf: Paths.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    /// The document at `path` (from the repository root): README.md, or a page of docs/.
+    init(_ path: String = "README.md") throws {
+        self.path = path
+        text = try String(contentsOf: Paths.repositoryRoot.appendingPathComponent(path), encoding: .utf8)
     }
 
-    /// The lines of the section headed `## title`, up to the next `## ` heading.
-    func section(_ title: String) -> [(number: Int, text: String)] {
+    /// The lines of the section headed `## title`, up to the next `## ` heading; with no title,
+    /// every line of the file.
+    func section(_ title: String?) -> [(number: Int, text: String)] {
         var lines: [(Int, String)] = []
-        var inside = false
+        var inside = title == nil
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            if line.hasPrefix("## ") {
+            if let title, line.hasPrefix("## ") {
                 inside = line.dropFirst(3).trimmingCharacters(in: .whitespaces) == title
                 continue
             }
@@ -33,7 +38,7 @@ struct Readme {
     }
 
     /// The fenced blocks of a section: (info string, first line, body).
-    func fencedBlocks(in title: String) -> [(info: String, line: Int, body: String)] {
+    func fencedBlocks(in title: String?) -> [(info: String, line: Int, body: String)] {
         var blocks: [(String, Int, String)] = []
         var open: (info: String, line: Int, body: [String])?
         for (number, line) in section(title) {
@@ -51,9 +56,10 @@ struct Readme {
         return blocks
     }
 
-    /// The walkthrough: each ```sh block, with the ```json or ```ndjson block right after it.
-    func walkthrough() -> [Step] {
-        let blocks = fencedBlocks(in: "Walkthrough")
+    /// The commands of a section (of the whole file when `title` is nil): each ```sh block,
+    /// with the ```json or ```ndjson block right after it.
+    func steps(in title: String?) -> [Step] {
+        let blocks = fencedBlocks(in: title)
         var steps: [Step] = []
         var index = 0
         while index < blocks.count {

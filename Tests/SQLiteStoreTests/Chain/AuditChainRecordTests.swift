@@ -5,7 +5,7 @@ import PermissionDomain
 import Testing
 
 /// The store's side of the audit hash chain: the domain's rule over swift-crypto gives the
-/// SHA-256 values computed independently (Python's `hashlib` on the README's encoding, in the
+/// SHA-256 values computed independently (Python's `hashlib` on the encoding in docs/audit-chain.md, in the
 /// format before sealing; sealed records carry a random nonce, so their hashes are checked
 /// against the stored columns instead), the store persists the record the domain built, and
 /// the writer's tip cache follows rollbacks and commits by other processes.
