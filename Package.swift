@@ -63,7 +63,8 @@ let package = Package(
         .target(name: "PostgresTestServer", dependencies: ["PostgresStore"], swiftSettings: swiftSettings),
         // Wire shapes of openapi.yaml, shared by server and client.
         .target(name: "PermissionWire", swiftSettings: swiftSettings),
-        // Controllers, problem+json, buildApplication.
+        // Controllers, problem+json, buildApplication. The repository's openapi.yaml is compiled
+        // in by the plugin below (served at GET /openapi.yaml from the one static binary).
         .target(
             name: "PermissionAPI",
             dependencies: [
@@ -71,7 +72,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["OpenAPIDocumentPlugin"]
+        ),
+        // Build time only: openapi.yaml as a Swift source in the build directory.
+        .plugin(
+            name: "OpenAPIDocumentPlugin", capability: .buildTool(), dependencies: ["OpenAPIDocumentGenerator"]
+        ),
+        .executableTarget(
+            name: "OpenAPIDocumentGenerator", path: "Plugins/OpenAPIDocumentGenerator", swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "permission-server",
