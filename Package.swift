@@ -101,7 +101,8 @@ let package = Package(
 
         // Test support, under Tests/ so that no product or executable can link it. The pure
         // one (values, a manual clock, temporary directories, threads) needs only the domain;
-        // the store one adds the audit keyring; PostgresTestServer is a real PostgreSQL started
+        // the store one adds the audit keyring; the live one starts the built server on
+        // 127.0.0.1 port 0 (Foundation only); PostgresTestServer is a real PostgreSQL started
         // for the test run (initdb into a temporary directory, a Unix socket, stopped by PID).
         .target(
             name: "TestSupport", dependencies: ["PermissionDomain"], path: "Tests/TestSupport",
@@ -109,6 +110,7 @@ let package = Package(
         .target(
             name: "StoreTestSupport", dependencies: ["AuditKeys"], path: "Tests/StoreTestSupport",
             swiftSettings: swiftSettings),
+        .target(name: "LiveTestSupport", path: "Tests/LiveTestSupport", swiftSettings: swiftSettings),
         .target(
             name: "PostgresTestServer", dependencies: ["PostgresStore"], path: "Tests/PostgresTestServer",
             swiftSettings: swiftSettings),
@@ -148,12 +150,12 @@ let package = Package(
         .testTarget(name: "PermissionWireTests", dependencies: ["PermissionWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionClientTests",
-            dependencies: ["PermissionClient", "PermissionWire"],
+            dependencies: ["PermissionClient", "PermissionWire", "LiveTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PermissionClient", "PermissionWire", "PostgresTestServer"],
+            dependencies: ["PermissionClient", "PermissionWire", "PostgresTestServer", "LiveTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import Testing
 
 /// The README "Backup and restore" procedure, step by step, against the real binary: back up
