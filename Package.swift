@@ -58,12 +58,10 @@ let package = Package(
             dependencies: ["PermissionDomain", "AuditKeys", "CLibPQ"],
             swiftSettings: swiftSettings
         ),
-        // Tests only: a real PostgreSQL started for the test run (initdb into a temporary
-        // directory, a Unix socket, stopped by PID). No product or executable depends on it.
-        .target(name: "PostgresTestServer", dependencies: ["PostgresStore"], swiftSettings: swiftSettings),
         // Wire shapes of openapi.yaml, shared by server and client.
         .target(name: "PermissionWire", swiftSettings: swiftSettings),
-        // Controllers, problem+json, buildApplication.
+        // Controllers, problem+json, buildApplication. The repository's openapi.yaml is compiled
+        // in by the plugin below (served at GET /openapi.yaml from the one static binary).
         .target(
             name: "PermissionAPI",
             dependencies: [
@@ -71,7 +69,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["OpenAPIDocumentPlugin"]
+        ),
+        // Build time only: openapi.yaml as a Swift source in the build directory.
+        .plugin(
+            name: "OpenAPIDocumentPlugin", capability: .buildTool(), dependencies: ["OpenAPIDocumentGenerator"]
+        ),
+        .executableTarget(
+            name: "OpenAPIDocumentGenerator", path: "Plugins/OpenAPIDocumentGenerator", swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "permission-server",
@@ -93,15 +99,33 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Test support, under Tests/ so that no product or executable can link it. The pure
+        // one (values, a manual clock, temporary directories, threads) needs only the domain;
+        // the store one adds the audit keyring; the live one starts the built server on
+        // 127.0.0.1 port 0 (Foundation only); PostgresTestServer is a real PostgreSQL started
+        // for the test run (initdb into a temporary directory, a Unix socket, stopped by PID).
+        .target(
+            name: "TestSupport", dependencies: ["PermissionDomain"], path: "Tests/TestSupport",
+            swiftSettings: swiftSettings),
+        .target(
+            name: "StoreTestSupport", dependencies: ["AuditKeys"], path: "Tests/StoreTestSupport",
+            swiftSettings: swiftSettings),
+        .target(name: "LiveTestSupport", path: "Tests/LiveTestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "PostgresTestServer", dependencies: ["PostgresStore"], path: "Tests/PostgresTestServer",
+            swiftSettings: swiftSettings),
+
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "PermissionDomainTests", dependencies: ["PermissionDomain"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "AuditKeys", "PermissionDomain"],
+            name: "PermissionDomainTests", dependencies: ["PermissionDomain", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SQLiteStoreTests",
+            dependencies: ["SQLiteStore", "AuditKeys", "PermissionDomain", "TestSupport", "StoreTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: [
-                "PostgresStore", "PostgresTestServer", "AuditKeys", "PermissionDomain",
+                "PostgresStore", "PostgresTestServer", "AuditKeys", "PermissionDomain", "StoreTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
@@ -110,25 +134,28 @@ let package = Package(
             name: "PermissionAPITests",
             dependencies: [
                 "PermissionAPI", "SQLiteStore", "PostgresStore", "PostgresTestServer", "AuditKeys", "PermissionDomain",
-                "PermissionWire", "HTTPCore",
+                "PermissionWire", "HTTPCore", "TestSupport", "StoreTestSupport",
             ],
             swiftSettings: swiftSettings
         ),
         // One suite written against `any PermissionStore`, run on SQLite and on PostgreSQL.
         .testTarget(
             name: "StoreConformanceTests",
-            dependencies: ["PermissionDomain", "AuditKeys", "SQLiteStore", "PostgresStore", "PostgresTestServer"],
+            dependencies: [
+                "PermissionDomain", "AuditKeys", "SQLiteStore", "PostgresStore", "PostgresTestServer", "TestSupport",
+                "StoreTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "PermissionWireTests", dependencies: ["PermissionWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionClientTests",
-            dependencies: ["PermissionClient", "PermissionWire"],
+            dependencies: ["PermissionClient", "PermissionWire", "LiveTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PermissionClient", "PermissionWire", "PostgresTestServer"],
+            dependencies: ["PermissionClient", "PermissionWire", "PostgresTestServer", "LiveTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import Testing
 
 /// `permission-server audit verify` on a database the built server wrote: intact (agreeing

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import Testing
 
 /// The "Backup and restore" procedure of docs/operations.md, step by step, against the real binary: back up

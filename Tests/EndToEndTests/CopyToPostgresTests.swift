@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import PostgresStore
 import PostgresTestServer
 import Testing

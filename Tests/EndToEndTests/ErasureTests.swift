@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import Testing
 
 /// Erasure as an operator relies on it (SPEC §11, §12): after `DELETE /v1/users/{user}` and the

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import Testing
 
 /// `GET /v1/events` against the real binary: an open stream does not outlive its key

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import Testing
 
 /// `scripts/verify-export.py` on a real server's export of a user: verified on its own and

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import Testing
 
 /// Data at rest (SPEC §12): the database, its `-wal` and `-shm`, and backups are `0600` and the

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import PermissionWire
 import Testing
 
@@ -96,7 +97,7 @@ struct SecretsInOutputTests {
             try call("DELETE", "/v1/keys/\(auditor.key.id)", authorization: "Bearer \(admin.secret)"),
             try call("GET", "/v1/audit", authorization: "Bearer \(auditor.secret)"),
         ]
-        #expect(Subprocess.waitForExit(stream, timeout: 15), "the revoked key's stream ends")
+        #expect(stream.waitForExit(timeout: 15), "the revoked key's stream ends")
         let revoked = try Subprocess.run(
             Paths.serverBinary, ["keys", "revoke", app.key.id, "--database", database] + flags)
         #expect(revoked.status == 0, "\(revoked.stderr)")

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import Testing
 
 /// The first minutes with the server: what it says when it cannot start, when nobody can use

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import Testing
 
 /// `migrate`, `backup`, `healthcheck`, and the refusal of a database newer than the code.

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import PermissionWire
 import Testing
 

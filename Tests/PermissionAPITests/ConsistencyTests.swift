@@ -5,6 +5,7 @@ import PermissionAPI
 import PermissionDomain
 import PostgresStore
 import PermissionWire
+import StoreTestSupport
 import Testing
 
 /// Revisions (SPEC §9): `Permission-Revision` on writes, `Permission-Consistency: at-least` on

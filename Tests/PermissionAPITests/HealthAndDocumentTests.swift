@@ -13,7 +13,7 @@ import Testing
 
     @Test func embeddedDocumentEqualsTheRootFileByteForByte() throws {
         let file = try Self.rootDocument()
-        #expect(Array(OpenAPIDocument.text.utf8) == file, "run scripts/embed-openapi.sh")
+        #expect(Array(OpenAPIDocument.text.utf8) == file, "the build embeds openapi.yaml (OpenAPIDocumentPlugin)")
     }
 
     @Test func servesTheDocument() throws {

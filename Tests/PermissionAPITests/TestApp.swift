@@ -7,6 +7,8 @@ import PermissionWire
 import PostgresStore
 import PostgresTestServer
 import SQLiteStore
+import StoreTestSupport
+import TestSupport
 
 /// The in-process tier (STYLE 14): the application's responder called directly with
 /// `HTTPRequest` values, over a temp-file SQLite store and a manual clock.
@@ -212,23 +214,3 @@ let quietLogger: Logger = {
     logger.logLevel = .critical
     return logger
 }()
-
-/// A fresh directory under the system temporary directory, removed when released.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("PermissionAPITests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit {
-        do {
-            try FileManager.default.removeItem(atPath: path)
-        } catch {
-            // A leftover temporary directory does not affect results.
-        }
-    }
-}

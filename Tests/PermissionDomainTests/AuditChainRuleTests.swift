@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// The audit hash chain's rule, pure: the canonical encoding of literal records, how an entry
 /// becomes the record a store persists, the link to the previous hash, and verification of
@@ -33,15 +34,6 @@ import Testing
     let chain = AuditChain(hasher: LaneHasher())
     let sealer = VisibleSealer()
 
-    /// A decision entry with every kind of field: text, NULL, booleans, detail.
-    static let decision = AuditEntry(
-        at: Date(millisecondsSince1970: 1_700_000_000_000), actor: Actor(keyId: "consent-1", role: "consent"),
-        action: .promptAnswered, user: UserID(trusted: "u1"), app: AppID(trusted: "com.example.scanner"),
-        service: .camera, from: AuthorizationSnapshot(status: .notDetermined),
-        to: AuthorizationSnapshot(status: .authorized, level: Level(trusted: "full"), once: true), reason: .userConsent,
-        purpose: PurposeString(trusted: "Scan documents."), promptId: PromptID(trusted: "p-1"), requestId: "r-1",
-        detail: ["kind": "camera", "choice": "allow"])
-
     /// Three linked records, as a store would have written them.
     func chainOfThree() -> [AuditRecord] {
         var tip = AuditChainTip.empty
@@ -70,7 +62,7 @@ import Testing
 
     @Test func anEntryBecomesItsStoredColumns() {
         let tip = AuditChainTip(seq: 41, hash: String(repeating: "a", count: 64))
-        let record = try! chain.record(for: Self.decision, after: tip, sealer: sealer)
+        let record = try! chain.record(for: AuditEntry.everyKindOfField, after: tip, sealer: sealer)
         let expected = AuditRecord(
             seq: 42, at: 1_700_000_000_000, actorKey: "consent-1", actorRole: "consent", action: "prompt.answered",
             user: "p_u1", app: "com.example.scanner", service: "camera", fromStatus: "notDetermined", fromLevel: nil,
@@ -95,7 +87,7 @@ import Testing
     }
 
     @Test func theHashCoversEveryFieldAndThePreviousHash() {
-        let record = try! chain.record(for: Self.decision, after: .empty, sealer: sealer)
+        let record = try! chain.record(for: AuditEntry.everyKindOfField, after: .empty, sealer: sealer)
         var edits: [(String, (inout AuditRecord) -> Void)] = [
             ("seq", { $0.seq += 1 }), ("at", { $0.at += 1 }), ("actorKey", { $0.actorKey = nil }),
             ("toOnce", { $0.toOnce = 0 }), ("fromLevel", { $0.fromLevel = "" }), ("detail", { $0.detail = "{}" }),

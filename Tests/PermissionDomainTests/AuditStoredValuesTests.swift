@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// The stored values an export carries for each audit entry: one per hashed column, in the
 /// order of ``AuditChain/columns``, and encoded with the tag they give exactly the bytes the
@@ -13,7 +14,7 @@ import Testing
     /// outside the program (odd integers, NULLs where the program writes text).
     func records() -> [AuditRecord] {
         let sealer = AuditChainRuleTests.VisibleSealer()
-        let decision = try! chain.record(for: AuditChainRuleTests.decision, after: .empty, sealer: sealer)
+        let decision = try! chain.record(for: AuditEntry.everyKindOfField, after: .empty, sealer: sealer)
         var german = try! chain.record(
             for: AuditEntry(
                 at: Date(millisecondsSince1970: 1_800_000_000_123), actor: .system, action: .authorizationExpired,

@@ -1,5 +1,6 @@
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §2: the built-in catalogue, row by row.
 @Suite struct CatalogueTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §4 Settings, Revoke, Reset, Lifecycle: the pure changes.
 @Suite struct ChangeRuleTests {

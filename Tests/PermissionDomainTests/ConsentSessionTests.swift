@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// Consent sessions as values (SPEC §10), and the `user` role: pure, with fixed times.
 @Suite struct ConsentSessionTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §4 prompt table: every option of every prompt, and what each choice results in.
 @Suite struct DecisionRuleTests {

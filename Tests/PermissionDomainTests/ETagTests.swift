@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §3 ETag: it names the representation, so it changes with any field, also when only
 /// the effective view changes and the version does not.

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §3: the effective status and the order of its rules.
 @Suite struct EffectiveStatusTests {

@@ -1,5 +1,6 @@
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §11 (AuthZEN): a decision permits a level when the effective status is authorized at
 /// it or above in the service's order; the batch semantics stop where the specification says.

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §1 formats: valid and invalid ids, level names and purpose strings.
 @Suite struct IdentifierTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §11 rules on values: what an app may translate, which translation a person sees, and
 /// that a decision keeps the language it was made in while any other change forgets it.

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §4 Request: the outcome list, in order.
 @Suite struct RequestRuleTests {

@@ -3,6 +3,7 @@ import Foundation
 import PermissionDomain
 import PostgresStore
 import PostgresTestServer
+import StoreTestSupport
 import Testing
 
 /// Live: ``PostgresPermissionStore/copyIn(_:)``, what `permission-server copy` writes through,

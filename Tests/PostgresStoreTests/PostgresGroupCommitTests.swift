@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 import PostgresStore
 import PostgresTestServer
+import StoreTestSupport
 import Synchronization
 import Testing
 

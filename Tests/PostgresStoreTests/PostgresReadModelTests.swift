@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 @testable import PostgresStore
 import PostgresTestServer
+import StoreTestSupport
 import Testing
 
 /// Live: a serving store's read model (``PostgresReadModel``) on a real PostgreSQL. Another

@@ -3,6 +3,7 @@ import Foundation
 import PermissionDomain
 @testable import PostgresStore
 import PostgresTestServer
+import StoreTestSupport
 import Testing
 
 /// Migration 6 on PostgreSQL, as SQLite's 8: a log written before personal fields were sealed

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 import PostgresStore
 import PostgresTestServer
+import StoreTestSupport
 import Testing
 
 /// A measurement, not a test: with `POSTGRES_MEASURE_WRITES=1`, prints the writes per second

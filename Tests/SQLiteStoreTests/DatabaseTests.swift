@@ -1,6 +1,7 @@
 import Foundation
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 @Suite struct DatabaseTests {
     @Test func pragmasAreInEffectOnTheWriter() throws {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 @Suite struct DatabaseWriterTests {
     struct BodyError: Error, Equatable { let index: Int }

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 @Suite struct MigratorTests {
     private let first = Migration(id: "1-create", sql: "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)")

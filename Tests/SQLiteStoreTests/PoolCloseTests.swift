@@ -1,6 +1,7 @@
 import Foundation
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 /// `DatabasePool.close()`: a clean stop leaves the database as one file, and nothing uses a
 /// closed connection afterwards.

@@ -1,9 +1,11 @@
 import Foundation
 import PermissionDomain
+import StoreTestSupport
 import Synchronization
 import Testing
 
 @testable import SQLiteStore
+import TestSupport
 
 /// The reader pool never loses a connection, and a read never waits without end: a `BEGIN`
 /// that fails returns its reader to the pool, and with every reader checked out a read fails

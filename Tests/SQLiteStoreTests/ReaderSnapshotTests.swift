@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SQLiteStore
+import TestSupport
 
 /// Pooled readers reuse their read snapshot between commits of this process; a commit made by
 /// another connection (another process: the `keys` subcommand on a live file) must still become

@@ -1,7 +1,7 @@
 import HTTPCore
 
-/// `GET /openapi.yaml`: the contract, byte for byte the repository's openapi.yaml (embedded
-/// by scripts/embed-openapi.sh as `OpenAPIDocument.text`).
+/// `GET /openapi.yaml`: the contract, byte for byte the repository's openapi.yaml (compiled in
+/// at build time by OpenAPIDocumentPlugin as `OpenAPIDocument.text`).
 struct OpenAPIController {
     /// The YAML media type (RFC 9512).
     static let contentType = "application/yaml"

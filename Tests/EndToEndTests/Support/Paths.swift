@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 
 /// Where the end-to-end tests find the repository, the built server and the tools they drive.
 enum Paths {
@@ -14,21 +15,8 @@ enum Paths {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }()
 
-    /// The `permission-server` binary: `PERMISSION_SERVER_BINARY` when set, else the one in the
-    /// build products directory that holds this test bundle (`.build/debug/...xctest`).
-    static var serverBinary: String {
-        if let path = ProcessInfo.processInfo.environment["PERMISSION_SERVER_BINARY"], !path.isEmpty { return path }
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = executable.deletingLastPathComponent()
-        // On Linux the test bundle is an executable in the products directory; on Darwin it is
-        // a bundle whose executable sits a few levels down.
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("permission-server").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return executable.deletingLastPathComponent().appendingPathComponent("permission-server").path
-    }
+    /// The `permission-server` binary (``BuiltProducts/serverBinary``).
+    static var serverBinary: String { BuiltProducts.serverBinary }
 
     static let curl = "/usr/bin/curl"
     static let python = "/usr/bin/python3"

@@ -1,3 +1,5 @@
+import LiveTestSupport
+
 /// Python `http.client` drivers for the live tests (run with `python3 -c SCRIPT ARGS`). Each
 /// prints one JSON object a line on standard output.
 enum Scripts {

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 
 /// `curl -N` reading one streamed response (an event stream) in the background into a file;
 /// killed by its PID when released, so a failed test never leaves it running.
@@ -49,6 +50,6 @@ final class StreamingCurl {
 
     /// Polls until curl exits (the server ended the stream) or `timeout` seconds pass.
     func waitForExit(timeout: Double) -> Bool {
-        Subprocess.waitForExit(process, timeout: timeout)
+        process.waitForExit(timeout: timeout)
     }
 }

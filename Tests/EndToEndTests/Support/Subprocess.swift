@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import PermissionWire
 
 /// The result of one finished child process.
@@ -44,7 +45,7 @@ enum Subprocess {
             process.standardInput = FileHandle.nullDevice
         }
         try process.run()
-        let timedOut = !waitForExit(process, timeout: timeout)
+        let timedOut = !process.waitForExit(timeout: timeout)
         if timedOut {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -54,16 +55,6 @@ enum Subprocess {
             stdout: try String(contentsOf: outURL, encoding: .utf8),
             stderr: try String(contentsOf: errURL, encoding: .utf8),
             timedOut: timedOut)
-    }
-
-    /// Polls until `process` exits or `timeout` seconds pass; true when it exited.
-    static func waitForExit(_ process: Process, timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() > deadline { return false }
-            usleep(10_000)
-        }
-        return true
     }
 
     /// `curl -sS` with a time limit; arguments follow.

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 /// Migration 3 backfills the chain of rows written before it, and decisions keep the hash of
 /// the purpose string the user was shown.

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 /// `verifyAuditChain` pointing at the row an attacker edited or deleted with the sqlite3 shell
 /// (the conformance suite's AuditChainTests check the chain after real flows on both stores).

@@ -1,7 +1,9 @@
 import Foundation
 import PermissionDomain
 @testable import SQLiteStore
+import StoreTestSupport
 import Testing
+import TestSupport
 
 /// Migration 5 (localized purpose strings) on a database from before it: the audit chain keeps
 /// every hash and verifies, old records read with no language, and new entries that carry a

@@ -2,7 +2,9 @@ import AuditKeys
 import Foundation
 import PermissionDomain
 @testable import SQLiteStore
+import StoreTestSupport
 import Testing
+import TestSupport
 
 /// A log written before the hash chain (migration 3) and before personal fields were sealed
 /// (migration 8): opening it backfills the chain in batches, then reseals every entry about a

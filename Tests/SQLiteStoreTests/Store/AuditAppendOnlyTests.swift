@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 /// The audit table's triggers refuse what the store never does (the conformance suite's
 /// AuditLogTests cover what it does, on both stores).

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 /// SQLite's hot path: the policy query skipped for services no policy names (`PolicyServices`),
 /// and column values matched on their bytes (the conformance suite's HotReadTests check the

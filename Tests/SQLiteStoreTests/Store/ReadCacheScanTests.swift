@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 /// Reads of keys that have no record (made-up user ids, a scan) are cached within a bound of
 /// their own, so they never push the real records out of the read cache.

@@ -1,8 +1,10 @@
 import Foundation
 import PermissionDomain
 @testable import SQLiteStore
+import StoreTestSupport
 import Synchronization
 import Testing
+import TestSupport
 
 /// The hot path's read cache (`ReadCache`) and how the writer keeps it in step
 /// (`ReadCacheTracker`): every change, by whatever statement, is seen by the next read.

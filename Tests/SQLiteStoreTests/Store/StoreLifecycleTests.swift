@@ -1,7 +1,9 @@
 import Foundation
 import PermissionDomain
 @testable import SQLiteStore
+import StoreTestSupport
 import Testing
+import TestSupport
 
 @Suite struct StoreLifecycleTests {
     @Test func openCreatesTheDirectoryMigratesAndIsReady() throws {

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 import Synchronization
 import Testing
+import TestSupport
 
 /// The consent session flows (SPEC §10) on both stores, with a manual clock: creation audited
 /// without the token, the one-time exchange, expiry from creation, ending, and the typed
@@ -18,8 +19,8 @@ import Testing
     @Test(arguments: StoreKind.allCases) func createIsAuditedWithTheUserAndNeverTheToken(_ kind: StoreKind) throws {
         let h = try Harness(kind)
         let session = try make(h)
-        #expect(session.user == h.user && session.createdAt == FlowFixtures.t0)
-        #expect(session.expiresAt == FlowFixtures.t0.addingTimeInterval(900), "the default TTL, from creation")
+        #expect(session.user == h.user && session.createdAt == Fixtures.t0)
+        #expect(session.expiresAt == Fixtures.t0.addingTimeInterval(900), "the default TTL, from creation")
         #expect(session.exchangedAt == nil && session.secretHash == nil && session.endedAt == nil)
         let entry = try #require(try h.auditLog().last)
         #expect(entry.action == .consentSessionCreated && entry.user == h.user && entry.actor == admin)
@@ -37,7 +38,7 @@ import Testing
         h.clock.advance(by: 10)
         let seq = try h.service.lastAuditSeq()
         let session = try h.service.exchangeConsentToken(tokenHash: Self.bytes(1), secretHash: Self.bytes(50), csrfHash: Self.bytes(60))
-        #expect(session.exchangedAt == FlowFixtures.t0.addingTimeInterval(10))
+        #expect(session.exchangedAt == Fixtures.t0.addingTimeInterval(10))
         #expect(try h.service.liveConsentSession(secretHash: Self.bytes(50)) == session)
         #expect(try h.service.lastAuditSeq() == seq, "the exchange changes the session row only")
         #expect(throws: ConsentSessionError.alreadyUsed) {
@@ -84,7 +85,7 @@ import Testing
         _ = try h.service.exchangeConsentToken(tokenHash: Self.bytes(1), secretHash: Self.bytes(50), csrfHash: Self.bytes(60))
         h.clock.advance(by: 30)
         let ended = try h.service.endConsentSession(id: made.id, actor: made.actor, requestId: "req-e")
-        #expect(ended.endedAt == FlowFixtures.t0.addingTimeInterval(30))
+        #expect(ended.endedAt == Fixtures.t0.addingTimeInterval(30))
         #expect(try h.service.liveConsentSession(secretHash: Self.bytes(50)) == nil)
         let entry = try #require(try h.auditLog().last)
         #expect(entry.action == .consentSessionEnded && entry.user == h.user && entry.detail == ["session": made.id.rawValue])

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// Erasure (SPEC §11, GDPR Art. 17) on both stores: everything stored about the user goes in
 /// one write, the audit keeps its entries with the personal fields unreadable, the chain still
@@ -19,7 +20,7 @@ import Testing
         _ = try h.service.createConsentSession(
             id: ConsentSessionID("cs_00000000000000e1"), user: h.user, tokenHash: Array(repeating: 7, count: 32),
             actor: admin, requestId: nil)
-        try h.grant(.camera, .full, .allow, user: FlowFixtures.otherUser)
+        try h.grant(.camera, .full, .allow, user: Fixtures.otherUser)
     }
 
     @Test(arguments: StoreKind.allCases) func erasureDeletesEverythingAndKeepsTheChain(_ kind: StoreKind) throws {
@@ -43,7 +44,7 @@ import Testing
         #expect(try h.service.userSettings(h.user).locationServicesEnabled)
         #expect(try h.service.prompts(matching: PromptFilter(user: h.user), after: nil, limit: 10).items.isEmpty)
         #expect(throws: PermissionError.self) { try h.service.policy(id: PolicyID("deny-u42-photos")) }
-        #expect(try h.current(.camera, user: FlowFixtures.otherUser).status == .authorized)
+        #expect(try h.current(.camera, user: Fixtures.otherUser).status == .authorized)
 
         // Every entry stays, the erased ones without their personal fields; one more names the pseudonym.
         let after = try h.auditLog()

@@ -1,12 +1,13 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// Expiring grants (SPEC §11) on both stores, with a manual clock: a decision or a settings
 /// change with `until` shows `expiresAt`, reads `notDetermined` (`expired`) from then, and the
 /// sweep writes that change once, as actor `system`; bad `until` values write nothing.
 @Suite struct ExpiringGrantFlowTests {
-    private static let t0 = FlowFixtures.t0
+    private static let t0 = Fixtures.t0
 
     @Test(arguments: StoreKind.allCases) func aDecisionWithUntilLapsesAndIsSweptExactlyOnce(_ kind: StoreKind) throws {
         let h = try Harness(kind)

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 /// A user's export (GDPR Art. 15 and 20) on both stores: the store's stored audit records of a
 /// user, keyset-paged, and the chain head of a read; the service's export of records, prompts,
@@ -13,7 +14,7 @@ import Testing
     ) throws {
         let h = try Harness(kind)
         try h.grant(.camera, .full, .allow)
-        try h.grant(.camera, .full, .deny, user: FlowFixtures.otherUser)
+        try h.grant(.camera, .full, .deny, user: Fixtures.otherUser)
         try h.grant(.microphone, .full, .allow)
         _ = try h.service.putSettings(
             user: h.user, locationServicesEnabled: false, locale: nil, actor: h.consent, requestId: "s")
@@ -51,8 +52,8 @@ import Testing
     @Test(arguments: StoreKind.allCases) func anEmptyLogHasNoHead(_ kind: StoreKind) throws {
         let fixture = try kind.open()
         #expect(try fixture.store.read { try $0.auditHead() } == nil)
-        let export = try PermissionService(store: fixture.store, clock: ManualClock(FlowFixtures.t0))
-            .export(user: FlowFixtures.user)
+        let export = try PermissionService(store: fixture.store, clock: ManualClock(Fixtures.t0))
+            .export(user: Fixtures.user)
         #expect(export.headSeq == 0 && export.headHash == AuditChain.genesis)
         #expect(export.records.isEmpty && export.prompts.isEmpty && export.audit.isEmpty)
     }
@@ -64,19 +65,19 @@ import Testing
         try h.grant(.camera, .full, .allow)
         try h.grant(.location, .whenInUse, .deny)
         _ = try h.prompt(.microphone, .full)  // pending
-        try h.grant(.camera, .full, .allow, user: FlowFixtures.otherUser)
+        try h.grant(.camera, .full, .allow, user: Fixtures.otherUser)
         _ = try h.service.putSettings(
             user: h.user, locationServicesEnabled: true, locale: try LanguageTag("de"), actor: h.consent, requestId: "s")
         h.clock.advance(by: 5)
 
         let export = try h.service.export(user: h.user)
         let log = try h.auditLog()
-        #expect(export.user == h.user && export.exportedAt == FlowFixtures.t0.addingTimeInterval(5))
+        #expect(export.user == h.user && export.exportedAt == Fixtures.t0.addingTimeInterval(5))
         #expect(export.headSeq == log.last?.seq && export.headHash == log.last?.hash)
         #expect(export.records.map(\.stored.service) == [.camera, .location])
         #expect(export.records.allSatisfy { $0.stored.user == h.user && $0.appName == "Maps" })
         #expect(export.records[0].effective.status == .authorized && export.records[1].effective.status == .denied)
-        #expect(export.records[0].stored.purpose == FlowFixtures.allPurposeStrings["NSCameraUsageDescription"])
+        #expect(export.records[0].stored.purpose == Fixtures.allPurposeStrings["NSCameraUsageDescription"])
         #expect(export.prompts.count == 3 && export.prompts.allSatisfy { $0.user == h.user })
         #expect(export.prompts.map(\.state).filter { $0 == .pending }.count == 1)
         #expect(export.settings.locale == (try LanguageTag("de")))
@@ -99,7 +100,7 @@ import Testing
         #expect(try h.service.export(user: h.user).audit.count == 2)
         try h.grant(.microphone, .full, .allow)  // 2 records, 2 prompts, 4 entries: 8
         #expect(throws: ExportTooLarge(limit: 6)) { try h.service.export(user: h.user) }
-        #expect(try h.service.export(user: FlowFixtures.otherUser).audit.isEmpty, "other users are not affected")
+        #expect(try h.service.export(user: Fixtures.otherUser).audit.isEmpty, "other users are not affected")
     }
 
     @Test(arguments: StoreKind.allCases) func anExportReadsOneSnapshotWhileWritesGoOn(_ kind: StoreKind) throws {

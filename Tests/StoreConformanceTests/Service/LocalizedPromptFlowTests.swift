@@ -1,13 +1,14 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §11 through the service on both stores: a prompt shows the app's translation for the
 /// user's `locale` (RFC 4647 lookup), else the base string; the prompt, the authorization and
 /// the audit entries keep the text and the language shown; a consent page's languages win
 /// over the locale, and its decision records what it showed. The audit chain stays intact.
 @Suite struct LocalizedPromptFlowTests {
-    typealias F = FlowFixtures
+    typealias F = Fixtures
     static let cameraKey = "NSCameraUsageDescription"
     static let alwaysKey = "NSLocationAlwaysAndWhenInUseUsageDescription"
     static let whenInUseKey = "NSLocationWhenInUseUsageDescription"

@@ -1,13 +1,14 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// The location button (SPEC §11) on both stores, with a manual clock: its prompt the first
 /// time, Allow Once without a prompt once confirmed (audited, lapsing through the sweep), a
 /// declined explanation asked again, nothing over a stronger grant or a refusal, and the
 /// confirmation forgotten by the app's reinstall and by a reset.
 @Suite struct LocationButtonFlowTests {
-    private static let t0 = FlowFixtures.t0
+    private static let t0 = Fixtures.t0
 
     private func press(_ h: Harness, requestId: String = "b") throws -> LocationButtonOutcome {
         try h.service.pressLocationButton(user: h.user, app: h.app, service: .location, actor: .anonymous, requestId: requestId)
@@ -141,7 +142,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func theButtonOfAnotherServiceIsNotFoundAndAMissingPurposeWritesNothing(
         _ kind: StoreKind
     ) throws {
-        let h = try Harness(kind, registered: FlowFixtures.registeredApp(without: ["NSLocationWhenInUseUsageDescription"]))
+        let h = try Harness(kind, registered: Fixtures.registeredApp(without: ["NSLocationWhenInUseUsageDescription"]))
         let log = try h.auditLog()
         #expect(throws: PermissionError.notFound(what: "location button for service camera")) {
             try h.service.pressLocationButton(user: h.user, app: h.app, service: .camera, actor: .anonymous, requestId: nil)

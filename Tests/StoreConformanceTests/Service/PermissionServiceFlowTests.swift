@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 /// The domain's flows against each store.
 @Suite struct PermissionServiceFlowTests {

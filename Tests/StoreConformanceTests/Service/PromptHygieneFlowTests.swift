@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// Prompt hygiene (SPEC §11): an app has at most `maxPendingPrompts` prompts pending for one
 /// user; one more is refused naming them, with nothing written, on both stores and under
@@ -23,7 +24,7 @@ import Testing
         #expect(stillPending.items.map(\.id) == pending.map(\.id))
 
         #expect(try h.prompt(.microphone, .full) == pending[1], "the pending prompt is returned, not refused")
-        #expect(try h.prompt(.photos, .full, user: FlowFixtures.otherUser).service == .photos, "another user has room")
+        #expect(try h.prompt(.photos, .full, user: Fixtures.otherUser).service == .photos, "another user has room")
         let decided = try h.service.decide(promptID: pending[0].id, choice: "deny", actor: h.consent, requestId: "d")
         #expect(decided.prompt.state == .answered)
         #expect(try h.prompt(.photos, .full).service == .photos, "an answer makes room")
@@ -38,7 +39,7 @@ import Testing
         #expect(throws: PermissionError.tooManyPrompts(limit: 1, pending: [camera])) { try h.prompt(.photos, .full) }
         h.clock.advance(by: 60)
         #expect(try h.prompt(.photos, .full).service == .photos, "an expired prompt is no longer pending, swept or not")
-        #expect(try h.prompt(.camera, .full, user: FlowFixtures.otherUser).service == .camera)
+        #expect(try h.prompt(.camera, .full, user: Fixtures.otherUser).service == .camera)
         h.clock.advance(by: 60)
         let location = try h.prompt(.location, .whenInUse)
         let button = try h.service.pressLocationButton(

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// Re-consent when the purpose changes (SPEC §11) on both stores: a grant shows
 /// `purposeChanged` as soon as the app's text for it changes (the app the status read keeps in
@@ -8,7 +9,7 @@ import Testing
 /// query lists exactly those grants, and re-consent returns them to `notDetermined`
 /// (`purposeChanged`) with one audited entry each, in bounded batches, leaving denials alone.
 @Suite struct ReconsentFlowTests {
-    typealias F = FlowFixtures
+    typealias F = Fixtures
     static let camera = "NSCameraUsageDescription"
     static let newText = "Scans tickets and receipts."
 

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 import Synchronization
 import Testing
+import TestSupport
 
 /// One scripted run of every kind of change through PermissionService on each store, with
 /// the same clock and the same prompt ids: the records, the prompts and the whole audit log,
@@ -30,7 +31,7 @@ import Testing
         let h = try Harness(kind, promptTTL: 60, onceTTL: 3600, makePromptID: { ids.make($0) })
         let admin = Actor(keyId: "admin-1", role: "admin")
         try h.grant(.camera, .full, .allow)
-        try h.grant(.contacts, .full, .deny, user: FlowFixtures.otherUser)
+        try h.grant(.contacts, .full, .deny, user: Fixtures.otherUser)
         try h.grant(.location, .whenInUse, .allowOnce)
         _ = try h.prompt(.microphone, .full)
         h.clock.advance(by: 60)

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// PermissionService: settings, revoke, reinstall, reset, policies, the Location Services
 /// switch, custom services and listings (SPEC §4), on both stores.
@@ -87,7 +88,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func resetCountsChangesAndCancelledPromptsAndVersionsNeverGoBack(_ kind: StoreKind) throws {
         let h = try Harness(kind)
         try h.grant(.camera, .full, .allow)
-        try h.grant(.camera, .full, .deny, user: FlowFixtures.otherUser)
+        try h.grant(.camera, .full, .deny, user: Fixtures.otherUser)
         try h.grant(.microphone, .full, .allow)
         _ = try h.prompt(.contacts, .limited)
         let count = try h.service.reset(scope: .service(.camera), app: nil, user: nil, actor: .anonymous, requestId: nil)
@@ -178,7 +179,7 @@ import Testing
         #expect(throws: PermissionError.missingPurposeString(key: "PayrollRead")) {
             try h.service.request(user: h.user, app: h.app, service: payroll, level: read, actor: .anonymous, requestId: nil)
         }
-        var strings = FlowFixtures.allPurposeStrings
+        var strings = Fixtures.allPurposeStrings
         strings["PayrollRead"] = try PurposeString("Read your payslips.")
         strings["PayrollWrite"] = try PurposeString("File expenses.")
         _ = try h.service.putApp(id: h.app, name: "Maps", purposeStrings: strings, actor: .anonymous, requestId: nil)

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// PermissionService flows (SPEC §4-§5) on both stores, with a manual clock.
 @Suite struct ServiceFlowTests {
@@ -8,7 +9,7 @@ import Testing
         let h = try Harness(kind)
         let prompt = try h.prompt(.camera, .full)
         #expect(prompt.state == .pending && prompt.options == [.allow, .deny])
-        #expect(prompt.expiresAt == FlowFixtures.t0.addingTimeInterval(600))
+        #expect(prompt.expiresAt == Fixtures.t0.addingTimeInterval(600))
         let again = try h.service.request(user: h.user, app: h.app, service: .camera, level: .full, actor: .anonymous, requestId: nil)
         #expect(again.prompt == prompt, "the same request returns the same prompt")
         #expect(try h.service.prompts(matching: PromptFilter(user: h.user, state: .pending), after: nil, limit: 10).items == [prompt])
@@ -16,7 +17,7 @@ import Testing
         h.clock.advance(by: 5)
         let decision = try h.service.decide(promptID: prompt.id, choice: "allow", actor: h.consent, requestId: "req-9")
         #expect(decision.prompt.state == .answered && decision.prompt.choice == .allow)
-        #expect(decision.prompt.endedAt == FlowFixtures.t0.addingTimeInterval(5))
+        #expect(decision.prompt.endedAt == Fixtures.t0.addingTimeInterval(5))
         let authorization = try h.current(.camera)
         #expect(authorization == decision.authorization)
         #expect(authorization.status == .authorized && authorization.level == .full && authorization.version == 1)
@@ -38,7 +39,7 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases) func missingPurposeStringChangesNothing(_ kind: StoreKind) throws {
-        let h = try Harness(kind, registered: FlowFixtures.registeredApp(without: ["NSLocationAlwaysAndWhenInUseUsageDescription"]))
+        let h = try Harness(kind, registered: Fixtures.registeredApp(without: ["NSLocationAlwaysAndWhenInUseUsageDescription"]))
         let seq = try h.service.lastAuditSeq()
         #expect(throws: PermissionError.missingPurposeString(key: "NSLocationAlwaysAndWhenInUseUsageDescription")) {
             try h.service.request(user: h.user, app: h.app, service: .location, level: .always, actor: .anonymous, requestId: nil)
@@ -90,7 +91,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func allowOnceLapsesAfterTheOnceTTL(_ kind: StoreKind) throws {
         let h = try Harness(kind, onceTTL: 3600)
         let granted = try h.grant(.location, .whenInUse, .allowOnce)
-        #expect(granted.once && granted.expiresAt == FlowFixtures.t0.addingTimeInterval(3600) && granted.version == 1)
+        #expect(granted.once && granted.expiresAt == Fixtures.t0.addingTimeInterval(3600) && granted.version == 1)
         h.clock.advance(by: 3600)
         let lapsed = try h.current(.location)
         #expect(lapsed.status == .notDetermined && lapsed.reason == .expired && lapsed.version == 1)

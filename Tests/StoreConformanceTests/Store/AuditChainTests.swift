@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 @testable import SQLiteStore
 import Testing
+import TestSupport
 
 /// The audit hash chain on both stores: intact after real flows (group-committed and
 /// concurrent on SQLite), after rolled-back appends and after another writer's appends, and

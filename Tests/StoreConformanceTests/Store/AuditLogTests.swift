@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// The audit log on both stores: entries round-trip, `append` numbers them gap-free from 1
 /// whatever their own seq, and queries filter and page.

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// The hot path's store reads on both stores: the record and the user's settings in one
 /// lookup, and the policies that apply, whenever they were written.

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 import PostgresStore
 import Testing
+import TestSupport
 
 /// Every listing of `PermissionReader` on both stores: byte order of the ids (the PostgreSQL
 /// database has an ICU default collation, which orders otherwise), keyset pages of every size

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// SPEC §11 on both stores: an app's translated purpose strings, a user's locale and the
 /// language a prompt and an authorization record were shown in round-trip, and a save

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// Each record round-trips through both stores exactly, and saving again replaces it.
 @Suite struct PermissionStoreRecordTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// The rest of the round trips on both stores: empty and nil fields, dates to the
 /// millisecond, API keys, and a second save of every record replacing the first.

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionDomain
 import Testing
+import TestSupport
 
 /// `PermissionStore.read` and `write` on both stores: a write is all or nothing, its body's
 /// error comes out unchanged, a read sees one snapshot, and a write reads its own changes.

@@ -1,19 +1,20 @@
 import Foundation
 import PermissionDomain
+import TestSupport
 
 /// A PermissionService over a fresh store of one kind and a ManualClock, with an app registered.
 struct Harness {
     let fixture: StoreUnderTest
-    let clock = ManualClock(FlowFixtures.t0)
+    let clock = ManualClock(Fixtures.t0)
     let service: PermissionService
     let consent = Actor(keyId: "k-consent", role: "consent")
-    let user = FlowFixtures.user
-    let app = FlowFixtures.app
+    let user = Fixtures.user
+    let app = Fixtures.app
 
     init(
         _ kind: StoreKind, promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
         maxGrantDuration: TimeInterval = 31_536_000, maxPendingPrompts: Int = 3, maxExportRecords: Int = 5_000,
-        registered: App? = FlowFixtures.registeredApp(),
+        registered: App? = Fixtures.registeredApp(),
         makePromptID: @escaping @Sendable (Date) -> PromptID = PermissionService.Configuration.randomPromptID
     ) throws {
         fixture = try kind.open()
@@ -30,7 +31,7 @@ struct Harness {
     }
 
     /// Requests `level` and expects a prompt.
-    func prompt(_ serviceID: ServiceID, _ level: Level, user: UserID = FlowFixtures.user) throws -> Prompt {
+    func prompt(_ serviceID: ServiceID, _ level: Level, user: UserID = Fixtures.user) throws -> Prompt {
         let outcome = try service.request(user: user, app: app, service: serviceID, level: level, actor: .anonymous, requestId: "r")
         guard let prompt = outcome.prompt else { throw HarnessError.expectedPrompt(outcome) }
         return prompt
@@ -38,12 +39,12 @@ struct Harness {
 
     /// Requests `level` and answers the prompt with `choice`.
     @discardableResult
-    func grant(_ serviceID: ServiceID, _ level: Level, _ choice: Choice, user: UserID = FlowFixtures.user) throws -> Authorization {
+    func grant(_ serviceID: ServiceID, _ level: Level, _ choice: Choice, user: UserID = Fixtures.user) throws -> Authorization {
         let prompt = try prompt(serviceID, level, user: user)
         return try service.decide(promptID: prompt.id, choice: choice.rawValue, actor: consent, requestId: "d").authorization
     }
 
-    func current(_ serviceID: ServiceID, user: UserID = FlowFixtures.user) throws -> Authorization {
+    func current(_ serviceID: ServiceID, user: UserID = Fixtures.user) throws -> Authorization {
         try service.authorization(user: user, app: app, service: serviceID)
     }
 

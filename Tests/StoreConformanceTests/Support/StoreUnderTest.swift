@@ -1,9 +1,11 @@
 import Foundation
-import Testing
 import PermissionDomain
 @testable import PostgresStore
 import PostgresTestServer
 @testable import SQLiteStore
+import StoreTestSupport
+import TestSupport
+import Testing
 
 /// One store for one test: a SQLite file in a temporary directory (removed when released), or
 /// a database of its own on ``PostgresServer/shared``, created with an ICU collation so that a
@@ -21,17 +23,16 @@ final class StoreUnderTest: Sendable {
     private let location: String
     /// The PostgreSQL database's connection string, nil on SQLite.
     var postgresConnectionString: String? { kind == .postgres ? location : nil }
-    private let directory: String?
+    /// The SQLite file's directory, removed when released; nil on PostgreSQL.
+    private let directory: TemporaryDirectory?
 
     init(_ kind: StoreKind) throws {
         self.kind = kind
         switch kind {
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("StoreConformanceTests-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let directory = try TemporaryDirectory()
             self.directory = directory
-            location = directory + "/permissions.sqlite"
+            location = directory.file("permissions.sqlite")
             let store = try SQLitePermissionStore.open(path: location, keyring: .forTests)
             sqlite = store
             self.store = store
@@ -88,14 +89,5 @@ final class StoreUnderTest: Sendable {
     /// Whether `error` is a store's unique-constraint violation.
     static func isUniqueViolation(_ error: (any Error)?) -> Bool {
         (error as? SQLiteError)?.isConstraintViolation == true || (error as? PostgresError)?.sqlState == "23505"
-    }
-
-    deinit {
-        guard let directory else { return }
-        do {
-            try FileManager.default.removeItem(atPath: directory)
-        } catch {
-            // Leaving a temporary directory behind does not affect the test result.
-        }
     }
 }

@@ -1,32 +1,9 @@
 import Foundation
 import PermissionDomain
+import TestSupport
 
-/// Shared values for the domain tests: a fixed time and well-formed ids.
-enum Fixtures {
-    /// 2026-11-22T10:00:00Z.
-    static let t0 = Date(timeIntervalSince1970: 1_795_341_600)
-    static let user = try! UserID("u42")
-    static let otherUser = try! UserID("u43")
-    static let app = try! AppID("com.example.maps")
-    static let otherApp = try! AppID("com.example.other")
-
-    /// Every purpose key of the built-in catalogue, each with a distinct text.
-    static let allPurposeStrings: [String: PurposeString] = {
-        var strings: [String: PurposeString] = [:]
-        for service in Catalogue.builtins {
-            for keys in service.purposeKeys {
-                for key in keys { strings[key] = try! PurposeString("Purpose of \(key).") }
-            }
-        }
-        return strings
-    }()
-
-    /// A registered app with every built-in purpose string.
-    static func registeredApp(_ id: AppID = app, without missing: Set<String> = []) -> App {
-        try! App(
-            id: id, name: "Maps", purposeStrings: allPurposeStrings.filter { !missing.contains($0.key) }, updatedAt: t0)
-    }
-
+/// The domain tests' own fixtures, over the shared values of ``Fixtures`` (TestSupport).
+extension Fixtures {
     static func service(_ id: ServiceID) -> ServiceDefinition { Catalogue.builtin(id)! }
 
     /// A stored record of `service` for (user, app).

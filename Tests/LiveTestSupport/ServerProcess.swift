@@ -1,27 +1,29 @@
-import Foundation
+package import Foundation
 
 /// The built `permission-server`, started as a child process on `127.0.0.1` port 0 with its
-/// own database file. The bound port is read from its "listening on" log line. The process is
+/// own database file: the live tier's harness, for the end-to-end and the client tests. The bound port is read from its "listening on" log line. The process is
 /// killed by PID when the value is released, so a failed test never leaves it running.
-final class ServerProcess {
-    struct StartupError: Error, CustomStringConvertible {
-        let description: String
+package final class ServerProcess {
+    package struct StartupError: Error, CustomStringConvertible {
+        package let description: String
+
+        package init(description: String) { self.description = description }
     }
 
     /// The admin key every server started here gets (`PERMISSION_BOOTSTRAP_ADMIN_KEY`, SPEC §6)
     /// unless `environment` names another.
-    static let adminKey = "e2e-admin-key-0123456789abcdefghijklmnopqrstuvwxyz"
+    package static let adminKey = "e2e-admin-key-0123456789abcdefghijklmnopqrstuvwxyz"
     /// The audit server key every server on PostgreSQL started here gets (`PERMISSION_AUDIT_KEY`,
     /// SPEC §12: replicas share one) unless `environment` names a key. On SQLite the server makes
     /// its own key file beside the database.
-    static let auditKey = "ZTJlLWF1ZGl0LWtleS0wMTIzNDU2Nzg5YWJjZGVmMDE="
+    package static let auditKey = "ZTJlLWF1ZGl0LWtleS0wMTIzNDU2Nzg5YWJjZGVmMDE="
 
-    let process = Process()
-    let logURL: URL
-    private(set) var port = 0
+    package let process = Process()
+    package let logURL: URL
+    package private(set) var port = 0
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-    var pid: Int32 { process.processIdentifier }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var pid: Int32 { process.processIdentifier }
 
     /// Starts the server and waits (bounded) for it to listen.
     /// - Parameters:
@@ -32,7 +34,7 @@ final class ServerProcess {
     ///   - umask: when set (octal, e.g. `"022"`), the server starts under this file mode
     ///     creation mask (through `/bin/sh`, which `exec`s it: the PID stays the server's).
     ///   - timeout: seconds to wait for the listening line.
-    init(
+    package init(
         database: String, directory: URL, extraArguments: [String] = [], environment: [String: String] = [:],
         umask: String? = nil, timeout: Double = 20
     ) throws {
@@ -41,9 +43,9 @@ final class ServerProcess {
         let arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database] + extraArguments
         if let umask {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", Paths.serverBinary] + arguments
+            process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", BuiltProducts.serverBinary] + arguments
         } else {
-            process.executableURL = URL(fileURLWithPath: Paths.serverBinary)
+            process.executableURL = URL(fileURLWithPath: BuiltProducts.serverBinary)
             process.arguments = arguments
         }
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
@@ -81,7 +83,7 @@ final class ServerProcess {
     }
 
     /// The server's log so far.
-    func log() -> String {
+    package func log() -> String {
         do {
             return try String(contentsOf: logURL, encoding: .utf8)
         } catch {
@@ -91,7 +93,7 @@ final class ServerProcess {
 
     /// The log once it contains `text` (lines logged after "listening on", such as the metrics
     /// listener's), or as it is after `timeout` seconds.
-    func log(waitingFor text: String, timeout: Double = 10) -> String {
+    package func log(waitingFor text: String, timeout: Double = 10) -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var current = log()
         while !current.contains(text), Date() < deadline, process.isRunning {
@@ -102,25 +104,25 @@ final class ServerProcess {
     }
 
     /// Sends `signal` to the server's PID.
-    func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
 
     /// Waits for the server to exit; its exit status, or nil if it still runs after `timeout`.
-    func waitForExit(timeout: Double) -> Int32? {
-        guard Subprocess.waitForExit(process, timeout: timeout) else { return nil }
+    package func waitForExit(timeout: Double) -> Int32? {
+        guard process.waitForExit(timeout: timeout) else { return nil }
         return process.terminationStatus
     }
 
     /// Kills the server with SIGKILL and reaps it.
-    func killNow() {
+    package func killNow() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// The port in the first "listening on HOST:PORT" line of `log`.
-    static func listeningPort(in log: String) -> Int? {
+    package static func listeningPort(in log: String) -> Int? {
         guard let range = log.range(of: "listening on ") else { return nil }
         let rest = log[range.upperBound...]
         let authority = rest.prefix { !$0.isWhitespace && $0 != "\"" }

@@ -1,7 +1,0 @@
-import AuditKeys
-
-extension AuditKeyring {
-    /// One audit server key for the whole test run, so a store reopened by a test opens with
-    /// the key its users' keys were wrapped with.
-    static let forTests = AuditKeyring.random()
-}
