@@ -5,14 +5,32 @@ import PermissionDomain
 /// Writes the changes time makes (SPEC §5: expired prompts, lapsed Allow Once grants; SPEC
 /// §11: lapsed expiring grants; actor `system`): a `DispatchSourceTimer` calls `PermissionService.sweep` every interval, again at
 /// once while a sweep hits its limit, and wakes the event streams when something changed.
+///
+/// `@unchecked Sendable`: its one variable, the timer, is reached only through an accessor
+/// that checks in debug builds that it runs on `queue` (`dispatchPrecondition`).
 final class Sweeper: @unchecked Sendable {
     private let permissions: PermissionService
     private let broadcaster: ChangeBroadcaster
     private let interval: Duration
     private let logger: Logger
     private let queue = DispatchQueue(label: "permission.sweeper")
+    private var queueTimer: (any DispatchSourceTimer)?
+
     /// Touched only on `queue`.
-    private var timer: (any DispatchSourceTimer)?
+    private var timer: (any DispatchSourceTimer)? {
+        get {
+            #if DEBUG
+            dispatchPrecondition(condition: .onQueue(queue))
+            #endif
+            return queueTimer
+        }
+        set {
+            #if DEBUG
+            dispatchPrecondition(condition: .onQueue(queue))
+            #endif
+            queueTimer = newValue
+        }
+    }
     static let batch = 500
 
     init(permissions: PermissionService, broadcaster: ChangeBroadcaster, interval: Duration, logger: Logger) {
