@@ -2,6 +2,7 @@ import AuditKeys
 import Dispatch
 import Foundation
 import PermissionDomain
+internal import Ownership
 import Synchronization
 
 /// The writes of one ``PostgresPermissionStore`` (one replica), group-committed on one serial
@@ -44,10 +45,10 @@ import Synchronization
 /// time, so reads keep the others), drops a broken connection at checkin and reconnects on the
 /// next checkout, and a connection keeps its prepared statements across checkouts.
 ///
-/// `@unchecked Sendable`: ``onCommit(_:)``'s callback is reached only through an accessor that
-/// checks in debug builds that it runs on `queue` (`dispatchPrecondition`); the queue of jobs
-/// and the counters live in a `Mutex`; connections are loans of the pool.
-package final class PostgresWriter: @unchecked Sendable {
+/// `Sendable` as checked by the compiler: ``onCommit(_:)``'s callback belongs to `queue`
+/// (``QueueOwned``, checked in debug builds), the queue of jobs and the counters live in a
+/// `Mutex`, and connections are loans of the pool.
+package final class PostgresWriter: Sendable {
     /// Counters for tests and metrics.
     package struct Statistics: Sendable, Equatable {
         /// Bodies that completed and were committed.
@@ -82,26 +83,10 @@ package final class PostgresWriter: @unchecked Sendable {
     /// Whether each body's changes are checked against its audit entries.
     private let checksAuditing: Bool
     private let pool: PostgresConnectionPool
-    private let queue = DispatchQueue(label: "PostgresStore.writer")
+    private let queue: DispatchQueue
     /// Told about every committed batch (``PostgresPermissionStore/didCommit(_:)``); set once
-    /// by ``onCommit(_:)``, touched only on `queue` (through ``didCommit``).
-    private var commitCallback: (([PostgresSession]) -> Void)?
-
-    /// The callback; debug builds stop when this is reached from anywhere but `queue`.
-    private var didCommit: (([PostgresSession]) -> Void)? {
-        get {
-            #if DEBUG
-            dispatchPrecondition(condition: .onQueue(queue))
-            #endif
-            return commitCallback
-        }
-        set {
-            #if DEBUG
-            dispatchPrecondition(condition: .onQueue(queue))
-            #endif
-            commitCallback = newValue
-        }
-    }
+    /// by ``onCommit(_:)``.
+    private let didCommit: QueueOwned<(([PostgresSession]) -> Void)?>
 
     /// The queued jobs and the counters, shared by callers and the queue.
     private struct Shared {
@@ -128,13 +113,16 @@ package final class PostgresWriter: @unchecked Sendable {
         self.pool = pool
         self.maximumBatchSize = maximumBatchSize
         self.checksAuditing = checksAuditing
+        let queue = DispatchQueue(label: "PostgresStore.writer")
+        self.queue = queue
+        self.didCommit = QueueOwned(nil, queue: queue)
     }
 
     /// Sets what is called after every successful `COMMIT`, on the writer queue, with the
     /// sessions of the bodies that committed, before any of their callers returns; the batch's
     /// connection is still checked out (outside any transaction) during the call.
     func onCommit(_ body: @escaping ([PostgresSession]) -> Void) {
-        queue.sync { didCommit = body }
+        queue.sync { didCommit.value = body }
     }
 
     /// A snapshot of the counters.
@@ -291,7 +279,7 @@ package final class PostgresWriter: @unchecked Sendable {
                 throw error
             }
             try connection.commitOrReportUnknownOutcome()
-            if !committed.isEmpty { didCommit?(committed) }
+            if !committed.isEmpty { didCommit.value?(committed) }
             return committed.count
         }
     }

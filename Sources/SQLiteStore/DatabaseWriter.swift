@@ -17,11 +17,10 @@ import Synchronization
 /// changed, before its callers return; commits by other processes are noticed within
 /// ``foreignCommitCheckInterval`` (`PRAGMA data_version`, https://www.sqlite.org/pragma.html#pragma_data_version).
 ///
-/// `@unchecked Sendable`: the connection and what goes with it live in ``QueueState``, reached
-/// only through accessors that check in debug builds that they run on `queue`
-/// (`dispatchPrecondition`), and each block on `queue` holds the connection's loan
-/// (``Database/use``); the queue of jobs and the counters live in a `Mutex`.
-package final class DatabaseWriter: @unchecked Sendable {
+/// `Sendable` as checked by the compiler: the connection and what goes with it belong to
+/// `queue` (``QueueOwned``, checked in debug builds), each block on `queue` holds the
+/// connection's loan (``Database/use``), and the queue of jobs and the counters live in a `Mutex`.
+package final class DatabaseWriter: Sendable {
     /// Counters for tests and metrics.
     package struct Statistics: Sendable, Equatable {
         /// Bodies that completed and were committed.
@@ -71,7 +70,7 @@ package final class DatabaseWriter: @unchecked Sendable {
         var statistics = Statistics()
     }
 
-    private let queueState: QueueState
+    private let queueState: QueueOwned<QueueState>
     private let queue: DispatchQueue
     private let maximumBatchSize: Int
     private let onCommit: @Sendable () -> Void
@@ -86,8 +85,10 @@ package final class DatabaseWriter: @unchecked Sendable {
     ///   - onCommit: called on the writer queue after every commit, before the callers return
     ///     (the reader pool ends snapshots that predate it).
     package init(path: String, configuration: DatabaseConfiguration, onCommit: @escaping @Sendable () -> Void = {}) throws {
-        self.queueState = QueueState(database: try Database(path: path, mode: .readWrite, configuration: configuration))
-        self.queue = DispatchQueue(label: "SQLiteStore.writer")
+        let queue = DispatchQueue(label: "SQLiteStore.writer")
+        self.queueState = QueueOwned(
+            QueueState(database: try Database(path: path, mode: .readWrite, configuration: configuration)), queue: queue)
+        self.queue = queue
         self.maximumBatchSize = configuration.maximumBatchSize
         self.onCommit = onCommit
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
@@ -106,12 +107,7 @@ package final class DatabaseWriter: @unchecked Sendable {
     // MARK: Owned by the queue
 
     /// The queue's state; debug builds stop when this is reached from anywhere but `queue`.
-    private var owned: QueueState {
-        #if DEBUG
-        dispatchPrecondition(condition: .onQueue(queue))
-        #endif
-        return queueState
-    }
+    private var owned: QueueState { queueState.value }
 
     private var database: Database { owned.database }
 
@@ -174,7 +170,7 @@ package final class DatabaseWriter: @unchecked Sendable {
     }
 
     deinit {
-        queueState.foreignCommitTimer?.cancel()  // the last reference: no block of `queue` runs
+        queueState.valueAtTeardown.foreignCommitTimer?.cancel()  // the last reference: no block of `queue` runs
     }
 
     /// Runs `body` in a durable write transaction shared with concurrent callers.
