@@ -37,6 +37,11 @@ let package = Package(
             dependencies: ["CEpoll", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // Who owns shared mutable state, checked: lock-guarded state reachable only under its
+        // lock, and debug-build checks that a connection handed between threads has one user at
+        // a time. A leaf with no dependencies (Foundation, Synchronization), so any layer may
+        // use it without depending on another layer.
+        .target(name: "Ownership", swiftSettings: swiftSettings),
         // The permission model: pure values and rules, time from an injected clock.
         .target(name: "PermissionDomain", swiftSettings: swiftSettings),
         // The audit chain's SHA-256 and the per-user keys that seal personal fields (swift-crypto),
@@ -49,13 +54,13 @@ let package = Package(
         // SQLite persistence of the domain.
         .target(
             name: "SQLiteStore",
-            dependencies: ["PermissionDomain", "AuditKeys", "CSQLite"],
+            dependencies: ["PermissionDomain", "AuditKeys", "CSQLite", "Ownership"],
             swiftSettings: swiftSettings
         ),
         // PostgreSQL persistence of the domain through libpq.
         .target(
             name: "PostgresStore",
-            dependencies: ["PermissionDomain", "AuditKeys", "CLibPQ"],
+            dependencies: ["PermissionDomain", "AuditKeys", "CLibPQ", "Ownership"],
             swiftSettings: swiftSettings
         ),
         // Wire shapes of openapi.yaml, shared by server and client.
@@ -65,7 +70,7 @@ let package = Package(
         .target(
             name: "PermissionAPI",
             dependencies: [
-                "HTTPCore", "PermissionDomain", "PermissionWire",
+                "HTTPCore", "PermissionDomain", "PermissionWire", "Ownership",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -89,7 +94,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Client SDK on libcurl and the operator CLI; neither links a server target.
-        .target(name: "PermissionClient", dependencies: ["PermissionWire", "CCurl"], swiftSettings: swiftSettings),
+        .target(
+            name: "PermissionClient", dependencies: ["PermissionWire", "CCurl", "Ownership"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "permctl",
             dependencies: [
@@ -115,6 +121,7 @@ let package = Package(
             name: "PostgresTestServer", dependencies: ["PostgresStore"], path: "Tests/PostgresTestServer",
             swiftSettings: swiftSettings),
 
+        .testTarget(name: "OwnershipTests", dependencies: ["Ownership"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionDomainTests", dependencies: ["PermissionDomain", "TestSupport"], swiftSettings: swiftSettings),

@@ -1,24 +1,23 @@
 import Foundation
+internal import Ownership
 
 /// A one-way "stop" signal shared between a task's cancellation handler and the thread
 /// running a blocking call: libcurl's progress callback polls it, and backoff sleeps wake on it.
-final class CancellationFlag: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var cancelled = false
+/// `Sendable` as checked by the compiler: the flag lives in a ``Guarded`` cell.
+final class CancellationFlag: Sendable {
+    private let cancelled = Guarded(false)
 
     /// Whether `cancel()` was called.
     var isCancelled: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return cancelled
+        cancelled.withLock { $0.state }
     }
 
     /// Signals every waiter; idempotent.
     func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
+        cancelled.withLock { access in
+            access.state = true
+            access.broadcast()
+        }
     }
 
     /// Sleeps for `duration` or until cancelled, whichever comes first.
@@ -26,11 +25,11 @@ final class CancellationFlag: @unchecked Sendable {
     /// - Returns: `false` when cancelled.
     func sleep(for duration: Duration) -> Bool {
         let deadline = Date(timeIntervalSinceNow: duration.seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while !cancelled {
-            if !condition.wait(until: deadline) { return true }
+        return cancelled.withLock { access in
+            while !access.state {
+                if !access.wait(until: deadline) { return true }
+            }
+            return false
         }
-        return false
     }
 }

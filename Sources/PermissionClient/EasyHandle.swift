@@ -1,4 +1,5 @@
 internal import CCurl
+internal import Ownership
 
 /// One libcurl easy handle (https://curl.se/libcurl/c/libcurl-easy.html) with the options a
 /// client sets once: allowed protocols (HTTP and HTTPS only), no signals, `TCP_NODELAY`, TCP
@@ -17,6 +18,8 @@ final class EasyHandle {
     private let sink = ResponseSink()
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The pool's loans of this handle to one call at a time, checked in debug builds.
+    let use = ExclusiveUse("a curl handle")
 
     /// Creates and configures a handle.
     /// - Throws: `.transport` when libcurl cannot be initialized or refuses an option.
@@ -73,6 +76,7 @@ final class EasyHandle {
     func perform(url: String, call: HTTPCall, fields: [String], timeoutMilliseconds: Int,
                  cancel: CancellationFlag?, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil)
         -> Result<RawResponse, PermissionClientError> {
+        use.check()
         sink.reset(cancel: cancel, stream: stream)
         errorBuffer[0] = 0
         do throws(PermissionClientError) {

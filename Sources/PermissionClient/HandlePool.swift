@@ -1,12 +1,14 @@
 import Foundation
+internal import Ownership
 
 /// A small pool of easy handles guarded by a lock: a call takes a handle for itself (never
 /// shared across threads at once, https://curl.se/libcurl/c/threadsafe.html), and gives it
 /// back afterwards with its kept-alive connection. At most `maxIdle` handles wait idle; more
 /// are created on demand when many calls run at once, and cleaned up when returned.
-final class HandlePool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var idle: [EasyHandle] = []
+/// `Sendable` as checked by the compiler: the idle handles live in a ``Guarded`` cell, and a
+/// handle is lent to one call at a time (``EasyHandle/use``; checked in debug builds).
+final class HandlePool: Sendable {
+    private let idle = Guarded([EasyHandle]())
     private let settings: EasyHandle.Settings
     private let maxIdle: Int
 
@@ -25,16 +27,17 @@ final class HandlePool: @unchecked Sendable {
     }
 
     private func checkout() throws(PermissionClientError) -> EasyHandle {
-        lock.lock()
-        let reused = idle.popLast()
-        lock.unlock()
-        if let reused { return reused }
-        return try EasyHandle(settings: settings)
+        let reused = idle.withLock { $0.state.popLast() }
+        let handle: EasyHandle
+        if let reused { handle = reused } else { handle = try EasyHandle(settings: settings) }
+        handle.use.enter()
+        return handle
     }
 
     private func checkin(_ handle: EasyHandle) {
-        lock.lock()
-        defer { lock.unlock() }
-        if idle.count < maxIdle { idle.append(handle) }
+        handle.use.leave()
+        idle.withLock { access in
+            if access.state.count < maxIdle { access.state.append(handle) }
+        }
     }
 }

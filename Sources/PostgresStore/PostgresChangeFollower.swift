@@ -1,4 +1,5 @@
 import Foundation
+internal import Ownership
 import PermissionDomain
 
 /// Follows the change log (the audit log) for a replica's ``PostgresReadModel``: every
@@ -12,6 +13,10 @@ import PermissionDomain
 /// once; the follower tries again every interval and reports the recovery. While it cannot
 /// read, the read model turns stale within ``PostgresReadModel/maximumStaleness`` and reads go
 /// to the database.
+///
+/// `@unchecked Sendable`: the start, stop and nudge flags live in a ``Guarded`` cell; the
+/// connection and the failure flag belong to the follower's thread, which holds their loan
+/// (``ExclusiveUse``) while it runs, so in debug builds a touch from another thread stops.
 final class PostgresChangeFollower: @unchecked Sendable {
     /// What the follower tells its owner (for the log): a failure, or reading again after one.
     enum Event: Sendable {
@@ -26,13 +31,41 @@ final class PostgresChangeFollower: @unchecked Sendable {
     private let conninfo: String
     private let model: PostgresReadModel
     private let report: @Sendable (Event) -> Void
-    private let condition = NSCondition()
-    private var nudged = false  // guarded by condition
-    private var stopping = false  // guarded by condition
-    private var running = false  // guarded by condition
+    private struct Flags {
+        var nudged = false
+        var stopping = false
+        var running = false
+    }
+
+    private let flags = Guarded(Flags())
+    /// The follower thread's own state, checked against its loan in debug builds.
+    private var ownConnection: PostgresConnection?
+    private var ownFailing = false
+    private let thread = ExclusiveUse("the change follower's state")
+
     /// Touched only by the follower's thread.
-    private var connection: PostgresConnection?
-    private var failing = false
+    private var connection: PostgresConnection? {
+        get {
+            thread.check()
+            return ownConnection
+        }
+        set {
+            thread.check()
+            ownConnection = newValue
+        }
+    }
+
+    /// Touched only by the follower's thread.
+    private var failing: Bool {
+        get {
+            thread.check()
+            return ownFailing
+        }
+        set {
+            thread.check()
+            ownFailing = newValue
+        }
+    }
 
     init(conninfo: String, model: PostgresReadModel, interval: Duration, report: @escaping @Sendable (Event) -> Void) {
         self.conninfo = conninfo
@@ -43,9 +76,9 @@ final class PostgresChangeFollower: @unchecked Sendable {
 
     /// Starts the follower's thread.
     func start() {
-        condition.withLock {
-            precondition(!running, "the change follower is started once")
-            running = true
+        flags.withLock { access in
+            precondition(!access.state.running, "the change follower is started once")
+            access.state.running = true
         }
         let thread = Thread { [self] in run() }
         thread.name = "change-log-follower"
@@ -54,42 +87,47 @@ final class PostgresChangeFollower: @unchecked Sendable {
 
     /// Asks for a read now (a local commit, or a reader waiting for a revision).
     func nudge() {
-        condition.withLock {
-            nudged = true
-            condition.signal()
+        flags.withLock { access in
+            access.state.nudged = true
+            access.signal()
         }
     }
 
     /// Stops the thread and waits until it has (at most one query's time).
     func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        flags.withLock { access in
+            access.state.stopping = true
+            access.broadcast()
+            while access.state.running { access.wait() }
+        }
     }
 
     private func run() {
+        thread.enter()
         while true {
-            condition.lock()
+            let stopping = flags.withLock { access in
+                if access.state.stopping { return true }
+                access.state.nudged = false
+                return false
+            }
             if stopping {
-                running = false
                 connection = nil
-                condition.broadcast()
-                condition.unlock()
+                thread.leave()
+                flags.withLock { access in
+                    access.state.running = false
+                    access.broadcast()
+                }
                 return
             }
-            nudged = false
-            condition.unlock()
 
             follow()
 
-            condition.lock()
-            let deadline = Date().addingTimeInterval(interval.seconds)
-            while !nudged && !stopping {
-                if !condition.wait(until: deadline) { break }
+            flags.withLock { access in
+                let deadline = Date().addingTimeInterval(interval.seconds)
+                while !access.state.nudged && !access.state.stopping {
+                    if !access.wait(until: deadline) { break }
+                }
             }
-            condition.unlock()
         }
     }
 

@@ -1,4 +1,5 @@
 internal import CLibPQ
+internal import Ownership
 
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +20,9 @@ package final class PostgresConnection {
     package let redactedConnectionString: String
     /// The statements prepared on this connection: their name and number of parameters.
     private var prepared: [String: Int] = [:]
+    /// The pool lends the connection to one thread at a time; debug builds check every call
+    /// against the loan (a connection that was never lent, like the change follower's, is not checked).
+    let use = ExclusiveUse("a PostgreSQL connection")
 
     /// The `application_name` a connection reports unless its connection string sets one
     /// (https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNECT-FALLBACK-APPLICATION-NAME).
@@ -109,6 +113,7 @@ package final class PostgresConnection {
     /// Runs one or more `;`-separated statements without parameters (`PQexec`); rows they
     /// return are dropped. Use it for fixed SQL only: values go through a ``PreparedStatement``.
     package func execute(_ sql: String) throws {
+        use.check()
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -138,6 +143,7 @@ package final class PostgresConnection {
     /// Prepares (once) and executes with text parameters (`PQexecPrepared`); returns the
     /// successful result, which the caller clears.
     private func run(_ statement: PreparedStatement, _ parameters: [PostgresValue]) throws -> OpaquePointer {
+        use.check()
         let expected = try prepareIfNeeded(statement)
         guard parameters.count == expected else {
             // Checked here: the server would answer a protocol violation (08P01), which reads

@@ -1,4 +1,5 @@
 import Foundation
+internal import Ownership
 
 /// A small pool of ``PostgresConnection``s, opened lazily up to ``capacity``; a checkout waits
 /// (up to ``checkoutTimeout``) for one to come back once all are out.
@@ -7,7 +8,11 @@ import Foundation
 /// as broken (a lost socket, a terminated backend: the failed call leaves it `CONNECTION_BAD`),
 /// or that is still inside a transaction, is closed instead of kept; the next checkout opens a
 /// new one.
-final class PostgresConnectionPool: @unchecked Sendable {
+///
+/// `Sendable` as checked by the compiler: the free list lives in a ``Guarded`` cell. Each
+/// checkout is a loan of the connection (``PostgresConnection/use``): in debug builds a
+/// connection touched outside its loan, or by two threads, stops the process.
+final class PostgresConnectionPool: Sendable {
     /// The connection string; never logged (the password).
     private let conninfo: String
     /// At most this many connections are open.
@@ -17,9 +22,13 @@ final class PostgresConnectionPool: @unchecked Sendable {
     /// SQL run once on each new connection (session settings).
     private let setUp: String
 
-    private let condition = NSCondition()
-    private var idle: [PostgresConnection] = []  // guarded by condition
-    private var openCount = 0  // idle + checked out + being opened, guarded by condition
+    private struct State {
+        var idle: [PostgresConnection] = []
+        /// Idle + checked out + being opened.
+        var openCount = 0
+    }
+
+    private let guarded = Guarded(State())
 
     /// - Parameters:
     ///   - conninfo: a libpq connection string or URI.
@@ -35,7 +44,7 @@ final class PostgresConnectionPool: @unchecked Sendable {
     }
 
     /// The number of open connections (idle and checked out), for tests.
-    var openConnections: Int { condition.withLock { openCount } }
+    var openConnections: Int { guarded.withLock { $0.state.openCount } }
 
     /// Runs `body` with a connection of its own, returned to the pool afterwards (or closed
     /// when broken or left in a transaction).
@@ -49,27 +58,29 @@ final class PostgresConnectionPool: @unchecked Sendable {
     /// A connection of the caller's own until ``checkin(_:)``; prefer ``withConnection(_:)``.
     func checkout() throws -> PostgresConnection {
         let deadline = Date().addingTimeInterval(checkoutTimeout)
-        condition.lock()
-        while idle.isEmpty && openCount >= capacity {
-            guard condition.wait(until: deadline) else {
-                condition.unlock()
-                throw PostgresPoolTimeout(capacity: capacity, seconds: checkoutTimeout)
+        let reused = try guarded.withLock { (access) throws(PostgresPoolTimeout) -> PostgresConnection? in
+            while access.state.idle.isEmpty && access.state.openCount >= capacity {
+                guard access.wait(until: deadline) else {
+                    throw PostgresPoolTimeout(capacity: capacity, seconds: checkoutTimeout)
+                }
             }
+            if let connection = access.state.idle.popLast() { return connection }
+            access.state.openCount += 1
+            return nil
         }
-        if let connection = idle.popLast() {
-            condition.unlock()
-            return connection
+        if let reused {
+            reused.use.enter()
+            return reused
         }
-        openCount += 1
-        condition.unlock()
         do {
             let connection = try PostgresConnection(conninfo)
+            connection.use.enter()
             if !setUp.isEmpty { try connection.execute(setUp) }
             return connection
         } catch {
-            condition.withLock {
-                openCount -= 1
-                condition.signal()
+            guarded.withLock { access in
+                access.state.openCount -= 1
+                access.signal()
             }
             throw error
         }
@@ -77,9 +88,10 @@ final class PostgresConnectionPool: @unchecked Sendable {
 
     func checkin(_ connection: PostgresConnection) {
         let keep = connection.isConnected && !connection.isInTransaction
-        condition.withLock {
-            if keep { idle.append(connection) } else { openCount -= 1 }
-            condition.signal()
+        connection.use.leave()
+        guarded.withLock { access in
+            if keep { access.state.idle.append(connection) } else { access.state.openCount -= 1 }
+            access.signal()
         }
         // A dropped connection is closed (PQfinish) when its last reference goes, here.
     }

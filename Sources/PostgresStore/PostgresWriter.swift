@@ -2,6 +2,8 @@ import AuditKeys
 import Dispatch
 import Foundation
 import PermissionDomain
+internal import Ownership
+import Synchronization
 
 /// The writes of one ``PostgresPermissionStore`` (one replica), group-committed on one serial
 /// `DispatchQueue` (STYLE 10), as SQLite's `DatabaseWriter` does it.
@@ -42,7 +44,11 @@ import PermissionDomain
 /// already bounds how many connections a replica opens (writes never need more than one at a
 /// time, so reads keep the others), drops a broken connection at checkin and reconnects on the
 /// next checkout, and a connection keeps its prepared statements across checkouts.
-package final class PostgresWriter: @unchecked Sendable {
+///
+/// `Sendable` as checked by the compiler: ``onCommit(_:)``'s callback belongs to `queue`
+/// (``QueueOwned``, checked in debug builds), the queue of jobs and the counters live in a
+/// `Mutex`, and connections are loans of the pool.
+package final class PostgresWriter: Sendable {
     /// Counters for tests and metrics.
     package struct Statistics: Sendable, Equatable {
         /// Bodies that completed and were committed.
@@ -60,7 +66,11 @@ package final class PostgresWriter: @unchecked Sendable {
     /// One queued body. Its closure refers to the caller's stack, which stays alive because the
     /// caller blocks on `done` until the writer signals it; the writer drops the closure before
     /// signalling, as `withoutActuallyEscaping` requires.
-    private final class Job {
+    ///
+    /// `@unchecked Sendable`: handed over, never shared. The caller fills it before ``enqueue(_:)``
+    /// and reads it only after `done.wait()`; the queue writes it only before `done.signal()`,
+    /// and the semaphore orders the two.
+    private final class Job: @unchecked Sendable {
         var run: ((PostgresSession) throws -> Void)?
         var failure: (any Error)?
         let done = DispatchSemaphore(value: 0)
@@ -73,15 +83,21 @@ package final class PostgresWriter: @unchecked Sendable {
     /// Whether each body's changes are checked against its audit entries.
     private let checksAuditing: Bool
     private let pool: PostgresConnectionPool
-    private let queue = DispatchQueue(label: "PostgresStore.writer")
+    private let queue: DispatchQueue
     /// Told about every committed batch (``PostgresPermissionStore/didCommit(_:)``); set once
-    /// by ``onCommit(_:)``, touched only on `queue`.
-    private var didCommit: (([PostgresSession]) -> Void)?
-    private let lock = NSLock()
-    private var pending: [Job] = []  // guarded by lock
-    private var draining = false  // guarded by lock
-    private var running = 0  // bodies in the batch being run, guarded by lock
-    private var statistics = Statistics()  // guarded by lock
+    /// by ``onCommit(_:)``.
+    private let didCommit: QueueOwned<(([PostgresSession]) -> Void)?>
+
+    /// The queued jobs and the counters, shared by callers and the queue.
+    private struct Shared {
+        var pending: [Job] = []
+        var draining = false
+        /// Bodies in the batch being run.
+        var running = 0
+        var statistics = Statistics()
+    }
+
+    private let shared = Mutex(Shared())
 
     /// - Parameters:
     ///   - pool: where each batch takes its connection.
@@ -97,28 +113,31 @@ package final class PostgresWriter: @unchecked Sendable {
         self.pool = pool
         self.maximumBatchSize = maximumBatchSize
         self.checksAuditing = checksAuditing
+        let queue = DispatchQueue(label: "PostgresStore.writer")
+        self.queue = queue
+        self.didCommit = QueueOwned(nil, queue: queue)
     }
 
     /// Sets what is called after every successful `COMMIT`, on the writer queue, with the
     /// sessions of the bodies that committed, before any of their callers returns; the batch's
     /// connection is still checked out (outside any transaction) during the call.
     func onCommit(_ body: @escaping ([PostgresSession]) -> Void) {
-        queue.sync { didCommit = body }
+        queue.sync { didCommit.value = body }
     }
 
     /// A snapshot of the counters.
     package var currentStatistics: Statistics {
-        lock.withLock { statistics }
+        shared.withLock { $0.statistics }
     }
 
     /// The number of bodies queued and not yet taken into a batch.
     package var pendingCount: Int {
-        lock.withLock { pending.count }
+        shared.withLock { $0.pending.count }
     }
 
     /// The number of callers waiting: bodies queued plus those of the batch being run.
     package var waitingCount: Int {
-        lock.withLock { pending.count + running }
+        shared.withLock { $0.pending.count + $0.running }
     }
 
     /// Runs `body` in a durable write transaction shared with concurrent callers.
@@ -143,28 +162,29 @@ package final class PostgresWriter: @unchecked Sendable {
     }
 
     private func enqueue(_ job: Job) {
-        lock.lock()
-        pending.append(job)
-        let start = !draining
-        draining = true
-        lock.unlock()
+        let start = shared.withLock { shared in
+            shared.pending.append(job)
+            defer { shared.draining = true }
+            return !shared.draining
+        }
         if start { queue.async { self.drain() } }
     }
 
     /// Runs batches until the queue is empty. On `queue` only.
     private func drain() {
         while true {
-            lock.lock()
-            running = 0
-            if pending.isEmpty {
-                draining = false
-                lock.unlock()
-                return
+            let batch: [Job]? = shared.withLock { shared in
+                shared.running = 0
+                if shared.pending.isEmpty {
+                    shared.draining = false
+                    return nil
+                }
+                let batch = Array(shared.pending.prefix(maximumBatchSize))
+                shared.pending.removeFirst(batch.count)
+                shared.running = batch.count
+                return batch
             }
-            let batch = Array(pending.prefix(maximumBatchSize))
-            pending.removeFirst(batch.count)
-            running = batch.count
-            lock.unlock()
+            guard let batch else { return }
             run(batch)
         }
     }
@@ -205,14 +225,14 @@ package final class PostgresWriter: @unchecked Sendable {
         if let batchFailure {
             for job in batch { job.failure = batchFailure }
         }
-        lock.withLock {
+        shared.withLock { shared in
             if committed > 0 {
-                statistics.commits += 1
-                statistics.committedWrites += committed
-                statistics.largestBatch = max(statistics.largestBatch, committed)
+                shared.statistics.commits += 1
+                shared.statistics.committedWrites += committed
+                shared.statistics.largestBatch = max(shared.statistics.largestBatch, committed)
             }
-            statistics.failedWrites += batch.count - committed
-            statistics.retriedBatches += retries
+            shared.statistics.failedWrites += batch.count - committed
+            shared.statistics.retriedBatches += retries
         }
         for job in batch {
             job.run = nil
@@ -259,7 +279,7 @@ package final class PostgresWriter: @unchecked Sendable {
                 throw error
             }
             try connection.commitOrReportUnknownOutcome()
-            if !committed.isEmpty { didCommit?(committed) }
+            if !committed.isEmpty { didCommit.value?(committed) }
             return committed.count
         }
     }

@@ -1,4 +1,5 @@
 internal import CSQLite
+package import Ownership
 
 /// One SQLite connection (https://www.sqlite.org/c3ref/sqlite3.html).
 ///
@@ -21,9 +22,15 @@ package final class Database {
     package let mode: Mode
     private var statementCache: [String: Statement] = [:]
     /// Statements of ``StatementSlot``s, by slot index (nil: not prepared on this connection yet).
-    /// Unchecked exclusivity: a connection is used by one thread at a time and `slots` is never
-    /// borrowed across a call, so the runtime check on every statement lookup is skipped.
+    /// Unchecked exclusivity: a connection is used by one thread at a time (checked by ``use``
+    /// in debug builds) and `slots` is never borrowed across a call, so the runtime check on
+    /// every statement lookup is skipped.
     @exclusivity(unchecked) private var slots: [Statement?] = []
+    /// The loans of this connection to one thread at a time: the reader pool lends it for each
+    /// read, the writer for each block on its queue. Debug builds stop when a lent connection
+    /// or its statements are used outside a loan or by two threads; a connection never lent
+    /// (a command's own) is not checked.
+    package let use = ExclusiveUse("a SQLite connection")
 
     /// Opens a connection and applies the pragmas of `configuration`.
     ///
@@ -120,6 +127,7 @@ package final class Database {
     /// Runs one or more `;`-separated statements without parameters, stepping each to completion.
     /// - Parameter sql: the SQL text (https://www.sqlite.org/c3ref/prepare.html, using `pzTail`).
     package func execute(_ sql: String) throws {
+        use.check()
         try sql.withCString { start in
             var next: UnsafePointer<CChar>? = start
             while let current = next, current.pointee != 0 {
@@ -132,7 +140,7 @@ package final class Database {
                 }
                 next = tail
                 guard let statementHandle else { continue }  // whitespace or a comment
-                let statement = Statement(handle: statementHandle, connection: handle)
+                let statement = Statement(handle: statementHandle, connection: handle, use: use)
                 while try statement.step() {}
             }
         }
@@ -149,13 +157,14 @@ package final class Database {
             }
             throw SQLiteError(connection: handle, resultCode: code, sql: sql)
         }
-        return Statement(handle: statementHandle, connection: handle)
+        return Statement(handle: statementHandle, connection: handle, use: use)
     }
 
     /// Returns the cached statement for `sql`, preparing it on first use.
     ///
     /// The caller must ``Statement/reset()`` it after use; ``withStatement(_:_:)`` does.
     package func cachedStatement(_ sql: String) throws -> Statement {
+        use.check()
         if let statement = statementCache[sql] { return statement }
         let statement = try prepare(sql)
         statementCache[sql] = statement
@@ -185,6 +194,7 @@ package final class Database {
 
     @inline(__always)
     private func statement(for slot: StatementSlot) throws -> Statement {
+        use.check()
         if slot.index < slots.count, let statement = slots[slot.index] { return statement }
         let statement = try prepare(slot.sql)
         if slot.index >= slots.count { slots.append(contentsOf: repeatElement(nil, count: slot.index + 1 - slots.count)) }

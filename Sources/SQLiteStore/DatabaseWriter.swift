@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+internal import Ownership
+import Synchronization
 
 /// The one connection that writes, owned by one serial `DispatchQueue` (STYLE 10), with group
 /// commit.
@@ -14,7 +16,11 @@ import Foundation
 /// A ``CommitObserver`` (the store's read cache) can be told what each committed transaction
 /// changed, before its callers return; commits by other processes are noticed within
 /// ``foreignCommitCheckInterval`` (`PRAGMA data_version`, https://www.sqlite.org/pragma.html#pragma_data_version).
-package final class DatabaseWriter: @unchecked Sendable {
+///
+/// `Sendable` as checked by the compiler: the connection and what goes with it belong to
+/// `queue` (``QueueOwned``, checked in debug builds), each block on `queue` holds the
+/// connection's loan (``Database/use``), and the queue of jobs and the counters live in a `Mutex`.
+package final class DatabaseWriter: Sendable {
     /// Counters for tests and metrics.
     package struct Statistics: Sendable, Equatable {
         /// Bodies that completed and were committed.
@@ -30,7 +36,11 @@ package final class DatabaseWriter: @unchecked Sendable {
     /// One queued body. Its closure refers to the caller's stack, which stays alive because the
     /// caller blocks on `done` until the writer signals it; the writer drops the closure before
     /// signalling, as `withoutActuallyEscaping` requires.
-    private final class Job {
+    ///
+    /// `@unchecked Sendable`: handed over, never shared. The caller fills it before ``enqueue(_:)``
+    /// and reads it only after `done.wait()`; the queue writes it only before `done.signal()`,
+    /// and the semaphore orders the two.
+    private final class Job: @unchecked Sendable {
         var run: ((Database) throws -> Void)?
         var failure: (any Error)?
         let done = DispatchSemaphore(value: 0)
@@ -41,20 +51,30 @@ package final class DatabaseWriter: @unchecked Sendable {
     /// attached (100 ms, the reader pool's ``ReaderPool/maximumSnapshotAge``).
     static let foreignCommitCheckInterval: DispatchTimeInterval = .milliseconds(100)
 
-    private let database: Database  // touched only on `queue`
-    private var observer: (any CommitObserver)?  // touched only on `queue`
-    private var savepointState: (any SavepointState)?  // touched only on `queue`
-    private var foreignCommitTimer: (any DispatchSourceTimer)?  // touched only on `queue`
-    /// `PRAGMA data_version` at the last check: it changes only when another connection commits.
-    private var dataVersion: Int64 = 0  // touched only on `queue`
+    /// What only blocks on the writer queue touch.
+    private final class QueueState {
+        let database: Database
+        var observer: (any CommitObserver)?
+        var savepointState: (any SavepointState)?
+        var foreignCommitTimer: (any DispatchSourceTimer)?
+        /// `PRAGMA data_version` at the last check: it changes only when another connection commits.
+        var dataVersion: Int64 = 0
+        init(database: Database) { self.database = database }
+    }
+
+    /// The queued jobs and the counters, shared by callers and the queue.
+    private struct Shared {
+        var pending: [Job] = []
+        var draining = false
+        var closed = false
+        var statistics = Statistics()
+    }
+
+    private let queueState: QueueOwned<QueueState>
     private let queue: DispatchQueue
     private let maximumBatchSize: Int
     private let onCommit: @Sendable () -> Void
-    private let lock = NSLock()
-    private var pending: [Job] = []  // guarded by lock
-    private var draining = false  // guarded by lock
-    private var closed = false  // guarded by lock
-    private var statistics = Statistics()  // guarded by lock
+    private let shared = Mutex(Shared())
     /// Transaction durations and batch sizes, for metrics.
     package let metrics = WriteMetrics()
 
@@ -65,8 +85,10 @@ package final class DatabaseWriter: @unchecked Sendable {
     ///   - onCommit: called on the writer queue after every commit, before the callers return
     ///     (the reader pool ends snapshots that predate it).
     package init(path: String, configuration: DatabaseConfiguration, onCommit: @escaping @Sendable () -> Void = {}) throws {
-        self.database = try Database(path: path, mode: .readWrite, configuration: configuration)
-        self.queue = DispatchQueue(label: "SQLiteStore.writer")
+        let queue = DispatchQueue(label: "SQLiteStore.writer")
+        self.queueState = QueueOwned(
+            QueueState(database: try Database(path: path, mode: .readWrite, configuration: configuration)), queue: queue)
+        self.queue = queue
         self.maximumBatchSize = configuration.maximumBatchSize
         self.onCommit = onCommit
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
@@ -74,16 +96,44 @@ package final class DatabaseWriter: @unchecked Sendable {
 
     /// A snapshot of the counters.
     package var currentStatistics: Statistics {
-        lock.lock()
-        defer { lock.unlock() }
-        return statistics
+        shared.withLock { $0.statistics }
     }
 
     /// The number of bodies queued and not yet taken into a batch.
     package var pendingCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return pending.count
+        shared.withLock { $0.pending.count }
+    }
+
+    // MARK: Owned by the queue
+
+    /// The queue's state; debug builds stop when this is reached from anywhere but `queue`.
+    private var owned: QueueState { queueState.value }
+
+    private var database: Database { owned.database }
+
+    private var observer: (any CommitObserver)? {
+        get { owned.observer }
+        set { owned.observer = newValue }
+    }
+
+    private var savepointState: (any SavepointState)? {
+        get { owned.savepointState }
+        set { owned.savepointState = newValue }
+    }
+
+    private var foreignCommitTimer: (any DispatchSourceTimer)? {
+        get { owned.foreignCommitTimer }
+        set { owned.foreignCommitTimer = newValue }
+    }
+
+    private var dataVersion: Int64 {
+        get { owned.dataVersion }
+        set { owned.dataVersion = newValue }
+    }
+
+    /// Runs `body`, a block on `queue`, holding the connection's loan.
+    private func onQueue<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try owned.database.use.lend(body)
     }
 
     /// Attaches `observer`: from now on it is told about every transaction this writer commits
@@ -94,15 +144,20 @@ package final class DatabaseWriter: @unchecked Sendable {
     ///   ``CommitObserver/didAttach(_:)`` error.
     package func attach(_ observer: some CommitObserver) throws {
         try queue.sync {
-            dataVersion = try readDataVersion()
-            try observer.didAttach(database)
-            self.observer = observer
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            let interval = Self.foreignCommitCheckInterval
-            timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
-            timer.setEventHandler { [weak self] in self?.checkForeignCommits() }
-            timer.resume()
-            foreignCommitTimer = timer
+            try onQueue {
+                dataVersion = try readDataVersion()
+                try observer.didAttach(database)
+                self.observer = observer
+                let timer = DispatchSource.makeTimerSource(queue: queue)
+                let interval = Self.foreignCommitCheckInterval
+                timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
+                timer.setEventHandler { [weak self] in
+                    guard let self else { return }
+                    self.onQueue { self.checkForeignCommits() }
+                }
+                timer.resume()
+                foreignCommitTimer = timer
+            }
         }
     }
 
@@ -115,7 +170,7 @@ package final class DatabaseWriter: @unchecked Sendable {
     }
 
     deinit {
-        foreignCommitTimer?.cancel()
+        queueState.valueAtTeardown.foreignCommitTimer?.cancel()  // the last reference: no block of `queue` runs
     }
 
     /// Runs `body` in a durable write transaction shared with concurrent callers.
@@ -142,16 +197,16 @@ package final class DatabaseWriter: @unchecked Sendable {
     /// maintenance). `body` manages its own transactions.
     package func writeWithoutTransaction<Result>(_ body: (Database) throws -> Result) rethrows -> Result {
         try queue.sync {
-            lock.lock()
-            let isClosed = closed
-            lock.unlock()
+            let isClosed = shared.withLock { $0.closed }
             precondition(!isClosed, "writeWithoutTransaction after close()")
-            defer {
-                onCommit()  // whatever the body committed must be visible to later reads
-                observer?.didLoseTrack(database)  // and was not seen by the observer
-                savepointState?.forget()  // the body may have changed anything (migrations)
+            return try onQueue {
+                defer {
+                    onCommit()  // whatever the body committed must be visible to later reads
+                    observer?.didLoseTrack(database)  // and was not seen by the observer
+                    savepointState?.forget()  // the body may have changed anything (migrations)
+                }
+                return try body(database)
             }
-            return try body(database)
         }
     }
 
@@ -161,9 +216,7 @@ package final class DatabaseWriter: @unchecked Sendable {
     /// queue itself (a pool released by a block running there), it closes at once instead of
     /// waiting for the queue it is on.
     package func close() {
-        lock.lock()
-        closed = true
-        lock.unlock()
+        shared.withLock { $0.closed = true }
         if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
             closeOnQueue()
         } else {
@@ -172,11 +225,13 @@ package final class DatabaseWriter: @unchecked Sendable {
     }
 
     private func closeOnQueue() {
-        foreignCommitTimer?.cancel()
-        foreignCommitTimer = nil
-        observer = nil
-        savepointState = nil
-        database.close()
+        onQueue {
+            foreignCommitTimer?.cancel()
+            foreignCommitTimer = nil
+            observer = nil
+            savepointState = nil
+            database.close()
+        }
     }
 
     /// Marks the writer's own queue, so that ``close()`` knows when it runs there.
@@ -207,39 +262,37 @@ package final class DatabaseWriter: @unchecked Sendable {
     }
 
     private func enqueue(_ job: Job) {
-        lock.lock()
-        if closed {
-            lock.unlock()
+        let start: Bool? = shared.withLock { shared in
+            if shared.closed { return nil }
+            shared.pending.append(job)
+            defer { shared.draining = true }
+            return !shared.draining
+        }
+        guard let start else {
             job.run = nil
             job.failure = SQLiteError(code: 21, message: "the database is closed", sql: nil)  // SQLITE_MISUSE
             job.done.signal()
             return
         }
-        pending.append(job)
-        let start = !draining
-        draining = true
-        lock.unlock()
-        if start { queue.async { self.drain() } }
+        if start { queue.async { self.onQueue { self.drain() } } }
     }
 
     /// Runs batches until the queue is empty. On `queue` only.
     private func drain() {
         while true {
-            lock.lock()
-            if pending.isEmpty {
-                draining = false
-                lock.unlock()
-                return
+            let batch: [Job]? = shared.withLock { shared in
+                if shared.pending.isEmpty {
+                    shared.draining = false
+                    return nil
+                }
+                if shared.pending.count <= maximumBatchSize {
+                    defer { shared.pending.removeAll(keepingCapacity: true) }
+                    return shared.pending
+                }
+                defer { shared.pending.removeFirst(maximumBatchSize) }
+                return Array(shared.pending.prefix(maximumBatchSize))
             }
-            let batch: [Job]
-            if pending.count <= maximumBatchSize {
-                batch = pending
-                pending.removeAll(keepingCapacity: true)
-            } else {
-                batch = Array(pending.prefix(maximumBatchSize))
-                pending.removeFirst(maximumBatchSize)
-            }
-            lock.unlock()
+            guard let batch else { return }
             run(batch)
         }
     }
@@ -318,14 +371,14 @@ package final class DatabaseWriter: @unchecked Sendable {
             checkForeignCommits()
             observer?.didCommit(database)
         }
-        lock.lock()
-        if !completed.isEmpty {
-            statistics.commits += 1
-            statistics.committedWrites += completed.count
-            statistics.largestBatch = max(statistics.largestBatch, completed.count)
+        shared.withLock { shared in
+            if !completed.isEmpty {
+                shared.statistics.commits += 1
+                shared.statistics.committedWrites += completed.count
+                shared.statistics.largestBatch = max(shared.statistics.largestBatch, completed.count)
+            }
+            shared.statistics.failedWrites += failed.count
         }
-        statistics.failedWrites += failed.count
-        lock.unlock()
         for job in batch {
             job.run = nil
             job.done.signal()

@@ -1,4 +1,5 @@
 import Foundation
+internal import Ownership
 import Synchronization
 
 /// A pool of read-only connections. In WAL mode a reader works on its own snapshot and never
@@ -17,7 +18,11 @@ import Synchronization
 /// that completed before it started. Other processes (the `keys` and `migrate` subcommands on a
 /// live file) do not call ``didCommit()``, so a snapshot is also ended once it is older than
 /// ``maximumSnapshotAge``: their commits become visible within that time.
-package final class ReaderPool: @unchecked Sendable {
+///
+/// `Sendable` as checked by the compiler: the free list lives in a ``Guarded`` cell, and each
+/// checkout is a loan of the connection (``Database/use``), so in debug builds a reader used
+/// outside its ``read(_:)`` body, or by two threads, stops the process.
+package final class ReaderPool: Sendable {
     private struct Idle {
         let database: Database
         /// The commit generation the reader's open transaction (if any) is current for.
@@ -32,14 +37,16 @@ package final class ReaderPool: @unchecked Sendable {
 
     private let path: String
     private let configuration: DatabaseConfiguration
-    private let condition = NSCondition()
-    // Guarded by `condition` and never borrowed across a call: the runtime's exclusivity
-    // check (a thread-local set insert per access, twice per read) is skipped.
-    @exclusivity(unchecked) private var idle: [Idle] = []  // guarded by condition
-    private var openCount = 0  // guarded by condition
-    private var generation: UInt64 = 0  // guarded by condition
-    private var waiting = 0  // readers blocked in checkout, guarded by condition
-    private var closed = false  // guarded by condition
+    private struct State {
+        var idle: [Idle] = []
+        var openCount = 0
+        var generation: UInt64 = 0
+        /// Readers blocked in checkout.
+        var waiting = 0
+        var closed = false
+    }
+
+    private let guarded = Guarded(State())
 
     /// Creates an empty pool; no connection is opened until the first read.
     /// - Parameters:
@@ -76,98 +83,107 @@ package final class ReaderPool: @unchecked Sendable {
 
     /// Called by the writer after each commit: later reads must see it.
     package func didCommit() {
-        condition.lock()
-        generation &+= 1
-        for reader in idle where reader.database.isInTransaction {
-            reader.database.rollbackIgnoringErrors()  // a read transaction: nothing to undo
+        guarded.withLock { access in
+            access.state.generation &+= 1
+            for reader in access.state.idle where reader.database.isInTransaction {
+                // An idle reader: the pool holds it, under the lock.
+                reader.database.use.lend { reader.database.rollbackIgnoringErrors() }  // nothing to undo
+            }
         }
-        condition.unlock()
     }
 
     /// Closes the idle connections and refuses later reads; a reader checked out now is closed
     /// when it comes back. Part of a clean stop (``DatabasePool/close()``).
     package func close() {
-        condition.lock()
-        closed = true
-        let dropped = idle
-        idle.removeAll()
-        condition.broadcast()  // waiting readers see `closed` and fail
-        condition.unlock()
-        for reader in dropped { reader.database.close() }
+        let dropped = guarded.withLock { access in
+            access.state.closed = true
+            defer { access.state.idle.removeAll() }
+            access.broadcast()  // waiting readers see `closed` and fail
+            return access.state.idle
+        }
+        for reader in dropped { reader.database.use.lend { reader.database.close() } }
     }
 
     /// The number of connections opened so far.
     package var connectionCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return openCount
+        guarded.withLock { $0.state.openCount }
     }
 
     /// Takes an idle reader (ending its transaction when a commit happened since it began) or
     /// opens one; returns it with the current generation. With every reader out, waits for one
     /// at most the busy timeout, then throws `SQLITE_BUSY`.
     private func checkout() throws -> (Database, UInt64, UInt64) {
-        var deadline: Date?
-        condition.lock()
-        while true {
-            if closed {
-                condition.unlock()
-                throw SQLiteError(code: 21, message: "the database is closed", sql: nil)  // SQLITE_MISUSE
-            }
-            if let reader = idle.popLast() {
-                let current = generation
-                condition.unlock()
-                if reader.database.isInTransaction
-                    && (reader.generation != current || Self.now() &- reader.snapshotStarted > Self.maximumSnapshotAge)
+        enum Found {
+            case idle(Idle, generation: UInt64)
+            case open(generation: UInt64)
+        }
+        let found = try guarded.withLock { (access) throws(SQLiteError) -> Found in
+            var deadline: Date?
+            while true {
+                if access.state.closed {
+                    throw SQLiteError(code: 21, message: "the database is closed", sql: nil)  // SQLITE_MISUSE
+                }
+                if let reader = access.state.idle.popLast() {
+                    return .idle(reader, generation: access.state.generation)
+                }
+                if access.state.openCount < configuration.maximumReaderCount {
+                    access.state.openCount += 1
+                    return .open(generation: access.state.generation)
+                }
+                // Bounded (the busy timeout): a reader kept out by a stuck body must not stop every
+                // read, the event loops' included.
+                let limit = deadline ?? Date(timeIntervalSinceNow: Double(configuration.busyTimeoutMilliseconds) / 1_000)
+                deadline = limit
+                access.state.waiting += 1
+                let signalled = access.wait(until: limit)
+                access.state.waiting -= 1
+                if !signalled && access.state.idle.isEmpty && !access.state.closed
+                    && access.state.openCount >= configuration.maximumReaderCount
                 {
-                    reader.database.rollbackIgnoringErrors()
-                }
-                return (reader.database, current, reader.snapshotStarted)
-            }
-            if openCount < configuration.maximumReaderCount {
-                openCount += 1
-                let current = generation
-                condition.unlock()
-                do {
-                    return (try Database(path: path, mode: .readOnly, configuration: configuration), current, 0)
-                } catch {
-                    condition.lock()
-                    openCount -= 1
-                    condition.signal()
-                    condition.unlock()
-                    throw error
+                    throw SQLiteError(
+                        code: 5,  // SQLITE_BUSY
+                        message: "no database reader became free within \(configuration.busyTimeoutMilliseconds) ms",
+                        sql: nil)
                 }
             }
-            // Bounded (the busy timeout): a reader kept out by a stuck body must not stop every
-            // read, the event loops' included.
-            let limit = deadline ?? Date(timeIntervalSinceNow: Double(configuration.busyTimeoutMilliseconds) / 1_000)
-            deadline = limit
-            waiting += 1
-            let signalled = condition.wait(until: limit)
-            waiting -= 1
-            if !signalled && idle.isEmpty && !closed && openCount >= configuration.maximumReaderCount {
-                condition.unlock()
-                throw SQLiteError(
-                    code: 5,  // SQLITE_BUSY
-                    message: "no database reader became free within \(configuration.busyTimeoutMilliseconds) ms",
-                    sql: nil)
+        }
+        switch found {
+        case .idle(let reader, let current):
+            reader.database.use.enter()
+            if reader.database.isInTransaction
+                && (reader.generation != current || Self.now() &- reader.snapshotStarted > Self.maximumSnapshotAge)
+            {
+                reader.database.rollbackIgnoringErrors()
+            }
+            return (reader.database, current, reader.snapshotStarted)
+        case .open(let current):
+            do {
+                let database = try Database(path: path, mode: .readOnly, configuration: configuration)
+                database.use.enter()
+                return (database, current, 0)
+            } catch {
+                guarded.withLock { access in
+                    access.state.openCount -= 1
+                    access.signal()
+                }
+                throw error
             }
         }
     }
 
     private func checkin(_ database: Database, generation snapshot: UInt64, snapshotStarted: UInt64) {
-        condition.lock()
-        if closed {
-            condition.unlock()
-            database.close()
-            return
+        database.use.leave()
+        let closed = guarded.withLock { access in
+            if access.state.closed { return true }
+            if snapshot != access.state.generation && database.isInTransaction {
+                // Stale: do not hold an old snapshot while idle.
+                database.use.lend { database.rollbackIgnoringErrors() }
+            }
+            access.state.idle.append(Idle(database: database, generation: snapshot, snapshotStarted: snapshotStarted))
+            if access.state.waiting > 0 { access.signal() }  // no system call when nobody waits
+            return false
         }
-        if snapshot != generation && database.isInTransaction {
-            database.rollbackIgnoringErrors()  // stale: do not hold an old snapshot while idle
-        }
-        idle.append(Idle(database: database, generation: snapshot, snapshotStarted: snapshotStarted))
-        if waiting > 0 { condition.signal() }  // no system call when nobody waits
-        condition.unlock()
+        if closed { database.use.lend { database.close() } }
     }
 
     /// `BEGIN DEFERRED`, or in debug builds the fault a test asked for.

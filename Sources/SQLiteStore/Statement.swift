@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import Ownership
 
 /// A prepared statement (https://www.sqlite.org/c3ref/stmt.html).
 ///
@@ -14,13 +15,16 @@ package final class Statement {
     private var bindFailure: Int32 = SQLITE_OK
     /// Whether nothing was bound or stepped since the statement was prepared or last reset,
     /// so ``reset()`` has nothing to undo (a statement nested in helpers that each reset it is
-    /// reset once). A statement has one owner at a time, the thread holding its connection,
-    /// so the run-time exclusivity check is skipped.
+    /// reset once). A statement has one owner at a time, the thread holding its connection's
+    /// loan (checked through ``use`` in debug builds), so the run-time exclusivity check is skipped.
     @exclusivity(unchecked) private var pristine = true
+    /// The connection's loans (``Database/use``).
+    private let use: ExclusiveUse
 
-    init(handle: OpaquePointer, connection: OpaquePointer) {
+    init(handle: OpaquePointer, connection: OpaquePointer, use: ExclusiveUse) {
         self.handle = handle
         self.connection = connection
+        self.use = use
     }
 
     deinit {
@@ -150,6 +154,7 @@ package final class Statement {
     /// - Throws: ``SQLiteError`` with the statement's SQL (never its bound values).
     @inline(__always)
     package func step() throws -> Bool {
+        use.check()
         if bindFailure != SQLITE_OK {
             let code = bindFailure
             bindFailure = SQLITE_OK
@@ -172,6 +177,7 @@ package final class Statement {
     /// by ``step()``, so the code `sqlite3_reset` repeats is not reported again. Does nothing
     /// on a statement already reset.
     package func reset() {
+        use.check()
         guard !pristine else { return }
         pristine = true
         sqlite3_reset(handle)

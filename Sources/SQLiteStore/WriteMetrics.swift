@@ -1,9 +1,10 @@
-import Foundation
+import Synchronization
 
 /// Group-commit measurements of the `DatabaseWriter`, for `/metrics`: how long each write
 /// transaction took from `BEGIN IMMEDIATE` to the end of `COMMIT` (the WAL fsync included,
 /// https://www.sqlite.org/wal.html) and how many bodies it carried. Recorded once per batch.
-package final class WriteMetrics: @unchecked Sendable {
+/// `Sendable` as checked by the compiler: the counters live in a `Mutex`.
+package final class WriteMetrics: Sendable {
     /// Transaction duration bucket upper bounds, in seconds.
     package static let durationBounds: [Double] = [
         0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
@@ -19,8 +20,7 @@ package final class WriteMetrics: @unchecked Sendable {
         package var batchSum = 0.0
     }
 
-    private let lock = NSLock()
-    private var current = Snapshot()  // guarded by lock
+    private let current = Mutex(Snapshot())
 
     package init() {}
 
@@ -33,18 +33,16 @@ package final class WriteMetrics: @unchecked Sendable {
         let size = Double(batchSize)
         let durationBucket = Self.durationBounds.firstIndex { seconds <= $0 } ?? Self.durationBounds.count
         let batchBucket = Self.batchBounds.firstIndex { size <= $0 } ?? Self.batchBounds.count
-        lock.lock()
-        current.durationCounts[durationBucket] += 1
-        current.durationSumSeconds += seconds
-        current.batchCounts[batchBucket] += 1
-        current.batchSum += size
-        lock.unlock()
+        current.withLock { current in
+            current.durationCounts[durationBucket] += 1
+            current.durationSumSeconds += seconds
+            current.batchCounts[batchBucket] += 1
+            current.batchSum += size
+        }
     }
 
     /// The counters so far.
     package var snapshot: Snapshot {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
+        current.withLock { $0 }
     }
 }

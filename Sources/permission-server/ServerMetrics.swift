@@ -4,13 +4,15 @@ import PermissionAPI
 import PermissionDomain
 import PostgresStore
 import SQLiteStore
+import Synchronization
 
 /// Everything `/metrics` shows, rendered at scrape time: the HTTP request series (fed on the
 /// hot path by `HTTPMetricsMiddleware`), open and refused connections per listener, open event streams,
 /// and the database: write transaction latency and size, commits, the audit head and
 /// authorizations by status (two indexed reads per scrape); on PostgreSQL the replica's
-/// visible revision, whether it trusts memory, and its pooled connections.
-final class ServerMetrics: @unchecked Sendable {
+/// visible revision, whether it trusts memory, and its pooled connections. `Sendable` as
+/// checked by the compiler: what is attached after start lives in a `Mutex`.
+final class ServerMetrics: Sendable {
     /// The store whose figures are shown.
     enum Database {
         case sqlite(SQLitePermissionStore)
@@ -19,9 +21,12 @@ final class ServerMetrics: @unchecked Sendable {
 
     let http = HTTPMetrics()
     private let store: Database
-    private let lock = NSLock()
-    private var listeners: [(name: String, server: HTTPServer)] = []  // guarded by lock
-    private var application: PermissionApplication?  // guarded by lock
+    private struct Attached {
+        var listeners: [(name: String, server: HTTPServer)] = []
+        var application: PermissionApplication?
+    }
+
+    private let attached = Mutex(Attached())
 
     init(store: Database) {
         self.store = store
@@ -29,25 +34,18 @@ final class ServerMetrics: @unchecked Sendable {
 
     /// Adds a listener to the open-connections gauge, labelled `listener="name"`.
     func attach(_ server: HTTPServer, listener name: String) {
-        lock.lock()
-        listeners.append((name, server))
-        lock.unlock()
+        attached.withLock { $0.listeners.append((name, server)) }
     }
 
     /// Adds the application's open event streams gauge.
     func attach(_ application: PermissionApplication) {
-        lock.lock()
-        self.application = application
-        lock.unlock()
+        attached.withLock { $0.application = application }
     }
 
     /// The whole exposition.
     /// - Throws: when the database cannot be read.
     func render() throws -> String {
-        lock.lock()
-        let listeners = listeners
-        let application = application
-        lock.unlock()
+        let (listeners, application) = attached.withLock { ($0.listeners, $0.application) }
 
         var text = PrometheusText()
         http.render(into: &text)

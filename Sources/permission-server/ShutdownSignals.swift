@@ -8,6 +8,10 @@ import Glibc
 /// once (stop the listeners, end event streams and the sweeper), rather than when the grace
 /// period ends. The default dispositions are set to ignore so the Dispatch sources get the
 /// signals. Keep the value alive for as long as the handlers should run.
+///
+/// `@unchecked Sendable` only because Dispatch does not mark its source protocols `Sendable`:
+/// the one stored property is a constant set in `init`, and `cancel()` on a Dispatch source is
+/// safe from any thread (dispatch_source_cancel(3)). There is no mutable state to own.
 final class ShutdownSignals: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 

@@ -1,9 +1,10 @@
-import Foundation
+import Synchronization
 
 /// Caps the concurrent event streams, in all and per key: each holds a worker thread for as
 /// long as the client listens, and one key must not take every slot. A slot is released when
-/// the response that holds it is released, whether or not its stream ever ran.
-final class StreamLimiter: @unchecked Sendable {
+/// the response that holds it is released, whether or not its stream ever ran. `Sendable` as
+/// checked by the compiler: the counts live in a `Mutex`.
+final class StreamLimiter: Sendable {
     /// Why no slot was given.
     enum Refusal: Error {
         /// The key has `maximumPerKey` streams open.
@@ -12,9 +13,12 @@ final class StreamLimiter: @unchecked Sendable {
         case full
     }
 
-    private let lock = NSLock()
-    private var active = 0
-    private var perKey: [String: Int] = [:]
+    private struct Counts {
+        var active = 0
+        var perKey: [String: Int] = [:]
+    }
+
+    private let counts = Mutex(Counts())
     let maximum: Int
     let maximumPerKey: Int
 
@@ -30,33 +34,31 @@ final class StreamLimiter: @unchecked Sendable {
     /// A slot for a stream of `key` (the key id, or the role of a caller without one).
     /// - Throws: `Refusal.keyAtCap` first, then `Refusal.full`.
     func acquire(key: String) throws(Refusal) -> Slot {
-        lock.lock()
-        defer { lock.unlock() }
-        let held = perKey[key, default: 0]
-        guard held < maximumPerKey else { throw .keyAtCap }
-        guard active < maximum else { throw .full }
-        active += 1
-        perKey[key] = held + 1
+        try counts.withLock { (counts) throws(Refusal) in
+            let held = counts.perKey[key, default: 0]
+            guard held < maximumPerKey else { throw .keyAtCap }
+            guard counts.active < maximum else { throw .full }
+            counts.active += 1
+            counts.perKey[key] = held + 1
+        }
         return Slot(limiter: self, key: key)
     }
 
     var activeCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return active
+        counts.withLock { $0.active }
     }
 
     fileprivate func release(key: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        let held = perKey[key, default: 0]
-        precondition(held >= 1 && active >= 1, "a stream slot released twice")
-        active -= 1
-        perKey[key] = held == 1 ? nil : held - 1
+        counts.withLock { counts in
+            let held = counts.perKey[key, default: 0]
+            precondition(held >= 1 && counts.active >= 1, "a stream slot released twice")
+            counts.active -= 1
+            counts.perKey[key] = held == 1 ? nil : held - 1
+        }
     }
 
     /// One open stream; releasing the last reference frees the slot.
-    final class Slot: @unchecked Sendable {
+    final class Slot: Sendable {
         private let limiter: StreamLimiter
         private let key: String
         fileprivate init(limiter: StreamLimiter, key: String) {

@@ -1,18 +1,19 @@
 import Dispatch
 import Logging
+internal import Ownership
 import PermissionDomain
 
 /// Writes the changes time makes (SPEC §5: expired prompts, lapsed Allow Once grants; SPEC
 /// §11: lapsed expiring grants; actor `system`): a `DispatchSourceTimer` calls `PermissionService.sweep` every interval, again at
 /// once while a sweep hits its limit, and wakes the event streams when something changed.
-final class Sweeper: @unchecked Sendable {
+/// Its one variable, the timer, belongs to `queue` (``QueueOwned``, checked in debug builds).
+final class Sweeper: Sendable {
     private let permissions: PermissionService
     private let broadcaster: ChangeBroadcaster
     private let interval: Duration
     private let logger: Logger
-    private let queue = DispatchQueue(label: "permission.sweeper")
-    /// Touched only on `queue`.
-    private var timer: (any DispatchSourceTimer)?
+    private let queue: DispatchQueue
+    private let timer: QueueOwned<(any DispatchSourceTimer)?>
     static let batch = 500
 
     init(permissions: PermissionService, broadcaster: ChangeBroadcaster, interval: Duration, logger: Logger) {
@@ -20,11 +21,14 @@ final class Sweeper: @unchecked Sendable {
         self.broadcaster = broadcaster
         self.interval = interval
         self.logger = logger
+        let queue = DispatchQueue(label: "permission.sweeper")
+        self.queue = queue
+        self.timer = QueueOwned(nil, queue: queue)
     }
 
     func start() {
         queue.sync {
-            guard timer == nil else { return }
+            guard timer.value == nil else { return }
             let nanoseconds = max(1_000_000, Int(interval.components.seconds) * 1_000_000_000
                 + Int(interval.components.attoseconds / 1_000_000_000))
             let source = DispatchSource.makeTimerSource(queue: queue)
@@ -32,7 +36,7 @@ final class Sweeper: @unchecked Sendable {
                 deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
                 leeway: .milliseconds(10))
             source.setEventHandler { [weak self] in self?.tick() }
-            timer = source
+            timer.value = source
             source.resume()
         }
     }
@@ -40,8 +44,8 @@ final class Sweeper: @unchecked Sendable {
     /// Stops the timer; a sweep in progress finishes first.
     func stop() {
         queue.sync {
-            timer?.cancel()
-            timer = nil
+            timer.value?.cancel()
+            timer.value = nil
         }
     }
 

@@ -13,6 +13,10 @@ import Synchronization
 /// (``didCommit(_:)``). No write path has to remember the cache, including bulk resets and
 /// future statements. More than ``maximumTrackedChanges`` keys in one transaction drop the
 /// whole cache instead.
+///
+/// `@unchecked Sendable`: its one variable, `pending`, is touched only by the ``CommitObserver``
+/// calls, which the writer makes holding its connection's loan; each of them checks that
+/// (``ownsWriter(_:)``) in debug builds.
 final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     /// Above this many changed rows in one transaction, the cache is emptied instead.
     static let maximumTrackedChanges = 4_096
@@ -86,6 +90,16 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     /// What the transaction being committed changed. Touched only on the writer queue.
     private var pending: Pending?
 
+    /// Debug builds: stops unless the caller holds the loan of a writing connection (the
+    /// writer queue's); `pending` belongs to it.
+    @inline(__always)
+    private func ownsWriter(_ database: Database) {
+        #if DEBUG
+        precondition(database.mode == .readWrite, "the read cache tracker is told about a reader's transaction")
+        database.use.check()
+        #endif
+    }
+
     #if DEBUG
     /// Tests only: run on the writer queue after a `COMMIT`, before the cache forgets what it
     /// changed.
@@ -103,6 +117,7 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     }
 
     func willCommit(_ database: Database) throws {
+        ownsWriter(database)
         var keys: [AuthorizationKey] = []
         var users: [UserID] = []
         var rows = 0
@@ -138,6 +153,7 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
 
     /// Removes what the transaction changed, then shows its audit entries (``ReadCache``).
     func didCommit(_ database: Database) {
+        ownsWriter(database)
         defer { pending = nil }
         #if DEBUG
         afterCommit.withLock { $0 }?()
@@ -153,6 +169,7 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     }
 
     func didLoseTrack(_ database: Database) {
+        ownsWriter(database)
         pending = nil
         // Outside a transaction (or after a rollback): keys recorded so far are covered by the
         // clear below. A failure leaves them for the next commit, which only removes more.

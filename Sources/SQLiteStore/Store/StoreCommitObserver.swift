@@ -6,7 +6,7 @@ import PermissionDomain
 /// Attached for the store's whole life, so the writer's `PRAGMA data_version` check runs with
 /// the cache off too: a policy written by another process (a second server, the `sqlite3`
 /// shell, a restore) is seen within ``DatabaseWriter/foreignCommitCheckInterval``.
-final class StoreCommitObserver: CommitObserver, @unchecked Sendable {
+final class StoreCommitObserver: CommitObserver, Sendable {
     let policyServices: PolicyServices
     /// nil when the read cache is off.
     let tracker: ReadCacheTracker?

@@ -1,0 +1,25 @@
+import Dispatch
+import Ownership
+import Testing
+
+@Suite("A value owned by a queue")
+struct QueueOwnedTests {
+    @Test("blocks on the owning queue read and change it")
+    func onItsQueue() {
+        let queue = DispatchQueue(label: "owner")
+        let owned = QueueOwned(0, queue: queue)
+        for _ in 0..<100 { queue.async { owned.value += 1 } }
+        #expect(queue.sync { owned.value } == 100)
+    }
+
+    #if DEBUG
+    @Test("a touch from another queue stops the process")
+    func offItsQueueStops() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let owned = QueueOwned(0, queue: DispatchQueue(label: "owner"))
+            owned.value += 1
+        }
+        #expect(exit != nil)
+    }
+    #endif
+}
