@@ -97,50 +97,7 @@ extension PostgresSession {
         let sql = "SELECT \(Self.readColumns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT \(clause.nextPlaceholder)"
         let keyring = requiredKeyring
         return try rows(.cached(sql), clause.values + [Self.limit(query.limit)]) {
-            try Self.decodeEntry($0, keyring: keyring)
+            try AuditEntry(storedColumns: $0, keyring: keyring)
         }
-    }
-
-    private static func decodeSnapshot(_ row: PostgresRow, at index: Int, _ column: String) throws -> AuthorizationSnapshot? {
-        guard !row.isNull(at: index) else { return nil }
-        return AuthorizationSnapshot(
-            status: try row.enumeration(AuthorizationStatus.self, at: index, "audit", column),
-            level: row.optionalString(at: index + 1).map(Level.init(trusted:)),
-            provisional: (try row.optionalInt64(at: index + 2) ?? 0) != 0,
-            once: (try row.optionalInt64(at: index + 3) ?? 0) != 0)
-    }
-
-    private static func decodeEntry(_ row: PostgresRow, keyring: AuditKeyring) throws -> AuditEntry {
-        let seq = try row.int64(at: 0)
-        let fields = try StoredPersonalFields(
-            user: row.optionalString(at: 5), purpose: row.optionalString(at: 17), detail: row.optionalString(at: 20), personal: row.optionalString(at: 24),
-            wrappedKey: row.optionalString(at: 25), seq: seq, keyring: keyring)
-        var reason: Reason?
-        if !row.isNull(at: 16) { reason = try row.enumeration(Reason.self, at: 16, "audit", "reason") }
-        var detail: [String: String] = [:]
-        if let text = fields.detail {
-            guard let decoded = DetailJSON.decode(text) else { throw corrupt("audit", "detail") }
-            detail = decoded
-        }
-        return AuditEntry(
-            seq: seq,
-            at: try row.date(at: 1) ?? Date(millisecondsSince1970: 0),
-            actor: Actor(keyId: row.optionalString(at: 2), role: try row.required(3, "audit", "actor_role")),
-            action: AuditAction(try row.required(4, "audit", "action")),
-            user: fields.user.map(UserID.init(trusted:)),
-            app: row.optionalString(at: 6).map(AppID.init(trusted:)),
-            service: row.optionalString(at: 7).map(ServiceID.init(trusted:)),
-            from: try decodeSnapshot(row, at: 8, "from_status"),
-            to: try decodeSnapshot(row, at: 12, "to_status"),
-            reason: reason,
-            purpose: fields.purpose.map(PurposeString.init(trusted:)),
-            promptId: row.optionalString(at: 18).map(PromptID.init(trusted:)),
-            requestId: row.optionalString(at: 19),
-            detail: detail,
-            purposeHash: row.optionalString(at: 21),
-            prevHash: row.optionalString(at: 22),
-            hash: row.optionalString(at: 23),
-            pseudonym: fields.pseudonym,
-            personalDataErased: fields.erased)
     }
 }

@@ -124,51 +124,6 @@ extension StoreSession {
         let order = query.newestFirst ? "seq DESC" : "seq"
         let sql = "SELECT \(Self.readColumns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT ?"
         let keyring = keyring
-        return try rows(sql) { $0.bind(values) } decode: { try Self.decodeEntry($0, keyring: keyring) }
-    }
-
-    private static func decodeSnapshot(_ statement: Statement, at index: Int32, _ column: String) throws
-        -> AuthorizationSnapshot?
-    {
-        guard !statement.isNull(at: index) else { return nil }
-        return AuthorizationSnapshot(
-            status: try statement.enumeration(AuthorizationStatus.self, at: index, "audit", column),
-            level: statement.string(at: index + 1).map(Level.init(trusted:)),
-            provisional: statement.bool(at: index + 2),
-            once: statement.bool(at: index + 3))
-    }
-
-    private static func decodeEntry(_ statement: Statement, keyring: AuditKeyring) throws -> AuditEntry {
-        let seq = statement.int64(at: 0)
-        let fields = try StoredPersonalFields(
-            user: statement.string(at: 5), purpose: statement.string(at: 17), detail: statement.string(at: 20), personal: statement.string(at: 24),
-            wrappedKey: statement.string(at: 25), seq: seq, keyring: keyring)
-        var reason: Reason?
-        if !statement.isNull(at: 16) { reason = try statement.enumeration(Reason.self, at: 16, "audit", "reason") }
-        var detail: [String: String] = [:]
-        if let text = fields.detail {
-            guard let decoded = DetailJSON.decode(text) else { throw corrupt("audit", "detail") }
-            detail = decoded
-        }
-        return AuditEntry(
-            seq: seq,
-            at: statement.date(at: 1) ?? Date(millisecondsSince1970: 0),
-            actor: Actor(keyId: statement.string(at: 2), role: try statement.requiredString(at: 3, "audit", "actor_role")),
-            action: AuditAction(try statement.requiredString(at: 4, "audit", "action")),
-            user: fields.user.map(UserID.init(trusted:)),
-            app: statement.string(at: 6).map(AppID.init(trusted:)),
-            service: statement.string(at: 7).map(ServiceID.init(trusted:)),
-            from: try decodeSnapshot(statement, at: 8, "from_status"),
-            to: try decodeSnapshot(statement, at: 12, "to_status"),
-            reason: reason,
-            purpose: fields.purpose.map(PurposeString.init(trusted:)),
-            promptId: statement.string(at: 18).map(PromptID.init(trusted:)),
-            requestId: statement.string(at: 19),
-            detail: detail,
-            purposeHash: statement.string(at: 21),
-            prevHash: statement.string(at: 22),
-            hash: statement.string(at: 23),
-            pseudonym: fields.pseudonym,
-            personalDataErased: fields.erased)
+        return try rows(sql) { $0.bind(values) } decode: { try AuditEntry(storedColumns: $0, keyring: keyring) }
     }
 }

@@ -1,0 +1,8 @@
+import AuditKeys
+
+/// A result row, for the decoders both stores share.
+extension PostgresRow: StoredColumns {
+    func text(_ column: Int) -> String? { optionalString(at: column) }
+    func integer(_ column: Int) throws -> Int64? { try optionalInt64(at: column) }
+    func corrupt(_ table: String, _ column: String) -> any Error { PostgresSession.corrupt(table, column) }
+}
