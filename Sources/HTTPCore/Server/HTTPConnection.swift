@@ -80,6 +80,9 @@ final class HTTPConnection: @unchecked Sendable {
         self.writer = HTTPResponseWriter(serverName: environment.configuration.serverName)
         self.requestIdStem = environment.requestIdPrefix + "-" + String(id, radix: 36) + "-"
         output.reserveCapacity(1024)
+        #if DEBUG
+        storage.ownerCheck = { [weak self] in self?.assertServing() }
+        #endif
     }
 
     /// Starts reading; called once by the server right after `accept`.
@@ -120,6 +123,18 @@ final class HTTPConnection: @unchecked Sendable {
         #if DEBUG
         loop.owner.assertNotCurrent("a streamed body's output")
         precondition(workerOwnsOutput, "HTTP connection: the worker touched output the loop owns")
+        #endif
+    }
+
+    /// Stops a debug build unless the caller serves the current request: on the loop, or off
+    /// it while the worker owns the connection (`ConnectionStorage`).
+    @inline(__always) func assertServing() {
+        #if DEBUG
+        if workerOwnsOutput {
+            loop.owner.assertNotCurrent("connection storage of a request on the worker")
+        } else {
+            loop.owner.assertCurrent("connection storage of a request on the loop")
+        }
         #endif
     }
 
