@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
 extension HTTPMetrics {
     /// A request series: route template, method and status.
     public struct RequestKey: Hashable, Sendable {
@@ -33,6 +37,10 @@ extension HTTPMetrics {
     }
 
     /// One thread's counters. Its lock is taken by that thread per request and by a scrape.
+    ///
+    /// `@unchecked Sendable`: a scrape on another thread merges it; its counters are touched
+    /// under `lock` only, and only the thread it was made for records into it (checked in
+    /// debug builds).
     final class Shard: @unchecked Sendable {
         /// The registry that merges this shard when its thread ends; nil once it is gone.
         private(set) weak var owner: HTTPMetrics?
@@ -50,11 +58,24 @@ extension HTTPMetrics {
         /// template (the same string storage each time) is cheaper than hashing it.
         @exclusivity(unchecked) private var last: (route: String, method: String, entry: Entry)?
 
+        #if DEBUG
+        /// The thread this shard records for (debug builds only).
+        private let recorder = pthread_self()
+        #endif
+
         init(owner: HTTPMetrics) {
             self.owner = owner
         }
 
+        /// Stops a debug build when a thread records into another thread's shard.
+        @inline(__always) func assertRecorder() {
+            #if DEBUG
+            precondition(pthread_equal(pthread_self(), recorder) != 0, "HTTPMetrics: a thread recorded into another thread's shard")
+            #endif
+        }
+
         func record(route: String, method: String, status: Int, nanoseconds: UInt64) {
+            assertRecorder()
             var bucket = 0
             let bounds = HTTPMetrics.latencyBoundsNanos
             while bucket < bounds.count, nanoseconds > bounds[bucket] { bucket += 1 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 internal import Glibc
@@ -13,7 +14,10 @@ internal import Glibc
 /// ends idle worker threads after a few seconds, and starts new ones for the next burst), the
 /// key's destructor folds its shard's counts into `retired` and drops the shard, so the shards
 /// stay as many as the threads alive, and every count stays exact and monotonic.
-public final class HTTPMetrics: @unchecked Sendable {
+///
+/// Sendable as checked by the compiler: the registry of shards is behind a `Mutex`, and each
+/// shard checks its own owner (`Shard`).
+public final class HTTPMetrics: Sendable {
     /// Latency bucket upper bounds, in seconds.
     public static let latencyBounds: [Double] = [
         0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
@@ -21,11 +25,14 @@ public final class HTTPMetrics: @unchecked Sendable {
     static let latencyBoundsNanos: [UInt64] = latencyBounds.map { UInt64(($0 * 1e9).rounded()) }
 
     private let key: pthread_key_t
-    private let registryLock = NSLock()
-    /// The shards of threads alive; guarded by registryLock.
-    private var shards: [Shard] = []
-    /// What the shards of ended threads counted; guarded by registryLock.
-    private var retired = Snapshot()
+    private let registry = Mutex(Registry())
+
+    private struct Registry {
+        /// The shards of threads alive.
+        var shards: [Shard] = []
+        /// What the shards of ended threads counted.
+        var retired = Snapshot()
+    }
 
     public init() {
         var key = pthread_key_t()
@@ -63,39 +70,35 @@ public final class HTTPMetrics: @unchecked Sendable {
             return Unmanaged<Shard>.fromOpaque(pointer).takeUnretainedValue()
         }
         let shard = Shard(owner: self)
-        registryLock.lock()
-        shards.append(shard)
-        registryLock.unlock()
+        registry.withLock { $0.shards.append(shard) }
         // Retained: the thread's reference, given up by the key's destructor when it ends.
         pthread_setspecific(key, Unmanaged.passRetained(shard).toOpaque())
         return shard
     }
 
     /// Folds an ended thread's shard into `retired` and drops it, in one step under the
-    /// registry lock, so that no scrape counts it twice or misses it.
+    /// registry's lock, so that no scrape counts it twice or misses it.
     private func retire(_ shard: Shard) {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        guard let index = shards.firstIndex(where: { $0 === shard }) else { return }
-        shards.remove(at: index)
-        shard.merge(into: &retired)
+        registry.withLock { registry in
+            guard let index = registry.shards.firstIndex(where: { $0 === shard }) else { return }
+            registry.shards.remove(at: index)
+            shard.merge(into: &registry.retired)
+        }
     }
 
     /// Shards held now: one per thread that recorded and has not ended.
     var shardCount: Int {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        return shards.count
+        registry.withLock { $0.shards.count }
     }
 
-    /// The merged counters of every shard, ended threads' included. The registry lock is held
+    /// The merged counters of every shard, ended threads' included. The registry's lock is held
     /// throughout, so a shard retiring meanwhile is counted once.
     public func snapshot() -> Snapshot {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        var merged = retired
-        for shard in shards { shard.merge(into: &merged) }
-        return merged
+        registry.withLock { registry in
+            var merged = registry.retired
+            for shard in registry.shards { shard.merge(into: &merged) }
+            return merged
+        }
     }
 
     /// Appends `http_requests_total` and `http_request_duration_seconds`.

@@ -31,7 +31,10 @@ internal import Glibc
 /// loop would wait for the hold to end.)
 ///
 /// Every method except `init`, `start`, `execute` and `stop` runs on `queue`, which owns the
-/// registrations.
+/// registrations (checked in debug builds, `assertOnQueue`).
+///
+/// `@unchecked Sendable`: `execute` and `stop` are called from any thread and touch only the
+/// mailbox (a `Mutex`) and the eventfd; everything else is `queue`'s.
 final class EventLoop: @unchecked Sendable {
     /// Interest in readiness, as registered with epoll.
     struct Interest: Equatable {
@@ -43,6 +46,8 @@ final class EventLoop: @unchecked Sendable {
     static let batchSize = 256
 
     let queue: DispatchQueue
+    /// Marks `queue`, so debug builds can check that the loop's state is touched there.
+    let owner: QueueOwner
     private let epollFD: Int32
     private let events: UnsafeMutablePointer<epoll_event>
     private let logger: Logger
@@ -98,6 +103,7 @@ final class EventLoop: @unchecked Sendable {
         holdMilliseconds = Int32(clamping: (hold.nanoseconds + 999_999) / 1_000_000)
         events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Self.batchSize)
         queue = DispatchQueue(label: "http.loop.\(index)")
+        owner = QueueOwner("event loop \(index)", marking: queue)
         self.logger = logger
     }
 
@@ -151,6 +157,7 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         execute { [self] in
+            assertOnQueue()
             guard !stopped else { return }
             stopped = true
             mailbox.withLock { $0.closed = true }
@@ -159,8 +166,15 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Stops a debug build when the caller is not on `queue`, which owns the registrations,
+    /// the connection table and the batch; release builds compile it away.
+    @inline(__always) func assertOnQueue(_ what: @autoclosure () -> String = "the event loop's state", file: StaticString = #file, line: UInt = #line) {
+        owner.assertCurrent(what(), file: file, line: line)
+    }
+
     /// Adds the connection (reading) to the set.
     func register(_ connection: HTTPConnection) {
+        assertOnQueue()
         guard !stopped else { return }
         connections[connection.socket.fd] = connection
         setInterest(of: connection, to: Interest(read: true, write: false))
@@ -169,6 +183,7 @@ final class EventLoop: @unchecked Sendable {
     /// Removes the connection before its descriptor closes, so a reused descriptor number never
     /// reaches the old connection.
     func deregister(_ connection: HTTPConnection) {
+        assertOnQueue()
         setInterest(of: connection, to: .none)
         connections[connection.socket.fd] = nil
     }
@@ -177,6 +192,7 @@ final class EventLoop: @unchecked Sendable {
     /// descriptor leaves the set: epoll reports hang-ups and errors even for an empty mask,
     /// and a level-triggered hang-up nobody reads would spin the loop.
     func setInterest(of connection: HTTPConnection, to interest: Interest) {
+        assertOnQueue()
         let current = connection.registeredInterest
         guard interest != current, !stopped else { return }
         let fd = connection.socket.fd
@@ -205,6 +221,7 @@ final class EventLoop: @unchecked Sendable {
     /// The mailbox is emptied after every `epoll_wait`, which may have reset the eventfd, so an
     /// item is never left behind without a write still pending for it.
     private func serveReady() {
+        assertOnQueue()
         guard !stopped else { return }
         var handled = serveBatch(timeout: 0)
         runMailbox()
@@ -279,6 +296,7 @@ final class EventLoop: @unchecked Sendable {
     /// ready at once, so the wait is the time to serve them, which at low load is one request,
     /// and at most `flushGroup` requests' work in a large batch.
     func flushAfterBatch(_ connection: HTTPConnection) {
+        assertOnQueue()
         flushAtEnd.append(connection)
         if flushAtEnd.count >= Self.flushGroup { flushWaiting() }
     }

@@ -6,17 +6,20 @@ internal import Glibc
 #endif
 
 extension HTTPConnection {
-    /// Sends buffered output without blocking. On `EAGAIN` a write source is armed and reading
+    /// Sends buffered output without blocking. On `EAGAIN` a write interest is armed and reading
     /// pauses until it drains; once all is sent a closing connection half-closes.
     func flushOutput() {
-        if case .closed = phase { return }
-        if offloaded { return }  // the worker owns output until it hands the connection back
+        assertOnLoop()
+        guard machine.mayFlush else { return }  // closed, or the worker owns output until it hands back
         switch sendPending() {
         case nil: return
-        case false?: armWrite()
+        case false?:
+            machine.sendBlocked(now: MonotonicClock.now())
+            updateInterest()
+            updateDeadline()
         case true?:
             resetOutput()
-            if case .closing = phase { halfCloseAndDrain() }
+            if machine.flushed() == .halfClose { halfCloseAndDrain() }
         }
     }
 
@@ -36,14 +39,15 @@ extension HTTPConnection {
             }
             guard let sent else { return false }
             outputSent += sent
-            lastWriteProgress = MonotonicClock.now()
+            machine.sent(now: MonotonicClock.now)
         }
         return true
     }
 
     /// Sends until at most `threshold` bytes stay buffered, blocking in `poll(2)` for up to
-    /// `writeTimeout` without progress. Used by streamed bodies, which run on this queue.
+    /// `writeTimeout` without progress. Used by streamed bodies, on the worker queue.
     func flushBlocking(threshold: Int) throws {
+        assertWorkerOwnsOutput()
         let timeout = environment.configuration.writeTimeout.nanoseconds
         var progressAt = MonotonicClock.now()
         while output.count - outputSent > threshold {
@@ -78,31 +82,21 @@ extension HTTPConnection {
         outputSent = 0
     }
 
-    private func armWrite() {
-        guard !writeArmed else { return }
-        if case .closed = phase { return }
-        lastWriteProgress = MonotonicClock.now()
-        writeArmed = true
-        readSuspended = true
-        updateInterest()
-        updateDeadline()
-    }
-
+    /// The loop saw the socket writable while a send was blocked.
     func onWritable() {
-        guard writeArmed else { return }
+        assertOnLoop()
+        guard machine.isWriteBlocked else { return }
         switch sendPending() {
         case nil: return
         case false?: updateDeadline()
         case true?:
-            writeArmed = false
             resetOutput()
-            switch phase {
-            case .closing: halfCloseAndDrain()
-            case .awaitingHead, .readingBody:
-                readSuspended = false
+            switch machine.writeDrained() {
+            case .halfClose: halfCloseAndDrain()
+            case .resumeReading:
                 updateInterest()
                 processInput()
-            default: updateInterest()
+            case .none: updateInterest()
             }
             updateDeadline()
         }
@@ -111,7 +105,7 @@ extension HTTPConnection {
     /// Sends FIN, then reads and discards input for a bounded time and byte count so the client
     /// reads the final response rather than a reset (RFC 9112 §9.6).
     func halfCloseAndDrain() {
-        if peerClosed {
+        if machine.closingFlushed() == .close {
             closeNow()
             return
         }
@@ -122,10 +116,9 @@ extension HTTPConnection {
             closeNow()
             return
         }
-        phase = .draining(remaining: environment.configuration.drainMaxBytes)
-        drainStartedAt = MonotonicClock.now()
+        machine.halfClosed(now: MonotonicClock.now())
         input.clear()
-        resumeReading()
+        updateInterest()
         updateDeadline()
     }
 
@@ -134,12 +127,8 @@ extension HTTPConnection {
     /// - Parameter abort: reset the connection and drop unsent output (`SO_LINGER` 0), for a
     ///   peer that stopped reading: its kernel buffers are freed now rather than trickled out.
     func closeNow(abort: Bool = false) {
-        if case .closed = phase { return }
-        if offloaded {
-            closeRequested = true
-            return
-        }
-        phase = .closed
+        assertOnLoop()
+        guard machine.closeRequested() == .close else { return }
         if abort {
             do {
                 try socket.setAbortOnClose()
@@ -147,7 +136,6 @@ extension HTTPConnection {
                 environment.logger.debug("SO_LINGER failed", metadata: ["peer": .string(peer), "error": .string("\(error)")])
             }
         }
-        writeArmed = false
         updateDeadline()
         // Leave the epoll set and the server's table before the descriptor can be reused.
         loop.deregister(self)
@@ -162,7 +150,7 @@ extension HTTPConnection {
     /// Graceful shutdown began: an idle connection closes now; a busy one finishes its request,
     /// whose response carries `Connection: close`.
     func beginShutdown() {
-        shuttingDown = true
-        if case .awaitingHead = phase, input.isEmpty, !writeArmed { closeNow() }
+        assertOnLoop()
+        if machine.shutdownRequested(inputIsEmpty: input.isEmpty) { closeNow() }
     }
 }

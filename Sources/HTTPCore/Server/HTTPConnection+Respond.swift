@@ -6,7 +6,6 @@ extension HTTPConnection {
     /// loop when the responder says the request is quick (`HTTPExecution.eventLoop`), else on
     /// the worker queue, with the connection out of the epoll set until the response is back.
     func respond(to request: HTTPRequest) {
-        phase = .responding
         let requestId = makeRequestId()
         var context = RequestContext(requestId: requestId, origin: contextOrigin)
         context.connection = storage
@@ -16,19 +15,20 @@ extension HTTPConnection {
             finish(request.head, with: response, context: context)
             return
         }
-        offloaded = true
+        machine.offloaded()
+        handOutput(toWorker: true)
         updateInterest()
         environment.workerQueue.async { [self, context] in
             // Touches no connection state: the loop still owns it.
             let response = Self.run(responder, request: request, context: context)
             loop.execute { [self] in
-                offloaded = false
-                if closeRequested {
+                handOutput(toWorker: false)
+                if machine.workerFinished() == .close {
                     closeNow()
                     return
                 }
                 finish(request.head, with: response, context: context)
-                if offloaded { return }  // a streamed body took over
+                if machine.isOffloaded { return }  // a streamed body took over
                 updateInterest()
                 processInput()
             }
@@ -51,12 +51,9 @@ extension HTTPConnection {
     /// per-connection cap, shutdown, and a handler's own `Connection: close`. A streamed body
     /// moves to the worker queue.
     private func finish(_ head: HTTPRequestHead, with response: HTTPResponse, context: RequestContext) {
-        var keepAlive =
-            head.keepAlive && requestCount < environment.configuration.maxRequestsPerConnection
-            && !shuttingDown && !server.isShuttingDown
-        if keepAlive, let field = response.headers["Connection"], field.lowercased().contains("close") {
-            keepAlive = false
-        }
+        var keepAlive = machine.mayKeepAlive(
+            requestWantsIt: head.keepAlive, serverShuttingDown: server.isShuttingDown,
+            responseSaysClose: response.headers["Connection"]?.lowercased().contains("close") ?? false)
         let action = writer.write(
             response, isHead: head.method == .head, version: head.version, keepAlive: keepAlive, into: &output)
         if case .stream(let produce, let chunked) = action {
@@ -65,7 +62,7 @@ extension HTTPConnection {
             startStream(produce, chunked: chunked, keepAlive: keepAlive, logger: context.logger)
             return
         }
-        phase = keepAlive ? .awaitingHead : .closing
+        machine.responseQueued(keepAlive: keepAlive)
     }
 
     /// Runs the stream closure on the worker queue, where it may block on a slow client (up to
@@ -75,20 +72,21 @@ extension HTTPConnection {
         _ produce: @escaping @Sendable (any HTTPBodyWriter) throws -> Void, chunked: Bool, keepAlive: Bool,
         logger: Logger
     ) {
-        offloaded = true
+        machine.streamStarted()
+        handOutput(toWorker: true)
         updateInterest()
         updateDeadline()
         environment.workerQueue.async { [self] in
             let completed = stream(produce, chunked: chunked, logger: logger)
             loop.execute { [self] in
-                offloaded = false
-                if !completed || closeRequested {
-                    closeNow(abort: !completed)
-                    return
+                handOutput(toWorker: false)
+                switch machine.streamEnded(completed: completed, keepAlive: keepAlive) {
+                case .close(let abort):
+                    closeNow(abort: abort)
+                case .resume:
+                    updateInterest()
+                    processInput()
                 }
-                phase = keepAlive ? .awaitingHead : .closing
-                updateInterest()
-                processInput()
             }
         }
     }
@@ -103,6 +101,7 @@ extension HTTPConnection {
     ) -> Bool {
         let bodyWriter = StreamBodyWriter(connection: self, chunked: chunked)
         defer { bodyWriter.finished = true }
+        assertWorkerOwnsOutput()
         do {
             try flushBlocking(threshold: 0)
             try produce(bodyWriter)
@@ -134,9 +133,7 @@ extension HTTPConnection {
         bodyHead = nil
         bodyDecoder = nil
         body = []
-        headStartedAt = 0
-        phase = .closing
-        if !writeArmed { flushOutput() }
+        if machine.rejected() { flushOutput() }
     }
 
     /// "<server prefix>-<connection>-<request>", unique per server run and cheap to build
@@ -148,7 +145,7 @@ extension HTTPConnection {
             String(unsafeUninitializedCapacity: stem.count + 13) { buffer in
                 var count = stem.count
                 if let source = stem.baseAddress, count > 0 { buffer.baseAddress!.update(from: source, count: count) }
-                var value = UInt64(requestCount)
+                var value = UInt64(machine.requestCount)
                 let start = count
                 repeat {
                     let digit = UInt8(value % 36)

@@ -2,28 +2,22 @@ import Dispatch
 import Foundation
 import Logging
 
-/// One accepted TCP connection, served by one `EventLoop`. Every field below the lock is owned
-/// by the loop's serial `queue`: reads, parsing, inline responders and writes run there, one
-/// request at a time in arrival order (RFC 9112 §9.3). A responder that may block, and every
-/// streamed body, runs on the worker queue instead (`offloaded`); meanwhile the connection is
-/// out of the epoll set and the loop leaves it alone, and the worker hands it back with
-/// `loop.execute`. Only `deadline` is shared, with the server's sweeper, under `deadlineLock`.
+/// One accepted TCP connection, served by one `EventLoop`: the I/O shell around its
+/// `ConnectionStateMachine`, which decides everything; this class reads, parses, runs the
+/// responder, writes and closes as the machine says.
+///
+/// Owners, checked in debug builds (`assertOnLoop`, `assertWorkerOwnsOutput`):
+/// - the loop's serial `queue` owns the machine, the input and the output: reads, parsing,
+///   inline responders and writes run there, one request at a time in arrival order
+///   (RFC 9112 §9.3);
+/// - while the machine is offloaded, the worker queue owns `output` and the send side (a
+///   responder that may block, a streamed body); the connection is out of the epoll set and
+///   the loop leaves it alone until the worker hands it back with `loop.execute`;
+/// - only `deadline` is shared, with the server's sweeper, under `deadlineLock`.
+///
+/// `@unchecked Sendable`: it crosses to the worker queue and the sweeper, which touch only what
+/// the list above gives them.
 final class HTTPConnection: @unchecked Sendable {
-    /// Where the connection is between requests.
-    enum Phase {
-        /// Waiting for (the rest of) a request head; a partial head may be buffered.
-        case awaitingHead
-        /// A head was read; its body is being decoded into `body`.
-        case readingBody
-        /// The responder or a streamed body is running.
-        case responding
-        /// The final response is queued; the write side closes once it is flushed.
-        case closing
-        /// FIN sent; input is read and discarded until EOF or a bound (RFC 9112 §9.6).
-        case draining(remaining: Int)
-        case closed
-    }
-
     let id: UInt64
     let socket: Socket
     let peer: String
@@ -36,13 +30,19 @@ final class HTTPConnection: @unchecked Sendable {
     let environment: ServerEnvironment
 
     private let deadlineLock = NSLock()
+    /// The machine's deadline as last published for the sweeper; 0 for none.
     private var deadline: UInt64 = 0
+    /// The sweeper queued `onTimeout` and it has not run yet.
     private var timeoutQueued = false
 
-    var phase = Phase.awaitingHead
+    // `@exclusivity(unchecked)`: the loop's alone (`assertOnLoop`), never borrowed across a call
+    // that could touch it again, so the runtime's per-access check (a thread-local set insert
+    // on every event) is skipped.
+    @exclusivity(unchecked) var machine: ConnectionStateMachine
     let input = InputBuffer()
-    // `@exclusivity(unchecked)`: the serving thread's alone (see `startStream`), never while
-    // borrowed, so the runtime's per-access check (a thread-local set insert) is skipped.
+    // `@exclusivity(unchecked)`: the serving thread's alone (the loop's, or the worker's while
+    // offloaded, see `assertWorkerOwnsOutput`), never while borrowed, so the runtime's
+    // per-access check (a thread-local set insert) is skipped.
     @exclusivity(unchecked) var output: [UInt8] = []
     var outputSent = 0
     var writer: HTTPResponseWriter
@@ -50,20 +50,6 @@ final class HTTPConnection: @unchecked Sendable {
     let requestIdStem: String
     /// What `loop` has registered for this connection's descriptor.
     var registeredInterest = EventLoop.Interest.none
-    var readSuspended = false
-    var writeArmed = false
-    /// A responder or streamed body runs on the worker queue; the loop must not touch output.
-    var offloaded = false
-    /// A close asked for while offloaded; done when the worker hands the connection back.
-    var closeRequested = false
-    var peerClosed = false
-    var shuttingDown = false
-    var requestCount = 0
-    /// When the first byte of the current partial head arrived (0 when none is buffered).
-    var headStartedAt: UInt64 = 0
-    var bodyStartedAt: UInt64 = 0
-    var drainStartedAt: UInt64 = 0
-    var lastWriteProgress: UInt64 = 0
     var bodyHead: HTTPRequestHead?
     var bodyDecoder: HTTPBodyDecoder?
     var body: [UInt8] = []
@@ -72,6 +58,11 @@ final class HTTPConnection: @unchecked Sendable {
     /// The peer and the logger every request context of this connection starts from.
     private(set) lazy var contextOrigin = RequestContext.Origin(
         remoteAddress: peer, logger: environment.logger, loggerCarriesId: false)
+    #if DEBUG
+    /// Whether the worker queue owns `output` now: set by the loop as it hands the output over
+    /// and as it takes it back, read by the worker in between (debug builds only).
+    var workerOwnsOutput = false
+    #endif
 
     init(
         id: UInt64, socket: Socket, peer: String, address: String, admission: AddressShares.Admission, loop: EventLoop,
@@ -85,16 +76,20 @@ final class HTTPConnection: @unchecked Sendable {
         self.loop = loop
         self.server = server
         self.environment = environment
+        self.machine = ConnectionStateMachine(settings: .init(environment.configuration))
         self.writer = HTTPResponseWriter(serverName: environment.configuration.serverName)
         self.requestIdStem = environment.requestIdPrefix + "-" + String(id, radix: 36) + "-"
         output.reserveCapacity(1024)
+        #if DEBUG
+        storage.ownerCheck = { [weak self] in self?.assertServing() }
+        #endif
     }
 
     /// Starts reading; called once by the server right after `accept`.
     func start() {
         loop.execute { [self] in
             // A shutdown that began between accept and here may have closed it already.
-            if case .closed = phase { return }
+            if machine.isClosed { return }
             loop.register(self)
             updateDeadline()
         }
@@ -106,7 +101,7 @@ final class HTTPConnection: @unchecked Sendable {
     /// - Parameter detail: the problem's explanation.
     func refuse(detail: String) {
         loop.execute { [self] in
-            if case .closed = phase { return }
+            if machine.isClosed { return }
             loop.register(self)
             reject(
                 .tooManyRequests, detail: detail, type: environment.configuration.addressShareProblemType,
@@ -115,188 +110,55 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    // MARK: Reading
+    // MARK: Ownership
 
-    func onReadable() {
-        switch phase {
-        case .closed: return
-        case .responding, .closing:
-            suspendReading()  // level-triggered: do not spin on input we will not read now
-            return
-        default: break
-        }
-        let space = input.reserve(4096)
-        guard let base = space.baseAddress else { return }
-        let n: Int
-        do {
-            guard let read = try socket.read(into: base, count: min(space.count, 64 * 1024)) else { return }
-            n = read
-        } catch {
-            environment.logger.debug("read failed", metadata: ["peer": .string(peer), "error": .string("\(error)")])
-            closeNow()
-            return
-        }
-        if n == 0 {
-            // FIN from the peer. Complete requests were answered as they arrived and output is
-            // flushed (reading pauses while it is not), so what is left is at most a partial head.
-            peerClosed = true
-            closeNow()
-            return
-        }
-        if case .draining(let remaining) = phase {
-            if remaining - n <= 0 {
-                closeNow()
-            } else {
-                phase = .draining(remaining: remaining - n)
-            }
-            return
-        }
-        input.commit(n)
-        processInput()
+    /// Stops a debug build when the caller is not on the loop that owns the connection.
+    @inline(__always) func assertOnLoop(file: StaticString = #file, line: UInt = #line) {
+        loop.owner.assertCurrent("an HTTP connection", file: file, line: line)
     }
 
-    /// Parses and answers every complete request in the buffer, in order, then flushes once.
-    func processInput() {
-        loop: while true {
-            switch phase {
-            case .awaitingHead:
-                if input.isEmpty { break loop }
-                let result = environment.parser.parseHead(input.readable)
-                // Consumed, so the head moves into the request instead of being copied (a copy
-                // retains and releases every string and array in it).
-                switch consume result {
-                case .needMore:
-                    if headStartedAt == 0 { headStartedAt = MonotonicClock.now() }
-                    if input.count > environment.configuration.limits.maxHeaderBytes
-                        + environment.configuration.limits.maxRequestLineBytes
-                    {
-                        reject(.requestHeaderFieldsTooLarge, detail: HTTPParseError.headerFieldsTooLarge.detail)
-                    }
-                    break loop
-                case .failure(let error):
-                    reject(error.status, detail: error.detail)
-                    break loop
-                case .complete(let head, let consumed):
-                    input.consume(consumed)
-                    headStartedAt = 0
-                    beginRequest(head)
-                }
-            case .readingBody:
-                if input.isEmpty { break loop }
-                readBody()
-            case .responding, .closing, .draining, .closed:
-                break loop
-            }
-            if writeArmed { break }
-        }
-        if case .closed = phase { return }
-        if !writeArmed && !offloaded {
-            if loop.isServingBatch && outputSent < output.count {
-                loop.flushAfterBatch(self)  // sent with the batch's other responses
-                return
-            }
-            flushOutput()
-        }
-        updateDeadline()
+    /// Stops a debug build unless the worker queue owns the output and the caller is off the
+    /// loop: a streamed body's writes and blocking flushes.
+    @inline(__always) func assertWorkerOwnsOutput() {
+        #if DEBUG
+        loop.owner.assertNotCurrent("a streamed body's output")
+        precondition(workerOwnsOutput, "HTTP connection: the worker touched output the loop owns")
+        #endif
     }
 
-    /// The end of `processInput` for a connection whose output waited for the batch to end.
-    func flushAfterBatch() {
-        if case .closed = phase { return }
-        if !writeArmed && !offloaded { flushOutput() }
-        updateDeadline()
+    /// Stops a debug build unless the caller serves the current request: on the loop, or off
+    /// it while the worker owns the connection (`ConnectionStorage`).
+    @inline(__always) func assertServing() {
+        #if DEBUG
+        if workerOwnsOutput {
+            loop.owner.assertNotCurrent("connection storage of a request on the worker")
+        } else {
+            loop.owner.assertCurrent("connection storage of a request on the loop")
+        }
+        #endif
     }
 
-    private func beginRequest(_ head: consuming HTTPRequestHead) {
-        requestCount += 1
-        let limits = environment.configuration.limits
-        switch head.framing {
-        case .none:
-            respond(to: HTTPRequest(head: head))
-        case .contentLength(let length) where length > limits.maxBodyBytes:
-            // Refused before reading, so no 100 Continue is sent (RFC 9110 §10.1.1).
-            reject(.contentTooLarge, detail: HTTPParseError.contentTooLarge.detail)
-        case .contentLength, .chunked:
-            if head.expectContinue && input.isEmpty { HTTPResponseWriter.appendContinue(to: &output) }
-            bodyHead = head
-            bodyDecoder = HTTPBodyDecoder(framing: head.framing, limits: limits)
-            body = []
-            bodyStartedAt = MonotonicClock.now()
-            phase = .readingBody
-            if !input.isEmpty { readBody() }
-        }
-    }
-
-    private func readBody() {
-        guard var decoder = bodyDecoder, let head = bodyHead else { return }
-        do {
-            let (consumed, complete) = try decoder.decode(input.readable, into: &body)
-            input.consume(consumed)
-            bodyDecoder = decoder
-            if complete {
-                let request = HTTPRequest(head: head, body: body)
-                bodyHead = nil
-                bodyDecoder = nil
-                body = []
-                respond(to: request)
-            }
-        } catch {
-            reject(error.status, detail: error.detail)
-        }
+    /// Hands `output` and the send side to the worker queue, or takes them back (debug builds
+    /// record it; release builds compile this away).
+    @inline(__always) func handOutput(toWorker: Bool) {
+        #if DEBUG
+        assertOnLoop()
+        workerOwnsOutput = toWorker
+        #endif
     }
 
     // MARK: Read source control
 
-    func suspendReading() {
-        guard !readSuspended else { return }
-        readSuspended = true
-        updateInterest()
-    }
-
-    func resumeReading() {
-        guard readSuspended, !peerClosed else { return }
-        readSuspended = false
-        updateInterest()
-    }
-
-    /// Tells the loop what this connection waits for now: nothing while offloaded or closed.
+    /// Tells the loop what this connection waits for now, as the machine says.
     func updateInterest() {
-        let interest: EventLoop.Interest
-        if offloaded {
-            interest = .none
-        } else if case .closed = phase {
-            interest = .none
-        } else {
-            interest = EventLoop.Interest(read: !readSuspended && !peerClosed, write: writeArmed)
-        }
-        loop.setInterest(of: self, to: interest)
+        loop.setInterest(of: self, to: machine.interest)
     }
 
     // MARK: Deadlines
 
-    /// Publishes the next deadline of the current phase for the server's sweeper.
+    /// Publishes the machine's next deadline for the server's sweeper.
     func updateDeadline() {
-        let config = environment.configuration
-        let next: UInt64
-        if case .closed = phase {
-            next = 0
-        } else if writeArmed {
-            next = lastWriteProgress + config.writeTimeout.nanoseconds
-        } else {
-            switch phase {
-            case .awaitingHead:
-                if headStartedAt != 0 {
-                    next = headStartedAt + config.headerTimeout.nanoseconds
-                } else if requestCount == 0 {
-                    next = MonotonicClock.now() + config.headerTimeout.nanoseconds
-                } else {
-                    next = MonotonicClock.now() + config.idleTimeout.nanoseconds
-                }
-            case .readingBody: next = bodyStartedAt + config.bodyTimeout.nanoseconds
-            case .draining: next = drainStartedAt + config.drainTimeout.nanoseconds
-            case .responding, .closing, .closed: next = 0
-            }
-        }
+        let next = machine.deadline(now: MonotonicClock.now)
         deadlineLock.lock()
         deadline = next
         deadlineLock.unlock()
@@ -312,27 +174,21 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func onTimeout() {
+        assertOnLoop()
         deadlineLock.lock()
         timeoutQueued = false
         let passed = deadline != 0 && MonotonicClock.now() >= deadline
         deadlineLock.unlock()
-        guard passed, !offloaded else { return }
-        if writeArmed {
+        guard passed else { return }
+        switch machine.timerFired() {
+        case .ignore: return
+        case .abort:
             environment.logger.debug("write timeout; dropping connection", metadata: ["peer": .string(peer)])
             closeNow(abort: true)
             return
-        }
-        switch phase {
-        case .awaitingHead where headStartedAt == 0:
-            closeNow()  // idle keep-alive or a connection that never sent a byte: close silently
-        case .awaitingHead:
-            reject(.requestTimeout, detail: "The request head was not received in time.")
-        case .readingBody:
-            reject(.requestTimeout, detail: "The request body was not received in time.")
-        case .draining, .closing:
-            closeNow()
-        case .responding, .closed:
-            break
+        case .close: closeNow()
+        case .rejectHead: reject(.requestTimeout, detail: "The request head was not received in time.")
+        case .rejectBody: reject(.requestTimeout, detail: "The request body was not received in time.")
         }
         updateDeadline()
     }

@@ -85,11 +85,38 @@ public struct RequestContext: Sendable {
 /// A value a responder keeps for the life of one connection, such as a credential it already
 /// verified on it. The engine serves a connection's requests one at a time, also when one runs
 /// on the worker queue, so the request being served is the only one that touches it.
+///
+/// `@unchecked Sendable`: it travels with the request to the worker queue; whoever serves the
+/// connection's current request owns it, which debug builds check on every access (the
+/// connection's event loop, or the worker while the request runs there).
 public final class ConnectionStorage: @unchecked Sendable {
+    // Unchecked exclusivity: one request at a time reads or replaces it, never while borrowed.
+    @exclusivity(unchecked) private var stored: (any AnyObject & Sendable)?
+
     /// Whatever the responder left here (an object: reading it back is a cheap class cast);
     /// nil on a new connection.
-    /// Unchecked exclusivity: one request at a time reads or replaces it, never while borrowed.
-    @exclusivity(unchecked) public var value: (any AnyObject & Sendable)?
+    public var value: (any AnyObject & Sendable)? {
+        get {
+            assertOwner()
+            return stored
+        }
+        set {
+            assertOwner()
+            stored = newValue
+        }
+    }
+
+    #if DEBUG
+    /// Stops a debug build when the caller does not serve the connection's current request;
+    /// set by the engine (a storage made elsewhere has no owner to check).
+    var ownerCheck: (@Sendable () -> Void)?
+    #endif
+
+    @inline(__always) private func assertOwner() {
+        #if DEBUG
+        ownerCheck?()
+        #endif
+    }
 
     public init() {}
 }

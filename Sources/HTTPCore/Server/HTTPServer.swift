@@ -12,6 +12,10 @@ internal import Glibc
 /// queue; one shared timer sweeps connection deadlines. See `HTTPServerConfiguration` for
 /// every bound.
 ///
+/// `@unchecked Sendable`: every stored `var` is guarded by `lock`, except what one queue owns:
+/// `nextConnectionId` and accepting are `acceptQueue`'s, the sweep is `controlQueue`'s (both
+/// checked in debug builds).
+///
 /// ```swift
 /// let server = HTTPServer(configuration: config, responder: router.buildResponder(), logger: logger)
 /// try server.start()
@@ -44,7 +48,10 @@ public final class HTTPServer: @unchecked Sendable {
     var loops: [EventLoop] = []
     let acceptQueue = DispatchQueue(label: "http.accept")
     let controlQueue = DispatchQueue(label: "http.control")
-    /// Used only on `acceptQueue`.
+    /// Mark the two queues, so debug builds can check what runs on them.
+    let acceptOwner: QueueOwner
+    let controlOwner: QueueOwner
+    /// Used only on `acceptQueue` (`acceptPending`).
     var nextConnectionId: UInt64 = 0
 
     /// - Parameters:
@@ -56,6 +63,8 @@ public final class HTTPServer: @unchecked Sendable {
         self.responder = responder
         self.logger = logger
         addressShares = AddressShares(share: configuration.maxConnectionsPerAddress)
+        acceptOwner = QueueOwner("the server's accept loop", marking: acceptQueue)
+        controlOwner = QueueOwner("the server's control", marking: controlQueue)
     }
 
     /// The bound port (the real one when the configuration asked for port 0); 0 before `start()`.
@@ -130,7 +139,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// suspended and the kernel backlog holds the rest until a connection closes. A connection
     /// over its address's share (`AddressShares`) is answered 429 and closed, or beyond the
     /// refusals in flight closed at once.
-    private func acceptPending() {
+    func acceptPending() {
+        acceptOwner.assertCurrent("accepting (and nextConnectionId)")
         while true {
             lock.lock()
             guard state == .running, let listener, let environment, !loops.isEmpty else {
@@ -226,6 +236,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// One tick of the shared timer: hands each connection whose deadline passed its timeout.
     private func sweep() {
+        controlOwner.assertCurrent("the deadline sweep")
         let now = MonotonicClock.now()
         lock.lock()
         for connection in connections.values { connection.sweep(now: now) }

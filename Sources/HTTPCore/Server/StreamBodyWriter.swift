@@ -5,7 +5,8 @@ import Glibc
 /// The writer a streamed response body gets: each `write` becomes one chunk (RFC 9112 §7.1)
 /// appended to the connection's output; `flush` sends it; past `maxBufferedOutputBytes` a write
 /// blocks until the client reads, and throws once it stops reading for `writeTimeout`.
-/// Valid only while the stream closure runs, on the connection's queue.
+/// Valid only while the stream closure runs, on the worker queue that owns the connection's
+/// output meanwhile (checked in debug builds).
 final class StreamBodyWriter: HTTPBodyWriter {
     static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
@@ -21,6 +22,7 @@ final class StreamBodyWriter: HTTPBodyWriter {
 
     func write(_ bytes: [UInt8]) throws {
         guard !finished else { throw SocketError(operation: "write", code: 0, message: "the response has ended") }
+        connection.assertWorkerOwnsOutput()
         guard !bytes.isEmpty else { return }  // an empty chunk would end the body
         if chunked {
             appendHex(bytes.count)

@@ -1,0 +1,38 @@
+import Dispatch
+
+/// Marks a serial queue as the owner of some unsynchronized state, so that debug builds can
+/// check each access runs there: the queue carries this object under a queue-specific key,
+/// which code running on the queue (or on a source or block targeting it) reads back, as GRDB's
+/// `SchedulingWatchdog` does. A wrong hop then stops the process with a message naming the
+/// owner, instead of racing. Release builds compile the checks away; the mark costs one
+/// `setSpecific` when the queue is made.
+final class QueueOwner: Sendable {
+    private static let key = DispatchSpecificKey<QueueOwner>()
+
+    /// What owns the queue, for the failure message ("event loop 0").
+    let name: String
+
+    /// Marks `queue` as owned by this object.
+    init(_ name: String, marking queue: DispatchQueue) {
+        self.name = name
+        queue.setSpecific(key: Self.key, value: self)
+    }
+
+    /// Whether the caller runs on the marked queue.
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) === self }
+
+    /// Stops a debug build unless the caller runs on the marked queue.
+    /// - Parameter what: the state or call being checked, for the message.
+    @inline(__always) func assertCurrent(_ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
+        #if DEBUG
+        precondition(isCurrent, "\(what()) is owned by \(name)'s queue, but ran elsewhere", file: file, line: line)
+        #endif
+    }
+
+    /// Stops a debug build when the caller runs on the marked queue.
+    @inline(__always) func assertNotCurrent(_ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
+        #if DEBUG
+        precondition(!isCurrent, "\(what()) must not run on \(name)'s queue", file: file, line: line)
+        #endif
+    }
+}
