@@ -34,13 +34,14 @@ let package = Package(
         // The HTTP/1.1 engine: knows nothing about permissions.
         .target(
             name: "HTTPCore",
-            dependencies: ["CEpoll", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CEpoll", "Ownership", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         // Who owns shared mutable state, checked: lock-guarded state reachable only under its
-        // lock, and debug-build checks that a connection handed between threads has one user at
-        // a time. A leaf with no dependencies (Foundation, Synchronization), so any layer may
-        // use it without depending on another layer.
+        // lock, state owned by a queue, and debug-build checks that a connection handed between
+        // threads has one user at a time. A leaf with no dependencies (Foundation, Dispatch,
+        // Synchronization), so any layer, HTTPCore included, may use it without depending on
+        // another layer.
         .target(name: "Ownership", swiftSettings: swiftSettings),
         // The permission model: pure values and rules, time from an injected clock.
         .target(name: "PermissionDomain", swiftSettings: swiftSettings),

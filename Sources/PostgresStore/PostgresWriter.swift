@@ -115,7 +115,7 @@ package final class PostgresWriter: Sendable {
         self.checksAuditing = checksAuditing
         let queue = DispatchQueue(label: "PostgresStore.writer")
         self.queue = queue
-        self.didCommit = QueueOwned(nil, queue: queue)
+        self.didCommit = QueueOwned(nil, owner: QueueOwner("the PostgreSQL writer", marking: queue))
     }
 
     /// Sets what is called after every successful `COMMIT`, on the writer queue, with the

@@ -72,6 +72,8 @@ package final class DatabaseWriter: Sendable {
 
     private let queueState: QueueOwned<QueueState>
     private let queue: DispatchQueue
+    /// The mark of `queue`, which ``close()`` reads to know when it runs there.
+    private let owner: QueueOwner
     private let maximumBatchSize: Int
     private let onCommit: @Sendable () -> Void
     private let shared = Mutex(Shared())
@@ -86,12 +88,13 @@ package final class DatabaseWriter: Sendable {
     ///     (the reader pool ends snapshots that predate it).
     package init(path: String, configuration: DatabaseConfiguration, onCommit: @escaping @Sendable () -> Void = {}) throws {
         let queue = DispatchQueue(label: "SQLiteStore.writer")
+        let owner = QueueOwner("the SQLite writer", marking: queue)
         self.queueState = QueueOwned(
-            QueueState(database: try Database(path: path, mode: .readWrite, configuration: configuration)), queue: queue)
+            QueueState(database: try Database(path: path, mode: .readWrite, configuration: configuration)), owner: owner)
+        self.owner = owner
         self.queue = queue
         self.maximumBatchSize = configuration.maximumBatchSize
         self.onCommit = onCommit
-        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
     /// A snapshot of the counters.
@@ -217,7 +220,7 @@ package final class DatabaseWriter: Sendable {
     /// waiting for the queue it is on.
     package func close() {
         shared.withLock { $0.closed = true }
-        if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
+        if owner.isCurrent {
             closeOnQueue()
         } else {
             queue.sync { closeOnQueue() }  // behind any drain already scheduled
@@ -233,9 +236,6 @@ package final class DatabaseWriter: Sendable {
             database.close()
         }
     }
-
-    /// Marks the writer's own queue, so that ``close()`` knows when it runs there.
-    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// Tells the observer when another process committed since the last check. On `queue` only.
     private func checkForeignCommits() {

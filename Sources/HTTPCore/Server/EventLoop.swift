@@ -1,3 +1,4 @@
+internal import Ownership
 import Dispatch
 import Logging
 import Synchronization

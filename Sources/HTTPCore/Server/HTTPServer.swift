@@ -1,3 +1,4 @@
+internal import Ownership
 import Dispatch
 import Foundation
 public import Logging

@@ -23,7 +23,7 @@ final class Sweeper: Sendable {
         self.logger = logger
         let queue = DispatchQueue(label: "permission.sweeper")
         self.queue = queue
-        self.timer = QueueOwned(nil, queue: queue)
+        self.timer = QueueOwned(nil, owner: QueueOwner("the sweeper", marking: queue))
     }
 
     func start() {

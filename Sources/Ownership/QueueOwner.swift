@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 
 /// Marks a serial queue as the owner of some unsynchronized state, so that debug builds can
 /// check each access runs there: the queue carries this object under a queue-specific key,
@@ -6,31 +6,31 @@ import Dispatch
 /// `SchedulingWatchdog` does. A wrong hop then stops the process with a message naming the
 /// owner, instead of racing. Release builds compile the checks away; the mark costs one
 /// `setSpecific` when the queue is made.
-final class QueueOwner: Sendable {
-    private static let key = DispatchSpecificKey<QueueOwner>()
+package final class QueueOwner: Sendable {
+    @usableFromInline static let key = DispatchSpecificKey<QueueOwner>()
 
     /// What owns the queue, for the failure message ("event loop 0").
-    let name: String
+    @usableFromInline package let name: String
 
     /// Marks `queue` as owned by this object.
-    init(_ name: String, marking queue: DispatchQueue) {
+    package init(_ name: String, marking queue: DispatchQueue) {
         self.name = name
         queue.setSpecific(key: Self.key, value: self)
     }
 
     /// Whether the caller runs on the marked queue.
-    var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) === self }
+    @inlinable package var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) === self }
 
     /// Stops a debug build unless the caller runs on the marked queue.
     /// - Parameter what: the state or call being checked, for the message.
-    @inline(__always) func assertCurrent(_ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
+    @inlinable @inline(__always) package func assertCurrent(_ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
         #if DEBUG
         precondition(isCurrent, "\(what()) is owned by \(name)'s queue, but ran elsewhere", file: file, line: line)
         #endif
     }
 
     /// Stops a debug build when the caller runs on the marked queue.
-    @inline(__always) func assertNotCurrent(_ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
+    @inlinable @inline(__always) package func assertNotCurrent(_ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
         #if DEBUG
         precondition(!isCurrent, "\(what()) must not run on \(name)'s queue", file: file, line: line)
         #endif
