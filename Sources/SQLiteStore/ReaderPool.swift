@@ -112,7 +112,7 @@ package final class ReaderPool: @unchecked Sendable {
         while true {
             if closed {
                 condition.unlock()
-                throw SQLiteError(code: 21, message: "the database is closed", sql: nil)  // SQLITE_MISUSE
+                throw SQLiteError.misuse("the database is closed")
             }
             if let reader = idle.popLast() {
                 let current = generation
@@ -147,10 +147,8 @@ package final class ReaderPool: @unchecked Sendable {
             waiting -= 1
             if !signalled && idle.isEmpty && !closed && openCount >= configuration.maximumReaderCount {
                 condition.unlock()
-                throw SQLiteError(
-                    code: 5,  // SQLITE_BUSY
-                    message: "no database reader became free within \(configuration.busyTimeoutMilliseconds) ms",
-                    sql: nil)
+                throw SQLiteError.busy(
+                    "no database reader became free within \(configuration.busyTimeoutMilliseconds) ms")
             }
         }
     }
