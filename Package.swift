@@ -31,14 +31,20 @@ let package = Package(
         // epoll(7) from <sys/epoll.h> (libc; no library to link), for HTTPCore's event loops.
         .systemLibrary(name: "CEpoll"),
 
+        // Hand-written output: the byte cursor whose reserve is measured from what it writes,
+        // and the one JSON string escaper. The one target of ours below HTTPCore and the
+        // domain, which otherwise import none: a leaf with no dependency at all (not even
+        // Foundation), holding no I/O, no state and no knowledge of HTTP or permissions, so it
+        // cannot carry either layer's concerns into the other.
+        .target(name: "ByteText", swiftSettings: swiftSettings),
         // The HTTP/1.1 engine: knows nothing about permissions.
         .target(
             name: "HTTPCore",
-            dependencies: ["CEpoll", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ByteText", "CEpoll", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         // The permission model: pure values and rules, time from an injected clock.
-        .target(name: "PermissionDomain", swiftSettings: swiftSettings),
+        .target(name: "PermissionDomain", dependencies: ["ByteText"], swiftSettings: swiftSettings),
         // The audit chain's SHA-256 and the per-user keys that seal personal fields (swift-crypto),
         // shared by both stores.
         .target(
@@ -62,7 +68,7 @@ let package = Package(
         // directory, a Unix socket, stopped by PID). No product or executable depends on it.
         .target(name: "PostgresTestServer", dependencies: ["PostgresStore"], swiftSettings: swiftSettings),
         // Wire shapes of openapi.yaml, shared by server and client.
-        .target(name: "PermissionWire", swiftSettings: swiftSettings),
+        .target(name: "PermissionWire", dependencies: ["ByteText"], swiftSettings: swiftSettings),
         // Controllers, problem+json, buildApplication.
         .target(
             name: "PermissionAPI",
@@ -76,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "permission-server",
             dependencies: [
-                "PermissionAPI", "SQLiteStore", "PostgresStore", "PermissionDomain", "HTTPCore",
+                "PermissionAPI", "SQLiteStore", "PostgresStore", "PermissionDomain", "HTTPCore", "ByteText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -93,6 +99,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .testTarget(name: "ByteTextTests", dependencies: ["ByteText"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PermissionDomainTests", dependencies: ["PermissionDomain"], swiftSettings: swiftSettings),
         .testTarget(
