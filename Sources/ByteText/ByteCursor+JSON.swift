@@ -101,11 +101,6 @@ extension ByteCursor {
         return written
     }
 
-    @inlinable @inline(__always)
-    static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ nibble &- 10
-    }
-
     /// Whether no byte of the little-endian word `x` needs escaping in `style`: none below
     /// 0x20, no `"`, no `\`, and no 0xE2 (a possible U+2028) when those are escaped
     /// ("Bit Twiddling Hacks", haszero/hasless; bytes >= 0x80 never count otherwise).

@@ -51,6 +51,18 @@ public struct ByteCursor {
         }
     }
 
+    /// What `body` writes, as a `String` made in place (valid UTF-8 only: literals, escaped
+    /// strings, numbers).
+    @inlinable @inline(__always)
+    public static func string(_ body: (inout ByteCursor) -> Void) -> String {
+        let bound = bound(of: body)
+        return String(unsafeUninitializedCapacity: max(bound, 1)) { buffer in
+            var cursor = ByteCursor(base: buffer.baseAddress!, capacity: bound)
+            body(&cursor)
+            return cursor.written
+        }
+    }
+
     /// Appends what `body` writes to `bytes`; an empty `bytes` with nothing reserved after
     /// becomes an array of the measured size written in place.
     /// - Parameters:
@@ -160,6 +172,22 @@ public struct ByteCursor {
             high -= 1
         }
         written += end
+    }
+
+    /// `value` as sixteen lowercase hex digits, leading zeros included.
+    @inlinable
+    public mutating func hex(_ value: UInt64) {
+        guard let at = room(16) else { return }
+        for index in 0..<16 {
+            at[index] = Self.hexDigit(UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0x0F)
+        }
+        written += 16
+    }
+
+    /// The lowercase hex digit of a nibble.
+    @inlinable @inline(__always)
+    static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ nibble &- 10
     }
 
     /// Up to `maximum` bytes that `write` puts at the pointer it gets (a formatted timestamp),

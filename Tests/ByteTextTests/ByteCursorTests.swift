@@ -46,6 +46,19 @@ import Testing
         #expect(String(decoding: bytes, as: UTF8.self) == "ok!")
     }
 
+    @Test func stringsAndHexDigits() {
+        let tag = ByteCursor.string { out in
+            out.literal("\"")
+            out.decimal(-7)
+            out.literal("-")
+            out.hex(0x0123_4567_89ab_cdef)
+            out.literal("\"")
+        }
+        #expect(tag == "\"-7-0123456789abcdef\"")
+        #expect(ByteCursor.string { $0.hex(0xA) } == "000000000000000a")
+        #expect(ByteCursor.string { _ in }.isEmpty)
+    }
+
     @Test func anEmptyBodyWritesNothing() {
         #expect(ByteCursor.bytes { _ in }.isEmpty)
         #expect(ByteCursor.bound(of: { _ in }) == 0)

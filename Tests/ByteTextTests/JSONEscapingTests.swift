@@ -98,48 +98,35 @@ import Testing
     }
 }
 
-/// The escapers the package had before `ByteCursor.jsonString`, scalar by scalar.
+/// The escapers the package had before `ByteCursor.jsonString`, scalar by scalar: a short
+/// form from `short`, else `\uXXXX` below U+0020 and for `hex`, else the scalar itself.
 enum Reference {
-    /// ProblemJSON's: `\b \f` short, controls, U+2028 and U+2029 as `\uXXXX`.
-    static func problem(_ value: String) -> String {
+    static func escaped(_ value: String, short: [Unicode.Scalar: String], hex: Set<UInt32> = []) -> String {
         var json = "\""
         for scalar in value.unicodeScalars {
-            switch scalar.value {
-            case 0x22: json += "\\\""
-            case 0x5C: json += "\\\\"
-            case 0x0A: json += "\\n"
-            case 0x0D: json += "\\r"
-            case 0x09: json += "\\t"
-            case 0x08: json += "\\b"
-            case 0x0C: json += "\\f"
-            case 0x00..<0x20, 0x2028, 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: json.unicodeScalars.append(scalar)
+            if let form = short[scalar] {
+                json += form
+            } else if scalar.value < 0x20 || hex.contains(scalar.value) {
+                let digits = String(scalar.value, radix: 16)
+                json += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+            } else {
+                json.unicodeScalars.append(scalar)
             }
         }
         return json + "\""
     }
 
+    static let threeShortForms: [Unicode.Scalar: String] = [
+        "\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+    ]
+
+    /// ProblemJSON's: `\b \f` short too, and U+2028 and U+2029 as `\u2028`, `\u2029`.
+    static func problem(_ value: String) -> String {
+        escaped(value, short: threeShortForms.merging(["\u{8}": "\\b", "\u{C}": "\\f"]) { $1 }, hex: [0x2028, 0x2029])
+    }
+
     /// DetailJSON's and the JSON log lines': only `\n \r \t` short.
     static func detail(_ value: String) -> String {
-        var text = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return text + "\""
+        escaped(value, short: threeShortForms)
     }
 }

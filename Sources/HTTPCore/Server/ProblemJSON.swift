@@ -64,7 +64,7 @@ public enum ProblemJSON {
     /// The JSON literal for `value`, quotes included (RFC 8259 §7): quotes, backslash, control
     /// characters, U+2028 and U+2029 escaped; everything else, including non-ASCII, as UTF-8.
     public static func quoted(_ value: String) -> String {
-        String(decoding: ByteCursor.bytes { $0.jsonString(value, style: .scriptSafe) }, as: UTF8.self)
+        ByteCursor.string { $0.jsonString(value, style: .scriptSafe) }
     }
 
     private static func isReserved(_ name: String) -> Bool {

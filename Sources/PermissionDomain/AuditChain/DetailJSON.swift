@@ -11,7 +11,7 @@ package enum DetailJSON {
     package static func encode(_ detail: [String: String]) -> String? {
         guard !detail.isEmpty else { return nil }
         let members = detail.sorted { $0.key < $1.key }
-        let bytes = ByteCursor.bytes { json in
+        return ByteCursor.string { json in
             json.literal("{")
             for (index, member) in members.enumerated() {
                 if index > 0 { json.literal(",") }
@@ -21,7 +21,6 @@ package enum DetailJSON {
             }
             json.literal("}")
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Decodes a stored object; nil when `text` is not a string-valued JSON object.
