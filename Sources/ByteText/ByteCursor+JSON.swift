@@ -6,21 +6,28 @@ extension ByteCursor {
     public static func jsonStringBound(of text: String) -> Int { 2 + 6 * text.utf8.count }
 
     /// `text` as a quoted JSON string, escaped in `style` (see ``JSONStringStyle``).
-    @inlinable
+    @inlinable @inline(__always)  // so that the measuring pass is an addition, not a call
     public mutating func jsonString(_ text: String, style: JSONStringStyle = .encoder) {
         guard let at = room(Self.jsonStringBound(of: text)) else { return }
+        written += Self.writeJSONString(text, at: at, style: style)
+    }
+
+    /// Writes `text` quoted and escaped at `at`, which has room for ``jsonStringBound(of:)``.
+    /// - Returns: the number of bytes written.
+    @inlinable
+    static func writeJSONString(_ text: String, at: UnsafeMutablePointer<UInt8>, style: JSONStringStyle) -> Int {
         at.pointee = UInt8(ascii: "\"")
         // Native strings (small ones too) lend their bytes in place; `withUTF8` needs a
         // mutable copy, which costs a retain and a release per string.
         var end =
-            text.utf8.withContiguousStorageIfAvailable { Self.escape($0, to: at + 1, style: style) }
+            text.utf8.withContiguousStorageIfAvailable { escape($0, to: at + 1, style: style) }
             ?? {
                 var text = text
-                return text.withUTF8 { Self.escape($0, to: at + 1, style: style) }
+                return text.withUTF8 { escape($0, to: at + 1, style: style) }
             }()
         end += 1
         at[end] = UInt8(ascii: "\"")
-        written += end + 1
+        return end + 1
     }
 
     /// A JSON string, or `null`.

@@ -2,8 +2,8 @@
 /// memory reserved for it, without appending to an array byte by byte (a capacity and
 /// uniqueness check each time cost more than the bytes).
 ///
-/// The reserve is derived from what is written, never counted by hand: ``bytes(_:)`` and
-/// ``append(to:reservingAfter:_:)`` run the body twice, first with a measuring cursor, where
+/// The reserve is derived from what is written, never counted by hand: ``bytes(_:)``,
+/// ``string(_:)`` and ``append(to:reservingAfter:_:_:)`` run the body twice, first with a measuring cursor, where
 /// each write adds the most it can take (a literal its `utf8CodeUnitCount`, a JSON string six
 /// bytes per byte, an integer twenty), then with a writing cursor over exactly that much. A new
 /// field therefore adds to the reserve by being written; the body must write the same for the
@@ -63,21 +63,27 @@ public struct ByteCursor {
         }
     }
 
-    /// Appends what `body` writes to `bytes`; an empty `bytes` with nothing reserved after
-    /// becomes an array of the measured size written in place.
+    /// Appends what `body` writes from `value` to `bytes`; an empty `bytes` with nothing
+    /// reserved after becomes an array of the measured size written in place. `value` is handed
+    /// to `body` rather than captured by it: `body` runs twice, so it is not inlined, and a
+    /// captured struct would be copied (its references retained) into the closure's context.
     /// - Parameters:
     ///   - bytes: the buffer to append to.
     ///   - extra: capacity to reserve past what `body` writes (a body appended next).
+    ///   - value: what `body` writes from.
     ///   - body: the writes.
     @inlinable @inline(__always)
-    public static func append(
-        to bytes: inout [UInt8], reservingAfter extra: Int = 0, _ body: (inout ByteCursor) -> Void
+    public static func append<Value>(
+        to bytes: inout [UInt8], reservingAfter extra: Int = 0, _ value: Value,
+        _ body: (Value, inout ByteCursor) -> Void
     ) {
-        let bound = bound(of: body)
+        var measure = ByteCursor(base: nil, capacity: Int.max)
+        body(value, &measure)
+        let bound = measure.written
         if bytes.isEmpty && extra == 0 {
             bytes = [UInt8](unsafeUninitializedCapacity: max(bound, 1)) { buffer, initialized in
                 var cursor = ByteCursor(base: buffer.baseAddress!, capacity: bound)
-                body(&cursor)
+                body(value, &cursor)
                 initialized = cursor.written
             }
             return
@@ -85,7 +91,7 @@ public struct ByteCursor {
         bytes.reserveCapacity(bytes.count + bound + extra)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bound, 1)) { buffer in
             var cursor = ByteCursor(base: buffer.baseAddress!, capacity: bound)
-            body(&cursor)
+            body(value, &cursor)
             bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: cursor.written))
         }
     }

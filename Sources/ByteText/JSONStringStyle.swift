@@ -1,7 +1,8 @@
 /// Which characters of a JSON string (RFC 8259 §7) take which escape. Every style escapes `"`
 /// and `\` and every control character below U+0020 (lowercase hex in `\u00XX`), and passes
 /// everything else through as UTF-8; they differ in a few short forms, fixed by what each
-/// output has always been.
+/// output has always been. The styles are computed constants (no global to initialise), so an
+/// inlined escaper folds its checks away.
 public struct JSONStringStyle: Sendable, Equatable {
     /// Whether backspace and form feed take `\b` and `\f` (otherwise `\u0008` and `\u000c`).
     public let shortBackspaceAndFormFeed: Bool
@@ -17,10 +18,16 @@ public struct JSONStringStyle: Sendable, Equatable {
 
     /// As Foundation's `JSONEncoder` writes strings (the wire shapes, byte for byte):
     /// `\b \t \n \f \r` short, U+2028 and U+2029 as they are.
-    public static let encoder = JSONStringStyle(shortBackspaceAndFormFeed: true, escapesLineSeparators: false)
+    @inlinable public static var encoder: JSONStringStyle {
+        JSONStringStyle(shortBackspaceAndFormFeed: true, escapesLineSeparators: false)
+    }
     /// ``encoder`` with U+2028 and U+2029 escaped: problem+json bodies.
-    public static let scriptSafe = JSONStringStyle(shortBackspaceAndFormFeed: true, escapesLineSeparators: true)
+    @inlinable public static var scriptSafe: JSONStringStyle {
+        JSONStringStyle(shortBackspaceAndFormFeed: true, escapesLineSeparators: true)
+    }
     /// Only `\t \n \r` short: the audit detail (its bytes are hashed into the audit chain, so
     /// this must never change) and the server's JSON log lines.
-    public static let minimal = JSONStringStyle(shortBackspaceAndFormFeed: false, escapesLineSeparators: false)
+    @inlinable public static var minimal: JSONStringStyle {
+        JSONStringStyle(shortBackspaceAndFormFeed: false, escapesLineSeparators: false)
+    }
 }

@@ -5,7 +5,7 @@ extension AccessEvaluationResponse {
     /// `WireEncoder.encode(self)`, without Foundation (the evaluation is a hot path).
     /// - Parameter bytes: the buffer to append to.
     public func jsonBytes(into bytes: inout [UInt8]) {
-        ByteCursor.append(to: &bytes) { write(to: &$0) }
+        ByteCursor.append(to: &bytes, self) { answer, json in answer.write(to: &json) }
     }
 
     /// Writes the answer (see `jsonBytes(into:)`).

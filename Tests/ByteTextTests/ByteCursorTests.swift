@@ -26,11 +26,11 @@ import Testing
 
     @Test func appendsAfterExistingBytesAndReservesWhatFollows() {
         var bytes = Array("prefix ".utf8)
-        ByteCursor.append(to: &bytes, reservingAfter: 100) { $0.jsonString("a\nb") }
+        ByteCursor.append(to: &bytes, reservingAfter: 100, "a\nb") { text, out in out.jsonString(text) }
         #expect(String(decoding: bytes, as: UTF8.self) == #"prefix "a\nb""#)
         #expect(bytes.capacity >= bytes.count + 100)
         var empty: [UInt8] = []
-        ByteCursor.append(to: &empty) { $0.literal("x") }
+        ByteCursor.append(to: &empty, ()) { _, out in out.literal("x") }
         #expect(empty == [UInt8(ascii: "x")])
     }
 

@@ -57,10 +57,11 @@ package struct HTTPResponseWriter {
         // `ByteCursor`), and appended in one copy with room kept for the body: appending its
         // twenty-odd pieces to the array one by one (a capacity and uniqueness check each) cost
         // more than the bytes.
-        let fields = response.headers.fields
+        // The response is handed to the body, not captured (a capture would copy it).
         let dateBytes = date.bytes()
-        ByteCursor.append(to: &out, reservingAfter: bodyBytes?.count ?? 0) { head in
-            Self.writeStatusLine(status, to: &head)
+        ByteCursor.append(to: &out, reservingAfter: bodyBytes?.count ?? 0, response) { response, head in
+            Self.writeStatusLine(response.status, to: &head)
+            let fields = response.headers.fields
             // By index, not `for field in`: reading a field in place skips a retain and a
             // release of its two strings per loop.
             for i in fields.indices where !Self.isEngineField(fields[i].name) {
@@ -73,7 +74,7 @@ package struct HTTPResponseWriter {
             head.put(dateBytes)
             head.literal("\r\n")
             if let serverField { head.put(serverField) }
-            if let lengthField, status.code != 304 {
+            if let lengthField, response.status.code != 304 {
                 head.literal("Content-Length: ")
                 head.decimal(Int64(lengthField))
                 head.literal("\r\n")
