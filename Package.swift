@@ -31,10 +31,16 @@ let package = Package(
         // epoll(7) from <sys/epoll.h> (libc; no library to link), for HTTPCore's event loops.
         .systemLibrary(name: "CEpoll"),
 
+        // Hand-written output: the byte cursor whose reserve is measured from what it writes,
+        // and the one JSON string escaper. The one target of ours below HTTPCore and the
+        // domain, which otherwise import none: a leaf with no dependency at all (not even
+        // Foundation), holding no I/O, no state and no knowledge of HTTP or permissions, so it
+        // cannot carry either layer's concerns into the other.
+        .target(name: "ByteText", swiftSettings: swiftSettings),
         // The HTTP/1.1 engine: knows nothing about permissions.
         .target(
             name: "HTTPCore",
-            dependencies: ["CEpoll", "Ownership", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ByteText", "CEpoll", "Ownership", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         // Who owns shared mutable state, checked: lock-guarded state reachable only under its
@@ -44,7 +50,7 @@ let package = Package(
         // another layer.
         .target(name: "Ownership", swiftSettings: swiftSettings),
         // The permission model: pure values and rules, time from an injected clock.
-        .target(name: "PermissionDomain", swiftSettings: swiftSettings),
+        .target(name: "PermissionDomain", dependencies: ["ByteText"], swiftSettings: swiftSettings),
         // The audit chain's SHA-256 and the per-user keys that seal personal fields (swift-crypto),
         // shared by both stores.
         .target(
@@ -65,7 +71,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Wire shapes of openapi.yaml, shared by server and client.
-        .target(name: "PermissionWire", swiftSettings: swiftSettings),
+        .target(name: "PermissionWire", dependencies: ["ByteText"], swiftSettings: swiftSettings),
         // Controllers, problem+json, buildApplication. The repository's openapi.yaml is compiled
         // in by the plugin below (served at GET /openapi.yaml from the one static binary).
         .target(
@@ -88,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "permission-server",
             dependencies: [
-                "PermissionAPI", "SQLiteStore", "PostgresStore", "PermissionDomain", "HTTPCore",
+                "PermissionAPI", "SQLiteStore", "PostgresStore", "PermissionDomain", "HTTPCore", "ByteText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -123,6 +129,7 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         .testTarget(name: "OwnershipTests", dependencies: ["Ownership"], swiftSettings: swiftSettings),
+        .testTarget(name: "ByteTextTests", dependencies: ["ByteText"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionDomainTests", dependencies: ["PermissionDomain", "TestSupport"], swiftSettings: swiftSettings),

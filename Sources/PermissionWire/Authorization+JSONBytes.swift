@@ -1,53 +1,54 @@
+import ByteText
+
 extension Authorization {
     /// Appends the authorization as compact JSON with sorted keys, byte-identical to
     /// `WireEncoder.encode(self)`, without Foundation on the way (RFC 8259 §7 escaping).
     /// - Parameter bytes: the buffer to append to.
     public func jsonBytes(into bytes: inout [UInt8]) {
-        // Written into memory reserved for the longest this record can be (every string fully
-        // escaped), member names with their punctuation as single literals: the hot path.
-        let strings =
-            JSONWriter.bound(of: app) + JSONWriter.bound(of: level) + JSONWriter.bound(of: purpose)
-            + JSONWriter.bound(of: purposeLanguage)
-            + JSONWriter.bound(of: reason.rawValue) + JSONWriter.bound(of: service)
-            + JSONWriter.bound(of: status.rawValue) + JSONWriter.bound(of: user)
-        let bound = 205 + strings + 2 * JSONWriter.timestampBound + JSONWriter.intBound
-        JSONWriter.write(into: &bytes, bound: bound) { json in
-            json.literal("{\"app\":")
-            json.string(app)
-            json.literal(",\"expiresAt\":")
-            json.optionalTimestamp(expiresAt)
-            if let level {
-                json.literal(",\"level\":")
-                json.string(level)
-            }
-            json.literal(",\"once\":")
-            json.bool(once)
-            json.literal(",\"provisional\":")
-            json.bool(provisional)
-            json.literal(",\"purpose\":")
-            json.optionalString(purpose)
-            if let purposeChanged {
-                json.literal(",\"purposeChanged\":")
-                json.bool(purposeChanged)
-            }
-            if let purposeLanguage {
-                json.literal(",\"purposeLanguage\":")
-                json.string(purposeLanguage)
-            }
-            json.literal(",\"reason\":")
-            json.string(reason.rawValue)
-            json.literal(",\"service\":")
-            json.string(service)
-            json.literal(",\"status\":")
-            json.string(status.rawValue)
-            json.literal(",\"updatedAt\":")
-            json.timestamp(updatedAt)
-            json.literal(",\"user\":")
-            json.string(user)
-            json.literal(",\"version\":")
-            json.int(version)
-            json.literal("}")
+        // Written in place, into room measured from these very writes (see `ByteCursor`),
+        // member names with their punctuation as single literals: the hot path. `self` is
+        // handed to the body, not captured (a capture would copy it).
+        ByteCursor.append(to: &bytes, self) { authorization, json in authorization.write(to: &json) }
+    }
+
+    /// Writes the authorization (see `jsonBytes(into:)`).
+    @inline(__always)
+    func write(to json: inout ByteCursor) {
+        json.literal("{\"app\":")
+        json.jsonString(app)
+        json.literal(",\"expiresAt\":")
+        json.jsonOptionalTimestamp(expiresAt)
+        if let level {
+            json.literal(",\"level\":")
+            json.jsonString(level)
         }
+        json.literal(",\"once\":")
+        json.jsonBool(once)
+        json.literal(",\"provisional\":")
+        json.jsonBool(provisional)
+        json.literal(",\"purpose\":")
+        json.jsonOptionalString(purpose)
+        if let purposeChanged {
+            json.literal(",\"purposeChanged\":")
+            json.jsonBool(purposeChanged)
+        }
+        if let purposeLanguage {
+            json.literal(",\"purposeLanguage\":")
+            json.jsonString(purposeLanguage)
+        }
+        json.literal(",\"reason\":")
+        json.jsonString(reason.rawValue)
+        json.literal(",\"service\":")
+        json.jsonString(service)
+        json.literal(",\"status\":")
+        json.jsonString(status.rawValue)
+        json.literal(",\"updatedAt\":")
+        json.jsonTimestamp(updatedAt)
+        json.literal(",\"user\":")
+        json.jsonString(user)
+        json.literal(",\"version\":")
+        json.decimal(version)
+        json.literal("}")
     }
 
     public var jsonBytes: [UInt8] {

@@ -1,8 +1,9 @@
 public import Foundation
 
 /// The one place response (and SDK request) bodies are encoded with Foundation: sorted keys,
-/// unescaped slashes, timestamps as `Timestamp.format`. The hot shapes (`Authorization`,
-/// `Problem`) also have hand-written `jsonBytes(into:)` encoders that produce the same bytes.
+/// unescaped slashes, timestamps as `Timestamp.format`. The hot shapes (`Authorization` and the
+/// AuthZEN evaluation answers) also have hand-written `jsonBytes` encoders that produce the
+/// same bytes.
 public enum WireEncoder {
     /// Encodes `value` as compact JSON.
     /// - Parameter value: any wire shape.

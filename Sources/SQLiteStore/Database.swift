@@ -105,9 +105,8 @@ package final class Database {
                 try statement.step() ? statement.string(at: 0) : nil
             }
             guard journalMode?.lowercased() == "wal" else {
-                throw SQLiteError(
-                    code: SQLITE_ERROR, message: "could not switch to WAL (journal_mode is \(journalMode ?? "unknown"))",
-                    sql: "PRAGMA journal_mode = WAL")
+                throw SQLiteError.generic(
+                    "could not switch to WAL (journal_mode is \(journalMode ?? "unknown"))", sql: "PRAGMA journal_mode = WAL")
             }
             try execute("PRAGMA synchronous = FULL")
             // Deleted content is overwritten with zeros (https://www.sqlite.org/pragma.html#pragma_secure_delete):
@@ -153,7 +152,7 @@ package final class Database {
         let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, nil)
         guard code == SQLITE_OK, let statementHandle else {
             if code == SQLITE_OK {
-                throw SQLiteError(code: SQLITE_MISUSE, message: "no statement in SQL text", sql: sql)
+                throw SQLiteError.misuse("no statement in SQL text", sql: sql)
             }
             throw SQLiteError(connection: handle, resultCode: code, sql: sql)
         }

@@ -39,7 +39,7 @@ extension DatabasePool {
         do {
             try FileManager.default.moveItem(atPath: temporary, toPath: destination)
         } catch {
-            throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot move backup into place: \(error)", sql: nil)
+            throw SQLiteError.cannotOpen("cannot move backup into place: \(error)")
         }
     }
 
@@ -68,7 +68,7 @@ extension DatabasePool {
             do {
                 try FileManager.default.removeItem(atPath: file)
             } catch {
-                throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot remove \(file): \(error)", sql: nil)
+                throw SQLiteError.cannotOpen("cannot remove \(file): \(error)")
             }
         }
     }

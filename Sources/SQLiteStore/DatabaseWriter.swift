@@ -190,7 +190,7 @@ package final class DatabaseWriter: Sendable {
             job.done.wait()
             if let failure = job.failure { throw failure }
             guard let result else {
-                throw SQLiteError(code: 21, message: "write body produced no result", sql: nil)  // SQLITE_MISUSE
+                throw SQLiteError.misuse("write body produced no result")
             }
             return result
         }
@@ -270,7 +270,7 @@ package final class DatabaseWriter: Sendable {
         }
         guard let start else {
             job.run = nil
-            job.failure = SQLiteError(code: 21, message: "the database is closed", sql: nil)  // SQLITE_MISUSE
+            job.failure = SQLiteError.misuse("the database is closed")
             job.done.signal()
             return
         }

@@ -23,7 +23,7 @@ enum PrivateFiles {
             _ = fchmod(descriptor, fileMode)  // the umask may have taken bits off
             close(descriptor)
         } else if errno != EEXIST {
-            throw SQLiteError(code: 14, message: "cannot create \(path): \(String(cString: strerror(errno)))", sql: nil)  // SQLITE_CANTOPEN
+            throw SQLiteError.cannotOpen("cannot create \(path): \(String(cString: strerror(errno)))")
         }
         for file in [path, path + "-wal", path + "-shm"] { tighten(file) }
     }
@@ -39,8 +39,8 @@ enum PrivateFiles {
         }
         for directory in missing.reversed() {
             if mkdir(directory, directoryMode) != 0 && errno != EEXIST {
-                throw SQLiteError(
-                    code: 14, message: "cannot create directory \(directory): \(String(cString: strerror(errno)))", sql: nil)
+                throw SQLiteError.cannotOpen(
+                    "cannot create directory \(directory): \(String(cString: strerror(errno)))")
             }
             _ = chmod(directory, directoryMode)  // the umask may have taken bits off
         }

@@ -121,7 +121,7 @@ package final class ReaderPool: Sendable {
             var deadline: Date?
             while true {
                 if access.state.closed {
-                    throw SQLiteError(code: 21, message: "the database is closed", sql: nil)  // SQLITE_MISUSE
+                    throw SQLiteError.misuse("the database is closed")
                 }
                 if let reader = access.state.idle.popLast() {
                     return .idle(reader, generation: access.state.generation)
@@ -140,10 +140,8 @@ package final class ReaderPool: Sendable {
                 if !signalled && access.state.idle.isEmpty && !access.state.closed
                     && access.state.openCount >= configuration.maximumReaderCount
                 {
-                    throw SQLiteError(
-                        code: 5,  // SQLITE_BUSY
-                        message: "no database reader became free within \(configuration.busyTimeoutMilliseconds) ms",
-                        sql: nil)
+                    throw SQLiteError.busy(
+                        "no database reader became free within \(configuration.busyTimeoutMilliseconds) ms")
                 }
             }
         }

@@ -1,8 +1,10 @@
+import ByteText
 import Foundation
 import Logging
 
 /// Writes one line an event to standard error, as JSON
-/// (`{"at":...,"level":...,"label":...,"message":...,<metadata>}`) or as text
+/// (`{"at":...,"level":...,"label":...,"message":...,<metadata>}`, strings escaped in the
+/// `minimal` style) or as text
 /// (`2026-11-23T10:00:00.000Z info label: message key=value ...`). Each line goes out in one
 /// write(2), so lines from concurrent requests never interleave.
 struct LineLogHandler: LogHandler {
@@ -32,26 +34,30 @@ struct LineLogHandler: LogHandler {
         let fields = merged.keys.sorted().compactMap { key in merged[key].map { (key, $0.description) } }
         switch format {
         case .json: writeToStandardError(jsonLine(event, fields))
-        case .text: writeToStandardError(textLine(event, fields))
+        case .text: writeToStandardError(Array(textLine(event, fields).utf8))
         }
     }
 
-    private func jsonLine(_ event: LogEvent, _ fields: [(String, String)]) -> String {
-        var line = "{\"at\":"
-        appendJSONString(LogTimestamp.now(), to: &line)
-        line += ",\"level\":"
-        appendJSONString(event.level.rawValue, to: &line)
-        line += ",\"label\":"
-        appendJSONString(label, to: &line)
-        line += ",\"message\":"
-        appendJSONString(event.message.description, to: &line)
-        for (key, value) in fields {
-            line += ","
-            appendJSONString(key, to: &line)
-            line += ":"
-            appendJSONString(value, to: &line)
+    private func jsonLine(_ event: LogEvent, _ fields: [(String, String)]) -> [UInt8] {
+        let at = LogTimestamp.now()
+        let message = event.message.description
+        return ByteCursor.bytes { line in
+            line.literal("{\"at\":")
+            line.jsonString(at, style: .minimal)
+            line.literal(",\"level\":")
+            line.jsonString(event.level.rawValue, style: .minimal)
+            line.literal(",\"label\":")
+            line.jsonString(label, style: .minimal)
+            line.literal(",\"message\":")
+            line.jsonString(message, style: .minimal)
+            for (key, value) in fields {
+                line.literal(",")
+                line.jsonString(key, style: .minimal)
+                line.literal(":")
+                line.jsonString(value, style: .minimal)
+            }
+            line.literal("}\n")
         }
-        return line + "}\n"
     }
 
     private func textLine(_ event: LogEvent, _ fields: [(String, String)]) -> String {
@@ -61,9 +67,8 @@ struct LineLogHandler: LogHandler {
     }
 }
 
-private func writeToStandardError(_ line: String) {
-    var bytes = Array(line.utf8)
-    bytes.withUnsafeMutableBytes { buffer in
+private func writeToStandardError(_ line: [UInt8]) {
+    line.withUnsafeBytes { buffer in
         var offset = 0
         while offset < buffer.count {
             let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
@@ -71,25 +76,6 @@ private func writeToStandardError(_ line: String) {
             offset += n
         }
     }
-}
-
-/// Appends `s` as a JSON string literal (RFC 8259 §7).
-func appendJSONString(_ s: String, to out: inout String) {
-    out += "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case let c where c.value < 0x20:
-            let hex = String(c.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    out += "\""
 }
 
 /// RFC 3339 UTC timestamps with milliseconds for log lines.

@@ -72,14 +72,6 @@ import Testing
         #expect(String(decoding: HTTPResponseDate.format(0), as: UTF8.self) == "Thu, 01 Jan 1970 00:00:00 GMT")
     }
 
-    @Test func decimalsAreWrittenWithoutStrings() {
-        for value in [0, 7, 10, 99, 100, 12345, 1 << 40] {
-            var out: [UInt8] = []
-            HTTPResponseWriter.appendDecimal(value, to: &out)
-            #expect(String(decoding: out, as: UTF8.self) == String(value))
-        }
-    }
-
     @Test func problemJSONEscapesStrings() {
         #expect(ProblemJSON.quoted("a\"b\\c\nd\u{1}é\u{2028}") == "\"a\\\"b\\\\c\\nd\\u0001é\\u2028\"")
         let response = ProblemJSON.response(status: .notFound, detail: nil, requestId: "r")

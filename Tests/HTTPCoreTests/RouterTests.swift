@@ -53,18 +53,55 @@ import Testing
         #expect(throws: HTTPError.self) { try responder.respond(to: Self.request(.get, "/nowhere"), context: missed) }
     }
 
+    /// As the engine answers: `prepare`, then `respond` with the prepared context.
+    static func answer(_ method: HTTPMethod, _ target: String) throws -> HTTPResponse {
+        let responder = Self.responder()
+        let request = Self.request(method, target)
+        var context = Self.context
+        _ = responder.prepare(request.head, context: &context)
+        return try responder.respond(to: request, context: context)
+    }
+
     func text(_ method: HTTPMethod, _ target: String) throws -> String {
-        let response = try Self.responder().respond(to: Self.request(method, target), context: Self.context)
+        let response = try Self.answer(method, target)
         guard case .bytes(let body) = response.body else { return "" }
         return String(decoding: body, as: UTF8.self)
     }
 
     func httpError(_ method: HTTPMethod, _ target: String) -> HTTPError? {
         do {
-            _ = try Self.responder().respond(to: Self.request(method, target), context: Self.context)
+            _ = try Self.answer(method, target)
             return nil
         } catch {
             return error as? HTTPError
+        }
+    }
+
+    /// The template is in the context once `prepare` ran, before any middleware: for a route
+    /// that answers the method only; a miss leaves none, and `respond` throws what it found.
+    @Test func prepareLeavesTheTemplateForTheMiddleware() {
+        let responder = Self.responder()
+        func prepared(_ method: HTTPMethod, _ target: String) -> RequestContext {
+            var context = Self.context
+            _ = responder.prepare(Self.request(method, target).head, context: &context)
+            return context
+        }
+        #expect(prepared(.get, "/v1/users/u1/apps/a").route == "/v1/users/{user}/apps/{app}")
+        #expect(prepared(.get, "/v1/users/u1/apps/a").parameters["app"] == "a")
+        #expect(prepared(.head, "/").route == "/")
+        #expect(Self.context.route == nil)
+        for (method, target) in [(HTTPMethod.get, "/nowhere"), (.post, "/v1/users/u1/apps/a"), (.get, "/v1/users/%zz/apps/x")] {
+            #expect(prepared(method, target).route == nil, "\(method.rawValue) \(target)")
+        }
+    }
+
+    /// A router called without `prepare` (mounted inside a route) matches on its own.
+    @Test func respondWithoutPrepareStillRoutes() throws {
+        let response = try Self.responder().respond(to: Self.request(.get, "/v1/users/me/apps/x"), context: Self.context)
+        guard case .bytes(let body) = response.body else { Issue.record("no body"); return }
+        #expect(String(decoding: body, as: UTF8.self) == "me x")
+        #expect(throws: HTTPError.self) {
+            try Self.responder().respond(to: Self.request(.post, "/"), context: Self.context)
         }
     }
 

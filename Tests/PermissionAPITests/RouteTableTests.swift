@@ -79,7 +79,8 @@ import Testing
             // On a store whose reads may wait on the network (PostgreSQL) every read runs on the
             // worker queue unless it is answered from memory (ConsistencyTests).
             let expected: HTTPExecution = inline.contains(key) && TestApp.onSQLite ? .eventLoop : .worker
-            #expect(responder.execution(for: head) == expected, "\(key)")
+            var context = RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "127.0.0.1:1")
+            #expect(responder.prepare(head, context: &context) == expected, "\(key)")
             if inline.contains(key) { seen += 1 }
         }
         #expect(seen == inline.count, "every inline operation is documented")

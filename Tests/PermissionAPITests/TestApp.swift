@@ -135,6 +135,8 @@ final class TestApp: @unchecked Sendable {
             framing: bytes.isEmpty ? .none : .contentLength(bytes.count), expectContinue: false)
         var context = RequestContext(requestId: "test-\(id)", logger: quietLogger, remoteAddress: remote)
         context.connection = connection  // what a keep-alive connection keeps between requests
+        // As the engine answers: `prepare` (the route match, before any middleware), then `respond`.
+        _ = application.responder.prepare(head, context: &context)
         let response = try application.responder.respond(to: HTTPRequest(head: head, body: bytes), context: context)
         switch response.body {
         case .bytes(let body):

@@ -12,6 +12,7 @@ import TestSupport
     @Test func etagIsAQuotedStrongTagStartingWithTheVersion() {
         let etag = F.plain(Self.stored).etag
         #expect(etag.hasPrefix("\"7-") && etag.hasSuffix("\"") && etag.count == 20)
+        #expect(etag.utf8.dropFirst(3).dropLast().allSatisfy { Array("0123456789abcdef".utf8).contains($0) }, "\(etag)")
         #expect(F.plain(Self.stored).etag == etag, "stable for the same representation")
     }
 

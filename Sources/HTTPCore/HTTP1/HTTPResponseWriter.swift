@@ -1,3 +1,5 @@
+import ByteText
+
 /// What remains to be sent after a response head was serialized.
 package enum HTTPResponseBodyAction {
     /// Nothing: the head (and any byte body) is already in the output buffer.
@@ -51,47 +53,39 @@ package struct HTTPResponseWriter {
             }
         }
 
-        // The head is written into a scratch buffer sized for the longest it can be and appended
-        // in one copy: appending its twenty-odd pieces to the array one by one (a capacity and
-        // uniqueness check each) cost more than the bytes.
-        let fields = response.headers.fields
-        var bound = 32 + status.reason.utf8.count + (serverField?.count ?? 0) + 160
-        // By index, not `for field in`: reading a field in place skips a retain and a release of
-        // its two strings per loop.
-        for i in fields.indices { bound += fields[i].name.utf8.count + fields[i].value.utf8.count + 4 }
-        out.reserveCapacity(out.count + bound + (bodyBytes?.count ?? 0))
+        // The head is written in place, into room measured from the very writes below (see
+        // `ByteCursor`), and appended in one copy with room kept for the body: appending its
+        // twenty-odd pieces to the array one by one (a capacity and uniqueness check each) cost
+        // more than the bytes.
+        // The response is handed to the body, not captured (a capture would copy it).
         let dateBytes = date.bytes()
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { buffer in
-            var head = ByteCursor(buffer)
-            Self.writeStatusLine(status, to: &head)
+        ByteCursor.append(to: &out, reservingAfter: bodyBytes?.count ?? 0, response) { response, head in
+            Self.writeStatusLine(response.status, to: &head)
+            let fields = response.headers.fields
+            // By index, not `for field in`: reading a field in place skips a retain and a
+            // release of its two strings per loop.
             for i in fields.indices where !Self.isEngineField(fields[i].name) {
-                head.put(fields[i].name)
-                head.put(0x3A)
-                head.put(0x20)
-                head.put(fields[i].value)
-                head.put(0x0D)
-                head.put(0x0A)
+                head.text(fields[i].name)
+                head.literal(": ")
+                head.text(fields[i].value)
+                head.literal("\r\n")
             }
-            head.put(Self.dateName)
+            head.literal("Date: ")
             head.put(dateBytes)
-            head.put(0x0D)
-            head.put(0x0A)
+            head.literal("\r\n")
             if let serverField { head.put(serverField) }
-            if let lengthField, status.code != 304 {
-                head.put(Self.contentLengthName)
-                head.putDecimal(lengthField)
-                head.put(0x0D)
-                head.put(0x0A)
+            if let lengthField, response.status.code != 304 {
+                head.literal("Content-Length: ")
+                head.decimal(Int64(lengthField))
+                head.literal("\r\n")
             }
-            if chunked { head.put(Self.chunkedField) }
+            if chunked { head.literal("Transfer-Encoding: chunked\r\n") }
             if !keepAlive {
-                head.put(Self.closeField)
+                head.literal("Connection: close\r\n")
             } else if version == .http1_0 {
-                head.put(Self.keepAliveField)
+                head.literal("Connection: keep-alive\r\n")
             }
-            head.put(0x0D)
-            head.put(0x0A)
-            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: head.count))
+            head.literal("\r\n")
         }
         if let bodyBytes { out.append(contentsOf: bodyBytes) }
         return action
@@ -115,102 +109,16 @@ package struct HTTPResponseWriter {
 
     private static func writeStatusLine(_ status: HTTPStatus, to head: inout ByteCursor) {
         if status.code == 200, status.reason == "OK" {
-            head.put(okLine)
+            head.literal("HTTP/1.1 200 OK\r\n")
             return
         }
-        head.put(versionPrefix)
-        head.putDecimal(status.code)
-        head.put(0x20)
+        head.literal("HTTP/1.1 ")
+        head.decimal(Int64(status.code))
+        head.literal(" ")
         // The reason is sent as given minus CR/LF, which could split the head (RFC 9112 §4).
         for byte in status.reason.utf8 where byte != 0x0D && byte != 0x0A { head.put(byte) }
-        head.put(0x0D)
-        head.put(0x0A)
+        head.literal("\r\n")
     }
 
-    /// Appends a non-negative integer in decimal without allocating a String.
-    package static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 10 {
-            out.append(UInt8(0x30 + max(value, 0)))
-            return
-        }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var v = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while v > 0 {
-                buffer[count] = UInt8(0x30 + v % 10)
-                v /= 10
-                count += 1
-            }
-            for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
-        }
-    }
-
-    private static let okLine = Array("HTTP/1.1 200 OK\r\n".utf8)
-    private static let versionPrefix = Array("HTTP/1.1 ".utf8)
-    private static let dateName = Array("Date: ".utf8)
-    private static let contentLengthName = Array("Content-Length: ".utf8)
-    private static let chunkedField = Array("Transfer-Encoding: chunked\r\n".utf8)
-    private static let closeField = Array("Connection: close\r\n".utf8)
-    private static let keepAliveField = Array("Connection: keep-alive\r\n".utf8)
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-}
-
-/// Writes into memory whose size was worked out beforehand (a response head).
-struct ByteCursor {
-    private let base: UnsafeMutablePointer<UInt8>
-    private let capacity: Int
-    private(set) var count = 0
-
-    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
-        base = buffer.baseAddress!
-        capacity = buffer.count
-    }
-
-    @inline(__always)
-    mutating func put(_ byte: UInt8) {
-        precondition(count < capacity, "response head larger than its bound")
-        base[count] = byte
-        count += 1
-    }
-
-    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-        precondition(count + bytes.count <= capacity, "response head larger than its bound")
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        (base + count).update(from: source, count: bytes.count)
-        count += bytes.count
-    }
-
-    mutating func put(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { put($0) }
-    }
-
-    mutating func put(_ text: String) {
-        // In place for native strings: `withUTF8` on a copy costs a retain and a release.
-        if text.utf8.withContiguousStorageIfAvailable({ put($0) }) == nil {
-            var text = text
-            text.withUTF8 { put($0) }
-        }
-    }
-
-    /// A non-negative integer in decimal.
-    mutating func putDecimal(_ value: Int) {
-        var v = max(value, 0)
-        let start = count
-        repeat {
-            put(UInt8(0x30 + v % 10))
-            v /= 10
-        } while v > 0
-        var low = start
-        var high = count - 1
-        while low < high {
-            let digit = base[low]
-            base[low] = base[high]
-            base[high] = digit
-            low += 1
-            high -= 1
-        }
-    }
 }

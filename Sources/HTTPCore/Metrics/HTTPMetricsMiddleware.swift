@@ -1,5 +1,6 @@
 /// Counts each request and its latency in an `HTTPMetrics`, labelled with the route template
-/// the router matched ("unmatched" for 404/405 misses) and the final status. Put it outside
+/// the router matched before the chain ran (`RequestContext.route`; "unmatched" for the 400,
+/// 404 and 405 misses) and the final status. Put it outside
 /// `ErrorMiddleware` so thrown errors count with their mapped status; an error that escapes
 /// counts as 500. A streamed response counts when its head is ready, not when the stream ends.
 public struct HTTPMetricsMiddleware: HTTPMiddleware {
@@ -14,23 +15,22 @@ public struct HTTPMetricsMiddleware: HTTPMiddleware {
 
     public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
         let started = MonotonicClock.now()
-        RouteMarker.clear()
         let response: HTTPResponse
         do {
             response = try next.respond(to: request, context: context)
         } catch let error as HTTPError {
-            record(request, status: error.status.code, started: started)
+            record(request, context, status: error.status.code, started: started)
             throw error
         } catch {
-            record(request, status: 500, started: started)
+            record(request, context, status: 500, started: started)
             throw error
         }
-        record(request, status: response.status.code, started: started)
+        record(request, context, status: response.status.code, started: started)
         return response
     }
 
-    private func record(_ request: HTTPRequest, status: Int, started: UInt64) {
-        let route = RouteMarker.current() ?? Self.unmatchedRoute
+    private func record(_ request: HTTPRequest, _ context: RequestContext, status: Int, started: UInt64) {
+        let route = context.route ?? Self.unmatchedRoute
         let method = Self.isKnown(request.method) ? request.method : HTTPMethod("OTHER")
         metrics.record(route: route, method: method, status: status, nanoseconds: MonotonicClock.now() &- started)
     }

@@ -1,13 +1,13 @@
-import Logging
-
 /// The frozen routing table. It splits the raw path on "/" bytes first and then percent-decodes
 /// only the segments holding a "%", so an encoded "/" (`%2F`) stays inside its segment
 /// (RFC 3986 §2.2, §3.3). Literal segments compare byte-wise with the decoded segment. Misses
-/// throw `HTTPError`: 400 for an undecodable segment, 404 when no template matches, 405 with
-/// `Allow` when the path matches but the method does not (RFC 9110 §15.5.6).
+/// are answered with `HTTPError`: 400 for an undecodable segment, 404 when no template matches,
+/// 405 with `Allow` when the path matches but the method does not (RFC 9110 §15.5.6).
 ///
-/// The engine asks ``prepare(_:context:)`` where to run a request before it runs it; the match
-/// made there travels in the context to ``respond(to:context:)``, so a request is routed once.
+/// A request is matched once, in ``prepare(_:context:)``, which the engine calls before the
+/// middleware chain runs: the match (a miss included) stays in the context, where the
+/// middleware reads its template (`RequestContext.route`) and ``respond(to:context:)`` answers
+/// from it without looking again.
 public struct RouterResponder: HTTPResponder {
     let root: FrozenRouteNode
     /// Tells this router's matches from another's (a router mounted inside a route).
@@ -15,50 +15,57 @@ public struct RouterResponder: HTTPResponder {
 
     init(root: RouteNode) { self.root = FrozenRouteNode(root) }
 
+    /// Matches the request, leaves the match and its parameters in `context`, and says where
+    /// the route runs; misses (400, 404, 405) are answered inline.
+    public func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution {
+        guard case .found(_, let handler) = match(head, into: &context).outcome else { return .eventLoop }
+        guard let decide = handler.execution.decide else { return handler.execution.fixed }
+        return decide(head, context)
+    }
+
     public func respond(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
         var context = context
-        let route: Route
-        let values: [String]
-        if let resolved = context.resolvedRoute, resolved.router === identity {
-            (route, values) = (resolved.route, resolved.values)
-            context.resolvedRoute = nil
+        let match: RouteMatch
+        if let prepared = context.routeMatch, prepared.router === identity {
+            match = prepared
         } else {
-            guard let found = try lookup(request.head.path) else {
-                throw HTTPError(.notFound, detail: "No route matches the request path.")
+            // Not prepared by this router: mounted inside a route, or called without `prepare`.
+            match = self.match(request.head, into: &context)
+        }
+        switch match.outcome {
+        case .found(_, let handler): return try handler.responder.respond(to: request, context: context)
+        case .missed(let error): throw error
+        }
+    }
+
+    /// Matches `head` and records the match, and the route's parameters, in `context`.
+    private func match(_ head: HTTPRequestHead, into context: inout RequestContext) -> RouteMatch {
+        let match: RouteMatch
+        do {
+            if let (route, values) = try lookup(head.path) {
+                if let handler = route.handler(for: head.method) {
+                    match = RouteMatch(router: identity, outcome: .found(route, handler))
+                    if !values.isEmpty { context.parameters = PathParameters(names: route.parameterNames, values: values) }
+                } else {
+                    let method = head.method
+                    match = RouteMatch(
+                        router: identity,
+                        outcome: .missed(
+                            HTTPError(
+                                .methodNotAllowed, detail: "The method \(method.rawValue) is not allowed on this resource.",
+                                headers: ["Allow": route.allowedMethods.joined(separator: ", ")])))
+                }
+            } else {
+                match = RouteMatch(
+                    router: identity, outcome: .missed(HTTPError(.notFound, detail: "No route matches the request path.")))
             }
-            (route, values) = found
+        } catch {
+            // `lookup` throws only the `HTTPError`s it documents.
+            match = RouteMatch(router: identity, outcome: .missed(error as? HTTPError ?? HTTPError(.badRequest)))
         }
-        let method = request.head.method
-        guard let responder = route.handler(for: method)?.responder else {
-            throw HTTPError(
-                .methodNotAllowed, detail: "The method \(method.rawValue) is not allowed on this resource.",
-                headers: ["Allow": route.allowedMethods.joined(separator: ", ")])
-        }
-        context.route = route.template
-        RouteMarker.set(route.template)  // for HTTPMetricsMiddleware, which runs outside the router
-        if !values.isEmpty { context.parameters = PathParameters(names: route.parameterNames, values: values) }
-        return try responder.respond(to: request, context: context)
+        context.routeMatch = match
+        return match
     }
-
-    /// The matched route's choice, with the match left in `context` for ``respond(to:context:)``;
-    /// misses (400, 404, 405) are answered inline.
-    public func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution {
-        guard let (route, values) = try? lookup(head.path), let handler = route.handler(for: head.method) else {
-            return .eventLoop
-        }
-        context.resolvedRoute = ResolvedRoute(router: identity, route: route, values: values)
-        guard let decide = handler.execution.decide else { return handler.execution.fixed }
-        var asked = context
-        if !values.isEmpty { asked.parameters = PathParameters(names: route.parameterNames, values: values) }
-        return decide(head, asked)
-    }
-
-    public func execution(for head: HTTPRequestHead) -> HTTPExecution {
-        var context = RequestContext(requestId: "", logger: Self.quiet, remoteAddress: "")
-        return prepare(head, context: &context)
-    }
-
-    private static let quiet = Logger(label: "router", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// The route matching `path` and its parameter values; nil when none matches.
     /// - Throws: `HTTPError` 404 for a path not starting with "/", 400 for a bad percent-encoding.
@@ -77,7 +84,6 @@ public struct RouterResponder: HTTPResponder {
             return (route, Self.values(of: route, in: bytes))
         }
     }
-
     /// The (decoded) values of the route's parameters, taken from their segment ordinals.
     private static func values(of route: Route, in path: UnsafeBufferPointer<UInt8>) -> [String] {
         let ordinals = route.parameterOrdinals
@@ -104,16 +110,27 @@ public struct RouterResponder: HTTPResponder {
 /// An identity token for one `RouterResponder`.
 final class RouterIdentity: Sendable {}
 
-/// A route matched by `RouterResponder.prepare`, carried to its `respond` in the context (an
-/// object, so that the context's copies on the way retain it once).
-final class ResolvedRoute: Sendable {
-    let router: RouterIdentity
-    let route: Route
-    let values: [String]
+/// What `RouterResponder.prepare` matched for one request, carried in its context to the
+/// middleware and to `respond` (an object, so that the context's copies on the way retain it
+/// once).
+final class RouteMatch: Sendable {
+    enum Outcome: Sendable {
+        /// The route and the handler of the request's method.
+        case found(Route, Route.Handler)
+        /// The error that answers the request: 400, 404, or 405 with `Allow`.
+        case missed(HTTPError)
+    }
 
-    init(router: RouterIdentity, route: Route, values: [String]) {
+    let router: RouterIdentity
+    let outcome: Outcome
+
+    init(router: RouterIdentity, outcome: Outcome) {
         self.router = router
-        self.route = route
-        self.values = values
+        self.outcome = outcome
+    }
+
+    /// The matched route's template; nil for a miss.
+    var template: String? {
+        if case .found(let route, _) = outcome { route.template } else { nil }
     }
 }

@@ -40,10 +40,12 @@ public struct RequestContext: Sendable {
     }
     /// Path parameters captured by the router, percent-decoded (`{user}` → value).
     public var parameters: PathParameters
-    /// The route template that matched, e.g. "/v1/users/{user}", for logs and metrics; nil before routing.
-    public var route: String?
-    /// What `RouterResponder.prepare` matched, for its `respond`.
-    var resolvedRoute: ResolvedRoute?
+    /// The route template that matched, e.g. "/v1/users/{user}", for logs and metrics; nil
+    /// before routing and when no route answers the method (404, 405, 400).
+    public var route: String? { routeMatch?.template }
+    /// What `RouterResponder.prepare` matched (a miss included), set before the middleware
+    /// chain runs: for the middleware (`route`) and for the router's `respond`.
+    var routeMatch: RouteMatch?
     /// Storage that lives as long as the connection the request came on (nil outside a server).
     public var connection: ConnectionStorage?
 
@@ -72,13 +74,10 @@ public struct RequestContext: Sendable {
         self.parameters = [:]
     }
 
-    public init(
-        requestId: String, logger: Logger, remoteAddress: String, parameters: PathParameters = [:], route: String? = nil
-    ) {
+    public init(requestId: String, logger: Logger, remoteAddress: String, parameters: PathParameters = [:]) {
         self.requestId = requestId
         self.origin = Origin(remoteAddress: remoteAddress, logger: logger, loggerCarriesId: false)
         self.parameters = parameters
-        self.route = route
     }
 }
 
@@ -131,27 +130,23 @@ public enum HTTPExecution: Sendable, Equatable {
     case worker
 }
 
-/// Anything that turns a request into a response. `execution(for:)` says where `respond` runs;
-/// it may block briefly (a durable write) only on the worker queue, and must not wait forever.
+/// Anything that turns a request into a response. The engine calls ``prepare(_:context:)``
+/// once, then `respond` with the context it prepared, inline or on the worker queue as
+/// `prepare` said; `respond` may block briefly (a durable write) only on the worker queue, and
+/// must not wait forever.
 public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse
 
     /// Where `respond` runs for a request with this head, decided before the body is handed
-    /// over. Default `.worker`, which is always safe; a `Router` answers per route.
-    func execution(for head: HTTPRequestHead) -> HTTPExecution
-
-    /// What the engine calls before `respond`: ``execution(for:)``, and a responder that has to
-    /// look the request up to answer it (a router) may leave what it found in `context`, so
-    /// that `respond` does not look again. Default: ``execution(for:)``.
+    /// over and before any middleware runs. A responder that has to look the request up to
+    /// answer it (a router) leaves what it found in `context`, for the middleware and for
+    /// `respond`, so that nothing looks again. Default `.worker`, which is always safe; a
+    /// `Router` answers per route.
     func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution
 }
 
 extension HTTPResponder {
-    public func execution(for head: HTTPRequestHead) -> HTTPExecution { .worker }
-
-    public func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution {
-        execution(for: head)
-    }
+    public func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution { .worker }
 }
 
 /// Path parameters by name: a route has a few, so the names (shared by every match of the

@@ -3,6 +3,9 @@
 /// `MiddlewareGroup`). The first middleware runs outermost.
 public struct MiddlewareChain: HTTPResponder {
     private let head: any HTTPResponder
+    /// The innermost responder, which alone prepares a request: middleware has no say in where
+    /// a request runs, so the chain is walked once, by `respond`.
+    private let innermost: any HTTPResponder
 
     /// - Parameters:
     ///   - middleware: outermost first.
@@ -11,19 +14,16 @@ public struct MiddlewareChain: HTTPResponder {
         var next = responder
         for item in middleware.reversed() { next = Link(middleware: item, next: next) }
         head = next
+        innermost = responder
     }
 
     public func respond(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
         try head.respond(to: request, context: context)
     }
 
-    /// The innermost responder's choice: middleware must be quick and never block.
-    public func execution(for head: HTTPRequestHead) -> HTTPExecution {
-        self.head.execution(for: head)
-    }
-
+    /// The innermost responder's `prepare`, before any middleware runs.
     public func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution {
-        self.head.prepare(head, context: &context)
+        innermost.prepare(head, context: &context)
     }
 
     private struct Link: HTTPResponder {
@@ -32,12 +32,6 @@ public struct MiddlewareChain: HTTPResponder {
 
         func respond(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
             try middleware.respond(to: request, context: context, next: next)
-        }
-
-        func execution(for head: HTTPRequestHead) -> HTTPExecution { next.execution(for: head) }
-
-        func prepare(_ head: HTTPRequestHead, context: inout RequestContext) -> HTTPExecution {
-            next.prepare(head, context: &context)
         }
     }
 }

@@ -1,3 +1,4 @@
+import ByteText
 public import Foundation
 
 /// The effective authorization returned to clients (SPEC §3): the stored record with
@@ -90,41 +91,14 @@ public struct Authorization: Hashable, Sendable {
         AuthorizationSnapshot(status: status, level: level, provisional: provisional, once: once)
     }
 
-    /// `"<version>-<hex>"` without Foundation formatting (hot path).
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
+    /// `"<version>-<16 hex digits>"`, quotes included, written in place (hot path).
     private static func entityTag(version: Int64, digest: UInt64) -> String {
-        // "<version>-<16 hex digits>" with quotes: at most 1 + 20 + 1 + 16 + 1 bytes.
-        String(unsafeUninitializedCapacity: 40) { buffer in
-            var count = 0
-            buffer[count] = 0x22
-            count += 1
-            var magnitude = version.magnitude
-            if version < 0 {
-                buffer[count] = 0x2D
-                count += 1
-            }
-            let digitsStart = count
-            repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            var low = digitsStart
-            var high = count - 1
-            while low < high {
-                buffer.swapAt(low, high)
-                low += 1
-                high -= 1
-            }
-            buffer[count] = 0x2D
-            count += 1
-            for shift in stride(from: 60, through: 0, by: -4) {
-                buffer[count] = hex[Int((digest >> UInt64(shift)) & 0xF)]
-                count += 1
-            }
-            buffer[count] = 0x22
-            return count + 1
+        ByteCursor.string { tag in
+            tag.literal("\"")
+            tag.decimal(version)
+            tag.literal("-")
+            tag.hex(digest)
+            tag.literal("\"")
         }
     }
 }

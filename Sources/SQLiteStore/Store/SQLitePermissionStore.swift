@@ -133,7 +133,7 @@ public final class SQLitePermissionStore: PermissionStore {
         try pool.read { try PermissionSchema.migrations.checkMigrated($0) }
         try pool.write { database in
             if database.isReadOnly {
-                throw SQLiteError(code: SQLITE_READONLY, message: "the database file is read-only", sql: nil)
+                throw SQLiteError.readOnly("the database file is read-only")
             }
         }
     }

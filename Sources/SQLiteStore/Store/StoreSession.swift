@@ -45,7 +45,7 @@ struct StoreSession: PermissionWriter {
 
     /// A stored value that does not parse: the file was changed outside this program.
     static func corrupt(_ table: String, _ column: String) -> SQLiteError {
-        SQLiteError(code: SQLITE_CORRUPT, message: "unexpected value in \(table).\(column)", sql: nil)
+        .corrupt("unexpected value in \(table).\(column)")
     }
 
     /// Runs `sql` with `bind`, collecting `decode` for each row.
