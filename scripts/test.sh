@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: builds everything, validates openapi.yaml, runs the swift-testing suites
+# Runs every test: checks the Swift formatting, builds everything, validates openapi.yaml, runs the swift-testing suites
 # (pure, in-process and live tiers), the consent pages' browser tests (headless Chromium),
 # schemathesis against a live server, then short fuzzing runs of the HTTP parser and the JSON
 # request bodies.
@@ -10,6 +10,9 @@
 # VERIFY_IMAGE=0 skips it, and without root it is skipped with a note.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== format (swift format lint, .swift-format)"
+scripts/check-format.sh
 
 echo "== build"
 swift build --build-tests

@@ -46,7 +46,9 @@ extension AuditEntry {
     }
 
     /// The status, level, provisional and once columns from `index` on; nil when the status is NULL.
-    private static func snapshot(_ row: some StoredColumns, at index: Int, _ column: String) throws
+    private static func snapshot(
+        _ row: some StoredColumns, at index: Int, _ column: String
+    ) throws
         -> AuthorizationSnapshot?
     {
         guard row.text(index) != nil else { return nil }

@@ -45,7 +45,9 @@ extension ByteCursor {
     /// Writes `utf8` escaped, without quotes, at `out` (room for six bytes per byte).
     /// - Returns: the number of bytes written.
     @inlinable
-    static func escape(_ utf8: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>, style: JSONStringStyle)
+    static func escape(
+        _ utf8: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>, style: JSONStringStyle
+    )
         -> Int
     {
         guard let source = utf8.baseAddress else { return 0 }

@@ -1,4 +1,3 @@
-
 /// A value that only blocks on one serial `DispatchQueue` may touch: a writer's connection
 /// state, a timer. Every access goes through ``value``, which in debug builds checks the queue
 /// through its ``QueueOwner`` mark, so a hop to the wrong queue stops the process with a message

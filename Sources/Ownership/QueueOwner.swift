@@ -23,14 +23,18 @@ package final class QueueOwner: Sendable {
 
     /// Stops a debug build unless the caller runs on the marked queue.
     /// - Parameter what: the state or call being checked, for the message.
-    @inlinable @inline(__always) package func assertCurrent(_ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
+    @inlinable @inline(__always) package func assertCurrent(
+        _ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line
+    ) {
         #if DEBUG
         precondition(isCurrent, "\(what()) is owned by \(name)'s queue, but ran elsewhere", file: file, line: line)
         #endif
     }
 
     /// Stops a debug build when the caller runs on the marked queue.
-    @inlinable @inline(__always) package func assertNotCurrent(_ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
+    @inlinable @inline(__always) package func assertNotCurrent(
+        _ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line
+    ) {
         #if DEBUG
         precondition(!isCurrent, "\(what()) must not run on \(name)'s queue", file: file, line: line)
         #endif

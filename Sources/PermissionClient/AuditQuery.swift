@@ -15,8 +15,10 @@ public struct AuditQuery: Sendable, Equatable {
     /// The page size (1-1000).
     public var limit: Int?
 
-    public init(user: String? = nil, app: String? = nil, service: String? = nil, action: String? = nil,
-                since: String? = nil, until: String? = nil, after: Int64? = nil, limit: Int? = nil) {
+    public init(
+        user: String? = nil, app: String? = nil, service: String? = nil, action: String? = nil,
+        since: String? = nil, until: String? = nil, after: Int64? = nil, limit: Int? = nil
+    ) {
         self.user = user
         self.app = app
         self.service = service
@@ -29,7 +31,9 @@ public struct AuditQuery: Sendable, Equatable {
 
     /// The query items in a fixed order.
     var items: [(String, String?)] {
-        [("user", user), ("app", app), ("service", service), ("action", action), ("since", since),
-         ("until", until), ("after", after.map(String.init)), ("limit", limit.map(String.init))]
+        [
+            ("user", user), ("app", app), ("service", service), ("action", action), ("since", since),
+            ("until", until), ("after", after.map(String.init)), ("limit", limit.map(String.init)),
+        ]
     }
 }

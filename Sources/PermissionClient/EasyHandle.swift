@@ -73,9 +73,12 @@ final class EasyHandle {
     ///   - cancel: polled by the progress callback, when given.
     ///   - stream: receives 2xx body bytes instead of the buffer; returning `false` stops.
     /// - Returns: the response, or `.transport` with the libcurl code and message.
-    func perform(url: String, call: HTTPCall, fields: [String], timeoutMilliseconds: Int,
-                 cancel: CancellationFlag?, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil)
-        -> Result<RawResponse, PermissionClientError> {
+    func perform(
+        url: String, call: HTTPCall, fields: [String], timeoutMilliseconds: Int,
+        cancel: CancellationFlag?, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil
+    )
+        -> Result<RawResponse, PermissionClientError>
+    {
         use.check()
         sink.reset(cancel: cancel, stream: stream)
         errorBuffer[0] = 0
@@ -102,8 +105,10 @@ final class EasyHandle {
         if ccurl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status == 0 {
             status = sink.status
         }
-        return .success(RawResponse(status: status, body: sink.takeBody(), requestId: sink.requestId,
-                                    etag: sink.etag, contentType: sink.contentType))
+        return .success(
+            RawResponse(
+                status: status, body: sink.takeBody(), requestId: sink.requestId,
+                etag: sink.etag, contentType: sink.contentType))
     }
 
     private func setMethod(_ call: HTTPCall) throws(PermissionClientError) {
@@ -183,9 +188,10 @@ private let easyHandleHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int,
 }
 
 /// `CURLOPT_XFERINFOFUNCTION`: a non-zero return aborts the call (`CURLE_ABORTED_BY_CALLBACK`).
-private let easyHandleProgress: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = {
-    context, _, _, _, _ in
-    guard let context else { return 0 }
-    let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-    return (sink.cancel?.isCancelled ?? false) ? 1 : 0
-}
+private let easyHandleProgress:
+    @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = {
+        context, _, _, _, _ in
+        guard let context else { return 0 }
+        let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
+        return (sink.cancel?.isCancelled ?? false) ? 1 : 0
+    }

@@ -17,9 +17,11 @@ public struct Endpoint<Value: Sendable>: Sendable {
     /// kept on a kept-alive connection like a `GET`.
     var readsOnly = false
 
-    init(method: String, path: String, body: (@Sendable () throws -> [UInt8])? = nil,
-         headers: [(name: String, value: String)] = [], accept: String = "application/json",
-         decode: @escaping @Sendable (RawResponse) throws(WireDecodingError) -> Value) {
+    init(
+        method: String, path: String, body: (@Sendable () throws -> [UInt8])? = nil,
+        headers: [(name: String, value: String)] = [], accept: String = "application/json",
+        decode: @escaping @Sendable (RawResponse) throws(WireDecodingError) -> Value
+    ) {
         self.method = method
         self.path = path
         self.body = body
@@ -35,8 +37,10 @@ public struct Endpoint<Value: Sendable>: Sendable {
 extension Endpoint where Value: Decodable {
     /// An endpoint whose 2xx body is the JSON of `Value`, read leniently (members a newer
     /// server adds are ignored).
-    static func json(_ method: String, _ path: String, body: (@Sendable () throws -> [UInt8])? = nil,
-                     headers: [(name: String, value: String)] = []) -> Endpoint<Value> {
+    static func json(
+        _ method: String, _ path: String, body: (@Sendable () throws -> [UInt8])? = nil,
+        headers: [(name: String, value: String)] = []
+    ) -> Endpoint<Value> {
         Endpoint(method: method, path: path, body: body, headers: headers) { raw throws(WireDecodingError) in
             try WireDecoder.decodeResponse(Value.self, from: raw.body)
         }

@@ -30,9 +30,13 @@ extension Endpoints {
     /// `GET /v1/apps/{app}/purpose-changed`: a page of the app's grants given under a purpose
     /// string it has since changed (cursor `<user>/<service>`).
     public static func purposeChanged(app: String, after: String? = nil, limit: Int? = nil) -> Endpoint<AuthorizationList> {
-        .json("GET", PathEncoding.query(PathEncoding.path("v1", "apps", app, "purpose-changed"), [
-            ("after", after), ("limit", limit.map(String.init)),
-        ]))
+        .json(
+            "GET",
+            PathEncoding.query(
+                PathEncoding.path("v1", "apps", app, "purpose-changed"),
+                [
+                    ("after", after), ("limit", limit.map(String.init)),
+                ]))
     }
 
     /// `GET /v1/policies`: a page of policies.

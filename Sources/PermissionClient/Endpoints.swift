@@ -1,5 +1,5 @@
-public import PermissionWire
 public import Foundation
+public import PermissionWire
 
 /// Every operation of openapi.yaml as an `Endpoint`, for `PermissionClient.send(_:)` and
 /// `sendBlocking(_:)`. Ids go into the path percent-encoded (RFC 3986 §3.3). This file holds
@@ -23,8 +23,10 @@ public enum Endpoints {
     }
 
     /// `PUT .../authorizations/{service}`: change it in settings, optionally `If-Match`.
-    public static func setAuthorization(user: String, app: String, service: String, _ change: SettingsChange,
-                                        ifMatch: String? = nil) -> Endpoint<Authorization> {
+    public static func setAuthorization(
+        user: String, app: String, service: String, _ change: SettingsChange,
+        ifMatch: String? = nil
+    ) -> Endpoint<Authorization> {
         .json("PUT", authorizationPath(user, app, service), body: jsonBody(change), headers: ifMatchField(ifMatch))
     }
 
@@ -35,8 +37,11 @@ public enum Endpoints {
 
     /// `POST .../authorizations/location/button`: the user pressed the app's location button
     /// (200 `granted` or `unchanged`, or 202 `prompted` with the button's prompt).
-    public static func pressLocationButton(user: String, app: String, service: String = "location")
-        -> Endpoint<LocationButtonResult> {
+    public static func pressLocationButton(
+        user: String, app: String, service: String = "location"
+    )
+        -> Endpoint<LocationButtonResult>
+    {
         .json("POST", authorizationPath(user, app, service) + "/button")
     }
 
@@ -46,27 +51,45 @@ public enum Endpoints {
     }
 
     /// `GET /v1/users/{user}/authorizations`: a page of a user's authorizations across apps.
-    public static func authorizations(user: String, status: Authorization.Status? = nil, service: String? = nil,
-                                      after: String? = nil, limit: Int? = nil) -> Endpoint<AuthorizationList> {
-        .json("GET", PathEncoding.query(PathEncoding.path("v1", "users", user, "authorizations"), [
-            ("status", status?.rawValue), ("service", service), ("after", after), ("limit", limit.map(String.init)),
-        ]))
+    public static func authorizations(
+        user: String, status: Authorization.Status? = nil, service: String? = nil,
+        after: String? = nil, limit: Int? = nil
+    ) -> Endpoint<AuthorizationList> {
+        .json(
+            "GET",
+            PathEncoding.query(
+                PathEncoding.path("v1", "users", user, "authorizations"),
+                [
+                    ("status", status?.rawValue), ("service", service), ("after", after), ("limit", limit.map(String.init)),
+                ]))
     }
 
     /// `GET /v1/apps/{app}/services/{service}/users`: every user's authorization of one app.
-    public static func authorizations(app: String, service: String, status: Authorization.Status? = nil,
-                                      after: String? = nil, limit: Int? = nil) -> Endpoint<AuthorizationList> {
-        .json("GET", PathEncoding.query(PathEncoding.path("v1", "apps", app, "services", service, "users"), [
-            ("status", status?.rawValue), ("after", after), ("limit", limit.map(String.init)),
-        ]))
+    public static func authorizations(
+        app: String, service: String, status: Authorization.Status? = nil,
+        after: String? = nil, limit: Int? = nil
+    ) -> Endpoint<AuthorizationList> {
+        .json(
+            "GET",
+            PathEncoding.query(
+                PathEncoding.path("v1", "apps", app, "services", service, "users"),
+                [
+                    ("status", status?.rawValue), ("after", after), ("limit", limit.map(String.init)),
+                ]))
     }
 
     /// `GET /v1/users/{user}/prompts`: a user's prompts, oldest first.
-    public static func prompts(user: String, state: Prompt.State? = nil, after: String? = nil,
-                               limit: Int? = nil) -> Endpoint<PromptList> {
-        .json("GET", PathEncoding.query(PathEncoding.path("v1", "users", user, "prompts"), [
-            ("state", state?.rawValue), ("after", after), ("limit", limit.map(String.init)),
-        ]))
+    public static func prompts(
+        user: String, state: Prompt.State? = nil, after: String? = nil,
+        limit: Int? = nil
+    ) -> Endpoint<PromptList> {
+        .json(
+            "GET",
+            PathEncoding.query(
+                PathEncoding.path("v1", "users", user, "prompts"),
+                [
+                    ("state", state?.rawValue), ("after", after), ("limit", limit.map(String.init)),
+                ]))
     }
 
     /// `GET /v1/prompts/{id}`.
@@ -77,14 +100,16 @@ public enum Endpoints {
     /// `POST /v1/prompts/{id}/decision`: answer a pending prompt; `until` makes the grant end
     /// then (an expiring grant).
     public static func decide(prompt id: String, choice: String, until: Date? = nil) -> Endpoint<DecisionResult> {
-        .json("POST", PathEncoding.path("v1", "prompts", id, "decision"),
-              body: jsonBody(Decision(choice: choice, until: until)))
+        .json(
+            "POST", PathEncoding.path("v1", "prompts", id, "decision"),
+            body: jsonBody(Decision(choice: choice, until: until)))
     }
 
     /// `POST /v1/users/{user}/apps/{app}/lifecycle`.
     public static func lifecycle(user: String, app: String, event: LifecycleEvent.Event) -> Endpoint<LifecycleResult> {
-        .json("POST", PathEncoding.path("v1", "users", user, "apps", app, "lifecycle"),
-              body: jsonBody(LifecycleEvent(event: event)))
+        .json(
+            "POST", PathEncoding.path("v1", "users", user, "apps", app, "lifecycle"),
+            body: jsonBody(LifecycleEvent(event: event)))
     }
 
     /// `GET /v1/users/{user}/settings`.

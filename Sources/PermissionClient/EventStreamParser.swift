@@ -44,7 +44,10 @@ struct EventStreamParser {
     private mutating func endLine() -> Event? {
         defer { line.removeAll(keepingCapacity: true) }
         guard !line.isEmpty else {
-            defer { data = []; type = "" }
+            defer {
+                data = []
+                type = ""
+            }
             guard !data.isEmpty else { return nil }
             return Event(id: id, type: type.isEmpty ? "message" : type, data: data.joined(separator: "\n"))
         }

@@ -11,8 +11,11 @@ extension PermissionClient {
     }
 
     /// Defines or replaces a custom service.
-    public func putService(_ id: String, _ registration: ServiceRegistration) async throws(PermissionClientError)
-        -> ServiceDefinition {
+    public func putService(
+        _ id: String, _ registration: ServiceRegistration
+    ) async throws(PermissionClientError)
+        -> ServiceDefinition
+    {
         try await send(Endpoints.putService(id, registration)).value
     }
 
@@ -43,7 +46,9 @@ extension PermissionClient {
 
     /// A page of the app's grants given under a purpose string it has since changed; continue
     /// with `nextCursor` (a page may be short while it is set).
-    public func purposeChanged(app: String, after: String? = nil, limit: Int? = nil) async throws(PermissionClientError)
+    public func purposeChanged(
+        app: String, after: String? = nil, limit: Int? = nil
+    ) async throws(PermissionClientError)
         -> AuthorizationList
     {
         try await send(Endpoints.purposeChanged(app: app, after: after, limit: limit)).value
@@ -55,7 +60,9 @@ extension PermissionClient {
     }
 
     /// One policy.
-    public func policy(id: String) async throws(PermissionClientError) -> Policy { try await send(Endpoints.policy(id: id)).value }
+    public func policy(id: String) async throws(PermissionClientError) -> Policy {
+        try await send(Endpoints.policy(id: id)).value
+    }
 
     /// Creates or replaces a policy.
     public func putPolicy(id: String, _ definition: PolicyDefinition) async throws(PermissionClientError) -> Policy {

@@ -7,7 +7,9 @@ extension PermissionClient {
     /// and `prompt_required`.
     /// - Throws: `PermissionClientError` (400 for an unknown service or level, 403 for an app
     ///   key of another app).
-    public func evaluate(app: String, user: String, action: String) async throws(PermissionClientError)
+    public func evaluate(
+        app: String, user: String, action: String
+    ) async throws(PermissionClientError)
         -> AccessEvaluationResponse
     {
         try await send(Endpoints.evaluate(app: app, user: user, action: action)).value
@@ -15,7 +17,9 @@ extension PermissionClient {
 
     /// Several evaluations in one request, answered in order (at most 100; see
     /// `AccessEvaluationsOptions` for the short-circuit semantics).
-    public func evaluate(_ request: AccessEvaluationsRequest) async throws(PermissionClientError)
+    public func evaluate(
+        _ request: AccessEvaluationsRequest
+    ) async throws(PermissionClientError)
         -> AccessEvaluationsResponse
     {
         try await send(Endpoints.evaluate(request)).value

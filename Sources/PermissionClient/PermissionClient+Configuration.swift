@@ -33,10 +33,12 @@ extension PermissionClient {
         ///   - verifyTLS: certificate verification on `https`.
         ///   - maxIdleHandles: idle handles kept for reuse.
         ///   - onCall: an observer of finished calls (for logs).
-        public init(baseURL: String, apiKey: String? = nil, connectTimeout: Duration = .seconds(2),
-                    timeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy(),
-                    userAgent: String = "PermissionClient/1.0", verifyTLS: Bool = true, maxIdleHandles: Int = 8,
-                    onCall: (@Sendable (CallRecord) -> Void)? = nil) {
+        public init(
+            baseURL: String, apiKey: String? = nil, connectTimeout: Duration = .seconds(2),
+            timeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy(),
+            userAgent: String = "PermissionClient/1.0", verifyTLS: Bool = true, maxIdleHandles: Int = 8,
+            onCall: (@Sendable (CallRecord) -> Void)? = nil
+        ) {
             self.baseURL = baseURL
             self.apiKey = apiKey
             self.connectTimeout = connectTimeout

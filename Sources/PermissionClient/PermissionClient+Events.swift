@@ -12,8 +12,10 @@ extension PermissionClient {
     ///   - after: start after this `seq` (`nil`: from the beginning of the log).
     ///   - filter: `user`, `app` and `service` narrow the feed; other members are ignored.
     ///   - onEvent: called with each entry, in `seq` order; return `false` to stop.
-    public func followEvents(after: Int64? = nil, filter: AuditQuery = AuditQuery(),
-                             onEvent: (AuditEntry) -> Bool) throws(PermissionClientError) {
+    public func followEvents(
+        after: Int64? = nil, filter: AuditQuery = AuditQuery(),
+        onEvent: (AuditEntry) -> Bool
+    ) throws(PermissionClientError) {
         try followEvents(after: after, filter: filter, cancel: nil, onEvent: onEvent)
     }
 
@@ -42,8 +44,10 @@ extension PermissionClient {
         return stream
     }
 
-    func followEvents(after: Int64?, filter: AuditQuery, cancel: CancellationFlag?,
-                      onEvent: (AuditEntry) -> Bool) throws(PermissionClientError) {
+    func followEvents(
+        after: Int64?, filter: AuditQuery, cancel: CancellationFlag?,
+        onEvent: (AuditEntry) -> Bool
+    ) throws(PermissionClientError) {
         var lastSeq = after
         var failures = 0
         while true {
@@ -55,7 +59,8 @@ extension PermissionClient {
             if let lastSeq { headers.append((name: "Last-Event-ID", value: String(lastSeq))) }
             let call = HTTPCall(
                 method: "GET",
-                target: PathEncoding.query("/v1/events", [("user", filter.user), ("app", filter.app), ("service", filter.service)]),
+                target: PathEncoding.query(
+                    "/v1/events", [("user", filter.user), ("app", filter.app), ("service", filter.service)]),
                 body: nil, headers: headers, accept: "text/event-stream")
             let result = withoutActuallyEscaping(onEvent) { onEvent in
                 execute(call, requestId: requestId, cancel: cancel, retry: .none, timeoutMilliseconds: 0) { bytes in
@@ -69,7 +74,8 @@ extension PermissionClient {
                                 return false
                             }
                         } catch {
-                            decodeFailure = .decoding(status: 200, message: "event \(event.id ?? "?"): \(error)", requestId: requestId)
+                            decodeFailure = .decoding(
+                                status: 200, message: "event \(event.id ?? "?"): \(error)", requestId: requestId)
                             return false
                         }
                     }

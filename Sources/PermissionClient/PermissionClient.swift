@@ -55,11 +55,15 @@ public final class PermissionClient: Sendable {
     ///   - endpoint: the operation.
     ///   - requestId: the `X-Request-Id` to send; a new one when `nil`.
     /// - Returns: the decoded value with the status, request id and `ETag`.
-    public func send<Value>(_ endpoint: Endpoint<Value>, requestId: String? = nil) async throws(PermissionClientError)
-        -> PermissionResponse<Value> {
+    public func send<Value>(
+        _ endpoint: Endpoint<Value>, requestId: String? = nil
+    ) async throws(PermissionClientError)
+        -> PermissionResponse<Value>
+    {
         let cancel = CancellationFlag()
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<PermissionResponse<Value>, PermissionClientError>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<PermissionResponse<Value>, PermissionClientError>, Never>) in
                 queue.async {
                     continuation.resume(returning: self.run(endpoint, requestId: requestId, cancel: cancel))
                 }
@@ -75,13 +79,19 @@ public final class PermissionClient: Sendable {
     ///   - endpoint: the operation.
     ///   - requestId: the `X-Request-Id` to send; a new one when `nil`.
     /// - Returns: the decoded value with the status, request id and `ETag`.
-    public func sendBlocking<Value>(_ endpoint: Endpoint<Value>, requestId: String? = nil) throws(PermissionClientError)
-        -> PermissionResponse<Value> {
+    public func sendBlocking<Value>(
+        _ endpoint: Endpoint<Value>, requestId: String? = nil
+    ) throws(PermissionClientError)
+        -> PermissionResponse<Value>
+    {
         try run(endpoint, requestId: requestId, cancel: nil).get()
     }
 
-    private func run<Value>(_ endpoint: Endpoint<Value>, requestId: String?, cancel: CancellationFlag?)
-        -> Result<PermissionResponse<Value>, PermissionClientError> {
+    private func run<Value>(
+        _ endpoint: Endpoint<Value>, requestId: String?, cancel: CancellationFlag?
+    )
+        -> Result<PermissionResponse<Value>, PermissionClientError>
+    {
         let started = ContinuousClock.now
         let id = requestId ?? Self.makeRequestId()
         var body: [UInt8]?
@@ -92,14 +102,17 @@ public final class PermissionClient: Sendable {
                 return .failure(.invalidArgument("cannot encode the request body: \(error)"))
             }
         }
-        let call = HTTPCall(method: endpoint.method, target: endpoint.path, body: body,
-                            headers: endpoint.headers, accept: endpoint.accept, readsOnly: endpoint.readsOnly)
-        let (result, attempts) = execute(call, requestId: id, cancel: cancel, retry: configuration.retry,
-                                         timeoutMilliseconds: configuration.timeout.roundedUpMilliseconds)
+        let call = HTTPCall(
+            method: endpoint.method, target: endpoint.path, body: body,
+            headers: endpoint.headers, accept: endpoint.accept, readsOnly: endpoint.readsOnly)
+        let (result, attempts) = execute(
+            call, requestId: id, cancel: cancel, retry: configuration.retry,
+            timeoutMilliseconds: configuration.timeout.roundedUpMilliseconds)
         let outcome = result.flatMap { raw in Self.interpret(raw, endpoint: endpoint, sentId: id, attempts: attempts) }
         if let onCall = configuration.onCall {
-            var record = CallRecord(method: call.method, path: call.target, requestId: id, status: nil,
-                                    attempts: attempts, duration: ContinuousClock.now - started, error: nil)
+            var record = CallRecord(
+                method: call.method, path: call.target, requestId: id, status: nil,
+                attempts: attempts, duration: ContinuousClock.now - started, error: nil)
             switch outcome {
             case .success(let response):
                 record.requestId = response.requestId
@@ -116,9 +129,12 @@ public final class PermissionClient: Sendable {
 
     /// Sends `call`, retrying where `retry` allows (see `RetryPolicy`).
     /// - Returns: the last result and the number of attempts made.
-    func execute(_ call: HTTPCall, requestId: String, cancel: CancellationFlag?, retry: RetryPolicy,
-                 timeoutMilliseconds: Int, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil)
-        -> (Result<RawResponse, PermissionClientError>, Int) {
+    func execute(
+        _ call: HTTPCall, requestId: String, cancel: CancellationFlag?, retry: RetryPolicy,
+        timeoutMilliseconds: Int, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil
+    )
+        -> (Result<RawResponse, PermissionClientError>, Int)
+    {
         let url = baseURL + call.target
         let fields = fixedFields + ["X-Request-Id: " + requestId]
         var attempt = 0
@@ -127,8 +143,9 @@ public final class PermissionClient: Sendable {
             let result: Result<RawResponse, PermissionClientError>
             do {
                 result = try pool.withHandle { handle in
-                    handle.perform(url: url, call: call, fields: fields, timeoutMilliseconds: timeoutMilliseconds,
-                                   cancel: cancel, stream: stream)
+                    handle.perform(
+                        url: url, call: call, fields: fields, timeoutMilliseconds: timeoutMilliseconds,
+                        cancel: cancel, stream: stream)
                 }
             } catch {
                 result = .failure(error)
@@ -142,23 +159,32 @@ public final class PermissionClient: Sendable {
             guard again, attempt < retry.maxAttempts else { return (result.mapError { $0.withRequestId(requestId) }, attempt) }
             let sleeper = cancel ?? CancellationFlag()
             guard sleeper.sleep(for: retry.delay(after: attempt)) else {
-                return (.failure(.transport(code: PermissionClientError.cancelledCode, message: "cancelled",
-                                            requestId: requestId)), attempt)
+                return (
+                    .failure(
+                        .transport(
+                            code: PermissionClientError.cancelledCode, message: "cancelled",
+                            requestId: requestId)), attempt
+                )
             }
         }
     }
 
     /// A 2xx becomes the decoded value; anything else an `.http` failure with the problem.
-    private static func interpret<Value>(_ raw: RawResponse, endpoint: Endpoint<Value>, sentId: String, attempts: Int)
-        -> Result<PermissionResponse<Value>, PermissionClientError> {
+    private static func interpret<Value>(
+        _ raw: RawResponse, endpoint: Endpoint<Value>, sentId: String, attempts: Int
+    )
+        -> Result<PermissionResponse<Value>, PermissionClientError>
+    {
         let requestId = raw.requestId ?? sentId
         guard (200..<300).contains(raw.status) else {
             return .failure(.http(status: raw.status, problem: problem(in: raw), requestId: requestId))
         }
         do {
             let value = try endpoint.decode(raw)
-            return .success(PermissionResponse(value: value, status: raw.status, requestId: requestId,
-                                               etag: raw.etag, attempts: attempts))
+            return .success(
+                PermissionResponse(
+                    value: value, status: raw.status, requestId: requestId,
+                    etag: raw.etag, attempts: attempts))
         } catch {
             return .failure(.decoding(status: raw.status, message: error.description, requestId: requestId))
         }

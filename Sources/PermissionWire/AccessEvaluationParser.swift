@@ -6,7 +6,9 @@
 public enum AccessEvaluationParser {
     /// The body of `POST /access/v1/evaluation`: `subject`, `action` and `resource` required.
     /// - Throws: `WireDecodingError`.
-    public static func single(_ bytes: [UInt8], limits: StrictJSON.Limits = StrictJSON.Limits()) throws(WireDecodingError)
+    public static func single(
+        _ bytes: [UInt8], limits: StrictJSON.Limits = StrictJSON.Limits()
+    ) throws(WireDecodingError)
         -> AccessEvaluationRequest
     {
         let members = try object(try StrictJSON.parse(bytes, limits: limits), at: [])
@@ -25,7 +27,9 @@ public enum AccessEvaluationParser {
     /// The body of `POST /access/v1/evaluations`: every member optional here; the defaults and
     /// what each item then lacks are the caller's to check.
     /// - Throws: `WireDecodingError`.
-    public static func batch(_ bytes: [UInt8], limits: StrictJSON.Limits = StrictJSON.Limits()) throws(WireDecodingError)
+    public static func batch(
+        _ bytes: [UInt8], limits: StrictJSON.Limits = StrictJSON.Limits()
+    ) throws(WireDecodingError)
         -> AccessEvaluationsRequest
     {
         let members = try object(try StrictJSON.parse(bytes, limits: limits), at: [])
@@ -33,7 +37,9 @@ public enum AccessEvaluationParser {
         let tuple = try self.tuple(members, at: [])
         var request = AccessEvaluationsRequest(subject: tuple.subject, action: tuple.action, resource: tuple.resource)
         if let value = members["evaluations"] {
-            guard case .array(let elements) = value else { throw invalid(["evaluations"], "expected an array, found \(value.kindDescription)") }
+            guard case .array(let elements) = value else {
+                throw invalid(["evaluations"], "expected an array, found \(value.kindDescription)")
+            }
             var items: [AccessEvaluationItem] = []
             items.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
@@ -60,7 +66,9 @@ public enum AccessEvaluationParser {
     private static let batchKeys: Set<String> = tupleKeys.union(["evaluations", "options"])
 
     /// The subject, action and resource present in `members` (checking `context` is an object).
-    private static func tuple(_ members: [String: JSONValue], at path: [String]) throws(WireDecodingError)
+    private static func tuple(
+        _ members: [String: JSONValue], at path: [String]
+    ) throws(WireDecodingError)
         -> (subject: AccessEntity?, action: AccessAction?, resource: AccessEntity?)
     {
         // Paths are built only for an error: the success path allocates no pointer.
@@ -94,7 +102,9 @@ public enum AccessEvaluationParser {
     private static let actionKeys: Set<String> = ["name", "properties"]
     private static let entityKeys: Set<String> = ["type", "id", "properties"]
 
-    private static func entity(_ value: JSONValue, at prefix: [String], _ name: String) throws(WireDecodingError)
+    private static func entity(
+        _ value: JSONValue, at prefix: [String], _ name: String
+    ) throws(WireDecodingError)
         -> AccessEntity
     {
         guard let members = value.objectValue else {
@@ -133,7 +143,9 @@ public enum AccessEvaluationParser {
         return text
     }
 
-    private static func refuseUnknown(_ members: [String: JSONValue], allowed: Set<String>, at path: [String])
+    private static func refuseUnknown(
+        _ members: [String: JSONValue], allowed: Set<String>, at path: [String]
+    )
         throws(WireDecodingError)
     {
         // The smallest unknown name, so that the answer does not depend on hashing order.

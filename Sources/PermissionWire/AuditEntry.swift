@@ -35,11 +35,13 @@ public struct AuditEntry: Codable, Sendable, Equatable {
     /// `true` when the entry's user was erased: `user`, `purpose` and `detail` are gone for good.
     public var erased: Bool?
 
-    public init(seq: Int64, at: Date, actor: Actor, action: String, user: String? = nil, app: String? = nil,
-                service: String? = nil, from: Snapshot? = nil, to: Snapshot? = nil, reason: String? = nil,
-                purpose: String? = nil, promptId: String? = nil, requestId: String? = nil,
-                detail: [String: String]? = nil, hash: String? = nil, prevHash: String? = nil,
-                purposeHash: String? = nil, pseudonym: String? = nil, erased: Bool? = nil) {
+    public init(
+        seq: Int64, at: Date, actor: Actor, action: String, user: String? = nil, app: String? = nil,
+        service: String? = nil, from: Snapshot? = nil, to: Snapshot? = nil, reason: String? = nil,
+        purpose: String? = nil, promptId: String? = nil, requestId: String? = nil,
+        detail: [String: String]? = nil, hash: String? = nil, prevHash: String? = nil,
+        purposeHash: String? = nil, pseudonym: String? = nil, erased: Bool? = nil
+    ) {
         self.seq = seq
         self.at = at
         self.actor = actor

@@ -31,10 +31,12 @@ public struct Authorization: Codable, Sendable, Equatable {
     /// Grows with every change of the stored record; never goes back.
     public var version: Int64
 
-    public init(user: String, app: String, service: String, status: Status, level: String? = nil,
-                provisional: Bool = false, once: Bool = false, expiresAt: Date? = nil, reason: Reason,
-                purpose: String? = nil, purposeLanguage: String? = nil, purposeChanged: Bool? = nil, updatedAt: Date,
-                version: Int64) {
+    public init(
+        user: String, app: String, service: String, status: Status, level: String? = nil,
+        provisional: Bool = false, once: Bool = false, expiresAt: Date? = nil, reason: Reason,
+        purpose: String? = nil, purposeLanguage: String? = nil, purposeChanged: Bool? = nil, updatedAt: Date,
+        version: Int64
+    ) {
         self.user = user
         self.app = app
         self.service = service

@@ -99,12 +99,20 @@ extension JSONParser {
         var high: UInt8 = 0xBF
         switch lead {
         case 0xC2...0xDF: count = 1
-        case 0xE0: count = 2; low = 0xA0
+        case 0xE0:
+            count = 2
+            low = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: count = 2
-        case 0xED: count = 2; high = 0x9F
-        case 0xF0: count = 3; low = 0x90
+        case 0xED:
+            count = 2
+            high = 0x9F
+        case 0xF0:
+            count = 3
+            low = 0x90
         case 0xF1...0xF3: count = 3
-        case 0xF4: count = 3; high = 0x8F
+        case 0xF4:
+            count = 3
+            high = 0x8F
         default: throw fail("invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true))")
         }
         guard index + count < bytes.count else { throw fail("truncated UTF-8 sequence") }

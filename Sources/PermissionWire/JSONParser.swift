@@ -30,9 +30,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw unexpected("where a value was expected")
         }
@@ -166,8 +172,9 @@ struct JSONParser {
     }
 
     func fail(_ message: String) -> WireDecodingError {
-        WireDecodingError(kind: .invalidJSON, path: WireDecodingError.pointer(path),
-                          message: "\(message) (byte \(index))")
+        WireDecodingError(
+            kind: .invalidJSON, path: WireDecodingError.pointer(path),
+            message: "\(message) (byte \(index))")
     }
 
     /// An error naming the unexpected byte, with a specific hint for common non-JSON syntax.

@@ -43,8 +43,10 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     /// The app's pending prompts for the user, oldest first (`too-many-prompts`).
     public var pending: [PendingPrompt]?
 
-    public init(type: String, title: String, status: Int, detail: String, instance: String? = nil,
-                requestId: String, key: String? = nil, allowed: [String]? = nil, errors: [FieldError]? = nil) {
+    public init(
+        type: String, title: String, status: Int, detail: String, instance: String? = nil,
+        requestId: String, key: String? = nil, allowed: [String]? = nil, errors: [FieldError]? = nil
+    ) {
         self.type = type
         self.title = title
         self.status = status
@@ -62,10 +64,13 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     ///   - detail: what went wrong in this occurrence (RFC 9457 §3.1.4).
     ///   - requestId: the request id.
     ///   - instance: the request path, optional.
-    public init(_ type: ProblemType, detail: String, requestId: String, instance: String? = nil,
-                key: String? = nil, allowed: [String]? = nil, errors: [FieldError]? = nil) {
-        self.init(type: type.uri, title: type.title, status: type.status, detail: detail, instance: instance,
-                  requestId: requestId, key: key, allowed: allowed, errors: errors)
+    public init(
+        _ type: ProblemType, detail: String, requestId: String, instance: String? = nil,
+        key: String? = nil, allowed: [String]? = nil, errors: [FieldError]? = nil
+    ) {
+        self.init(
+            type: type.uri, title: type.title, status: type.status, detail: detail, instance: instance,
+            requestId: requestId, key: key, allowed: allowed, errors: errors)
     }
 
     /// The stable problem type, when `type` is one of the API's URIs.

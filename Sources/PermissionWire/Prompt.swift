@@ -25,9 +25,11 @@ public struct Prompt: Codable, Sendable, Equatable {
     public var answeredAt: Date?
     public var choice: String?
 
-    public init(id: String, user: String, app: String, service: String, kind: Kind, level: String,
-                options: [String], purpose: String, purposeLanguage: String? = nil, purposeKey: String,
-                state: State, createdAt: Date, expiresAt: Date, answeredAt: Date? = nil, choice: String? = nil) {
+    public init(
+        id: String, user: String, app: String, service: String, kind: Kind, level: String,
+        options: [String], purpose: String, purposeLanguage: String? = nil, purposeKey: String,
+        state: State, createdAt: Date, expiresAt: Date, answeredAt: Date? = nil, choice: String? = nil
+    ) {
         self.id = id
         self.user = user
         self.app = app

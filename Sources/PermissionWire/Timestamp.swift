@@ -10,8 +10,8 @@ public enum Timestamp {
     /// The number of bytes `format` always produces.
     public static let length = 24
 
-    private static let minMilliseconds: Int64 = -62_167_219_200_000   // 0000-01-01T00:00:00.000Z
-    private static let maxMilliseconds: Int64 = 253_402_300_799_999   // 9999-12-31T23:59:59.999Z
+    private static let minMilliseconds: Int64 = -62_167_219_200_000  // 0000-01-01T00:00:00.000Z
+    private static let maxMilliseconds: Int64 = 253_402_300_799_999  // 9999-12-31T23:59:59.999Z
 
     /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ`, truncated (floored) to the millisecond.
     /// - Parameter date: the instant to format.
@@ -108,15 +108,15 @@ public enum Timestamp {
     static func parseMilliseconds(utf8 b: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard b.count >= 20 else { return nil }
         guard let year = digits(b, 0, 4), b[4] == UInt8(ascii: "-"),
-              let month = digits(b, 5, 2), b[7] == UInt8(ascii: "-"),
-              let day = digits(b, 8, 2),
-              b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"),
-              let hour = digits(b, 11, 2), b[13] == UInt8(ascii: ":"),
-              let minute = digits(b, 14, 2), b[16] == UInt8(ascii: ":"),
-              let second = digits(b, 17, 2)
+            let month = digits(b, 5, 2), b[7] == UInt8(ascii: "-"),
+            let day = digits(b, 8, 2),
+            b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"),
+            let hour = digits(b, 11, 2), b[13] == UInt8(ascii: ":"),
+            let minute = digits(b, 14, 2), b[16] == UInt8(ascii: ":"),
+            let second = digits(b, 17, 2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour <= 23, minute <= 59, second <= 59
+            hour <= 23, minute <= 59, second <= 59
         else { return nil }
         var i = 19
         var fraction: Int64 = 0
@@ -137,7 +137,7 @@ public enum Timestamp {
             i += 1
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             guard b.count == i + 6, let oh = digits(b, i + 1, 2), b[i + 3] == UInt8(ascii: ":"),
-                  let om = digits(b, i + 4, 2), oh <= 23, om <= 59
+                let om = digits(b, i + 4, 2), oh <= 23, om <= 59
             else { return nil }
             offsetMinutes = (oh * 60 + om) * (b[i] == UInt8(ascii: "+") ? 1 : -1)
             i += 6

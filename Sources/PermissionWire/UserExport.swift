@@ -56,8 +56,10 @@ public struct UserExport: Codable, Sendable, Equatable {
         public var version: Int
         public var conformsTo: String
 
-        public init(name: String = UserExport.schemaName, version: Int = UserExport.schemaVersion,
-                    conformsTo: String = UserExport.standard) {
+        public init(
+            name: String = UserExport.schemaName, version: Int = UserExport.schemaVersion,
+            conformsTo: String = UserExport.standard
+        ) {
             self.name = name
             self.version = version
             self.conformsTo = conformsTo

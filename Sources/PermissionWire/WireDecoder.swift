@@ -16,15 +16,18 @@ public enum WireDecoder {
     ) throws(WireDecodingError) -> T {
         let document = try StrictJSON.parse(bytes, limits: limits)
         guard let members = document.objectValue else {
-            throw WireDecodingError(kind: .invalidValue, path: "", message: "expected an object, found \(document.kindDescription)")
+            throw WireDecodingError(
+                kind: .invalidValue, path: "", message: "expected an object, found \(document.kindDescription)")
         }
         if let unknown = members.keys.filter({ !T.allowedKeys.contains($0) }).min() {
-            throw WireDecodingError(kind: .unknownMember, path: WireDecodingError.pointer([unknown]),
-                                    message: "unknown member '\(unknown)'")
+            throw WireDecodingError(
+                kind: .unknownMember, path: WireDecodingError.pointer([unknown]),
+                message: "unknown member '\(unknown)'")
         }
         if let null = T.notNullable.filter({ members[$0] == .null }).min() {
-            throw WireDecodingError(kind: .invalidValue, path: WireDecodingError.pointer([null]),
-                                    message: "'\(null)' may be left out but not null")
+            throw WireDecodingError(
+                kind: .invalidValue, path: WireDecodingError.pointer([null]),
+                message: "'\(null)' may be left out but not null")
         }
         return try decodeChecked(type, from: bytes)
     }
@@ -67,20 +70,24 @@ public enum WireDecoder {
     static func describe(_ error: DecodingError) -> WireDecodingError {
         switch error {
         case .typeMismatch(let type, let context):
-            return WireDecodingError(kind: .invalidValue, path: pointer(context.codingPath),
-                                     message: "expected \(describeType(type))")
+            return WireDecodingError(
+                kind: .invalidValue, path: pointer(context.codingPath),
+                message: "expected \(describeType(type))")
         case .valueNotFound(let type, let context):
-            return WireDecodingError(kind: .invalidValue, path: pointer(context.codingPath),
-                                     message: "expected \(describeType(type)), found null")
+            return WireDecodingError(
+                kind: .invalidValue, path: pointer(context.codingPath),
+                message: "expected \(describeType(type)), found null")
         case .keyNotFound(let key, let context):
-            return WireDecodingError(kind: .invalidValue, path: pointer(context.codingPath + [key]),
-                                     message: "required member is missing")
+            return WireDecodingError(
+                kind: .invalidValue, path: pointer(context.codingPath + [key]),
+                message: "required member is missing")
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty, context.underlyingError != nil {
                 return WireDecodingError(kind: .invalidJSON, path: "", message: "not valid JSON")
             }
-            return WireDecodingError(kind: .invalidValue, path: pointer(context.codingPath),
-                                     message: context.debugDescription)
+            return WireDecodingError(
+                kind: .invalidValue, path: pointer(context.codingPath),
+                message: context.debugDescription)
         @unknown default:
             return WireDecodingError(kind: .invalidValue, path: "", message: String(describing: error))
         }
@@ -95,7 +102,7 @@ public enum WireDecoder {
         case ObjectIdentifier(String.self): "a string"
         case ObjectIdentifier(Bool.self): "a boolean"
         case ObjectIdentifier(Int.self), ObjectIdentifier(Int64.self), ObjectIdentifier(Int32.self),
-             ObjectIdentifier(UInt.self), ObjectIdentifier(UInt64.self), ObjectIdentifier(Double.self):
+            ObjectIdentifier(UInt.self), ObjectIdentifier(UInt64.self), ObjectIdentifier(Double.self):
             "a number"
         case ObjectIdentifier([String: Any].self): "an object"
         case ObjectIdentifier([Any].self): "an array"

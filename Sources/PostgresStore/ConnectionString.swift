@@ -190,7 +190,8 @@ package enum ConnectionString {
                     index += 1
                 }
             }
-            pairs.append(Pair(beforeValue: before, key: key, rawValue: String(characters[valueStart..<index]), value: value, after: ""))
+            pairs.append(
+                Pair(beforeValue: before, key: key, rawValue: String(characters[valueStart..<index]), value: value, after: ""))
             leading = ""
         }
         if !leading.isEmpty { pairs.append(Pair(beforeValue: "", key: "", rawValue: "", value: "", after: leading)) }

@@ -34,7 +34,8 @@ extension PostgresConnection {
     /// - Parameters:
     ///   - isolation: the isolation level.
     ///   - body: the work; it must not begin or end transactions itself.
-    package func inTransaction<Result>(_ isolation: IsolationLevel = .readCommitted, _ body: () throws -> Result) throws -> Result {
+    package func inTransaction<Result>(_ isolation: IsolationLevel = .readCommitted, _ body: () throws -> Result) throws -> Result
+    {
         precondition(!isInTransaction, "inTransaction inside a transaction")
         try execute(isolation.sql)
         let result: Result

@@ -17,14 +17,20 @@ package struct PostgresCopySession {
         ("service_levels", ["service", "rank", "level", "purpose_keys"]),
         ("policies", ["id", "service", "app", "user_id", "effect", "level", "updated_at"]),
         ("user_settings", ["user_id", "location_services_enabled", "updated_at", "locale"]),
-        ("authorizations", [
-            "user_id", "app", "service", "status", "level", "provisional", "once", "expires_at", "reason", "purpose",
-            "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language", "button_confirmed",
-        ]),
-        ("prompts", [
-            "id", "user_id", "app", "service", "kind", "requested_level", "options", "purpose", "purpose_key", "state",
-            "created_at", "expires_at", "ended_at", "choice", "purpose_language",
-        ]),
+        (
+            "authorizations",
+            [
+                "user_id", "app", "service", "status", "level", "provisional", "once", "expires_at", "reason", "purpose",
+                "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language", "button_confirmed",
+            ]
+        ),
+        (
+            "prompts",
+            [
+                "id", "user_id", "app", "service", "kind", "requested_level", "options", "purpose", "purpose_key", "state",
+                "created_at", "expires_at", "ended_at", "choice", "purpose_language",
+            ]
+        ),
         ("api_keys", ["id", "role", "app", "name", "secret_hash", "created_at", "revoked_at"]),
         ("audit_subjects", ["user_id", "pseudonym", "wrapped_key", "created_at"]),
     ]

@@ -30,7 +30,8 @@ struct PostgresMigrator: Sendable {
         """
     private static let tableExists = PreparedStatement("SELECT to_regclass('schema_migrations') IS NOT NULL")
     private static let applied = PreparedStatement("SELECT id FROM schema_migrations ORDER BY applied_order")
-    private static let record = PreparedStatement("""
+    private static let record = PreparedStatement(
+        """
         INSERT INTO schema_migrations (id, applied_order)
         VALUES ($1, (SELECT count(*) FROM schema_migrations) + 1)
         """)

@@ -8,7 +8,9 @@ extension PostgresPermissionStore: AuditChainVerifier {
     private static let batch = PreparedStatement(
         "SELECT \(AuditRecord.selectList) FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2")
 
-    public func verifyAuditChain(batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?)
+    public func verifyAuditChain(
+        batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?
+    )
         throws -> AuditChainReport
     {
         let total = try run(begin: Self.beginRead, lockHead: false) { session in

@@ -24,9 +24,12 @@ extension PostgresPermissionStore {
     package func metricsSnapshot() throws -> MetricsSnapshot {
         let (seq, statuses) = try run(begin: Self.beginRead, lockHead: false) { session -> (Int64, [String: Int]) in
             var statuses: [String: Int] = [:]
-            for (status, count) in try session.rows(Self.statusCounts, decode: {
-                (try $0.required(0, "authorizations", "status"), Int(try $0.int64(at: 1)))
-            }) {
+            for (status, count) in try session.rows(
+                Self.statusCounts,
+                decode: {
+                    (try $0.required(0, "authorizations", "status"), Int(try $0.int64(at: 1)))
+                })
+            {
                 statuses[status] = count
             }
             return (try session.lastAuditSeq(), statuses)

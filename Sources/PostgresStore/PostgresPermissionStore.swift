@@ -215,7 +215,6 @@ public final class PostgresPermissionStore: PermissionStore {
 
     static let beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
-
     /// Runs `body` in one transaction of its own, again on retryable failures (see the type's
     /// summary): reads, and the copy transaction; writes go through ``writer``.
     func run<T>(begin: String, lockHead: Bool, _ body: (PostgresSession) throws -> T) throws -> T {

@@ -89,7 +89,9 @@ final class PostgresReadModel: Sendable {
     /// - Returns: the seq shown now (at least the last applied entry's).
     /// - Throws: what `catalogue` throws; nothing is shown then.
     @discardableResult
-    func apply(_ entries: [ChangeLogEntry], after seq: Int64, catalogue load: () throws -> PostgresCatalogue) rethrows
+    func apply(
+        _ entries: [ChangeLogEntry], after seq: Int64, catalogue load: () throws -> PostgresCatalogue
+    ) rethrows
         -> Int64
     {
         var changes = ReadModelChanges()

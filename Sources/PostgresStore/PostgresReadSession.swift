@@ -58,7 +58,9 @@ final class PostgresReadSession: PermissionReader {
 
     // MARK: From memory while fresh
 
-    func authorizationAndSettings(user: UserID, app: AppID, service: ServiceID, withSettings: Bool) throws
+    func authorizationAndSettings(
+        user: UserID, app: AppID, service: ServiceID, withSettings: Bool
+    ) throws
         -> (stored: StoredAuthorization?, settings: UserSettings?)
     {
         let key = AuthorizationKey(user: user, app: app, service: service)
@@ -100,7 +102,9 @@ final class PostgresReadSession: PermissionReader {
         try database().authorization(user: user, app: app, service: service)
     }
 
-    func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws
+    func authorizations(
+        matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int
+    ) throws
         -> [StoredAuthorization]
     {
         try database().authorizations(matching: filter, after: after, limit: limit)

@@ -37,7 +37,8 @@ extension PostgresSchema {
     private static let count = PreparedStatement("SELECT count(*) FROM audit")
     private static let batchV1 = PreparedStatement(
         "SELECT \(AuditRecord.selectList(.v1)) FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2")
-    private static let update = PreparedStatement("""
+    private static let update = PreparedStatement(
+        """
         UPDATE audit SET user_id = $2, purpose = $3, personal = $4, prev_hash = $5, hash = $6, detail = $7 WHERE seq = $1
         """)
 
@@ -56,10 +57,12 @@ extension PostgresSchema {
             guard !batch.isEmpty else { break }
             for old in batch {
                 let record = try resealing.reseal(old)
-                try connection.execute(update, [
-                    .int64(record.seq), .optional(record.user), .optional(record.purpose), .optional(record.personal),
-                    .optional(record.prevHash), .optional(record.hash), .optional(record.detail),
-                ])
+                try connection.execute(
+                    update,
+                    [
+                        .int64(record.seq), .optional(record.user), .optional(record.purpose), .optional(record.personal),
+                        .optional(record.prevHash), .optional(record.hash), .optional(record.detail),
+                    ])
             }
         }
         try connection.execute("ALTER TABLE audit ENABLE TRIGGER audit_never_updated")

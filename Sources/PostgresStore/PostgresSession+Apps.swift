@@ -6,12 +6,14 @@ extension PostgresSession {
     private static let selectApp = PreparedStatement("SELECT name, updated_at FROM apps WHERE id = $1")
     private static let pageApps = PreparedStatement("SELECT id, name, updated_at FROM apps WHERE id > $1 ORDER BY id LIMIT $2")
     private static let selectPurposes = PreparedStatement("SELECT key, purpose FROM app_purpose_strings WHERE app = $1")
-    private static let upsertApp = PreparedStatement("""
+    private static let upsertApp = PreparedStatement(
+        """
         INSERT INTO apps (id, name, updated_at) VALUES ($1, $2, $3)
         ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at
         """)
     private static let deletePurposes = PreparedStatement("DELETE FROM app_purpose_strings WHERE app = $1")
-    private static let insertPurpose = PreparedStatement("INSERT INTO app_purpose_strings (app, key, purpose) VALUES ($1, $2, $3)")
+    private static let insertPurpose = PreparedStatement(
+        "INSERT INTO app_purpose_strings (app, key, purpose) VALUES ($1, $2, $3)")
     private static let selectLocalized = PreparedStatement(
         "SELECT language, key, purpose FROM app_localized_purpose_strings WHERE app = $1")
     private static let deleteLocalized = PreparedStatement("DELETE FROM app_localized_purpose_strings WHERE app = $1")
@@ -19,9 +21,13 @@ extension PostgresSession {
         "INSERT INTO app_localized_purpose_strings (app, language, key, purpose) VALUES ($1, $2, $3, $4)")
 
     func app(_ id: AppID) throws -> App? {
-        guard let (name, updatedAt) = try row(Self.selectApp, [.text(id.rawValue)], decode: {
-            (try $0.required(0, "apps", "name"), try $0.int64(at: 1))
-        }) else { return nil }
+        guard
+            let (name, updatedAt) = try row(
+                Self.selectApp, [.text(id.rawValue)],
+                decode: {
+                    (try $0.required(0, "apps", "name"), try $0.int64(at: 1))
+                })
+        else { return nil }
         return App(
             trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
             localizedPurposeStrings: try localizedPurposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
@@ -41,17 +47,21 @@ extension PostgresSession {
 
     private func purposeStrings(of app: AppID) throws -> [String: PurposeString] {
         let pairs = try rows(Self.selectPurposes, [.text(app.rawValue)]) {
-            (try $0.required(0, "app_purpose_strings", "key"),
-             PurposeString(trusted: try $0.required(1, "app_purpose_strings", "purpose")))
+            (
+                try $0.required(0, "app_purpose_strings", "key"),
+                PurposeString(trusted: try $0.required(1, "app_purpose_strings", "purpose"))
+            )
         }
         return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
     }
 
     private func localizedPurposeStrings(of app: AppID) throws -> [LanguageTag: [String: PurposeString]] {
         let found = try rows(Self.selectLocalized, [.text(app.rawValue)]) {
-            (LanguageTag(trusted: try $0.required(0, "app_localized_purpose_strings", "language")),
-             try $0.required(1, "app_localized_purpose_strings", "key"),
-             PurposeString(trusted: try $0.required(2, "app_localized_purpose_strings", "purpose")))
+            (
+                LanguageTag(trusted: try $0.required(0, "app_localized_purpose_strings", "language")),
+                try $0.required(1, "app_localized_purpose_strings", "key"),
+                PurposeString(trusted: try $0.required(2, "app_localized_purpose_strings", "purpose"))
+            )
         }
         var strings: [LanguageTag: [String: PurposeString]] = [:]
         for (language, key, purpose) in found { strings[language, default: [:]][key] = purpose }
@@ -68,9 +78,11 @@ extension PostgresSession {
         try run(Self.deleteLocalized, [.text(app.id.rawValue)])
         for (language, strings) in app.localizedPurposeStrings {
             for (key, purpose) in strings {
-                try run(Self.insertLocalized, [
-                    .text(app.id.rawValue), .text(language.rawValue), .text(key), .text(purpose.rawValue),
-                ])
+                try run(
+                    Self.insertLocalized,
+                    [
+                        .text(app.id.rawValue), .text(language.rawValue), .text(key), .text(purpose.rawValue),
+                    ])
             }
         }
     }
@@ -79,7 +91,8 @@ extension PostgresSession {
     private static let selectServices = PreparedStatement("SELECT id, builtin, specials FROM services ORDER BY id")
     private static let selectLevels = PreparedStatement(
         "SELECT level, purpose_keys FROM service_levels WHERE service = $1 ORDER BY rank")
-    private static let upsertService = PreparedStatement("""
+    private static let upsertService = PreparedStatement(
+        """
         INSERT INTO services (id, builtin, specials) VALUES ($1, $2, $3)
         ON CONFLICT (id) DO UPDATE SET builtin = excluded.builtin, specials = excluded.specials
         """)
@@ -88,16 +101,22 @@ extension PostgresSession {
         "INSERT INTO service_levels (service, rank, level, purpose_keys) VALUES ($1, $2, $3, $4)")
 
     func service(_ id: ServiceID) throws -> ServiceDefinition? {
-        guard let (builtin, specials) = try row(Self.selectService, [.text(id.rawValue)], decode: {
-            (try $0.bool(at: 0), try Self.decodeSpecials($0.list(at: 1)))
-        }) else { return nil }
+        guard
+            let (builtin, specials) = try row(
+                Self.selectService, [.text(id.rawValue)],
+                decode: {
+                    (try $0.bool(at: 0), try Self.decodeSpecials($0.list(at: 1)))
+                })
+        else { return nil }
         return try definition(id: id, builtin: builtin, specials: specials)
     }
 
     func services() throws -> [ServiceDefinition] {
         let headers = try rows(Self.selectServices) { row in
-            (ServiceID(trusted: try row.required(0, "services", "id")), try row.bool(at: 1),
-             try Self.decodeSpecials(row.list(at: 2)))
+            (
+                ServiceID(trusted: try row.required(0, "services", "id")), try row.bool(at: 1),
+                try Self.decodeSpecials(row.list(at: 2))
+            )
         }
         return try headers.map { id, builtin, specials in try definition(id: id, builtin: builtin, specials: specials) }
     }
@@ -118,16 +137,20 @@ extension PostgresSession {
 
     func save(_ service: ServiceDefinition) throws {
         changes?.changedCatalogue()
-        try run(Self.upsertService, [
-            .text(service.id.rawValue), .bool(service.builtin),
-            .text(service.specials.map(\.rawValue).sorted().joined(separator: ",")),
-        ])
+        try run(
+            Self.upsertService,
+            [
+                .text(service.id.rawValue), .bool(service.builtin),
+                .text(service.specials.map(\.rawValue).sorted().joined(separator: ",")),
+            ])
         try run(Self.deleteLevels, [.text(service.id.rawValue)])
         for (rank, level) in service.levels.enumerated() {
-            try run(Self.insertLevel, [
-                .text(service.id.rawValue), .int64(Int64(rank)), .text(level.rawValue),
-                .text(service.purposeKeys[rank].joined(separator: ",")),
-            ])
+            try run(
+                Self.insertLevel,
+                [
+                    .text(service.id.rawValue), .int64(Int64(rank)), .text(level.rawValue),
+                    .text(service.purposeKeys[rank].joined(separator: ",")),
+                ])
         }
     }
 }

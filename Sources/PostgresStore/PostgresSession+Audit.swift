@@ -12,15 +12,17 @@ extension PostgresSession {
         reason, purpose, prompt_id, request_id, detail, purpose_hash, prev_hash, hash, personal
         """
     /// ``columns``, then the wrapped key of the entry's user (NULL once erased).
-    private static let readColumns = columns + """
-        , (SELECT s.wrapped_key FROM audit_subjects s WHERE s.pseudonym = audit.user_id)
-        """
+    private static let readColumns =
+        columns + """
+            , (SELECT s.wrapped_key FROM audit_subjects s WHERE s.pseudonym = audit.user_id)
+            """
 
     private static let lastSeq = PreparedStatement("SELECT coalesce(max(seq), 0) FROM audit")
     /// The chain head, locked until the transaction ends: writers (and so appends) take turns.
     static let lockHead = PreparedStatement("SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE")
     private static let updateHead = PreparedStatement("UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1")
-    private static let insert = PreparedStatement("""
+    private static let insert = PreparedStatement(
+        """
         INSERT INTO audit (\(columns))
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
                 $22, $23, $24, $25)
@@ -53,16 +55,18 @@ extension PostgresSession {
     /// Inserts `record` with every column as given (the schema's trigger still refuses a seq
     /// that is not the last + 1). Callers hold the head's lock and move the head after it.
     func insertAuditRecord(_ record: AuditRecord) throws {
-        try run(Self.insert, [
-            .int64(record.seq), .int64(record.at), .optional(record.actorKey), .optional(record.actorRole),
-            .optional(record.action), .optional(record.user), .optional(record.app), .optional(record.service),
-            .optional(record.fromStatus), .optional(record.fromLevel), .optional(record.fromProvisional),
-            .optional(record.fromOnce), .optional(record.toStatus), .optional(record.toLevel),
-            .optional(record.toProvisional), .optional(record.toOnce), .optional(record.reason),
-            .optional(record.purpose), .optional(record.promptId), .optional(record.requestId),
-            .optional(record.detail), .optional(record.purposeHash), .optional(record.prevHash), .optional(record.hash),
-            .optional(record.personal),
-        ])
+        try run(
+            Self.insert,
+            [
+                .int64(record.seq), .int64(record.at), .optional(record.actorKey), .optional(record.actorRole),
+                .optional(record.action), .optional(record.user), .optional(record.app), .optional(record.service),
+                .optional(record.fromStatus), .optional(record.fromLevel), .optional(record.fromProvisional),
+                .optional(record.fromOnce), .optional(record.toStatus), .optional(record.toLevel),
+                .optional(record.toProvisional), .optional(record.toOnce), .optional(record.reason),
+                .optional(record.purpose), .optional(record.promptId), .optional(record.requestId),
+                .optional(record.detail), .optional(record.purposeHash), .optional(record.prevHash), .optional(record.hash),
+                .optional(record.personal),
+            ])
     }
 
     /// Sets the chain head row to `tip`.

@@ -11,7 +11,8 @@ extension PostgresSession {
     }
 
     private static let subject = PreparedStatement("SELECT pseudonym, wrapped_key FROM audit_subjects WHERE user_id = $1")
-    private static let insertSubject = PreparedStatement("""
+    private static let insertSubject = PreparedStatement(
+        """
         INSERT INTO audit_subjects (user_id, pseudonym, wrapped_key, created_at) VALUES ($1, $2, $3, $4)
         """)
 
@@ -35,8 +36,10 @@ extension PostgresSession {
         }
     }
 
-    private static let erasures = ["authorizations", "prompts", "user_settings", "policies", "consent_sessions", "audit_subjects"]
-        .map { table in (table, PreparedStatement("DELETE FROM \(table) WHERE user_id = $1")) }
+    private static let erasures = [
+        "authorizations", "prompts", "user_settings", "policies", "consent_sessions", "audit_subjects",
+    ]
+    .map { table in (table, PreparedStatement("DELETE FROM \(table) WHERE user_id = $1")) }
 
     func eraseUser(_ user: UserID) throws -> UserErasure {
         let pseudonym = try auditSubject(of: user.rawValue)?.pseudonym

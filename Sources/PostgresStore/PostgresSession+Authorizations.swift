@@ -8,7 +8,8 @@ extension PostgresSession {
         declined_levels, updated_at, version, purpose_language, button_confirmed
         """
 
-    private static let selectOne = PreparedStatement("""
+    private static let selectOne = PreparedStatement(
+        """
         SELECT status, level, provisional, once, expires_at, reason, purpose, declined_levels, updated_at, version,
             purpose_language, button_confirmed
         FROM authorizations WHERE user_id = $1 AND app = $2 AND service = $3
@@ -16,7 +17,8 @@ extension PostgresSession {
 
     /// Always one row: the record's columns (NULL when there is none), then the user's
     /// settings (NULL when never changed); two primary-key lookups in one statement.
-    private static let selectOneWithSettings = PreparedStatement("""
+    private static let selectOneWithSettings = PreparedStatement(
+        """
         SELECT a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose, a.declined_levels,
             a.updated_at, a.version, a.purpose_language, a.button_confirmed, s.location_services_enabled, s.updated_at,
             s.locale
@@ -25,13 +27,15 @@ extension PostgresSession {
         LEFT JOIN user_settings AS s ON s.user_id = $1
         """)
 
-    private static let due = PreparedStatement("""
+    private static let due = PreparedStatement(
+        """
         SELECT \(columns) FROM authorizations
         WHERE expires_at IS NOT NULL AND expires_at <= $1 AND status = 'authorized'
         ORDER BY expires_at, user_id, app, service LIMIT $2
         """)
 
-    private static let upsert = PreparedStatement("""
+    private static let upsert = PreparedStatement(
+        """
         INSERT INTO authorizations (\(columns), purpose_hash)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
         ON CONFLICT (user_id, app, service) DO UPDATE SET
@@ -49,14 +53,17 @@ extension PostgresSession {
         }
     }
 
-    func authorizationAndSettings(user: UserID, app: AppID, service: ServiceID, withSettings: Bool) throws
+    func authorizationAndSettings(
+        user: UserID, app: AppID, service: ServiceID, withSettings: Bool
+    ) throws
         -> (stored: StoredAuthorization?, settings: UserSettings?)
     {
         guard withSettings else { return (try authorization(user: user, app: app, service: service), nil) }
         let found = try row(Self.selectOneWithSettings, [.text(user.rawValue), .text(app.rawValue), .text(service.rawValue)]) {
             row -> (StoredAuthorization?, UserSettings?) in
             // status is NOT NULL in the table, so NULL means no record.
-            let stored = row.isNull(at: 0) ? nil : try Self.decodeAuthorization(row, user: user, app: app, service: service, offset: 0)
+            let stored =
+                row.isNull(at: 0) ? nil : try Self.decodeAuthorization(row, user: user, app: app, service: service, offset: 0)
             let settings =
                 row.isNull(at: 12)
                 ? nil
@@ -68,7 +75,9 @@ extension PostgresSession {
         return found ?? (nil, nil)
     }
 
-    func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws
+    func authorizations(
+        matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int
+    ) throws
         -> [StoredAuthorization]
     {
         var clause = WhereClause()
@@ -94,17 +103,19 @@ extension PostgresSession {
 
     func save(_ authorization: StoredAuthorization) throws {
         changes?.saved(AuthorizationKey(user: authorization.user, app: authorization.app, service: authorization.service))
-        try run(Self.upsert, [
-            .text(authorization.user.rawValue), .text(authorization.app.rawValue), .text(authorization.service.rawValue),
-            .text(authorization.status.rawValue), .optional(authorization.level?.rawValue), .bool(authorization.provisional),
-            .bool(authorization.once), .date(authorization.expiresAt), .text(authorization.reason.rawValue),
-            .optional(authorization.purpose?.rawValue),
-            .text(authorization.declinedLevels.map(\.rawValue).joined(separator: ",")), .date(authorization.updatedAt),
-            .int64(authorization.version), .optional(authorization.purposeLanguage?.rawValue),
-            .bool(authorization.buttonConfirmed),
-            // The hash of the purpose string the user was shown (GDPR Art. 7(1)).
-            .optional(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }),
-        ])
+        try run(
+            Self.upsert,
+            [
+                .text(authorization.user.rawValue), .text(authorization.app.rawValue), .text(authorization.service.rawValue),
+                .text(authorization.status.rawValue), .optional(authorization.level?.rawValue), .bool(authorization.provisional),
+                .bool(authorization.once), .date(authorization.expiresAt), .text(authorization.reason.rawValue),
+                .optional(authorization.purpose?.rawValue),
+                .text(authorization.declinedLevels.map(\.rawValue).joined(separator: ",")), .date(authorization.updatedAt),
+                .int64(authorization.version), .optional(authorization.purposeLanguage?.rawValue),
+                .bool(authorization.buttonConfirmed),
+                // The hash of the purpose string the user was shown (GDPR Art. 7(1)).
+                .optional(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }),
+            ])
     }
 
     /// Decodes a row of `columns`.

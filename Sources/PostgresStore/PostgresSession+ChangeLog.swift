@@ -3,7 +3,8 @@ import PermissionDomain
 /// The change log a replica follows: the audit log itself, read as ``ChangeLogEntry``s, and the
 /// catalogue the read model keeps in memory.
 extension PostgresSession {
-    private static let changesAfter = PreparedStatement("""
+    private static let changesAfter = PreparedStatement(
+        """
         SELECT a.seq, a.action, s.user_id, a.app, a.service
         FROM audit a LEFT JOIN audit_subjects s ON s.pseudonym = a.user_id
         WHERE a.seq > $1 ORDER BY a.seq LIMIT $2

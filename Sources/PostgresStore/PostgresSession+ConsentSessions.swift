@@ -11,7 +11,8 @@ extension PostgresSession {
         "SELECT \(columns) FROM consent_sessions WHERE token_hash = $1")
     private static let selectBySecret = PreparedStatement(
         "SELECT \(columns) FROM consent_sessions WHERE secret_hash = $1")
-    private static let upsert = PreparedStatement("""
+    private static let upsert = PreparedStatement(
+        """
         INSERT INTO consent_sessions (\(columns))
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
         ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, csrf_hash = excluded.csrf_hash,
@@ -31,12 +32,14 @@ extension PostgresSession {
     }
 
     func save(_ session: ConsentSession) throws {
-        try run(Self.upsert, [
-            .text(session.id.rawValue), .text(session.user.rawValue), .bytes(session.tokenHash),
-            session.secretHash.map(PostgresValue.bytes) ?? .null, session.csrfHash.map(PostgresValue.bytes) ?? .null,
-            .int64(session.createdAt.millisecondsSince1970), .int64(session.expiresAt.millisecondsSince1970),
-            .date(session.exchangedAt), .date(session.endedAt),
-        ])
+        try run(
+            Self.upsert,
+            [
+                .text(session.id.rawValue), .text(session.user.rawValue), .bytes(session.tokenHash),
+                session.secretHash.map(PostgresValue.bytes) ?? .null, session.csrfHash.map(PostgresValue.bytes) ?? .null,
+                .int64(session.createdAt.millisecondsSince1970), .int64(session.expiresAt.millisecondsSince1970),
+                .date(session.exchangedAt), .date(session.endedAt),
+            ])
     }
 
     private static func decodeSession(_ row: PostgresRow) throws -> ConsentSession {

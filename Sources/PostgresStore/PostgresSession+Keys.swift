@@ -6,7 +6,8 @@ extension PostgresSession {
     private static let keyColumns = "id, role, app, name, secret_hash, created_at, revoked_at"
     private static let selectKey = PreparedStatement("SELECT \(keyColumns) FROM api_keys WHERE id = $1")
     private static let selectKeys = PreparedStatement("SELECT \(keyColumns) FROM api_keys ORDER BY id")
-    private static let upsertKey = PreparedStatement("""
+    private static let upsertKey = PreparedStatement(
+        """
         INSERT INTO api_keys (id, role, app, name, secret_hash, created_at, revoked_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7)
         ON CONFLICT (id) DO UPDATE SET name = excluded.name, revoked_at = excluded.revoked_at
@@ -21,10 +22,12 @@ extension PostgresSession {
     }
 
     func save(_ key: APIKey) throws {
-        try run(Self.upsertKey, [
-            .text(key.id.rawValue), .text(key.role.rawValue), .optional(key.app?.rawValue), .text(key.name),
-            .bytes(key.secretHash), .int64(key.createdAt.millisecondsSince1970), .date(key.revokedAt),
-        ])
+        try run(
+            Self.upsertKey,
+            [
+                .text(key.id.rawValue), .text(key.role.rawValue), .optional(key.app?.rawValue), .text(key.name),
+                .bytes(key.secretHash), .int64(key.createdAt.millisecondsSince1970), .date(key.revokedAt),
+            ])
     }
 
     private static func decodeKey(_ row: PostgresRow) throws -> APIKey {

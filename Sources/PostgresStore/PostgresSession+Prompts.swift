@@ -9,15 +9,18 @@ extension PostgresSession {
         created_at, expires_at, ended_at, choice, purpose_language
         """
     private static let selectOne = PreparedStatement("SELECT \(columns) FROM prompts WHERE id = $1")
-    private static let selectPending = PreparedStatement("""
+    private static let selectPending = PreparedStatement(
+        """
         SELECT \(columns) FROM prompts
         WHERE user_id = $1 AND app = $2 AND service = $3 AND state = 'pending'
         """)
-    private static let selectDue = PreparedStatement("""
+    private static let selectDue = PreparedStatement(
+        """
         SELECT \(columns) FROM prompts
         WHERE state = 'pending' AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2
         """)
-    private static let upsert = PreparedStatement("""
+    private static let upsert = PreparedStatement(
+        """
         INSERT INTO prompts (\(columns))
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
         ON CONFLICT (id) DO UPDATE SET
@@ -56,14 +59,16 @@ extension PostgresSession {
     }
 
     func save(_ prompt: Prompt) throws {
-        try run(Self.upsert, [
-            .text(prompt.id.rawValue), .text(prompt.user.rawValue), .text(prompt.app.rawValue),
-            .text(prompt.service.rawValue), .text(prompt.kind.rawValue), .text(prompt.requestedLevel.rawValue),
-            .text(prompt.options.map(\.rawValue).joined(separator: ",")), .text(prompt.purpose.rawValue),
-            .text(prompt.purposeKey), .text(prompt.state.rawValue), .int64(prompt.createdAt.millisecondsSince1970),
-            .int64(prompt.expiresAt.millisecondsSince1970), .date(prompt.endedAt), .optional(prompt.choice?.rawValue),
-            .optional(prompt.purposeLanguage?.rawValue),
-        ])
+        try run(
+            Self.upsert,
+            [
+                .text(prompt.id.rawValue), .text(prompt.user.rawValue), .text(prompt.app.rawValue),
+                .text(prompt.service.rawValue), .text(prompt.kind.rawValue), .text(prompt.requestedLevel.rawValue),
+                .text(prompt.options.map(\.rawValue).joined(separator: ",")), .text(prompt.purpose.rawValue),
+                .text(prompt.purposeKey), .text(prompt.state.rawValue), .int64(prompt.createdAt.millisecondsSince1970),
+                .int64(prompt.expiresAt.millisecondsSince1970), .date(prompt.endedAt), .optional(prompt.choice?.rawValue),
+                .optional(prompt.purposeLanguage?.rawValue),
+            ])
     }
 
     private static func decodePrompt(_ row: PostgresRow) throws -> Prompt {

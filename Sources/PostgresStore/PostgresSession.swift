@@ -36,7 +36,9 @@ struct PostgresSession: PermissionWriter {
     }
 
     /// Runs `statement` with `parameters`, decoding each row.
-    func rows<Row>(_ statement: PreparedStatement, _ parameters: [PostgresValue] = [], decode: (PostgresRow) throws -> Row)
+    func rows<Row>(
+        _ statement: PreparedStatement, _ parameters: [PostgresValue] = [], decode: (PostgresRow) throws -> Row
+    )
         throws -> [Row]
     {
         let result = try connection.query(statement, parameters)
@@ -47,7 +49,9 @@ struct PostgresSession: PermissionWriter {
     }
 
     /// Runs `statement` with `parameters` and decodes the first row, if any.
-    func row<Row>(_ statement: PreparedStatement, _ parameters: [PostgresValue] = [], decode: (PostgresRow) throws -> Row)
+    func row<Row>(
+        _ statement: PreparedStatement, _ parameters: [PostgresValue] = [], decode: (PostgresRow) throws -> Row
+    )
         throws -> Row?
     {
         let result = try connection.query(statement, parameters)
@@ -81,7 +85,9 @@ extension PostgresRow {
     }
 
     /// A column holding a `RawRepresentable` enumeration's raw value.
-    func enumeration<Value: RawRepresentable>(_ type: Value.Type, at column: Int, _ table: String, _ name: String)
+    func enumeration<Value: RawRepresentable>(
+        _ type: Value.Type, at column: Int, _ table: String, _ name: String
+    )
         throws -> Value where Value.RawValue == String
     {
         guard let text = optionalString(at: column), let value = Value(rawValue: text) else {

@@ -1,8 +1,8 @@
 import AuditKeys
 import Dispatch
 import Foundation
-import PermissionDomain
 internal import Ownership
+import PermissionDomain
 import Synchronization
 
 /// The writes of one ``PostgresPermissionStore`` (one replica), group-committed on one serial
@@ -76,7 +76,6 @@ package final class PostgresWriter: Sendable {
         let done = DispatchSemaphore(value: 0)
         init(run: @escaping (PostgresSession) throws -> Void) { self.run = run }
     }
-
 
     /// The most bodies committed in one transaction.
     package let maximumBatchSize: Int

@@ -112,7 +112,8 @@ package final class Statement {
     /// Binds a blob, copied by SQLite (`SQLITE_TRANSIENT`).
     package func bind(blob value: [UInt8], at index: Int32) {
         let code = value.withUnsafeBytes { bytes in
-            sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), csqlite_transient())
+            sqlite3_bind_blob(
+                handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), csqlite_transient())
         }
         record(code)
     }

@@ -29,9 +29,11 @@ struct AppsCommand: ParsableCommand {
             let client = try connection.makeClient()
             let list = try connection.call(client, Endpoints.apps(after: after, limit: limit)).value
             if connection.json { return Output.json(list) }
-            Output.table(["ID", "NAME", "PURPOSE KEYS", "UPDATED"], list.items.map { app in
-                [app.id, app.name, app.purposeStrings.keys.sorted().joined(separator: ","), Output.time(app.updatedAt)]
-            })
+            Output.table(
+                ["ID", "NAME", "PURPOSE KEYS", "UPDATED"],
+                list.items.map { app in
+                    [app.id, app.name, app.purposeStrings.keys.sorted().joined(separator: ","), Output.time(app.updatedAt)]
+                })
             if let next = list.nextCursor { print("(more: --after \(next))") }
         }
     }
@@ -47,7 +49,8 @@ struct AppsCommand: ParsableCommand {
             let value = try connection.call(client, Endpoints.app(app)).value
             if connection.json { return Output.json(value) }
             Output.fields([("id", value.id), ("name", value.name), ("updated", Output.time(value.updatedAt))])
-            Output.table(["PURPOSE KEY", "PURPOSE STRING"], value.purposeStrings.sorted { $0.key < $1.key }.map { [$0.key, $0.value] })
+            Output.table(
+                ["PURPOSE KEY", "PURPOSE STRING"], value.purposeStrings.sorted { $0.key < $1.key }.map { [$0.key, $0.value] })
             let localized = value.localizedPurposeStrings.sorted { $0.key < $1.key }.flatMap { language, strings in
                 strings.sorted { $0.key < $1.key }.map { [language, $0.key, $0.value] }
             }
@@ -137,9 +140,11 @@ struct AppsCommand: ParsableCommand {
             let client = try connection.makeClient()
             let list = try connection.call(client, Endpoints.purposeChanged(app: app, after: after, limit: limit)).value
             if connection.json { return Output.json(list) }
-            Output.table(["USER", "SERVICE", "STATUS", "PURPOSE SHOWN", "LANGUAGE"], list.items.map { item in
-                [item.user, item.service, Output.status(item), item.purpose ?? "-", item.purposeLanguage ?? "-"]
-            })
+            Output.table(
+                ["USER", "SERVICE", "STATUS", "PURPOSE SHOWN", "LANGUAGE"],
+                list.items.map { item in
+                    [item.user, item.service, Output.status(item), item.purpose ?? "-", item.purposeLanguage ?? "-"]
+                })
             if let next = list.nextCursor { print("(more: --after \(next))") }
         }
     }

@@ -41,14 +41,17 @@ struct AuditCommand: ParsableCommand {
         }
         let change = entry.from == nil && entry.to == nil ? "-" : "\(snapshot(entry.from))→\(snapshot(entry.to))"
         let actor = entry.actor.keyId.map { "\(entry.actor.role):\($0)" } ?? entry.actor.role
-        return [String(entry.seq), Output.time(entry.at), actor, entry.action, entry.user ?? "-", entry.app ?? "-",
-                entry.service ?? "-", change, entry.reason ?? "-"]
+        return [
+            String(entry.seq), Output.time(entry.at), actor, entry.action, entry.user ?? "-", entry.app ?? "-",
+            entry.service ?? "-", change, entry.reason ?? "-",
+        ]
     }
 
     func run() throws {
         let client = try connection.makeClient()
-        let query = AuditQuery(user: user, app: app, service: service, action: action, since: since, until: until,
-                               after: after, limit: limit)
+        let query = AuditQuery(
+            user: user, app: app, service: service, action: action, since: since, until: until,
+            after: after, limit: limit)
         let page = try connection.call(client, Endpoints.audit(query)).value
         if connection.json {
             if follow { page.items.forEach(Output.json) } else { Output.json(page) }

@@ -37,12 +37,15 @@ struct RequestCommand: ParsableCommand {
 
     func run() throws {
         let client = try connection.makeClient()
-        let outcome = try connection.call(client, Endpoints.requestAccess(user: user, app: app, service: service, level: level)).value
+        let outcome = try connection.call(client, Endpoints.requestAccess(user: user, app: app, service: service, level: level))
+            .value
         if connection.json { return Output.json(outcome) }
         Output.authorization(outcome.authorization)
         if let prompt = outcome.prompt {
             print("")
-            print("The user must decide: prompt \(prompt.id) (\(prompt.kind.rawValue)), options \(prompt.options.joined(separator: ", "))")
+            print(
+                "The user must decide: prompt \(prompt.id) (\(prompt.kind.rawValue)), options \(prompt.options.joined(separator: ", "))"
+            )
             print("  purpose: \(prompt.purpose)\(prompt.purposeLanguage.map { " [\($0)]" } ?? "")")
         }
     }
@@ -78,7 +81,9 @@ struct ButtonCommand: ParsableCommand {
             print("Unchanged: \(result.why?.rawValue ?? "unknown").")
         case .prompted:
             guard let prompt = result.prompt else { return }
-            print("The user must confirm the button: prompt \(prompt.id) (\(prompt.kind.rawValue)), options \(prompt.options.joined(separator: ", "))")
+            print(
+                "The user must confirm the button: prompt \(prompt.id) (\(prompt.kind.rawValue)), options \(prompt.options.joined(separator: ", "))"
+            )
             print("  purpose: \(prompt.purpose)\(prompt.purposeLanguage.map { " [\($0)]" } ?? "")")
         }
     }

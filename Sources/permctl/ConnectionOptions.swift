@@ -4,18 +4,23 @@ import PermissionClient
 
 /// The options every verb shares: where the server is, the key, the output format, the timeout.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("url"), help: ArgumentHelp(
-        "The server URL (env: PERMISSION_URL; default: http://127.0.0.1:8080).", valueName: "url"))
+    @Option(
+        name: .customLong("url"),
+        help: ArgumentHelp(
+            "The server URL (env: PERMISSION_URL; default: http://127.0.0.1:8080).", valueName: "url"))
     var url: String?
 
-    @Option(name: .customLong("key"), help: ArgumentHelp(
-        "The API key, sent as a Bearer token (env: PERMISSION_KEY).", valueName: "key"))
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp(
+            "The API key, sent as a Bearer token (env: PERMISSION_KEY).", valueName: "key"))
     var key: String?
 
     @Flag(name: .customLong("json"), help: "Print the API's JSON instead of a table.")
     var json = false
 
-    @Option(name: .customLong("timeout"), help: ArgumentHelp("Seconds to wait for each attempt (default: 10).", valueName: "seconds"))
+    @Option(
+        name: .customLong("timeout"), help: ArgumentHelp("Seconds to wait for each attempt (default: 10).", valueName: "seconds"))
     var timeout: Double = 10
 
     func validate() throws {

@@ -24,7 +24,8 @@ struct KeysCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List keys (without secrets).", discussion: "Example:\n  permctl keys list")
+        static let configuration = CommandConfiguration(
+            abstract: "List keys (without secrets).", discussion: "Example:\n  permctl keys list")
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
@@ -48,13 +49,16 @@ struct KeysCommand: ParsableCommand {
             guard role != "user" else {
                 throw ValidationError("--role user is a consent session's role, never a key's: make a consent link instead")
             }
-            guard APIKey.Role(rawValue: role) != nil else { throw ValidationError("--role must be admin, consent, app or auditor") }
+            guard APIKey.Role(rawValue: role) != nil else {
+                throw ValidationError("--role must be admin, consent, app or auditor")
+            }
         }
 
         func run() throws {
             let client = try connection.makeClient()
             let issued = try connection.call(
-                client, Endpoints.createKey(NewAPIKey(role: APIKey.Role(rawValue: role) ?? .auditor, app: app, name: name))).value
+                client, Endpoints.createKey(NewAPIKey(role: APIKey.Role(rawValue: role) ?? .auditor, app: app, name: name))
+            ).value
             if connection.json { return Output.json(issued) }
             Output.table(KeysCommand.headers, [KeysCommand.row(issued.key)])
             print("secret: \(issued.secret)   (shown once)")
@@ -62,7 +66,8 @@ struct KeysCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a key.", discussion: "Example:\n  permctl keys delete k_7f3a9c")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a key.", discussion: "Example:\n  permctl keys delete k_7f3a9c")
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The key id.") var id: String
 

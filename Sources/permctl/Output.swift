@@ -77,8 +77,10 @@ enum Output {
 
     /// One table row of a prompt.
     static func promptRow(_ prompt: Prompt) -> [String] {
-        [prompt.id, prompt.user, prompt.app, prompt.service, prompt.kind.rawValue, prompt.level, prompt.state.rawValue,
-         prompt.options.joined(separator: ","), time(prompt.expiresAt)]
+        [
+            prompt.id, prompt.user, prompt.app, prompt.service, prompt.kind.rawValue, prompt.level, prompt.state.rawValue,
+            prompt.options.joined(separator: ","), time(prompt.expiresAt),
+        ]
     }
 
     static let promptHeaders = ["ID", "USER", "APP", "SERVICE", "KIND", "LEVEL", "STATE", "OPTIONS", "EXPIRES"]

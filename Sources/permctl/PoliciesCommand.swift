@@ -23,7 +23,8 @@ struct PoliciesCommand: ParsableCommand {
     static let headers = ["ID", "SERVICE", "APP", "USER", "EFFECT", "LEVEL"]
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List policies.", discussion: "Example:\n  permctl policies list")
+        static let configuration = CommandConfiguration(
+            abstract: "List policies.", discussion: "Example:\n  permctl policies list")
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "Continue after this cursor.") var after: String?
         @Option(help: "The page size (1-1000).") var limit: Int?
@@ -37,7 +38,8 @@ struct PoliciesCommand: ParsableCommand {
     }
 
     struct Get: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one policy.", discussion: "Example:\n  permctl policies get no-camera-u42")
+        static let configuration = CommandConfiguration(
+            abstract: "Show one policy.", discussion: "Example:\n  permctl policies get no-camera-u42")
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The policy id.") var id: String
 
@@ -67,8 +69,9 @@ struct PoliciesCommand: ParsableCommand {
 
         func run() throws {
             let client = try connection.makeClient()
-            let definition = PolicyDefinition(service: service, app: app, user: user,
-                                              effect: Policy.Effect(rawValue: effect) ?? .restrict, level: level)
+            let definition = PolicyDefinition(
+                service: service, app: app, user: user,
+                effect: Policy.Effect(rawValue: effect) ?? .restrict, level: level)
             let policy = try connection.call(client, Endpoints.putPolicy(id: id, definition)).value
             if connection.json { return Output.json(policy) }
             Output.table(PoliciesCommand.headers, PoliciesCommand.rows([policy]))
@@ -76,7 +79,8 @@ struct PoliciesCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a policy.", discussion: "Example:\n  permctl policies delete no-camera-u42")
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a policy.", discussion: "Example:\n  permctl policies delete no-camera-u42")
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The policy id.") var id: String
 

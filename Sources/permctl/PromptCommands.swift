@@ -22,7 +22,8 @@ struct PromptsCommand: ParsableCommand {
 
     func run() throws {
         let client = try connection.makeClient()
-        let list = try connection.call(client, Endpoints.prompts(user: user, state: Prompt.State(rawValue: state), limit: limit)).value
+        let list = try connection.call(client, Endpoints.prompts(user: user, state: Prompt.State(rawValue: state), limit: limit))
+            .value
         if connection.json { return Output.json(list) }
         Output.table(Output.promptHeaders, list.items.map(Output.promptRow))
     }
@@ -54,7 +55,8 @@ struct DecideCommand: ParsableCommand {
     func run() throws {
         let client = try connection.makeClient()
         let result = try connection.call(
-            client, Endpoints.decide(prompt: prompt, choice: choice, until: until.flatMap(Timestamp.parse))).value
+            client, Endpoints.decide(prompt: prompt, choice: choice, until: until.flatMap(Timestamp.parse))
+        ).value
         if connection.json { return Output.json(result) }
         Output.authorization(result.authorization)
     }

@@ -24,9 +24,13 @@ struct ServicesCommand: ParsableCommand {
             if connection.json { return Output.json(list) }
             items = list.items
         }
-        Output.table(["SERVICE", "LEVELS", "BUILTIN", "SPECIALS"], items.map { service in
-            [service.id, service.levels.joined(separator: ","), service.builtin ? "yes" : "no",
-             service.specials.isEmpty ? "-" : service.specials.joined(separator: ",")]
-        })
+        Output.table(
+            ["SERVICE", "LEVELS", "BUILTIN", "SPECIALS"],
+            items.map { service in
+                [
+                    service.id, service.levels.joined(separator: ","), service.builtin ? "yes" : "no",
+                    service.specials.isEmpty ? "-" : service.specials.joined(separator: ","),
+                ]
+            })
     }
 }

@@ -32,7 +32,9 @@ enum AuditKeyLoading {
     /// of another server key).
     /// - Throws: `ExitCode` 78 (EX_CONFIG) when the key is malformed or unreadable; the reason
     ///   is logged first.
-    static func keyring(sqlite path: String, settings: AuditKeySettings, logger: Logger) throws
+    static func keyring(
+        sqlite path: String, settings: AuditKeySettings, logger: Logger
+    ) throws
         -> (keyring: AuditKeyring, createdFile: String?)
     {
         if let given = try given(settings, logger: logger) { return (given, nil) }
@@ -70,7 +72,8 @@ enum AuditKeyLoading {
     static func keyring(postgres settings: AuditKeySettings, logger: Logger) throws -> AuditKeyring {
         if let given = try given(settings, logger: logger) { return given }
         logger.critical(
-            "a PostgreSQL database needs the audit server key: --audit-key-file FILE or PERMISSION_AUDIT_KEY, the same on every replica (make one with `openssl rand -base64 32`)")
+            "a PostgreSQL database needs the audit server key: --audit-key-file FILE or PERMISSION_AUDIT_KEY, the same on every replica (make one with `openssl rand -base64 32`)"
+        )
         throw ExitCode(ExitCodes.configuration)
     }
 

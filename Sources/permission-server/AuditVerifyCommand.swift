@@ -60,10 +60,13 @@ struct AuditVerifyCommand: ParsableCommand {
     /// Prints the verdict; throws exit 1 when the chain is broken.
     static func printVerdict(_ report: AuditChainReport) throws {
         guard let seq = report.firstFailingSeq, let failure = report.failure else {
-            print("audit chain intact: \(report.intactLength) of \(report.totalEntries) entries, head \(report.lastIntactHash ?? "none")")
+            print(
+                "audit chain intact: \(report.intactLength) of \(report.totalEntries) entries, head \(report.lastIntactHash ?? "none")"
+            )
             return
         }
-        print("""
+        print(
+            """
             audit chain broken at seq \(seq) (\(failure.rawValue)): \(report.intactLength) of \(report.totalEntries) \
             entries intact
             """)

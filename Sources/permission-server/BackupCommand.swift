@@ -26,7 +26,8 @@ struct BackupCommand: ParsableCommand {
         LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         let logger = Logger(label: "permission-server.backup")
         if case .postgres = configuration.database {
-            logger.critical("""
+            logger.critical(
+                """
                 backup copies a SQLite file only; back up a PostgreSQL database with pg_dump \
                 (https://www.postgresql.org/docs/15/app-pgdump.html)
                 """, metadata: ["database": "\(configuration.database.described)"])

@@ -15,7 +15,8 @@ enum BootstrapKey {
     static func secret(_ configuration: ServerConfiguration, logger: Logger) throws -> String? {
         guard let secret = configuration.bootstrapAdminKey else { return nil }
         guard KeySecret.isAcceptable(secret) else {
-            logger.critical("""
+            logger.critical(
+                """
                 refusing to start: \(Settings.bootstrapAdminKey.environment) must be pk_<16 hex digits>_<random> \
                 or 32 to 256 characters of A-Z a-z 0-9 - . _ ~ + / = (for example: openssl rand -hex 32)
                 """)
@@ -40,7 +41,8 @@ enum BootstrapKey {
             }
         }
         guard try !service.keys().contains(where: { $0.role == .admin && $0.isActive }) else { return }
-        logger.warning("""
+        logger.warning(
+            """
             no active admin key: every /v1 call answers 401 until one exists. Create one with \
             `permission-server keys create --role admin --name admin --database \(databasePath)` \
             (it prints the secret once; the server need not stop), or start with \

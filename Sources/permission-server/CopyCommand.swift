@@ -29,7 +29,8 @@ struct CopyCommand: ParsableCommand {
     @Option(name: .customLong("from"), help: ArgumentHelp("The SQLite database file to copy (read only).", valueName: "path"))
     var source: String
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("The PostgreSQL database: postgres://… or postgresql://….", valueName: "uri"))
+    @Option(
+        name: .customLong("to"), help: ArgumentHelp("The PostgreSQL database: postgres://… or postgresql://….", valueName: "uri"))
     var target: String
 
     @Option(help: ArgumentHelp("Rows copied between two progress lines of a table.", valueName: "n"))
@@ -102,9 +103,11 @@ struct CopyCommand: ParsableCommand {
         }
         try AuditVerifyCommand.printVerdict(report)
         guard report.totalEntries == copied.auditEntries, report.lastIntactHash == copied.auditHead else {
-            logger.critical("the copy's audit chain does not end where the file's does", metadata: [
-                "head": "\(copied.auditHead ?? "none")", "copy-head": "\(report.lastIntactHash ?? "none")",
-            ])
+            logger.critical(
+                "the copy's audit chain does not end where the file's does",
+                metadata: [
+                    "head": "\(copied.auditHead ?? "none")", "copy-head": "\(report.lastIntactHash ?? "none")",
+                ])
             throw ExitCode.failure
         }
     }

@@ -31,11 +31,12 @@ struct HealthcheckCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options)
-        let host = switch configuration.host {
-        case "0.0.0.0": "127.0.0.1"
-        case "::", "[::]": "::1"
-        default: configuration.host
-        }
+        let host =
+            switch configuration.host {
+            case "0.0.0.0": "127.0.0.1"
+            case "::", "[::]": "::1"
+            default: configuration.host
+            }
         do {
             let status = try HealthProbe(host: host, port: configuration.port, timeout: timeout).status(of: path)
             guard status == 200 else {
@@ -64,18 +65,26 @@ struct HealthProbe {
         let fd = try connect()
         defer { _ = Glibc.close(fd) }
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\nUser-Agent: permission-server-healthcheck\r\n\r\n".utf8)
+        let request = Array(
+            "GET \(path) HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\nUser-Agent: permission-server-healthcheck\r\n\r\n"
+                .utf8)
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 { if errno == EINTR { continue }; throw failure("send") }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure("send")
+            }
             sent += n
         }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1024)
         while !received.contains(0x0A), received.count < 8192 {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 { if errno == EINTR { continue }; throw failure("recv") }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure("recv")
+            }
             if n == 0 { break }
             received += buffer[0..<n]
         }
@@ -103,7 +112,10 @@ struct HealthProbe {
         while let info = entry {
             entry = info.pointee.ai_next
             let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
-            if fd < 0 { lastError = failure("socket"); continue }
+            if fd < 0 {
+                lastError = failure("socket")
+                continue
+            }
             var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))

@@ -4,7 +4,6 @@ import Logging
 import PermissionAPI
 import PermissionDomain
 
-
 /// `permission-server keys create|list|revoke`: API keys in the database (a SQLite file or a
 /// PostgreSQL URI; SPEC §6), e.g.
 /// the first admin key before the server ever ran. Changes are audited with actor `system`.

@@ -72,7 +72,10 @@ private func writeToStandardError(_ line: [UInt8]) {
         var offset = 0
         while offset < buffer.count {
             let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-            if n <= 0 { if errno == EINTR { continue }; return }
+            if n <= 0 {
+                if errno == EINTR { continue }
+                return
+            }
             offset += n
         }
     }

@@ -10,7 +10,8 @@ import ArgumentParser
 struct PermissionServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "permission-server",
-        abstract: "Per-user app permissions (the iOS TCC model) over HTTP, with the state in one SQLite file (or PostgreSQL, for the operator commands).",
+        abstract:
+            "Per-user app permissions (the iOS TCC model) over HTTP, with the state in one SQLite file (or PostgreSQL, for the operator commands).",
         discussion: """
             Settings come from flags, then PERMISSION_* environment variables, then the file named \
             by --config / PERMISSION_CONFIG, then the defaults shown in each subcommand's --help.

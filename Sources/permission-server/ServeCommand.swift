@@ -141,7 +141,8 @@ struct ServeCommand: ParsableCommand {
             }
             return .postgres(
                 try StoreOpening.openPostgres(
-                    connectionString, keys: configuration.auditKeys, poolSize: configuration.databasePoolSize, readModel: readModel, logger: logger))
+                    connectionString, keys: configuration.auditKeys, poolSize: configuration.databasePoolSize,
+                    readModel: readModel, logger: logger))
         }
     }
 

@@ -118,7 +118,8 @@ struct ServerConfiguration: Sendable {
         writeTimeout = try resolver.int(Settings.writeTimeout, range: 1...3_600)
         shutdownGrace = try resolver.int(Settings.shutdownGrace, range: 0...3_600)
         metrics = try resolver.choice(Settings.metrics, among: ["open", "admin", "off"])
-        metricsPort = resolver.value(Settings.metricsPort) == nil ? nil : try resolver.int(Settings.metricsPort, range: 0...65_535)
+        metricsPort =
+            resolver.value(Settings.metricsPort) == nil ? nil : try resolver.int(Settings.metricsPort, range: 0...65_535)
         if let metricsPort, metricsPort != 0, metricsPort == port, let (value, source) = resolver.value(Settings.metricsPort) {
             throw .invalid(Settings.metricsPort, value, source, "a port other than the main port \(port)")
         }
@@ -135,12 +136,16 @@ struct ServerConfiguration: Sendable {
         publicURL = try Self.publicURL(resolver)
         described = Settings.all.compactMap { setting in
             guard !setting.isSecret, let (value, source) = resolver.value(setting) else { return nil }
-            return (setting, setting.flag == Settings.database.flag ? DatabaseLocation(value, password: nil).described : value, source)
+            return (
+                setting, setting.flag == Settings.database.flag ? DatabaseLocation(value, password: nil).described : value, source
+            )
         }
     }
 
     /// A resolver whose config file is the one `--config` / `PERMISSION_CONFIG` names, if any.
-    private static func resolver(flags: [String: String], environment: [String: String]) throws(ConfigurationError) -> SettingsResolver {
+    private static func resolver(
+        flags: [String: String], environment: [String: String]
+    ) throws(ConfigurationError) -> SettingsResolver {
         let withoutFile = SettingsResolver(flags: flags, environment: environment, file: [:])
         guard let path = withoutFile.string(Settings.config), !path.isEmpty else { return withoutFile }
         return SettingsResolver(flags: flags, environment: environment, file: try SettingsResolver.parseFile(at: path))
@@ -153,7 +158,8 @@ struct ServerConfiguration: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .invalid(Settings.databasePasswordFile, path, source, expected)
         }
-        let firstLine = String(decoding: data, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        let firstLine =
+            String(decoding: data, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
             .first.map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) } ?? ""
         guard !firstLine.isEmpty else { throw .invalid(Settings.databasePasswordFile, path, source, expected) }
         return firstLine

@@ -76,7 +76,8 @@ final class ServerMetrics: Sendable {
         text.sample("permission_audit_seq", value: Double(database.auditSeq))
         text.family("permission_authorizations", help: "Authorization records by status.", type: .gauge)
         for status in ["authorized", "denied", "notDetermined"] {
-            text.sample("permission_authorizations", labels: [("status", status)], value: database.authorizationsByStatus[status] ?? 0)
+            text.sample(
+                "permission_authorizations", labels: [("status", status)], value: database.authorizationsByStatus[status] ?? 0)
         }
         text.family(
             "sqlite_write_transaction_duration_seconds",
@@ -84,7 +85,9 @@ final class ServerMetrics: Sendable {
         text.histogram(
             "sqlite_write_transaction_duration_seconds", upperBounds: WriteMetrics.durationBounds,
             counts: database.writes.durationCounts, sum: database.writes.durationSumSeconds)
-        text.family("sqlite_write_transaction_writes", help: "Writes committed per transaction (group commit batch size).", type: .histogram)
+        text.family(
+            "sqlite_write_transaction_writes", help: "Writes committed per transaction (group commit batch size).",
+            type: .histogram)
         text.histogram(
             "sqlite_write_transaction_writes", upperBounds: WriteMetrics.batchBounds,
             counts: database.writes.batchCounts, sum: database.writes.batchSum)
@@ -108,7 +111,8 @@ final class ServerMetrics: Sendable {
         text.sample("permission_read_model_fresh", value: database.readModelFresh ? 1 : 0)
         text.family("permission_authorizations", help: "Authorization records by status.", type: .gauge)
         for status in ["authorized", "denied", "notDetermined"] {
-            text.sample("permission_authorizations", labels: [("status", status)], value: database.authorizationsByStatus[status] ?? 0)
+            text.sample(
+                "permission_authorizations", labels: [("status", status)], value: database.authorizationsByStatus[status] ?? 0)
         }
         text.family("postgres_open_connections", help: "Pooled PostgreSQL connections open now.", type: .gauge)
         text.sample("postgres_open_connections", value: database.openConnections)
@@ -117,14 +121,18 @@ final class ServerMetrics: Sendable {
 
     private static func renderReadCache(_ statistics: ReadCache.Statistics?, into text: inout PrometheusText) {
         if let cache = statistics {
-            text.family("permission_read_cache_lookups_total", help: "Status reads by whether the read cache held the record.", type: .counter)
+            text.family(
+                "permission_read_cache_lookups_total", help: "Status reads by whether the read cache held the record.",
+                type: .counter)
             text.sample("permission_read_cache_lookups_total", labels: [("result", "hit")], value: cache.hits)
             text.sample("permission_read_cache_lookups_total", labels: [("result", "miss")], value: cache.misses)
-            text.family("permission_read_cache_entries", help: "Authorization records and user settings in the read cache.", type: .gauge)
+            text.family(
+                "permission_read_cache_entries", help: "Authorization records and user settings in the read cache.", type: .gauge)
             text.sample("permission_read_cache_entries", value: cache.entries)
             text.family(
                 "permission_read_cache_clears_total",
-                help: "Times the read cache was emptied (a change of more than 4096 rows, another process's commit, maintenance).",
+                help:
+                    "Times the read cache was emptied (a change of more than 4096 rows, another process's commit, maintenance).",
                 type: .counter)
             text.sample("permission_read_cache_clears_total", value: cache.clears)
         }

@@ -13,92 +13,146 @@ struct Setting: Sendable {
 }
 
 enum Settings {
-    static let host = Setting(flag: "host", environment: "PERMISSION_HOST", defaultValue: "127.0.0.1",
+    static let host = Setting(
+        flag: "host", environment: "PERMISSION_HOST", defaultValue: "127.0.0.1",
         help: "Address to listen on (IPv4 or IPv6; 0.0.0.0 or :: for all interfaces).")
-    static let port = Setting(flag: "port", environment: "PERMISSION_PORT", defaultValue: "8080",
+    static let port = Setting(
+        flag: "port", environment: "PERMISSION_PORT", defaultValue: "8080",
         help: "TCP port to listen on; 0 picks a free port, which is logged.")
-    static let database = Setting(flag: "database", environment: "PERMISSION_DATABASE",
+    static let database = Setting(
+        flag: "database", environment: "PERMISSION_DATABASE",
         defaultValue: "./data/permissions.sqlite",
-        help: "Path of the SQLite database file (its directory is created if missing), or a PostgreSQL URI postgres://user@host:5432/db?sslmode=verify-full (TLS and other libpq options as query parameters) that any number of replicas serve.")
-    static let databasePoolSize = Setting(flag: "database-pool-size", environment: "PERMISSION_DATABASE_POOL_SIZE",
+        help:
+            "Path of the SQLite database file (its directory is created if missing), or a PostgreSQL URI postgres://user@host:5432/db?sslmode=verify-full (TLS and other libpq options as query parameters) that any number of replicas serve."
+    )
+    static let databasePoolSize = Setting(
+        flag: "database-pool-size", environment: "PERMISSION_DATABASE_POOL_SIZE",
         defaultValue: "16",
-        help: "PostgreSQL only: connections a replica opens at most (reads not served from memory and writes share them); each also costs the database a process.")
-    static let databasePasswordFile = Setting(flag: "database-password-file",
+        help:
+            "PostgreSQL only: connections a replica opens at most (reads not served from memory and writes share them); each also costs the database a process."
+    )
+    static let databasePasswordFile = Setting(
+        flag: "database-password-file",
         environment: "PERMISSION_DATABASE_PASSWORD_FILE", defaultValue: nil,
         help: "File whose first line is the PostgreSQL password (else the URI's or PGPASSWORD); never logged.")
-    static let auditKeyFile = Setting(flag: "audit-key-file", environment: "PERMISSION_AUDIT_KEY_FILE",
+    static let auditKeyFile = Setting(
+        flag: "audit-key-file", environment: "PERMISSION_AUDIT_KEY_FILE",
         defaultValue: nil,
-        help: "File holding the audit server key (32 random bytes in base64, `openssl rand -base64 32`) that wraps each user's audit key; unset: on SQLite <database>.audit-key, created 0600 at the first start; on PostgreSQL required (or PERMISSION_AUDIT_KEY), the same on every replica.")
-    static let auditKey = Setting(flag: "audit-key", environment: "PERMISSION_AUDIT_KEY", defaultValue: nil,
-        help: "The audit server key itself (32 random bytes in base64), instead of --audit-key-file (environment or config file, never a flag).",
+        help:
+            "File holding the audit server key (32 random bytes in base64, `openssl rand -base64 32`) that wraps each user's audit key; unset: on SQLite <database>.audit-key, created 0600 at the first start; on PostgreSQL required (or PERMISSION_AUDIT_KEY), the same on every replica."
+    )
+    static let auditKey = Setting(
+        flag: "audit-key", environment: "PERMISSION_AUDIT_KEY", defaultValue: nil,
+        help:
+            "The audit server key itself (32 random bytes in base64), instead of --audit-key-file (environment or config file, never a flag).",
         isSecret: true)
-    static let logFormat = Setting(flag: "log-format", environment: "PERMISSION_LOG_FORMAT", defaultValue: "text",
+    static let logFormat = Setting(
+        flag: "log-format", environment: "PERMISSION_LOG_FORMAT", defaultValue: "text",
         help: "Log format: text or json (one object a line).")
-    static let logLevel = Setting(flag: "log-level", environment: "PERMISSION_LOG_LEVEL", defaultValue: "info",
+    static let logLevel = Setting(
+        flag: "log-level", environment: "PERMISSION_LOG_LEVEL", defaultValue: "info",
         help: "Lowest log level: trace, debug, info, notice, warning, error or critical.")
-    static let promptTTL = Setting(flag: "prompt-ttl", environment: "PERMISSION_PROMPT_TTL", defaultValue: "600",
+    static let promptTTL = Setting(
+        flag: "prompt-ttl", environment: "PERMISSION_PROMPT_TTL", defaultValue: "600",
         help: "Seconds a prompt stays pending before it expires.")
-    static let onceTTL = Setting(flag: "once-ttl", environment: "PERMISSION_ONCE_TTL", defaultValue: "3600",
+    static let onceTTL = Setting(
+        flag: "once-ttl", environment: "PERMISSION_ONCE_TTL", defaultValue: "3600",
         help: "Seconds an Allow Once grant lasts when no sessionEnded event ends it first.")
-    static let maxGrantDuration = Setting(flag: "max-grant-duration", environment: "PERMISSION_MAX_GRANT_DURATION",
+    static let maxGrantDuration = Setting(
+        flag: "max-grant-duration", environment: "PERMISSION_MAX_GRANT_DURATION",
         defaultValue: "31536000",
         help: "Seconds ahead an expiring grant's until may lie at most (60-315360000); one further is refused with 422.")
-    static let maxExportRecords = Setting(flag: "max-export-records", environment: "PERMISSION_MAX_EXPORT_RECORDS",
+    static let maxExportRecords = Setting(
+        flag: "max-export-records", environment: "PERMISSION_MAX_EXPORT_RECORDS",
         defaultValue: "5000",
-        help: "Records (authorizations, prompts and audit entries, about 1-2 KB each in the document) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large.")
-    static let maxPendingPrompts = Setting(flag: "max-pending-prompts", environment: "PERMISSION_MAX_PENDING_PROMPTS",
+        help:
+            "Records (authorizations, prompts and audit entries, about 1-2 KB each in the document) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large."
+    )
+    static let maxPendingPrompts = Setting(
+        flag: "max-pending-prompts", environment: "PERMISSION_MAX_PENDING_PROMPTS",
         defaultValue: "3",
         help: "Prompts an app may have pending for one user at once (1-100); one more is refused with 429 too-many-prompts.")
-    static let readCacheEntries = Setting(flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
+    static let readCacheEntries = Setting(
+        flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
         defaultValue: "1000000",
-        help: "Authorization records the status read keeps in memory (about 300 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database.")
-    static let maxConnections = Setting(flag: "max-connections", environment: "PERMISSION_MAX_CONNECTIONS",
+        help:
+            "Authorization records the status read keeps in memory (about 300 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database."
+    )
+    static let maxConnections = Setting(
+        flag: "max-connections", environment: "PERMISSION_MAX_CONNECTIONS",
         defaultValue: "1024", help: "Open connections at most; beyond it new ones wait in the kernel backlog.")
-    static let maxConnectionsPerAddress = Setting(flag: "max-connections-per-address",
+    static let maxConnectionsPerAddress = Setting(
+        flag: "max-connections-per-address",
         environment: "PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", defaultValue: "256",
-        help: "Open connections one client address (IPv4 or IPv6, any port) may hold; beyond it a new one gets 429 and is closed. 0: no such limit (e.g. behind a proxy, where every client shares its address).")
-    static let eventLoops = Setting(flag: "event-loops", environment: "PERMISSION_EVENT_LOOPS",
+        help:
+            "Open connections one client address (IPv4 or IPv6, any port) may hold; beyond it a new one gets 429 and is closed. 0: no such limit (e.g. behind a proxy, where every client shares its address)."
+    )
+    static let eventLoops = Setting(
+        flag: "event-loops", environment: "PERMISSION_EVENT_LOOPS",
         defaultValue: "0", help: "Event loops serving connections (0: one per CPU the process may use).")
-    static let maxRequestsPerConnection = Setting(flag: "max-requests-per-connection",
+    static let maxRequestsPerConnection = Setting(
+        flag: "max-requests-per-connection",
         environment: "PERMISSION_MAX_REQUESTS_PER_CONNECTION", defaultValue: "10000",
         help: "Requests served on one keep-alive connection before it is closed.")
-    static let maxBodyBytes = Setting(flag: "max-body-bytes", environment: "PERMISSION_MAX_BODY_BYTES",
+    static let maxBodyBytes = Setting(
+        flag: "max-body-bytes", environment: "PERMISSION_MAX_BODY_BYTES",
         defaultValue: "65536", help: "Largest request body accepted, in bytes (larger: 413).")
-    static let headerTimeout = Setting(flag: "header-timeout", environment: "PERMISSION_HEADER_TIMEOUT",
+    static let headerTimeout = Setting(
+        flag: "header-timeout", environment: "PERMISSION_HEADER_TIMEOUT",
         defaultValue: "10", help: "Seconds a client has to send a complete request head (else 408).")
-    static let idleTimeout = Setting(flag: "idle-timeout", environment: "PERMISSION_IDLE_TIMEOUT",
+    static let idleTimeout = Setting(
+        flag: "idle-timeout", environment: "PERMISSION_IDLE_TIMEOUT",
         defaultValue: "60", help: "Seconds an idle keep-alive connection is kept open.")
-    static let writeTimeout = Setting(flag: "write-timeout", environment: "PERMISSION_WRITE_TIMEOUT",
+    static let writeTimeout = Setting(
+        flag: "write-timeout", environment: "PERMISSION_WRITE_TIMEOUT",
         defaultValue: "30", help: "Seconds a client may stop reading before it is dropped.")
-    static let shutdownGrace = Setting(flag: "shutdown-grace", environment: "PERMISSION_SHUTDOWN_GRACE",
+    static let shutdownGrace = Setting(
+        flag: "shutdown-grace", environment: "PERMISSION_SHUTDOWN_GRACE",
         defaultValue: "10", help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT.")
-    static let metrics = Setting(flag: "metrics", environment: "PERMISSION_METRICS", defaultValue: "open",
+    static let metrics = Setting(
+        flag: "metrics", environment: "PERMISSION_METRICS", defaultValue: "open",
         help: "Who may read /metrics: open (anyone who reaches the port), admin (an admin key) or off.")
-    static let metricsPort = Setting(flag: "metrics-port", environment: "PERMISSION_METRICS_PORT", defaultValue: nil,
+    static let metricsPort = Setting(
+        flag: "metrics-port", environment: "PERMISSION_METRICS_PORT", defaultValue: nil,
         help: "Serve /metrics on this separate port (same host) instead of the main one; 0 picks a free port.")
-    static let authFailureBurst = Setting(flag: "auth-failure-burst", environment: "PERMISSION_AUTH_FAILURE_BURST",
+    static let authFailureBurst = Setting(
+        flag: "auth-failure-burst", environment: "PERMISSION_AUTH_FAILURE_BURST",
         defaultValue: "10",
         help: "Failed authentications (unknown, revoked or malformed keys) one address may make at once before it gets 429.")
-    static let authFailureRefill = Setting(flag: "auth-failure-refill", environment: "PERMISSION_AUTH_FAILURE_REFILL",
+    static let authFailureRefill = Setting(
+        flag: "auth-failure-refill", environment: "PERMISSION_AUTH_FAILURE_REFILL",
         defaultValue: "1", help: "Failed authentications per second that come back to an address's allowance.")
-    static let maxEventStreams = Setting(flag: "max-event-streams", environment: "PERMISSION_MAX_EVENT_STREAMS",
+    static let maxEventStreams = Setting(
+        flag: "max-event-streams", environment: "PERMISSION_MAX_EVENT_STREAMS",
         defaultValue: "32",
-        help: "Event streams (GET /v1/events and /consent/events) open at most, each holding a worker thread (1-128); beyond it 503.")
-    static let maxEventStreamsPerKey = Setting(flag: "max-event-streams-per-key",
+        help:
+            "Event streams (GET /v1/events and /consent/events) open at most, each holding a worker thread (1-128); beyond it 503."
+    )
+    static let maxEventStreamsPerKey = Setting(
+        flag: "max-event-streams-per-key",
         environment: "PERMISSION_MAX_EVENT_STREAMS_PER_KEY", defaultValue: "4",
         help: "Event streams one API key or consent session may hold open at most (1-128); beyond it 429 with Retry-After.")
-    static let consentSessionTTL = Setting(flag: "consent-session-ttl", environment: "PERMISSION_CONSENT_SESSION_TTL",
+    static let consentSessionTTL = Setting(
+        flag: "consent-session-ttl", environment: "PERMISSION_CONSENT_SESSION_TTL",
         defaultValue: "900", help: "Seconds a consent session lasts from the making of its link (60-86400).")
-    static let consentCookieSecure = Setting(flag: "consent-cookie-secure",
+    static let consentCookieSecure = Setting(
+        flag: "consent-cookie-secure",
         environment: "PERMISSION_CONSENT_COOKIE_SECURE", defaultValue: "true",
-        help: "Whether the consent session cookie is Secure (HTTPS only): true, or false for a deployment served over plain HTTP.")
-    static let publicURL = Setting(flag: "public-url", environment: "PERMISSION_PUBLIC_URL", defaultValue: nil,
-        help: "Base of the consent links the API makes, e.g. https://permissions.example.com (http or https, no query or fragment); unset, the links are relative (/consent/start?token=...).")
-    static let bootstrapAdminKey = Setting(flag: "bootstrap-admin-key", environment: "PERMISSION_BOOTSTRAP_ADMIN_KEY",
+        help: "Whether the consent session cookie is Secure (HTTPS only): true, or false for a deployment served over plain HTTP."
+    )
+    static let publicURL = Setting(
+        flag: "public-url", environment: "PERMISSION_PUBLIC_URL", defaultValue: nil,
+        help:
+            "Base of the consent links the API makes, e.g. https://permissions.example.com (http or https, no query or fragment); unset, the links are relative (/consent/start?token=...)."
+    )
+    static let bootstrapAdminKey = Setting(
+        flag: "bootstrap-admin-key", environment: "PERMISSION_BOOTSTRAP_ADMIN_KEY",
         defaultValue: nil,
-        help: "Secret of the first admin key, created at start unless it exists: pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment or config file, never a flag).",
+        help:
+            "Secret of the first admin key, created at start unless it exists: pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment or config file, never a flag).",
         isSecret: true)
-    static let config = Setting(flag: "config", environment: "PERMISSION_CONFIG", defaultValue: nil,
+    static let config = Setting(
+        flag: "config", environment: "PERMISSION_CONFIG", defaultValue: nil,
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [

@@ -33,7 +33,9 @@ struct SettingsResolver {
     func choice(_ setting: Setting, among choices: [String]) throws(ConfigurationError) -> String {
         guard let (text, source) = value(setting) else { throw .missing(setting) }
         let lowered = text.lowercased()
-        guard choices.contains(lowered) else { throw .invalid(setting, text, source, "one of \(choices.joined(separator: ", "))") }
+        guard choices.contains(lowered) else {
+            throw .invalid(setting, text, source, "one of \(choices.joined(separator: ", "))")
+        }
         return lowered
     }
 

@@ -27,7 +27,8 @@ enum StoreOpening {
             // The store takes the group's and others' bits off files that had them: say so.
             for (file, was) in zip(files, before) {
                 guard let was, was & 0o077 != 0, let now = mode(file), now != was else { continue }
-                logger.notice("the database's file was readable or writable by others; made it private to its owner",
+                logger.notice(
+                    "the database's file was readable or writable by others; made it private to its owner",
                     metadata: ["file": "\(file)", "was": "\(String(was, radix: 8))", "now": "\(String(now, radix: 8))"])
             }
             return store
@@ -115,7 +116,8 @@ enum StoreOpening {
             logger.info("database checkpointed and closed", metadata: ["database": "\(store.path)"])
         } catch {
             store.pool.close()
-            logger.warning("checkpoint at shutdown failed; the WAL will be replayed at the next open",
+            logger.warning(
+                "checkpoint at shutdown failed; the WAL will be replayed at the next open",
                 metadata: ["error": "\(error)"])
         }
     }

@@ -18,12 +18,18 @@ import Testing
         ("q\"b\\", #""q\"b\\""#, #""q\"b\\""#, #""q\"b\\""#),
         ("\n\r\t", #""\n\r\t""#, #""\n\r\t""#, #""\n\r\t""#),
         ("\u{8}\u{C}", #""\b\f""#, #""\b\f""#, #""\u0008\u000c""#),
-        ("\u{0}\u{1}\u{1B}\u{1F}", #""\u0000\u0001\u001b\u001f""#, #""\u0000\u0001\u001b\u001f""#, #""\u0000\u0001\u001b\u001f""#),
+        (
+            "\u{0}\u{1}\u{1B}\u{1F}", #""\u0000\u0001\u001b\u001f""#, #""\u0000\u0001\u001b\u001f""#,
+            #""\u0000\u0001\u001b\u001f""#
+        ),
         ("DEL \u{7F} / <", "\"DEL \u{7F} / <\"", "\"DEL \u{7F} / <\"", "\"DEL \u{7F} / <\""),
         ("a\u{2028}b\u{2029}", "\"a\u{2028}b\u{2029}\"", #""a\u2028b\u2029""#, "\"a\u{2028}b\u{2029}\""),
         ("€ é 中 😀", "\"€ é 中 😀\"", "\"€ é 中 😀\"", "\"€ é 中 😀\""),
         // Invalid UTF-8 never reaches the escaper: a String repairs it to U+FFFD when made.
-        (String(decoding: [0x61, 0xFF, 0xE2, 0x80], as: UTF8.self), "\"a\u{FFFD}\u{FFFD}\"", "\"a\u{FFFD}\u{FFFD}\"", "\"a\u{FFFD}\u{FFFD}\""),
+        (
+            String(decoding: [0x61, 0xFF, 0xE2, 0x80], as: UTF8.self), "\"a\u{FFFD}\u{FFFD}\"", "\"a\u{FFFD}\u{FFFD}\"",
+            "\"a\u{FFFD}\u{FFFD}\""
+        ),
     ]
 
     @Test func tableOfEscapes() {

@@ -49,9 +49,11 @@ struct AuditChainTests {
         #expect(head.map { independent.stdout.contains($0) } == true)
 
         let before = try Data(contentsOf: URL(fileURLWithPath: database))
-        let edit = try Subprocess.run(Paths.sqlite3, [
-            database, "DROP TRIGGER audit_never_updated; UPDATE audit SET to_status = 'authorized' WHERE seq = 4",
-        ])
+        let edit = try Subprocess.run(
+            Paths.sqlite3,
+            [
+                database, "DROP TRIGGER audit_never_updated; UPDATE audit SET to_status = 'authorized' WHERE seq = 4",
+            ])
         #expect(edit.status == 0, "\(edit.stderr)")
         let edited = try Self.verify(database)
         #expect(edited.status == 1)
@@ -59,9 +61,11 @@ struct AuditChainTests {
         #expect(try Self.python(database).stdout.contains("broken at seq 4: hashMismatch"))
         #expect(before != (try Data(contentsOf: URL(fileURLWithPath: database))))
 
-        let delete = try Subprocess.run(Paths.sqlite3, [
-            database, "DROP TRIGGER audit_never_deleted; DELETE FROM audit WHERE seq = 2",
-        ])
+        let delete = try Subprocess.run(
+            Paths.sqlite3,
+            [
+                database, "DROP TRIGGER audit_never_deleted; DELETE FROM audit WHERE seq = 2",
+            ])
         #expect(delete.status == 0, "\(delete.stderr)")
         let afterDelete = try Data(contentsOf: URL(fileURLWithPath: database))
         let gap = try Self.verify(database)

@@ -21,7 +21,8 @@ import Testing
         let server = try ServerProcess(database: database, directory: directory)
         #expect(Self.mode(keyFile) == 0o600)
         #expect(server.log().contains("created a new audit server key"), "\(server.log())")
-        #expect(!server.log().contains(try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .newlines)),
+        #expect(
+            !server.log().contains(try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .newlines)),
             "the key is never logged")
         server.send(SIGTERM)
         #expect(server.waitForExit(timeout: 20) == 0)
@@ -64,7 +65,8 @@ import Testing
             #expect(refused.stderr.contains("--audit-key-file FILE or PERMISSION_AUDIT_KEY"), "\(refused.stderr)")
         }
         let migrated = try SubcommandTests.server(
-            ["migrate", "--database", uri], environment: password.merging(["PERMISSION_AUDIT_KEY": ServerProcess.auditKey]) { $1 })
+            ["migrate", "--database", uri], environment: password.merging(["PERMISSION_AUDIT_KEY": ServerProcess.auditKey]) { $1 }
+        )
         #expect(migrated.status == 0, "\(migrated.stderr)")
         // The chain is checked without any key.
         #expect(try SubcommandTests.server(["audit", "verify", "--database", uri], environment: password).status == 0)

@@ -11,14 +11,16 @@ struct ConfigurationTests {
         let directory = try Paths.makeTemporaryDirectory("precedence")
         defer { Paths.removeTemporary(directory) }
         let file = directory.appendingPathComponent("permission.conf")
-        try Data("""
+        try Data(
+            """
             # prompt-ttl is overridden twice, once-ttl once, idle-timeout not at all
             PERMISSION_PROMPT_TTL=111
             PERMISSION_ONCE_TTL=222
             PERMISSION_IDLE_TIMEOUT="33"
             PERMISSION_EVENT_LOOPS=3
 
-            """.utf8).write(to: file)
+            """.utf8
+        ).write(to: file)
         let server = try ServerProcess(
             database: directory.appendingPathComponent("p.sqlite").path, directory: directory,
             extraArguments: ["--prompt-ttl", "45"],
@@ -76,38 +78,72 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("invalid settings are refused before anything starts, naming the setting and its source",
-          arguments: [
+    @Test(
+        "invalid settings are refused before anything starts, naming the setting and its source",
+        arguments: [
             (["--port", "70000"], [:], "--port / PERMISSION_PORT", "(from flag)"),
             ([], ["PERMISSION_LOG_FORMAT": "xml"], "--log-format / PERMISSION_LOG_FORMAT", "(from environment)"),
             (["--prompt-ttl", "soon"], [:], "--prompt-ttl / PERMISSION_PROMPT_TTL", "integer"),
             (["--config", "/nonexistent/permission.conf"], [:], "cannot read config file", "/nonexistent"),
             (["--host", ""], [:], "--host / PERMISSION_HOST", "non-empty"),
             (["--auth-failure-burst", "0"], [:], "--auth-failure-burst / PERMISSION_AUTH_FAILURE_BURST", "integer"),
-            ([], ["PERMISSION_AUTH_FAILURE_REFILL": "fast"], "--auth-failure-refill / PERMISSION_AUTH_FAILURE_REFILL", "(from environment)"),
+            (
+                [], ["PERMISSION_AUTH_FAILURE_REFILL": "fast"], "--auth-failure-refill / PERMISSION_AUTH_FAILURE_REFILL",
+                "(from environment)"
+            ),
             (["--event-loops", "1000"], [:], "--event-loops / PERMISSION_EVENT_LOOPS", "integer"),
             (["--read-cache-entries=-1"], [:], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES", "0...100000000"),
-            ([], ["PERMISSION_READ_CACHE_ENTRIES": "all"], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES", "(from environment)"),
-            (["--max-connections-per-address=-1"], [:], "--max-connections-per-address / PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", "0...1000000"),
-            ([], ["PERMISSION_MAX_CONNECTIONS_PER_ADDRESS": "many"], "--max-connections-per-address / PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", "(from environment)"),
-            (["--max-event-streams-per-key", "0"], [:], "--max-event-streams-per-key / PERMISSION_MAX_EVENT_STREAMS_PER_KEY", "1...128"),
+            (
+                [], ["PERMISSION_READ_CACHE_ENTRIES": "all"], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES",
+                "(from environment)"
+            ),
+            (
+                ["--max-connections-per-address=-1"], [:],
+                "--max-connections-per-address / PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", "0...1000000"
+            ),
+            (
+                [], ["PERMISSION_MAX_CONNECTIONS_PER_ADDRESS": "many"],
+                "--max-connections-per-address / PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", "(from environment)"
+            ),
+            (
+                ["--max-event-streams-per-key", "0"], [:], "--max-event-streams-per-key / PERMISSION_MAX_EVENT_STREAMS_PER_KEY",
+                "1...128"
+            ),
             // A password file beside a SQLite path (any readable file with a first line will do).
-            (["--database-password-file", "/etc/os-release"], [:], "--database-password-file / PERMISSION_DATABASE_PASSWORD_FILE", "only with a PostgreSQL URI"),
-            ([], ["PERMISSION_MAX_EVENT_STREAMS": "500"], "--max-event-streams / PERMISSION_MAX_EVENT_STREAMS", "(from environment)"),
+            (
+                ["--database-password-file", "/etc/os-release"], [:],
+                "--database-password-file / PERMISSION_DATABASE_PASSWORD_FILE", "only with a PostgreSQL URI"
+            ),
+            (
+                [], ["PERMISSION_MAX_EVENT_STREAMS": "500"], "--max-event-streams / PERMISSION_MAX_EVENT_STREAMS",
+                "(from environment)"
+            ),
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
             (["--consent-session-ttl", "59"], [:], "--consent-session-ttl / PERMISSION_CONSENT_SESSION_TTL", "60...86400"),
             (["--database-pool-size", "0"], [:], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE", "1...1000"),
-            ([], ["PERMISSION_DATABASE_POOL_SIZE": "lots"], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE", "(from environment)"),
+            (
+                [], ["PERMISSION_DATABASE_POOL_SIZE": "lots"], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE",
+                "(from environment)"
+            ),
             (["--max-grant-duration", "59"], [:], "--max-grant-duration / PERMISSION_MAX_GRANT_DURATION", "60...315360000"),
             (["--max-pending-prompts", "0"], [:], "--max-pending-prompts / PERMISSION_MAX_PENDING_PROMPTS", "1...100"),
-            ([], ["PERMISSION_MAX_PENDING_PROMPTS": "101"], "--max-pending-prompts / PERMISSION_MAX_PENDING_PROMPTS", "(from environment)"),
-            ([], ["PERMISSION_CONSENT_COOKIE_SECURE": "maybe"], "--consent-cookie-secure / PERMISSION_CONSENT_COOKIE_SECURE", "true, false"),
+            (
+                [], ["PERMISSION_MAX_PENDING_PROMPTS": "101"], "--max-pending-prompts / PERMISSION_MAX_PENDING_PROMPTS",
+                "(from environment)"
+            ),
+            (
+                [], ["PERMISSION_CONSENT_COOKIE_SECURE": "maybe"], "--consent-cookie-secure / PERMISSION_CONSENT_COOKIE_SECURE",
+                "true, false"
+            ),
             (["--public-url", "ftp://example.com"], [:], "--public-url / PERMISSION_PUBLIC_URL", "absolute http or https URL"),
             (["--public-url", "https://example.com/?a=1"], [:], "--public-url / PERMISSION_PUBLIC_URL", "without query"),
             (["--public-url", "https://example.com/#x"], [:], "--public-url / PERMISSION_PUBLIC_URL", "(from flag)"),
             (["--public-url", "/consent"], [:], "--public-url / PERMISSION_PUBLIC_URL", "(from flag)"),
-            ([], ["PERMISSION_PUBLIC_URL": "https://user@example.com"], "--public-url / PERMISSION_PUBLIC_URL", "(from environment)"),
-          ] as [([String], [String: String], String, String)])
+            (
+                [], ["PERMISSION_PUBLIC_URL": "https://user@example.com"], "--public-url / PERMISSION_PUBLIC_URL",
+                "(from environment)"
+            ),
+        ] as [([String], [String: String], String, String)])
     func invalidSettingsAreRejected(arguments: [String], environment: [String: String], names: String, detail: String) throws {
         let directory = try Paths.makeTemporaryDirectory("invalid")
         defer { Paths.removeTemporary(directory) }

@@ -77,7 +77,9 @@ struct ConsentLinkTests {
         let csrf = try #require(page.body.range(of: marker).map { String(page.body[$0.upperBound...].prefix { $0 != "\"" }) })
 
         // The cookie is no key on /v1.
-        let cookie = try String(contentsOfFile: jar, encoding: .utf8).split(separator: "\n").last { $0.contains("permission_consent") }
+        let cookie = try String(contentsOfFile: jar, encoding: .utf8).split(separator: "\n").last {
+            $0.contains("permission_consent")
+        }
         let secret = try #require(cookie?.split(separator: "\t").last)
         #expect(try Self.fetch(["-b", "permission_consent=\(secret)", "\(server.baseURL)/v1/apps"]).status == "401")
 

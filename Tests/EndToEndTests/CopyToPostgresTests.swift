@@ -20,21 +20,30 @@ struct CopyToPostgresTests {
             ("service_levels", ["service", "rank", "level", "purpose_keys"], "service, rank"),
             ("policies", ["id", "service", "app", "user", "effect", "level", "updated_at"], "id"),
             ("user_settings", ["user", "location_services_enabled", "updated_at", "locale"], "user"),
-            ("authorizations", [
-                "user", "app", "service", "status", "level", "provisional", "once", "expires_at", "reason", "purpose",
-                "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language", "button_confirmed",
-            ], "user, app, service"),
-            ("prompts", [
-                "id", "user", "app", "service", "kind", "requested_level", "options", "purpose", "purpose_key", "state",
-                "created_at", "expires_at", "ended_at", "choice", "purpose_language",
-            ], "id"),
+            (
+                "authorizations",
+                [
+                    "user", "app", "service", "status", "level", "provisional", "once", "expires_at", "reason", "purpose",
+                    "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language", "button_confirmed",
+                ], "user, app, service"
+            ),
+            (
+                "prompts",
+                [
+                    "id", "user", "app", "service", "kind", "requested_level", "options", "purpose", "purpose_key", "state",
+                    "created_at", "expires_at", "ended_at", "choice", "purpose_language",
+                ], "id"
+            ),
             ("api_keys", ["id", "role", "app", "name", "secret_hash", "created_at", "revoked_at"], "id"),
             ("audit_subjects", ["user", "pseudonym", "wrapped_key", "created_at"], "user"),
-            ("audit", [
-                "seq", "at", "actor_key", "actor_role", "action", "user", "app", "service", "from_status", "from_level",
-                "from_provisional", "from_once", "to_status", "to_level", "to_provisional", "to_once", "reason", "purpose",
-                "prompt_id", "request_id", "detail", "purpose_hash", "prev_hash", "hash", "personal",
-            ], "seq"),
+            (
+                "audit",
+                [
+                    "seq", "at", "actor_key", "actor_role", "action", "user", "app", "service", "from_status", "from_level",
+                    "from_provisional", "from_once", "to_status", "to_level", "to_provisional", "to_once", "reason", "purpose",
+                    "prompt_id", "request_id", "detail", "purpose_hash", "prev_hash", "hash", "personal",
+                ], "seq"
+            ),
         ]
         let booleans: Set = ["builtin", "location_services_enabled", "provisional", "once", "button_confirmed"]
         return tables.map { table, columns, order in
@@ -64,8 +73,10 @@ struct CopyToPostgresTests {
     static func psql(_ server: PostgresServer, _ database: String, _ sql: String) throws -> String {
         let result = try Subprocess.run(
             try PostgresServer.binDirectory() + "/psql",
-            ["-X", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1", "-c", sql,
-             "host=\(server.directory) port=\(PostgresServer.port) user=postgres dbname=\(database)"],
+            [
+                "-X", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1", "-c", sql,
+                "host=\(server.directory) port=\(PostgresServer.port) user=postgres dbname=\(database)",
+            ],
             environment: ["PGPASSWORD": server.password])
         #expect(result.status == 0, "psql: \(result.stderr)")
         return result.stdout
@@ -91,13 +102,17 @@ struct CopyToPostgresTests {
             #expect(result.status == 0, "\(method) \(path): \(result.stdout) \(result.stderr)")
             return result.stdout
         }
-        _ = try call("PUT", "/v1/apps/com.example.maps", #"""
+        _ = try call(
+            "PUT", "/v1/apps/com.example.maps",
+            #"""
             {"name": "Maps", "purposeStrings": {"NSLocationWhenInUseUsageDescription": "Directions.",
              "NSCameraUsageDescription": "Scan codes.", "XHealthRecordsReadUsageDescription": "Steps."},
              "localizedPurposeStrings": {"de": {"NSLocationWhenInUseUsageDescription": "Wegbeschreibung."}}}
             """#)
         _ = try call("PUT", "/v1/users/u42/settings", #"{"locationServicesEnabled": true, "locale": "de-CH"}"#)
-        _ = try call("PUT", "/v1/services/healthRecords", #"""
+        _ = try call(
+            "PUT", "/v1/services/healthRecords",
+            #"""
             {"levels": ["read", "readWrite"], "purposeKeys": {"read": ["XHealthRecordsReadUsageDescription"],
              "readWrite": ["XHealthRecordsReadUsageDescription", "XHealthRecordsWriteUsageDescription"]}}
             """#)
@@ -107,9 +122,11 @@ struct CopyToPostgresTests {
         let prompt = try firstID(in: requested[(requested.range(of: "\"prompt\"")?.upperBound ?? requested.startIndex)...])
         _ = try call("POST", "/v1/prompts/\(prompt)/decision", #"{"choice": "allowWhileUsing"}"#)
         _ = try call("POST", "/v1/users/u43/apps/com.example.maps/authorizations/location/request", #"{"level": "whenInUse"}"#)
-        _ = try call("PUT", "/v1/users/u44/apps/com.example.maps/authorizations/camera", #"{"status": "authorized", "level": "full"}"#)
+        _ = try call(
+            "PUT", "/v1/users/u44/apps/com.example.maps/authorizations/camera", #"{"status": "authorized", "level": "full"}"#)
         _ = try call("PUT", "/v1/users/u45/settings", #"{"locationServicesEnabled": false}"#)
-        _ = try call("PUT", "/v1/policies/no-camera-u44", #"{"service": "camera", "app": null, "user": "u44", "effect": "restrict"}"#)
+        _ = try call(
+            "PUT", "/v1/policies/no-camera-u44", #"{"service": "camera", "app": null, "user": "u44", "effect": "restrict"}"#)
         _ = try call("POST", "/v1/keys", #"{"role": "auditor", "name": "kept"}"#)
         let issued = try call("POST", "/v1/keys", #"{"role": "app", "app": "com.example.maps", "name": "gone"}"#)
         _ = try call("DELETE", "/v1/keys/\(try firstID(in: issued[...]))")
@@ -126,7 +143,9 @@ struct CopyToPostgresTests {
         return String(member[member.index(after: member.dropLast().lastIndex(of: "\"")!)...].dropLast())
     }
 
-    @Test("copy moves a SQLite deployment into an empty PostgreSQL database: every row, the chain verifying with the same head; the other commands on a URI")
+    @Test(
+        "copy moves a SQLite deployment into an empty PostgreSQL database: every row, the chain verifying with the same head; the other commands on a URI"
+    )
     func copyThenOperateOnPostgres() throws {
         let postgres = try PostgresServer.shared.get()
         let directory = try Paths.makeTemporaryDirectory("copy")

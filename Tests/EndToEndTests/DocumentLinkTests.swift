@@ -17,8 +17,9 @@ struct DocumentLinkTests {
             let links = MarkdownLinks.targets(in: text)
             checked += links.count
             for link in links {
-                #expect(MarkdownLinks.problem(of: link, in: path, root: root) == nil,
-                        "\(path): \(MarkdownLinks.problem(of: link, in: path, root: root) ?? "")")
+                #expect(
+                    MarkdownLinks.problem(of: link, in: path, root: root) == nil,
+                    "\(path): \(MarkdownLinks.problem(of: link, in: path, root: root) ?? "")")
             }
         }
         #expect(checked >= 40, "the front page and the docs link each other")
@@ -37,12 +38,18 @@ struct DocumentLinkTests {
             <img src="docs/consent/missing.png" alt="x">
             """
         let links = MarkdownLinks.targets(in: text)
-        #expect(links == ["#ports-and-probes", "README.md", "README.md#no-such-heading", "docs/nope.md",
-                          "docs/consent/missing.png"])
+        #expect(
+            links == [
+                "#ports-and-probes", "README.md", "README.md#no-such-heading", "docs/nope.md",
+                "docs/consent/missing.png",
+            ])
         let problems = links.compactMap { MarkdownLinks.problem(of: $0, in: "README.md", root: Paths.repositoryRoot, text: text) }
         #expect(problems.count == 3, "\(problems)")
         #expect(MarkdownLinks.anchors(in: text) == ["title", "ports-and-probes"])
-        #expect(MarkdownLinks.anchors(in: "## Exporting a user's data\n## A, b\n## A, b") == ["exporting-a-users-data", "a-b", "a-b-1"])
+        #expect(
+            MarkdownLinks.anchors(in: "## Exporting a user's data\n## A, b\n## A, b") == [
+                "exporting-a-users-data", "a-b", "a-b-1",
+            ])
     }
 }
 
@@ -67,11 +74,12 @@ enum MarkdownLinks {
         for line in proseLines(of: text, keepingCode: true) where line.hasPrefix("#") {
             let title = line.drop { $0 == "#" }
             guard title.hasPrefix(" ") else { continue }
-            let slug = String(title.trimmingCharacters(in: .whitespaces).lowercased().unicodeScalars.compactMap { scalar in
-                if scalar == " " { return "-" }
-                let character = Character(scalar)
-                return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
-            })
+            let slug = String(
+                title.trimmingCharacters(in: .whitespaces).lowercased().unicodeScalars.compactMap { scalar in
+                    if scalar == " " { return "-" }
+                    let character = Character(scalar)
+                    return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
+                })
             let count = seen[slug, default: 0]
             seen[slug] = count + 1
             anchors.append(count == 0 ? slug : "\(slug)-\(count)")
@@ -107,8 +115,9 @@ enum MarkdownLinks {
             if keepingCode {
                 lines.append(String(line))
             } else {
-                lines.append(line.split(separator: "`", omittingEmptySubsequences: false).enumerated()
-                    .filter { $0.offset % 2 == 0 }.map(\.element).joined(separator: " "))
+                lines.append(
+                    line.split(separator: "`", omittingEmptySubsequences: false).enumerated()
+                        .filter { $0.offset % 2 == 0 }.map(\.element).joined(separator: " "))
             }
         }
         return lines

@@ -43,7 +43,8 @@ struct DurabilityTests {
         let verify = try Subprocess.python(
             Scripts.verifyAcknowledged, ["\(second.port)", Self.app],
             timeout: 120, stdin: acknowledged.joined(separator: "\n"))
-        let summary = try #require(try StrictJSON.parse(Array(verify.stdout.utf8)).objectValue, "\(verify.stdout) \(verify.stderr)")
+        let summary = try #require(
+            try StrictJSON.parse(Array(verify.stdout.utf8)).objectValue, "\(verify.stdout) \(verify.stderr)")
         #expect(summary["checked"] == .number(String(acknowledged.count)))
         #expect(summary["notDeniedCount"] == .number("0"), "lost writes: \(verify.stdout)")
         #expect(summary["missingAuditCount"] == .number("0"), "lost audit entries: \(verify.stdout)")
@@ -75,7 +76,8 @@ struct DurabilityTests {
         var answered: [String: String] = [:]
         for pair in answeredPairs {
             guard case .array(let parts) = pair, parts.count == 2, let id = parts[0].stringValue,
-                case .number(let status) = parts[1] else { continue }
+                case .number(let status) = parts[1]
+            else { continue }
             answered[id] = status
         }
         #expect(answered.count >= 300)
@@ -85,7 +87,8 @@ struct DurabilityTests {
         var handled: [String] = []
         for line in server.log().split(separator: "\n") {
             guard let object = Subprocess.jsonObject(line),
-                object["status"] != nil, let id = object["request-id"]?.stringValue, id.hasPrefix("sd-") else { continue }
+                object["status"] != nil, let id = object["request-id"]?.stringValue, id.hasPrefix("sd-")
+            else { continue }
             handled.append(id)
         }
         #expect(handled.count >= answered.count, "the access log has a line per handled request")
@@ -93,7 +96,8 @@ struct DurabilityTests {
         #expect(unanswered.isEmpty, "handled but never answered: \(unanswered.prefix(10))")
 
         let integrity = try Subprocess.run(Paths.sqlite3, [database, "PRAGMA integrity_check"])
-        #expect(integrity.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(integrity.stdout) \(integrity.stderr)")
+        #expect(
+            integrity.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(integrity.stdout) \(integrity.stderr)")
         // Checkpointed and every connection closed, the writer last: the database is one file.
         #expect(!FileManager.default.fileExists(atPath: database + "-wal"), "no -wal after a clean stop")
         #expect(!FileManager.default.fileExists(atPath: database + "-shm"), "no -shm after a clean stop")

@@ -32,14 +32,21 @@ import Testing
         }
         #expect(try OperationsTests.putApp(server, "com.example.erase") == "201")
         let user = Self.user
-        #expect(try call("PUT", "/v1/users/\(user)/apps/com.example.erase/authorizations/camera",
-            #"{"status": "authorized", "level": "full"}"#).stdout.hasSuffix("200"))
-        let asked = try call("POST", "/v1/users/\(user)/apps/com.example.erase/authorizations/camera/request", #"{"level": "full"}"#)
+        #expect(
+            try call(
+                "PUT", "/v1/users/\(user)/apps/com.example.erase/authorizations/camera",
+                #"{"status": "authorized", "level": "full"}"#
+            ).stdout.hasSuffix("200"))
+        let asked = try call(
+            "POST", "/v1/users/\(user)/apps/com.example.erase/authorizations/camera/request", #"{"level": "full"}"#)
         #expect(asked.stdout.split(separator: "\n").last?.hasPrefix("2") == true, "\(asked.stdout)")
         #expect(try call("PUT", "/v1/users/\(user)/settings", #"{"locationServicesEnabled": false}"#).stdout.hasSuffix("200"))
         #expect(try call("POST", "/v1/users/\(user)/consent-sessions").stdout.hasSuffix("201"))
-        #expect(try call("PUT", "/v1/users/other-user-1/apps/com.example.erase/authorizations/camera",
-            #"{"status": "denied"}"#).stdout.hasSuffix("200"))
+        #expect(
+            try call(
+                "PUT", "/v1/users/other-user-1/apps/com.example.erase/authorizations/camera",
+                #"{"status": "denied"}"#
+            ).stdout.hasSuffix("200"))
         let files = [database, database + "-wal"]
         #expect(!Self.found(user, in: files).isEmpty, "before the erasure the records hold the user id")
 

@@ -47,14 +47,19 @@ struct ExportVerificationTests {
         #expect(against.stdout.contains("is intact from seq 1 to the head"), "\(against.stdout)")
         // From standard input, as docs/walkthrough.md pipes it.
         let piped = try Subprocess.run(
-            "/bin/bash", ["-c", "python3 \"$0\" - < \"$1\"",
-                          Paths.repositoryRoot.appendingPathComponent("scripts/verify-export.py").path, exportPath])
+            "/bin/bash",
+            [
+                "-c", "python3 \"$0\" - < \"$1\"",
+                Paths.repositoryRoot.appendingPathComponent("scripts/verify-export.py").path, exportPath,
+            ])
         #expect(piped.status == 0, "\(piped.stdout)\(piped.stderr)")
 
         let copy = directory.appendingPathComponent("tampered.json").path
         let tamperings: [(String, String, String)] = [
-            ("a stored value", "d['audit'][0]['stored'][d['auditEncoding']['columns'].index('to_status')] = 'authorized'",
-             "hash mismatch"),
+            (
+                "a stored value", "d['audit'][0]['stored'][d['auditEncoding']['columns'].index('to_status')] = 'authorized'",
+                "hash mismatch"
+            ),
             ("the readable entry's seq", "d['audit'][1]['entry']['seq'] = 1", "the stored seq"),
             ("an entry's hash", "d['audit'][1]['hash'] = '0' * 64", "hash mismatch"),
             ("the order", "d['audit'].reverse()", "not after seq"),
@@ -71,7 +76,9 @@ struct ExportVerificationTests {
             #expect(refused.stdout.contains(reason), "\(name): \(refused.stdout)")
         }
         // Consistent on its own (the hash recomputed), but not what the database stores.
-        try Self.tamper(exportPath, """
+        try Self.tamper(
+            exportPath,
+            """
             import hashlib, struct
             def enc(tag, vs):
                 out = bytearray(tag.encode())
@@ -90,9 +97,11 @@ struct ExportVerificationTests {
 
         server.send(SIGTERM)
         #expect(server.waitForExit(timeout: 10) == 0)
-        let edit = try Subprocess.run(Paths.sqlite3, [
-            database, "DROP TRIGGER audit_never_updated; UPDATE audit SET service = 'microphone' WHERE seq = 3",
-        ])
+        let edit = try Subprocess.run(
+            Paths.sqlite3,
+            [
+                database, "DROP TRIGGER audit_never_updated; UPDATE audit SET service = 'microphone' WHERE seq = 3",
+            ])
         #expect(edit.status == 0, "\(edit.stderr)")
         let broken = try Self.verify([exportPath, "--database", database])
         #expect(broken.status == 1 && broken.stdout.contains("database: seq 3: hashMismatch"), "\(broken.stdout)")

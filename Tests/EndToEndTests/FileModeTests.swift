@@ -33,7 +33,8 @@ struct FileModeTests {
 
         let backup = directory.appendingPathComponent("backup.sqlite").path
         let copy = try Subprocess.run(
-            "/bin/sh", ["-c", "umask \(umask) && exec \"$0\" \"$@\"", Paths.serverBinary, "backup", "--to", backup, "--database", database])
+            "/bin/sh",
+            ["-c", "umask \(umask) && exec \"$0\" \"$@\"", Paths.serverBinary, "backup", "--to", backup, "--database", database])
         #expect(copy.status == 0, "backup: \(copy.stdout) \(copy.stderr)")
         #expect(Self.octal(Self.mode(backup)) == "600", "the backup under umask \(umask)")
     }
@@ -52,7 +53,9 @@ struct FileModeTests {
             #expect(Self.octal(Self.mode(file)) == "600", "\(file)")
         }
         let told = server.log().split(separator: "\n").filter { $0.contains("made it private to its owner") }
-        #expect(told.count == 1 && told[0].contains("file=\(database) ") && told[0].contains("was=644") && told[0].contains("now=600"),
+        #expect(
+            told.count == 1 && told[0].contains("file=\(database) ") && told[0].contains("was=644")
+                && told[0].contains("now=600"),
             "one line names the file and both modes: \(server.log())")
     }
 }

@@ -15,7 +15,7 @@ struct KeysSubcommandTests {
     static func create(_ arguments: [String], database: String) throws -> (id: String, secret: String) {
         let result = try keys(["create", "--json"] + arguments, database: database)
         guard result.status == 0, case .object(let object) = try StrictJSON.parse(Array(result.stdout.utf8)),
-              case .string(let id)? = object["id"], case .string(let secret)? = object["secret"]
+            case .string(let id)? = object["id"], case .string(let secret)? = object["secret"]
         else { throw ServerProcess.StartupError(description: "keys create: \(result.stdout) \(result.stderr)") }
         return (id, secret)
     }
@@ -42,7 +42,8 @@ struct KeysSubcommandTests {
         let listed = try Self.keys(["list"], database: database)
         #expect(listed.stdout.contains(first.id) && !listed.stdout.contains("pk_"))
 
-        let server = try ServerProcess(database: database, directory: directory, environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": ""])
+        let server = try ServerProcess(
+            database: database, directory: directory, environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": ""])
         defer { server.killNow() }
         let apps = "\(server.baseURL)/v1/apps"
         #expect(try Self.status(apps, key: first.secret) == "200")

@@ -23,7 +23,9 @@ struct OperationsTests {
     static func putApp(_ server: ServerProcess, _ app: String) throws -> String {
         try Subprocess.curl([
             "-s", "-X", "PUT", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(adminKey)",
-            "-o", "/dev/null", "-w", "%{http_code}", "--data", #"{"name": "Ops", "purposeStrings": {"NSCameraUsageDescription": "Scan codes."}}"#, "\(server.baseURL)/v1/apps/\(app)",
+            "-o", "/dev/null", "-w", "%{http_code}", "--data",
+            #"{"name": "Ops", "purposeStrings": {"NSCameraUsageDescription": "Scan codes."}}"#,
+            "\(server.baseURL)/v1/apps/\(app)",
         ]).stdout
     }
 
@@ -44,7 +46,9 @@ struct OperationsTests {
     /// sqlite3, another process, stores a denied camera record for u1 and `app` behind the
     /// server's back.
     static func denyBehindTheServer(_ database: String, app: String) throws {
-        _ = try sqlite(database, """
+        _ = try sqlite(
+            database,
+            """
             INSERT INTO authorizations (user, app, service, status, level, provisional, once, expires_at, reason, purpose,
                 declined_levels, updated_at, version)
             VALUES ('u1', '\(app)', 'camera', 'denied', NULL, 0, 0, NULL, 'userSet', NULL, '', 1795000000000, 1)
@@ -100,7 +104,9 @@ struct OperationsTests {
         #expect(Self.sample(text, #"sqlite_writes_total{outcome="committed"}"#).map { $0 >= 1 } == true)
     }
 
-    @Test("the status read cache: warmed at start, hits counted, and a row changed by another process is served soon after (checked every 100 ms)")
+    @Test(
+        "the status read cache: warmed at start, hits counted, and a row changed by another process is served soon after (checked every 100 ms)"
+    )
     func readCacheSeesAnotherProcessesWrite() throws {
         let directory = try Paths.makeTemporaryDirectory("read-cache")
         defer { Paths.removeTemporary(directory) }
@@ -146,7 +152,9 @@ struct OperationsTests {
 
     /// sqlite3, another process, stores a policy restricting the camera for everyone.
     static func restrictBehindTheServer(_ database: String) throws {
-        _ = try sqlite(database, """
+        _ = try sqlite(
+            database,
+            """
             INSERT INTO policies (id, service, app, user, effect, level, updated_at)
             VALUES ('behind-the-server', 'camera', NULL, NULL, 'restrict', NULL, 1795000000000)
             """)
@@ -186,8 +194,11 @@ struct OperationsTests {
         defer { server.killNow() }
         let log = server.log(waitingFor: "metrics on ")
         let line = try #require(log.split(separator: "\n").first { $0.contains("metrics on ") }, "\(log)")
-        let port = try #require(ServerProcess.listeningPort(in: "listening on " + line.components(separatedBy: "metrics on ")[1]
-            .replacingOccurrences(of: "/metrics", with: " ")))
+        let port = try #require(
+            ServerProcess.listeningPort(
+                in: "listening on "
+                    + line.components(separatedBy: "metrics on ")[1]
+                    .replacingOccurrences(of: "/metrics", with: " ")))
         let url = "http://127.0.0.1:\(port)/metrics"
         #expect(try Self.get(url).status == "401")
         let scrape = try Self.get(url, key: true)

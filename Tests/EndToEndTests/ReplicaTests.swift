@@ -42,7 +42,9 @@ struct ReplicaTests {
         }
 
         /// `curl -i` with the admin key: the status line, headers and body.
-        func call(_ replica: Int, _ method: String, _ path: String, body: String? = nil, headers: [String] = [])
+        func call(
+            _ replica: Int, _ method: String, _ path: String, body: String? = nil, headers: [String] = []
+        )
             throws -> (status: Int, headers: [String: String], body: String)
         {
             var arguments = ["-i", "-X", method, replicas[replica].baseURL + path]
@@ -130,7 +132,8 @@ struct ReplicaTests {
         let started = Started()
         DispatchQueue.concurrentPerform(iterations: 3) { _ in
             let result = Result {
-                try ServerProcess(database: uri, directory: directory, extraArguments: ["--database-password-file", passwordFile])
+                try ServerProcess(
+                    database: uri, directory: directory, extraArguments: ["--database-password-file", passwordFile])
             }
             started.lock.withLock { started.results.append(result) }
         }

@@ -52,7 +52,8 @@ struct SecretsInOutputTests {
         }
 
         // Keys of every role, through the API and the subcommand.
-        _ = try call("PUT", "/v1/apps/com.example.secret", authorization: "Bearer \(bootstrap)",
+        _ = try call(
+            "PUT", "/v1/apps/com.example.secret", authorization: "Bearer \(bootstrap)",
             body: #"{"name": "Secret", "purposeStrings": {"NSCameraUsageDescription": "Scans."}}"#)
         let admin = try issue(#"{"role": "admin", "name": "second admin"}"#)
         let auditor = try issue(#"{"role": "auditor", "name": "auditor"}"#)
@@ -67,8 +68,10 @@ struct SecretsInOutputTests {
         produced.add("keys create stderr", created.stderr)
 
         // Each key used for what it may do.
-        for (key, path) in [(admin.secret, "/v1/apps"), (auditor.secret, "/v1/audit"), (consent, "/v1/users/u1/settings"),
-                            (app.secret, "/v1/users/u1/apps/com.example.secret/authorizations/camera")] {
+        for (key, path) in [
+            (admin.secret, "/v1/apps"), (auditor.secret, "/v1/audit"), (consent, "/v1/users/u1/settings"),
+            (app.secret, "/v1/users/u1/apps/com.example.secret/authorizations/camera"),
+        ] {
             let result = try call("GET", path, authorization: "Bearer \(key)")
             #expect(result.stdout.hasPrefix("HTTP/1.1 200"), "\(path): \(result.stdout)")
             produced.add("GET \(path)", result.stdout)
@@ -78,7 +81,9 @@ struct SecretsInOutputTests {
         let streamOutput = directory.appendingPathComponent("stream.out")
         _ = FileManager.default.createFile(atPath: streamOutput.path, contents: nil)
         stream.executableURL = URL(fileURLWithPath: Paths.curl)
-        stream.arguments = ["-sS", "-N", "-i", "--max-time", "20", "-H", "Authorization: Bearer \(auditor.secret)", "\(base)/v1/events"]
+        stream.arguments = [
+            "-sS", "-N", "-i", "--max-time", "20", "-H", "Authorization: Bearer \(auditor.secret)", "\(base)/v1/events",
+        ]
         stream.standardOutput = try FileHandle(forWritingTo: streamOutput)
         stream.standardError = FileHandle.nullDevice
         try stream.run()

@@ -88,7 +88,8 @@ struct StartupTests {
         let second = try SubcommandTests.server(["serve", "--host", "127.0.0.1", "--port", "0", "--database", database])
         #expect(second.status == 69, "EX_UNAVAILABLE: \(second.stdout) \(second.stderr)")
         #expect(
-            (second.stdout + second.stderr).contains("refusing to start: another permission-server is already serving \(database)"),
+            (second.stdout + second.stderr).contains(
+                "refusing to start: another permission-server is already serving \(database)"),
             "\(second.stdout) \(second.stderr)")
         #expect(!(second.stdout + second.stderr).contains("listening on"))
         #expect(try KeysSubcommandTests.status("\(first.baseURL)/v1/apps", key: ServerProcess.adminKey) == "200")
@@ -107,7 +108,8 @@ struct StartupTests {
         #expect(try KeysSubcommandTests.status("\(next.baseURL)/v1/apps", key: ServerProcess.adminKey) == "200")
     }
 
-    @Test("the bootstrap key may come from the config file; a config file that cannot be read is named with the reason, not a dump")
+    @Test(
+        "the bootstrap key may come from the config file; a config file that cannot be read is named with the reason, not a dump")
     func bootstrapKeyFromTheConfigFile() throws {
         let directory = try Paths.makeTemporaryDirectory("startup-config")
         defer { Paths.removeTemporary(directory) }
@@ -122,8 +124,10 @@ struct StartupTests {
         #expect(try KeysSubcommandTests.status("\(server.baseURL)/v1/apps", key: secret) == "200")
         #expect(!server.log().contains(secret) && !server.log().contains("no active admin key"), "\(server.log())")
 
-        for (path, reason) in [(directory.appendingPathComponent("missing.env").path, "No such file or directory"),
-                               (directory.path, "Is a directory")] {
+        for (path, reason) in [
+            (directory.appendingPathComponent("missing.env").path, "No such file or directory"),
+            (directory.path, "Is a directory"),
+        ] {
             let refused = try SubcommandTests.server(["serve", "--config", path, "--database", database])
             #expect(refused.status == 64)
             #expect(refused.stderr.contains("cannot read config file \(path): \(reason)"), "\(refused.stderr)")

@@ -30,9 +30,11 @@ struct SubcommandTests {
         defer { Paths.removeTemporary(directory) }
         let database = directory.appendingPathComponent("n.sqlite").path
         #expect(try Self.server(["migrate", "--database", database]).status == 0)
-        let future = try Subprocess.run(Paths.sqlite3, [
-            database, "INSERT INTO schema_migrations (id, applied_order) VALUES ('999-from-the-future', 999)",
-        ])
+        let future = try Subprocess.run(
+            Paths.sqlite3,
+            [
+                database, "INSERT INTO schema_migrations (id, applied_order) VALUES ('999-from-the-future', 999)",
+            ])
         #expect(future.status == 0, "\(future.stderr)")
         let serve = try Self.server(["serve", "--port", "0", "--database", database])
         #expect(serve.status == 65, "serve exit status \(serve.status): \(serve.stderr)")
@@ -73,7 +75,9 @@ struct SubcommandTests {
         let forced = try Self.server(["backup", "--database", database, "--to", copy, "--force"])
         #expect(forced.status == 0, "\(forced.stderr)")
 
-        let missing = try Self.server(["backup", "--database", directory.appendingPathComponent("none.sqlite").path, "--to", copy + "2"])
+        let missing = try Self.server([
+            "backup", "--database", directory.appendingPathComponent("none.sqlite").path, "--to", copy + "2",
+        ])
         #expect(missing.status == 66, "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("none.sqlite").path))
     }

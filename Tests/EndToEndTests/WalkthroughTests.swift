@@ -33,12 +33,14 @@ struct WalkthroughTests {
         var variables = ["PERMISSION_URL": server.baseURL, "ADMIN_KEY": ServerProcess.adminKey]
         for step in steps {
             let result = try Subprocess.run("/bin/bash", ["-c", step.command], environment: variables, timeout: 20)
-            let context = "\(document) line \(step.line): \(step.command)\n--- output:\n\(result.stdout)\n--- stderr:\n\(result.stderr)"
+            let context =
+                "\(document) line \(step.line): \(step.command)\n--- output:\n\(result.stdout)\n--- stderr:\n\(result.stderr)"
             #expect(result.status == 0 && !result.timedOut, "\(context)")
             guard let kind = step.expectedKind, let expected = step.expected else { continue }
             var matcher = JSONMatcher(captures: variables)
             do {
-                let (want, got) = kind == "ndjson"
+                let (want, got) =
+                    kind == "ndjson"
                     ? (try Self.lines(expected), try Self.lines(result.stdout))
                     : (try StrictJSON.parse(Array(expected.utf8)), try StrictJSON.parse(Array(result.stdout.utf8)))
                 matcher.match(want, got)
@@ -58,7 +60,9 @@ struct WalkthroughTests {
         #expect(table.status == 0)
         let rows = table.stdout.split(separator: "\n").filter { $0.hasPrefix("| `--") }
         #expect(rows.count >= 10)
-        #expect(readme.text.contains(table.stdout), "docs/configuration.md must contain the output of `permission-server settings-table`:\n\(table.stdout)")
+        #expect(
+            readme.text.contains(table.stdout),
+            "docs/configuration.md must contain the output of `permission-server settings-table`:\n\(table.stdout)")
         let help = try Subprocess.run(Paths.serverBinary, ["serve", "--help"])
         #expect(help.status == 0)
         let compactHelp = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -73,7 +77,8 @@ struct WalkthroughTests {
 
     /// NDJSON text as a JSON array of its non-empty lines.
     static func lines(_ text: String) throws -> JSONValue {
-        .array(try text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-            .map { try StrictJSON.parse(Array($0.utf8)) })
+        .array(
+            try text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+                .map { try StrictJSON.parse(Array($0.utf8)) })
     }
 }

@@ -1,5 +1,6 @@
-@testable import HTTPCore
 import Testing
+
+@testable import HTTPCore
 
 /// The per-address connection share as a pure state machine: admit up to the share, refuse a
 /// bounded number at once, drop the rest, and give back exactly what was taken.

@@ -69,7 +69,11 @@ import Testing
         var kept = MachineFixture.respondingLoop.machine
         kept.responseQueued(keepAlive: true)
         #expect(kept.deadline(now: { now }) == now + 300)  // idle keep-alive
-        #expect(MachineFixture.readingBody.machine.deadline(now: { Issue.record("clock read"); return 0 }) == t + 200)
+        #expect(
+            MachineFixture.readingBody.machine.deadline(now: {
+                Issue.record("clock read")
+                return 0
+            }) == t + 200)
     }
 
     @Test func interestFollowsTheState() {
@@ -93,7 +97,9 @@ import Testing
         machine.responseQueued(keepAlive: true)
         #expect(machine.flushed() == .none)
         #expect(machine.headIncomplete(buffered: 3, now: { 10 }) == .wait)
-        #expect(machine.headParsed(framing: .contentLength(3), expectContinue: false, inputIsEmpty: false, now: { 11 }) == .readBody(sendContinue: false))
+        #expect(
+            machine.headParsed(framing: .contentLength(3), expectContinue: false, inputIsEmpty: false, now: { 11 })
+                == .readBody(sendContinue: false))
         machine.bodyComplete()
         machine.offloaded()
         #expect(machine.workerFinished() == .finish)

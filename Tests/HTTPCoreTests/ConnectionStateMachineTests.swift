@@ -63,7 +63,13 @@ import Testing
         var machine = MachineFixture.fresh.machine
         #expect(machine.headIncomplete(buffered: 10, now: { 7 }) == .wait)
         #expect(machine.state == .awaitingHead(startedAt: 7))
-        #expect(machine.headIncomplete(buffered: 100, now: { Issue.record("clock read again"); return 9 }) == .wait)
+        #expect(
+            machine.headIncomplete(
+                buffered: 100,
+                now: {
+                    Issue.record("clock read again")
+                    return 9
+                }) == .wait)
         #expect(machine.state == .awaitingHead(startedAt: 7))
         #expect(machine.headIncomplete(buffered: 101, now: { 9 }) == .rejectTooLarge)
     }
@@ -75,13 +81,19 @@ import Testing
         #expect(none.requestCount == 1)
 
         var body = MachineFixture.fresh.machine
-        #expect(body.headParsed(framing: .chunked, expectContinue: true, inputIsEmpty: true, now: { 5 }) == .readBody(sendContinue: true))
+        #expect(
+            body.headParsed(framing: .chunked, expectContinue: true, inputIsEmpty: true, now: { 5 })
+                == .readBody(sendContinue: true))
         #expect(body.state == .readingBody(startedAt: 5))
         var early = MachineFixture.fresh.machine
-        #expect(early.headParsed(framing: .contentLength(1000), expectContinue: true, inputIsEmpty: false, now: { 5 }) == .readBody(sendContinue: false))
+        #expect(
+            early.headParsed(framing: .contentLength(1000), expectContinue: true, inputIsEmpty: false, now: { 5 })
+                == .readBody(sendContinue: false))
 
         var tooLarge = MachineFixture.partialHead.machine
-        #expect(tooLarge.headParsed(framing: .contentLength(1001), expectContinue: true, inputIsEmpty: true, now: { 5 }) == .rejectTooLarge)
+        #expect(
+            tooLarge.headParsed(framing: .contentLength(1001), expectContinue: true, inputIsEmpty: true, now: { 5 })
+                == .rejectTooLarge)
         #expect(tooLarge.state == .awaitingHead(startedAt: nil))
         #expect(tooLarge.requestCount == 1)
     }
@@ -182,7 +194,10 @@ import Testing
             #expect(machine.writeBlockedSince == 50)
         }
         var unblocked = MachineFixture.fresh.machine
-        unblocked.sent(now: { Issue.record("clock read while not blocked"); return 0 })
+        unblocked.sent(now: {
+            Issue.record("clock read while not blocked")
+            return 0
+        })
         #expect(unblocked.writeBlockedSince == nil)
     }
 

@@ -1,5 +1,6 @@
-@testable import HTTPCore
 import Testing
+
+@testable import HTTPCore
 
 /// Field-name lookup is ASCII case-insensitive and nothing more (RFC 9110 §5.1).
 @Suite struct HeaderLookupTests {

@@ -16,7 +16,8 @@ struct LiveServer {
         adjust(&config)
         var logger = Logger(label: "test.server")
         // HTTPCORE_TEST_LOG=debug shows the engine's own log lines when a live test misbehaves.
-        logger.logLevel = ProcessInfo.processInfo.environment["HTTPCORE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["HTTPCORE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
         server = HTTPServer(configuration: config, responder: responder, logger: logger)
         try server.start()
     }
@@ -87,7 +88,8 @@ final class RawClient {
         var headers = HTTPHeaders()
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { throw RawClientError.malformed(line) }
-            headers.add(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            headers.add(
+                name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         var body: [UInt8] = []
         if isHead || status < 200 || status == 204 || status == 304 {

@@ -1,7 +1,8 @@
 import Foundation
-@testable import HTTPCore
 import Synchronization
 import Testing
+
+@testable import HTTPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -116,10 +117,12 @@ private func runOnThreadsAndJoin(count: Int, _ body: @escaping @Sendable (Int) -
     for worker in 0..<count {
         let start = Unmanaged.passRetained(Start { body(worker) }).toOpaque()
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, start)
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, start)
         precondition(status == 0, "pthread_create failed: \(status)")
         threads.append(thread)
     }

@@ -5,7 +5,11 @@ import Testing
 
 /// A log handler that records every line with its merged metadata, to check the request id.
 final class RecordingLogHandler: LogHandler, @unchecked Sendable {
-    struct Line { var level: Logger.Level; var message: String; var metadata: Logger.Metadata }
+    struct Line {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
     private let lock = NSLock()
     private var stored: [Line] = []
     var metadata: Logger.Metadata = [:]
@@ -18,7 +22,8 @@ final class RecordingLogHandler: LogHandler, @unchecked Sendable {
 
     func log(event: LogEvent) {
         lock.lock()
-        stored.append(Line(level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+        stored.append(
+            Line(level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
         lock.unlock()
     }
 
@@ -44,7 +49,8 @@ final class RecordingLogHandler: LogHandler, @unchecked Sendable {
         }
         router.get("/teapot") { _, _ in
             throw HTTPError(
-                HTTPStatus(code: 418, reason: "I'm a teapot"), type: "https://example.com/teapot", detail: "Short and \"stout\"\n",
+                HTTPStatus(code: 418, reason: "I'm a teapot"), type: "https://example.com/teapot",
+                detail: "Short and \"stout\"\n",
                 headers: ["Retry-After": "5"], extensions: [("spout", "true")])
         }
         router.get("/boom") { _, _ in throw Boom() }
@@ -131,7 +137,9 @@ final class RecordingLogHandler: LogHandler, @unchecked Sendable {
         let live = try Self.start(recorder: recorder)
         defer { live.stop() }
         let client = try live.client()
-        try client.send(rawGet("/boom", "X-Request-Id: r2\r\n") + rawGet("/missing") + "POST /ok HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
+        try client.send(
+            rawGet("/boom", "X-Request-Id: r2\r\n") + rawGet("/missing")
+                + "POST /ok HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
         let response = try client.readResponse()
         #expect(response.status == 500)
         #expect(!response.text.contains("Boom"))

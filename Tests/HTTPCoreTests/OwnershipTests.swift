@@ -37,20 +37,22 @@ import Glibc
     @Test func theEventLoopsStateIsTouchedOnItsQueueOnly() async throws {
         let connection = try Self.makeConnection()
         connection.loop.queue.sync { connection.loop.setInterest(of: connection, to: .none) }
-        try expectTrap(await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let connection = try Self.makeConnection()
-            connection.loop.setInterest(of: connection, to: .none)
-        })
+        try expectTrap(
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let connection = try Self.makeConnection()
+                connection.loop.setInterest(of: connection, to: .none)
+            })
     }
 
     @Test func aConnectionIsDrivenOnItsLoopOnly() async throws {
         let connection = try Self.makeConnection()
         connection.loop.queue.sync { connection.beginShutdown() }
         #expect(connection.machine.isClosed)
-        try expectTrap(await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let connection = try Self.makeConnection()
-            connection.beginShutdown()
-        })
+        try expectTrap(
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let connection = try Self.makeConnection()
+                connection.beginShutdown()
+            })
     }
 
     @Test func theWorkerWritesOutputOnlyWhileItOwnsIt() async throws {
@@ -58,27 +60,30 @@ import Glibc
         connection.loop.queue.sync { connection.handOutput(toWorker: true) }
         try connection.flushBlocking(threshold: 0)  // off the loop, handed over: allowed
         // Not handed over: the loop still owns the output.
-        try expectTrap(await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let connection = try Self.makeConnection()
-            try connection.flushBlocking(threshold: 0)
-        })
-        // Handed over, but written from the loop.
-        try expectTrap(await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let connection = try Self.makeConnection()
-            try connection.loop.queue.sync {
-                connection.handOutput(toWorker: true)
+        try expectTrap(
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let connection = try Self.makeConnection()
                 try connection.flushBlocking(threshold: 0)
-            }
-        })
+            })
+        // Handed over, but written from the loop.
+        try expectTrap(
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let connection = try Self.makeConnection()
+                try connection.loop.queue.sync {
+                    connection.handOutput(toWorker: true)
+                    try connection.flushBlocking(threshold: 0)
+                }
+            })
     }
 
     @Test func connectionStorageBelongsToWhoeverServesTheRequest() async throws {
         let connection = try Self.makeConnection()
         connection.loop.queue.sync { connection.storage.value = connection }
-        try expectTrap(await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let connection = try Self.makeConnection()
-            _ = connection.storage.value
-        })
+        try expectTrap(
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let connection = try Self.makeConnection()
+                _ = connection.storage.value
+            })
         // A storage made outside a server has no owner to check.
         let free = ConnectionStorage()
         free.value = free
@@ -89,21 +94,23 @@ import Glibc
         let metrics = HTTPMetrics()
         let shard = HTTPMetrics.Shard(owner: metrics)
         shard.record(route: "/", method: "GET", status: 200, nanoseconds: 1)
-        try expectTrap(await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let shard = HTTPMetrics.Shard(owner: HTTPMetrics())
-            let thread = Thread { shard.record(route: "/", method: "GET", status: 200, nanoseconds: 1) }
-            thread.start()
-            usleep(5_000_000)  // the record above stops the process first
-        })
+        try expectTrap(
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let shard = HTTPMetrics.Shard(owner: HTTPMetrics())
+                let thread = Thread { shard.record(route: "/", method: "GET", status: 200, nanoseconds: 1) }
+                thread.start()
+                usleep(5_000_000)  // the record above stops the process first
+            })
     }
 
     @Test func theServerAcceptsOnItsAcceptQueueOnly() async throws {
-        try expectTrap(await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let server = HTTPServer(
-                configuration: HTTPServerConfiguration(), responder: ClosureResponder { _, _ in HTTPResponse() },
-                logger: Logger(label: "test.ownership"))
-            server.acceptPending()
-        })
+        try expectTrap(
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let server = HTTPServer(
+                    configuration: HTTPServerConfiguration(), responder: ClosureResponder { _, _ in HTTPResponse() },
+                    logger: Logger(label: "test.ownership"))
+                server.acceptPending()
+            })
     }
 
     /// The child stopped on an ownership check, not on anything else (a thrown error, a missing

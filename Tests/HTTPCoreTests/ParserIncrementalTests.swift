@@ -18,7 +18,8 @@ struct ParserIncrementalTests {
         let input = bytes(raw)
         let whole = parseRequest(input)
         guard case .request(let expected) = whole else {
-            Issue.record("not a valid request: \(whole)"); return
+            Issue.record("not a valid request: \(whole)")
+            return
         }
         #expect(expected.consumed <= input.count)
         for k in 1..<input.count {
@@ -40,7 +41,10 @@ struct ParserIncrementalTests {
         let input = bytes(raw)
         guard case .request(let expected) = parseRequest(input),
             case .complete(_, let headBytes) = HTTPRequestParser(limits: HTTPLimits()).parseHead(input)
-        else { Issue.record("not a valid request"); return }
+        else {
+            Issue.record("not a valid request")
+            return
+        }
         for a in headBytes..<expected.consumed {
             for b in a..<expected.consumed where (b - a) % 3 == 0 {
                 #expect(parseRequestIncrementally(input, cuts: [a, b]) == .request(expected), "cuts \(a) \(b)")
@@ -54,7 +58,10 @@ struct ParserIncrementalTests {
         for k in 0..<input.count {
             #expect(parser.parseHead(Array(input[0..<k])) == .needMore, "prefix \(k)")
         }
-        guard case .complete(_, let consumed) = parser.parseHead(input) else { Issue.record("incomplete"); return }
+        guard case .complete(_, let consumed) = parser.parseHead(input) else {
+            Issue.record("incomplete")
+            return
+        }
         #expect(consumed == input.count)
     }
 

@@ -55,11 +55,13 @@ let malformedCases: [MalformedCase] = [
     MalformedCase("chunk size empty", chunked + "\r\nhello\r\n0\r\n\r\n", 400),
     MalformedCase("chunk size hex overflow", chunked + "fffffffffffffffffff\r\n", 400),
     MalformedCase("chunk size over the body limit", chunked + "100001\r\n", 413),
-    MalformedCase("chunks summing over the limit", chunked + "80000\r\n" + String(repeating: "a", count: 0x80000) + "\r\n80001\r\n", 413),
+    MalformedCase(
+        "chunks summing over the limit", chunked + "80000\r\n" + String(repeating: "a", count: 0x80000) + "\r\n80001\r\n", 413),
     MalformedCase("chunk data without CRLF", chunked + "5\r\nhelloX\r\n0\r\n\r\n", 400),
     MalformedCase("chunk data with bare LF", chunked + "5\r\nhello\n0\r\n\r\n", 400),
     MalformedCase("chunk line with bare LF", chunked + "5\nhello\r\n0\r\n\r\n", 400),
-    MalformedCase("too long extension line", chunked + "5;" + String(repeating: "e", count: 2000) + "\r\nhello\r\n0\r\n\r\n", 400),
+    MalformedCase(
+        "too long extension line", chunked + "5;" + String(repeating: "e", count: 2000) + "\r\nhello\r\n0\r\n\r\n", 400),
     MalformedCase("bad extension", chunked + "5;=x\r\nhello\r\n0\r\n\r\n", 400),
     MalformedCase("unterminated quoted extension", chunked + "5;a=\"x\r\nhello\r\n0\r\n\r\n", 400),
     MalformedCase("trailer with obs-fold", chunked + "0\r\nA: b\r\n c\r\n\r\n", 400),
@@ -155,7 +157,10 @@ struct ParserMalformedTests {
         // exactly 16 bytes of request line is fine
         #expect(parseRequest(bytes("GET /a HTTP/1.1\r\nHost: h\r\n\r\n"), limits: limits).status == nil)
         #expect(parseRequest(bytes("GET /a HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\n\r\n"), limits: limits).status == 431)
-        #expect(parseRequest(bytes("GET /a HTTP/1.1\r\nHost: h\r\nA: " + String(repeating: "x", count: 40) + "\r\n\r\n"), limits: limits).status == 431)
+        #expect(
+            parseRequest(
+                bytes("GET /a HTTP/1.1\r\nHost: h\r\nA: " + String(repeating: "x", count: 40) + "\r\n\r\n"), limits: limits
+            ).status == 431)
         #expect(parseRequest(bytes("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello"), limits: limits).status == 413)
         #expect(parseRequest(bytes("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n\r\nhell"), limits: limits).status == nil)
     }

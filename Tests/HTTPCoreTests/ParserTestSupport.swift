@@ -76,7 +76,8 @@ func parseRequestIncrementally(_ input: [UInt8], cuts: [Int], limits: HTTPLimits
             decoder = current
             bodyConsumed += n
             if complete {
-                return .request(ParsedRequest(head: head, body: body, trailers: current.trailers, consumed: headBytes + bodyConsumed))
+                return .request(
+                    ParsedRequest(head: head, body: body, trailers: current.trailers, consumed: headBytes + bodyConsumed))
             }
         } catch {
             return .failure(error)

@@ -6,7 +6,8 @@ struct ParserTests {
     @Test func getWithQuery() throws {
         let input = bytes("GET /v1/users/u42/apps?state=pending&x=%20y HTTP/1.1\r\nHost: localhost:8080\r\nAccept: */*\r\n\r\n")
         guard case .complete(let head, let consumed) = HTTPRequestParser(limits: HTTPLimits()).parseHead(input) else {
-            Issue.record("not complete"); return
+            Issue.record("not complete")
+            return
         }
         #expect(consumed == input.count)
         #expect(head.method == .get)
@@ -29,7 +30,10 @@ struct ParserTests {
             var value = Array(repeating: UInt8(ascii: "v"), count: 24)
             value[offset] = 0x09  // HTAB inside a value is allowed
             let head = bytes("GET / HTTP/1.1\r\nHost: h\r\nX-Long: ") + value + bytes("  \t \r\n\r\n")
-            guard case .request(let r) = parseRequest(head) else { Issue.record("tab at \(offset)"); continue }
+            guard case .request(let r) = parseRequest(head) else {
+                Issue.record("tab at \(offset)")
+                continue
+            }
             // A tab at either end is whitespace around the value (OWS), not part of it.
             let kept = value[(offset == 0 ? 1 : 0)..<(offset == 23 ? 23 : 24)]
             let expected = String(decoding: kept, as: UTF8.self)
@@ -41,20 +45,30 @@ struct ParserTests {
                 #expect(parseRequest(input).status == 400, "byte \(bad) at \(offset)")
             }
         }
-        let obsText: [UInt8] = bytes("GET / HTTP/1.1\r\nHost: h\r\nX-Obs: caf") + [0xC3, 0xA9] + bytes(" au lait, encore\r\n\r\n")
-        guard case .request(let r) = parseRequest(obsText) else { Issue.record("obs-text"); return }
+        let obsText: [UInt8] =
+            bytes("GET / HTTP/1.1\r\nHost: h\r\nX-Obs: caf") + [0xC3, 0xA9] + bytes(" au lait, encore\r\n\r\n")
+        guard case .request(let r) = parseRequest(obsText) else {
+            Issue.record("obs-text")
+            return
+        }
         #expect(r.head.headers["X-Obs"] == "café au lait, encore")
     }
 
     @Test func emptyQueryIsPresentButEmpty() {
-        guard case .request(let r) = parseRequest(bytes("GET /a? HTTP/1.1\r\nHost: h\r\n\r\n")) else { Issue.record("failed"); return }
+        guard case .request(let r) = parseRequest(bytes("GET /a? HTTP/1.1\r\nHost: h\r\n\r\n")) else {
+            Issue.record("failed")
+            return
+        }
         #expect(r.head.path == "/a")
         #expect(r.head.query == "")
     }
 
     @Test func postWithContentLength() {
         let input = bytes("POST /v1/prompts/p1/decision HTTP/1.1\r\nHost: h\r\nContent-Length: 18\r\n\r\n{\"choice\":\"allow\"}")
-        guard case .request(let r) = parseRequest(input) else { Issue.record("failed"); return }
+        guard case .request(let r) = parseRequest(input) else {
+            Issue.record("failed")
+            return
+        }
         #expect(r.head.method == .post)
         #expect(r.head.framing == .contentLength(18))
         #expect(r.body == bytes("{\"choice\":\"allow\"}"))
@@ -63,7 +77,10 @@ struct ParserTests {
 
     @Test func identicalContentLengthsCountAsOne() {
         let input = bytes("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3, 3\r\ncontent-length: 003\r\n\r\nabcNEXT")
-        guard case .request(let r) = parseRequest(input) else { Issue.record("failed"); return }
+        guard case .request(let r) = parseRequest(input) else {
+            Issue.record("failed")
+            return
+        }
         #expect(r.head.framing == .contentLength(3))
         #expect(r.body == bytes("abc"))
         #expect(r.consumed == input.count - 4)
@@ -74,7 +91,10 @@ struct ParserTests {
             "POST /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "5;name=\"q \\\"v\\\"\" ; x = 1;flag\r\nhello\r\n00006\r\n world\r\nA\r\n0123456789\r\n"
                 + "0;last\r\nX-Checksum: abc \r\nX-Other:\tv2\r\n\r\n")
-        guard case .request(let r) = parseRequest(input) else { Issue.record("\(parseRequest(input))"); return }
+        guard case .request(let r) = parseRequest(input) else {
+            Issue.record("\(parseRequest(input))")
+            return
+        }
         #expect(r.head.framing == .chunked)
         #expect(r.body == bytes("hello world0123456789"))
         #expect(r.trailers.fields.map(\.name) == ["X-Checksum", "X-Other"])
@@ -85,14 +105,20 @@ struct ParserTests {
 
     @Test func transferEncodingCaseAndListsAcrossLines() {
         let input = bytes("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: ,\r\nTransfer-Encoding: CHUNKED\r\n\r\n0\r\n\r\n")
-        guard case .request(let r) = parseRequest(input) else { Issue.record("failed"); return }
+        guard case .request(let r) = parseRequest(input) else {
+            Issue.record("failed")
+            return
+        }
         #expect(r.head.framing == .chunked)
         #expect(r.body.isEmpty)
     }
 
     @Test func absoluteFormAuthorityOverridesHost() {
         let input = bytes("GET http://example.com:8080/a/b?c=d HTTP/1.1\r\nHost: other.example\r\n\r\n")
-        guard case .request(let r) = parseRequest(input) else { Issue.record("failed"); return }
+        guard case .request(let r) = parseRequest(input) else {
+            Issue.record("failed")
+            return
+        }
         #expect(r.head.authority == "example.com:8080")
         #expect(r.head.path == "/a/b")
         #expect(r.head.query == "c=d")
@@ -103,14 +129,18 @@ struct ParserTests {
     @Test func absoluteFormWithoutPathDefaultsToSlash() {
         for target in ["HTTPS://[::1]:443", "http://h?x=1"] {
             guard case .request(let r) = parseRequest(bytes("GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n")) else {
-                Issue.record("failed \(target)"); continue
+                Issue.record("failed \(target)")
+                continue
             }
             #expect(r.head.path == "/")
         }
     }
 
     @Test func optionsAsterisk() {
-        guard case .request(let r) = parseRequest(bytes("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n")) else { Issue.record("failed"); return }
+        guard case .request(let r) = parseRequest(bytes("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n")) else {
+            Issue.record("failed")
+            return
+        }
         #expect(r.head.method == .options)
         #expect(r.head.path == "*")
         #expect(r.head.target == "*")
@@ -126,14 +156,19 @@ struct ParserTests {
             ("GET / HTTP/1.1\r\nHost: h\r\nConnection: upgrade, CLOSE\r\n\r\n", false),
         ]
         for (raw, keepAlive) in cases {
-            guard case .request(let r) = parseRequest(bytes(raw)) else { Issue.record("failed: \(raw)"); continue }
+            guard case .request(let r) = parseRequest(bytes(raw)) else {
+                Issue.record("failed: \(raw)")
+                continue
+            }
             #expect(r.head.keepAlive == keepAlive, "\(raw)")
         }
     }
 
     @Test func http10WithoutHostAndExpectIgnored() {
-        guard case .request(let r) = parseRequest(bytes("PUT /x HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nz")) else {
-            Issue.record("failed"); return
+        guard case .request(let r) = parseRequest(bytes("PUT /x HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nz"))
+        else {
+            Issue.record("failed")
+            return
         }
         #expect(r.head.version == .http1_0)
         #expect(r.head.authority == nil)
@@ -143,20 +178,25 @@ struct ParserTests {
 
     @Test func expectContinue() {
         guard case .request(let r) = parseRequest(bytes("PUT /x HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\n\r\n")) else {
-            Issue.record("failed"); return
+            Issue.record("failed")
+            return
         }
         #expect(r.head.expectContinue)
     }
 
     @Test func higherMinorVersionIsServedAs11() {
-        guard case .request(let r) = parseRequest(bytes("GET / HTTP/1.7\r\nHost: h\r\n\r\n")) else { Issue.record("failed"); return }
+        guard case .request(let r) = parseRequest(bytes("GET / HTTP/1.7\r\nHost: h\r\n\r\n")) else {
+            Issue.record("failed")
+            return
+        }
         #expect(r.head.version == .http1_1)
     }
 
     @Test func leadingEmptyLinesAreIgnored() {
         let input = bytes("\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n")
         guard case .complete(let head, let consumed) = HTTPRequestParser(limits: HTTPLimits()).parseHead(input) else {
-            Issue.record("failed"); return
+            Issue.record("failed")
+            return
         }
         #expect(head.path == "/")
         #expect(consumed == input.count)
@@ -169,7 +209,10 @@ struct ParserTests {
         var buffer = bytes(first + second + third)
         var seen: [(String, [UInt8], Int)] = []
         while !buffer.isEmpty {
-            guard case .request(let r) = parseRequest(buffer) else { Issue.record("failed at \(seen.count)"); return }
+            guard case .request(let r) = parseRequest(buffer) else {
+                Issue.record("failed at \(seen.count)")
+                return
+            }
             seen.append((r.head.path, r.body, r.consumed))
             buffer.removeFirst(r.consumed)
         }
@@ -180,7 +223,10 @@ struct ParserTests {
 
     @Test func headerOrderAndCaseInsensitiveLookup() {
         let input = bytes("GET / HTTP/1.1\r\nHost: h\r\nX-A: 1\r\nx-b:2\r\nX-A:   3   \r\nEmpty:\r\nObs: caf\u{E9}\r\n\r\n")
-        guard case .request(let r) = parseRequest(input) else { Issue.record("failed"); return }
+        guard case .request(let r) = parseRequest(input) else {
+            Issue.record("failed")
+            return
+        }
         let fields = r.head.headers.fields
         #expect(fields.map(\.name) == ["Host", "X-A", "x-b", "X-A", "Empty", "Obs"])
         #expect(r.head.headers.values(for: "x-a") == ["1", "3"])
@@ -201,7 +247,10 @@ struct ParserTests {
             #expect(outcome.status == 431)
             return
         }
-        guard case .request(let r) = outcome else { Issue.record("failed: \(outcome)"); return }
+        guard case .request(let r) = outcome else {
+            Issue.record("failed: \(outcome)")
+            return
+        }
         #expect(r.head.headers.count == count)
         #expect(r.head.headers.fields.map(\.name) == (0..<(count - 1)).map { "X-F\($0)" } + ["Host"])
         #expect(r.head.headers["x-f\(count / 2)"] == (count > 1 ? "v\(count / 2)" : nil))
@@ -220,7 +269,10 @@ struct ParserTests {
         ]
         let fields = names.dropFirst().enumerated().map { "\($1): v\($0)\r\n" }.joined()
         let outcome = parseRequest(bytes("GET / HTTP/1.1\r\nHost: h\r\n" + fields + "\r\n"))
-        guard case .request(let r) = outcome else { Issue.record("failed: \(outcome)"); return }
+        guard case .request(let r) = outcome else {
+            Issue.record("failed: \(outcome)")
+            return
+        }
         #expect(r.head.headers.fields.map(\.name) == names)
         #expect(r.head.headers.fields.map(\.value) == ["h"] + names.dropFirst().indices.map { "v\($0 - 1)" })
         #expect(r.head.headers["authorization"] == "v0")
@@ -243,13 +295,19 @@ struct ParserTests {
 
     @Test func ipv6AndEmptyHost() {
         for raw in ["GET / HTTP/1.1\r\nHost: [2001:db8::1]:8080\r\n\r\n", "GET / HTTP/1.1\r\nHost:\r\n\r\n"] {
-            guard case .request = parseRequest(bytes(raw)) else { Issue.record("failed: \(raw)"); continue }
+            guard case .request = parseRequest(bytes(raw)) else {
+                Issue.record("failed: \(raw)")
+                continue
+            }
         }
     }
 
     @Test func incompleteHeadNeedsMore() {
         let parser = HTTPRequestParser(limits: HTTPLimits())
-        for raw in ["", "\r", "\r\n", "GET", "GET / HTTP/1.", "GET / HTTP/1.1\r", "GET / HTTP/1.1\r\nHost: h\r\n", "GET / HTTP/1.1\r\nHost: h\r\n\r"] {
+        for raw in [
+            "", "\r", "\r\n", "GET", "GET / HTTP/1.", "GET / HTTP/1.1\r", "GET / HTTP/1.1\r\nHost: h\r\n",
+            "GET / HTTP/1.1\r\nHost: h\r\n\r",
+        ] {
             #expect(parser.parseHead(bytes(raw)) == .needMore, "\(raw)")
         }
     }

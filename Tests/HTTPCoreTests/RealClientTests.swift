@@ -33,12 +33,14 @@ func runBounded(_ executable: String, _ arguments: [String], seconds: Double = 2
             textResponse("got \(request.body.count) chunked=\(request.headers["Transfer-Encoding"] ?? "no")\n")
         }
         router.get("/stream") { _, _ in
-            HTTPResponse(headers: ["Content-Type": "application/x-ndjson"], body: .stream { writer in
-                for i in 0..<3 {
-                    try writer.write(Array("{\"n\":\(i)}\n".utf8))
-                    try writer.flush()
-                }
-            })
+            HTTPResponse(
+                headers: ["Content-Type": "application/x-ndjson"],
+                body: .stream { writer in
+                    for i in 0..<3 {
+                        try writer.write(Array("{\"n\":\(i)}\n".utf8))
+                        try writer.flush()
+                    }
+                })
         }
     }
 
@@ -64,7 +66,10 @@ func runBounded(_ executable: String, _ arguments: [String], seconds: Double = 2
         let base = "http://127.0.0.1:\(live.port)"
         let upload = try runBounded(
             "/usr/bin/curl",
-            ["-sS", "--max-time", "10", "-H", "Transfer-Encoding: chunked", "--data-binary", String(repeating: "z", count: 70_000), "\(base)/upload"])
+            [
+                "-sS", "--max-time", "10", "-H", "Transfer-Encoding: chunked", "--data-binary",
+                String(repeating: "z", count: 70_000), "\(base)/upload",
+            ])
         #expect(upload.status == 0)
         #expect(upload.output == "got 70000 chunked=chunked\n")
         let stream = try runBounded("/usr/bin/curl", ["-sS", "--max-time", "10", "\(base)/stream"])
@@ -84,7 +89,9 @@ func runBounded(_ executable: String, _ arguments: [String], seconds: Double = 2
             c.request("GET", "/nope"); r = c.getresponse(); n = (r.status, r.getheader("Content-Type")); r.read()
             print(a.strip()); print(h); print(s.count("\\n")); print(u.strip()); print(n)
             """
-        let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/env"
+        let python =
+            ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            ?? "/usr/bin/env"
         let arguments = python == "/usr/bin/env" ? ["python3", "-c", script] : ["-c", script]
         let result = try runBounded(python, arguments)
         #expect(result.status == 0, "\(result.output)")

@@ -13,11 +13,14 @@ import Testing
     }
 
     func withoutDate(_ text: String) -> String {
-        text.split(separator: "\r\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("Date: ") }.joined(separator: "\r\n")
+        text.split(separator: "\r\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("Date: ") }.joined(
+            separator: "\r\n")
     }
 
     @Test func bytesBodyGetsContentLengthAndOneBuffer() {
-        let (text, _) = serialize(HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain", "Content-Length": "999"], body: .bytes(Array("hello".utf8))))
+        let (text, _) = serialize(
+            HTTPResponse(
+                status: .ok, headers: ["Content-Type": "text/plain", "Content-Length": "999"], body: .bytes(Array("hello".utf8))))
         #expect(withoutDate(text) == "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
     }
 
@@ -46,24 +49,38 @@ import Testing
     }
 
     @Test func noContentAndNotModifiedHaveNoLengthNoBody() {
-        #expect(withoutDate(serialize(HTTPResponse(status: .noContent, body: .bytes([1, 2]))).text) == "HTTP/1.1 204 No Content\r\n\r\n")
-        #expect(withoutDate(serialize(HTTPResponse(status: .notModified, body: .bytes([1]))).text) == "HTTP/1.1 304 Not Modified\r\n\r\n")
+        #expect(
+            withoutDate(serialize(HTTPResponse(status: .noContent, body: .bytes([1, 2]))).text)
+                == "HTTP/1.1 204 No Content\r\n\r\n")
+        #expect(
+            withoutDate(serialize(HTTPResponse(status: .notModified, body: .bytes([1]))).text)
+                == "HTTP/1.1 304 Not Modified\r\n\r\n")
     }
 
     @Test func connectionFieldFollowsPersistence() {
-        #expect(withoutDate(serialize(HTTPResponse(), keepAlive: false).text) == "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-        #expect(withoutDate(serialize(HTTPResponse(), version: .http1_0).text) == "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n")
+        #expect(
+            withoutDate(serialize(HTTPResponse(), keepAlive: false).text)
+                == "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        #expect(
+            withoutDate(serialize(HTTPResponse(), version: .http1_0).text)
+                == "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n")
     }
 
     @Test func streamIsChunkedOn11AndCloseDelimitedOn10() {
         let stream = HTTPResponse(body: .stream { _ in })
         let (text, action) = serialize(stream)
         #expect(withoutDate(text) == "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
-        guard case .stream(_, let chunked) = action else { Issue.record("expected a stream"); return }
+        guard case .stream(_, let chunked) = action else {
+            Issue.record("expected a stream")
+            return
+        }
         #expect(chunked)
         let (old, oldAction) = serialize(stream, version: .http1_0)
         #expect(withoutDate(old) == "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
-        guard case .stream(_, let oldChunked) = oldAction else { Issue.record("expected a stream"); return }
+        guard case .stream(_, let oldChunked) = oldAction else {
+            Issue.record("expected a stream")
+            return
+        }
         #expect(!oldChunked)
     }
 
@@ -75,7 +92,12 @@ import Testing
     @Test func problemJSONEscapesStrings() {
         #expect(ProblemJSON.quoted("a\"b\\c\nd\u{1}é\u{2028}") == "\"a\\\"b\\\\c\\nd\\u0001é\\u2028\"")
         let response = ProblemJSON.response(status: .notFound, detail: nil, requestId: "r")
-        guard case .bytes(let body) = response.body else { Issue.record("expected bytes"); return }
-        #expect(String(decoding: body, as: UTF8.self) == "{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"requestId\":\"r\"}")
+        guard case .bytes(let body) = response.body else {
+            Issue.record("expected bytes")
+            return
+        }
+        #expect(
+            String(decoding: body, as: UTF8.self)
+                == "{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"requestId\":\"r\"}")
     }
 }

@@ -1,6 +1,7 @@
-@testable import HTTPCore
 import Logging
 import Testing
+
+@testable import HTTPCore
 
 /// The metrics middleware's `route` label, in process and as the engine runs a request
 /// (`prepare`, then `respond`): the matched template, read from the context the router

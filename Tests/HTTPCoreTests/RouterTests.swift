@@ -36,7 +36,10 @@ import Testing
         let request = Self.request(.get, "/v1/users/u%2F1/apps/com.a")
         #expect(responder.prepare(request.head, context: &context) == .eventLoop)
         let response = try responder.respond(to: request, context: context)
-        guard case .bytes(let body) = response.body else { Issue.record("no body"); return }
+        guard case .bytes(let body) = response.body else {
+            Issue.record("no body")
+            return
+        }
         #expect(String(decoding: body, as: UTF8.self) == "/v1/users/{user}/apps/{app} user=u/1 app=com.a")
         // A match another router left in the context is not taken for this router's own.
         var other = Router()
@@ -45,7 +48,10 @@ import Testing
         var shared = Self.context
         _ = responder.prepare(Self.request(.get, "/v1/users/a/apps/b").head, context: &shared)
         let answer = try otherResponder.respond(to: Self.request(.get, "/v1/users/z/settings"), context: shared)
-        guard case .bytes(let otherBody) = answer.body else { Issue.record("no body"); return }
+        guard case .bytes(let otherBody) = answer.body else {
+            Issue.record("no body")
+            return
+        }
         #expect(String(decoding: otherBody, as: UTF8.self) == "other z")
         // Misses are left to respond, which throws them.
         var missed = Self.context
@@ -98,7 +104,10 @@ import Testing
     /// A router called without `prepare` (mounted inside a route) matches on its own.
     @Test func respondWithoutPrepareStillRoutes() throws {
         let response = try Self.responder().respond(to: Self.request(.get, "/v1/users/me/apps/x"), context: Self.context)
-        guard case .bytes(let body) = response.body else { Issue.record("no body"); return }
+        guard case .bytes(let body) = response.body else {
+            Issue.record("no body")
+            return
+        }
         #expect(String(decoding: body, as: UTF8.self) == "me x")
         #expect(throws: HTTPError.self) {
             try Self.responder().respond(to: Self.request(.post, "/"), context: Self.context)
@@ -106,7 +115,8 @@ import Testing
     }
 
     @Test func parametersAreCapturedAndDecoded() throws {
-        #expect(try text(.get, "/v1/users/u42/apps/com.example.maps") == "/v1/users/{user}/apps/{app} user=u42 app=com.example.maps")
+        #expect(
+            try text(.get, "/v1/users/u42/apps/com.example.maps") == "/v1/users/{user}/apps/{app} user=u42 app=com.example.maps")
         #expect(try text(.get, "/v1/users/a%2Fb/apps/x%20y") == "/v1/users/{user}/apps/{app} user=a/b app=x y")
         #expect(try text(.get, "/") == "root")
     }

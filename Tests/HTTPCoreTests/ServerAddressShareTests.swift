@@ -1,6 +1,7 @@
 import Foundation
-@testable import HTTPCore
 import Testing
+
+@testable import HTTPCore
 
 #if canImport(Glibc)
 import Glibc

@@ -5,7 +5,9 @@ import Testing
 /// Live request bodies: 100-continue, limits, chunked uploads (RFC 9110 §10.1.1, RFC 9112 §7.1).
 @Suite struct ServerBodyTests {
     static func routes(_ router: inout Router) {
-        router.post("/upload") { request, _ in textResponse("got \(request.body.count):" + String(decoding: request.body, as: UTF8.self)) }
+        router.post("/upload") { request, _ in
+            textResponse("got \(request.body.count):" + String(decoding: request.body, as: UTF8.self))
+        }
     }
 
     @Test func expectContinueSends100ThenTheFinalResponse() throws {

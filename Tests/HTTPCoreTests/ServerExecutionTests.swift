@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-@testable import HTTPCore
 import Logging
 import Testing
+
+@testable import HTTPCore
 
 /// Where responders run (`HTTPExecution`): routes choose inline (event loop) or the worker
 /// queue, and a worker route that blocks never holds up the connections of its loop.
@@ -123,13 +124,15 @@ import Testing
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
             router.get("/fast") { _, _ in textResponse("fast") }
             router.get("/stream") { _, _ in
-                HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], body: .stream { writer in
-                    for part in ["a", "b", "c"] {
-                        try writer.write(Array(part.utf8))
-                        try writer.flush()
-                        Thread.sleep(forTimeInterval: 0.2)
-                    }
-                })
+                HTTPResponse(
+                    status: .ok, headers: ["Content-Type": "text/plain"],
+                    body: .stream { writer in
+                        for part in ["a", "b", "c"] {
+                            try writer.write(Array(part.utf8))
+                            try writer.flush()
+                            Thread.sleep(forTimeInterval: 0.2)
+                        }
+                    })
             }
         }
         defer { live.stop() }

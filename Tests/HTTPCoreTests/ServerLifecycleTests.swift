@@ -1,10 +1,11 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPCore
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Live binding, the connection cap and graceful shutdown.
 @Suite struct ServerLifecycleTests {
@@ -79,14 +80,19 @@ import Testing
         #expect(live.port > 0)
         var config = HTTPServerConfiguration(host: "127.0.0.1", port: live.port)
         config.sweepInterval = .milliseconds(50)
-        let clash = HTTPServer(configuration: config, responder: ClosureResponder { _, _ in textResponse("x") }, logger: .init(label: "t"))
+        let clash = HTTPServer(
+            configuration: config, responder: ClosureResponder { _, _ in textResponse("x") }, logger: .init(label: "t"))
         #expect(throws: SocketError.self) { try clash.start() }
-        let bad = HTTPServer(configuration: HTTPServerConfiguration(host: "not an address", port: 0), responder: ClosureResponder { _, _ in textResponse("x") }, logger: .init(label: "t"))
+        let bad = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "not an address", port: 0),
+            responder: ClosureResponder { _, _ in textResponse("x") }, logger: .init(label: "t"))
         #expect(throws: SocketError.self) { try bad.start() }
     }
 
     @Test func servesOverIPv6Loopback() throws {
-        let live = try LiveServer(adjust: { $0.host = "::1" }) { router in router.get("/") { _, context in textResponse(context.remoteAddress) } }
+        let live = try LiveServer(adjust: { $0.host = "::1" }) { router in
+            router.get("/") { _, context in textResponse(context.remoteAddress) }
+        }
         defer { live.stop() }
         let socket = try Socket.connect(host: "::1", port: live.port)
         defer { _ = Result { try socket.close() } }

@@ -6,14 +6,18 @@ import Testing
 @Suite struct ServerPersistenceTests {
     static func echoRoutes(_ router: inout Router) {
         router.get("/echo/{word}") { _, context in textResponse(context.parameters["word"] ?? "") }
-        router.post("/upload") { request, _ in textResponse("got \(request.body.count):" + String(decoding: request.body, as: UTF8.self)) }
+        router.post("/upload") { request, _ in
+            textResponse("got \(request.body.count):" + String(decoding: request.body, as: UTF8.self))
+        }
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let live = try LiveServer(routes: Self.echoRoutes)
         defer { live.stop() }
         let client = try live.client()
-        try client.send(rawGet("/echo/one") + rawGet("/echo/two") + "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc" + rawGet("/echo/four"))
+        try client.send(
+            rawGet("/echo/one") + rawGet("/echo/two") + "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc"
+                + rawGet("/echo/four"))
         #expect(try client.readResponse().text == "one")
         #expect(try client.readResponse().text == "two")
         #expect(try client.readResponse().text == "got 3:abc")
@@ -25,7 +29,8 @@ import Testing
     @Test func requestSplitAtEveryByteBoundaryIsParsed() throws {
         let live = try LiveServer(routes: Self.echoRoutes)
         defer { live.stop() }
-        let request = Array("POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n".utf8)
+        let request = Array(
+            "POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n".utf8)
         let client = try live.client()
         for split in 1..<request.count {
             try client.send(Array(request[0..<split]))
@@ -67,8 +72,12 @@ import Testing
     @Test func headNoContentAndNotModifiedAreFramedWithoutBodies() throws {
         let live = try LiveServer { router in
             router.get("/doc") { _, _ in textResponse("twelve bytes") }
-            router.get("/empty") { _, _ in HTTPResponse(status: .noContent, headers: ["Content-Length": "5"], body: .bytes(Array("oops!".utf8))) }
-            router.get("/cached") { _, _ in HTTPResponse(status: .notModified, headers: ["ETag": "\"1\""], body: .bytes(Array("x".utf8))) }
+            router.get("/empty") { _, _ in
+                HTTPResponse(status: .noContent, headers: ["Content-Length": "5"], body: .bytes(Array("oops!".utf8)))
+            }
+            router.get("/cached") { _, _ in
+                HTTPResponse(status: .notModified, headers: ["ETag": "\"1\""], body: .bytes(Array("x".utf8)))
+            }
         }
         defer { live.stop() }
         let client = try live.client()

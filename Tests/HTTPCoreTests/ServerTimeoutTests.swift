@@ -65,9 +65,10 @@ import Testing
             $0.maxBufferedOutputBytes = 128 * 1024
         }) { router in
             router.get("/big") { _, _ in
-                HTTPResponse(body: .stream { writer in
-                    for _ in 0..<4096 { try writer.write(chunk) }  // 256 MiB if it were read
-                })
+                HTTPResponse(
+                    body: .stream { writer in
+                        for _ in 0..<4096 { try writer.write(chunk) }  // 256 MiB if it were read
+                    })
             }
             router.get("/small") { _, _ in textResponse("ok") }
         }

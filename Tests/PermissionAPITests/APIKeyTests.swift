@@ -1,10 +1,11 @@
 import Foundation
 import HTTPCore
 import Logging
-@testable import PermissionAPI
 import PermissionDomain
 import PermissionWire
 import Testing
+
+@testable import PermissionAPI
 
 /// API keys (SPEC §6): issue, list, revoke, rotation, 401 challenges, the failure token
 /// bucket, the constant-time compare, the secret format and the bootstrap key.
@@ -51,8 +52,10 @@ import Testing
         #expect(missing.status == 401)
         #expect(missing.headers["WWW-Authenticate"] == #"Bearer realm="permissions""#)
         #expect(missing.problemType == .unauthorized)
-        for bad in ["Bearer nope", "Basic dXNlcjpwYXNz", "Bearer pk_0123456789abcdef_" + String(repeating: "A", count: 43),
-                    "Bearer " + String(repeating: "x", count: 300)] {
+        for bad in [
+            "Bearer nope", "Basic dXNlcjpwYXNz", "Bearer pk_0123456789abcdef_" + String(repeating: "A", count: 43),
+            "Bearer " + String(repeating: "x", count: 300),
+        ] {
             let response = try app.send(.get, "/v1/apps", headers: [("Authorization", bad)], remote: "10.1.1.1:9")
             #expect(response.status == 401, "\(bad)")
             #expect(response.headers["WWW-Authenticate"] == #"Bearer realm="permissions", error="invalid_token""#)
@@ -151,11 +154,13 @@ import Testing
     }
 
     /// RFC 9110 §11.1: the scheme is case-insensitive; anything else is not a Bearer token.
-    @Test("the Bearer scheme is matched case-insensitively and nothing else passes", arguments: [
-        ("Bearer pk_1", "pk_1"), ("bearer pk_1", "pk_1"), ("BEARER   pk_1", "pk_1"), ("BeArEr x", "x"),
-        ("Basic pk_1", nil), ("Bearerx pk_1", nil), ("Bear pk_1", nil), ("Bearer ", nil), ("Bearer", nil),
-        ("B\u{E9}arer pk_1", nil), ("Bearer\tpk_1", nil),
-    ] as [(String, String?)])
+    @Test(
+        "the Bearer scheme is matched case-insensitively and nothing else passes",
+        arguments: [
+            ("Bearer pk_1", "pk_1"), ("bearer pk_1", "pk_1"), ("BEARER   pk_1", "pk_1"), ("BeArEr x", "x"),
+            ("Basic pk_1", nil), ("Bearerx pk_1", nil), ("Bear pk_1", nil), ("Bearer ", nil), ("Bearer", nil),
+            ("B\u{E9}arer pk_1", nil), ("Bearer\tpk_1", nil),
+        ] as [(String, String?)])
     func bearerScheme(header: String, token: String?) {
         #expect(KeyAuthenticator.bearerToken(header).map(String.init) == token)
     }

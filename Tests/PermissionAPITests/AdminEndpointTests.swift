@@ -13,7 +13,10 @@ import Testing
         #expect(list.items.first?.id == "location")
         let location = try app.send(.get, "/v1/services/location").decode(ServiceDefinition.self)
         #expect(location.levels == ["whenInUse", "always"])
-        #expect(location.purposeKeys["always"] == ["NSLocationWhenInUseUsageDescription", "NSLocationAlwaysAndWhenInUseUsageDescription"])
+        #expect(
+            location.purposeKeys["always"] == [
+                "NSLocationWhenInUseUsageDescription", "NSLocationAlwaysAndWhenInUseUsageDescription",
+            ])
         #expect(location.builtin)
         #expect(location.specials.contains("allowOnce"))
         #expect(try app.send(.get, "/v1/services/teleport").problemType == .unknownService)
@@ -85,7 +88,8 @@ import Testing
         #expect(created.text.contains(#""app":null"#))
         #expect(try app.policy("no-camera", body).status == 200)
         #expect(try app.send(.get, "/v1/policies/no-camera").decode(Policy.self).effect == .restrict)
-        try app.policy("maps-photos", #"{"service":"photos","app":"com.example.maps","user":null,"effect":"allow","level":"limited"}"#)
+        try app.policy(
+            "maps-photos", #"{"service":"photos","app":"com.example.maps","user":null,"effect":"allow","level":"limited"}"#)
         let list = try app.send(.get, "/v1/policies?limit=1").decode(PolicyList.self)
         #expect(list.items.map(\.id) == ["maps-photos"])
         let rest = try app.send(.get, "/v1/policies?after=" + (try #require(list.nextCursor))).decode(PolicyList.self)

@@ -70,11 +70,15 @@ import Testing
                 body = #"{"event":"\#(event)"}"#
                 allowed = own && event != "backgroundLocationUsed"
             case 3:
-                (method, path, body) = (.put, "/v1/users/\(user)/settings", #"{"locationServicesEnabled":\#(Bool.random(using: &random))}"#)
+                (method, path, body) = (
+                    .put, "/v1/users/\(user)/settings", #"{"locationServicesEnabled":\#(Bool.random(using: &random))}"#
+                )
             case 4:
                 path = base + "/revoke"
             case 5:
-                (method, body) = (.put, #"{"status":"authorized","level":"\#(Self.levels.randomElement(using: &random) ?? "full")"}"#)
+                (method, body) = (
+                    .put, #"{"status":"authorized","level":"\#(Self.levels.randomElement(using: &random) ?? "full")"}"#
+                )
             case 6:
                 let guessed = String(format: "%016llx", random.next())
                 let id = Bool.random(using: &random) ? (promptIds.randomElement(using: &random) ?? guessed) : guessed

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPCore
+import PermissionAPI
 import PermissionWire
 import Testing
-import PermissionAPI
 
 /// `GET /v1/audit`: filters, keyset paging, NDJSON (SPEC §5).
 @Suite struct AuditEndpointTests {
@@ -50,9 +50,12 @@ import PermissionAPI
         #expect(refused.headers["Content-Type"] == "application/json")
     }
 
-    @Test("an action filter no entry could have is 400, not an empty page",
-          arguments: ["aA.a" + String(repeating: "A", count: 61), "revoked", "authorization.", ".revoked", "Authorization.set",
-                      "authorization.set.x.y", "authorization..set", "authorization.re-voked", "authorization.sét"])
+    @Test(
+        "an action filter no entry could have is 400, not an empty page",
+        arguments: [
+            "aA.a" + String(repeating: "A", count: 61), "revoked", "authorization.", ".revoked", "Authorization.set",
+            "authorization.set.x.y", "authorization..set", "authorization.re-voked", "authorization.sét",
+        ])
     func malformedActionFilter(action: String) throws {
         let app = try Self.populated()
         let query = "action=" + (action.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
@@ -86,10 +89,12 @@ import PermissionAPI
     @Test func ndjsonFlushesPageByPage() throws {
         let app = try Self.populated { $0.streamPageSize = 4 }
         let head = try app.application.responder.respond(
-            to: HTTPRequest(head: HTTPRequestHead(
-                method: .get, target: "/v1/audit", path: "/v1/audit", query: nil, version: .http1_1,
-                headers: ["Accept": "application/x-ndjson", "Authorization": "Bearer \(app.adminKey)"], authority: "test", keepAlive: true, framing: .none,
-                expectContinue: false)),
+            to: HTTPRequest(
+                head: HTTPRequestHead(
+                    method: .get, target: "/v1/audit", path: "/v1/audit", query: nil, version: .http1_1,
+                    headers: ["Accept": "application/x-ndjson", "Authorization": "Bearer \(app.adminKey)"], authority: "test",
+                    keepAlive: true, framing: .none,
+                    expectContinue: false)),
             context: RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "-"))
         guard case .stream(let produce) = head.body else {
             Issue.record("expected a stream")

@@ -31,9 +31,10 @@ import Testing
         let answer = try evaluate(app, action, user: user)
         #expect(answer.decision == decision, "\(action)", sourceLocation: sourceLocation)
         #expect(
-            answer.context == AccessDecisionContext(
-                status: read.status.rawValue, reason: read.reason.rawValue, level: read.level,
-                promptRequired: read.status == .notDetermined), "\(action)", sourceLocation: sourceLocation)
+            answer.context
+                == AccessDecisionContext(
+                    status: read.status.rawValue, reason: read.reason.rawValue, level: read.level,
+                    promptRequired: read.status == .notDetermined), "\(action)", sourceLocation: sourceLocation)
     }
 
     @Test func neverAskedIsADenialThatNeedsAPromptAndMatchesTheEncoder() throws {
@@ -42,10 +43,16 @@ import Testing
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "application/json")
         let answer = try response.decode(AccessEvaluationResponse.self)
-        #expect(answer == AccessEvaluationResponse(
-            decision: false, context: AccessDecisionContext(status: "notDetermined", reason: "default", level: nil, promptRequired: true)))
+        #expect(
+            answer
+                == AccessEvaluationResponse(
+                    decision: false,
+                    context: AccessDecisionContext(status: "notDetermined", reason: "default", level: nil, promptRequired: true)))
         #expect(response.body == (try WireEncoder.encode(answer)), "the hand-written encoder writes what JSONEncoder would")
-        #expect(response.text == #"{"context":{"level":null,"prompt_required":true,"reason":"default","status":"notDetermined"},"decision":false}"#)
+        #expect(
+            response.text
+                == #"{"context":{"level":null,"prompt_required":true,"reason":"default","status":"notDetermined"},"decision":false}"#
+        )
         #expect(response.headers["Permission-Revision"] == nil, "a read, not a write")
     }
 
@@ -94,8 +101,10 @@ import Testing
         try Self.expectSameAsStatusRead(app, "location", "location", decision: true, user: "u7")
         app.clock.advance(by: 10)
         try Self.expectSameAsStatusRead(app, "location", "location", decision: false, user: "u7")
-        #expect(try Self.evaluate(app, "location", user: "u7").context == AccessDecisionContext(
-            status: "notDetermined", reason: "expired", level: nil, promptRequired: true))
+        #expect(
+            try Self.evaluate(app, "location", user: "u7").context
+                == AccessDecisionContext(
+                    status: "notDetermined", reason: "expired", level: nil, promptRequired: true))
         // An expiring grant, before and after its end (read before the sweeper writes it).
         let until = Timestamp.format(app.clock.now.addingTimeInterval(60))
         try app.set("camera", #"{"status":"authorized","level":"full","until":"\#(until)"}"#)
@@ -108,12 +117,14 @@ import Testing
         let app = try TestApp()
         try app.set("camera", #"{"status":"authorized","level":"full"}"#)
         try app.set("camera", #"{"status":"authorized","level":"full"}"#, user: "u7")
-        let response = try app.send(.post, "/access/v1/evaluations", json: """
-            {"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},
-             "resource":{"type":"user","id":"u42"},"context":{"time":"now"},
-             "evaluations":[{},{"resource":{"type":"user","id":"u8"}},{"action":{"name":"microphone"}},
-                            {"resource":{"type":"user","id":"u7"},"context":{}}]}
-            """)
+        let response = try app.send(
+            .post, "/access/v1/evaluations",
+            json: """
+                {"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},
+                 "resource":{"type":"user","id":"u42"},"context":{"time":"now"},
+                 "evaluations":[{},{"resource":{"type":"user","id":"u8"}},{"action":{"name":"microphone"}},
+                                {"resource":{"type":"user","id":"u7"},"context":{}}]}
+                """)
         #expect(response.status == 200, "\(response.text)")
         let answers = try response.decode(AccessEvaluationsResponse.self)
         #expect(answers.evaluations.map(\.decision) == [true, false, false, true])
@@ -136,10 +147,12 @@ import Testing
             try app.set("camera", #"{"status":"authorized","level":"full"}"#, user: "u\(index)")
         }
         let items = decisions.indices.map { #"{"resource":{"type":"user","id":"u\#($0)"}}"# }.joined(separator: ",")
-        let response = try app.send(.post, "/access/v1/evaluations", json: """
-            {"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},
-             "options":{"evaluations_semantic":"\(semantic)"},"evaluations":[\(items)]}
-            """)
+        let response = try app.send(
+            .post, "/access/v1/evaluations",
+            json: """
+                {"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},
+                 "options":{"evaluations_semantic":"\(semantic)"},"evaluations":[\(items)]}
+                """)
         #expect(response.status == 200, "\(response.text)")
         #expect(try response.decode(AccessEvaluationsResponse.self).evaluations.map(\.decision) == expected)
     }
@@ -158,46 +171,166 @@ import Testing
     @Test(arguments: [
         ("/access/v1/evaluation", "not json", "invalid-json", ""),
         ("/access/v1/evaluation", "[]", "invalid-request", "expected an object"),
-        ("/access/v1/evaluation", #"{"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#, "invalid-request", "subject: required"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"}}"#, "invalid-request", "action: required"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"}}"#, "invalid-request", "resource: required"),
-        ("/access/v1/evaluation", #"{"subject":"com.example.maps","action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#, "invalid-request", "subject: expected an object"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"user","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#, "invalid-request", "subject/type: must be \"app\""),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#, "invalid-request", "subject/id: required"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#, "invalid-request", "subject/id: must be a reverse-DNS"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":7},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#, "invalid-request", "subject/id: expected a string"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"account","id":"u42"}}"#, "invalid-request", "resource/type: must be \"user\""),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":""}}"#, "invalid-request", "resource/id: "),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{},"resource":{"type":"user","id":"u42"}}"#, "invalid-request", "action/name: required"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":true},"resource":{"type":"user","id":"u42"}}"#, "invalid-request", "action/name: expected a string"),
-        ("/access/v1/evaluation", AuthZENTests.body(action: "teleport"), "invalid-request", "action/name: there is no service 'teleport'"),
-        ("/access/v1/evaluation", AuthZENTests.body(action: "location.sometimes"), "invalid-request", "action/name: the service 'location' has no level 'sometimes'"),
-        ("/access/v1/evaluation", AuthZENTests.body(action: "camera.whenInUse"), "invalid-request", "action/name: the service 'camera' has no level"),
+        (
+            "/access/v1/evaluation", #"{"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#, "invalid-request",
+            "subject: required"
+        ),
+        (
+            "/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"}}"#,
+            "invalid-request", "action: required"
+        ),
+        (
+            "/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"}}"#,
+            "invalid-request", "resource: required"
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":"com.example.maps","action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#,
+            "invalid-request", "subject: expected an object"
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"user","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#,
+            "invalid-request", "subject/type: must be \"app\""
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#, "invalid-request",
+            "subject/id: required"
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app","id":"maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#,
+            "invalid-request", "subject/id: must be a reverse-DNS"
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app","id":7},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#,
+            "invalid-request", "subject/id: expected a string"
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"account","id":"u42"}}"#,
+            "invalid-request", "resource/type: must be \"user\""
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":""}}"#,
+            "invalid-request", "resource/id: "
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{},"resource":{"type":"user","id":"u42"}}"#,
+            "invalid-request", "action/name: required"
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":true},"resource":{"type":"user","id":"u42"}}"#,
+            "invalid-request", "action/name: expected a string"
+        ),
+        (
+            "/access/v1/evaluation", AuthZENTests.body(action: "teleport"), "invalid-request",
+            "action/name: there is no service 'teleport'"
+        ),
+        (
+            "/access/v1/evaluation", AuthZENTests.body(action: "location.sometimes"), "invalid-request",
+            "action/name: the service 'location' has no level 'sometimes'"
+        ),
+        (
+            "/access/v1/evaluation", AuthZENTests.body(action: "camera.whenInUse"), "invalid-request",
+            "action/name: the service 'camera' has no level"
+        ),
         ("/access/v1/evaluation", AuthZENTests.body(action: "Camera"), "invalid-request", "action/name: must be lowerCamel"),
         ("/access/v1/evaluation", AuthZENTests.body(action: "location."), "invalid-request", "action/name: must be lowerCamel"),
-        ("/access/v1/evaluation", AuthZENTests.body(action: "location.always.x"), "invalid-request", "action/name: must be lowerCamel"),
+        (
+            "/access/v1/evaluation", AuthZENTests.body(action: "location.always.x"), "invalid-request",
+            "action/name: must be lowerCamel"
+        ),
         ("/access/v1/evaluation", AuthZENTests.body(action: "all"), "invalid-request", "action/name: \"all\" is reserved"),
         ("/access/v1/evaluation", AuthZENTests.body(action: ""), "invalid-request", "action/name: must be lowerCamel"),
-        ("/access/v1/evaluation", #"{"subjekt":{},"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#, "unknown-member", "subjekt: unknown member"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps","name":"Maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#, "unknown-member", "subject/name: unknown member"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera","properties":[]},"resource":{"type":"user","id":"u42"}}"#, "invalid-request", "action/properties: expected an object"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"},"context":"now"}"#, "invalid-request", "context: expected an object"),
-        ("/access/v1/evaluation", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"},"evaluations":[]}"#, "unknown-member", "evaluations: unknown member"),
+        (
+            "/access/v1/evaluation",
+            #"{"subjekt":{},"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#,
+            "unknown-member", "subjekt: unknown member"
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app","id":"com.example.maps","name":"Maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#,
+            "unknown-member", "subject/name: unknown member"
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera","properties":[]},"resource":{"type":"user","id":"u42"}}"#,
+            "invalid-request", "action/properties: expected an object"
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"},"context":"now"}"#,
+            "invalid-request", "context: expected an object"
+        ),
+        (
+            "/access/v1/evaluation",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"},"evaluations":[]}"#,
+            "unknown-member", "evaluations: unknown member"
+        ),
         ("/access/v1/evaluations", #"{"evaluations":{}}"#, "invalid-request", "evaluations: expected an array"),
         ("/access/v1/evaluations", #"{"evaluations":[]}"#, "invalid-request", "evaluations: must hold 1 to 100 items, not 0"),
-        ("/access/v1/evaluations", #"{"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}}, {}]}"#, "invalid-request", "evaluations/1/action: required member is missing here and at the top level"),
-        ("/access/v1/evaluations", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"evaluations":[{"resource":{"type":"user","id":"u42"}},{"resource":{"type":"group","id":"g"}}]}"#, "invalid-request", "evaluations/1/resource/type: must be \"user\""),
-        ("/access/v1/evaluations", #"{"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}},{"action":{"name":"camera"}},{"action":{"name":"teleport"}}]}"#, "invalid-request", "evaluations/2/action/name: there is no service 'teleport'"),
-        ("/access/v1/evaluations", #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera.always"},"evaluations":[{"resource":{"type":"user","id":"u42"}}]}"#, "invalid-request", "action/name: the service 'camera' has no level 'always'"),
-        ("/access/v1/evaluations", #"{"evaluations":[{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"},"options":{}}]}"#, "unknown-member", "evaluations/0/options: unknown member"),
-        ("/access/v1/evaluations", #"{"options":{"evaluations_semantic":"first_deny"},"evaluations":[{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}]}"#, "invalid-request", "options/evaluations_semantic: must be one of execute_all, deny_on_first_deny, permit_on_first_permit"),
-        ("/access/v1/evaluations", #"{"options":{"evaluation_semantics":"execute_all"},"evaluations":[]}"#, "unknown-member", "options/evaluation_semantics: unknown member"),
-        ("/access/v1/evaluations", #"{"options":{"evaluations_semantic":1}}"#, "invalid-request", "options/evaluations_semantic: expected a string"),
+        (
+            "/access/v1/evaluations",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}}, {}]}"#,
+            "invalid-request", "evaluations/1/action: required member is missing here and at the top level"
+        ),
+        (
+            "/access/v1/evaluations",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"evaluations":[{"resource":{"type":"user","id":"u42"}},{"resource":{"type":"group","id":"g"}}]}"#,
+            "invalid-request", "evaluations/1/resource/type: must be \"user\""
+        ),
+        (
+            "/access/v1/evaluations",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}},{"action":{"name":"camera"}},{"action":{"name":"teleport"}}]}"#,
+            "invalid-request", "evaluations/2/action/name: there is no service 'teleport'"
+        ),
+        (
+            "/access/v1/evaluations",
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera.always"},"evaluations":[{"resource":{"type":"user","id":"u42"}}]}"#,
+            "invalid-request", "action/name: the service 'camera' has no level 'always'"
+        ),
+        (
+            "/access/v1/evaluations",
+            #"{"evaluations":[{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"},"options":{}}]}"#,
+            "unknown-member", "evaluations/0/options: unknown member"
+        ),
+        (
+            "/access/v1/evaluations",
+            #"{"options":{"evaluations_semantic":"first_deny"},"evaluations":[{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}]}"#,
+            "invalid-request",
+            "options/evaluations_semantic: must be one of execute_all, deny_on_first_deny, permit_on_first_permit"
+        ),
+        (
+            "/access/v1/evaluations", #"{"options":{"evaluation_semantics":"execute_all"},"evaluations":[]}"#, "unknown-member",
+            "options/evaluation_semantics: unknown member"
+        ),
+        (
+            "/access/v1/evaluations", #"{"options":{"evaluations_semantic":1}}"#, "invalid-request",
+            "options/evaluations_semantic: expected a string"
+        ),
         ("/access/v1/evaluations", #"{"action":{"name":"camera"}}"#, "invalid-request", "subject: required member is missing"),
         // A top-level default is checked even when every item brings its own.
-        ("/access/v1/evaluations", #"{"action":{"name":"AAA"},"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}}]}"#, "invalid-request", "action/name: must be lowerCamel"),
-        ("/access/v1/evaluations", #"{"action":{"name":"teleport"},"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}}]}"#, "invalid-request", "action/name: there is no service 'teleport'"),
-        ("/access/v1/evaluations", #"{"resource":{"type":"group","id":"g"},"evaluations":[{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}]}"#, "invalid-request", "resource/type: must be \"user\""),
+        (
+            "/access/v1/evaluations",
+            #"{"action":{"name":"AAA"},"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}}]}"#,
+            "invalid-request", "action/name: must be lowerCamel"
+        ),
+        (
+            "/access/v1/evaluations",
+            #"{"action":{"name":"teleport"},"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}}]}"#,
+            "invalid-request", "action/name: there is no service 'teleport'"
+        ),
+        (
+            "/access/v1/evaluations",
+            #"{"resource":{"type":"group","id":"g"},"evaluations":[{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}]}"#,
+            "invalid-request", "resource/type: must be \"user\""
+        ),
     ])
     func everyMalformedFieldIsA400NamingIt(_ path: String, _ json: String, _ type: String, _ detail: String) throws {
         let app = try TestApp()
@@ -241,17 +374,21 @@ import Testing
         #expect(foreign.status == 403)
         #expect(foreign.problemType == .forbidden)
         #expect(foreign.problem?.detail.hasPrefix("subject/id: this key is bound to another app") == true)
-        let mixed = try app.send(.post, "/access/v1/evaluations", json: """
-            {"action":{"name":"camera"},"resource":{"type":"user","id":"u42"},
-             "evaluations":[{"subject":{"type":"app","id":"com.example.maps"}},{"subject":{"type":"app","id":"com.example.other"}}]}
-            """, headers: own)
+        let mixed = try app.send(
+            .post, "/access/v1/evaluations",
+            json: """
+                {"action":{"name":"camera"},"resource":{"type":"user","id":"u42"},
+                 "evaluations":[{"subject":{"type":"app","id":"com.example.maps"}},{"subject":{"type":"app","id":"com.example.other"}}]}
+                """, headers: own)
         #expect(mixed.status == 403, "one foreign item refuses the whole batch")
         #expect(mixed.problem?.detail.hasPrefix("evaluations/1/subject/id: this key is bound to another app") == true)
         let consent = [("Authorization", "Bearer " + (try app.storeKey(role: .consent).secret))]
         #expect(try Self.evaluate(app, "camera", appID: "com.example.other", headers: consent).decision == false)
         let auditor = [("Authorization", "Bearer " + (try app.storeKey(role: .auditor).secret))]
         #expect(try app.send(.post, "/access/v1/evaluation", json: Self.body(action: "camera"), headers: auditor).status == 403)
-        #expect(try app.send(.post, "/access/v1/evaluation", json: Self.body(action: "camera"), headers: [("Authorization", "")]).status == 401)
+        #expect(
+            try app.send(.post, "/access/v1/evaluation", json: Self.body(action: "camera"), headers: [("Authorization", "")])
+                .status == 401)
     }
 
     @Test func theRequestIdIsEchoedOnDecisionsAndProblems() throws {
@@ -286,9 +423,12 @@ import Testing
         let configured = try TestApp { $0.publicURL = "https://permissions.example.com/pdp" }
         let response = try configured.send(.get, "/.well-known/authzen-configuration", headers: [("Authorization", "")])
         #expect(response.status == 200)
-        #expect(try response.decode(AuthZENConfiguration.self) == AuthZENConfiguration(
-            policyDecisionPoint: "https://permissions.example.com/pdp"))
-        #expect(response.text.contains(#""access_evaluations_endpoint":"https://permissions.example.com/pdp/access/v1/evaluations""#))
+        #expect(
+            try response.decode(AuthZENConfiguration.self)
+                == AuthZENConfiguration(
+                    policyDecisionPoint: "https://permissions.example.com/pdp"))
+        #expect(
+            response.text.contains(#""access_evaluations_endpoint":"https://permissions.example.com/pdp/access/v1/evaluations""#))
         #expect(response.headers["Cache-Control"] == nil)
         let unconfigured = try TestApp()
         let fromHost = try unconfigured.send(.get, "/.well-known/authzen-configuration", headers: [("Authorization", "")])

@@ -106,7 +106,8 @@ import Testing
         let rest = try Self.readToEnd(client)
         #expect(!rest.contains(foreign.id))
         try client.close()
-        #expect(try app.send(.get, "/consent/events", headers: [ConsentSessionTests.noKey, ("Cookie", cookie ?? "")]).status == 401)
+        #expect(
+            try app.send(.get, "/consent/events", headers: [ConsentSessionTests.noKey, ("Cookie", cookie ?? "")]).status == 401)
     }
 
     @Test func theEventStreamEndsWhenTheSessionExpiresOrTheServerStops() throws {
@@ -145,17 +146,23 @@ import Testing
 
     @Test func theStaticFilesHaveTheirMediaTypesAndKeepTheSecurityHeaders() throws {
         let app = try TestApp()
-        let files = [("/consent/static/style.css", "text/css; charset=utf-8"), ("/consent/static/app.js", "text/javascript; charset=utf-8")]
+        let files = [
+            ("/consent/static/style.css", "text/css; charset=utf-8"),
+            ("/consent/static/app.js", "text/javascript; charset=utf-8"),
+        ]
         for (path, type) in files {
             let response = try app.send(.get, path, headers: [ConsentSessionTests.noKey])
             #expect(response.status == 200 && response.headers["Content-Type"] == type, "\(path)")
             #expect(response.headers["Cache-Control"] == "no-store")
             #expect(response.headers["Content-Security-Policy"] == ConsentSessionTests.securityHeaders[0].1)
-            #expect(response.headers["X-Content-Type-Options"] == "nosniff" && response.headers["Referrer-Policy"] == "no-referrer")
+            #expect(
+                response.headers["X-Content-Type-Options"] == "nosniff" && response.headers["Referrer-Policy"] == "no-referrer")
             #expect(response.body.count > 500)
         }
         let css = try app.send(.get, "/consent/static/style.css", headers: [ConsentSessionTests.noKey]).text
-        #expect(css.contains("prefers-color-scheme: dark") && css.contains("overflow-wrap: anywhere") && css.contains(":focus-visible"))
+        #expect(
+            css.contains("prefers-color-scheme: dark") && css.contains("overflow-wrap: anywhere")
+                && css.contains(":focus-visible"))
         let js = try app.send(.get, "/consent/static/app.js", headers: [ConsentSessionTests.noKey]).text
         #expect(js.contains("/consent/events") && js.contains("/consent/prompts-fragment"))
         let missing = try app.send(.get, "/consent/static/other.js", headers: [ConsentSessionTests.noKey])
@@ -166,16 +173,28 @@ import Testing
     @Test func everyPageHasTheLayout() throws {
         let app = try TestApp()
         let browser = try ConsentBrowser(app, acceptLanguage: "de")
-        for (target, current) in [("/consent/", "nav-prompts"), ("/consent/settings", "nav-settings"), ("/consent/history", "nav-history")] {
+        for (target, current) in [
+            ("/consent/", "nav-prompts"), ("/consent/settings", "nav-settings"), ("/consent/history", "nav-history"),
+        ] {
             let page = try browser.get(target).text
-            #expect(page.hasPrefix(#"<!DOCTYPE html><html lang="de"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">"#))
-            #expect(page.contains(#"<link rel="stylesheet" href="/consent/static/style.css"><script src="/consent/static/app.js" defer=""></script>"#))
+            #expect(
+                page.hasPrefix(
+                    #"<!DOCTYPE html><html lang="de"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">"#
+                ))
+            #expect(
+                page.contains(
+                    #"<link rel="stylesheet" href="/consent/static/style.css"><script src="/consent/static/app.js" defer=""></script>"#
+                ))
             #expect(page.components(separatedBy: "<h1>").count == 2 && page.contains(#"<main id="main"><h1>"#))
-            for (id, href) in [("nav-prompts", "/consent/"), ("nav-settings", "/consent/settings"), ("nav-history", "/consent/history")] {
+            for (id, href) in [
+                ("nav-prompts", "/consent/"), ("nav-settings", "/consent/settings"), ("nav-history", "/consent/history"),
+            ] {
                 let current = id == current ? #" aria-current="page""# : ""
                 #expect(page.contains(#"<a id="\#(id)" href="\#(href)"\#(current)>"#), "\(target) \(id)")
             }
-            #expect(page.contains(#"<form id="logout" method="post" action="/consent/logout"><input type="hidden" name="csrf" value=""#))
+            #expect(
+                page.contains(
+                    #"<form id="logout" method="post" action="/consent/logout"><input type="hidden" name="csrf" value=""#))
             #expect(!page.contains("style=") && !page.contains("<style"))
             let forms = page.components(separatedBy: "<form").count - 1
             #expect(page.components(separatedBy: #"name="csrf""#).count - 1 == forms, "every form has the CSRF field")

@@ -124,9 +124,11 @@ import Testing
             #expect(alert.contains(#"data-prompt-id="\#(prompt.id)" data-kind="\#(prompt.kind.rawValue)""#))
             let title = Markup.text(after: #"<h2 class="alert-title" id="title-\#(prompt.id)">"#, closing: "h2", in: alert)
             #expect(title == (german ? kind.titles.de : kind.titles.en), "\(language)")
-            let message = Markup.text(after: #"<p class="alert-message" id="message-\#(prompt.id)" dir="auto">"#, closing: "p", in: alert)
+            let message = Markup.text(
+                after: #"<p class="alert-message" id="message-\#(prompt.id)" dir="auto">"#, closing: "p", in: alert)
             #expect(message == prompt.purpose)
-            #expect(alert.contains(#"<form class="alert-actions" method="post" action="/consent/prompts/\#(prompt.id)/decision">"#))
+            #expect(
+                alert.contains(#"<form class="alert-actions" method="post" action="/consent/prompts/\#(prompt.id)/decision">"#))
             let buttons = Markup.buttons(alert)
             #expect(buttons.map(\.value) == kind.options, "exactly the prompt's options, in order (\(language))")
             #expect(buttons.map(\.label) == kind.options.map { Self.label($0, service: kind.service, german: german) })
@@ -177,7 +179,8 @@ import Testing
         let german = LocalizedPurposeStringTests.german
         let viaPage = try app.prompt("camera", "full", user: "u42")
         #expect(viaPage.purposeLanguage == nil, "made in the base language")
-        #expect(try app.send(.put, "/v1/users/u43/settings", json: #"{"locationServicesEnabled":true,"locale":"de"}"#).status == 200)
+        #expect(
+            try app.send(.put, "/v1/users/u43/settings", json: #"{"locationServicesEnabled":true,"locale":"de"}"#).status == 200)
         let viaAPI = try app.prompt("camera", "full", user: "u43")
         #expect(viaAPI.purpose == german && viaAPI.purposeLanguage == "de")
 
@@ -247,17 +250,24 @@ import Testing
         let hostile = #"<script>alert("p")</script><img src=x onerror=alert(1)>"#
         purposes["NSCameraUsageDescription"] = hostile
         let registration = AppRegistration(name: #"<b onmouseover="x">Evil</b> & 'co'"#, purposeStrings: purposes)
-        #expect(try app.send(.put, "/v1/apps/com.evil.app", json: String(decoding: try WireEncoder.encode(registration), as: UTF8.self)).status == 201)
+        #expect(
+            try app.send(
+                .put, "/v1/apps/com.evil.app", json: String(decoding: try WireEncoder.encode(registration), as: UTF8.self)
+            ).status == 201)
         let prompt = try app.prompt("camera", "full", app: "com.evil.app")
         _ = try app.grant("photos", "full", "allowFull", app: "com.evil.app")
         let browser = try ConsentBrowser(app)
-        for target in ["/consent/", "/consent/prompts-fragment", "/consent/prompts/\(prompt.id)", "/consent/settings", "/consent/history"] {
+        for target in [
+            "/consent/", "/consent/prompts-fragment", "/consent/prompts/\(prompt.id)", "/consent/settings", "/consent/history",
+        ] {
             let page = try browser.get(target).text
             #expect(!page.contains("<script>") && !page.contains("<img") && !page.contains("<b "), "\(target)")
             #expect(page.contains("&lt;b onmouseover=&quot;x&quot;&gt;Evil&lt;/b&gt; &amp; &#39;co&#39;"), "\(target)")
         }
         let alert = try Markup.alert(prompt.id, in: try browser.get("/consent/").text)
         #expect(alert.contains("&lt;script&gt;alert(&quot;p&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"))
-        #expect(alert.contains("“&lt;b onmouseover=&quot;x&quot;&gt;Evil&lt;/b&gt; &amp; &#39;co&#39;” Would Like to Access the Camera"))
+        #expect(
+            alert.contains(
+                "“&lt;b onmouseover=&quot;x&quot;&gt;Evil&lt;/b&gt; &amp; &#39;co&#39;” Would Like to Access the Camera"))
     }
 }

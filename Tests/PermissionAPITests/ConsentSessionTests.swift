@@ -1,9 +1,10 @@
 import Foundation
 import HTTPCore
-@testable import PermissionAPI
 import PermissionDomain
 import PermissionWire
 import Testing
+
+@testable import PermissionAPI
 
 /// Consent links and the `/consent/` entry (SPEC §10), in-process on either store: making a
 /// link, the one-time exchange for the cookie, the refusals of reused, expired, forged and
@@ -71,9 +72,12 @@ import Testing
         #expect(try app.send(.post, "/v1/users/u42/consent-sessions", json: #"{"ttl":5}"#).status == 400)
         #expect(try app.send(.post, "/v1/users/bad%20user/consent-sessions").status == 400)
         let appKey = try app.storeKey(role: .app, app: "com.example.maps").secret
-        #expect(try app.send(.post, "/v1/users/u42/consent-sessions", headers: [("Authorization", "Bearer \(appKey)")]).status == 403)
+        #expect(
+            try app.send(.post, "/v1/users/u42/consent-sessions", headers: [("Authorization", "Bearer \(appKey)")]).status == 403)
         let consentKey = try app.storeKey(role: .consent).secret
-        #expect(try app.send(.post, "/v1/users/u42/consent-sessions", headers: [("Authorization", "Bearer \(consentKey)")]).status == 201)
+        #expect(
+            try app.send(.post, "/v1/users/u42/consent-sessions", headers: [("Authorization", "Bearer \(consentKey)")]).status
+                == 201)
     }
 
     @Test func theLinkBaseIsThePublicURL() throws {
@@ -159,11 +163,13 @@ import Testing
             Self.expectSecurityHeaders(response)
         }
         // Ended by an operator: the cookie stops working at once.
-        let id = try #require(try app.audit().filter { $0.action == "consent.session.created" && $0.user == "u43" }.last?.detail?["session"])
+        let id = try #require(
+            try app.audit().filter { $0.action == "consent.session.created" && $0.user == "u43" }.last?.detail?["session"])
         #expect(try app.send(.delete, "/v1/consent-sessions/\(id)").status == 204)
         #expect(try app.send(.delete, "/v1/consent-sessions/\(id)").status == 204, "ending twice is fine")
         #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", other)]).status == 401)
-        #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)]).status == 200, "the other session lives")
+        #expect(
+            try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)]).status == 200, "the other session lives")
         // Expired: the lifetime counts from the link's making.
         app.clock.advance(by: 900)
         #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)]).status == 401)
@@ -189,7 +195,8 @@ import Testing
         let otherCookie = try Self.session(app, user: "u43")
         let home = try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)])
         let token = try Self.csrfToken(in: home.text)
-        let otherToken = try Self.csrfToken(in: try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", otherCookie)]).text)
+        let otherToken = try Self.csrfToken(
+            in: try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", otherCookie)]).text)
         #expect(token.count == 43 && token != otherToken)
         let form = ("Content-Type", "application/x-www-form-urlencoded")
         let seq = try app.lastSeq()

@@ -45,8 +45,13 @@ import Testing
             #expect(radios.map(\.value) == values, "\(service)")
             #expect(radios.filter(\.checked).map(\.value) == [values[0]], "denied shows \(values[0])")
             let form = try Markup.settingsForm(service: service, app: "com.example.maps", in: page.text)
-            #expect(form.contains(#"<form class="app-setting" method="post" action="/consent/settings/\#(service)/com.example.maps" data-app="com.example.maps">"#))
-            #expect(form.contains("<fieldset><legend>Maps</legend>") && form.contains(#"<button type="submit" class="save">Save</button>"#))
+            #expect(
+                form.contains(
+                    #"<form class="app-setting" method="post" action="/consent/settings/\#(service)/com.example.maps" data-app="com.example.maps">"#
+                ))
+            #expect(
+                form.contains("<fieldset><legend>Maps</legend>")
+                    && form.contains(#"<button type="submit" class="save">Save</button>"#))
             for value in values {
                 let id = "setting-\(service)-com.example.maps-\(value)"
                 #expect(form.contains(#"id="\#(id)""#) && form.contains(#"<label for="\#(id)">"#), "\(id) is labelled")
@@ -55,7 +60,8 @@ import Testing
         for (service, value, status, level) in Self.mappings {
             let before = try app.lastSeq()
             let response = try browser.post("/consent/settings/\(service)/com.example.maps", [("value", value)])
-            #expect(response.status == 303 && response.headers["Location"] == "/consent/settings?done=saved", "\(service) \(value)")
+            #expect(
+                response.status == 303 && response.headers["Location"] == "/consent/settings?done=saved", "\(service) \(value)")
             let authorization = try app.authorization(service)
             #expect(authorization.status == status && authorization.level == level, "\(service) \(value)")
             if status != .notDetermined || value == "askNextTime" { #expect(authorization.reason == .userSet) }
@@ -63,7 +69,8 @@ import Testing
             if let entry = entries.first {
                 #expect(entry.action == "authorization.set" && entry.actor.role == "user" && entry.user == "u42")
             }
-            let shown = try Markup.radios(service: service, app: "com.example.maps", in: try browser.get("/consent/settings").text)
+            let shown = try Markup.radios(
+                service: service, app: "com.example.maps", in: try browser.get("/consent/settings").text)
             #expect(shown.filter(\.checked).map(\.value) == [value], "\(service) \(value) is shown checked")
         }
         let saved = try browser.get("/consent/settings?done=saved").text
@@ -96,7 +103,10 @@ import Testing
         let browser = try ConsentBrowser(app, acceptLanguage: "de")
         let on = try browser.get("/consent/settings").text
         #expect(on.contains(#"<form id="location-services" method="post" action="/consent/settings/location-services">"#))
-        #expect(on.contains(#"<button type="submit" name="enabled" value="false" aria-pressed="true"><span class="switch-label">Ortungsdienste</span><span class="switch-state">Ein</span>"#))
+        #expect(
+            on.contains(
+                #"<button type="submit" name="enabled" value="false" aria-pressed="true"><span class="switch-label">Ortungsdienste</span><span class="switch-state">Ein</span>"#
+            ))
         let off = try browser.submit("/consent/settings/location-services", [("enabled", "false")]).text
         #expect(off.contains(#"name="enabled" value="true" aria-pressed="false""#))
         #expect(off.contains(#"<p id="flash" role="status">Ortungsdienste sind ausgeschaltet.</p>"#))
@@ -104,7 +114,9 @@ import Testing
         let authorization = try app.authorization("location")
         #expect(authorization.status == .denied && authorization.reason == .servicesDisabled)
         let entry = try #require(try app.audit().last)
-        #expect(entry.action == "settings.changed" && entry.actor.role == "user" && entry.detail?["locationServicesEnabled"] == "false")
+        #expect(
+            entry.action == "settings.changed" && entry.actor.role == "user"
+                && entry.detail?["locationServicesEnabled"] == "false")
         let seq = try app.lastSeq()
         #expect(try browser.post("/consent/settings/location-services", [("enabled", "maybe")]).status == 400)
         #expect(try app.lastSeq() == seq)
@@ -153,7 +165,8 @@ import Testing
         }
         let form = ("Content-Type", "application/x-www-form-urlencoded")
         for target in ["/consent/settings/camera/com.example.maps", "/consent/settings/location-services"] {
-            let response = try app.send(.post, target, body: Array("value=off&enabled=false".utf8), headers: browser.headers + [form])
+            let response = try app.send(
+                .post, target, body: Array("value=off&enabled=false".utf8), headers: browser.headers + [form])
             #expect(response.status == 403, "\(target): no CSRF token")
         }
         #expect(try app.lastSeq() == seq, "nothing was written")

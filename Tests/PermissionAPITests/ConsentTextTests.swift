@@ -1,7 +1,8 @@
-@testable import PermissionAPI
 import HTTPCore
 import PermissionDomain
 import Testing
+
+@testable import PermissionAPI
 
 /// The consent pages' words (pure): the iOS alert titles of every built-in service and a
 /// custom one in both languages, every text present in both, and the page language chosen
@@ -16,7 +17,10 @@ import Testing
         (.calendars, "“Maps” Would Like to Access Your Calendar", "„Maps“ möchte auf deinen Kalender zugreifen"),
         (.reminders, "“Maps” Would Like to Access Your Reminders", "„Maps“ möchte auf deine Erinnerungen zugreifen"),
         (.bluetooth, "“Maps” Would Like to Use Bluetooth", "„Maps“ möchte Bluetooth verwenden"),
-        (.motion, "“Maps” Would Like to Access Your Motion & Fitness Activity", "„Maps“ möchte auf deine Bewegungs- & Fitnessdaten zugreifen"),
+        (
+            .motion, "“Maps” Would Like to Access Your Motion & Fitness Activity",
+            "„Maps“ möchte auf deine Bewegungs- & Fitnessdaten zugreifen"
+        ),
         (.speechRecognition, "“Maps” Would Like to Access Speech Recognition", "„Maps“ möchte auf die Spracherkennung zugreifen"),
         (.mediaLibrary, "“Maps” Would Like to Access Your Media Library", "„Maps“ möchte auf deine Mediathek zugreifen"),
         (.homeKit, "“Maps” Would Like to Access Your Home Data", "„Maps“ möchte auf deine Home-Daten zugreifen"),

@@ -3,8 +3,8 @@ import HTTPCore
 import Logging
 import PermissionAPI
 import PermissionDomain
-import PostgresStore
 import PermissionWire
+import PostgresStore
 import StoreTestSupport
 import Testing
 
@@ -75,7 +75,9 @@ import Testing
         #expect(ContinuousClock.now - started >= .milliseconds(900))
     }
 
-    @Test(arguments: ["99", "at-least", "at-least -1", "at-least 1x", "at-most 1", "at-least 1 2", "at-least 9999999999999999999"])
+    @Test(arguments: [
+        "99", "at-least", "at-least -1", "at-least 1x", "at-most 1", "at-least 1 2", "at-least 9999999999999999999",
+    ])
     func aMalformedConsistencyFieldIs400(_ field: String) throws {
         let app = try TestApp()
         let read = try app.send(

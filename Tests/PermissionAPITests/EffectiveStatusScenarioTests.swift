@@ -113,11 +113,16 @@ import Testing
             #expect(version >= last)
             last = version
         }
-        _ = try app.grant("location", "whenInUse", "allowWhileUsing"); try check()
-        try app.send(.post, "/v1/reset", json: #"{"service":"all"}"#); try check()
-        _ = try app.grant("location", "whenInUse", "allowOnce"); try check()
-        try app.lifecycle("reinstalled"); try check()
-        try app.set("location", #"{"status":"denied"}"#); try check()
+        _ = try app.grant("location", "whenInUse", "allowWhileUsing")
+        try check()
+        try app.send(.post, "/v1/reset", json: #"{"service":"all"}"#)
+        try check()
+        _ = try app.grant("location", "whenInUse", "allowOnce")
+        try check()
+        try app.lifecycle("reinstalled")
+        try check()
+        try app.set("location", #"{"status":"denied"}"#)
+        try check()
         #expect(last == 5)
     }
 }

@@ -27,7 +27,8 @@ import Testing
         #expect(revision == String(result.auditSeq))
 
         let read = try app.send(
-            .get, TestApp.path("u42", "com.example.maps", "camera"), headers: [("Permission-Consistency", "at-least \(revision)")])
+            .get, TestApp.path("u42", "com.example.maps", "camera"), headers: [("Permission-Consistency", "at-least \(revision)")]
+        )
         #expect(try read.decode(Authorization.self).status == .notDetermined)
         #expect(try app.authorization("contacts", user: "u43").status == .denied, "another user is untouched")
         #expect(try app.audit("user=u42").isEmpty)

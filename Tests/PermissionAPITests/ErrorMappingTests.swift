@@ -76,11 +76,13 @@ import Testing
 
     @Test func jsonWithParametersAndSuffixIsAccepted() throws {
         let app = try TestApp()
-        let charset = try app.send(.put, Self.target, body: Array(#"{"status":"denied"}"#.utf8),
-                                   headers: [("Content-Type", "application/json; charset=utf-8")])
+        let charset = try app.send(
+            .put, Self.target, body: Array(#"{"status":"denied"}"#.utf8),
+            headers: [("Content-Type", "application/json; charset=utf-8")])
         #expect(charset.status == 200)
-        let suffix = try app.send(.put, Self.target, body: Array(#"{"status":"authorized","level":"full"}"#.utf8),
-                                  headers: [("Content-Type", "application/merge-patch+json")])
+        let suffix = try app.send(
+            .put, Self.target, body: Array(#"{"status":"authorized","level":"full"}"#.utf8),
+            headers: [("Content-Type", "application/merge-patch+json")])
         #expect(suffix.status == 200)
     }
 

@@ -9,10 +9,11 @@ extension EventStreamTests {
     /// until it is released, as an open stream does.
     static func open(_ app: TestApp, key: String) throws -> HTTPResponse {
         try app.application.responder.respond(
-            to: HTTPRequest(head: HTTPRequestHead(
-                method: .get, target: "/v1/events", path: "/v1/events", query: nil, version: .http1_1,
-                headers: ["Host": "test", "Authorization": "Bearer \(key)"], authority: "test", keepAlive: true,
-                framing: .none, expectContinue: false)),
+            to: HTTPRequest(
+                head: HTTPRequestHead(
+                    method: .get, target: "/v1/events", path: "/v1/events", query: nil, version: .http1_1,
+                    headers: ["Host": "test", "Authorization": "Bearer \(key)"], authority: "test", keepAlive: true,
+                    framing: .none, expectContinue: false)),
             context: RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "127.0.0.1:1"))
     }
 

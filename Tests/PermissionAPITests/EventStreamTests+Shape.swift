@@ -56,11 +56,12 @@ extension EventStreamTests {
     }
 
     /// `after` and `Last-Event-ID` are both checked; the header wins when both are valid.
-    @Test("a malformed start is 400 whichever one carries it",
-          arguments: [
+    @Test(
+        "a malformed start is 400 whichever one carries it",
+        arguments: [
             ("/v1/events?after=9223372036854775808", "41"), ("/v1/events?after=-1", "41"),
             ("/v1/events?after=1", "+5"), ("/v1/events", "12345678901234567890"), ("/v1/events", "4 1"),
-          ])
+        ])
     func malformedStarts(target: String, lastEventID: String) throws {
         let app = try TestApp()
         let response = try app.send(.get, target, headers: [("Last-Event-ID", lastEventID)])
@@ -86,10 +87,11 @@ extension EventStreamTests {
         _ app: TestApp, lastEventID: String
     ) throws -> (@Sendable (any HTTPBodyWriter) throws -> Void)? {
         let response = try app.application.responder.respond(
-            to: HTTPRequest(head: HTTPRequestHead(
-                method: .get, target: "/v1/events", path: "/v1/events", query: nil, version: .http1_1,
-                headers: ["Host": "test", "Authorization": "Bearer \(app.adminKey)", "Last-Event-ID": lastEventID],
-                authority: "test", keepAlive: true, framing: .none, expectContinue: false)),
+            to: HTTPRequest(
+                head: HTTPRequestHead(
+                    method: .get, target: "/v1/events", path: "/v1/events", query: nil, version: .http1_1,
+                    headers: ["Host": "test", "Authorization": "Bearer \(app.adminKey)", "Last-Event-ID": lastEventID],
+                    authority: "test", keepAlive: true, framing: .none, expectContinue: false)),
             context: RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "-"))
         #expect(response.status.code == 200)
         guard case .stream(let produce) = response.body else {

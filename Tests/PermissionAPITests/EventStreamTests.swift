@@ -1,7 +1,7 @@
 import Foundation
 import HTTPCore
-import PermissionAPI
 import Logging
+import PermissionAPI
 import PermissionWire
 import Testing
 
@@ -119,9 +119,11 @@ import Testing
     @Test func streamsBeyondTheCapGet503() throws {
         let app = try TestApp { $0.maxEventStreams = 1 }
         var first: HTTPResponse? = try app.application.responder.respond(
-            to: HTTPRequest(head: HTTPRequestHead(
-                method: .get, target: "/v1/events", path: "/v1/events", query: nil, version: .http1_1,
-                headers: ["Host": "test", "Authorization": "Bearer \(app.adminKey)"], authority: "test", keepAlive: true, framing: .none, expectContinue: false)),
+            to: HTTPRequest(
+                head: HTTPRequestHead(
+                    method: .get, target: "/v1/events", path: "/v1/events", query: nil, version: .http1_1,
+                    headers: ["Host": "test", "Authorization": "Bearer \(app.adminKey)"], authority: "test", keepAlive: true,
+                    framing: .none, expectContinue: false)),
             context: RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "-"))
         #expect(first?.status.code == 200)
         #expect(app.application.openEventStreams == 1)

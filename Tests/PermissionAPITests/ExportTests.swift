@@ -28,7 +28,10 @@ import Testing
         #expect(response.headers["Content-Type"] == "application/json")
         #expect(response.headers["Cache-Control"] == "no-store")
         let export = try response.decode(PermissionWire.UserExport.self)
-        #expect(export.schema == PermissionWire.UserExport.Schema(name: "permission-user-export", version: 1, conformsTo: "ISO/IEC TS 27560:2023"))
+        #expect(
+            export.schema
+                == PermissionWire.UserExport.Schema(
+                    name: "permission-user-export", version: 1, conformsTo: "ISO/IEC TS 27560:2023"))
         #expect(export.user == "u42")
         #expect(export.auditEncoding.tag == "permission-audit-v2" && export.auditEncoding.columns == AuditChain.columns)
         #expect(export.auditEncoding.genesis == String(repeating: "0", count: 64) && export.auditEncoding.digest == "sha256")
@@ -40,8 +43,11 @@ import Testing
         #expect(camera.state == .authorized && camera.level == "full" && camera.reason == .userConsent)
         #expect(camera.purpose == .init(text: "Purpose for NSCameraUsageDescription."))
         #expect(camera.givenAt != nil && camera.expiresAt == nil && camera.version == 1)
-        #expect(camera.withdrawal == .init(
-            page: "/consent/settings", method: "POST", path: "/v1/users/u42/apps/com.example.maps/authorizations/camera/revoke"))
+        #expect(
+            camera.withdrawal
+                == .init(
+                    page: "/consent/settings", method: "POST",
+                    path: "/v1/users/u42/apps/com.example.maps/authorizations/camera/revoke"))
         #expect(export.consentRecords[1].state == .denied, "location: denied, and Location Services are off")
         #expect(export.prompts.count == 2 && export.prompts.allSatisfy { $0.user == "u42" && $0.state == .answered })
         #expect(export.settings == PermissionWire.UserSettings(locationServicesEnabled: false))

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PermissionAPI
 import Testing
+
+@testable import PermissionAPI
 
 /// The failed-authentication table (`FailureLimiter`): bounded in size, with the most recently
 /// failing addresses kept, and O(1) work per failure however full it is.

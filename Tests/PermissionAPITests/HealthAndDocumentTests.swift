@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import Testing
+
 @testable import PermissionAPI
 
 @Suite struct HealthAndDocumentTests {

@@ -137,8 +137,9 @@ import Testing
         #expect(upgrade.problem?.key == "NSLocationAlwaysAndWhenInUseUsageDescription")
         #expect(try app.lifecycle("uninstalled").status == 400)
         #expect(try app.lifecycle("sessionEnded", user: "bad user").status == 400)
-        let form = try app.send(.post, "/v1/users/u42/apps/com.example.maps/lifecycle", body: Array("event=x".utf8),
-                                headers: [("Content-Type", "text/plain")])
+        let form = try app.send(
+            .post, "/v1/users/u42/apps/com.example.maps/lifecycle", body: Array("event=x".utf8),
+            headers: [("Content-Type", "text/plain")])
         #expect(form.status == 415)
         #expect(try app.lastSeq() == seq)
         #expect(try app.send(.get, "/v1/prompts/000000000000-0000000000000000").problemType == .notFound)

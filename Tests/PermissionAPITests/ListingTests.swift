@@ -21,7 +21,10 @@ import Testing
     @Test func everyAuthorizationOfAUser() throws {
         let app = try Self.populated()
         let all = try app.send(.get, "/v1/users/u1/authorizations").decode(AuthorizationList.self)
-        #expect(all.items.map { "\($0.app)/\($0.service)" } == ["com.example.chat/camera", "com.example.maps/camera", "com.example.maps/photos"])
+        #expect(
+            all.items.map { "\($0.app)/\($0.service)" } == [
+                "com.example.chat/camera", "com.example.maps/camera", "com.example.maps/photos",
+            ])
         #expect(all.nextCursor == nil)
         let denied = try app.send(.get, "/v1/users/u1/authorizations?status=denied").decode(AuthorizationList.self)
         #expect(denied.items.map(\.app) == ["com.example.chat"])
@@ -71,7 +74,10 @@ import Testing
             ("A/a", ["com.example.chat/camera", "com.example.maps/camera", "com.example.maps/photos"]),
             ("com.example.maps/photos", []),
             ("zzz.-./a", []),
-            (String(repeating: "9", count: 255) + "/a", ["com.example.chat/camera", "com.example.maps/camera", "com.example.maps/photos"]),
+            (
+                String(repeating: "9", count: 255) + "/a",
+                ["com.example.chat/camera", "com.example.maps/camera", "com.example.maps/photos"]
+            ),
         ]
         for (cursor, expected) in cases {
             let response = try app.send(.get, "/v1/users/u1/authorizations?after=" + cursor)
@@ -85,12 +91,13 @@ import Testing
         #expect(other.items.map(\.user) == ["u2"])
     }
 
-    @Test("a cursor that breaks the documented syntax is 400 invalid-request naming after",
-          arguments: [
+    @Test(
+        "a cursor that breaks the documented syntax is 400 invalid-request naming after",
+        arguments: [
             "com.example.maps", "/camera", "com.example.maps/", "com.example.maps/Camera", "com_example/camera",
             "com.example.maps/camera/x", String(repeating: "a", count: 256) + "/camera",
             "com.example.maps/" + String(repeating: "a", count: 65), "com.example.maps%2Fcamera%00",
-          ])
+        ])
     func malformedUserCursors(cursor: String) throws {
         let app = try Self.populated()
         let response = try app.send(.get, "/v1/users/u1/authorizations?after=" + cursor)

@@ -23,9 +23,10 @@ import Testing
         let app = try TestApp()
         try Self.registerLocalized(app)
         let read = try app.send(.get, "/v1/apps/com.example.maps").decode(App.self)
-        #expect(read.localizedPurposeStrings == [
-            "de": [Self.camera: Self.german], "pt-BR": [Self.camera: "A câmera digitaliza bilhetes."],
-        ])
+        #expect(
+            read.localizedPurposeStrings == [
+                "de": [Self.camera: Self.german], "pt-BR": [Self.camera: "A câmera digitaliza bilhetes."],
+            ])
         let listed = try app.send(.get, "/v1/apps").decode(AppList.self)
         #expect(listed.items.first?.localizedPurposeStrings.count == 2)
         let put = try #require(try app.audit("action=app.put").last)
@@ -40,19 +41,27 @@ import Testing
 
     @Test(arguments: [
         // (body member, status, problem type, text the detail must contain)
-        (#"{"de":{"NSMicrophoneUsageDescription":"Mikrofon."}}"#, 422, ProblemType.invalidCombination,
-         "localizedPurposeStrings/de/NSMicrophoneUsageDescription"),
+        (
+            #"{"de":{"NSMicrophoneUsageDescription":"Mikrofon."}}"#, 422, ProblemType.invalidCombination,
+            "localizedPurposeStrings/de/NSMicrophoneUsageDescription"
+        ),
         (#"{"de_CH":{"NSCameraUsageDescription":"Kamera."}}"#, 400, .invalidRequest, "localizedPurposeStrings/de_CH"),
         (#"{"deutsch":{"NSCameraUsageDescription":"Kamera."}}"#, 400, .invalidRequest, "localizedPurposeStrings/deutsch"),
-        (#"{"de":{"NSCameraUsageDescription":"Kamera\u0007."}}"#, 400, .invalidRequest,
-         "localizedPurposeStrings/de/NSCameraUsageDescription"),
+        (
+            #"{"de":{"NSCameraUsageDescription":"Kamera\u0007."}}"#, 400, .invalidRequest,
+            "localizedPurposeStrings/de/NSCameraUsageDescription"
+        ),
         (#"{"de":{"NSCameraUsageDescription":""}}"#, 400, .invalidRequest, "localizedPurposeStrings/de/NSCameraUsageDescription"),
         (#"{"de":{}}"#, 400, .invalidRequest, "localizedPurposeStrings/de"),
-        (#"{"de":{"NSCameraUsageDescription":"A"},"DE":{"NSCameraUsageDescription":"B"}}"#, 400, .invalidRequest,
-         "the same language"),
+        (
+            #"{"de":{"NSCameraUsageDescription":"A"},"DE":{"NSCameraUsageDescription":"B"}}"#, 400, .invalidRequest,
+            "the same language"
+        ),
         (#"{"de":"Kamera."}"#, 400, .invalidRequest, "localizedPurposeStrings"),
-        (#"{"de":{"NSCameraUsageDescription":"\#(String(repeating: "x", count: 501))"}}"#, 400, .invalidRequest,
-         "localizedPurposeStrings/de/NSCameraUsageDescription"),
+        (
+            #"{"de":{"NSCameraUsageDescription":"\#(String(repeating: "x", count: 501))"}}"#, 400, .invalidRequest,
+            "localizedPurposeStrings/de/NSCameraUsageDescription"
+        ),
     ]) func invalidTranslationsAreRefusedNamingTheMemberAndChangeNothing(
         _ member: String, _ status: Int, _ type: ProblemType, _ named: String
     ) throws {
@@ -74,10 +83,14 @@ import Testing
         let letters = "abcdefg".map(String.init)
         let tags = letters.flatMap { first in letters.map { first + $0 } }.prefix(33)
         let many = Dictionary(uniqueKeysWithValues: tags.map { ($0, [Self.camera: "Text."]) })
-        let ok = AppRegistration(name: "Maps", purposeStrings: [Self.camera: "Scan."], localizedPurposeStrings: many.filter { $0.key != tags.last })
-        #expect(try app.send(.put, "/v1/apps/com.example.maps", json: String(decoding: try WireEncoder.encode(ok), as: UTF8.self)).status == 201)
+        let ok = AppRegistration(
+            name: "Maps", purposeStrings: [Self.camera: "Scan."], localizedPurposeStrings: many.filter { $0.key != tags.last })
+        #expect(
+            try app.send(.put, "/v1/apps/com.example.maps", json: String(decoding: try WireEncoder.encode(ok), as: UTF8.self))
+                .status == 201)
         let tooMany = AppRegistration(name: "Maps", purposeStrings: [Self.camera: "Scan."], localizedPurposeStrings: many)
-        let response = try app.send(.put, "/v1/apps/com.example.maps", json: String(decoding: try WireEncoder.encode(tooMany), as: UTF8.self))
+        let response = try app.send(
+            .put, "/v1/apps/com.example.maps", json: String(decoding: try WireEncoder.encode(tooMany), as: UTF8.self))
         #expect(response.status == 400 && response.problem?.detail.contains("at most 32 languages") == true, "\(response.text)")
     }
 
@@ -87,15 +100,17 @@ import Testing
         #expect(try app.send(.get, path).text == #"{"locale":null,"locationServicesEnabled":true}"#)
         let set = try app.send(.put, path, json: #"{"locationServicesEnabled":true,"locale":"DE-ch"}"#)
         #expect(set.status == 200 && set.text == #"{"locale":"de-CH","locationServicesEnabled":true}"#, "\(set.text)")
-        #expect(try app.send(.get, path).decode(UserSettings.self) == UserSettings(locationServicesEnabled: true, locale: "de-CH"))
+        #expect(
+            try app.send(.get, path).decode(UserSettings.self) == UserSettings(locationServicesEnabled: true, locale: "de-CH"))
         #expect(try app.audit("action=settings.changed").last?.detail == ["locale": "de-CH", "locationServicesEnabled": "true"])
 
         let seq = try app.lastSeq()
         for bad in [#""de_CH""#, #""german""#, #""""#, "42"] {
             let response = try app.send(.put, path, json: #"{"locationServicesEnabled":true,"locale":\#(bad)}"#)
             #expect(response.status == 400, "\(bad): \(response.text)")
-            #expect(response.problem?.detail.contains("locale") == true || response.problem?.errors?.first?.pointer == "/locale",
-                    "\(bad): \(response.text)")
+            #expect(
+                response.problem?.detail.contains("locale") == true || response.problem?.errors?.first?.pointer == "/locale",
+                "\(bad): \(response.text)")
         }
         #expect(try app.lastSeq() == seq)
         #expect(try app.send(.get, path).decode(UserSettings.self).locale == "de-CH", "nothing changed")

@@ -43,7 +43,8 @@ import Testing
         #expect(granted.authorization.status == .authorized && granted.authorization.level == "whenInUse")
         #expect(granted.authorization.once && granted.authorization.reason == .userConsent)
         #expect(granted.authorization.expiresAt == app.clock.now.addingTimeInterval(60))
-        #expect(pressed.headers["ETag"] == (try app.send(.get, TestApp.path("u42", "com.example.maps", "location")).headers["ETag"]))
+        #expect(
+            pressed.headers["ETag"] == (try app.send(.get, TestApp.path("u42", "com.example.maps", "location")).headers["ETag"]))
         let entries = try app.audit("after=\(seq)")
         #expect(entries.map(\.action) == ["locationButton.granted"], "one entry, no prompt")
         #expect(entries.first?.requestId == "tap-2" && entries.first?.actor.role == "app")

@@ -10,7 +10,9 @@ import Testing
     @Test func oneMorePromptIs429NamingThePendingOnesAndWritesNothing() throws {
         let app = try TestApp()
         try app.registerApp()
-        let pending = [try app.prompt("camera", "full"), try app.prompt("microphone", "full"), try app.prompt("contacts", "full")]
+        let pending = [
+            try app.prompt("camera", "full"), try app.prompt("microphone", "full"), try app.prompt("contacts", "full"),
+        ]
         let seq = try app.lastSeq()
         let response = try app.send(
             .post, TestApp.path("u42", "com.example.maps", "photos") + "/request", json: #"{"level":"full"}"#)

@@ -20,35 +20,49 @@ import Testing
 
     static let rows: [Row] = [
         // any service, single level
-        Row(service: "camera", level: "full", options: ["allow", "deny"], choice: "allow", status: .authorized, resultLevel: "full"),
+        Row(
+            service: "camera", level: "full", options: ["allow", "deny"], choice: "allow", status: .authorized,
+            resultLevel: "full"),
         Row(service: "camera", level: "full", options: ["allow", "deny"], choice: "deny", status: .denied, resultLevel: nil),
         // location whenInUse
-        Row(service: "location", level: "whenInUse", options: ["allowOnce", "allowWhileUsing", "deny"], choice: "allowOnce",
+        Row(
+            service: "location", level: "whenInUse", options: ["allowOnce", "allowWhileUsing", "deny"], choice: "allowOnce",
             status: .authorized, resultLevel: "whenInUse", once: true),
-        Row(service: "location", level: "whenInUse", options: ["allowOnce", "allowWhileUsing", "deny"],
+        Row(
+            service: "location", level: "whenInUse", options: ["allowOnce", "allowWhileUsing", "deny"],
             choice: "allowWhileUsing", status: .authorized, resultLevel: "whenInUse"),
-        Row(service: "location", level: "whenInUse", options: ["allowOnce", "allowWhileUsing", "deny"], choice: "deny",
+        Row(
+            service: "location", level: "whenInUse", options: ["allowOnce", "allowWhileUsing", "deny"], choice: "deny",
             status: .denied, resultLevel: nil),
         // location always
-        Row(service: "location", level: "always", options: ["allowOnce", "allowWhileUsing", "deny"], choice: "allowOnce",
+        Row(
+            service: "location", level: "always", options: ["allowOnce", "allowWhileUsing", "deny"], choice: "allowOnce",
             status: .authorized, resultLevel: "whenInUse", once: true),
-        Row(service: "location", level: "always", options: ["allowOnce", "allowWhileUsing", "deny"],
+        Row(
+            service: "location", level: "always", options: ["allowOnce", "allowWhileUsing", "deny"],
             choice: "allowWhileUsing", status: .authorized, resultLevel: "always", provisional: true),
-        Row(service: "location", level: "always", options: ["allowOnce", "allowWhileUsing", "deny"], choice: "deny",
+        Row(
+            service: "location", level: "always", options: ["allowOnce", "allowWhileUsing", "deny"], choice: "deny",
             status: .denied, resultLevel: nil),
         // photos limited/full
-        Row(service: "photos", level: "limited", options: ["selectItems", "allowFull", "deny"], choice: "selectItems",
+        Row(
+            service: "photos", level: "limited", options: ["selectItems", "allowFull", "deny"], choice: "selectItems",
             status: .authorized, resultLevel: "limited"),
-        Row(service: "photos", level: "full", options: ["selectItems", "allowFull", "deny"], choice: "allowFull",
+        Row(
+            service: "photos", level: "full", options: ["selectItems", "allowFull", "deny"], choice: "allowFull",
             status: .authorized, resultLevel: "full"),
-        Row(service: "photos", level: "full", options: ["selectItems", "allowFull", "deny"], choice: "deny",
+        Row(
+            service: "photos", level: "full", options: ["selectItems", "allowFull", "deny"], choice: "deny",
             status: .denied, resultLevel: nil),
         // contacts
-        Row(service: "contacts", level: "full", options: ["selectItems", "allowFull", "deny"], choice: "selectItems",
+        Row(
+            service: "contacts", level: "full", options: ["selectItems", "allowFull", "deny"], choice: "selectItems",
             status: .authorized, resultLevel: "limited"),
-        Row(service: "contacts", level: "full", options: ["selectItems", "allowFull", "deny"], choice: "allowFull",
+        Row(
+            service: "contacts", level: "full", options: ["selectItems", "allowFull", "deny"], choice: "allowFull",
             status: .authorized, resultLevel: "full"),
-        Row(service: "contacts", level: "limited", options: ["selectItems", "allowFull", "deny"], choice: "deny",
+        Row(
+            service: "contacts", level: "limited", options: ["selectItems", "allowFull", "deny"], choice: "deny",
             status: .denied, resultLevel: nil),
     ]
 

@@ -53,7 +53,9 @@ import Testing
         let reconsents = entries.filter { $0.action == "authorization.reconsent" }
         #expect(entries.count == 3 && entries.first?.action == "app.put", "the app, then one entry per grant")
         #expect(Set(reconsents.map(\.user)) == ["u42", "u43"])
-        #expect(reconsents.allSatisfy { $0.actor.role == "admin" && $0.reason == "purposeChanged" && $0.to?.status == .notDetermined })
+        #expect(
+            reconsents.allSatisfy { $0.actor.role == "admin" && $0.reason == "purposeChanged" && $0.to?.status == .notDetermined }
+        )
 
         let after = try app.authorization("camera")
         #expect(after.status == .notDetermined && after.reason == .purposeChanged && after.purposeChanged == nil)

@@ -105,7 +105,10 @@ import Testing
         #expect(try app.lastSeq() == 1, "only the app registration")
     }
 
-    @Test(arguments: [("calendars", "writeOnly", "full", ["allow", "deny"]), ("photos", "addOnly", "full", ["selectItems", "allowFull", "deny"])])
+    @Test(arguments: [
+        ("calendars", "writeOnly", "full", ["allow", "deny"]),
+        ("photos", "addOnly", "full", ["selectItems", "allowFull", "deny"]),
+    ])
     func higherLevelPromptsWhereIOSDoes(service: String, held: String, asked: String, options: [String]) throws {
         let app = try TestApp()
         try app.registerApp()

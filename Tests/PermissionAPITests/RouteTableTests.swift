@@ -15,7 +15,10 @@ import Testing
         var inPaths = false
         var path: String?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "paths:" { inPaths = true; continue }
+            if line == "paths:" {
+                inPaths = true
+                continue
+            }
             guard inPaths else { continue }
             if !line.hasPrefix(" "), !line.isEmpty { break }
             if line.hasPrefix("  /"), line.hasSuffix(":") {
@@ -40,7 +43,8 @@ import Testing
             // Streams would not end in-process; their routing is covered by EventStreamTests.
             if template == "/v1/events" { continue }
             let response = try app.send(HTTPMethod(method), target, json: method == "GET" || method == "DELETE" ? nil : "{}")
-            let unrouted = response.status == 405 || (response.status == 404 && response.problem?.detail.contains("No route") == true)
+            let unrouted =
+                response.status == 405 || (response.status == 404 && response.problem?.detail.contains("No route") == true)
             if Self.later.contains(key) {
                 #expect(unrouted, "\(key) comes with access control")
             } else {

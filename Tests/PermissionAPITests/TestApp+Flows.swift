@@ -17,7 +17,9 @@ extension TestApp {
     }
 
     /// `POST .../request`; returns the status and the outcome (or throws with the problem).
-    func request(_ service: String, _ level: String, user: String = "u42", app: String = "com.example.maps") throws
+    func request(
+        _ service: String, _ level: String, user: String = "u42", app: String = "com.example.maps"
+    ) throws
         -> (status: Int, outcome: RequestOutcome)
     {
         let response = try send(.post, Self.path(user, app, service) + "/request", json: #"{"level":"\#(level)"}"#)
@@ -42,7 +44,9 @@ extension TestApp {
     }
 
     /// Requests `level` and answers the prompt with `choice`; returns the authorization.
-    func grant(_ service: String, _ level: String, _ choice: String, user: String = "u42", app: String = "com.example.maps")
+    func grant(
+        _ service: String, _ level: String, _ choice: String, user: String = "u42", app: String = "com.example.maps"
+    )
         throws -> Authorization
     {
         try decide(try prompt(service, level, user: user, app: app), choice).authorization
@@ -50,8 +54,10 @@ extension TestApp {
 
     /// `PUT` settings with a JSON body; returns the response.
     @discardableResult
-    func set(_ service: String, _ json: String, user: String = "u42", app: String = "com.example.maps",
-             headers: [(String, String)] = []) throws -> TestResponse {
+    func set(
+        _ service: String, _ json: String, user: String = "u42", app: String = "com.example.maps",
+        headers: [(String, String)] = []
+    ) throws -> TestResponse {
         try send(.put, Self.path(user, app, service), json: json, headers: headers)
     }
 

@@ -51,7 +51,8 @@ final class TestApp: @unchecked Sendable {
         directory = try TemporaryDirectory()
         let checkReady: @Sendable () throws -> Void
         if Self.onSQLite {
-            let sqlite = try SQLitePermissionStore.open(path: directory.file("permissions.sqlite"), configuration: database, keyring: .forTests)
+            let sqlite = try SQLitePermissionStore.open(
+                path: directory.file("permissions.sqlite"), configuration: database, keyring: .forTests)
             sqliteStore = sqlite
             postgresStore = nil
             postgresConnectionString = nil
@@ -153,7 +154,8 @@ final class TestApp: @unchecked Sendable {
 
     /// Registers `app` with `purposeStrings` (Info.plist key → text).
     func registerApp(_ app: String = "com.example.maps", _ purposeStrings: [String: String] = TestApp.allPurposes) throws {
-        let body = String(decoding: try WireEncoder.encode(AppRegistration(name: "Maps", purposeStrings: purposeStrings)), as: UTF8.self)
+        let body = String(
+            decoding: try WireEncoder.encode(AppRegistration(name: "Maps", purposeStrings: purposeStrings)), as: UTF8.self)
         let response = try send(.put, "/v1/apps/\(app)", json: body)
         guard response.status == 200 || response.status == 201 else { throw TestFailure("register app: \(response.text)") }
     }

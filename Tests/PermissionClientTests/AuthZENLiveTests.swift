@@ -19,13 +19,15 @@ struct AuthZENLiveTests {
         #expect(permit.decision && permit.context?.level == "whenInUse" && permit.context?.status == "authorized")
         let deny = try await client.evaluate(app: Self.app, user: "u42", action: "location.always")
         #expect(!deny.decision && deny.context?.promptRequired == false)
-        let batch = try await client.evaluate(AccessEvaluationsRequest(
-            subject: .app(Self.app), resource: .user("u42"),
-            evaluations: [
-                AccessEvaluationItem(action: AccessAction(name: "camera")), AccessEvaluationItem(action: AccessAction(name: "location")),
-                AccessEvaluationItem(action: AccessAction(name: "microphone")),
-            ],
-            options: AccessEvaluationsOptions(evaluationsSemantic: "permit_on_first_permit")))
+        let batch = try await client.evaluate(
+            AccessEvaluationsRequest(
+                subject: .app(Self.app), resource: .user("u42"),
+                evaluations: [
+                    AccessEvaluationItem(action: AccessAction(name: "camera")),
+                    AccessEvaluationItem(action: AccessAction(name: "location")),
+                    AccessEvaluationItem(action: AccessAction(name: "microphone")),
+                ],
+                options: AccessEvaluationsOptions(evaluationsSemantic: "permit_on_first_permit")))
         #expect(batch.evaluations.map(\.decision) == [false, true], "stops after the first permit")
         #expect(batch.evaluations[0].context?.promptRequired == true)
         do {
@@ -78,13 +80,16 @@ struct AuthZENLiveTests {
         let unknown = try run("evaluate", "--app", Self.app, "--user", "u42", "--action", "teleport")
         #expect(unknown.status == 1 && unknown.stderr.contains("action/name"), "\(unknown.stderr)")
         #expect(try run("evaluate", "--app", Self.app, "--user", "u42").status == 64)
-        #expect(try run("evaluate", "--app", Self.app, "--user", "u42", "--action", "camera", "--semantic", "execute_all").status == 64)
+        #expect(
+            try run("evaluate", "--app", Self.app, "--user", "u42", "--action", "camera", "--semantic", "execute_all").status
+                == 64)
     }
 
     @Test func curlAsAThirdPartyPEP() throws {
         let server = try LiveServer()
         defer { server.stop() }
-        let body = #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#
+        let body =
+            #"{"subject":{"type":"app","id":"com.example.maps"},"action":{"name":"camera"},"resource":{"type":"user","id":"u42"}}"#
         let result = try Self.curl([
             "-s", "-i", "-X", "POST", server.url + "/access/v1/evaluation", "-H", "Authorization: Bearer \(server.adminKey)",
             "-H", "Content-Type: application/json", "-H", "X-Request-ID: pep-7", "--data-binary", body,
@@ -92,7 +97,10 @@ struct AuthZENLiveTests {
         let text = result.replacingOccurrences(of: "\r\n", with: "\n")
         #expect(text.hasPrefix("HTTP/1.1 200"), "\(text)")
         #expect(text.lowercased().contains("\nx-request-id: pep-7\n"), "\(text)")
-        #expect(text.hasSuffix(#"{"context":{"level":null,"prompt_required":true,"reason":"default","status":"notDetermined"},"decision":false}"#))
+        #expect(
+            text.hasSuffix(
+                #"{"context":{"level":null,"prompt_required":true,"reason":"default","status":"notDetermined"},"decision":false}"#
+            ))
         let metadata = try Self.curl(["-s", server.url + "/.well-known/authzen-configuration"])
         #expect(metadata.contains(#""policy_decision_point":"\#(server.url)""#), "\(metadata)")
     }

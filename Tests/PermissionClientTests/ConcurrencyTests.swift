@@ -42,7 +42,9 @@ struct ConcurrencyTests {
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
             for _ in 0..<10 {
                 do {
-                    let value = try client.sendBlocking(Endpoints.status(user: "u1", app: "com.example.maps", service: "location")).value
+                    let value = try client.sendBlocking(
+                        Endpoints.status(user: "u1", app: "com.example.maps", service: "location")
+                    ).value
                     if value != .denied { failures.add() }
                 } catch {
                     failures.add()
@@ -57,6 +59,14 @@ struct ConcurrencyTests {
 final class LockedCount: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func add() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func add() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 }

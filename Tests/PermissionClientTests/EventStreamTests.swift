@@ -12,7 +12,8 @@ struct EventStreamTests {
 
     @Test func followResumesAfterTheLastSeqAndStopsOnRequest() throws {
         let server = try ScriptedServer { request, index in
-            let body = index == 0
+            let body =
+                index == 0
                 ? ": keep-alive\n\nid: 1\nevent: audit\ndata: \(Self.entry(1))\n\nid: 2\r\nevent: audit\r\ndata: \(Self.entry(2))\r\n\r\n"
                 : "id: 3\nevent: audit\ndata: \(Self.entry(3))\n\n"
             return .respond(status: 200, headers: [("Content-Type", "text/event-stream")], body: body)
@@ -33,8 +34,9 @@ struct EventStreamTests {
 
     @Test func asyncEventsYieldEntries() async throws {
         let server = try ScriptedServer { _, _ in
-            .respond(status: 200, headers: [("Content-Type", "text/event-stream")],
-                     body: "id: 7\nevent: audit\ndata: \(Self.entry(7))\n\n")
+            .respond(
+                status: 200, headers: [("Content-Type", "text/event-stream")],
+                body: "id: 7\nevent: audit\ndata: \(Self.entry(7))\n\n")
         }
         defer { server.stop() }
         let client = try TransportTests.client(server)

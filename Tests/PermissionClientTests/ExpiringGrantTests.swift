@@ -59,16 +59,20 @@ struct ExpiringGrantTests {
         #expect(set.status == 0, "\(set.stderr)")
         let authorization = try WireDecoder.decodeResponse(Authorization.self, from: Array(set.stdout.utf8))
         #expect(authorization.expiresAt.map(Timestamp.format) == until)
-        #expect(try run("set", "u42", Self.app, "location", "authorized", "--level", "whenInUse", "--until", until)
-            .stdout.contains(until), "the plain output shows when it expires")
+        #expect(
+            try run("set", "u42", Self.app, "location", "authorized", "--level", "whenInUse", "--until", until)
+                .stdout.contains(until), "the plain output shows when it expires")
 
         #expect(try run("set", "u42", Self.app, "location", "denied", "--until", until).status == 64)
-        #expect(try run("set", "u42", Self.app, "location", "authorized", "--level", "always", "--until", "tomorrow").status == 64)
-        let past = try run("set", "u42", Self.app, "location", "authorized", "--level", "always", "--until", "2020-01-01T00:00:00Z")
+        #expect(
+            try run("set", "u42", Self.app, "location", "authorized", "--level", "always", "--until", "tomorrow").status == 64)
+        let past = try run(
+            "set", "u42", Self.app, "location", "authorized", "--level", "always", "--until", "2020-01-01T00:00:00Z")
         #expect(past.status == 1 && past.stderr.contains("422") && past.stderr.contains("until"), "\(past.stderr)")
         #expect(try run("decide", "some-prompt", "allow", "--until", "soon").status == 64)
 
-        #expect(try run("apps", "register", Self.app, "--name", "Maps", "--purpose", "NSCameraUsageDescription=Scans.").status == 0)
+        #expect(
+            try run("apps", "register", Self.app, "--name", "Maps", "--purpose", "NSCameraUsageDescription=Scans.").status == 0)
         let requested = try run("request", "u42", Self.app, "camera", "--level", "full", "--json")
         let prompt = try #require(try WireDecoder.decodeResponse(RequestOutcome.self, from: Array(requested.stdout.utf8)).prompt)
         let decided = try run("decide", prompt.id, "allow", "--until", until, "--json")

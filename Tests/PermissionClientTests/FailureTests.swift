@@ -10,8 +10,16 @@ struct FailureTests {
     final class Calls: @unchecked Sendable {
         private let lock = NSLock()
         private var records: [CallRecord] = []
-        func add(_ record: CallRecord) { lock.lock(); records.append(record); lock.unlock() }
-        var all: [CallRecord] { lock.lock(); defer { lock.unlock() }; return records }
+        func add(_ record: CallRecord) {
+            lock.lock()
+            records.append(record)
+            lock.unlock()
+        }
+        var all: [CallRecord] {
+            lock.lock()
+            defer { lock.unlock() }
+            return records
+        }
     }
 
     @Test func stalledServerTimesOutWithoutRetrying() async throws {
@@ -41,8 +49,9 @@ struct FailureTests {
         let url = server.url
         server.stop()
         let calls = Calls()
-        let client = try PermissionClient(configuration: .init(
-            baseURL: url, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)), onCall: { calls.add($0) }))
+        let client = try PermissionClient(
+            configuration: .init(
+                baseURL: url, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)), onCall: { calls.add($0) }))
         do {
             _ = try await client.requestAccess(user: "u42", app: "com.example.maps", service: "camera", level: "full")
             Issue.record("expected a connection failure")
@@ -59,12 +68,14 @@ struct FailureTests {
 
     @Test func idempotentGetIsRetriedAfter503() async throws {
         let server = try ScriptedServer { _, index in
-            index == 0 ? .problem(503, slug: "unavailable", detail: "busy") : .authorization(status: "authorized", level: "whenInUse")
+            index == 0
+                ? .problem(503, slug: "unavailable", detail: "busy") : .authorization(status: "authorized", level: "whenInUse")
         }
         defer { server.stop() }
         let calls = Calls()
         let client = try TransportTests.client(server, onCall: { calls.add($0) })
-        #expect(try await client.status(user: "u42", app: "com.example.maps", service: "location") == .authorized(level: "whenInUse"))
+        #expect(
+            try await client.status(user: "u42", app: "com.example.maps", service: "location") == .authorized(level: "whenInUse"))
         #expect(server.requests.count == 2)
         #expect(calls.all.first?.attempts == 2)
         // Both attempts carry the same request id.

@@ -14,8 +14,10 @@ struct LiveServerTests {
 
     /// A client of `server` with `key`, by default the bootstrapped admin key.
     static func client(_ server: LiveServer, key: String? = nil) throws -> PermissionClient {
-        try PermissionClient(configuration: .init(baseURL: server.url, apiKey: key ?? server.adminKey, timeout: .seconds(10),
-                                                  retry: RetryPolicy(baseDelay: .milliseconds(20))))
+        try PermissionClient(
+            configuration: .init(
+                baseURL: server.url, apiKey: key ?? server.adminKey, timeout: .seconds(10),
+                retry: RetryPolicy(baseDelay: .milliseconds(20))))
     }
 
     @Test func consentFlowAndReads() async throws {
@@ -30,9 +32,11 @@ struct LiveServerTests {
         #expect(catalogue.items.contains { $0.id == "location" } && catalogue.items.count >= 14)
         let value3 = try await client.service("location").levels
         #expect(value3 == ["whenInUse", "always"])
-        let app = try await client.registerApp(Self.app, name: "Maps", purposeStrings: [
-            Self.whenInUseKey: "Shows nearby stops.", Self.alwaysKey: "Alerts you near your stop.",
-        ])
+        let app = try await client.registerApp(
+            Self.app, name: "Maps",
+            purposeStrings: [
+                Self.whenInUseKey: "Shows nearby stops.", Self.alwaysKey: "Alerts you near your stop.",
+            ])
         #expect(app.purposeStrings.count == 2)
         let value4 = try await client.app(Self.app).name
         #expect(value4 == "Maps")
@@ -75,7 +79,8 @@ struct LiveServerTests {
         #expect(value13)
         let value14 = try await client.settings(user: "u42").locationServicesEnabled
         #expect(value14)
-        let value15 = try await client.setSettings(user: "u42", UserSettings(locationServicesEnabled: false)).locationServicesEnabled
+        let value15 = try await client.setSettings(user: "u42", UserSettings(locationServicesEnabled: false))
+            .locationServicesEnabled
         #expect(value15 == false)
         let value16 = try await client.status(user: "u42", app: Self.app, service: "location")
         #expect(value16 == .denied)
@@ -85,10 +90,14 @@ struct LiveServerTests {
         let server = try LiveServer()
         defer { server.stop() }
         let client = try Self.client(server)
-        let custom = try await client.putService("fitness", ServiceRegistration(
-            levels: ["read", "write"], purposeKeys: ["read": ["NSFitnessReadUsageDescription"], "write": ["NSFitnessWriteUsageDescription"]]))
+        let custom = try await client.putService(
+            "fitness",
+            ServiceRegistration(
+                levels: ["read", "write"],
+                purposeKeys: ["read": ["NSFitnessReadUsageDescription"], "write": ["NSFitnessWriteUsageDescription"]]))
         #expect(custom.builtin == false)
-        let policy = try await client.putPolicy(id: "no-camera-u42", PolicyDefinition(service: "camera", user: "u42", effect: .restrict))
+        let policy = try await client.putPolicy(
+            id: "no-camera-u42", PolicyDefinition(service: "camera", user: "u42", effect: .restrict))
         #expect(policy.user == "u42" && policy.app == nil)
         let value17 = try await client.policy(id: "no-camera-u42").effect
         #expect(value17 == .restrict)
@@ -212,8 +221,9 @@ struct LiveServerTests {
 
     @Test func serverGoingDownIsATransportError() async throws {
         let server = try LiveServer()
-        let client = try PermissionClient(configuration: .init(
-            baseURL: server.url, apiKey: server.adminKey, retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10))))
+        let client = try PermissionClient(
+            configuration: .init(
+                baseURL: server.url, apiKey: server.adminKey, retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10))))
         let value26 = try await client.health().status
         #expect(value26 == "ok")
         server.stop()

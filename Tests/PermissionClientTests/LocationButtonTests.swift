@@ -56,8 +56,11 @@ struct LocationButtonTests {
         func run(_ arguments: String...) throws -> Permctl.Result {
             try Permctl.run(arguments, url: server.url, key: server.adminKey)
         }
-        #expect(try run("apps", "register", Self.app, "--name", "Maps", "--purpose",
-                        "NSLocationWhenInUseUsageDescription=Shows nearby stops.").status == 0)
+        #expect(
+            try run(
+                "apps", "register", Self.app, "--name", "Maps", "--purpose",
+                "NSLocationWhenInUseUsageDescription=Shows nearby stops."
+            ).status == 0)
         let first = try run("button", "u42", Self.app)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("(locationButton), options allowOnce, deny"), "\(first.stdout)")

@@ -2,6 +2,7 @@ import Foundation
 import PermissionClient
 import PermissionWire
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,8 +11,10 @@ import Glibc
 /// its exit codes: 0, 64 usage, 69 unavailable, 77 denied, 1 other HTTP errors.
 @Suite("permctl", .serialized, .timeLimit(.minutes(3)))
 struct PermctlTests {
-    static let verbs = ["status", "request", "button", "prompts", "decide", "set", "revoke", "reset", "apps", "services",
-                        "policies", "audit", "keys", "users"]
+    static let verbs = [
+        "status", "request", "button", "prompts", "decide", "set", "revoke", "reset", "apps", "services",
+        "policies", "audit", "keys", "users",
+    ]
 
     @Test func everyVerbAgainstTheRealServer() throws {
         let server = try LiveServer()
@@ -22,8 +25,9 @@ struct PermctlTests {
         let services = try run("services")
         #expect(services.status == 0 && services.stdout.contains("location") && services.stdout.contains("whenInUse,always"))
         #expect(try run("services", "camera", "--json").stdout.contains(#""id":"camera""#))
-        let registered = try run("apps", "register", "com.example.maps", "--name", "Maps",
-                                 "--purpose", "NSLocationWhenInUseUsageDescription=Shows nearby stops.")
+        let registered = try run(
+            "apps", "register", "com.example.maps", "--name", "Maps",
+            "--purpose", "NSLocationWhenInUseUsageDescription=Shows nearby stops.")
         #expect(registered.status == 0, "\(registered.stderr)")
         #expect(try run("apps").stdout.contains("com.example.maps"))
         #expect(try run("apps", "get", "com.example.maps").stdout.contains("Shows nearby stops."))
@@ -58,7 +62,8 @@ struct PermctlTests {
         #expect(created.status == 0 && created.stdout.contains("secret: "), "\(created.stderr)")
         let keys = try run("keys")
         #expect(keys.status == 0 && keys.stdout.contains("consent-ui") && keys.stdout.contains("bootstrap"), "\(keys.stdout)")
-        let keyID = try #require(keys.stdout.split(separator: "\n").first { $0.contains("consent-ui") }?.split(separator: " ").first)
+        let keyID = try #require(
+            keys.stdout.split(separator: "\n").first { $0.contains("consent-ui") }?.split(separator: " ").first)
         #expect(try run("keys", "delete", String(keyID)).status == 0)
         #expect(try run("keys").stdout.contains("consent-ui") == false)
     }
@@ -70,8 +75,11 @@ struct PermctlTests {
         func run(_ arguments: String...) throws -> Permctl.Result {
             try Permctl.run(arguments, url: server.url, key: server.adminKey)
         }
-        #expect(try run("apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan.",
-                        "--localized", "de:NSCameraUsageDescription=Scannen.").status == 0)
+        #expect(
+            try run(
+                "apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan.",
+                "--localized", "de:NSCameraUsageDescription=Scannen."
+            ).status == 0)
         let client = try PermissionClient(configuration: .init(baseURL: server.url, apiKey: server.adminKey))
         _ = try client.sendBlocking(Endpoints.setSettings(user: "u5", UserSettings(locationServicesEnabled: true, locale: "de")))
         let requested = try run("request", "u5", "com.example.cam", "camera", "--level", "full", "--json")
@@ -85,15 +93,20 @@ struct PermctlTests {
     @Test func auditFollowPrintsNewChangesFromTheFeed() throws {
         let server = try LiveServer()
         defer { server.stop() }
-        #expect(try Permctl.run(["apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan."],
-                                url: server.url, key: server.adminKey).status == 0)
-        let (process, output) = try Permctl.start(["audit", "--app", "com.example.cam", "--follow"], url: server.url, key: server.adminKey)
+        #expect(
+            try Permctl.run(
+                ["apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan."],
+                url: server.url, key: server.adminKey
+            ).status == 0)
+        let (process, output) = try Permctl.start(
+            ["audit", "--app", "com.example.cam", "--follow"], url: server.url, key: server.adminKey)
         defer {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
         usleep(300_000)
-        #expect(try Permctl.run(["revoke", "u7", "com.example.cam", "camera"], url: server.url, key: server.adminKey).status == 0)
+        #expect(
+            try Permctl.run(["revoke", "u7", "com.example.cam", "camera"], url: server.url, key: server.adminKey).status == 0)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, !output.stdoutSoFar.contains("authorization.revoked") { usleep(50_000) }
         #expect(output.stdoutSoFar.contains("authorization.revoked"))
@@ -106,19 +119,23 @@ struct PermctlTests {
         let admin = server.adminKey
         // 64: usage errors, before any request.
         #expect(try Permctl.run(["status", "u42"], url: server.url, key: admin).status == 64)
-        #expect(try Permctl.run(["set", "u42", "com.example.maps", "location", "authorized"], url: server.url, key: admin).status == 64)
+        #expect(
+            try Permctl.run(["set", "u42", "com.example.maps", "location", "authorized"], url: server.url, key: admin).status
+                == 64)
         #expect(try Permctl.run(["status", "u42", "com.a.b", "location"], url: "ftp://x", key: admin).status == 64)
         let userKey = try Permctl.run(["keys", "create", "--role", "user"], url: server.url, key: admin)
         #expect(userKey.status == 64 && userKey.stderr.contains("consent session"), "\(userKey.stderr)")
         // 1: other HTTP errors (404 unknown service, 422 missing purpose string).
         let unknown = try Permctl.run(["status", "u42", "com.example.maps", "teleport"], url: server.url, key: admin)
         #expect(unknown.status == 1 && unknown.stderr.contains("404"), "\(unknown.stderr)")
-        let missing = try Permctl.run(["request", "u42", "com.example.none", "camera", "--level", "full"], url: server.url, key: admin)
+        let missing = try Permctl.run(
+            ["request", "u42", "com.example.none", "camera", "--level", "full"], url: server.url, key: admin)
         #expect(missing.status == 1 && missing.stderr.contains("422"), "\(missing.stderr)")
         // 77: no key or a wrong key (401), a key outside its role (403).
         let noKey = try Permctl.run(["services"], url: server.url)
         #expect(noKey.status == 77 && noKey.stderr.contains("401"), "\(noKey.stderr)")
-        let wrong = try Permctl.run(["services"], url: server.url, key: "pk_0000000000000000_" + String(repeating: "A", count: 43))
+        let wrong = try Permctl.run(
+            ["services"], url: server.url, key: "pk_0000000000000000_" + String(repeating: "A", count: 43))
         #expect(wrong.status == 77 && wrong.stderr.contains("401"), "\(wrong.stderr)")
         let created = try Permctl.run(["keys", "create", "--role", "auditor", "--json"], url: server.url, key: admin)
         if created.status == 0 {

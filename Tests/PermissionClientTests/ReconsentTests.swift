@@ -47,7 +47,8 @@ struct ReconsentTests {
         let client = try LiveServerTests.client(server)
         let outcome = try await client.requestAccess(user: "u42", app: Self.app, service: "camera", level: "full")
         _ = try await client.decide(prompt: try #require(outcome.prompt).id, choice: "allow")
-        #expect(try run("apps", "register", Self.app, "--name", "Maps", "--purpose", "\(Self.camera)=Scans receipts.").status == 0)
+        #expect(
+            try run("apps", "register", Self.app, "--name", "Maps", "--purpose", "\(Self.camera)=Scans receipts.").status == 0)
 
         let listed = try run("apps", "purpose-changed", Self.app)
         #expect(listed.status == 0, "\(listed.stderr)")
@@ -55,7 +56,8 @@ struct ReconsentTests {
         let status = try run("status", "u42", Self.app, "camera")
         #expect(status.stdout.contains("purpose changed"), "\(status.stdout)")
 
-        let asked = try run("apps", "register", Self.app, "--name", "Maps", "--purpose", "\(Self.camera)=Scans receipts.", "--reconsent")
+        let asked = try run(
+            "apps", "register", Self.app, "--name", "Maps", "--purpose", "\(Self.camera)=Scans receipts.", "--reconsent")
         #expect(asked.status == 0, "\(asked.stderr)")
         #expect(asked.stdout.contains("Asked again for 1 grant(s)"), "\(asked.stdout)")
         let empty = try run("apps", "purpose-changed", Self.app, "--json")

@@ -8,11 +8,15 @@ import Testing
 /// a stalled server, a response cut in the middle, malformed JSON).
 @Suite("PermissionClient transport", .timeLimit(.minutes(1)))
 struct TransportTests {
-    static func client(_ server: ScriptedServer, key: String? = "k-secret", timeout: Duration = .seconds(5),
-                       retry: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(10)),
-                       onCall: (@Sendable (CallRecord) -> Void)? = nil) throws -> PermissionClient {
-        try PermissionClient(configuration: .init(baseURL: server.url + "/", apiKey: key, connectTimeout: .seconds(1),
-                                                  timeout: timeout, retry: retry, userAgent: "client-tests/1", onCall: onCall))
+    static func client(
+        _ server: ScriptedServer, key: String? = "k-secret", timeout: Duration = .seconds(5),
+        retry: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(10)),
+        onCall: (@Sendable (CallRecord) -> Void)? = nil
+    ) throws -> PermissionClient {
+        try PermissionClient(
+            configuration: .init(
+                baseURL: server.url + "/", apiKey: key, connectTimeout: .seconds(1),
+                timeout: timeout, retry: retry, userAgent: "client-tests/1", onCall: onCall))
     }
 
     @Test func statusSendsKeyAgentRequestIdAndEncodedPath() async throws {
@@ -43,13 +47,17 @@ struct TransportTests {
 
     @Test func blockingFormExposesRequestIdAndETag() throws {
         let server = try ScriptedServer { _, _ in
-            .respond(status: 200, headers: [("Content-Type", "application/json"), ("ETag", "\"3-abc\""), ("X-Request-Id", "echo-7")],
-                     body: #"{"app":"com.example.maps","expiresAt":null,"once":false,"provisional":false,"purpose":null,"reason":"default","service":"location","status":"notDetermined","updatedAt":"2026-11-22T10:00:00.000Z","user":"u42","version":0}"#)
+            .respond(
+                status: 200, headers: [("Content-Type", "application/json"), ("ETag", "\"3-abc\""), ("X-Request-Id", "echo-7")],
+                body:
+                    #"{"app":"com.example.maps","expiresAt":null,"once":false,"provisional":false,"purpose":null,"reason":"default","service":"location","status":"notDetermined","updatedAt":"2026-11-22T10:00:00.000Z","user":"u42","version":0}"#
+            )
         }
         defer { server.stop() }
         let client = try Self.client(server)
-        let response = try client.sendBlocking(Endpoints.authorization(user: "u42", app: "com.example.maps", service: "location"),
-                                               requestId: "mine-1")
+        let response = try client.sendBlocking(
+            Endpoints.authorization(user: "u42", app: "com.example.maps", service: "location"),
+            requestId: "mine-1")
         #expect(response.value.status == .notDetermined)
         #expect(response.etag == "\"3-abc\"")
         #expect(response.requestId == "echo-7")
@@ -60,8 +68,9 @@ struct TransportTests {
         let server = try ScriptedServer { _, _ in .authorization(status: "denied") }
         defer { server.stop() }
         let client = try Self.client(server)
-        _ = try await client.setAuthorization(user: "u42", app: "com.example.maps", service: "location",
-                                              SettingsChange(status: .denied), ifMatch: "\"3-abc\"")
+        _ = try await client.setAuthorization(
+            user: "u42", app: "com.example.maps", service: "location",
+            SettingsChange(status: .denied), ifMatch: "\"3-abc\"")
         _ = try await client.revoke(user: "u42", app: "com.example.maps", service: "location")
         let requests = server.requests
         #expect(requests.count == 2)
@@ -93,7 +102,9 @@ struct TransportTests {
     }
 
     @Test func nonProblemErrorBodyStillGivesTheStatus() async throws {
-        let server = try ScriptedServer { _, _ in .respond(status: 500, headers: [("Content-Type", "text/html")], body: "<h1>oops") }
+        let server = try ScriptedServer { _, _ in
+            .respond(status: 500, headers: [("Content-Type", "text/html")], body: "<h1>oops")
+        }
         defer { server.stop() }
         let client = try Self.client(server)
         do {

@@ -43,13 +43,15 @@ struct UserExportTests {
         let file = server.directory.appendingPathComponent("u42-export.json").path
         let written = try Permctl.run(["users", "export", "u42", "--output", file], url: server.url, key: server.adminKey)
         #expect(written.status == 0, "\(written.stderr)")
-        #expect(written.stdout.contains("audit entries") && written.stdout.contains("\(export.head.seq) \(export.head.hash)"),
-                "\(written.stdout)")
+        #expect(
+            written.stdout.contains("audit entries") && written.stdout.contains("\(export.head.seq) \(export.head.hash)"),
+            "\(written.stdout)")
         let saved = try Data(contentsOf: URL(fileURLWithPath: file))
         #expect(try same(Array(saved)))
         let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
         #expect(mode == 0o600, "personal data: readable by its owner only")
-        let summary = try Permctl.run(["users", "export", "u42", "--output", file, "--json"], url: server.url, key: server.adminKey)
+        let summary = try Permctl.run(
+            ["users", "export", "u42", "--output", file, "--json"], url: server.url, key: server.adminKey)
         #expect(summary.stdout.contains(#""auditEntries":2"#), "\(summary.stdout)")
 
         let unwritable = try Permctl.run(

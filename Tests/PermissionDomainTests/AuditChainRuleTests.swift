@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// The audit hash chain's rule, pure: the canonical encoding of literal records, how an entry
 /// becomes the record a store persists, the link to the previous hash, and verification of
@@ -18,7 +18,9 @@ import TestSupport
                     value ^= UInt64(byte)
                     value &*= 0x0000_0100_0000_01B3
                 }
-                for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+                for shift in stride(from: 56, through: 0, by: -8) {
+                    out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+                }
             }
             return out
         }
@@ -27,7 +29,8 @@ import TestSupport
     /// A stand-in seal: the pseudonym `p_` + the user, the ciphertext `sealed:` + the plaintext.
     struct VisibleSealer: PersonalFieldSealer {
         func seal(_ fields: PersonalFields, seq: Int64) throws -> SealedPersonalFields {
-            SealedPersonalFields(pseudonym: "p_" + fields.user, ciphertext: "sealed:" + String(decoding: fields.plaintext, as: UTF8.self))
+            SealedPersonalFields(
+                pseudonym: "p_" + fields.user, ciphertext: "sealed:" + String(decoding: fields.plaintext, as: UTF8.self))
         }
     }
 
@@ -52,12 +55,14 @@ import TestSupport
         let hex = AuditChain.encoding(of: record).map { String(format: "%02x", $0) }.joined()
         // Computed independently (Python, the rule in docs/audit-chain.md): tag, INTEGER 1, INTEGER 2, NULL,
         // TEXT "a", 19 NULLs, TEXT "p".
-        #expect(hex == "7065726d697373696f6e2d61756469742d7632" + "010000000000000001" + "010000000000000002" + "00"
-            + "020000000161" + String(repeating: "00", count: 19) + "020000000170")
+        #expect(
+            hex == "7065726d697373696f6e2d61756469742d7632" + "010000000000000001" + "010000000000000002" + "00"
+                + "020000000161" + String(repeating: "00", count: 19) + "020000000170")
         // The format before sealing: its own tag, no `personal`.
         let v1 = AuditChain.encoding(of: record, format: .v1).map { String(format: "%02x", $0) }.joined()
-        #expect(v1 == "7065726d697373696f6e2d61756469742d7631" + "010000000000000001" + "010000000000000002" + "00"
-            + "020000000161" + String(repeating: "00", count: 18) + "020000000170")
+        #expect(
+            v1 == "7065726d697373696f6e2d61756469742d7631" + "010000000000000001" + "010000000000000002" + "00"
+                + "020000000161" + String(repeating: "00", count: 18) + "020000000170")
     }
 
     @Test func anEntryBecomesItsStoredColumns() {
@@ -91,7 +96,8 @@ import TestSupport
         var edits: [(String, (inout AuditRecord) -> Void)] = [
             ("seq", { $0.seq += 1 }), ("at", { $0.at += 1 }), ("actorKey", { $0.actorKey = nil }),
             ("toOnce", { $0.toOnce = 0 }), ("fromLevel", { $0.fromLevel = "" }), ("detail", { $0.detail = "{}" }),
-            ("purposeHash", { $0.purposeHash = nil }), ("personal", { $0.personal = nil }), ("prevHash", { $0.prevHash = "1" + $0.prevHash!.dropFirst() }),
+            ("purposeHash", { $0.purposeHash = nil }), ("personal", { $0.personal = nil }),
+            ("prevHash", { $0.prevHash = "1" + $0.prevHash!.dropFirst() }),
         ]
         // NULL, 0 and "" encode differently.
         edits.append(("user as empty text", { $0.user = "" }))
@@ -110,8 +116,10 @@ import TestSupport
         #expect(records.map(\.seq) == [1, 2, 3])
         #expect(records[0].prevHash == AuditChain.genesis)
         #expect(records[1].prevHash == records[0].hash && records[2].prevHash == records[1].hash)
-        #expect(chain.verify(records) == AuditChainReport(
-            intactLength: 3, totalEntries: 3, lastIntactSeq: 3, lastIntactHash: records[2].hash))
+        #expect(
+            chain.verify(records)
+                == AuditChainReport(
+                    intactLength: 3, totalEntries: 3, lastIntactSeq: 3, lastIntactHash: records[2].hash))
     }
 
     @Test func anEmptyLogIsIntact() {
@@ -121,9 +129,11 @@ import TestSupport
     @Test func anEditedRecordIsAHashMismatchAtItsSeq() {
         var records = chainOfThree()
         records[1].user = "mallory"
-        #expect(chain.verify(records) == AuditChainReport(
-            intactLength: 1, firstFailingSeq: 2, failure: .hashMismatch, totalEntries: 3, lastIntactSeq: 1,
-            lastIntactHash: records[0].hash))
+        #expect(
+            chain.verify(records)
+                == AuditChainReport(
+                    intactLength: 1, firstFailingSeq: 2, failure: .hashMismatch, totalEntries: 3, lastIntactSeq: 1,
+                    lastIntactHash: records[0].hash))
     }
 
     @Test func aRecordReplacedWithARecomputedHashBreaksTheNextLink() {
@@ -138,9 +148,11 @@ import TestSupport
     @Test func aDeletedRecordIsAGapAtTheMissingSeq() {
         var records = chainOfThree()
         records.remove(at: 1)
-        #expect(chain.verify(records) == AuditChainReport(
-            intactLength: 1, firstFailingSeq: 2, failure: .seqGap, totalEntries: 2, lastIntactSeq: 1,
-            lastIntactHash: records[0].hash))
+        #expect(
+            chain.verify(records)
+                == AuditChainReport(
+                    intactLength: 1, firstFailingSeq: 2, failure: .seqGap, totalEntries: 2, lastIntactSeq: 1,
+                    lastIntactHash: records[0].hash))
         var noFirst = chainOfThree()
         noFirst.removeFirst()
         #expect(chain.verify(noFirst).failure == .seqGap && chain.verify(noFirst).firstFailingSeq == 1)

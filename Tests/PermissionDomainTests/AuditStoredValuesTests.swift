@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// The stored values an export carries for each audit entry: one per hashed column, in the
 /// order of ``AuditChain/columns``, and encoded with the tag they give exactly the bytes the

@@ -1,6 +1,6 @@
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §2: the built-in catalogue, row by row.
 @Suite struct CatalogueTests {
@@ -22,7 +22,9 @@ import TestSupport
             specials: [.allowOnce, .provisionalAlways, .locationServicesSwitch, .resetOnReinstall]),
         Row(
             service: "photos", levels: ["addOnly", "limited", "full"],
-            keys: [["NSPhotoLibraryAddUsageDescription"], ["NSPhotoLibraryUsageDescription"], ["NSPhotoLibraryUsageDescription"]],
+            keys: [
+                ["NSPhotoLibraryAddUsageDescription"], ["NSPhotoLibraryUsageDescription"], ["NSPhotoLibraryUsageDescription"],
+            ],
             specials: [.userSelectedItems]),
         Row(
             service: "contacts", levels: ["limited", "full"],
@@ -61,7 +63,9 @@ import TestSupport
 
     @Test func locationAlwaysNeedsBothKeysAndPhotosShareTheReadKey() {
         let location = Fixtures.service(.location)
-        #expect(Set(location.purposeKeys(for: .always)) == Set(location.purposeKeys(for: .whenInUse) + ["NSLocationAlwaysAndWhenInUseUsageDescription"]))
+        #expect(
+            Set(location.purposeKeys(for: .always))
+                == Set(location.purposeKeys(for: .whenInUse) + ["NSLocationAlwaysAndWhenInUseUsageDescription"]))
         let photos = Fixtures.service(.photos)
         #expect(photos.purposeKeys(for: .limited) == photos.purposeKeys(for: .full))
         #expect(photos.purposeKeys(for: .addOnly) != photos.purposeKeys(for: .limited))
@@ -79,7 +83,9 @@ import TestSupport
 
     @Test func customServiceDefinitionsAreValidated() throws {
         let id = try ServiceID("payroll")
-        let ok = try ServiceDefinition(id: id, levels: [try Level("read"), try Level("write")], purposeKeys: [["PayrollRead"], ["PayrollRead", "PayrollWrite"]])
+        let ok = try ServiceDefinition(
+            id: id, levels: [try Level("read"), try Level("write")],
+            purposeKeys: [["PayrollRead"], ["PayrollRead", "PayrollWrite"]])
         #expect(!ok.builtin && ok.specials.isEmpty)
         #expect(throws: PermissionError.self) { try ServiceDefinition(id: id, levels: [], purposeKeys: []) }
         #expect(throws: PermissionError.self) {

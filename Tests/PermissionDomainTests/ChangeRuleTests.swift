@@ -1,12 +1,13 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §4 Settings, Revoke, Reset, Lifecycle: the pure changes.
 @Suite struct ChangeRuleTests {
     typealias F = Fixtures
-    static let provisional = F.stored(.location, .authorized, .always, provisional: true, reason: .userConsent, declined: [], version: 3)
+    static let provisional = F.stored(
+        .location, .authorized, .always, provisional: true, reason: .userConsent, declined: [], version: 3)
 
     struct SettingsRow: Sendable, CustomTestStringConvertible {
         let name: String
@@ -19,13 +20,29 @@ import TestSupport
     }
 
     static let settingsRows: [SettingsRow] = [
-        SettingsRow(name: "authorize always ends provisional", stored: provisional, status: .authorized, level: .always, expectedLevel: .always, declined: []),
-        SettingsRow(name: "explicit whenInUse", stored: provisional, status: .authorized, level: .whenInUse, expectedLevel: .whenInUse, declined: []),
+        SettingsRow(
+            name: "authorize always ends provisional", stored: provisional, status: .authorized, level: .always,
+            expectedLevel: .always, declined: []),
+        SettingsRow(
+            name: "explicit whenInUse", stored: provisional, status: .authorized, level: .whenInUse, expectedLevel: .whenInUse,
+            declined: []),
         SettingsRow(name: "deny", stored: provisional, status: .denied, level: nil, expectedLevel: nil, declined: []),
-        SettingsRow(name: "ask next time forgets declined", stored: F.stored(.calendars, .denied, declined: [.full, .writeOnly], version: 1), status: .notDetermined, level: nil, expectedLevel: nil, declined: []),
-        SettingsRow(name: "granting full forgets declined full", stored: F.stored(.calendars, .authorized, .writeOnly, declined: [.full], version: 1), status: .authorized, level: .full, expectedLevel: .full, declined: []),
-        SettingsRow(name: "granting writeOnly keeps declined full", stored: F.stored(.calendars, .denied, declined: [.full, .writeOnly], version: 1), status: .authorized, level: .writeOnly, expectedLevel: .writeOnly, declined: [.full]),
-        SettingsRow(name: "ends a once grant", stored: F.stored(.location, .authorized, .whenInUse, once: true, expiresAt: F.t0, version: 1), status: .authorized, level: .whenInUse, expectedLevel: .whenInUse, declined: []),
+        SettingsRow(
+            name: "ask next time forgets declined",
+            stored: F.stored(.calendars, .denied, declined: [.full, .writeOnly], version: 1), status: .notDetermined, level: nil,
+            expectedLevel: nil, declined: []),
+        SettingsRow(
+            name: "granting full forgets declined full",
+            stored: F.stored(.calendars, .authorized, .writeOnly, declined: [.full], version: 1), status: .authorized,
+            level: .full, expectedLevel: .full, declined: []),
+        SettingsRow(
+            name: "granting writeOnly keeps declined full",
+            stored: F.stored(.calendars, .denied, declined: [.full, .writeOnly], version: 1), status: .authorized,
+            level: .writeOnly, expectedLevel: .writeOnly, declined: [.full]),
+        SettingsRow(
+            name: "ends a once grant",
+            stored: F.stored(.location, .authorized, .whenInUse, once: true, expiresAt: F.t0, version: 1), status: .authorized,
+            level: .whenInUse, expectedLevel: .whenInUse, declined: []),
     ]
 
     @Test(arguments: settingsRows)
@@ -48,10 +65,18 @@ import TestSupport
     }
 
     static let badSettings: [BadSettings] = [
-        BadSettings(name: "level the service lacks", status: .authorized, level: .full, error: .unknownLevel(level: "full", service: .location, allowed: [.whenInUse, .always])),
-        BadSettings(name: "authorized without level", status: .authorized, level: nil, error: .invalidCombination(field: "level", why: "required when status is authorized")),
-        BadSettings(name: "denied with level", status: .denied, level: .always, error: .invalidCombination(field: "level", why: "only an authorized status has a level")),
-        BadSettings(name: "restricted", status: .restricted, level: nil, error: .invalidArgument(field: "status", why: "restricted is set by policies, not in settings")),
+        BadSettings(
+            name: "level the service lacks", status: .authorized, level: .full,
+            error: .unknownLevel(level: "full", service: .location, allowed: [.whenInUse, .always])),
+        BadSettings(
+            name: "authorized without level", status: .authorized, level: nil,
+            error: .invalidCombination(field: "level", why: "required when status is authorized")),
+        BadSettings(
+            name: "denied with level", status: .denied, level: .always,
+            error: .invalidCombination(field: "level", why: "only an authorized status has a level")),
+        BadSettings(
+            name: "restricted", status: .restricted, level: nil,
+            error: .invalidArgument(field: "status", why: "restricted is set by policies, not in settings")),
     ]
 
     @Test(arguments: badSettings)
@@ -69,7 +94,8 @@ import TestSupport
             stored: stored, service: F.service(.camera), policies: [F.policy("p", .camera, .restrict)], settings: nil, now: F.t0)
         let conflict = PermissionError.restrictedByPolicy
         #expect(throws: conflict) {
-            try Rules.settings(stored: stored, effective: restricted, service: F.service(.camera), status: .denied, level: nil, now: F.t0)
+            try Rules.settings(
+                stored: stored, effective: restricted, service: F.service(.camera), status: .denied, level: nil, now: F.t0)
         }
         #expect(throws: conflict) { try Rules.revoke(stored: stored, effective: restricted) }
     }

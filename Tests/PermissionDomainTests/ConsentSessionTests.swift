@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// Consent sessions as values (SPEC §10), and the `user` role: pure, with fixed times.
 @Suite struct ConsentSessionTests {
@@ -17,9 +17,10 @@ import TestSupport
 
     @Test func idsAreCsAnd16Hex() {
         #expect(ConsentSessionID.isValid("cs_0123456789abcdef"))
-        for bad in ["", "cs_", "cs_0123456789abcde", "cs_0123456789abcdef0", "cs_0123456789ABCDEF", "ck_0123456789abcdef",
-            "0123456789abcdef", "cs-0123456789abcdef", "cs_0123456789abcdeg"]
-        {
+        for bad in [
+            "", "cs_", "cs_0123456789abcde", "cs_0123456789abcdef0", "cs_0123456789ABCDEF", "ck_0123456789abcdef",
+            "0123456789abcdef", "cs-0123456789abcdef", "cs_0123456789abcdeg",
+        ] {
             #expect(!ConsentSessionID.isValid(bad), "\(bad)")
             #expect(throws: PermissionError.self) { try ConsentSessionID(bad) }
         }
@@ -78,7 +79,9 @@ import TestSupport
     /// operator's or app's right.
     @Test func theUserRole() throws {
         #expect(Role.keyRoles == [.admin, .consent, .app, .auditor])
-        #expect(throws: PermissionError.invalidCombination(field: "role", why: "user is a consent session's role, never an API key's")) {
+        #expect(
+            throws: PermissionError.invalidCombination(field: "role", why: "user is a consent session's role, never an API key's")
+        ) {
             try APIKey(
                 id: KeyID("0123456789abcdef"), role: .user, app: nil, name: "u", secretHash: Self.bytes(1),
                 createdAt: Fixtures.t0)

@@ -5,11 +5,12 @@ import Testing
 /// `ConstantTime.equal`: byte equality whose work depends only on the lengths, the one
 /// comparison used for secrets and whatever contains one (headers, stored hashes).
 @Suite struct ConstantTimeTests {
-    @Test(arguments: [
-        ([], [], true), ([1, 2, 3], [1, 2, 3], true), ([1, 2, 3], [1, 2, 4], false), ([1, 2, 3], [9, 2, 3], false),
-        ([1, 2, 3], [1, 2], false), ([1, 2], [1, 2, 3], false), ([], [0], false), ([0], [], false),
-        ([0, 0], [0], false),
-    ] as [([UInt8], [UInt8], Bool)])
+    @Test(
+        arguments: [
+            ([], [], true), ([1, 2, 3], [1, 2, 3], true), ([1, 2, 3], [1, 2, 4], false), ([1, 2, 3], [9, 2, 3], false),
+            ([1, 2, 3], [1, 2], false), ([1, 2], [1, 2, 3], false), ([], [0], false), ([0], [], false),
+            ([0, 0], [0], false),
+        ] as [([UInt8], [UInt8], Bool)])
     func equalOnlyForTheSameBytes(lhs: [UInt8], rhs: [UInt8], equal: Bool) {
         #expect(ConstantTime.equal(lhs, rhs) == equal)
         #expect(ConstantTime.equal(rhs, lhs) == equal)
@@ -28,7 +29,8 @@ import Testing
     @Test func apiKeysAreEqualOnlyWithTheSameHash() throws {
         let created = Date(timeIntervalSince1970: 1_700_000_000)
         func key(_ hash: [UInt8], name: String = "ci") throws -> APIKey {
-            try APIKey(id: KeyID(trusted: "0123456789abcdef"), role: .admin, app: nil, name: name, secretHash: hash, createdAt: created)
+            try APIKey(
+                id: KeyID(trusted: "0123456789abcdef"), role: .admin, app: nil, name: name, secretHash: hash, createdAt: created)
         }
         let hash = [UInt8](repeating: 7, count: 32)
         #expect(try key(hash) == key(hash))
@@ -40,13 +42,14 @@ import Testing
 
     /// Every byte of both sides is read whether they differ at the first byte, the last, or
     /// not at all, and when the lengths differ: no early exit tells where a difference is.
-    @Test(arguments: [
-        ([UInt8](repeating: 7, count: 32), [UInt8](repeating: 7, count: 32)),
-        ([0] + [UInt8](repeating: 7, count: 31), [UInt8](repeating: 7, count: 32)),
-        ([UInt8](repeating: 7, count: 31) + [0], [UInt8](repeating: 7, count: 32)),
-        ([UInt8](repeating: 7, count: 16), [UInt8](repeating: 7, count: 32)),
-        ([1], [UInt8](repeating: 7, count: 32)),
-    ] as [([UInt8], [UInt8])])
+    @Test(
+        arguments: [
+            ([UInt8](repeating: 7, count: 32), [UInt8](repeating: 7, count: 32)),
+            ([0] + [UInt8](repeating: 7, count: 31), [UInt8](repeating: 7, count: 32)),
+            ([UInt8](repeating: 7, count: 31) + [0], [UInt8](repeating: 7, count: 32)),
+            ([UInt8](repeating: 7, count: 16), [UInt8](repeating: 7, count: 32)),
+            ([1], [UInt8](repeating: 7, count: 32)),
+        ] as [([UInt8], [UInt8])])
     func readsEveryByteOfBothSides(lhs: [UInt8], rhs: [UInt8]) {
         let left = CountingBytes(lhs), right = CountingBytes(rhs)
         _ = ConstantTime.equal(left, right)

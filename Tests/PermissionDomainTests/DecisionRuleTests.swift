@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §4 prompt table: every option of every prompt, and what each choice results in.
 @Suite struct DecisionRuleTests {
@@ -44,10 +44,16 @@ import TestSupport
         row("whenInUse allowWhileUsing", .location, .whenInUse, .allowWhileUsing, .authorized, .whenInUse),
         row("whenInUse deny", .location, .whenInUse, .deny, .denied, nil, declined: [.whenInUse]),
         row("always allowOnce", .location, .always, .allowOnce, .authorized, .whenInUse, once: true),
-        row("always allowWhileUsing is provisional always", .location, .always, .allowWhileUsing, .authorized, .always, provisional: true),
+        row(
+            "always allowWhileUsing is provisional always", .location, .always, .allowWhileUsing, .authorized, .always,
+            provisional: true),
         row("always deny", .location, .always, .deny, .denied, nil, declined: [.always, .whenInUse]),
-        row("upgrade keepWhileUsing", .location, .always, kind: .upgrade, held: provisionalAlways, .keepWhileUsing, .authorized, .whenInUse, declined: [.always]),
-        row("upgrade changeToAlways", .location, .always, kind: .upgrade, held: provisionalAlways, .changeToAlways, .authorized, .always),
+        row(
+            "upgrade keepWhileUsing", .location, .always, kind: .upgrade, held: provisionalAlways, .keepWhileUsing, .authorized,
+            .whenInUse, declined: [.always]),
+        row(
+            "upgrade changeToAlways", .location, .always, kind: .upgrade, held: provisionalAlways, .changeToAlways, .authorized,
+            .always),
         row("photos limited selectItems", .photos, .limited, .selectItems, .authorized, .limited),
         row("photos limited allowFull", .photos, .limited, .allowFull, .authorized, .full),
         row("photos limited deny", .photos, .limited, .deny, .denied, nil, declined: [.full, .limited]),
@@ -60,10 +66,14 @@ import TestSupport
         row("contacts deny", .contacts, .full, .deny, .denied, nil, declined: [.full, .limited]),
         row("calendars writeOnly allow", .calendars, .writeOnly, .allow, .authorized, .writeOnly),
         row("calendars writeOnly to full allow", .calendars, .full, held: writeOnly, .allow, .authorized, .full),
-        row("calendars writeOnly to full deny keeps writeOnly", .calendars, .full, held: writeOnly, .deny, .authorized, .writeOnly, declined: [.full]),
+        row(
+            "calendars writeOnly to full deny keeps writeOnly", .calendars, .full, held: writeOnly, .deny, .authorized,
+            .writeOnly, declined: [.full]),
         row("photos addOnly to full selectItems", .photos, .full, held: addOnly, .selectItems, .authorized, .limited),
         row("photos addOnly to limited allowFull", .photos, .limited, held: addOnly, .allowFull, .authorized, .full),
-        row("photos addOnly to full deny keeps addOnly", .photos, .full, held: addOnly, .deny, .authorized, .addOnly, declined: [.full, .limited]),
+        row(
+            "photos addOnly to full deny keeps addOnly", .photos, .full, held: addOnly, .deny, .authorized, .addOnly,
+            declined: [.full, .limited]),
     ]
 
     @Test(arguments: rows)
@@ -80,7 +90,8 @@ import TestSupport
         #expect(next.expiresAt == (row.once ? now.addingTimeInterval(Self.onceTTL) : row.held.expiresAt))
         #expect(next.declinedLevels == row.declined)
         if row.choice == .deny && row.held.status == .authorized {
-            #expect(next.reason == row.held.reason && next.purpose == row.held.purpose, "a kept grant keeps its reason and purpose")
+            #expect(
+                next.reason == row.held.reason && next.purpose == row.held.purpose, "a kept grant keeps its reason and purpose")
         } else {
             #expect(next.reason == .userConsent)
             #expect(next.purpose == prompt.purpose, "the purpose shown is kept")
@@ -119,19 +130,23 @@ import TestSupport
     @Test func aChoiceThePromptDoesNotOfferIsRefused() {
         let prompt = F.prompt(.camera, .full)
         #expect(throws: PermissionError.invalidChoice(choice: "allowOnce", allowed: [.allow, .deny])) {
-            try Rules.decide(prompt: prompt, choice: .allowOnce, stored: F.stored(.camera), service: F.service(.camera), now: F.t0, onceTTL: 1)
+            try Rules.decide(
+                prompt: prompt, choice: .allowOnce, stored: F.stored(.camera), service: F.service(.camera), now: F.t0, onceTTL: 1)
         }
     }
 
     @Test func anExpiredOrAnsweredPromptIsRefused() {
         let prompt = F.prompt(.camera, .full)
         #expect(throws: PermissionError.promptNotPending(.expired)) {
-            try Rules.decide(prompt: prompt, choice: .allow, stored: F.stored(.camera), service: F.service(.camera), now: prompt.expiresAt, onceTTL: 1)
+            try Rules.decide(
+                prompt: prompt, choice: .allow, stored: F.stored(.camera), service: F.service(.camera), now: prompt.expiresAt,
+                onceTTL: 1)
         }
         var answered = prompt
         answered.state = .answered
         #expect(throws: PermissionError.promptNotPending(.answered)) {
-            try Rules.decide(prompt: answered, choice: .allow, stored: F.stored(.camera), service: F.service(.camera), now: F.t0, onceTTL: 1)
+            try Rules.decide(
+                prompt: answered, choice: .allow, stored: F.stored(.camera), service: F.service(.camera), now: F.t0, onceTTL: 1)
         }
     }
 

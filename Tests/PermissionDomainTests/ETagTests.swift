@@ -1,13 +1,14 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §3 ETag: it names the representation, so it changes with any field, also when only
 /// the effective view changes and the version does not.
 @Suite struct ETagTests {
     typealias F = Fixtures
-    static let stored = F.stored(.location, .authorized, .whenInUse, once: true, expiresAt: F.t0.addingTimeInterval(60), reason: .userConsent, version: 7)
+    static let stored = F.stored(
+        .location, .authorized, .whenInUse, once: true, expiresAt: F.t0.addingTimeInterval(60), reason: .userConsent, version: 7)
 
     @Test func etagIsAQuotedStrongTagStartingWithTheVersion() {
         let etag = F.plain(Self.stored).etag
@@ -19,7 +20,8 @@ import TestSupport
     @Test func policyChangesTheEtagNotTheVersion() {
         let plain = F.plain(Self.stored)
         let restricted = Rules.effective(
-            stored: Self.stored, service: F.service(.location), policies: [F.policy("p", .location, .restrict)], settings: nil, now: F.t0)
+            stored: Self.stored, service: F.service(.location), policies: [F.policy("p", .location, .restrict)], settings: nil,
+            now: F.t0)
         #expect(restricted.version == plain.version && restricted.etag != plain.etag)
     }
 
@@ -59,11 +61,13 @@ import TestSupport
 
     /// The exact bytes, so that a faster encoder cannot change the tags clients hold: FNV-1a
     /// over the fields (computed independently) after the version in decimal.
-    @Test("the tag of a known representation is pinned", arguments: [
-        (Int64(0), "\"0-bc4e818df597fa32\""),
-        (Int64(7), "\"7-bc4e818df597fa32\""),
-        (Int64.max, "\"9223372036854775807-bc4e818df597fa32\""),
-    ])
+    @Test(
+        "the tag of a known representation is pinned",
+        arguments: [
+            (Int64(0), "\"0-bc4e818df597fa32\""),
+            (Int64(7), "\"7-bc4e818df597fa32\""),
+            (Int64.max, "\"9223372036854775807-bc4e818df597fa32\""),
+        ])
     func knownRepresentationHasAPinnedTag(version: Int64, expected: String) throws {
         let authorization = Authorization(
             user: try UserID("u1"), app: try AppID("com.a.b"), service: .camera, status: .denied, level: nil,

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §3: the effective status and the order of its rules.
 @Suite struct EffectiveStatusTests {
@@ -68,7 +68,8 @@ import TestSupport
 
     @Test func onceGrantLapsesAtItsDeadlineExactly() {
         let deadline = F.t0.addingTimeInterval(3600)
-        let stored = F.stored(.location, .authorized, .whenInUse, once: true, expiresAt: deadline, reason: .userConsent, version: 1)
+        let stored = F.stored(
+            .location, .authorized, .whenInUse, once: true, expiresAt: deadline, reason: .userConsent, version: 1)
         let before = F.plain(stored, at: deadline.addingTimeInterval(-0.001))
         #expect(before.status == .authorized && before.once && before.expiresAt == deadline)
         let at = F.plain(stored, at: deadline)
@@ -88,13 +89,27 @@ import TestSupport
 
     /// SPEC §3 order: restrict → servicesDisabled → allow → lapsed once → stored.
     static let precedence: [Precedence] = [
-        Precedence(name: "restrict beats all", restrict: true, allow: true, switchOff: true, lapsed: true, status: .restricted, reason: .policy),
-        Precedence(name: "restrict beats allow", restrict: true, allow: true, switchOff: false, lapsed: false, status: .restricted, reason: .policy),
-        Precedence(name: "switch beats allow", restrict: false, allow: true, switchOff: true, lapsed: true, status: .denied, reason: .servicesDisabled),
-        Precedence(name: "switch beats lapse", restrict: false, allow: false, switchOff: true, lapsed: true, status: .denied, reason: .servicesDisabled),
-        Precedence(name: "allow beats lapse", restrict: false, allow: true, switchOff: false, lapsed: true, status: .authorized, reason: .policy),
-        Precedence(name: "lapse beats stored", restrict: false, allow: false, switchOff: false, lapsed: true, status: .notDetermined, reason: .expired),
-        Precedence(name: "stored", restrict: false, allow: false, switchOff: false, lapsed: false, status: .authorized, reason: .userConsent),
+        Precedence(
+            name: "restrict beats all", restrict: true, allow: true, switchOff: true, lapsed: true, status: .restricted,
+            reason: .policy),
+        Precedence(
+            name: "restrict beats allow", restrict: true, allow: true, switchOff: false, lapsed: false, status: .restricted,
+            reason: .policy),
+        Precedence(
+            name: "switch beats allow", restrict: false, allow: true, switchOff: true, lapsed: true, status: .denied,
+            reason: .servicesDisabled),
+        Precedence(
+            name: "switch beats lapse", restrict: false, allow: false, switchOff: true, lapsed: true, status: .denied,
+            reason: .servicesDisabled),
+        Precedence(
+            name: "allow beats lapse", restrict: false, allow: true, switchOff: false, lapsed: true, status: .authorized,
+            reason: .policy),
+        Precedence(
+            name: "lapse beats stored", restrict: false, allow: false, switchOff: false, lapsed: true, status: .notDetermined,
+            reason: .expired),
+        Precedence(
+            name: "stored", restrict: false, allow: false, switchOff: false, lapsed: false, status: .authorized,
+            reason: .userConsent),
     ]
 
     @Test(arguments: precedence)

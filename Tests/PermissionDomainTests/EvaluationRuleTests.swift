@@ -1,6 +1,6 @@
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §11 (AuthZEN): a decision permits a level when the effective status is authorized at
 /// it or above in the service's order; the batch semantics stop where the specification says.
@@ -11,15 +11,16 @@ import TestSupport
             once: false, expiresAt: nil, reason: .userConsent, purpose: nil, updatedAt: nil, version: 1)
     }
 
-    @Test(arguments: [
-        (AuthorizationStatus.authorized, Level.whenInUse, Level.whenInUse, true),
-        (.authorized, .always, .whenInUse, true),
-        (.authorized, .always, .always, true),
-        (.authorized, .whenInUse, .always, false),
-        (.denied, nil, .whenInUse, false),
-        (.restricted, nil, .whenInUse, false),
-        (.notDetermined, nil, .whenInUse, false),
-    ] as [(AuthorizationStatus, Level?, Level, Bool)])
+    @Test(
+        arguments: [
+            (AuthorizationStatus.authorized, Level.whenInUse, Level.whenInUse, true),
+            (.authorized, .always, .whenInUse, true),
+            (.authorized, .always, .always, true),
+            (.authorized, .whenInUse, .always, false),
+            (.denied, nil, .whenInUse, false),
+            (.restricted, nil, .whenInUse, false),
+            (.notDetermined, nil, .whenInUse, false),
+        ] as [(AuthorizationStatus, Level?, Level, Bool)])
     func locationLevelsInOrder(_ status: AuthorizationStatus, _ granted: Level?, _ required: Level, _ permits: Bool) {
         #expect(Rules.permits(Self.authorization(status, granted), required, of: Fixtures.service(.location)) == permits)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// Expiring grants (SPEC §11): `until` on a decision or a settings change, checked against the
 /// time of the change and the horizon; the effective view and the lapse of a grant with an end.

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §1 formats: valid and invalid ids, level names and purpose strings.
 @Suite struct IdentifierTests {
@@ -16,7 +16,9 @@ import TestSupport
         "", String(repeating: "x", count: 129), "a b", "a/b", "a%20", "é", "a\n", "a#b", "a,b", "a?b",
     ])
     func invalidUsers(raw: String) {
-        #expect(throws: PermissionError.invalidArgument(field: "user", why: "must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -")) {
+        #expect(
+            throws: PermissionError.invalidArgument(field: "user", why: "must be 1-128 characters of A-Z a-z 0-9 . _ : @ + -")
+        ) {
             try UserID(raw)
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §11 rules on values: what an app may translate, which translation a person sees, and
 /// that a decision keeps the language it was made in while any other change forgets it.
@@ -16,18 +16,22 @@ import TestSupport
     @Test func aTranslationOfAKeyWithoutABaseStringIsAnInvalidCombinationNamingTheMember() throws {
         let de = try LanguageTag("de")
         let strings = [Self.camera: try PurposeString("Kamera.")]
-        #expect(throws: PermissionError.invalidCombination(
-            field: "localizedPurposeStrings/de/NSCameraUsageDescription",
-            why: "NSCameraUsageDescription is not one of the app's purposeStrings"
-        )) {
+        #expect(
+            throws: PermissionError.invalidCombination(
+                field: "localizedPurposeStrings/de/NSCameraUsageDescription",
+                why: "NSCameraUsageDescription is not one of the app's purposeStrings"
+            )
+        ) {
             try App(id: F.app, name: "Maps", purposeStrings: [:], localizedPurposeStrings: [de: strings], updatedAt: F.t0)
         }
     }
 
     @Test func aLanguageWithoutStringsAndMoreThan32LanguagesAreRefused() throws {
-        #expect(throws: PermissionError.invalidArgument(
-            field: "localizedPurposeStrings/fr", why: "must have at least one purpose string"
-        )) { try Self.app([try LanguageTag("fr"): [:]]) }
+        #expect(
+            throws: PermissionError.invalidArgument(
+                field: "localizedPurposeStrings/fr", why: "must have at least one purpose string"
+            )
+        ) { try Self.app([try LanguageTag("fr"): [:]]) }
         let text = try PurposeString("Text.")
         var many: [LanguageTag: [String: PurposeString]] = [:]
         for first in ["a", "b", "c", "d", "e", "f"] {
@@ -48,8 +52,9 @@ import TestSupport
         ])
         #expect(app.localizedPurpose(key: Self.camera, languages: ["de-CH"])?.text.rawValue == "Kamera (CH).")
         #expect(app.localizedPurpose(key: Self.camera, languages: ["de-AT"])?.language.rawValue == "de")
-        #expect(app.localizedPurpose(key: Self.camera, languages: ["fr", "de"])?.language.rawValue == "de",
-                "French has no camera string: the next language")
+        #expect(
+            app.localizedPurpose(key: Self.camera, languages: ["fr", "de"])?.language.rawValue == "de",
+            "French has no camera string: the next language")
         #expect(app.localizedPurpose(key: Self.camera, languages: ["fr"]) == nil)
         #expect(app.localizedPurpose(key: Self.camera, languages: []) == nil)
     }
@@ -59,11 +64,14 @@ import TestSupport
         prompt.purpose = try PurposeString("Die Kamera scannt.")
         prompt.purposeLanguage = try LanguageTag("de")
         let service = F.service(.camera)
-        let granted = try Rules.decide(prompt: prompt, choice: .allow, stored: F.stored(.camera), service: service, now: F.t0, onceTTL: 60)
+        let granted = try Rules.decide(
+            prompt: prompt, choice: .allow, stored: F.stored(.camera), service: service, now: F.t0, onceTTL: 60)
         #expect(granted.purpose?.rawValue == "Die Kamera scannt." && granted.purposeLanguage?.rawValue == "de")
-        let denied = try Rules.decide(prompt: prompt, choice: .deny, stored: F.stored(.camera), service: service, now: F.t0, onceTTL: 60)
+        let denied = try Rules.decide(
+            prompt: prompt, choice: .deny, stored: F.stored(.camera), service: service, now: F.t0, onceTTL: 60)
         #expect(denied.purposeLanguage?.rawValue == "de")
-        let set = try Rules.settings(stored: granted, effective: F.plain(granted), service: service, status: .denied, level: nil, now: F.t0)
+        let set = try Rules.settings(
+            stored: granted, effective: F.plain(granted), service: service, status: .denied, level: nil, now: F.t0)
         #expect(set.purpose == nil && set.purposeLanguage == nil)
         #expect(Rules.reset(stored: granted, reason: .reset)?.purposeLanguage == nil)
     }

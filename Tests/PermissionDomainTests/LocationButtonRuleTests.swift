@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// The location button (SPEC §11, HIG "Location button"): its prompt the first time, Allow
 /// Once without a prompt once confirmed, nothing over a stronger grant or a refusal; the

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PermissionDomain
 import Testing
+
+@testable import PermissionDomain
 
 /// The sealing rule of the audit chain, without cryptography: what an entry about a user stores
 /// in place of its personal fields, and what an erasure tells a read model.
@@ -21,7 +22,9 @@ import Testing
     @Test func plaintextRoundTripsAndRefusesOtherShapes() {
         let fields = PersonalFields(user: "u\"42", purpose: "Scan\n documents.", detail: #"{"policy":"deny-u42"}"#)
         #expect(PersonalFields(plaintext: fields.plaintext) == fields)
-        #expect(PersonalFields(plaintext: PersonalFields(user: "u", purpose: nil).plaintext) == PersonalFields(user: "u", purpose: nil))
+        #expect(
+            PersonalFields(plaintext: PersonalFields(user: "u", purpose: nil).plaintext)
+                == PersonalFields(user: "u", purpose: nil))
         #expect(PersonalFields(plaintext: Array(#"{"purpose":"x"}"#.utf8)) == nil, "no user")
         #expect(PersonalFields(plaintext: Array(#"{"user":"u","other":"x"}"#.utf8)) == nil, "an unknown field")
         #expect(PersonalFields(plaintext: Array("not json".utf8)) == nil)

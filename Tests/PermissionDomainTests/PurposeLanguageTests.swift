@@ -20,15 +20,18 @@ import Testing
         Lookup(requested: ["de-CH"], available: ["de-CH", "de"], expected: "de-CH", why: "the longest match first"),
         Lookup(requested: ["zh-Hant-TW"], available: ["zh-Hant", "zh"], expected: "zh-Hant", why: "one subtag at a time"),
         Lookup(requested: ["zh-Hant-TW"], available: ["zh", "zh-Hans"], expected: "zh", why: "down to the language"),
-        Lookup(requested: ["zh-Hant-CN-x-private1-private2"], available: ["zh-Hant-CN"], expected: "zh-Hant-CN",
-               why: "a singleton left at the end goes with the subtag after it (RFC 4647 §3.4 example)"),
+        Lookup(
+            requested: ["zh-Hant-CN-x-private1-private2"], available: ["zh-Hant-CN"], expected: "zh-Hant-CN",
+            why: "a singleton left at the end goes with the subtag after it (RFC 4647 §3.4 example)"),
         Lookup(requested: ["en-a-bbb"], available: ["en"], expected: "en", why: "an extension singleton is removed too"),
         Lookup(requested: ["de"], available: ["de-CH"], expected: nil, why: "lookup never adds subtags"),
         Lookup(requested: ["d"], available: ["de"], expected: nil, why: "no prefix matching inside a subtag"),
         Lookup(requested: ["fr", "de"], available: ["de", "fr"], expected: "fr", why: "the first range with a match wins"),
-        Lookup(requested: ["de-CH", "fr"], available: ["de", "fr"], expected: "de",
-               why: "a preferred language's generic tag beats a less preferred language"),
-        Lookup(requested: ["ja", "de-AT"], available: ["de"], expected: "de", why: "a later range when the first matches nothing"),
+        Lookup(
+            requested: ["de-CH", "fr"], available: ["de", "fr"], expected: "de",
+            why: "a preferred language's generic tag beats a less preferred language"),
+        Lookup(
+            requested: ["ja", "de-AT"], available: ["de"], expected: "de", why: "a later range when the first matches nothing"),
         Lookup(requested: ["*", "de"], available: ["de"], expected: "de", why: "the wildcard is skipped"),
         Lookup(requested: ["*"], available: ["de"], expected: nil, why: "the wildcard alone matches nothing"),
         Lookup(requested: ["de-*"], available: ["de"], expected: nil, why: "a range with a wildcard subtag is skipped"),
@@ -36,7 +39,8 @@ import Testing
         Lookup(requested: ["ja"], available: ["de", "fr"], expected: nil, why: "no match: the base string"),
         Lookup(requested: [], available: ["de"], expected: nil, why: "no languages: the base string"),
         Lookup(requested: ["de"], available: [], expected: nil, why: "no translations: the base string"),
-        Lookup(requested: ["de"], available: ["de", "DE"], expected: "DE", why: "two spellings: the smaller, whatever the hashing"),
+        Lookup(
+            requested: ["de"], available: ["de", "DE"], expected: "DE", why: "two spellings: the smaller, whatever the hashing"),
     ]
 
     @Test(arguments: lookups) func lookup(_ row: Lookup) {

@@ -4,7 +4,9 @@ import Testing
 /// Which audit entries change what a read model keeps in memory (``ReadModelChanges``), and the
 /// check that a write audited everything it changed.
 @Suite struct ReadModelChangesTests {
-    private func entry(_ seq: Int64, _ action: AuditAction, user: String? = nil, app: String? = nil, service: String? = nil)
+    private func entry(
+        _ seq: Int64, _ action: AuditAction, user: String? = nil, app: String? = nil, service: String? = nil
+    )
         -> ChangeLogEntry
     {
         ChangeLogEntry(

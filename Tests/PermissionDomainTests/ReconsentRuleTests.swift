@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §11 re-consent on values: which stored records count as granted under a purpose string
 /// the app has since changed, in the language they were shown in, and what re-consent writes.

@@ -17,7 +17,8 @@ import Testing
         var files: [(String, [Substring])] = []
         for case let url as URL in walker where url.pathExtension == "swift" {
             let text = try String(contentsOf: url, encoding: .utf8)
-            files.append((String(url.path.dropFirst(root.path.count + 1)), text.split(separator: "\n", omittingEmptySubsequences: false)))
+            files.append(
+                (String(url.path.dropFirst(root.path.count + 1)), text.split(separator: "\n", omittingEmptySubsequences: false)))
         }
         return files
     }
@@ -27,7 +28,8 @@ import Testing
     static func equalsPattern() throws -> NSRegularExpression {
         let names = "(?:secretHash|secret|header|token|hash|utf8)"
         return try NSRegularExpression(
-            pattern: "\\b\(names)\\b\\s*(?:==|!=|\\.elementsEqual\\()|(?:==|!=|elementsEqual\\()\\s*[\\w.]*\\b\(names)\\b(?![.(\\w])")
+            pattern:
+                "\\b\(names)\\b\\s*(?:==|!=|\\.elementsEqual\\()|(?:==|!=|elementsEqual\\()\\s*[\\w.]*\\b\(names)\\b(?![.(\\w])")
     }
 
     @Test func sourcesAreFound() throws {
@@ -52,7 +54,8 @@ import Testing
         // In the key and consent session code of the API and the domain.
         let pattern = try Self.equalsPattern()
         var found: [String] = []
-        for (path, lines) in try Self.sources() where path.hasPrefix("Sources/PermissionAPI/Support/Key")
+        for (path, lines) in try Self.sources()
+        where path.hasPrefix("Sources/PermissionAPI/Support/Key")
             || path.hasPrefix("Sources/PermissionAPI/KeyBootstrap") || path.hasPrefix("Sources/PermissionDomain/Access/")
             || path.hasPrefix("Sources/PermissionAPI/Consent/")
         {
@@ -85,7 +88,8 @@ import Testing
     @Test func oneConstantTimeHelper() throws {
         var found: [String] = []
         for (path, lines) in try Self.sources() where path != "Sources/PermissionDomain/Access/ConstantTime.swift" {
-            for (number, line) in lines.enumerated() where line.contains("func constantTime") || line.contains("enum ConstantTime") {
+            for (number, line) in lines.enumerated()
+            where line.contains("func constantTime") || line.contains("enum ConstantTime") {
                 found.append("\(path):\(number + 1)")
             }
         }

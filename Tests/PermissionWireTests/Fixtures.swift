@@ -3,7 +3,7 @@ import PermissionWire
 
 /// Sample values of every shape, with millisecond-aligned dates (the wire keeps milliseconds).
 enum Fixtures {
-    static let t0 = Timestamp.date(milliseconds: 1_795_341_600_000)   // 2026-11-22T10:00:00.000Z
+    static let t0 = Timestamp.date(milliseconds: 1_795_341_600_000)  // 2026-11-22T10:00:00.000Z
     static let t1 = Timestamp.date(milliseconds: 1_795_342_200_123)
 
     static let authorization = Authorization(
@@ -32,13 +32,16 @@ enum Fixtures {
     static let policy = Policy(id: "no-camera", service: "camera", user: "u42", effect: .restrict)
     static let allowPolicy = Policy(id: "mdm-1", service: "location", app: "com.example.fleet", effect: .allow, level: "always")
 
-    static let app = App(id: "com.example.maps", name: "Maps",
-                         purposeStrings: ["NSLocationWhenInUseUsageDescription": "Nearby stops ü 🚏"], updatedAt: t0)
+    static let app = App(
+        id: "com.example.maps", name: "Maps",
+        purposeStrings: ["NSLocationWhenInUseUsageDescription": "Nearby stops ü 🚏"], updatedAt: t0)
 
     static let service = ServiceDefinition(
         id: "location", levels: ["whenInUse", "always"],
-        purposeKeys: ["whenInUse": ["NSLocationWhenInUseUsageDescription"],
-                      "always": ["NSLocationWhenInUseUsageDescription", "NSLocationAlwaysAndWhenInUseUsageDescription"]],
+        purposeKeys: [
+            "whenInUse": ["NSLocationWhenInUseUsageDescription"],
+            "always": ["NSLocationWhenInUseUsageDescription", "NSLocationAlwaysAndWhenInUseUsageDescription"],
+        ],
         builtin: true, specials: ["allowOnce", "provisionalAlways"])
 
     static let auditEntry = AuditEntry(
@@ -47,12 +50,15 @@ enum Fixtures {
         from: .init(status: .notDetermined), to: .init(status: .authorized, level: "always", provisional: true),
         reason: "userConsent", purpose: "Nearby", promptId: "p_01J", requestId: "r-1")
 
-    static let systemEntry = AuditEntry(seq: 18, at: t1, actor: .init(role: "system"), action: "prompt.expired",
-                                        detail: ["promptId": "p_9"], hash: "ab12")
+    static let systemEntry = AuditEntry(
+        seq: 18, at: t1, actor: .init(role: "system"), action: "prompt.expired",
+        detail: ["promptId": "p_9"], hash: "ab12")
 
-    static let apiKey = APIKey(id: "k_1", role: .app, app: "com.example.maps", name: "maps backend", createdAt: t0, lastUsedAt: t1)
+    static let apiKey = APIKey(
+        id: "k_1", role: .app, app: "com.example.maps", name: "maps backend", createdAt: t0, lastUsedAt: t1)
 
-    static let problem = Problem(.missingPurposeString, detail: "no purpose string for NSLocationAlwaysAndWhenInUseUsageDescription",
-                                 requestId: "r-9", instance: "/v1/users/u42/apps/com.example.maps/authorizations/location/request",
-                                 key: "NSLocationAlwaysAndWhenInUseUsageDescription")
+    static let problem = Problem(
+        .missingPurposeString, detail: "no purpose string for NSLocationAlwaysAndWhenInUseUsageDescription",
+        requestId: "r-9", instance: "/v1/users/u42/apps/com.example.maps/authorizations/location/request",
+        key: "NSLocationAlwaysAndWhenInUseUsageDescription")
 }

@@ -86,12 +86,17 @@ import Testing
 
     @Test func authorizationHasSpecMembersWithNullsAndNoLevelUnlessAuthorized() throws {
         let text = String(decoding: Fixtures.undetermined.jsonBytes, as: UTF8.self)
-        #expect(text == #"{"app":"com.example.maps","expiresAt":null,"once":false,"provisional":false,"purpose":null,"#
-            + #""reason":"default","service":"location","status":"notDetermined","updatedAt":"2026-11-22T10:00:00.000Z","#
-            + #""user":"u42","version":0}"#)
-        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(Fixtures.authorization.jsonBytes)) as? [String: Any])
-        #expect(Set(parsed.keys) == ["user", "app", "service", "status", "level", "provisional", "once", "expiresAt",
-                                     "reason", "purpose", "updatedAt", "version"])
+        #expect(
+            text == #"{"app":"com.example.maps","expiresAt":null,"once":false,"provisional":false,"purpose":null,"#
+                + #""reason":"default","service":"location","status":"notDetermined","updatedAt":"2026-11-22T10:00:00.000Z","#
+                + #""user":"u42","version":0}"#)
+        let parsed = try #require(
+            try JSONSerialization.jsonObject(with: Data(Fixtures.authorization.jsonBytes)) as? [String: Any])
+        #expect(
+            Set(parsed.keys) == [
+                "user", "app", "service", "status", "level", "provisional", "once", "expiresAt",
+                "reason", "purpose", "updatedAt", "version",
+            ])
         #expect(parsed["expiresAt"] is NSNull)
     }
 
@@ -123,7 +128,8 @@ import Testing
     }
 
     @Test func problemCarriesRFC9457Members() throws {
-        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(try WireEncoder.encode(Fixtures.problem))) as? [String: Any])
+        let parsed = try #require(
+            try JSONSerialization.jsonObject(with: Data(try WireEncoder.encode(Fixtures.problem))) as? [String: Any])
         #expect(parsed["type"] as? String == "https://permissions.example/problems/missing-purpose-string")
         #expect(parsed["status"] as? Int == 422)
         #expect(parsed["title"] as? String == "Missing purpose string")

@@ -21,7 +21,9 @@ import Testing
         #expect(try Self.roundTrip(AuthorizationList(items: [])) == AuthorizationList(items: []))
         let outcome = RequestOutcome(authorization: Fixtures.undetermined, prompt: Fixtures.prompt)
         #expect(try Self.roundTrip(outcome) == outcome)
-        #expect(try Self.roundTrip(RequestOutcome(authorization: Fixtures.authorization)) == RequestOutcome(authorization: Fixtures.authorization))
+        #expect(
+            try Self.roundTrip(RequestOutcome(authorization: Fixtures.authorization))
+                == RequestOutcome(authorization: Fixtures.authorization))
         #expect(try Self.roundTrip(Fixtures.prompt) == Fixtures.prompt)
         var buttonPrompt = Fixtures.prompt
         buttonPrompt.kind = .locationButton
@@ -49,7 +51,9 @@ import Testing
         #expect(try Self.roundTrip(policies) == policies)
         #expect(try Self.roundTrip(ResetResult(count: 12)) == ResetResult(count: 12))
         #expect(try Self.roundTrip(Fixtures.app) == Fixtures.app)
-        #expect(try Self.roundTrip(AppList(items: [Fixtures.app], nextCursor: "a")) == AppList(items: [Fixtures.app], nextCursor: "a"))
+        #expect(
+            try Self.roundTrip(AppList(items: [Fixtures.app], nextCursor: "a")) == AppList(items: [Fixtures.app], nextCursor: "a")
+        )
         #expect(try Self.roundTrip(Fixtures.service) == Fixtures.service)
         #expect(try Self.roundTrip(ServiceList(items: [Fixtures.service])) == ServiceList(items: [Fixtures.service]))
         #expect(try Self.roundTrip(Fixtures.auditEntry) == Fixtures.auditEntry)
@@ -76,14 +80,18 @@ import Testing
         #expect(try Self.strictRoundTrip(Decision(choice: "allowWhileUsing")) == Decision(choice: "allowWhileUsing"))
         let until = Date(timeIntervalSince1970: 1_795_000_000.123)
         #expect(try Self.strictRoundTrip(Decision(choice: "allow", until: until)) == Decision(choice: "allow", until: until))
-        for change in [SettingsChange(status: .authorized, level: "always"), SettingsChange(status: .denied),
-                       SettingsChange(status: .notDetermined), SettingsChange(status: .authorized, level: "full", until: until)] {
+        for change in [
+            SettingsChange(status: .authorized, level: "always"), SettingsChange(status: .denied),
+            SettingsChange(status: .notDetermined), SettingsChange(status: .authorized, level: "full", until: until),
+        ] {
             #expect(try Self.strictRoundTrip(change) == change)
         }
         for event in LifecycleEvent.Event.allCases {
             #expect(try Self.strictRoundTrip(LifecycleEvent(event: event)) == LifecycleEvent(event: event))
         }
-        #expect(try Self.strictRoundTrip(UserSettings(locationServicesEnabled: false)) == UserSettings(locationServicesEnabled: false))
+        #expect(
+            try Self.strictRoundTrip(UserSettings(locationServicesEnabled: false)) == UserSettings(locationServicesEnabled: false)
+        )
         let definition = PolicyDefinition(service: "camera", user: "u42", effect: .restrict)
         #expect(try Self.strictRoundTrip(definition) == definition)
         let allow = PolicyDefinition(service: "location", app: "com.example.fleet", effect: .allow, level: "always")
@@ -93,13 +101,17 @@ import Testing
         }
         let registration = AppRegistration(name: "Maps", purposeStrings: ["NSCameraUsageDescription": "Scan / read"])
         #expect(try Self.strictRoundTrip(registration) == registration)
-        let custom = ServiceRegistration(levels: ["read", "write"], purposeKeys: ["read": ["XRead"], "write": ["XRead", "XWrite"]])
+        let custom = ServiceRegistration(
+            levels: ["read", "write"], purposeKeys: ["read": ["XRead"], "write": ["XRead", "XWrite"]])
         #expect(try Self.strictRoundTrip(custom) == custom)
-        #expect(try Self.strictRoundTrip(NewAPIKey(role: .app, app: "com.example.maps", name: "maps")) == NewAPIKey(role: .app, app: "com.example.maps", name: "maps"))
+        #expect(
+            try Self.strictRoundTrip(NewAPIKey(role: .app, app: "com.example.maps", name: "maps"))
+                == NewAPIKey(role: .app, app: "com.example.maps", name: "maps"))
     }
 
     @Test func outcomeOf200HasNoPromptMember() throws {
-        let json = try JSONSerialization.jsonObject(with: Data(try WireEncoder.encode(RequestOutcome(authorization: Fixtures.authorization))))
+        let json = try JSONSerialization.jsonObject(
+            with: Data(try WireEncoder.encode(RequestOutcome(authorization: Fixtures.authorization))))
         let object = try #require(json as? [String: Any])
         #expect(Set(object.keys) == ["authorization"])
     }
@@ -111,12 +123,12 @@ import Testing
 
     @Test func specExampleDecodes() throws {
         let spec = #"""
-        { "user": "u42", "app": "com.example.maps", "service": "location",
-          "status": "authorized", "level": "whenInUse",
-          "provisional": false, "once": false, "expiresAt": null,
-          "reason": "userConsent", "purpose": "Your location is used to show nearby stops.",
-          "updatedAt": "2026-11-22T10:00:00Z", "version": 3 }
-        """#
+            { "user": "u42", "app": "com.example.maps", "service": "location",
+              "status": "authorized", "level": "whenInUse",
+              "provisional": false, "once": false, "expiresAt": null,
+              "reason": "userConsent", "purpose": "Your location is used to show nearby stops.",
+              "updatedAt": "2026-11-22T10:00:00Z", "version": 3 }
+            """#
         #expect(try WireDecoder.decodeResponse(Authorization.self, from: Array(spec.utf8)) == Fixtures.authorization)
     }
 

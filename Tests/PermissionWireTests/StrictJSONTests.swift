@@ -26,8 +26,12 @@ import Testing
     static let hostile: [Hostile] = [
         Hostile("empty body", "", "empty body"),
         Hostile("only whitespace", " \n\t ", "empty body"),
-        Hostile("array nesting bomb", String(repeating: "[", count: 30_000) + String(repeating: "]", count: 30_000), "nesting deeper than 32"),
-        Hostile("object nesting bomb", String(repeating: "{\"a\":", count: 40) + "1" + String(repeating: "}", count: 40), "nesting deeper than 32"),
+        Hostile(
+            "array nesting bomb", String(repeating: "[", count: 30_000) + String(repeating: "]", count: 30_000),
+            "nesting deeper than 32"),
+        Hostile(
+            "object nesting bomb", String(repeating: "{\"a\":", count: 40) + "1" + String(repeating: "}", count: 40),
+            "nesting deeper than 32"),
         Hostile("33 levels", String(repeating: "[", count: 33) + String(repeating: "]", count: 33), "nesting deeper than 32"),
         Hostile("duplicate member", #"{"status":"denied","status":"authorized"}"#, "duplicate member 'status'"),
         Hostile("duplicate via escape", #"{"level":1,"\u006cevel":2}"#, "duplicate member 'level'"),
@@ -111,16 +115,21 @@ import Testing
     }
 
     @Test func readsEveryKindOfValue() throws {
-        let text = #" {"s":"a\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00é","n":[0,-0,-1.5e-3,1E+2,123456789012345678901234567890e999],"#
+        let text =
+            #" {"s":"a\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00é","n":[0,-0,-1.5e-3,1E+2,123456789012345678901234567890e999],"#
             + #""b":[true,false],"z":null,"o":{},"a":[]} "#
         let value = try StrictJSON.parse(Array(text.utf8))
-        #expect(value == .object([
-            "s": .string("a\"\\/\u{8}\u{C}\n\r\té😀é"),
-            "n": .array([.number("0"), .number("-0"), .number("-1.5e-3"), .number("1E+2"),
-                         .number("123456789012345678901234567890e999")]),
-            "b": .array([.bool(true), .bool(false)]),
-            "z": .null, "o": .object([:]), "a": .array([]),
-        ]))
+        #expect(
+            value
+                == .object([
+                    "s": .string("a\"\\/\u{8}\u{C}\n\r\té😀é"),
+                    "n": .array([
+                        .number("0"), .number("-0"), .number("-1.5e-3"), .number("1E+2"),
+                        .number("123456789012345678901234567890e999"),
+                    ]),
+                    "b": .array([.bool(true), .bool(false)]),
+                    "z": .null, "o": .object([:]), "a": .array([]),
+                ]))
     }
 
     @Test func hugeNumbersAreKeptAsText() throws {

@@ -32,8 +32,8 @@ import Testing
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")
-        var ms: Int64 = -2_208_988_800_000   // 1900
-        while ms < 4_102_444_800_000 {        // 2100
+        var ms: Int64 = -2_208_988_800_000  // 1900
+        while ms < 4_102_444_800_000 {  // 2100
             let date = Timestamp.date(milliseconds: ms)
             #expect(Timestamp.format(date) == formatter.string(from: date))
             #expect(Timestamp.milliseconds(since1970: try #require(Timestamp.parse(Timestamp.format(date)))) == ms)

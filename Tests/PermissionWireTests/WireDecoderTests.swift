@@ -39,7 +39,8 @@ import Testing
     }
 
     @Test func freeFormDictionariesAcceptAnyKeys() throws {
-        let body = try WireDecoder.decode(AppRegistration.self, from: Array(#"{"name":"M","purposeStrings":{"Anything":"x"}}"#.utf8))
+        let body = try WireDecoder.decode(
+            AppRegistration.self, from: Array(#"{"name":"M","purposeStrings":{"Anything":"x"}}"#.utf8))
         #expect(body.purposeStrings == ["Anything": "x"])
     }
 
@@ -65,7 +66,8 @@ import Testing
     }
 
     @Test func nestedPathsInFreeFormMembers() throws {
-        let error = try #require(Self.failure(AppRegistration.self, #"{"name":"M","purposeStrings":{"NSCameraUsageDescription":1}}"#))
+        let error = try #require(
+            Self.failure(AppRegistration.self, #"{"name":"M","purposeStrings":{"NSCameraUsageDescription":1}}"#))
         #expect(error.path == "/purposeStrings/NSCameraUsageDescription")
         #expect(error.message == "expected a string")
         let keys = try #require(Self.failure(ServiceRegistration.self, #"{"levels":["a",2],"purposeKeys":{}}"#))
@@ -94,8 +96,10 @@ import Testing
     }
 
     @Test func nullOptionalsAndAbsentOptionalsAreTheSame() throws {
-        let a = try WireDecoder.decode(PolicyDefinition.self, from: Array(#"{"service":"camera","app":null,"user":"u42","effect":"restrict"}"#.utf8))
-        let b = try WireDecoder.decode(PolicyDefinition.self, from: Array(#"{"service":"camera","user":"u42","effect":"restrict"}"#.utf8))
+        let a = try WireDecoder.decode(
+            PolicyDefinition.self, from: Array(#"{"service":"camera","app":null,"user":"u42","effect":"restrict"}"#.utf8))
+        let b = try WireDecoder.decode(
+            PolicyDefinition.self, from: Array(#"{"service":"camera","user":"u42","effect":"restrict"}"#.utf8))
         #expect(a == b)
         #expect(a == PolicyDefinition(service: "camera", user: "u42", effect: .restrict))
     }

@@ -14,7 +14,10 @@ import Testing
         ("postgres://app:hunter2@db:5432/app", "postgres://app:***@db:5432/app"),
         ("postgresql://app:hunter2@db/app?sslmode=require", "postgresql://app:***@db/app?sslmode=require"),
         ("postgresql://app@db/app", "postgresql://app@db/app"),
-        ("postgresql://db/app?user=app&password=hunter2&sslmode=verify-full", "postgresql://db/app?user=app&password=***&sslmode=verify-full"),
+        (
+            "postgresql://db/app?user=app&password=hunter2&sslmode=verify-full",
+            "postgresql://db/app?user=app&password=***&sslmode=verify-full"
+        ),
         ("postgresql://app:hun@ter2@db/app", "postgresql://app:***@db/app"),
         ("postgresql://app:hunter2?x@db/app", "postgresql://app:***@db/app"),
         ("postgresql:///app?host=/tmp/x&password=hunter2", "postgresql:///app?host=/tmp/x&password=***"),

@@ -15,8 +15,10 @@ import Testing
         #expect(connection.isConnected)
         #expect(connection.serverVersion >= 150_000)
         #expect(connection.backendPID > 0)
-        let rows = try connection.query(PreparedStatement(
-            "SELECT current_setting('application_name'), current_setting('client_encoding'), current_setting('server_encoding')"))
+        let rows = try connection.query(
+            PreparedStatement(
+                "SELECT current_setting('application_name'), current_setting('client_encoding'), current_setting('server_encoding')"
+            ))
         #expect(rows.count == 1)
         #expect(try rows[0].string(at: 0) == "permission-service")
         #expect(try rows[0].string(at: 1) == "UTF8")
@@ -45,7 +47,8 @@ import Testing
 
     @Test func executeRunsStatementsWithoutResults() throws {
         let connection = try connect()
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE t (id bigint PRIMARY KEY, name text NOT NULL);
             INSERT INTO t VALUES (1, 'one'), (2, 'two');
             -- a comment
@@ -261,7 +264,8 @@ import Testing
         let uri = "postgresql://postgres:\(wrong)@/postgres?host=\(server.directory)&port=\(PostgresServer.port)"
         let uriError = #expect(throws: PostgresError.self) { _ = try PostgresConnection(uri) }
         #expect(uriError?.isConnectionFailure == true)
-        #expect(uriError?.connection == "postgresql://postgres:***@/postgres?host=\(server.directory)&port=\(PostgresServer.port)")
+        #expect(
+            uriError?.connection == "postgresql://postgres:***@/postgres?host=\(server.directory)&port=\(PostgresServer.port)")
         #expect(uriError.map { !$0.description.contains(wrong) } == true)
     }
 

@@ -19,7 +19,8 @@ import Testing
         let entry: AuditEntry
 
         init(_ name: String) throws {
-            app = try App(id: try AppID("com.example.\(name)"), name: name, purposeStrings: [:], updatedAt: PostgresGroupCommitTests.start)
+            app = try App(
+                id: try AppID("com.example.\(name)"), name: name, purposeStrings: [:], updatedAt: PostgresGroupCommitTests.start)
             entry = AuditEntry(
                 at: app.updatedAt, actor: Actor(keyId: nil, role: "admin"), action: AuditAction("app.saved"), app: app.id,
                 detail: ["name": name])
@@ -51,8 +52,9 @@ import Testing
         }
         /// Sessions of `database` waiting for a lock (the writers' batches behind this one).
         func waitingForLocks() throws -> Int64 {
-            try connection.query(PreparedStatement(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]
+            try connection.query(
+                PreparedStatement(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]
                 .int64(at: 0)
         }
         func release() throws { try connection.rollback() }
@@ -219,15 +221,18 @@ import Testing
         let rowHolder = try PostgresConnection(database)
         try rowHolder.execute("BEGIN; SELECT * FROM apps WHERE id = 'com.example.locked' FOR UPDATE")
         try holder.release()
-        #expect(try waitUntil {
-            let first = seqs.withLock { $0["first"] }
-            return try first == 2 && holder.waitingForLocks() == 1
-        })
+        #expect(
+            try waitUntil {
+                let first = seqs.withLock { $0["first"] }
+                return try first == 2 && holder.waitingForLocks() == 1
+            })
         // The writer's connection dies in the middle of the batch, before its COMMIT.
-        let terminated = try holder.connection.query(PreparedStatement("""
-            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock'
-            """))[0].int64(at: 0)
+        let terminated = try holder.connection.query(
+            PreparedStatement(
+                """
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock'
+                """))[0].int64(at: 0)
         #expect(terminated == 1)
         try rowHolder.rollback()
         #expect(group.wait(timeout: .now() + 30) == .success)
@@ -279,10 +284,11 @@ import Testing
         try other.execute("BEGIN; SELECT * FROM apps WHERE id = 'com.example.y' FOR UPDATE")
         try holder.release()
         // The batch saved x, then waits for y; taking x now closes the cycle.
-        #expect(try waitUntil {
-            let first = seqs.withLock { $0["first"] }
-            return try first == 3 && holder.waitingForLocks() == 1
-        })
+        #expect(
+            try waitUntil {
+                let first = seqs.withLock { $0["first"] }
+                return try first == 3 && holder.waitingForLocks() == 1
+            })
         try other.execute("UPDATE apps SET name = name WHERE id = 'com.example.x'")  // returns once the batch is aborted
         try other.rollback()
         #expect(group.wait(timeout: .now() + 30) == .success)

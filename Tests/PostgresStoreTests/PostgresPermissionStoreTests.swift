@@ -103,8 +103,10 @@ import Testing
 
     @Test func migrationsRacingFromTwoReplicasApplyOnce() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        try onThreads(4) { _ in _ = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1) }
-        let rows = try PostgresConnection(database).query(PreparedStatement("SELECT id FROM schema_migrations ORDER BY applied_order"))
+        try onThreads(4) { _ in _ = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
+        }
+        let rows = try PostgresConnection(database).query(
+            PreparedStatement("SELECT id FROM schema_migrations ORDER BY applied_order"))
         #expect(try (0..<rows.count).map { try rows[$0].string(at: 0) } == PostgresPermissionStore.knownMigrations)
         #expect(try PostgresPermissionStore.migrate(connectionString: database, keyring: .forTests) == [])
     }
@@ -129,7 +131,8 @@ import Testing
         _ = try store.write { try $0.append(self.entry(0, replica: "a")) }
         #expect(store.openConnections == 1)
         let admin = try PostgresConnection(database)
-        let terminate = PreparedStatement("""
+        let terminate = PreparedStatement(
+            """
             SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid()
             """)

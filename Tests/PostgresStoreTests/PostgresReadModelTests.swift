@@ -1,9 +1,10 @@
 import Foundation
 import PermissionDomain
-@testable import PostgresStore
 import PostgresTestServer
 import StoreTestSupport
 import Testing
+
+@testable import PostgresStore
 
 /// Live: a serving store's read model (``PostgresReadModel``) on a real PostgreSQL. Another
 /// replica's commit is forgotten once its entry is applied; a revision is waited for; memory is
@@ -16,7 +17,8 @@ import Testing
 
     private static func serving(_ database: String, interval: Duration = .milliseconds(100)) throws -> PostgresPermissionStore {
         try PostgresPermissionStore.open(
-            connectionString: database, keyring: .forTests, poolSize: 2, readModel: .init(cacheEntries: 1_000, followInterval: interval))
+            connectionString: database, keyring: .forTests, poolSize: 2,
+            readModel: .init(cacheEntries: 1_000, followInterval: interval))
     }
 
     /// Sets the camera record of u1 to `status`, audited as the service does; returns the seq.

@@ -1,17 +1,19 @@
 import AuditKeys
 import Foundation
 import PermissionDomain
-@testable import PostgresStore
 import PostgresTestServer
 import StoreTestSupport
 import Testing
+
+@testable import PostgresStore
 
 /// Migration 6 on PostgreSQL, as SQLite's 8: a log written before personal fields were sealed
 /// is resealed and rehashed at the next start, the old head recorded in one `audit.resealed`
 /// entry, and the chain head row moved to the new end.
 @Suite struct PostgresSealedAuditMigrationTests {
     /// An insert into the table as it was before the migration (no `personal`).
-    static let insertV1 = PreparedStatement("""
+    static let insertV1 = PreparedStatement(
+        """
         INSERT INTO audit (seq, at, actor_key, actor_role, action, user_id, app, service, to_status, to_provisional,
                            to_once, reason, purpose, purpose_hash, prev_hash, hash)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
@@ -35,13 +37,15 @@ import Testing
                 purposeHash: aboutUser ? chain.purposeHash(of: "Scan documents.") : nil, prevHash: tip.hash)
             record.hash = chain.hash(of: record)
             tip = AuditChainTip(linking: record)
-            _ = try connection.execute(Self.insertV1, [
-                .int64(record.seq), .int64(record.at), .optional(record.actorKey), .optional(record.actorRole),
-                .optional(record.action), .optional(record.user), .optional(record.app), .optional(record.service),
-                .optional(record.toStatus), .optional(record.toProvisional), .optional(record.toOnce),
-                .optional(record.reason), .optional(record.purpose), .optional(record.purposeHash),
-                .optional(record.prevHash), .optional(record.hash),
-            ])
+            _ = try connection.execute(
+                Self.insertV1,
+                [
+                    .int64(record.seq), .int64(record.at), .optional(record.actorKey), .optional(record.actorRole),
+                    .optional(record.action), .optional(record.user), .optional(record.app), .optional(record.service),
+                    .optional(record.toStatus), .optional(record.toProvisional), .optional(record.toOnce),
+                    .optional(record.reason), .optional(record.purpose), .optional(record.purposeHash),
+                    .optional(record.prevHash), .optional(record.hash),
+                ])
         }
         try PostgresSession(connection: connection).moveAuditChainHead(to: tip)
 

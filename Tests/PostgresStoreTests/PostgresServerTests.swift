@@ -10,7 +10,8 @@ import Testing
         let connection = try PostgresConnection(server.connectionString())
         #expect(server.isRunning)
         #expect(PostgresServer.postmasterPID(directory: server.directory) == server.pid)
-        #expect(try connection.query(PreparedStatement("SELECT pg_backend_pid()"))[0].int64(at: 0) == Int64(connection.backendPID))
+        #expect(
+            try connection.query(PreparedStatement("SELECT pg_backend_pid()"))[0].int64(at: 0) == Int64(connection.backendPID))
 
         server.stop()
         #expect(!server.isRunning)
@@ -93,7 +94,10 @@ import Testing
     @Test func aSpawnedCommandInheritsNoOtherDescriptor() throws {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)  // no close-on-exec, like the descriptor Process leaves open
-        defer { close(ends[0]); close(ends[1]) }
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -59,8 +59,10 @@ import Testing
         let seconds = Date().timeIntervalSince(started)
         #expect(failures.all.isEmpty, "\(failures.all)")
         let writes = threads * perThread
-        print(String(format: "postgres writes: %d writes by %d threads in %.2f s = %.0f writes/s", writes, threads, seconds,
-                     Double(writes) / seconds))
+        print(
+            String(
+                format: "postgres writes: %d writes by %d threads in %.2f s = %.0f writes/s", writes, threads, seconds,
+                Double(writes) / seconds))
         let statistics = store.writeStatistics
         print("postgres writes: \(statistics.commits) commits, largest batch \(statistics.largestBatch)")
         #expect(try store.read { try $0.lastAuditSeq() } == Int64(writes))

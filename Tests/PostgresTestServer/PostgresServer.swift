@@ -119,7 +119,9 @@ package final class PostgresServer: Sendable {
     package static func start(watching watched: pid_t = getpid(), durable: Bool = false) throws -> PostgresServer {
         let bin = try binDirectory()
         var template = Array("/tmp/pgtest-XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else { throw StartError(description: "mkdtemp: \(String(cString: strerror(errno)))") }
+        guard let created = mkdtemp(&template) else {
+            throw StartError(description: "mkdtemp: \(String(cString: strerror(errno)))")
+        }
         let directory = String(cString: created)
         do {
             return try start(bin: bin, directory: directory, watched: watched, durable: durable)
@@ -140,17 +142,22 @@ package final class PostgresServer: Sendable {
         chmod(passwordFile, 0o600)
         if let user { chown(passwordFile, user.uid, user.gid) }
 
-        try run(bin + "/initdb", [
-            "-D", directory + "/data", "-U", "postgres", "--pwfile=" + passwordFile, "--auth=scram-sha-256",
-            "-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions",
-        ], as: user, log: directory + "/initdb.log")
+        try run(
+            bin + "/initdb",
+            [
+                "-D", directory + "/data", "-U", "postgres", "--pwfile=" + passwordFile, "--auth=scram-sha-256",
+                "-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions",
+            ], as: user, log: directory + "/initdb.log")
         // Only a Unix socket in the directory; no fsync unless durable (a test server never
         // outlives a crash).
-        let options = "-c listen_addresses='' -c unix_socket_directories='\(directory)' -c port=\(port)"
+        let options =
+            "-c listen_addresses='' -c unix_socket_directories='\(directory)' -c port=\(port)"
             + (durable ? "" : " -c fsync=off -c full_page_writes=off") + " -c max_connections=200"
-        try run(bin + "/pg_ctl", [
-            "-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "30", "start",
-        ], as: user, log: directory + "/pg_ctl.log")
+        try run(
+            bin + "/pg_ctl",
+            [
+                "-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "30", "start",
+            ], as: user, log: directory + "/pg_ctl.log")
 
         guard let pid = postmasterPID(directory: directory), let startTime = startTime(of: pid) else {
             throw StartError(description: "no running postmaster in \(directory)/data/postmaster.pid")
@@ -182,9 +189,13 @@ package final class PostgresServer: Sendable {
         if let bin = ProcessInfo.processInfo.environment["PG_BINDIR"] { return bin }
         let root = "/usr/lib/postgresql"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        let newest = versions.compactMap { Int($0) }.sorted().last { FileManager.default.isExecutableFile(atPath: "\(root)/\($0)/bin/initdb") }
+        let newest = versions.compactMap { Int($0) }.sorted().last {
+            FileManager.default.isExecutableFile(atPath: "\(root)/\($0)/bin/initdb")
+        }
         guard let newest else {
-            throw StartError(description: "no PostgreSQL server under \(root) (install Debian's postgresql: scripts/setup.sh), or set PG_BINDIR")
+            throw StartError(
+                description:
+                    "no PostgreSQL server under \(root) (install Debian's postgresql: scripts/setup.sh), or set PG_BINDIR")
         }
         return "\(root)/\(newest)/bin"
     }
@@ -200,7 +211,8 @@ package final class PostgresServer: Sendable {
 
     /// Runs `tool` to completion (as `user` through setpriv when given), its output in `log`.
     private static func run(_ tool: String, _ arguments: [String], as user: (uid: uid_t, gid: gid_t)?, log: String) throws {
-        let command = user.map { ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--", tool] } ?? [tool]
+        let command =
+            user.map { ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--", tool] } ?? [tool]
         let pid = try spawn(command + arguments, output: log)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {

@@ -1,14 +1,16 @@
 import Foundation
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 @Suite struct BackupTests {
     @Test func backupOfALiveDatabaseIsConsistentAndOpens() throws {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.file("live.sqlite"))
         try pool.writeWithoutTransaction { database in
-            try database.execute("""
+            try database.execute(
+                """
                 CREATE TABLE a (id INTEGER PRIMARY KEY, payload TEXT NOT NULL);
                 CREATE TABLE b (id INTEGER PRIMARY KEY, a_id INTEGER NOT NULL REFERENCES a (id))
                 """)

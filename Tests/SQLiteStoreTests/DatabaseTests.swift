@@ -1,7 +1,8 @@
 import Foundation
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 @Suite struct DatabaseTests {
     @Test func pragmasAreInEffectOnTheWriter() throws {
@@ -44,7 +45,8 @@ import TestSupport
     @Test func cachedStatementsAreReusedAndReset() throws {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
-        try database.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, data BLOB); CREATE INDEX t_name ON t (name)")
+        try database.execute(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, data BLOB); CREATE INDEX t_name ON t (name)")
         let insert = "INSERT INTO t (id, name, score, data) VALUES (?, ?, ?, ?)"
         for id in 1...3 {
             try database.withStatement(insert) { statement in

@@ -1,7 +1,8 @@
 import Foundation
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 @Suite struct DatabaseWriterTests {
     struct BodyError: Error, Equatable { let index: Int }
@@ -62,7 +63,9 @@ import TestSupport
 
     /// Holds the writer queue busy so that the next bodies are queued, then releases it: they
     /// run as one batch.
-    private func oneBatch(_ pool: DatabasePool, count: Int, body: @escaping @Sendable (Database, Int) throws -> Void)
+    private func oneBatch(
+        _ pool: DatabasePool, count: Int, body: @escaping @Sendable (Database, Int) throws -> Void
+    )
         -> [Int: Result<Void, any Error>]
     {
         let gate = DispatchSemaphore(value: 0)
@@ -116,7 +119,8 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let pool = try makePool(directory)
         try pool.writeWithoutTransaction { database in
-            try database.execute("""
+            try database.execute(
+                """
                 CREATE TABLE parent (id INTEGER PRIMARY KEY);
                 CREATE TABLE child (id INTEGER PRIMARY KEY,
                     parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)

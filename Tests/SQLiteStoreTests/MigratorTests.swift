@@ -1,8 +1,9 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 @Suite struct MigratorTests {
     private let first = Migration(id: "1-create", sql: "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)")
@@ -40,7 +41,9 @@ import TestSupport
         let migrator = Migrator([first, broken])
         #expect(throws: SQLiteError.self) { try migrator.migrate(database) }
         #expect(try migrator.appliedIDs(database) == ["1-create"])
-        let hasU = try database.withStatement("SELECT count(*) FROM sqlite_schema WHERE name = 'u'") { try $0.step() && $0.int(at: 0) == 1 }
+        let hasU = try database.withStatement("SELECT count(*) FROM sqlite_schema WHERE name = 'u'") {
+            try $0.step() && $0.int(at: 0) == 1
+        }
         #expect(!hasU)
     }
 

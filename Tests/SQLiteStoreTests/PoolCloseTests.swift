@@ -1,7 +1,8 @@
 import Foundation
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// `DatabasePool.close()`: a clean stop leaves the database as one file, and nothing uses a
 /// closed connection afterwards.

@@ -2,10 +2,10 @@ import Foundation
 import PermissionDomain
 import StoreTestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import SQLiteStore
-import TestSupport
 
 /// The reader pool never loses a connection, and a read never waits without end: a `BEGIN`
 /// that fails returns its reader to the pool, and with every reader checked out a read fails
@@ -33,7 +33,8 @@ import TestSupport
 
     @Test func aFailedBeginGivesTheReaderBack() throws {
         let directory = try TemporaryDirectory()
-        let pool = try DatabasePool(path: directory.file("begin.sqlite"), configuration: DatabaseConfiguration(maximumReaderCount: 2))
+        let pool = try DatabasePool(
+            path: directory.file("begin.sqlite"), configuration: DatabaseConfiguration(maximumReaderCount: 2))
         try pool.write { try $0.execute("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)") }
         pool.readers.failNextBegins(10, with: Self.injected)
         // Twelve reads on two readers: the ten that fail to begin must each give theirs back.

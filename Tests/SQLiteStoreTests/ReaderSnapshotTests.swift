@@ -1,8 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SQLiteStore
-import TestSupport
 
 /// Pooled readers reuse their read snapshot between commits of this process; a commit made by
 /// another connection (another process: the `keys` subcommand on a live file) must still become
@@ -14,7 +14,9 @@ import TestSupport
         let pool = try DatabasePool(path: path)
         try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
         func count() throws -> Int {
-            try pool.read { database in try database.withStatement("SELECT count(*) FROM t") { try $0.step() ? $0.int(at: 0) : -1 } }
+            try pool.read { database in
+                try database.withStatement("SELECT count(*) FROM t") { try $0.step() ? $0.int(at: 0) : -1 }
+            }
         }
         #expect(try count() == 0)  // the reader now holds a snapshot
 
@@ -33,7 +35,8 @@ import TestSupport
     /// With every reader checked out, a read waits for one to come back and then runs.
     @Test func aReadWaitsForAReaderWhenAllAreOut() throws {
         let directory = try TemporaryDirectory()
-        let pool = try DatabasePool(path: directory.file("busy.sqlite"), configuration: DatabaseConfiguration(maximumReaderCount: 1))
+        let pool = try DatabasePool(
+            path: directory.file("busy.sqlite"), configuration: DatabaseConfiguration(maximumReaderCount: 1))
         try pool.write { try $0.execute("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (7)") }
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)

@@ -43,7 +43,10 @@ enum FieldLineScanner {
         while true {
             try need(i)
             let c = b[i]
-            if ASCII.isTchar(c) { i += 1; continue }
+            if ASCII.isTchar(c) {
+                i += 1
+                continue
+            }
             if c == ASCII.colon { break }
             if ASCII.isWhitespace(c) {
                 throw .failure(.badRequest("Whitespace between a field name and the colon (RFC 9112 §5.1)."))

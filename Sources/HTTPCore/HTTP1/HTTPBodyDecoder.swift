@@ -59,7 +59,9 @@ public struct HTTPBodyDecoder: Sendable {
     ///   once complete, the bytes after `consumed` belong to the next request.
     /// - Throws: `badRequest` for malformed chunking, `contentTooLarge` (413) past `maxBodyBytes`,
     ///   `headerFieldsTooLarge` (431) for trailers past `maxTrailerBytes`. The error repeats on later calls.
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer, into body: inout [UInt8]) throws(HTTPParseError) -> (consumed: Int, complete: Bool) {
+    public mutating func decode(
+        _ bytes: UnsafeRawBufferPointer, into body: inout [UInt8]
+    ) throws(HTTPParseError) -> (consumed: Int, complete: Bool) {
         do {
             return try step(bytes, into: &body)
         } catch {
@@ -69,7 +71,9 @@ public struct HTTPBodyDecoder: Sendable {
     }
 
     /// Decodes from a byte array (a convenience for tests and tools).
-    public mutating func decode(_ bytes: [UInt8], into body: inout [UInt8]) throws(HTTPParseError) -> (consumed: Int, complete: Bool) {
+    public mutating func decode(
+        _ bytes: [UInt8], into body: inout [UInt8]
+    ) throws(HTTPParseError) -> (consumed: Int, complete: Bool) {
         // `withUnsafeBytes` rethrows untyped errors, so carry the typed one out in a Result.
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(HTTPParseError) -> (consumed: Int, complete: Bool) in try decode(raw, into: &body) }
@@ -77,7 +81,9 @@ public struct HTTPBodyDecoder: Sendable {
         return try result.get()
     }
 
-    private mutating func step(_ b: UnsafeRawBufferPointer, into body: inout [UInt8]) throws(HTTPParseError) -> (consumed: Int, complete: Bool) {
+    private mutating func step(
+        _ b: UnsafeRawBufferPointer, into body: inout [UInt8]
+    ) throws(HTTPParseError) -> (consumed: Int, complete: Bool) {
         var i = 0
         while true {
             switch state {
@@ -132,7 +138,9 @@ public struct HTTPBodyDecoder: Sendable {
     /// Moves bytes up to and including the next LF into `line`.
     /// - Returns: true when `line` holds a whole line; false when `b` ended first.
     /// - Throws: `tooLong` once `line` reaches `limit` bytes without a LF.
-    private mutating func takeLine(_ b: UnsafeRawBufferPointer, _ i: inout Int, limit: Int, tooLong: HTTPParseError) throws(HTTPParseError) -> Bool {
+    private mutating func takeLine(
+        _ b: UnsafeRawBufferPointer, _ i: inout Int, limit: Int, tooLong: HTTPParseError
+    ) throws(HTTPParseError) -> Bool {
         let room = limit - line.count
         let end = room >= b.count - i ? b.count : i + room
         var j = i

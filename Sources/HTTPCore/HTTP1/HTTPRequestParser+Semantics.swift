@@ -106,13 +106,22 @@ extension HTTPRequestParser {
         ListElements.forEach(b, range, keepEmpty: true) { element in
             guard failure == nil else { return }
             elementCount += 1
-            guard !element.isEmpty else { failure = .badRequest("An empty Content-Length value."); return }
+            guard !element.isEmpty else {
+                failure = .badRequest("An empty Content-Length value.")
+                return
+            }
             var value = 0
             for i in element {
-                guard ASCII.isDigit(b[i]) else { failure = .badRequest("Content-Length is not a decimal number."); return }
+                guard ASCII.isDigit(b[i]) else {
+                    failure = .badRequest("Content-Length is not a decimal number.")
+                    return
+                }
                 let (times10, o1) = value.multipliedReportingOverflow(by: 10)
                 let (sum, o2) = times10.addingReportingOverflow(Int(b[i] - 0x30))
-                guard !o1 && !o2 else { failure = .badRequest("Content-Length overflows."); return }
+                guard !o1 && !o2 else {
+                    failure = .badRequest("Content-Length overflows.")
+                    return
+                }
                 value = sum
             }
             if let previous = result, previous != value {

@@ -13,8 +13,9 @@ enum HostValidator {
             let literalStart = i
             while i < end && b[i] != 0x5D {
                 let c = b[i]
-                guard ASCII.isHex(c) || c == ASCII.colon || c == 0x2E || ((c == 0x76 || c == 0x56) && i == literalStart)
-                    || (ASCII.isRegNameChar(c) && c != ASCII.percent && isFuture(b, literalStart))
+                guard
+                    ASCII.isHex(c) || c == ASCII.colon || c == 0x2E || ((c == 0x76 || c == 0x56) && i == literalStart)
+                        || (ASCII.isRegNameChar(c) && c != ASCII.percent && isFuture(b, literalStart))
                 else { throw .badRequest("Invalid IP literal in the host.") }
                 i += 1
             }

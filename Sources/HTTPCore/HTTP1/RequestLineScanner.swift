@@ -31,9 +31,13 @@ enum RequestLineScanner {
         while true {
             try need(i)
             let c = b[i]
-            if ASCII.isTchar(c) { i += 1; continue }
+            if ASCII.isTchar(c) {
+                i += 1
+                continue
+            }
             if c == ASCII.sp && i > start { break }
-            throw .failure(.badRequest(i == start ? "The request line does not start with a method." : "Invalid character in the method."))
+            throw .failure(
+                .badRequest(i == start ? "The request line does not start with a method." : "Invalid character in the method."))
         }
         let method = start..<i
         i += 1
@@ -44,7 +48,10 @@ enum RequestLineScanner {
             let c = b[i]
             if c == ASCII.sp { break }
             if c > 0x20 && c < 0x7F {
-                if ASCII.isTargetChar(c) || c == 0x5B || c == 0x5D { i += 1; continue }
+                if ASCII.isTargetChar(c) || c == 0x5B || c == 0x5D {
+                    i += 1
+                    continue
+                }
                 if c == 0x23 { throw .failure(.badRequest("A fragment in the request target.")) }
                 throw .failure(.badRequest("Invalid character in the request target."))
             }

@@ -53,7 +53,9 @@ struct RequestTarget {
     }
 
     /// Splits `absolute-path [ "?" query ]` and checks its characters and percent-escapes (RFC 3986 §3.3-§3.4).
-    private static func splitPathAndQuery(_ b: UnsafeRawBufferPointer, _ range: Range<Int>) throws(HTTPParseError) -> (Range<Int>, Range<Int>?) {
+    private static func splitPathAndQuery(
+        _ b: UnsafeRawBufferPointer, _ range: Range<Int>
+    ) throws(HTTPParseError) -> (Range<Int>, Range<Int>?) {
         var queryStart: Int? = nil
         var i = range.lowerBound
         while i < range.upperBound {

@@ -33,7 +33,10 @@ struct TransferCodings {
         var i = element.lowerBound
         while i < element.upperBound && ASCII.isTchar(b[i]) { i += 1 }
         let name = element.lowerBound..<i
-        guard !name.isEmpty else { failure = .badRequest("Invalid Transfer-Encoding."); return }
+        guard !name.isEmpty else {
+            failure = .badRequest("Invalid Transfer-Encoding.")
+            return
+        }
         let hasParameters = i < element.upperBound
         if hasParameters && !validParameters(b, i..<element.upperBound) {
             failure = .badRequest("Invalid Transfer-Encoding.")
@@ -42,11 +45,15 @@ struct TransferCodings {
         if chunkedSeen {
             failure = .badRequest(
                 b.equalsLowercase(name, "chunked")
-                    ? "chunked applied more than once (RFC 9112 §6.1)." : "The final transfer coding is not chunked (RFC 9112 §6.3).")
+                    ? "chunked applied more than once (RFC 9112 §6.1)."
+                    : "The final transfer coding is not chunked (RFC 9112 §6.3).")
             return
         }
         if b.equalsLowercase(name, "chunked") {
-            if hasParameters { failure = .badRequest("chunked takes no parameters."); return }
+            if hasParameters {
+                failure = .badRequest("chunked takes no parameters.")
+                return
+            }
             chunkedSeen = true
         } else if unsupported == nil {
             unsupported = b.string(name).lowercased()

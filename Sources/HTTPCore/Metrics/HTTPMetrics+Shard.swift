@@ -70,7 +70,8 @@ extension HTTPMetrics {
         /// Stops a debug build when a thread records into another thread's shard.
         @inline(__always) func assertRecorder() {
             #if DEBUG
-            precondition(pthread_equal(pthread_self(), recorder) != 0, "HTTPMetrics: a thread recorded into another thread's shard")
+            precondition(
+                pthread_equal(pthread_self(), recorder) != 0, "HTTPMetrics: a thread recorded into another thread's shard")
             #endif
         }
 

@@ -105,7 +105,9 @@ public final class HTTPMetrics: Sendable {
     public func render(into text: inout PrometheusText) {
         let snapshot = snapshot()
         text.family("http_requests_total", help: "HTTP requests answered, by route template, method and status.", type: .counter)
-        for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+        for (key, count) in snapshot.requests.sorted(by: {
+            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
+        }) {
             text.sample(
                 "http_requests_total",
                 labels: [("route", key.route), ("method", key.method), ("status", String(key.status))],

@@ -1,9 +1,9 @@
-internal import Ownership
+internal import CEpoll
 import Dispatch
 import Logging
+internal import Ownership
 import Synchronization
 
-internal import CEpoll
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -169,7 +169,9 @@ final class EventLoop: @unchecked Sendable {
 
     /// Stops a debug build when the caller is not on `queue`, which owns the registrations,
     /// the connection table and the batch; release builds compile it away.
-    @inline(__always) func assertOnQueue(_ what: @autoclosure () -> String = "the event loop's state", file: StaticString = #file, line: UInt = #line) {
+    @inline(__always) func assertOnQueue(
+        _ what: @autoclosure () -> String = "the event loop's state", file: StaticString = #file, line: UInt = #line
+    ) {
         owner.assertCurrent(what(), file: file, line: line)
     }
 

@@ -65,7 +65,8 @@ extension HTTPServer {
         for connection in remaining { _ = Glibc.shutdown(connection.socket.fd, Int32(SHUT_RDWR)) }
         lock.unlock()
         if !remaining.isEmpty {
-            logger.warning("force-closed connections at the shutdown deadline", metadata: ["count": .stringConvertible(remaining.count)])
+            logger.warning(
+                "force-closed connections at the shutdown deadline", metadata: ["count": .stringConvertible(remaining.count)])
         }
         for connection in remaining { connection.loop.execute { connection.closeNow() } }
         markStopped()

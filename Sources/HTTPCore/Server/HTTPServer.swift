@@ -1,7 +1,7 @@
-internal import Ownership
 import Dispatch
 import Foundation
 public import Logging
+internal import Ownership
 
 #if canImport(Glibc)
 internal import Glibc
@@ -104,7 +104,9 @@ public final class HTTPServer: @unchecked Sendable {
 
         var loops: [EventLoop] = []
         do {
-            for index in 0..<max(1, configuration.eventLoops) { loops.append(try EventLoop(index: index, hold: configuration.eventLoopHold, logger: logger)) }
+            for index in 0..<max(1, configuration.eventLoops) {
+                loops.append(try EventLoop(index: index, hold: configuration.eventLoopHold, logger: logger))
+            }
         } catch {
             for loop in loops { loop.stop() }
             _ = Glibc.close(socket.fd)
@@ -118,7 +120,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let timer = DispatchSource.makeTimerSource(queue: controlQueue)
         let interval = configuration.sweepInterval.nanoseconds
-        timer.schedule(deadline: .now() + .nanoseconds(Int(interval)), repeating: .nanoseconds(Int(interval)), leeway: .milliseconds(20))
+        timer.schedule(
+            deadline: .now() + .nanoseconds(Int(interval)), repeating: .nanoseconds(Int(interval)), leeway: .milliseconds(20))
         timer.setEventHandler { [self] in sweep() }
 
         lock.lock()

@@ -3,5 +3,7 @@
 // Debian 12). On any other platform the build stops here with this message instead of failing
 // later on a missing `epoll_wait`.
 #if !os(Linux)
-#error("permission-service builds on Linux only: its HTTP engine (HTTPCore) uses epoll(7). Build it on Linux or in the docker/Dockerfile image.")
+#error(
+    "permission-service builds on Linux only: its HTTP engine (HTTPCore) uses epoll(7). Build it on Linux or in the docker/Dockerfile image."
+)
 #endif

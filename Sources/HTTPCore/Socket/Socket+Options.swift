@@ -33,8 +33,12 @@ extension Socket {
     public func setTimeouts(milliseconds: Int) throws {
         var tv = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
         let size = socklen_t(MemoryLayout<timeval>.size)
-        guard setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, size) == 0 else { throw SocketError.lastError("setsockopt SO_RCVTIMEO") }
-        guard setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, size) == 0 else { throw SocketError.lastError("setsockopt SO_SNDTIMEO") }
+        guard setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, size) == 0 else {
+            throw SocketError.lastError("setsockopt SO_RCVTIMEO")
+        }
+        guard setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, size) == 0 else {
+            throw SocketError.lastError("setsockopt SO_SNDTIMEO")
+        }
     }
 
     /// Sets the kernel receive buffer size (`SO_RCVBUF`), e.g. small in tests of slow readers.

@@ -60,7 +60,9 @@ extension ConsentController {
     }
 
     /// The session user's pending prompts as shown for `languages`, oldest first.
-    static func pending(_ visit: ConsentVisit, _ languages: [String], _ permissions: PermissionService) throws
+    static func pending(
+        _ visit: ConsentVisit, _ languages: [String], _ permissions: PermissionService
+    ) throws
         -> [ConsentShownPrompt]
     {
         let page = try permissions.prompts(
@@ -76,7 +78,9 @@ extension ConsentController {
     /// The prompt of the route's `{id}` when it is the session user's.
     /// - Throws: ``ConsentPageError/notFound`` for a malformed id, no such prompt, or another
     ///   user's (which is not said to exist).
-    static func ownPrompt(_ context: RequestContext, _ visit: ConsentVisit, _ permissions: PermissionService) throws
+    static func ownPrompt(
+        _ context: RequestContext, _ visit: ConsentVisit, _ permissions: PermissionService
+    ) throws
         -> Prompt
     {
         guard let raw = context.parameters["id"], let id = try? PromptID(raw) else { throw ConsentPageError.notFound }

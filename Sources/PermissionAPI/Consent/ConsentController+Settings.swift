@@ -99,7 +99,9 @@ extension ConsentController {
                 services[authorization.service] = definition
             }
             entries.append(
-                .init(service: definition, appName: try names.name(of: authorization.app, permissions), authorization: authorization))
+                .init(
+                    service: definition, appName: try names.name(of: authorization.app, permissions), authorization: authorization
+                ))
         }
         let rank = Dictionary(uniqueKeysWithValues: Catalogue.builtins.enumerated().map { ($1.id, $0) })
         return entries.sorted { left, right in

@@ -18,7 +18,8 @@ enum ConsentPromptsPage {
         var page = ConsentPage(
             status: status, title: ConsentText.text(.promptsHeading, language),
             content: [
-                HTML.element("section", ["id": "prompts", "aria-live": "polite"], section(prompts, visit: visit, language: language))
+                HTML.element(
+                    "section", ["id": "prompts", "aria-live": "polite"], section(prompts, visit: visit, language: language))
             ],
             language: language)
         page.visit = visit
@@ -52,7 +53,8 @@ enum ConsentPromptsPage {
         return HTML.element(
             "div",
             [
-                "class": "alert", "role": "dialog", "aria-labelledby": "title-\(id)", "aria-describedby": prompt.kind == .locationButton ? "message-\(id) note-\(id)" : "message-\(id)",
+                "class": "alert", "role": "dialog", "aria-labelledby": "title-\(id)",
+                "aria-describedby": prompt.kind == .locationButton ? "message-\(id) note-\(id)" : "message-\(id)",
                 "data-prompt-id": id, "data-kind": prompt.kind.rawValue,
             ],
             HTML.element("h2", ["class": "alert-title", "id": "title-\(id)"], HTML(title)),

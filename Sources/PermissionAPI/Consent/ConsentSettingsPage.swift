@@ -52,9 +52,13 @@ enum ConsentSettingsPage {
             ConsentPage.csrfField(visit),
             HTML.element(
                 "button",
-                ["type": "submit", "name": "enabled", "value": enabled ? "false" : "true", "aria-pressed": enabled ? "true" : "false"],
+                [
+                    "type": "submit", "name": "enabled", "value": enabled ? "false" : "true",
+                    "aria-pressed": enabled ? "true" : "false",
+                ],
                 HTML.element("span", ["class": "switch-label"], HTML(ConsentText.text(.locationServices, language))),
-                HTML.element("span", ["class": "switch-state"], HTML(ConsentText.text(enabled ? .switchOn : .switchOff, language))),
+                HTML.element(
+                    "span", ["class": "switch-state"], HTML(ConsentText.text(enabled ? .switchOn : .switchOff, language))),
                 HTML.element("span", ["class": "switch", "aria-hidden": "true"])))
     }
 

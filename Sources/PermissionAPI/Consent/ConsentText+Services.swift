@@ -189,16 +189,22 @@ extension ConsentText {
                 ? "The app changed why it asks, and will ask again"
                 : "Die App hat geändert, wofür sie fragt, und fragt erneut"
         case .locationButtonGranted:
-            return en ? "You tapped the app's location button: allowed once" : "Du hast auf die Standorttaste der App getippt: einmal erlaubt"
+            return en
+                ? "You tapped the app's location button: allowed once"
+                : "Du hast auf die Standorttaste der App getippt: einmal erlaubt"
         case .settingsChanged:
             let on = entry.detail["locationServicesEnabled"] == "true"
             return text(on ? .doneLocationOn : .doneLocationOff, language)
         case .consentSessionCreated: return en ? "A link to these pages was made" : "Ein Link zu diesen Seiten wurde erstellt"
         case .consentSessionEnded: return en ? "A session of these pages ended" : "Eine Sitzung dieser Seiten wurde beendet"
         case .policyPut:
-            return en ? "Your administrator set a rule for this access" : "Dein Administrator hat eine Regel für diesen Zugriff festgelegt"
+            return en
+                ? "Your administrator set a rule for this access"
+                : "Dein Administrator hat eine Regel für diesen Zugriff festgelegt"
         case .policyDeleted:
-            return en ? "Your administrator removed a rule for this access" : "Dein Administrator hat eine Regel für diesen Zugriff entfernt"
+            return en
+                ? "Your administrator removed a rule for this access"
+                : "Dein Administrator hat eine Regel für diesen Zugriff entfernt"
         default: return en ? "Changed by the service" : "Vom Dienst geändert"
         }
     }

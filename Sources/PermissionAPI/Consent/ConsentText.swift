@@ -89,7 +89,8 @@ enum ConsentText {
         case .noHistory: return ("Nothing has happened yet.", "Noch keine Einträge.")
         case .olderEntries: return ("Older Entries", "Ältere Einträge")
         case .downloadData: return ("Download My Data", "Meine Daten herunterladen")
-        case .exportTooLargeTitle: return ("Your data is too large to download here", "Deine Daten sind zu umfangreich für einen Download hier")
+        case .exportTooLargeTitle:
+            return ("Your data is too large to download here", "Deine Daten sind zu umfangreich für einen Download hier")
         case .exportTooLargeText:
             return (
                 "Ask the service that sent you the link for a copy of your data.",

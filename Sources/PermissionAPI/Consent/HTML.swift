@@ -19,7 +19,9 @@ struct HTML: Sendable, Equatable {
     }
 
     /// An element with `content` given as an array.
-    static func element(_ name: StaticString, _ attributes: KeyValuePairs<StaticString, String>, _ content: [HTML])
+    static func element(
+        _ name: StaticString, _ attributes: KeyValuePairs<StaticString, String>, _ content: [HTML]
+    )
         -> HTML
     {
         var markup = "<\(name)"

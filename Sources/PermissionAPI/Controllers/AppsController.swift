@@ -78,7 +78,8 @@ struct AppsController {
                     texts[key] = try PurposeString(text)
                 } catch {
                     throw PermissionError.invalidArgument(
-                        field: "localizedPurposeStrings/\(raw)/\(key)", why: "must be 1-500 characters without control characters")
+                        field: "localizedPurposeStrings/\(raw)/\(key)", why: "must be 1-500 characters without control characters"
+                    )
                 }
             }
             result[language] = texts

@@ -18,7 +18,8 @@ struct AuditController {
             if Self.wantsNDJSON(request.headers["Accept"]) {
                 let filter = filter
                 // `limit` has the same range as for a JSON page; without it the whole export streams.
-                let total = query.string("limit") == nil
+                let total =
+                    query.string("limit") == nil
                     ? nil : try query.limit(default: 1, maximum: request.configuration.maxPageLimit)
                 return Self.stream(permissions, filter: filter, total: total, pageSize: request.configuration.streamPageSize)
             }
@@ -60,7 +61,9 @@ struct AuditController {
     /// `[a-z][A-Za-z]*`.
     private static func isLowerCamelWord(_ bytes: Substring.UTF8View) -> Bool {
         guard let first = bytes.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") else { return false }
-        return bytes.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }
+        return bytes.allSatisfy {
+            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
+        }
     }
 
     /// Whether `Accept` lists NDJSON (RFC 9110 §12.5.1; any listed weight but zero).
@@ -77,7 +80,9 @@ struct AuditController {
 
     /// The NDJSON export: pages of `pageSize` entries, each page written and flushed before
     /// the next is read, so memory stays bounded however long the log is.
-    private static func stream(_ permissions: PermissionService, filter: AuditQuery, total: Int?, pageSize: Int)
+    private static func stream(
+        _ permissions: PermissionService, filter: AuditQuery, total: Int?, pageSize: Int
+    )
         -> HTTPResponse
     {
         HTTPResponse(

@@ -180,7 +180,8 @@ struct AuthZENController {
             case .unknownLevel(let level, let service, let allowed):
                 throw invalid(
                     path,
-                    "the service '\(service)' has no level '\(level)' (it has \(allowed.map(\.rawValue).joined(separator: ", ")))")
+                    "the service '\(service)' has no level '\(level)' (it has \(allowed.map(\.rawValue).joined(separator: ", ")))"
+                )
             default:
                 throw refused.error
             }

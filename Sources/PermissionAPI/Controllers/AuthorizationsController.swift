@@ -103,7 +103,8 @@ struct AuthorizationsController {
         var headers: HTTPHeaders = ["ETag": outcome.authorization.etag]
         switch outcome {
         case .granted:
-            return try Responses.json(Wire.LocationButtonResult(outcome: .granted, authorization: authorization), headers: headers)
+            return try Responses.json(
+                Wire.LocationButtonResult(outcome: .granted, authorization: authorization), headers: headers)
         case .unchanged(let standing, _):
             let why = Wire.LocationButtonResult.Standing(rawValue: standing.rawValue) ?? .denied
             return try Responses.json(

@@ -58,7 +58,8 @@ struct EventsController {
                         writer, permissions, broadcaster, filter: start, heartbeat: heartbeat,
                         isStillValid: { try check.isStillValid() })
                     if end == .keyRevoked {
-                        logger.info("event stream ended: its key was revoked", metadata: ["key": "\(principal.actor.keyId ?? "-")"])
+                        logger.info(
+                            "event stream ended: its key was revoked", metadata: ["key": "\(principal.actor.keyId ?? "-")"])
                     }
                 })
         }

@@ -27,7 +27,9 @@ struct ExportController {
 
     /// The document as `application/json`, never cached (it is personal data).
     /// - Parameter attachment: a file name to offer the document as a download under.
-    static func response(_ export: PermissionDomain.UserExport, publicURL: String, attachment: String? = nil) throws -> HTTPResponse {
+    static func response(
+        _ export: PermissionDomain.UserExport, publicURL: String, attachment: String? = nil
+    ) throws -> HTTPResponse {
         var headers: HTTPHeaders = ["Cache-Control": "no-store"]
         if let attachment { headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(attachment)\"") }
         return try Responses.json(WireMapping.export(export, publicURL: publicURL), headers: headers)

@@ -25,7 +25,8 @@ struct KeysController {
                 // `user` is a role, but a consent session's: say so instead of "unknown value".
                 guard Self.asksForUserRole(request.http.body) else { throw error }
                 throw PermissionError.invalidCombination(
-                    field: "role", why: "user is a consent session's role, never an API key's; "
+                    field: "role",
+                    why: "user is a consent session's role, never an API key's; "
                         + "make a consent link with POST /v1/users/{user}/consent-sessions")
             }
             guard let role = Role(rawValue: body.role.rawValue) else {

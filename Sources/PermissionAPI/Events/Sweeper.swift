@@ -29,8 +29,10 @@ final class Sweeper: Sendable {
     func start() {
         queue.sync {
             guard timer.value == nil else { return }
-            let nanoseconds = max(1_000_000, Int(interval.components.seconds) * 1_000_000_000
-                + Int(interval.components.attoseconds / 1_000_000_000))
+            let nanoseconds = max(
+                1_000_000,
+                Int(interval.components.seconds) * 1_000_000_000
+                    + Int(interval.components.attoseconds / 1_000_000_000))
             let source = DispatchSource.makeTimerSource(queue: queue)
             source.schedule(
                 deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),

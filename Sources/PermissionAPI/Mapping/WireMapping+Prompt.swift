@@ -7,7 +7,8 @@ extension WireMapping {
             id: value.id.rawValue, user: value.user.rawValue, app: value.app.rawValue,
             service: value.service.rawValue, kind: kind(value.kind),
             level: value.requestedLevel.rawValue, options: value.options.map(\.rawValue),
-            purpose: value.purpose.rawValue, purposeLanguage: value.purposeLanguage?.rawValue, purposeKey: value.purposeKey, state: state(value.state),
+            purpose: value.purpose.rawValue, purposeLanguage: value.purposeLanguage?.rawValue, purposeKey: value.purposeKey,
+            state: state(value.state),
             createdAt: value.createdAt, expiresAt: value.expiresAt,
             answeredAt: value.state == .answered ? value.endedAt : nil, choice: value.choice?.rawValue)
     }

@@ -54,9 +54,12 @@ struct APIRoutes {
         let broadcaster = broadcaster
         let store = store
         let writes = method != .get && !reads
-        let decide = writes || execution == .worker ? nil : store.flatMap {
-            Self.decide(store: $0, keys: keys, access: access, inMemory: inMemory)
-        }
+        let decide =
+            writes || execution == .worker
+            ? nil
+            : store.flatMap {
+                Self.decide(store: $0, keys: keys, access: access, inMemory: inMemory)
+            }
         let execution = execution ?? (reads ? .eventLoop : nil)
         router.on(method, template, execution: execution, decide: decide) { request, context in
             var principal = Principal.anonymous

@@ -45,7 +45,8 @@ enum Consistency {
         guard committed >= revision else {
             throw APIProblem(
                 .preconditionFailed,
-                "No write has made revision \(revision); the newest is \(committed). Send a revision a Permission-Revision field gave.")
+                "No write has made revision \(revision); the newest is \(committed). Send a revision a Permission-Revision field gave."
+            )
         }
         guard try !store.awaitRevision(revision, timeout: maximumWait) else { return }
         let visible = (try? store.visibleRevision()) ?? 0

@@ -54,7 +54,8 @@ enum Cursor {
         guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")), isLowerCamel(utf8[utf8.index(after: slash)...]),
             let user = try? UserID(String(cursor[..<slash]))
         else {
-            throw APIProblem.invalidParameter("after", "must be <user>/<service>: a user id, a slash, and a lowerCamel service id")
+            throw APIProblem.invalidParameter(
+                "after", "must be <user>/<service>: a user id, a slash, and a lowerCamel service id")
         }
         return AuthorizationKey(user: user, app: app, service: ServiceID(trusted: String(cursor[cursor.index(after: slash)...])))
     }

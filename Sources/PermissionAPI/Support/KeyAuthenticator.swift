@@ -101,7 +101,9 @@ public final class KeyAuthenticator: Authenticator {
 
     /// The principal the connection remembers for `header`, when it is still trusted: verified
     /// since the last ``invalidate()`` (`generation`) and not expired.
-    private func remembered(_ header: String, context: RequestContext, now: ContinuousClock.Instant, generation: Int)
+    private func remembered(
+        _ header: String, context: RequestContext, now: ContinuousClock.Instant, generation: Int
+    )
         -> Principal?
     {
         guard let remembered = context.connection?.value as? Remembered, remembered.generation == generation,
@@ -131,7 +133,9 @@ public final class KeyAuthenticator: Authenticator {
             throw failure(context, reason: "malformed", key: nil, presented: true)
         }
         let hash = KeySecret.hash(utf8)
-        if let entry = cache.withLock({ $0[TokenHash(bytes: hash)] }), entry.expires > now { return (entry.principal, entry.expires) }
+        if let entry = cache.withLock({ $0[TokenHash(bytes: hash)] }), entry.expires > now {
+            return (entry.principal, entry.expires)
+        }
         guard let id = KeySecret.keyID(of: utf8, hash: hash) else {
             throw failure(context, reason: "malformed", key: nil, presented: true)
         }

@@ -9,7 +9,9 @@ enum Responses {
 
     /// `value` as `application/json`.
     /// - Throws: `EncodingError` (never for wire shapes).
-    static func json<T: Encodable>(_ value: T, status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders()) throws
+    static func json<T: Encodable>(
+        _ value: T, status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders()
+    ) throws
         -> HTTPResponse
     {
         var fields = headers

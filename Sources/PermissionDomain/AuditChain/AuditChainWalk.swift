@@ -33,10 +33,9 @@ package struct AuditChainWalk: Sendable {
         precondition(failure == nil, "the audit chain walk goes on after the chain broke")
         let computed = chain.hash(of: record)
         failure =
-            if record.seq != expected { .seqGap }
-            else if record.prevHash != previous { .prevMismatch }
-            else if record.hash != computed { .hashMismatch }
-            else { nil }
+            if record.seq != expected { .seqGap } else if record.prevHash != previous {
+                .prevMismatch
+            } else if record.hash != computed { .hashMismatch } else { nil }
         guard failure == nil else { return false }
         previous = computed
         lastIntactHash = computed

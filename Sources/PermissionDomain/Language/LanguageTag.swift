@@ -19,7 +19,9 @@ public struct LanguageTag: Hashable, Sendable, Comparable, CustomStringConvertib
         guard let canonical = Self.canonical(raw) else {
             throw .invalidArgument(
                 field: field,
-                why: "must be a language tag such as de, de-CH, pt-BR or zh-Hant: a 2-3 letter language, then optionally a 4-letter script and a 2-letter or 3-digit region")
+                why:
+                    "must be a language tag such as de, de-CH, pt-BR or zh-Hant: a 2-3 letter language, then optionally a 4-letter script and a 2-letter or 3-digit region"
+            )
         }
         rawValue = canonical
     }

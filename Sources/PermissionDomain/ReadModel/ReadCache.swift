@@ -85,7 +85,8 @@ package final class ReadCache: Sendable {
                 provisional: provisional, once: once,
                 expiresAt: expiresAt == .min ? nil : Date(millisecondsSince1970: expiresAt),
                 reason: reason, purpose: purpose, purposeLanguage: purposeLanguage, declinedLevels: declinedLevels,
-                buttonConfirmed: buttonConfirmed, updatedAt: updatedAt == .min ? nil : Date(millisecondsSince1970: updatedAt), version: version)
+                buttonConfirmed: buttonConfirmed, updatedAt: updatedAt == .min ? nil : Date(millisecondsSince1970: updatedAt),
+                version: version)
         }
     }
 
@@ -157,7 +158,9 @@ package final class ReadCache: Sendable {
     /// either is not cached, or when the writer invalidated anything since `generation` was
     /// taken: the caller's read snapshot may then predate what the cache holds, and the other
     /// reads of its body (policies, prompts) come from that snapshot.
-    package func lookup(_ key: AuthorizationKey, withSettings: Bool, readAt generation: UInt64)
+    package func lookup(
+        _ key: AuthorizationKey, withSettings: Bool, readAt generation: UInt64
+    )
         -> (stored: StoredAuthorization?, settings: UserSettings?)?
     {
         let found: (Record?, UserSettings?)? = state.withLock { state in
@@ -231,7 +234,9 @@ package final class ReadCache: Sendable {
 
     /// Stores what a reader found for `key` (and its user's settings, when read), unless the
     /// writer committed a change since `generation` was taken.
-    package func insert(_ key: AuthorizationKey, stored: StoredAuthorization?, settings: UserSettings??, readAt generation: UInt64) {
+    package func insert(
+        _ key: AuthorizationKey, stored: StoredAuthorization?, settings: UserSettings??, readAt generation: UInt64
+    ) {
         guard capacity > 0 else { return }
         let record = stored.map(Record.init)
         let absentCapacity = Self.absentCapacity(for: capacity)
@@ -286,8 +291,11 @@ package final class ReadCache: Sendable {
 
     /// Stores a page of records read together with their users' settings (the warm-up), unless
     /// the writer committed a change since `generation` was taken or the page does not fit.
-    package func insert(page: [(stored: StoredAuthorization, settings: UserSettings?)], readAt generation: UInt64) -> PageOutcome {
-        let records = page.map { (AuthorizationKey(user: $0.stored.user, app: $0.stored.app, service: $0.stored.service), Record($0.stored)) }
+    package func insert(page: [(stored: StoredAuthorization, settings: UserSettings?)], readAt generation: UInt64) -> PageOutcome
+    {
+        let records = page.map {
+            (AuthorizationKey(user: $0.stored.user, app: $0.stored.app, service: $0.stored.service), Record($0.stored))
+        }
         return state.withLock { state in
             guard state.generation == generation else { return .stale }
             guard state.authorizations.count + page.count <= capacity, state.settings.count + page.count <= capacity else {

@@ -51,7 +51,9 @@ extension Rules {
 
     /// The stored record after the user revokes access (SPEC §4 Revoke): `denied` (`userSet`).
     /// - Throws: `conflict` when the effective status is `restricted`.
-    public static func revoke(stored: StoredAuthorization, effective: Authorization) throws(PermissionError)
+    public static func revoke(
+        stored: StoredAuthorization, effective: Authorization
+    ) throws(PermissionError)
         -> StoredAuthorization
     {
         guard effective.status != .restricted else {

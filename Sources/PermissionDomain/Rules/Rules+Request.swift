@@ -59,7 +59,9 @@ extension Rules {
     /// string of the level's first key (for location `always`, the whenInUse one, as iOS 13 does).
     static func requestPrompt(level: Level, service: ServiceDefinition, app: App?) throws(PermissionError) -> PromptPlan {
         let keys = service.purposeKeys(for: level)
-        guard let key = keys.first else { throw .unknownLevel(level: level.rawValue, service: service.id, allowed: service.levels) }
+        guard let key = keys.first else {
+            throw .unknownLevel(level: level.rawValue, service: service.id, allowed: service.levels)
+        }
         guard let purpose = app?.purposeStrings[key] else { throw .missingPurposeString(key: key) }
         return PromptPlan(
             kind: .request, requestedLevel: level, options: options(kind: .request, level: level, service: service),

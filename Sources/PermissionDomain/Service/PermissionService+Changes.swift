@@ -14,7 +14,10 @@ extension PermissionService {
         until: Date? = nil, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
     ) throws -> Authorization {
         let maxGrantDuration = configuration.maxGrantDuration
-        return try change(user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor, requestId: requestId) {
+        return try change(
+            user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor,
+            requestId: requestId
+        ) {
             loaded, now throws(PermissionError) in
             try Rules.settings(
                 stored: loaded.stored, effective: loaded.effective, service: loaded.service, status: status, level: level,
@@ -27,7 +30,10 @@ extension PermissionService {
     public func revoke(
         user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
     ) throws -> Authorization {
-        try change(user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationRevoked, actor: actor, requestId: requestId) {
+        try change(
+            user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationRevoked, actor: actor,
+            requestId: requestId
+        ) {
             loaded, _ throws(PermissionError) in
             try Rules.revoke(stored: loaded.stored, effective: loaded.effective)
         }

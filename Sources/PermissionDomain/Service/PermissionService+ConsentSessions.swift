@@ -41,7 +41,9 @@ extension PermissionService {
     ///   - secretHash: SHA-256 of the new cookie secret.
     ///   - csrfHash: SHA-256 of the session's CSRF token.
     /// - Throws: `ConsentSessionError` (unknown, already used, expired, ended); store errors.
-    public func exchangeConsentToken(tokenHash: [UInt8], secretHash: [UInt8], csrfHash: [UInt8]) throws
+    public func exchangeConsentToken(
+        tokenHash: [UInt8], secretHash: [UInt8], csrfHash: [UInt8]
+    ) throws
         -> ConsentSession
     {
         try store.write { writer in

@@ -5,7 +5,9 @@ extension PermissionService {
     /// answered, so a bad one refuses the whole batch; with a short-circuit `semantic` the
     /// answers end with the deciding one.
     /// - Throws: `AccessQueryError` (`unknownService`, `unknownLevel`) naming the query.
-    public func evaluate(_ queries: [AccessQuery], semantic: EvaluationSemantic = .executeAll) throws
+    public func evaluate(
+        _ queries: [AccessQuery], semantic: EvaluationSemantic = .executeAll
+    ) throws
         -> [AccessEvaluation]
     {
         let at = now

@@ -14,7 +14,9 @@ extension PermissionService {
     /// `filter.status` is applied to the EFFECTIVE status: the store is scanned (at most
     /// `max(8 × limit, 1000)` records per call) and the page may be short; continue from
     /// `nextAfter`. Authorizations never stored (e.g. only pre-approved by a policy) are not listed.
-    public func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws
+    public func authorizations(
+        matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int
+    ) throws
         -> AuthorizationPage
     {
         let at = now

@@ -6,6 +6,8 @@ public protocol AuditChainVerifier: Sendable {
     /// - Parameters:
     ///   - batchSize: entries read per query (bounded memory, short read transactions).
     ///   - progress: called after each batch with (entries checked so far, total entries).
-    func verifyAuditChain(batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?) throws
+    func verifyAuditChain(
+        batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?
+    ) throws
         -> AuditChainReport
 }

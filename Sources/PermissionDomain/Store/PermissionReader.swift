@@ -9,13 +9,17 @@ public protocol PermissionReader: APIKeyReader, ConsentSessionReader {
     /// The hot path's read, in one lookup: the stored record of (user, app, service) (nil when
     /// never written) and, when `withSettings`, the user's settings (nil when never changed or
     /// not asked for).
-    func authorizationAndSettings(user: UserID, app: AppID, service: ServiceID, withSettings: Bool) throws
+    func authorizationAndSettings(
+        user: UserID, app: AppID, service: ServiceID, withSettings: Bool
+    ) throws
         -> (stored: StoredAuthorization?, settings: UserSettings?)
 
     /// Stored records matching `filter` (on the STORED status), ordered by (user, app, service).
     /// Must be efficient for: one user (all apps, services); one app and service (all users),
     /// optionally with a status; one app; one service; everything (reset all).
-    func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws
+    func authorizations(
+        matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int
+    ) throws
         -> [StoredAuthorization]
 
     /// Grants with an end (Allow Once and expiring grants, SPEC §11) whose `expiresAt <= date`,

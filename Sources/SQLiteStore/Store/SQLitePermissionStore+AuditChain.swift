@@ -7,7 +7,9 @@ extension SQLitePermissionStore: AuditChainVerifier {
     /// Rows read per query when verifying, unless told otherwise.
     public static let defaultVerifyBatchSize = 2_000
 
-    public func verifyAuditChain(batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?)
+    public func verifyAuditChain(
+        batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?
+    )
         throws -> AuditChainReport
     {
         try Self.verifyAuditChain(readers: pool.readers, batchSize: batchSize, progress: progress)

@@ -1,6 +1,6 @@
 public import AuditKeys
-import Foundation
 internal import CSQLite
+import Foundation
 public import PermissionDomain
 
 /// The permission store in one SQLite file: one group-committing writer and a pool of WAL

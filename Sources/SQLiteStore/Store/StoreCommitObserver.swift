@@ -1,4 +1,5 @@
 import PermissionDomain
+
 /// What the store keeps in memory beside the file, told about the writer's commits
 /// (``CommitObserver``): the services that may have policies, always, and the read cache when
 /// it is on.

@@ -16,9 +16,13 @@ extension StoreSession {
 
     /// ``app(_:)`` from the file.
     private func storedApp(_ id: AppID) throws -> App? {
-        guard let (name, updatedAt) = try row("SELECT name, updated_at FROM apps WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) }, decode: {
-            (try $0.requiredString(at: 0, "apps", "name"), $0.int64(at: 1))
-        }) else { return nil }
+        guard
+            let (name, updatedAt) = try row(
+                "SELECT name, updated_at FROM apps WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) },
+                decode: {
+                    (try $0.requiredString(at: 0, "apps", "name"), $0.int64(at: 1))
+                })
+        else { return nil }
         return App(
             trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
             localizedPurposeStrings: try localizedPurposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
@@ -29,8 +33,10 @@ extension StoreSession {
             statement.bind(after?.rawValue ?? "", at: 1)
             statement.bind(Self.limit(limit), at: 2)
         } decode: { statement in
-            (AppID(trusted: try statement.requiredString(at: 0, "apps", "id")),
-             try statement.requiredString(at: 1, "apps", "name"), statement.int64(at: 2))
+            (
+                AppID(trusted: try statement.requiredString(at: 0, "apps", "id")),
+                try statement.requiredString(at: 1, "apps", "name"), statement.int64(at: 2)
+            )
         }
         return try page.map { id, name, updatedAt in
             App(
@@ -41,9 +47,13 @@ extension StoreSession {
     }
 
     private func purposeStrings(of app: AppID) throws -> [String: PurposeString] {
-        let pairs = try rows("SELECT key, purpose FROM app_purpose_strings WHERE app = ?1") { $0.bind(app.rawValue, at: 1) } decode: {
-            (try $0.requiredString(at: 0, "app_purpose_strings", "key"),
-             PurposeString(trusted: try $0.requiredString(at: 1, "app_purpose_strings", "purpose")))
+        let pairs = try rows("SELECT key, purpose FROM app_purpose_strings WHERE app = ?1") {
+            $0.bind(app.rawValue, at: 1)
+        } decode: {
+            (
+                try $0.requiredString(at: 0, "app_purpose_strings", "key"),
+                PurposeString(trusted: try $0.requiredString(at: 1, "app_purpose_strings", "purpose"))
+            )
         }
         return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
     }
@@ -52,9 +62,11 @@ extension StoreSession {
         let rows = try rows("SELECT language, key, purpose FROM app_localized_purpose_strings WHERE app = ?1") {
             $0.bind(app.rawValue, at: 1)
         } decode: {
-            (LanguageTag(trusted: try $0.requiredString(at: 0, "app_localized_purpose_strings", "language")),
-             try $0.requiredString(at: 1, "app_localized_purpose_strings", "key"),
-             PurposeString(trusted: try $0.requiredString(at: 2, "app_localized_purpose_strings", "purpose")))
+            (
+                LanguageTag(trusted: try $0.requiredString(at: 0, "app_localized_purpose_strings", "language")),
+                try $0.requiredString(at: 1, "app_localized_purpose_strings", "key"),
+                PurposeString(trusted: try $0.requiredString(at: 2, "app_localized_purpose_strings", "purpose"))
+            )
         }
         var strings: [LanguageTag: [String: PurposeString]] = [:]
         for (language, key, purpose) in rows { strings[language, default: [:]][key] = purpose }
@@ -62,10 +74,12 @@ extension StoreSession {
     }
 
     func save(_ app: App) throws {
-        try run("""
+        try run(
+            """
             INSERT INTO apps (id, name, updated_at) VALUES (?1, ?2, ?3)
             ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at
-            """) { statement in
+            """
+        ) { statement in
             statement.bind(app.id.rawValue, at: 1)
             statement.bind(app.name, at: 2)
             statement.bind(app.updatedAt.millisecondsSince1970, at: 3)
@@ -93,16 +107,22 @@ extension StoreSession {
     }
 
     func service(_ id: ServiceID) throws -> ServiceDefinition? {
-        guard let (builtin, specials) = try row("SELECT builtin, specials FROM services WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) }, decode: {
-            ($0.bool(at: 0), try Self.decodeSpecials($0.list(at: 1)))
-        }) else { return nil }
+        guard
+            let (builtin, specials) = try row(
+                "SELECT builtin, specials FROM services WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) },
+                decode: {
+                    ($0.bool(at: 0), try Self.decodeSpecials($0.list(at: 1)))
+                })
+        else { return nil }
         return try definition(id: id, builtin: builtin, specials: specials)
     }
 
     func services() throws -> [ServiceDefinition] {
         let headers = try rows("SELECT id, builtin, specials FROM services ORDER BY id", bind: { _ in }) { statement in
-            (ServiceID(trusted: try statement.requiredString(at: 0, "services", "id")), statement.bool(at: 1),
-             try Self.decodeSpecials(statement.list(at: 2)))
+            (
+                ServiceID(trusted: try statement.requiredString(at: 0, "services", "id")), statement.bool(at: 1),
+                try Self.decodeSpecials(statement.list(at: 2))
+            )
         }
         return try headers.map { id, builtin, specials in try definition(id: id, builtin: builtin, specials: specials) }
     }
@@ -111,8 +131,10 @@ extension StoreSession {
         let levels = try rows("SELECT level, purpose_keys FROM service_levels WHERE service = ?1 ORDER BY rank") {
             $0.bind(id.rawValue, at: 1)
         } decode: { statement in
-            (Level(trusted: try statement.requiredString(at: 0, "service_levels", "level")),
-             statement.list(at: 1).map(String.init))
+            (
+                Level(trusted: try statement.requiredString(at: 0, "service_levels", "level")),
+                statement.list(at: 1).map(String.init)
+            )
         }
         guard !levels.isEmpty else { throw Self.corrupt("service_levels", "level") }
         return ServiceDefinition(
@@ -125,10 +147,12 @@ extension StoreSession {
     }
 
     func save(_ service: ServiceDefinition) throws {
-        try run("""
+        try run(
+            """
             INSERT INTO services (id, builtin, specials) VALUES (?1, ?2, ?3)
             ON CONFLICT (id) DO UPDATE SET builtin = excluded.builtin, specials = excluded.specials
-            """) { statement in
+            """
+        ) { statement in
             statement.bind(service.id.rawValue, at: 1)
             statement.bind(service.builtin, at: 2)
             statement.bind(service.specials.map(\.rawValue).sorted().joined(separator: ","), at: 3)

@@ -13,9 +13,10 @@ extension StoreSession {
         reason, purpose, prompt_id, request_id, detail, purpose_hash, prev_hash, hash, personal
         """
     /// ``columns``, then the wrapped key of the entry's user (NULL once erased).
-    private static let readColumns = columns + """
-        , (SELECT wrapped_key FROM audit_subjects WHERE pseudonym = audit.user)
-        """
+    private static let readColumns =
+        columns + """
+            , (SELECT wrapped_key FROM audit_subjects WHERE pseudonym = audit.user)
+            """
 
     /// The last entry's seq; for a reader with a read cache, at most ``ReadCache/visibleAuditSeq``.
     func lastAuditSeq() throws -> Int64 {
@@ -124,6 +125,10 @@ extension StoreSession {
         let order = query.newestFirst ? "seq DESC" : "seq"
         let sql = "SELECT \(Self.readColumns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT ?"
         let keyring = keyring
-        return try rows(sql) { $0.bind(values) } decode: { try AuditEntry(storedColumns: $0, keyring: keyring) }
+        return try rows(sql) {
+            $0.bind(values)
+        } decode: {
+            try AuditEntry(storedColumns: $0, keyring: keyring)
+        }
     }
 }

@@ -14,7 +14,9 @@ extension StoreSession {
             statement.bind(pseudonym, at: 1)
             statement.bind(after, at: 2)
             statement.bind(Self.limit(limit), at: 3)
-        } decode: { AuditRecord(row: $0) }
+        } decode: {
+            AuditRecord(row: $0)
+        }
     }
 
     /// The last record of the snapshot, nil for an empty log.

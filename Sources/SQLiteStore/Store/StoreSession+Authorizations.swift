@@ -8,7 +8,8 @@ extension StoreSession {
         declined_levels, updated_at, version, purpose_language, button_confirmed
         """
 
-    private static let selectOne = StatementSlot("""
+    private static let selectOne = StatementSlot(
+        """
         SELECT status, level, provisional, once, expires_at, reason, purpose, declined_levels, updated_at, version,
             purpose_language, button_confirmed
         FROM authorizations WHERE user = ?1 AND app = ?2 AND service = ?3
@@ -16,7 +17,8 @@ extension StoreSession {
 
     /// Always one row: the record's columns (NULL when there is none), then the user's
     /// settings (NULL when never changed); two primary-key seeks in one statement.
-    private static let selectOneWithSettings = StatementSlot("""
+    private static let selectOneWithSettings = StatementSlot(
+        """
         SELECT a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose, a.declined_levels,
             a.updated_at, a.version, a.purpose_language, a.button_confirmed, s.location_services_enabled, s.updated_at,
             s.locale
@@ -33,7 +35,9 @@ extension StoreSession {
         }
     }
 
-    func authorizationAndSettings(user: UserID, app: AppID, service: ServiceID, withSettings: Bool) throws
+    func authorizationAndSettings(
+        user: UserID, app: AppID, service: ServiceID, withSettings: Bool
+    ) throws
         -> (stored: StoredAuthorization?, settings: UserSettings?)
     {
         guard let cache = shared?.cache else {
@@ -47,7 +51,9 @@ extension StoreSession {
     }
 
     /// ``authorizationAndSettings(user:app:service:withSettings:)`` from the file.
-    private func storedAuthorizationAndSettings(user: UserID, app: AppID, service: ServiceID, withSettings: Bool) throws
+    private func storedAuthorizationAndSettings(
+        user: UserID, app: AppID, service: ServiceID, withSettings: Bool
+    ) throws
         -> (stored: StoredAuthorization?, settings: UserSettings?)
     {
         guard withSettings else { return (try authorization(user: user, app: app, service: service), nil) }
@@ -60,7 +66,9 @@ extension StoreSession {
         return found ?? (nil, nil)
     }
 
-    private static func decodeWithSettings(_ statement: Statement, user: UserID, app: AppID, service: ServiceID) throws
+    private static func decodeWithSettings(
+        _ statement: Statement, user: UserID, app: AppID, service: ServiceID
+    ) throws
         -> (StoredAuthorization?, UserSettings?)
     {
         // status is NOT NULL in the table, so NULL means no record.
@@ -76,7 +84,8 @@ extension StoreSession {
         return (stored, settings)
     }
 
-    private static let pageWithSettings = StatementSlot("""
+    private static let pageWithSettings = StatementSlot(
+        """
         SELECT a.user, a.app, a.service, a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose,
             a.declined_levels, a.updated_at, a.version, a.purpose_language, a.button_confirmed,
             s.location_services_enabled, s.updated_at, s.locale
@@ -88,7 +97,9 @@ extension StoreSession {
     /// settings (nil when never changed): the read cache's warm-up. Equal texts in a page share
     /// one string (rows of one user are adjacent; apps and purposes repeat), which keeps the
     /// cache small.
-    func authorizationsWithSettings(after: AuthorizationKey?, limit: Int, interning strings: inout StringInterner)
+    func authorizationsWithSettings(
+        after: AuthorizationKey?, limit: Int, interning strings: inout StringInterner
+    )
         throws -> [(stored: StoredAuthorization, settings: UserSettings?)]
     {
         try database.withStatement(Self.pageWithSettings) { statement in
@@ -118,7 +129,9 @@ extension StoreSession {
         }
     }
 
-    func authorizations(matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int) throws
+    func authorizations(
+        matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int
+    ) throws
         -> [StoredAuthorization]
     {
         // Equality terms, then the keyset cursor; SQLite picks the index whose prefix matches
@@ -136,7 +149,11 @@ extension StoreSession {
         let values = clause.values + [.integer(Self.limit(limit))]
         let condition = clause.sql
         let sql = "SELECT \(Self.columns) FROM authorizations \(condition) ORDER BY user, app, service LIMIT ?"
-        return try rows(sql) { $0.bind(values) } decode: { try Self.decodeListedAuthorization($0) }
+        return try rows(sql) {
+            $0.bind(values)
+        } decode: {
+            try Self.decodeListedAuthorization($0)
+        }
     }
 
     func dueGrants(before date: Date, limit: Int) throws -> [StoredAuthorization] {
@@ -148,7 +165,9 @@ extension StoreSession {
         return try rows(sql) { statement in
             statement.bind(date.millisecondsSince1970, at: 1)
             statement.bind(Self.limit(limit), at: 2)
-        } decode: { try Self.decodeListedAuthorization($0) }
+        } decode: {
+            try Self.decodeListedAuthorization($0)
+        }
     }
 
     func save(_ authorization: StoredAuthorization) throws {

@@ -28,12 +28,14 @@ extension StoreSession {
     }
 
     func save(_ session: ConsentSession) throws {
-        try run("""
+        try run(
+            """
             INSERT INTO consent_sessions (\(Self.columns))
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, csrf_hash = excluded.csrf_hash,
                 exchanged_at = excluded.exchanged_at, ended_at = excluded.ended_at
-            """) { statement in
+            """
+        ) { statement in
             statement.bind(session.id.rawValue, at: 1)
             statement.bind(session.user.rawValue, at: 2)
             statement.bind(blob: session.tokenHash, at: 3)

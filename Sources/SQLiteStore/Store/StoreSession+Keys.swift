@@ -16,11 +16,13 @@ extension StoreSession {
     }
 
     func save(_ key: APIKey) throws {
-        try run("""
+        try run(
+            """
             INSERT INTO api_keys (id, role, app, name, secret_hash, created_at, revoked_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
             ON CONFLICT (id) DO UPDATE SET name = excluded.name, revoked_at = excluded.revoked_at
-            """) { statement in
+            """
+        ) { statement in
             statement.bind(key.id.rawValue, at: 1)
             statement.bind(key.role.rawValue, at: 2)
             statement.bind(key.app?.rawValue, at: 3)

@@ -6,7 +6,9 @@ extension StoreSession {
     private static let policyColumns = "id, service, app, user, effect, level, updated_at"
 
     func policy(id: PolicyID) throws -> Policy? {
-        try row("SELECT \(Self.policyColumns) FROM policies WHERE id = ?1") { $0.bind(id.rawValue, at: 1) } decode: {
+        try row("SELECT \(Self.policyColumns) FROM policies WHERE id = ?1") {
+            $0.bind(id.rawValue, at: 1)
+        } decode: {
             try Self.decodePolicy($0)
         }
     }
@@ -15,10 +17,13 @@ extension StoreSession {
         try rows("SELECT \(Self.policyColumns) FROM policies WHERE id > ?1 ORDER BY id LIMIT ?2") { statement in
             statement.bind(after?.rawValue ?? "", at: 1)
             statement.bind(Self.limit(limit), at: 2)
-        } decode: { try Self.decodePolicy($0) }
+        } decode: {
+            try Self.decodePolicy($0)
+        }
     }
 
-    private static let policiesFor = StatementSlot("""
+    private static let policiesFor = StatementSlot(
+        """
         SELECT \(policyColumns) FROM policies
         WHERE service = ?1 AND (app = ?2 OR app IS NULL) AND (user = ?3 OR user IS NULL)
         """)
@@ -30,12 +35,15 @@ extension StoreSession {
             statement.bind(service.rawValue, at: 1)
             statement.bind(app.rawValue, at: 2)
             statement.bind(user.rawValue, at: 3)
-        } decode: { try Self.decodePolicy($0) }
+        } decode: {
+            try Self.decodePolicy($0)
+        }
     }
 
     /// The services named by at least one policy.
     func policyServiceNames() throws -> Set<String> {
-        let services = try rows("SELECT DISTINCT service FROM policies") { _ in } decode: {
+        let services = try rows("SELECT DISTINCT service FROM policies") { _ in
+        } decode: {
             try $0.requiredString(at: 0, "policies", "service")
         }
         return Set(services)
@@ -43,11 +51,13 @@ extension StoreSession {
 
     func save(_ policy: Policy) throws {
         policyServices?.add(policy.service.rawValue)  // before the commit: see PolicyServices
-        try run("""
+        try run(
+            """
             INSERT INTO policies (\(Self.policyColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
             ON CONFLICT (id) DO UPDATE SET service = excluded.service, app = excluded.app, user = excluded.user,
                 effect = excluded.effect, level = excluded.level, updated_at = excluded.updated_at
-            """) { statement in
+            """
+        ) { statement in
             statement.bind(policy.id.rawValue, at: 1)
             statement.bind(policy.service.rawValue, at: 2)
             statement.bind(policy.app?.rawValue, at: 3)
@@ -86,12 +96,14 @@ extension StoreSession {
     }
 
     func save(_ settings: UserSettings) throws {
-        try run("""
+        try run(
+            """
             INSERT INTO user_settings (user, location_services_enabled, updated_at, locale) VALUES (?1, ?2, ?3, ?4)
             ON CONFLICT (user) DO UPDATE SET
                 location_services_enabled = excluded.location_services_enabled, updated_at = excluded.updated_at,
                 locale = excluded.locale
-            """) { statement in
+            """
+        ) { statement in
             statement.bind(settings.user.rawValue, at: 1)
             statement.bind(settings.locationServicesEnabled, at: 2)
             statement.bind(settings.updatedAt, at: 3)

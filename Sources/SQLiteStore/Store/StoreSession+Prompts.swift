@@ -10,7 +10,9 @@ extension StoreSession {
         """
 
     func prompt(id: PromptID) throws -> Prompt? {
-        try row("SELECT \(Self.columns) FROM prompts WHERE id = ?1") { $0.bind(id.rawValue, at: 1) } decode: {
+        try row("SELECT \(Self.columns) FROM prompts WHERE id = ?1") {
+            $0.bind(id.rawValue, at: 1)
+        } decode: {
             try Self.decodePrompt($0)
         }
     }
@@ -28,7 +30,9 @@ extension StoreSession {
         if let after { clause.add("id > ?", [.text(after.rawValue)]) }
         let values = clause.values + [.integer(Self.limit(limit))]
         let condition = clause.sql
-        return try rows("SELECT \(Self.columns) FROM prompts \(condition) ORDER BY id LIMIT ?") { $0.bind(values) } decode: {
+        return try rows("SELECT \(Self.columns) FROM prompts \(condition) ORDER BY id LIMIT ?") {
+            $0.bind(values)
+        } decode: {
             try Self.decodePrompt($0)
         }
     }
@@ -42,7 +46,9 @@ extension StoreSession {
             statement.bind(user.rawValue, at: 1)
             statement.bind(app.rawValue, at: 2)
             statement.bind(service.rawValue, at: 3)
-        } decode: { try Self.decodePrompt($0) }
+        } decode: {
+            try Self.decodePrompt($0)
+        }
     }
 
     func duePrompts(before date: Date, limit: Int) throws -> [Prompt] {
@@ -53,11 +59,14 @@ extension StoreSession {
         return try rows(sql) { statement in
             statement.bind(date.millisecondsSince1970, at: 1)
             statement.bind(Self.limit(limit), at: 2)
-        } decode: { try Self.decodePrompt($0) }
+        } decode: {
+            try Self.decodePrompt($0)
+        }
     }
 
     func save(_ prompt: Prompt) throws {
-        try run("""
+        try run(
+            """
             INSERT INTO prompts (\(Self.columns))
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
             ON CONFLICT (id) DO UPDATE SET
@@ -67,7 +76,8 @@ extension StoreSession {
                 created_at = excluded.created_at, expires_at = excluded.expires_at,
                 ended_at = excluded.ended_at, choice = excluded.choice,
                 purpose_language = excluded.purpose_language
-            """) { statement in
+            """
+        ) { statement in
             statement.bind(prompt.id.rawValue, at: 1)
             statement.bind(prompt.user.rawValue, at: 2)
             statement.bind(prompt.app.rawValue, at: 3)

@@ -1,6 +1,6 @@
 import AuditKeys
-import Foundation
 internal import CSQLite
+import Foundation
 import PermissionDomain
 
 /// The permission model's reads and writes over one connection: a pooled reader inside
@@ -111,7 +111,9 @@ extension Statement {
     }
 
     /// A column holding a `RawRepresentable` enumeration's raw value.
-    func enumeration<Value: RawRepresentable>(_ type: Value.Type, at index: Int32, _ table: String, _ column: String)
+    func enumeration<Value: RawRepresentable>(
+        _ type: Value.Type, at index: Int32, _ table: String, _ column: String
+    )
         throws -> Value where Value.RawValue == String
     {
         guard let text = string(at: index), let value = Value(rawValue: text) else {
@@ -122,7 +124,9 @@ extension Statement {
 
     /// A column holding one of `table`'s raw values, matched on the column's bytes without making
     /// a `String` (the hot path's status and reason).
-    func enumeration<Value>(_ table: RawValueTable<Value>, at index: Int32, _ tableName: String, _ column: String)
+    func enumeration<Value>(
+        _ table: RawValueTable<Value>, at index: Int32, _ tableName: String, _ column: String
+    )
         throws -> Value
     {
         guard let text = sqlite3_column_text(handle, index) else { throw StoreSession.corrupt(tableName, column) }

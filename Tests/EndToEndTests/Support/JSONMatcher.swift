@@ -21,7 +21,8 @@ struct JSONMatcher {
         if case .string(let text) = expected, text.hasPrefix("<same:"), text.hasSuffix(">") {
             let name = String(text.dropFirst(6).dropLast())
             if actual != .string(captures[name] ?? "<\(name) not captured>") {
-                mismatches.append("\(path): expected the value captured as \(name) (\(captures[name] ?? "none")), got \(Self.render(actual))")
+                mismatches.append(
+                    "\(path): expected the value captured as \(name) (\(captures[name] ?? "none")), got \(Self.render(actual))")
             }
             return
         }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -151,7 +152,10 @@ final class ScriptedServer: @unchecked Sendable {
         let terminator: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while headEnd == nil {
-            if let range = buffer.firstRange(of: terminator) { headEnd = range.upperBound; break }
+            if let range = buffer.firstRange(of: terminator) {
+                headEnd = range.upperBound
+                break
+            }
             guard receive(fd, into: &buffer) else { return nil }
         }
         guard let end = headEnd else { return nil }
@@ -170,8 +174,9 @@ final class ScriptedServer: @unchecked Sendable {
         }
         let body = String(decoding: buffer[end..<(end + length)], as: UTF8.self)
         buffer.removeFirst(end + length)
-        return Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: body,
-                       connection: connection)
+        return Request(
+            method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: body,
+            connection: connection)
     }
 
     private func receive(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {
@@ -195,14 +200,17 @@ extension ScriptedServer.Action {
             {"detail":"\(detail)","requestId":"\(requestId)","status":\(status),\
             "title":"t","type":"https://permissions.example/problems/\(slug)"}
             """
-        return .respond(status: status, headers: [("Content-Type", "application/problem+json"), ("X-Request-Id", requestId)],
-                        body: body)
+        return .respond(
+            status: status, headers: [("Content-Type", "application/problem+json"), ("X-Request-Id", requestId)],
+            body: body)
     }
 
     /// A well-formed authorization body.
     static func authorization(status: String, level: String? = nil) -> Self {
         let levelMember = level.map { "\"level\":\"\($0)\"," } ?? ""
-        return .json(200, """
+        return .json(
+            200,
+            """
             {"app":"com.example.maps","expiresAt":null,\(levelMember)"once":false,"provisional":false,\
             "purpose":null,"reason":"userConsent","service":"location","status":"\(status)",\
             "updatedAt":"2026-11-22T10:00:00.000Z","user":"u42","version":3}

@@ -1,8 +1,9 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// Migration 3 backfills the chain of rows written before it, and decisions keep the hash of
 /// the purpose string the user was shown.
@@ -19,8 +20,9 @@ import TestSupport
         _ = try service.putApp(
             id: a, name: "Scanner", purposeStrings: ["NSCameraUsageDescription": try purpose(shown)], actor: admin,
             requestId: nil)
-        guard case .prompted(let prompt, _) = try service.request(
-            user: u, app: a, service: .camera, level: .full, actor: appActor, requestId: nil)
+        guard
+            case .prompted(let prompt, _) = try service.request(
+                user: u, app: a, service: .camera, level: .full, actor: appActor, requestId: nil)
         else {
             Issue.record("expected a prompt")
             return

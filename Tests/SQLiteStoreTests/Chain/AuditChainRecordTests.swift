@@ -1,10 +1,11 @@
 import AuditKeys
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
 import StoreTestSupport
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// The store's side of the audit hash chain: the domain's rule over swift-crypto gives the
 /// SHA-256 values computed independently (Python's `hashlib` on the encoding in docs/audit-chain.md, in the
@@ -28,11 +29,13 @@ import TestSupport
     @Test func theDomainRuleGivesThePinnedHashes() {
         let chain = AuditChain.sha256V1
         var first = AuditRecord(
-            entry: AuditEntry.everyKindOfField, seq: 1, purposeHash: chain.purposeHash(of: "Scan documents."), prevHash: AuditChain.genesis)
+            entry: AuditEntry.everyKindOfField, seq: 1, purposeHash: chain.purposeHash(of: "Scan documents."),
+            prevHash: AuditChain.genesis)
         first.hash = chain.hash(of: first)
         #expect(first.purposeHash == Self.purposeHash)
         #expect(first.hash == Self.firstHash)
-        var second = AuditRecord(entry: AuditEntry.everyKindOfField, seq: 2, purposeHash: Self.purposeHash, prevHash: Self.firstHash)
+        var second = AuditRecord(
+            entry: AuditEntry.everyKindOfField, seq: 2, purposeHash: Self.purposeHash, prevHash: Self.firstHash)
         second.hash = chain.hash(of: second)
         #expect(second.hash == Self.secondHash)
     }
@@ -57,7 +60,10 @@ import TestSupport
         #expect(stored.map(\.hash) == stored.map { AuditChain.sha256.hash(of: $0) })
         #expect(entries.map(\.hash) == stored.map(\.hash))
         #expect(entries.map(\.prevHash) == [AuditChain.genesis, stored[0].hash])
-        #expect(entries.allSatisfy { $0.user == AuditEntry.everyKindOfField.user && $0.purpose == AuditEntry.everyKindOfField.purpose })
+        #expect(
+            entries.allSatisfy {
+                $0.user == AuditEntry.everyKindOfField.user && $0.purpose == AuditEntry.everyKindOfField.purpose
+            })
         #expect(stored.allSatisfy { $0.user == entries[0].pseudonym && $0.purpose == nil && $0.personal != nil })
         #expect(stored[0].personal != stored[1].personal, "each seal has its own nonce")
         #expect(entries.first?.purposeHash == Self.purposeHash)

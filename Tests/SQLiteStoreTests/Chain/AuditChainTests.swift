@@ -1,8 +1,9 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// `verifyAuditChain` pointing at the row an attacker edited or deleted with the sqlite3 shell
 /// (the conformance suite's AuditChainTests check the chain after real flows on both stores).
@@ -14,7 +15,9 @@ import TestSupport
         for _ in 0..<40 { _ = try fixture.store.write { try $0.append(.change(u, a, .camera)) } }
         #expect(try fixture.store.verifyAuditChain(batchSize: 16, progress: nil).isIntact)
 
-        _ = try sqlite3(fixture.store.path, """
+        _ = try sqlite3(
+            fixture.store.path,
+            """
             DROP TRIGGER audit_never_updated; UPDATE audit SET to_status = 'authorized' WHERE seq = \(seq);
             """)
         let report = try fixture.store.verifyAuditChain(batchSize: 16, progress: nil)
@@ -29,7 +32,9 @@ import TestSupport
         let fixture = try StoreFixture()
         let u = try user("u1"), a = try app("com.example.a")
         for _ in 0..<10 { _ = try fixture.store.write { try $0.append(.change(u, a, .camera)) } }
-        _ = try sqlite3(fixture.store.path, """
+        _ = try sqlite3(
+            fixture.store.path,
+            """
             DROP TRIGGER audit_never_updated; UPDATE audit SET prev_hash = hash WHERE seq = 6;
             """)
         let report = try fixture.store.verifyAuditChain(batchSize: 4, progress: nil)

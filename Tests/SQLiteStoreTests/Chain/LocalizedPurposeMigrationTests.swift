@@ -1,9 +1,10 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
 import StoreTestSupport
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// Migration 5 (localized purpose strings) on a database from before it: the audit chain keeps
 /// every hash and verifies, old records read with no language, and new entries that carry a
@@ -19,7 +20,9 @@ import TestSupport
         let key = "NSCameraUsageDescription"
         _ = try service.putApp(id: a, name: "Scanner", purposeStrings: [key: try purpose("Scan.")], actor: admin, requestId: nil)
         _ = try service.setLocationServices(user: u1, enabled: false, actor: consent, requestId: nil)
-        guard case .prompted(let old, _) = try service.request(user: u1, app: a, service: .camera, level: .full, actor: admin, requestId: nil)
+        guard
+            case .prompted(let old, _) = try service.request(
+                user: u1, app: a, service: .camera, level: .full, actor: admin, requestId: nil)
         else {
             Issue.record("expected a prompt")
             return
@@ -28,13 +31,17 @@ import TestSupport
         let before = try sqlite3(fixture.store.path, "SELECT group_concat(hash, ',') FROM (SELECT hash FROM audit ORDER BY seq)")
 
         // Turn the file back into one from before migration 5.
-        _ = try sqlite3(fixture.store.path, """
+        _ = try sqlite3(
+            fixture.store.path,
+            """
             DROP TABLE app_localized_purpose_strings; ALTER TABLE user_settings DROP COLUMN locale;
             ALTER TABLE prompts DROP COLUMN purpose_language; ALTER TABLE authorizations DROP COLUMN purpose_language;
             DELETE FROM schema_migrations WHERE id = '5-localized-purpose-strings';
             """)
         let reopened = try SQLitePermissionStore.open(path: fixture.store.path, keyring: .forTests)
-        #expect(try sqlite3(fixture.store.path, "SELECT count(*) FROM schema_migrations WHERE id = '5-localized-purpose-strings'") == "1")
+        #expect(
+            try sqlite3(fixture.store.path, "SELECT count(*) FROM schema_migrations WHERE id = '5-localized-purpose-strings'")
+                == "1")
         let after = try sqlite3(fixture.store.path, "SELECT group_concat(hash, ',') FROM (SELECT hash FROM audit ORDER BY seq)")
         #expect(after == before, "no entry was rehashed")
         #expect(try reopened.verifyAuditChain(batchSize: 2, progress: nil).isIntact)
@@ -48,8 +55,11 @@ import TestSupport
         _ = try migrated.putApp(
             id: a, name: "Scanner", purposeStrings: [key: try purpose("Scan.")],
             localizedPurposeStrings: [try LanguageTag("de"): [key: try purpose("Scannen.")]], actor: admin, requestId: nil)
-        _ = try migrated.putSettings(user: u2, locationServicesEnabled: true, locale: try LanguageTag("de"), actor: consent, requestId: nil)
-        guard case .prompted(let german, _) = try migrated.request(user: u2, app: a, service: .camera, level: .full, actor: admin, requestId: nil)
+        _ = try migrated.putSettings(
+            user: u2, locationServicesEnabled: true, locale: try LanguageTag("de"), actor: consent, requestId: nil)
+        guard
+            case .prompted(let german, _) = try migrated.request(
+                user: u2, app: a, service: .camera, level: .full, actor: admin, requestId: nil)
         else {
             Issue.record("expected a prompt")
             return

@@ -1,10 +1,11 @@
 import AuditKeys
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
 import StoreTestSupport
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// A log written before the hash chain (migration 3) and before personal fields were sealed
 /// (migration 8): opening it backfills the chain in batches, then reseals every entry about a
@@ -20,7 +21,9 @@ import TestSupport
         let pool = try DatabasePool(path: path, configuration: .init())
         try pool.writeWithoutTransaction { try Migrator(Array(PermissionSchema.migrations.migrations.prefix(2))).migrate($0) }
         pool.close()
-        _ = try sqlite3(path, """
+        _ = try sqlite3(
+            path,
+            """
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.rows))
             INSERT INTO audit (seq, at, actor_key, actor_role, action, user, app, service, to_status, to_provisional,
                                to_once, reason, purpose)

@@ -1,9 +1,10 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// An audit entry (what the event feed sends) becomes readable only once the read cache no
 /// longer holds what its transaction changed: a backend that re-checks a key on a `revoke`

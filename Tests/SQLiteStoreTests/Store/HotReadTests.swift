@@ -1,8 +1,9 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// SQLite's hot path: the policy query skipped for services no policy names (`PolicyServices`),
 /// and column values matched on their bytes (the conformance suite's HotReadTests check the
@@ -28,7 +29,9 @@ import TestSupport
             user: try user("u1"), app: maps, service: .camera, status: .denied, reason: .userSet, updatedAt: epoch, version: 1)
         try fixture.store.write { try $0.save(record) }
         #expect(try fixture.store.read { try $0.authorization(user: try user("u1"), app: maps, service: .camera) } == record)
-        try fixture.store.pool.write { try $0.execute("UPDATE authorizations SET reason = 'userConsentX', version = version + 1 WHERE user = 'u1'") }
+        try fixture.store.pool.write {
+            try $0.execute("UPDATE authorizations SET reason = 'userConsentX', version = version + 1 WHERE user = 'u1'")
+        }
         let error = #expect(throws: SQLiteError.self) {
             try fixture.store.read { try $0.authorization(user: try user("u1"), app: maps, service: .camera) }
         }

@@ -1,8 +1,9 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// Reads of keys that have no record (made-up user ids, a scan) are cached within a bound of
 /// their own, so they never push the real records out of the read cache.

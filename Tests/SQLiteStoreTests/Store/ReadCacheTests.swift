@@ -1,10 +1,11 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
 import StoreTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// The hot path's read cache (`ReadCache`) and how the writer keeps it in step
 /// (`ReadCacheTracker`): every change, by whatever statement, is seen by the next read.
@@ -25,7 +26,9 @@ import TestSupport
             declinedLevels: version > 1 ? [.whenInUse] : [], updatedAt: epoch + Double(version), version: version)
     }
 
-    func status(_ store: SQLitePermissionStore, _ user: UserID, withSettings: Bool = true) throws
+    func status(
+        _ store: SQLitePermissionStore, _ user: UserID, withSettings: Bool = true
+    ) throws
         -> (stored: StoredAuthorization?, settings: UserSettings?)
     {
         try store.read { try $0.authorizationAndSettings(user: user, app: maps, service: .location, withSettings: withSettings) }
@@ -80,7 +83,9 @@ import TestSupport
         try store.write { try $0.save(UserSettings(user: u1, locationServicesEnabled: false, updatedAt: epoch)) }
         _ = try status(store, u1)
         // Statements no write path of the model uses today: the triggers see them anyway.
-        try store.pool.write { try $0.execute("UPDATE authorizations SET version = version + 1, status = 'denied', level = NULL") }
+        try store.pool.write {
+            try $0.execute("UPDATE authorizations SET version = version + 1, status = 'denied', level = NULL")
+        }
         #expect(try status(store, u1).stored?.version == 2)
         #expect(try status(store, u1).stored?.status == .denied)
         try store.pool.write { try $0.execute("DELETE FROM user_settings") }
@@ -229,7 +234,8 @@ import TestSupport
         cache.invalidate(keys: [], users: [], apps: [maps])
         #expect(!cache.contains(grant, withSettings: false), "an app's change forgets it")
         let denied = AuthorizationKey(user: try user("u9"), app: maps, service: .location)
-        cache.insert(denied, stored: try record(denied.user, version: 1, status: .denied), settings: nil, readAt: cache.generation)
+        cache.insert(
+            denied, stored: try record(denied.user, version: 1, status: .denied), settings: nil, readAt: cache.generation)
         #expect(cache.contains(denied, withSettings: false), "a denial needs no app")
     }
 
@@ -263,7 +269,8 @@ import TestSupport
             let store = try SQLitePermissionStore.open(path: path, keyring: .forTests, readCacheEntries: 0)
             try store.write { writer in
                 for (index, u) in users.enumerated() {
-                    try writer.save(try self.record(u, version: Int64(1 + index % 3), status: index % 5 == 0 ? .denied : .authorized))
+                    try writer.save(
+                        try self.record(u, version: Int64(1 + index % 3), status: index % 5 == 0 ? .denied : .authorized))
                     if index.isMultiple(of: 7) {
                         try writer.save(UserSettings(user: u, locationServicesEnabled: false, updatedAt: epoch))
                     }
@@ -297,7 +304,9 @@ import TestSupport
         let small = try SQLitePermissionStore.open(path: path, keyring: .forTests, readCacheEntries: 20)
         #expect(try small.warmReadCache(pageSize: 8) == .init(loaded: 16, skipped: 0, full: true, stopped: false))
         let stopped = try SQLitePermissionStore.open(path: path, keyring: .forTests)
-        #expect(try stopped.warmReadCache(pageSize: 8, shouldStop: { true }) == .init(loaded: 0, skipped: 0, full: false, stopped: true))
+        #expect(
+            try stopped.warmReadCache(pageSize: 8, shouldStop: { true })
+                == .init(loaded: 0, skipped: 0, full: false, stopped: true))
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
-@testable import SQLiteStore
 import StoreTestSupport
 import TestSupport
+
+@testable import SQLiteStore
 
 /// A store in a fresh temporary directory; the directory goes when the fixture is released.
 struct StoreFixture {
@@ -10,6 +11,7 @@ struct StoreFixture {
 
     init(configuration: DatabaseConfiguration = .init()) throws {
         directory = try TemporaryDirectory()
-        store = try SQLitePermissionStore.open(path: directory.file("data/permissions.sqlite"), configuration: configuration, keyring: .forTests)
+        store = try SQLitePermissionStore.open(
+            path: directory.file("data/permissions.sqlite"), configuration: configuration, keyring: .forTests)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
 import StoreTestSupport
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 @Suite struct StoreLifecycleTests {
     @Test func openCreatesTheDirectoryMigratesAndIsReady() throws {
@@ -50,8 +51,10 @@ import TestSupport
         let u = try user("u1"), a = try app("com.a.b")
         try fixture.store.write { writer in
             for index in 0..<500 {
-                try writer.save(StoredAuthorization(user: try user("u\(index)"), app: a, service: .camera, status: .denied,
-                                                    reason: .userSet, updatedAt: epoch, version: 1))
+                try writer.save(
+                    StoredAuthorization(
+                        user: try user("u\(index)"), app: a, service: .camera, status: .denied,
+                        reason: .userSet, updatedAt: epoch, version: 1))
                 try writer.append(.change(u, a, .camera))
             }
         }
@@ -64,7 +67,9 @@ import TestSupport
         try copy.checkReady()
         #expect(try copy.read { try $0.lastAuditSeq() } == 500)
         let records = try copy.read { try $0.authorizations(matching: AuthorizationFilter(app: a), after: nil, limit: 1_000) }
-        let original = try fixture.store.read { try $0.authorizations(matching: AuthorizationFilter(app: a), after: nil, limit: 1_000) }
+        let original = try fixture.store.read {
+            try $0.authorizations(matching: AuthorizationFilter(app: a), after: nil, limit: 1_000)
+        }
         #expect(records.count == 500)
         #expect(records == original)
     }
@@ -76,7 +81,8 @@ import TestSupport
         // 2,000 users x 10 apps x 5 services = 100,000 records with distinct versions, built in
         // SQL (saving them one by one takes long in a debug build).
         try fixture.store.pool.write { database in
-            try database.execute("""
+            try database.execute(
+                """
                 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 99999)
                 INSERT INTO authorizations (user, app, service, status, level, provisional, once, expires_at, reason,
                                             purpose, declined_levels, updated_at, version)
@@ -89,9 +95,10 @@ import TestSupport
                 """)
         }
         // One record saved through the store on top of the bulk rows.
-        let saved = StoredAuthorization(user: try user("user-1500"), app: apps[4], service: .photos, status: .authorized,
-                                        level: .limited, reason: .userConsent, purpose: try purpose("Pick photos."),
-                                        updatedAt: epoch, version: 1_000_000)
+        let saved = StoredAuthorization(
+            user: try user("user-1500"), app: apps[4], service: .photos, status: .authorized,
+            level: .limited, reason: .userConsent, purpose: try purpose("Pick photos."),
+            updatedAt: epoch, version: 1_000_000)
         try fixture.store.write { try $0.save(saved) }
         let probes = [(0, 0, 0), (1234, 7, 3), (1999, 9, 4), (777, 2, 1), (1, 0, 2)]
         for (userIndex, appIndex, serviceIndex) in probes {
@@ -106,7 +113,8 @@ import TestSupport
             #expect(found?.service == services[serviceIndex])
         }
         #expect(try fixture.store.read { try $0.authorization(user: saved.user, app: saved.app, service: .photos) } == saved)
-        #expect(try fixture.store.read { try $0.authorization(user: try user("user-2000"), app: apps[0], service: .camera) } == nil)
+        #expect(
+            try fixture.store.read { try $0.authorization(user: try user("user-2000"), app: apps[0], service: .camera) } == nil)
         let count = try fixture.store.pool.read { db in
             try db.withStatement("SELECT count(*) FROM authorizations") { try $0.step() ? $0.int(at: 0) : 0 }
         }

@@ -1,8 +1,8 @@
 import Foundation
 import PermissionDomain
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The consent session flows (SPEC §10) on both stores, with a manual clock: creation audited
 /// without the token, the one-time exchange, expiry from creation, ending, and the typed
@@ -37,7 +37,8 @@ import TestSupport
         _ = try make(h)
         h.clock.advance(by: 10)
         let seq = try h.service.lastAuditSeq()
-        let session = try h.service.exchangeConsentToken(tokenHash: Self.bytes(1), secretHash: Self.bytes(50), csrfHash: Self.bytes(60))
+        let session = try h.service.exchangeConsentToken(
+            tokenHash: Self.bytes(1), secretHash: Self.bytes(50), csrfHash: Self.bytes(60))
         #expect(session.exchangedAt == Fixtures.t0.addingTimeInterval(10))
         #expect(try h.service.liveConsentSession(secretHash: Self.bytes(50)) == session)
         #expect(try h.service.lastAuditSeq() == seq, "the exchange changes the session row only")
@@ -56,8 +57,10 @@ import TestSupport
         _ = try make(h)
         let results = Mutex<[Bool]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { index in
-            let ok = (try? h.service.exchangeConsentToken(
-                tokenHash: Self.bytes(1), secretHash: Self.bytes(UInt8(100 + index)), csrfHash: Self.bytes(UInt8(200 &+ index)))) != nil
+            let ok =
+                (try? h.service.exchangeConsentToken(
+                    tokenHash: Self.bytes(1), secretHash: Self.bytes(UInt8(100 + index)),
+                    csrfHash: Self.bytes(UInt8(200 &+ index)))) != nil
             results.withLock { $0.append(ok) }
         }
         #expect(results.withLock { $0.filter { $0 }.count } == 1)
@@ -68,7 +71,8 @@ import TestSupport
         _ = try make(h, id: "cs_00000000000000a1", token: 1)
         _ = try make(h, id: "cs_00000000000000a2", token: 2)
         h.clock.advance(by: 899.999)
-        let session = try h.service.exchangeConsentToken(tokenHash: Self.bytes(1), secretHash: Self.bytes(50), csrfHash: Self.bytes(60))
+        let session = try h.service.exchangeConsentToken(
+            tokenHash: Self.bytes(1), secretHash: Self.bytes(50), csrfHash: Self.bytes(60))
         #expect(try h.service.liveConsentSession(secretHash: Self.bytes(50)) == session)
         h.clock.advance(by: 0.001)
         #expect(try h.service.liveConsentSession(secretHash: Self.bytes(50)) == nil, "expired at expiresAt")

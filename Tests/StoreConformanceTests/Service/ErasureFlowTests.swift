@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// Erasure (SPEC §11, GDPR Art. 17) on both stores: everything stored about the user goes in
 /// one write, the audit keeps its entries with the personal fields unreadable, the chain still
@@ -83,7 +83,9 @@ import TestSupport
         try populate(h)
         _ = try h.service.eraseUser(h.user, actor: admin, requestId: nil)
         let erased = try h.service.lastAuditSeq()
-        #expect(throws: PermissionError.notFound(what: "user u42")) { try h.service.eraseUser(h.user, actor: admin, requestId: nil) }
+        #expect(throws: PermissionError.notFound(what: "user u42")) {
+            try h.service.eraseUser(h.user, actor: admin, requestId: nil)
+        }
         #expect(try h.service.lastAuditSeq() == erased)
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// Expiring grants (SPEC §11) on both stores, with a manual clock: a decision or a settings
 /// change with `until` shows `expiresAt`, reads `notDetermined` (`expired`) from then, and the
@@ -84,14 +84,16 @@ import TestSupport
         }
         let future = Self.t0.addingTimeInterval(60)
         refused("must be in the future") {
-            _ = try h.service.decide(promptID: prompt.id, choice: "allow", until: Self.t0.addingTimeInterval(-1), actor: h.consent, requestId: nil)
+            _ = try h.service.decide(
+                promptID: prompt.id, choice: "allow", until: Self.t0.addingTimeInterval(-1), actor: h.consent, requestId: nil)
         }
         refused("must be in the future") {
             _ = try h.service.decide(promptID: prompt.id, choice: "allow", until: Self.t0, actor: h.consent, requestId: nil)
         }
         refused("must be at most 86400 seconds from now (the maximum grant duration)") {
             _ = try h.service.decide(
-                promptID: prompt.id, choice: "allow", until: Self.t0.addingTimeInterval(86_400.001), actor: h.consent, requestId: nil)
+                promptID: prompt.id, choice: "allow", until: Self.t0.addingTimeInterval(86_400.001), actor: h.consent,
+                requestId: nil)
         }
         refused("only a choice that grants access can have an end") {
             _ = try h.service.decide(promptID: prompt.id, choice: "deny", until: future, actor: h.consent, requestId: nil)

@@ -1,8 +1,9 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// A user's export (GDPR Art. 15 and 20) on both stores: the store's stored audit records of a
 /// user, keyset-paged, and the chain head of a read; the service's export of records, prompts,

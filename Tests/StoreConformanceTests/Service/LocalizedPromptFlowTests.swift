@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §11 through the service on both stores: a prompt shows the app's translation for the
 /// user's `locale` (RFC 4647 lookup), else the base string; the prompt, the authorization and
@@ -58,8 +58,9 @@ import TestSupport
         let answered = try #require(log.first { $0.action == .promptAnswered })
         #expect(answered.purpose?.rawValue == "Die Kamera scannt Fahrkarten.")
         #expect(answered.detail["purposeLanguage"] == "de" && answered.detail["choice"] == "allow")
-        #expect(answered.purposeHash?.count == 64 && answered.purposeHash == created.purposeHash,
-                "the hash of the German text shown, as on the prompt entry")
+        #expect(
+            answered.purposeHash?.count == 64 && answered.purposeHash == created.purposeHash,
+            "the hash of the German text shown, as on the prompt entry")
         let report = try h.fixture.store.verifyAuditChain(batchSize: 5, progress: nil)
         #expect(report.isIntact && report.totalEntries == Int64(log.count))
     }
@@ -97,12 +98,14 @@ import TestSupport
         let provisional = try h.service.decide(promptID: request.id, choice: "allowWhileUsing", actor: h.consent, requestId: "d")
         #expect(provisional.authorization.provisional)
         let upgrade = try #require(
-            try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: .system, requestId: "l").prompt)
+            try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: .system, requestId: "l")
+                .prompt)
         #expect(upgrade.kind == .upgrade)
         #expect(upgrade.purpose.rawValue == "Meldet, wenn deine Haltestelle naht." && upgrade.purposeLanguage?.rawValue == "de")
     }
 
-    @Test(arguments: StoreKind.allCases) func aConsentPagesLanguagesWinAndItsDecisionRecordsWhatItShowed(_ kind: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func aConsentPagesLanguagesWinAndItsDecisionRecordsWhatItShowed(_ kind: StoreKind) throws
+    {
         let h = try Harness(kind)
         try Self.localize(h)
         try setLocale(h, "de")
@@ -111,8 +114,9 @@ import TestSupport
         let french = try h.service.purposeText(for: prompt, languages: ["fr-CA", "de"])
         #expect(french.text.rawValue == "L’appareil photo scanne les billets." && french.language?.rawValue == "fr")
         let unmatched = try h.service.purposeText(for: prompt, languages: ["ja"])
-        #expect(unmatched.text.rawValue == "Die Kamera scannt Fahrkarten." && unmatched.language?.rawValue == "de",
-                "no match: the prompt's own text (the locale's match)")
+        #expect(
+            unmatched.text.rawValue == "Die Kamera scannt Fahrkarten." && unmatched.language?.rawValue == "de",
+            "no match: the prompt's own text (the locale's match)")
         let own = try h.service.purposeText(for: prompt, languages: [])
         #expect(own.text == prompt.purpose && own.language == prompt.purposeLanguage)
 
@@ -124,7 +128,8 @@ import TestSupport
         #expect(decided.authorization.purpose?.rawValue == "L’appareil photo scanne les billets.")
         #expect(decided.authorization.purposeLanguage?.rawValue == "fr")
         let answered = try #require(try h.auditLog().first { $0.action == .promptAnswered })
-        #expect(answered.purpose?.rawValue == "L’appareil photo scanne les billets." && answered.detail["purposeLanguage"] == "fr")
+        #expect(
+            answered.purpose?.rawValue == "L’appareil photo scanne les billets." && answered.detail["purposeLanguage"] == "fr")
     }
 
     @Test(arguments: StoreKind.allCases) func settingsAndRegistrationsAuditTheirLanguages(_ kind: StoreKind) throws {
@@ -145,11 +150,12 @@ import TestSupport
         #expect(try h.auditLog().count == before, "de-ch is de-CH")
         _ = try h.service.putSettings(user: h.user, locationServicesEnabled: false, locale: nil, actor: h.consent, requestId: "s")
         let changes = try h.auditLog().filter { $0.action == .settingsChanged }.map(\.detail)
-        #expect(changes == [
-            ["locationServicesEnabled": "true", "locale": "de-CH"],
-            ["locationServicesEnabled": "false", "locale": "de-CH"],
-            ["locationServicesEnabled": "false", "locale": ""],
-        ])
+        #expect(
+            changes == [
+                ["locationServicesEnabled": "true", "locale": "de-CH"],
+                ["locationServicesEnabled": "false", "locale": "de-CH"],
+                ["locationServicesEnabled": "false", "locale": ""],
+            ])
         #expect(try h.service.userSettings(h.user).locale == nil)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// The location button (SPEC §11) on both stores, with a manual clock: its prompt the first
 /// time, Allow Once without a prompt once confirmed (audited, lapsing through the sweep), a

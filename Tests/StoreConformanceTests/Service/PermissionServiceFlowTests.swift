@@ -1,8 +1,9 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// The domain's flows against each store.
 @Suite struct PermissionServiceFlowTests {
@@ -39,12 +40,17 @@ import TestSupport
         #expect(before.status == .notDetermined)
         #expect(prompt.purpose.rawValue == "Scan documents.")
         // Asking again while the prompt is pending returns the same prompt.
-        guard case .prompted(let again, _) = try service.request(user: u, app: a, service: .camera, level: .full, actor: appActor, requestId: "r2") else {
+        guard
+            case .prompted(let again, _) = try service.request(
+                user: u, app: a, service: .camera, level: .full, actor: appActor, requestId: "r2")
+        else {
             Issue.record("expected the pending prompt")
             return
         }
         #expect(again.id == prompt.id)
-        let pending = try fixture.store.read { try $0.prompts(matching: PromptFilter(user: u, state: .pending), after: nil, limit: 10) }
+        let pending = try fixture.store.read {
+            try $0.prompts(matching: PromptFilter(user: u, state: .pending), after: nil, limit: 10)
+        }
         #expect(pending.map(\.id) == [prompt.id])
 
         clock.advance(by: 5)
@@ -61,7 +67,10 @@ import TestSupport
         #expect(stored?.version == 1)
         #expect(try fixture.store.read { try $0.pendingPrompt(user: u, app: a, service: .camera) } == nil)
         // Decided: no new prompt.
-        guard case .decided(let decided) = try service.request(user: u, app: a, service: .camera, level: .full, actor: appActor, requestId: "r4") else {
+        guard
+            case .decided(let decided) = try service.request(
+                user: u, app: a, service: .camera, level: .full, actor: appActor, requestId: "r4")
+        else {
             Issue.record("expected no prompt after the decision")
             return
         }
@@ -130,9 +139,11 @@ import TestSupport
         onThreads(threads) { index in
             do {
                 let u = try UserID("user-\(index)")
-                let outcome = try service.request(user: u, app: a, service: .camera, level: .full, actor: appActor, requestId: nil)
+                let outcome = try service.request(
+                    user: u, app: a, service: .camera, level: .full, actor: appActor, requestId: nil)
                 if case .prompted(let prompt, _) = outcome {
-                    _ = try service.decide(promptID: prompt.id, choice: index % 2 == 0 ? "allow" : "deny", actor: consent, requestId: nil)
+                    _ = try service.decide(
+                        promptID: prompt.id, choice: index % 2 == 0 ? "allow" : "deny", actor: consent, requestId: nil)
                 }
                 _ = try service.revoke(user: u, app: a, service: .camera, actor: consent, requestId: nil)
                 // A refused change writes nothing: an unknown choice on an answered prompt.

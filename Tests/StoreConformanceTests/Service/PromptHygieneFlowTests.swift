@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// Prompt hygiene (SPEC §11): an app has at most `maxPendingPrompts` prompts pending for one
 /// user; one more is refused naming them, with nothing written, on both stores and under

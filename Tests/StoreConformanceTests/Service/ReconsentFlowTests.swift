@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// Re-consent when the purpose changes (SPEC §11) on both stores: a grant shows
 /// `purposeChanged` as soon as the app's text for it changes (the app the status read keeps in

@@ -1,8 +1,8 @@
 import Foundation
 import PermissionDomain
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// One scripted run of every kind of change through PermissionService on each store, with
 /// the same clock and the same prompt ids: the records, the prompts and the whole audit log,
@@ -49,7 +49,8 @@ import TestSupport
         _ = try h.service.setLocationServices(user: h.user, enabled: true, actor: h.consent, requestId: "s2")
         try h.grant(.location, .always, .allowWhileUsing)
         let upgrade = try #require(
-            try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: "l1").prompt)
+            try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: "l1")
+                .prompt)
         _ = try h.service.decide(promptID: upgrade.id, choice: "changeToAlways", actor: h.consent, requestId: "d1")
         _ = try h.service.revoke(user: h.user, app: h.app, service: .camera, actor: h.consent, requestId: "r1")
         _ = try h.prompt(.calendars, .full)

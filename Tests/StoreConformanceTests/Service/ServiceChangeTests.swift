@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// PermissionService: settings, revoke, reinstall, reset, policies, the Location Services
 /// switch, custom services and listings (SPEC §4), on both stores.
@@ -25,7 +25,9 @@ import TestSupport
             user: h.user, app: h.app, service: .contacts, status: .authorized, level: .limited, actor: h.consent, requestId: nil)
         #expect(same == set, "no change, no new version")
         #expect(throws: PermissionError.unknownLevel(level: "always", service: .contacts, allowed: [.limited, .full])) {
-            try h.service.setAuthorization(user: h.user, app: h.app, service: .contacts, status: .authorized, level: .always, actor: h.consent, requestId: nil)
+            try h.service.setAuthorization(
+                user: h.user, app: h.app, service: .contacts, status: .authorized, level: .always, actor: h.consent,
+                requestId: nil)
         }
     }
 
@@ -40,7 +42,8 @@ import TestSupport
             try h.service.revoke(user: h.user, app: h.app, service: .camera, actor: h.consent, requestId: nil)
         }
         #expect(throws: PermissionError.restrictedByPolicy) {
-            try h.service.setAuthorization(user: h.user, app: h.app, service: .camera, status: .denied, level: nil, actor: h.consent, requestId: nil)
+            try h.service.setAuthorization(
+                user: h.user, app: h.app, service: .camera, status: .denied, level: nil, actor: h.consent, requestId: nil)
         }
         try h.service.deletePolicy(id: try PolicyID("kids"), actor: .anonymous, requestId: nil)
         let revoked = try h.service.revoke(user: h.user, app: h.app, service: .camera, actor: h.consent, requestId: nil)
@@ -65,10 +68,14 @@ import TestSupport
         let view = try h.current(.camera)
         #expect(view.status == .authorized && view.reason == .policy && view.version == 0)
         #expect(throws: PermissionError.unknownLevel(level: "always", service: .camera, allowed: [.full])) {
-            try h.service.putPolicy(id: try PolicyID("x"), service: .camera, app: nil, user: nil, effect: .allow, level: .always, actor: .anonymous, requestId: nil)
+            try h.service.putPolicy(
+                id: try PolicyID("x"), service: .camera, app: nil, user: nil, effect: .allow, level: .always, actor: .anonymous,
+                requestId: nil)
         }
         #expect(throws: PermissionError.invalidCombination(field: "level", why: "an allow policy needs a level")) {
-            try h.service.putPolicy(id: try PolicyID("x"), service: .camera, app: nil, user: nil, effect: .allow, level: nil, actor: .anonymous, requestId: nil)
+            try h.service.putPolicy(
+                id: try PolicyID("x"), service: .camera, app: nil, user: nil, effect: .allow, level: nil, actor: .anonymous,
+                requestId: nil)
         }
     }
 
@@ -85,7 +92,9 @@ import TestSupport
         #expect(try again.changed.isEmpty && h.current(.location).version == 2)
     }
 
-    @Test(arguments: StoreKind.allCases) func resetCountsChangesAndCancelledPromptsAndVersionsNeverGoBack(_ kind: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func resetCountsChangesAndCancelledPromptsAndVersionsNeverGoBack(
+        _ kind: StoreKind
+    ) throws {
         let h = try Harness(kind)
         try h.grant(.camera, .full, .allow)
         try h.grant(.camera, .full, .deny, user: Fixtures.otherUser)
@@ -113,12 +122,18 @@ import TestSupport
             #expect(current.version >= last)
             last = current.version
         }
-        try h.grant(.location, .always, .allowWhileUsing); try check()
-        _ = try h.service.reset(scope: .all, app: nil, user: nil, actor: .anonymous, requestId: nil); try check()
-        try h.grant(.location, .whenInUse, .allowOnce); try check()
-        _ = try h.service.lifecycle(user: h.user, app: h.app, event: .reinstalled, actor: .anonymous, requestId: nil); try check()
-        _ = try h.service.revoke(user: h.user, app: h.app, service: .location, actor: h.consent, requestId: nil); try check()
-        _ = try h.service.reset(scope: .service(.location), app: h.app, user: nil, actor: .anonymous, requestId: nil); try check()
+        try h.grant(.location, .always, .allowWhileUsing)
+        try check()
+        _ = try h.service.reset(scope: .all, app: nil, user: nil, actor: .anonymous, requestId: nil)
+        try check()
+        try h.grant(.location, .whenInUse, .allowOnce)
+        try check()
+        _ = try h.service.lifecycle(user: h.user, app: h.app, event: .reinstalled, actor: .anonymous, requestId: nil)
+        try check()
+        _ = try h.service.revoke(user: h.user, app: h.app, service: .location, actor: h.consent, requestId: nil)
+        try check()
+        _ = try h.service.reset(scope: .service(.location), app: h.app, user: nil, actor: .anonymous, requestId: nil)
+        try check()
         #expect(last == 6)
     }
 
@@ -130,7 +145,10 @@ import TestSupport
         let denied = try h.current(.location)
         #expect(denied.status == .denied && denied.reason == .servicesDisabled && denied.version == granted.version)
         #expect(denied.etag != granted.etag)
-        #expect(try h.service.request(user: h.user, app: h.app, service: .location, level: .whenInUse, actor: .anonymous, requestId: nil) == .decided(denied))
+        #expect(
+            try h.service.request(
+                user: h.user, app: h.app, service: .location, level: .whenInUse, actor: .anonymous, requestId: nil)
+                == .decided(denied))
         _ = try h.service.setLocationServices(user: h.user, enabled: true, actor: h.consent, requestId: nil)
         #expect(try h.current(.location) == granted, "the stored choice is kept for when it is turned on")
         let log = try h.auditLog()
@@ -171,7 +189,9 @@ import TestSupport
         let payroll = try ServiceID("payroll")
         let read = try Level("read")
         let write = try Level("write")
-        _ = try h.service.putService(id: payroll, levels: [read, write], purposeKeys: [["PayrollRead"], ["PayrollRead", "PayrollWrite"]], actor: .anonymous, requestId: nil)
+        _ = try h.service.putService(
+            id: payroll, levels: [read, write], purposeKeys: [["PayrollRead"], ["PayrollRead", "PayrollWrite"]],
+            actor: .anonymous, requestId: nil)
         #expect(try h.service.services().map(\.id).last == payroll)
         #expect(throws: PermissionError.conflict(why: "camera is a built-in service")) {
             try h.service.putService(id: .camera, levels: [.full], purposeKeys: [["K"]], actor: .anonymous, requestId: nil)

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// PermissionService flows (SPEC §4-§5) on both stores, with a manual clock.
 @Suite struct ServiceFlowTests {
@@ -10,9 +10,11 @@ import TestSupport
         let prompt = try h.prompt(.camera, .full)
         #expect(prompt.state == .pending && prompt.options == [.allow, .deny])
         #expect(prompt.expiresAt == Fixtures.t0.addingTimeInterval(600))
-        let again = try h.service.request(user: h.user, app: h.app, service: .camera, level: .full, actor: .anonymous, requestId: nil)
+        let again = try h.service.request(
+            user: h.user, app: h.app, service: .camera, level: .full, actor: .anonymous, requestId: nil)
         #expect(again.prompt == prompt, "the same request returns the same prompt")
-        #expect(try h.service.prompts(matching: PromptFilter(user: h.user, state: .pending), after: nil, limit: 10).items == [prompt])
+        #expect(
+            try h.service.prompts(matching: PromptFilter(user: h.user, state: .pending), after: nil, limit: 10).items == [prompt])
 
         h.clock.advance(by: 5)
         let decision = try h.service.decide(promptID: prompt.id, choice: "allow", actor: h.consent, requestId: "req-9")
@@ -31,7 +33,8 @@ import TestSupport
         #expect(answered.to == AuthorizationSnapshot(status: .authorized, level: .full))
         #expect(answered.actor == h.consent && answered.requestId == "req-9" && answered.promptId == prompt.id)
 
-        let after = try h.service.request(user: h.user, app: h.app, service: .camera, level: .full, actor: .anonymous, requestId: nil)
+        let after = try h.service.request(
+            user: h.user, app: h.app, service: .camera, level: .full, actor: .anonymous, requestId: nil)
         #expect(after == .decided(authorization), "the system remembers and does not prompt again")
         #expect(throws: PermissionError.promptNotPending(.answered)) {
             try h.service.decide(promptID: prompt.id, choice: "deny", actor: h.consent, requestId: nil)
@@ -75,7 +78,9 @@ import TestSupport
         h.clock.advance(by: 60)
         #expect(try h.service.prompt(id: prompt.id).state == .expired, "reads show the lapsed state from the deadline on")
         #expect(try h.service.prompts(matching: PromptFilter(user: h.user, state: .pending), after: nil, limit: 10).items.isEmpty)
-        #expect(try h.service.prompts(matching: PromptFilter(user: h.user, state: .expired), after: nil, limit: 10).items.map(\.id) == [prompt.id])
+        #expect(
+            try h.service.prompts(matching: PromptFilter(user: h.user, state: .expired), after: nil, limit: 10).items.map(\.id)
+                == [prompt.id])
         #expect(throws: PermissionError.promptNotPending(.expired)) {
             try h.service.decide(promptID: prompt.id, choice: "allow", actor: h.consent, requestId: nil)
         }
@@ -119,27 +124,38 @@ import TestSupport
         let h = try Harness(kind)
         let provisional = try h.grant(.location, .always, .allowWhileUsing)
         #expect(provisional.status == .authorized && provisional.level == .always && provisional.provisional)
-        #expect(try h.service.request(user: h.user, app: h.app, service: .location, level: .always, actor: .anonymous, requestId: nil).prompt == nil)
+        #expect(
+            try h.service.request(user: h.user, app: h.app, service: .location, level: .always, actor: .anonymous, requestId: nil)
+                .prompt == nil)
 
-        let upgrade = try #require(try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: nil).prompt)
+        let upgrade = try #require(
+            try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: nil)
+                .prompt)
         #expect(upgrade.kind == .upgrade && upgrade.options == [.keepWhileUsing, .changeToAlways])
         #expect(upgrade.purposeKey == "NSLocationAlwaysAndWhenInUseUsageDescription")
-        let same = try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: nil)
+        let same = try h.service.lifecycle(
+            user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: nil)
         #expect(same.prompt == upgrade)
 
         let kept = try h.service.decide(promptID: upgrade.id, choice: "keepWhileUsing", actor: h.consent, requestId: nil)
         #expect(kept.authorization.level == .whenInUse && !kept.authorization.provisional)
         #expect(kept.authorization.purpose == upgrade.purpose)
-        let never = try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: nil)
+        let never = try h.service.lifecycle(
+            user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: nil)
         #expect(never.prompt == nil, "never prompted again")
-        #expect(try h.service.request(user: h.user, app: h.app, service: .location, level: .always, actor: .anonymous, requestId: nil).prompt == nil)
+        #expect(
+            try h.service.request(user: h.user, app: h.app, service: .location, level: .always, actor: .anonymous, requestId: nil)
+                .prompt == nil)
     }
 
     @Test(arguments: StoreKind.allCases) func changeToAlwaysEndsTheFlow(_ kind: StoreKind) throws {
         let h = try Harness(kind)
         try h.grant(.location, .always, .allowWhileUsing)
-        let upgrade = try #require(try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: nil).prompt)
-        let always = try h.service.decide(promptID: upgrade.id, choice: "changeToAlways", actor: h.consent, requestId: nil).authorization
+        let upgrade = try #require(
+            try h.service.lifecycle(user: h.user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: nil)
+                .prompt)
+        let always = try h.service.decide(promptID: upgrade.id, choice: "changeToAlways", actor: h.consent, requestId: nil)
+            .authorization
         #expect(always.level == .always && !always.provisional && always.version == 2)
     }
 
@@ -149,7 +165,8 @@ import TestSupport
         let prompt = try h.prompt(.calendars, .full)
         let kept = try h.service.decide(promptID: prompt.id, choice: "deny", actor: h.consent, requestId: nil).authorization
         #expect(kept.status == .authorized && kept.level == .writeOnly)
-        let again = try h.service.request(user: h.user, app: h.app, service: .calendars, level: .full, actor: .anonymous, requestId: nil)
+        let again = try h.service.request(
+            user: h.user, app: h.app, service: .calendars, level: .full, actor: .anonymous, requestId: nil)
         #expect(again == .decided(kept))
     }
 }

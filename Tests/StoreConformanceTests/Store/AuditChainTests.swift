@@ -1,8 +1,9 @@
 import Foundation
 import PermissionDomain
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// The audit hash chain on both stores: intact after real flows (group-committed and
 /// concurrent on SQLite), after rolled-back appends and after another writer's appends, and
@@ -26,13 +27,18 @@ import TestSupport
             do {
                 for index in 0..<users {
                     let u = try user("u\(thread)-\(index)")
-                    let outcome = try service.request(user: u, app: a, service: .camera, level: .full, actor: appActor, requestId: nil)
+                    let outcome = try service.request(
+                        user: u, app: a, service: .camera, level: .full, actor: appActor, requestId: nil)
                     if case .prompted(let prompt, _) = outcome {
-                        _ = try service.decide(promptID: prompt.id, choice: index % 2 == 0 ? "allow" : "deny", actor: consent, requestId: nil)
+                        _ = try service.decide(
+                            promptID: prompt.id, choice: index % 2 == 0 ? "allow" : "deny", actor: consent, requestId: nil)
                     }
                     if index % 5 == 0 {
-                        _ = try service.putApp(id: a, name: "Scanner \(thread)", purposeStrings: [
-                            "NSCameraUsageDescription": try purpose("Scan documents.")], actor: admin, requestId: nil)
+                        _ = try service.putApp(
+                            id: a, name: "Scanner \(thread)",
+                            purposeStrings: [
+                                "NSCameraUsageDescription": try purpose("Scan documents.")
+                            ], actor: admin, requestId: nil)
                     }
                 }
             } catch {

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// The audit log on both stores: entries round-trip, `append` numbers them gap-free from 1
 /// whatever their own seq, and queries filter and page.
@@ -74,9 +74,10 @@ import TestSupport
         let u1 = try user("u1"), u2 = try user("u2"), a = try app("com.a.b"), b = try app("com.c.d")
         try fixture.store.write { writer in
             for index in 0..<20 {
-                let entry = AuditEntry.change(index % 2 == 0 ? u1 : u2, index % 3 == 0 ? a : b, index % 4 == 0 ? .camera : .location,
-                                              at: epoch.addingTimeInterval(Double(index)),
-                                              action: index % 5 == 0 ? .authorizationRevoked : .authorizationSet)
+                let entry = AuditEntry.change(
+                    index % 2 == 0 ? u1 : u2, index % 3 == 0 ? a : b, index % 4 == 0 ? .camera : .location,
+                    at: epoch.addingTimeInterval(Double(index)),
+                    action: index % 5 == 0 ? .authorizationRevoked : .authorizationSet)
                 try writer.append(entry)
             }
         }
@@ -88,10 +89,12 @@ import TestSupport
         #expect(try seqs(AuditQuery(service: .camera, limit: 2)) == [1, 5])
         #expect(try seqs(AuditQuery(action: .authorizationRevoked)) == [1, 6, 11, 16])
         #expect(try seqs(AuditQuery(since: epoch.addingTimeInterval(5), until: epoch.addingTimeInterval(8))) == [6, 7, 8])
-        #expect(try seqs(AuditQuery(user: u2, app: b, service: .location, action: .authorizationSet)) == all.filter {
-            let i = $0 - 1
-            return i % 2 == 1 && i % 3 != 0 && i % 4 != 0 && i % 5 != 0
-        })
+        #expect(
+            try seqs(AuditQuery(user: u2, app: b, service: .location, action: .authorizationSet))
+                == all.filter {
+                    let i = $0 - 1
+                    return i % 2 == 1 && i % 3 != 0 && i % 4 != 0 && i % 5 != 0
+                })
     }
 
     /// A user's history, newest first, paged by `before` (the consent pages' history).

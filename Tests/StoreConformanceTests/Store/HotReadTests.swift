@@ -1,14 +1,16 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// The hot path's store reads on both stores: the record and the user's settings in one
 /// lookup, and the policies that apply, whenever they were written.
 @Suite struct HotReadTests {
     @Test(arguments: StoreKind.allCases) func recordAndSettingsComeTogetherInEveryCombination(_ kind: StoreKind) throws {
         let fixture = try kind.open()
-        let (both, recordOnly, settingsOnly, neither) = (try user("both"), try user("record"), try user("settings"), try user("none"))
+        let (both, recordOnly, settingsOnly, neither) = (
+            try user("both"), try user("record"), try user("settings"), try user("none")
+        )
         let maps = try app("com.example.maps")
         @Sendable func record(_ u: UserID) -> StoredAuthorization {
             StoredAuthorization(
@@ -30,7 +32,9 @@ import TestSupport
                 let alone = try reader.authorizationAndSettings(user: u, app: maps, service: .location, withSettings: false)
                 #expect(alone.stored == together.stored && alone.settings == nil, "\(u)")
             }
-            #expect(try reader.authorizationAndSettings(user: both, app: maps, service: .location, withSettings: true).stored == record(both))
+            #expect(
+                try reader.authorizationAndSettings(user: both, app: maps, service: .location, withSettings: true).stored
+                    == record(both))
         }
     }
 
@@ -79,10 +83,11 @@ import TestSupport
     @Test(arguments: StoreKind.allCases) func everyStatusAndReasonReadsBack(_ kind: StoreKind) throws {
         let fixture = try kind.open()
         let maps = try app("com.example.maps")
-        let stored: [(AuthorizationStatus, Reason)] = [
-            (.notDetermined, .default), (.denied, .userConsent), (.authorized, .policy), (.authorized, .servicesDisabled),
-            (.notDetermined, .expired),
-        ] + Reason.allCases.map { (.denied, $0) }
+        let stored: [(AuthorizationStatus, Reason)] =
+            [
+                (.notDetermined, .default), (.denied, .userConsent), (.authorized, .policy), (.authorized, .servicesDisabled),
+                (.notDetermined, .expired),
+            ] + Reason.allCases.map { (.denied, $0) }
         for (index, (status, reason)) in stored.enumerated() {
             let record = StoredAuthorization(
                 user: try user("u\(index)"), app: maps, service: .camera, status: status,

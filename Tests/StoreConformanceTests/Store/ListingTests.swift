@@ -1,8 +1,8 @@
 import Foundation
 import PermissionDomain
 import PostgresStore
-import Testing
 import TestSupport
+import Testing
 
 /// Every listing of `PermissionReader` on both stores: byte order of the ids (the PostgreSQL
 /// database has an ICU default collation, which orders otherwise), keyset pages of every size
@@ -13,7 +13,9 @@ import TestSupport
     static let appIDs = ["com.B.x", "com.a.x", "Com.a.y", "com.a-b.x", "com.a.x2"]
 
     /// Reads every page of `page(after, limit)` and checks each is at most `limit` long.
-    func all<Element, Cursor>(limit: Int, cursor: (Element) -> Cursor, _ page: (Cursor?, Int) throws -> [Element]) throws
+    func all<Element, Cursor>(
+        limit: Int, cursor: (Element) -> Cursor, _ page: (Cursor?, Int) throws -> [Element]
+    ) throws
         -> [Element]
     {
         var collected: [Element] = []
@@ -37,13 +39,15 @@ import TestSupport
         try fixture.store.write { writer in
             for u in users {
                 for a in apps.prefix(2) {
-                    try writer.save(StoredAuthorization(user: u, app: a, service: .camera, status: .denied, reason: .userSet, version: 1))
+                    try writer.save(
+                        StoredAuthorization(user: u, app: a, service: .camera, status: .denied, reason: .userSet, version: 1))
                 }
             }
             for a in apps { try writer.save(App(trusted: a, name: "App", purposeStrings: [:], updatedAt: epoch)) }
             for s in services { try writer.save(try ServiceDefinition(id: s, levels: [.full], purposeKeys: [["K"]])) }
             for (id, u) in zip(policyIDs, users) {
-                try writer.save(try Policy(id: id, service: .camera, app: nil, user: u, effect: .restrict, level: nil, updatedAt: epoch))
+                try writer.save(
+                    try Policy(id: id, service: .camera, app: nil, user: u, effect: .restrict, level: nil, updatedAt: epoch))
             }
             for (index, id) in promptIDs.enumerated() {
                 try writer.save(
@@ -60,7 +64,9 @@ import TestSupport
             }
             #expect(records.map(\.key) == records.map(\.key).sorted(), "limit \(limit)")
             #expect(records.count == users.count * 2)
-            let appList = try all(limit: limit, cursor: \App.id) { after, limit in try store.read { try $0.apps(after: after, limit: limit) } }
+            let appList = try all(limit: limit, cursor: \App.id) { after, limit in
+                try store.read { try $0.apps(after: after, limit: limit) }
+            }
             #expect(appList.map(\.id.rawValue) == Self.appIDs.sorted(), "limit \(limit)")
             let policyList = try all(limit: limit, cursor: \Policy.id) { after, limit in
                 try store.read { try $0.policies(after: after, limit: limit) }
@@ -112,7 +118,9 @@ import TestSupport
         for u in userChoices {
             for a in appChoices {
                 for s in [nil, ServiceID.camera] {
-                    for status in statusChoices { filters.append(AuthorizationFilter(user: u, app: a, service: s, status: status)) }
+                    for status in statusChoices {
+                        filters.append(AuthorizationFilter(user: u, app: a, service: s, status: status))
+                    }
                 }
             }
         }
@@ -223,11 +231,15 @@ import TestSupport
             #expect(try reader.dueGrants(before: epoch + 1000, limit: 20) == ending, "a grant without an end is never due")
             #expect(
                 try reader.dueGrants(before: epoch + 1000, limit: 20).map { "\($0.user.rawValue)/\($0.service.rawValue)" }
-                    == ["u1/camera", "u1/location", "u2/camera", "u2/location", "U1/location", "u1/location", "U1/camera", "u1/camera"])
+                    == [
+                        "u1/camera", "u1/location", "u2/camera", "u2/location", "U1/location", "u1/location", "U1/camera",
+                        "u1/camera",
+                    ])
         }
     }
 
-    @Test(arguments: StoreKind.allCases) func policiesApplyWhenServiceMatchesAndAppAndUserAreNullOrEqual(_ kind: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func policiesApplyWhenServiceMatchesAndAppAndUserAreNullOrEqual(_ kind: StoreKind) throws
+    {
         let fixture = try kind.open()
         let maps = try app("com.example.maps"), other = try app("com.example.other")
         let u1 = try user("u1"), u2 = try user("u2")

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §11 on both stores: an app's translated purpose strings, a user's locale and the
 /// language a prompt and an authorization record were shown in round-trip, and a save
@@ -18,11 +18,17 @@ import TestSupport
     @Test(arguments: StoreKind.allCases) func translationsRoundTripAndASaveReplacesThem(_ kind: StoreKind) throws {
         let fixture = try kind.open()
         let de = try LanguageTag("de"), ptBR = try LanguageTag("pt-BR"), zhHant = try LanguageTag("zh-Hant")
-        let base = ["NSCameraUsageDescription": try purpose("Scan tickets."), "NSPhotoLibraryUsageDescription": try purpose("Attach photos.")]
+        let base = [
+            "NSCameraUsageDescription": try purpose("Scan tickets."),
+            "NSPhotoLibraryUsageDescription": try purpose("Attach photos."),
+        ]
         let first = try App(
             id: maps, name: "Maps", purposeStrings: base,
             localizedPurposeStrings: [
-                de: ["NSCameraUsageDescription": try purpose("Fahrkarten scannen."), "NSPhotoLibraryUsageDescription": try purpose("Fotos anhängen.")],
+                de: [
+                    "NSCameraUsageDescription": try purpose("Fahrkarten scannen."),
+                    "NSPhotoLibraryUsageDescription": try purpose("Fotos anhängen."),
+                ],
                 ptBR: ["NSCameraUsageDescription": try purpose("Digitalizar bilhetes.")],
                 zhHant: ["NSCameraUsageDescription": try purpose("掃描車票。")],
             ],
@@ -52,7 +58,8 @@ import TestSupport
     @Test(arguments: StoreKind.allCases) func localeRoundTripsAlsoOnTheHotPathRead(_ kind: StoreKind) throws {
         let fixture = try kind.open()
         let swiss = UserSettings(user: u1, locationServicesEnabled: false, locale: try LanguageTag("de-CH"), updatedAt: epoch)
-        let record = StoredAuthorization(user: u1, app: maps, service: .location, status: .denied, reason: .userSet, updatedAt: epoch, version: 1)
+        let record = StoredAuthorization(
+            user: u1, app: maps, service: .location, status: .denied, reason: .userSet, updatedAt: epoch, version: 1)
         try fixture.store.write { writer in
             try writer.save(swiss)
             try writer.save(record)

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// Each record round-trips through both stores exactly, and saving again replaces it.
 @Suite struct PermissionStoreRecordTests {
@@ -22,8 +22,9 @@ import TestSupport
 
     @Test(arguments: StoreKind.allCases) func versionNeverGoesBack(_ kind: StoreKind) throws {
         let fixture = try kind.open()
-        var record = StoredAuthorization(user: try user("u1"), app: try app("com.a.b"), service: .camera, status: .denied,
-                                         reason: .userSet, updatedAt: epoch, version: 2)
+        var record = StoredAuthorization(
+            user: try user("u1"), app: try app("com.a.b"), service: .camera, status: .denied,
+            reason: .userSet, updatedAt: epoch, version: 2)
         let first = record
         try fixture.store.write { try $0.save(first) }
         record.status = .notDetermined
@@ -43,12 +44,18 @@ import TestSupport
         let apps = try [app("com.a.one"), app("com.a.two")]
         let services: [ServiceID] = [.camera, .location]
         var all: [StoredAuthorization] = []
-        for user in users { for app in apps { for service in services {
-            let status: AuthorizationStatus = (all.count % 3 == 0) ? .authorized : .denied
-            all.append(StoredAuthorization(user: user, app: app, service: service, status: status,
-                                           level: status == .authorized ? .whenInUse : nil, reason: .userSet,
-                                           updatedAt: epoch, version: 1))
-        } } }
+        for user in users {
+            for app in apps {
+                for service in services {
+                    let status: AuthorizationStatus = (all.count % 3 == 0) ? .authorized : .denied
+                    all.append(
+                        StoredAuthorization(
+                            user: user, app: app, service: service, status: status,
+                            level: status == .authorized ? .whenInUse : nil, reason: .userSet,
+                            updatedAt: epoch, version: 1))
+                }
+            }
+        }
         let records = all
         try fixture.store.write { writer in for record in records { try writer.save(record) } }
 
@@ -65,7 +72,8 @@ import TestSupport
         }
         let filters = [
             AuthorizationFilter(), AuthorizationFilter(user: users[2]), AuthorizationFilter(app: apps[1]),
-            AuthorizationFilter(app: apps[0], service: .camera), AuthorizationFilter(app: apps[0], service: .camera, status: .denied),
+            AuthorizationFilter(app: apps[0], service: .camera),
+            AuthorizationFilter(app: apps[0], service: .camera, status: .denied),
             AuthorizationFilter(service: .location), AuthorizationFilter(status: .authorized),
             AuthorizationFilter(user: users[1], app: apps[1], service: .location),
         ]
@@ -83,33 +91,44 @@ import TestSupport
         try fixture.store.write { writer in
             for (index, app) in apps.enumerated() {
                 // a0-a2: Allow Once; a3: an expiring grant (SPEC §11); a4: a grant without an end.
-                try writer.save(StoredAuthorization(
-                    user: u, app: app, service: .location, status: .authorized, level: .whenInUse, once: index < 3,
-                    expiresAt: index == 4 ? nil : epoch.addingTimeInterval(Double(10 - index)), reason: .userConsent,
-                    updatedAt: epoch, version: 1))
+                try writer.save(
+                    StoredAuthorization(
+                        user: u, app: app, service: .location, status: .authorized, level: .whenInUse, once: index < 3,
+                        expiresAt: index == 4 ? nil : epoch.addingTimeInterval(Double(10 - index)), reason: .userConsent,
+                        updatedAt: epoch, version: 1))
             }
         }
         let due = try fixture.store.read { try $0.dueGrants(before: epoch.addingTimeInterval(9), limit: 10) }
         #expect(due.map(\.app) == [apps[3], apps[2], apps[1]])
-        #expect(try fixture.store.read { try $0.dueGrants(before: epoch.addingTimeInterval(100), limit: 1) }.map(\.app) == [apps[3]])
-        #expect(try fixture.store.read { try $0.dueGrants(before: .distantFuture, limit: 10) }.map(\.app) == Array(apps[0..<4].reversed()))
+        #expect(
+            try fixture.store.read { try $0.dueGrants(before: epoch.addingTimeInterval(100), limit: 1) }.map(\.app) == [apps[3]])
+        #expect(
+            try fixture.store.read { try $0.dueGrants(before: .distantFuture, limit: 10) }.map(\.app)
+                == Array(apps[0..<4].reversed()))
     }
 
     @Test(arguments: StoreKind.allCases) func appsServicesPoliciesAndSettingsRoundTrip(_ kind: StoreKind) throws {
         let fixture = try kind.open()
-        let maps = App(trusted: try app("com.example.maps"), name: "Maps \"quoted\"",
-                       purposeStrings: ["NSCameraUsageDescription": try purpose("Scan codes."),
-                                        "NSLocationWhenInUseUsageDescription": try purpose("Nearby stops.")], updatedAt: epoch)
-        let custom = try ServiceDefinition(id: try service("fitnessData"), levels: [.limited, .full],
-                                           purposeKeys: [["NSFitnessLimited"], ["NSFitnessLimited", "NSFitnessFull"]],
-                                           specials: [.userSelectedItems])
+        let maps = App(
+            trusted: try app("com.example.maps"), name: "Maps \"quoted\"",
+            purposeStrings: [
+                "NSCameraUsageDescription": try purpose("Scan codes."),
+                "NSLocationWhenInUseUsageDescription": try purpose("Nearby stops."),
+            ], updatedAt: epoch)
+        let custom = try ServiceDefinition(
+            id: try service("fitnessData"), levels: [.limited, .full],
+            purposeKeys: [["NSFitnessLimited"], ["NSFitnessLimited", "NSFitnessFull"]],
+            specials: [.userSelectedItems])
         let u42 = try user("u42")
-        let restrict = try Policy(id: PolicyID("p-restrict"), service: .camera, app: nil, user: u42, effect: .restrict,
-                                  level: nil, updatedAt: epoch)
-        let allow = try Policy(id: PolicyID("p-allow"), service: .camera, app: maps.id, user: nil, effect: .allow,
-                               level: .full, updatedAt: epoch)
-        let other = try Policy(id: PolicyID("p-other"), service: .camera, app: try app("com.other.app"), user: nil,
-                               effect: .restrict, level: nil, updatedAt: epoch)
+        let restrict = try Policy(
+            id: PolicyID("p-restrict"), service: .camera, app: nil, user: u42, effect: .restrict,
+            level: nil, updatedAt: epoch)
+        let allow = try Policy(
+            id: PolicyID("p-allow"), service: .camera, app: maps.id, user: nil, effect: .allow,
+            level: .full, updatedAt: epoch)
+        let other = try Policy(
+            id: PolicyID("p-other"), service: .camera, app: try app("com.other.app"), user: nil,
+            effect: .restrict, level: nil, updatedAt: epoch)
         let settings = UserSettings(user: u42, locationServicesEnabled: false, updatedAt: epoch)
         try fixture.store.write { writer in
             try writer.save(maps)
@@ -144,12 +163,15 @@ import TestSupport
         #expect(try fixture.store.read { try $0.policy(id: allow.id) } == nil)
     }
 
-    private func prompt(_ id: String, _ u: UserID, _ a: AppID, _ s: ServiceID, state: PromptState, expiresIn: Double) throws -> Prompt {
-        Prompt(id: try PromptID(id), user: u, app: a, service: s, kind: .request, requestedLevel: .whenInUse,
-               options: [.allowOnce, .allowWhileUsing, .deny], purpose: try purpose("Nearby stops."),
-               purposeKey: "NSLocationWhenInUseUsageDescription", state: state, createdAt: epoch,
-               expiresAt: epoch.addingTimeInterval(expiresIn), endedAt: state == .pending ? nil : epoch,
-               choice: state == .answered ? .allowWhileUsing : nil)
+    private func prompt(
+        _ id: String, _ u: UserID, _ a: AppID, _ s: ServiceID, state: PromptState, expiresIn: Double
+    ) throws -> Prompt {
+        Prompt(
+            id: try PromptID(id), user: u, app: a, service: s, kind: .request, requestedLevel: .whenInUse,
+            options: [.allowOnce, .allowWhileUsing, .deny], purpose: try purpose("Nearby stops."),
+            purposeKey: "NSLocationWhenInUseUsageDescription", state: state, createdAt: epoch,
+            expiresAt: epoch.addingTimeInterval(expiresIn), endedAt: state == .pending ? nil : epoch,
+            choice: state == .answered ? .allowWhileUsing : nil)
     }
 
     @Test(arguments: StoreKind.allCases) func promptsRoundTripAndAtMostOneIsPendingPerAuthorization(_ kind: StoreKind) throws {
@@ -165,7 +187,8 @@ import TestSupport
             #expect(try reader.pendingPrompt(user: u1, app: maps, service: .location) == p2)
             #expect(try reader.prompts(matching: PromptFilter(user: u1, state: .pending), after: nil, limit: 10) == [p2, p3])
             #expect(try reader.prompts(matching: PromptFilter(user: u1), after: p1.id, limit: 1) == [p2])
-            #expect(try reader.prompts(matching: PromptFilter(app: maps, service: .location), after: nil, limit: 10) == [p1, p2, p4])
+            #expect(
+                try reader.prompts(matching: PromptFilter(app: maps, service: .location), after: nil, limit: 10) == [p1, p2, p4])
             #expect(try reader.duePrompts(before: epoch.addingTimeInterval(60), limit: 10) == [p3, p2])
         }
         let duplicate = try prompt("0005", u1, maps, .location, state: .pending, expiresIn: 600)

@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// The rest of the round trips on both stores: empty and nil fields, dates to the
 /// millisecond, API keys, and a second save of every record replacing the first.
@@ -58,7 +58,9 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StoreKind.allCases) func apiKeysRoundTripInIDOrderAndASaveChangesOnlyNameAndRevocation(_ kind: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func apiKeysRoundTripInIDOrderAndASaveChangesOnlyNameAndRevocation(
+        _ kind: StoreKind
+    ) throws {
         let fixture = try kind.open()
         let admin = try APIKey(
             id: try KeyID("00000000000000ff"), role: .admin, app: nil, name: "Ops “admin”",
@@ -67,7 +69,8 @@ import TestSupport
             id: try KeyID("0000000000000001"), role: .app, app: maps, name: "maps backend",
             secretHash: Array(repeating: 0xff, count: 32), createdAt: epoch)
         let auditor = try APIKey(
-            id: try KeyID("a000000000000000"), role: .auditor, app: nil, name: "audit", secretHash: Array(repeating: 0, count: 32),
+            id: try KeyID("a000000000000000"), role: .auditor, app: nil, name: "audit",
+            secretHash: Array(repeating: 0, count: 32),
             createdAt: epoch, revokedAt: epoch + 1)
         try fixture.store.write { writer in for key in [admin, bound, auditor] { try writer.save(key) } }
         try fixture.store.read { (reader: any PermissionReader) throws in
@@ -100,7 +103,8 @@ import TestSupport
         let fitness = try service("fitness")
         let first = (
             App(trusted: maps, name: "Maps", purposeStrings: ["A": try purpose("a"), "B": try purpose("b")], updatedAt: epoch),
-            try ServiceDefinition(id: fitness, levels: [.limited, .full], purposeKeys: [["L"], ["L", "F"]], specials: [.userSelectedItems]),
+            try ServiceDefinition(
+                id: fitness, levels: [.limited, .full], purposeKeys: [["L"], ["L", "F"]], specials: [.userSelectedItems]),
             try Policy(id: PolicyID("p"), service: .camera, app: maps, user: nil, effect: .allow, level: .full, updatedAt: epoch),
             UserSettings(user: u1, locationServicesEnabled: false, updatedAt: epoch),
             Prompt(
@@ -114,11 +118,13 @@ import TestSupport
         let second = (
             App(trusted: maps, name: "Maps 2", purposeStrings: ["C": try purpose("c")], updatedAt: epoch + 1),
             try ServiceDefinition(id: fitness, levels: [.full], purposeKeys: [["F2"]]),
-            try Policy(id: PolicyID("p"), service: .contacts, app: nil, user: u1, effect: .restrict, level: nil, updatedAt: epoch + 1),
+            try Policy(
+                id: PolicyID("p"), service: .contacts, app: nil, user: u1, effect: .restrict, level: nil, updatedAt: epoch + 1),
             UserSettings(user: u1, locationServicesEnabled: true, updatedAt: epoch + 1),
             Prompt(
                 id: try PromptID("p1"), user: u1, app: maps, service: .camera, kind: .request, requestedLevel: .full,
-                options: [.allow, .deny], purpose: try purpose("Scan."), purposeKey: "NSCameraUsageDescription", state: .cancelled,
+                options: [.allow, .deny], purpose: try purpose("Scan."), purposeKey: "NSCameraUsageDescription",
+                state: .cancelled,
                 createdAt: epoch, expiresAt: epoch + 600, endedAt: epoch + 2),
             StoredAuthorization(
                 user: u1, app: maps, service: .location, status: .notDetermined, reason: .reset, updatedAt: epoch + 1, version: 2)

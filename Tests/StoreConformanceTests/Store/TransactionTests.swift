@@ -1,7 +1,7 @@
 import Foundation
 import PermissionDomain
-import Testing
 import TestSupport
+import Testing
 
 /// `PermissionStore.read` and `write` on both stores: a write is all or nothing, its body's
 /// error comes out unchanged, a read sees one snapshot, and a write reads its own changes.
@@ -32,7 +32,9 @@ import TestSupport
         try writer.save(App(trusted: try app("com.rolled.\(suffix)"), name: "Rolled", purposeStrings: [:], updatedAt: epoch))
         try writer.save(try ServiceDefinition(id: try service("rolled\(suffix)"), levels: [.full], purposeKeys: [["K"]]))
         try writer.save(
-            try Policy(id: PolicyID("p-\(suffix)"), service: .camera, app: nil, user: u, effect: .restrict, level: nil, updatedAt: epoch))
+            try Policy(
+                id: PolicyID("p-\(suffix)"), service: .camera, app: nil, user: u, effect: .restrict, level: nil, updatedAt: epoch)
+        )
         try writer.save(UserSettings(user: u, locationServicesEnabled: false, updatedAt: epoch))
         try writer.save(
             Prompt(
@@ -41,7 +43,8 @@ import TestSupport
                 createdAt: epoch, expiresAt: epoch + 600))
         try writer.save(
             try APIKey(
-                id: try KeyID(String(repeating: suffix, count: 16)), role: .admin, app: nil, name: "rolled", secretHash: Array(repeating: 7, count: 32),
+                id: try KeyID(String(repeating: suffix, count: 16)), role: .admin, app: nil, name: "rolled",
+                secretHash: Array(repeating: 7, count: 32),
                 createdAt: epoch))
         try writer.append(.change(u, maps, .camera))
     }
@@ -91,11 +94,13 @@ import TestSupport
             #expect(try writer.authorization(user: u1, app: maps, service: .camera)?.version == 2)
             let together = try writer.authorizationAndSettings(user: u1, app: maps, service: .camera, withSettings: true)
             #expect(together.stored?.status == .authorized && together.settings?.locationServicesEnabled == false)
-            #expect(try writer.authorizations(matching: AuthorizationFilter(status: .authorized), after: nil, limit: 10).count == 1)
+            #expect(
+                try writer.authorizations(matching: AuthorizationFilter(status: .authorized), after: nil, limit: 10).count == 1)
             let seq = try writer.append(.change(u1, maps, .camera))
             #expect(try writer.lastAuditSeq() == seq)
             #expect(try writer.audit(query: AuditQuery()).map(\.seq) == [seq])
-            let policy = try Policy(id: PolicyID("p"), service: .camera, app: maps, user: nil, effect: .restrict, level: nil, updatedAt: epoch)
+            let policy = try Policy(
+                id: PolicyID("p"), service: .camera, app: maps, user: nil, effect: .restrict, level: nil, updatedAt: epoch)
             try writer.save(policy)
             #expect(try writer.policies(service: .camera, app: maps, user: u1) == [policy])
             #expect(try writer.deletePolicy(id: policy.id))

@@ -32,7 +32,8 @@ struct Harness {
 
     /// Requests `level` and expects a prompt.
     func prompt(_ serviceID: ServiceID, _ level: Level, user: UserID = Fixtures.user) throws -> Prompt {
-        let outcome = try service.request(user: user, app: app, service: serviceID, level: level, actor: .anonymous, requestId: "r")
+        let outcome = try service.request(
+            user: user, app: app, service: serviceID, level: level, actor: .anonymous, requestId: "r")
         guard let prompt = outcome.prompt else { throw HarnessError.expectedPrompt(outcome) }
         return prompt
     }

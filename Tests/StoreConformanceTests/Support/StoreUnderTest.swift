@@ -1,11 +1,12 @@
 import Foundation
 import PermissionDomain
-@testable import PostgresStore
 import PostgresTestServer
-@testable import SQLiteStore
 import StoreTestSupport
 import TestSupport
 import Testing
+
+@testable import PostgresStore
+@testable import SQLiteStore
 
 /// One store for one test: a SQLite file in a temporary directory (removed when released), or
 /// a database of its own on ``PostgresServer/shared``, created with an ICU collation so that a
@@ -47,7 +48,8 @@ final class StoreUnderTest: Sendable {
     /// A PostgreSQL store with a generous checkout timeout: the concurrency tests run more
     /// threads than pooled connections, and a busy machine must not fail them.
     private static func openPostgres(_ connectionString: String) throws -> PostgresPermissionStore {
-        try PostgresPermissionStore.open(connectionString: connectionString, keyring: .forTests, poolSize: postgresPoolSize, checkoutTimeout: 60)
+        try PostgresPermissionStore.open(
+            connectionString: connectionString, keyring: .forTests, poolSize: postgresPoolSize, checkoutTimeout: 60)
     }
 
     /// A second store on the same data: another process on the SQLite file, another replica

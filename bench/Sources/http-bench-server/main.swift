@@ -15,9 +15,10 @@ configuration.maxRequestsPerConnection = 1_000_000
 var logger = Logger(label: "http-bench-server")
 logger.logLevel = .warning
 
-let body = Array(
-    #"{"user":"u42","app":"com.example.maps","service":"location","status":"authorized","level":"whenInUse","provisional":false,"once":false,"expiresAt":null,"reason":"userConsent","purpose":"Your location is used to show nearby stops.","updatedAt":"2026-11-22T10:00:00Z","version":3}"#
-        .utf8) + [0x0A]
+let body =
+    Array(
+        #"{"user":"u42","app":"com.example.maps","service":"location","status":"authorized","level":"whenInUse","provisional":false,"once":false,"expiresAt":null,"reason":"userConsent","purpose":"Your location is used to show nearby stops.","updatedAt":"2026-11-22T10:00:00Z","version":3}"#
+            .utf8) + [0x0A]
 
 var router = Router()
 router.use(RequestIdMiddleware())
