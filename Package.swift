@@ -61,13 +61,17 @@ let package = Package(
         // SQLite persistence of the domain.
         .target(
             name: "SQLiteStore",
-            dependencies: ["PermissionDomain", "AuditKeys", "CSQLite", "Ownership"],
+            dependencies: ["PermissionDomain", "AuditKeys", "StoredRows", "CSQLite", "Ownership"],
             swiftSettings: swiftSettings
         ),
+        // What both stores decode the same way: each shape both keep in the same columns (an
+        // audit entry, a prompt, a policy, an API key, a consent session), decoded once from a
+        // row either store reads.
+        .target(name: "StoredRows", dependencies: ["PermissionDomain", "AuditKeys"], swiftSettings: swiftSettings),
         // PostgreSQL persistence of the domain through libpq.
         .target(
             name: "PostgresStore",
-            dependencies: ["PermissionDomain", "AuditKeys", "CLibPQ", "Ownership"],
+            dependencies: ["PermissionDomain", "AuditKeys", "StoredRows", "CLibPQ", "Ownership"],
             swiftSettings: swiftSettings
         ),
         // Wire shapes of openapi.yaml, shared by server and client.

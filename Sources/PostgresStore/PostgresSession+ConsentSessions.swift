@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// Consent sessions (SPEC §10): found by id, by the link token's hash or by the cookie
 /// secret's hash, each a unique key.
@@ -20,15 +21,15 @@ extension PostgresSession {
         """)
 
     func consentSession(id: ConsentSessionID) throws -> ConsentSession? {
-        try row(Self.selectByID, [.text(id.rawValue)]) { try Self.decodeSession($0) }
+        try row(Self.selectByID, [.text(id.rawValue)]) { try ConsentSession(storedColumns: $0) }
     }
 
     func consentSession(tokenHash: [UInt8]) throws -> ConsentSession? {
-        try row(Self.selectByToken, [.bytes(tokenHash)]) { try Self.decodeSession($0) }
+        try row(Self.selectByToken, [.bytes(tokenHash)]) { try ConsentSession(storedColumns: $0) }
     }
 
     func consentSession(secretHash: [UInt8]) throws -> ConsentSession? {
-        try row(Self.selectBySecret, [.bytes(secretHash)]) { try Self.decodeSession($0) }
+        try row(Self.selectBySecret, [.bytes(secretHash)]) { try ConsentSession(storedColumns: $0) }
     }
 
     func save(_ session: ConsentSession) throws {
@@ -40,24 +41,5 @@ extension PostgresSession {
                 .int64(session.createdAt.millisecondsSince1970), .int64(session.expiresAt.millisecondsSince1970),
                 .date(session.exchangedAt), .date(session.endedAt),
             ])
-    }
-
-    private static func decodeSession(_ row: PostgresRow) throws -> ConsentSession {
-        let id = try row.required(0, "consent_sessions", "id")
-        guard ConsentSessionID.isValid(id) else { throw corrupt("consent_sessions", "id") }
-        let user = try row.required(1, "consent_sessions", "user_id")
-        guard UserID.isValid(user) else { throw corrupt("consent_sessions", "user_id") }
-        guard let token = try row.optionalBytes(at: 2), token.count == 32 else {
-            throw corrupt("consent_sessions", "token_hash")
-        }
-        let secret = try row.optionalBytes(at: 3)
-        let csrf = try row.optionalBytes(at: 4)
-        guard secret.map({ $0.count == 32 }) ?? true else { throw corrupt("consent_sessions", "secret_hash") }
-        guard csrf.map({ $0.count == 32 }) ?? true else { throw corrupt("consent_sessions", "csrf_hash") }
-        return ConsentSession(
-            trusted: ConsentSessionID(trusted: id), user: UserID(trusted: user), tokenHash: token, secretHash: secret,
-            csrfHash: csrf, createdAt: Date(millisecondsSince1970: try row.int64(at: 5)),
-            expiresAt: Date(millisecondsSince1970: try row.int64(at: 6)), exchangedAt: try row.date(at: 7),
-            endedAt: try row.date(at: 8))
     }
 }

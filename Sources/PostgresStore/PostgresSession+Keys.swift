@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// API keys (SPEC §6): id, role, app binding, label, secret hash, creation and revocation.
 extension PostgresSession {
@@ -14,11 +15,11 @@ extension PostgresSession {
         """)
 
     func apiKey(id: KeyID) throws -> APIKey? {
-        try row(Self.selectKey, [.text(id.rawValue)]) { try Self.decodeKey($0) }
+        try row(Self.selectKey, [.text(id.rawValue)]) { try APIKey(storedColumns: $0) }
     }
 
     func apiKeys() throws -> [APIKey] {
-        try rows(Self.selectKeys) { try Self.decodeKey($0) }
+        try rows(Self.selectKeys) { try APIKey(storedColumns: $0) }
     }
 
     func save(_ key: APIKey) throws {
@@ -28,17 +29,5 @@ extension PostgresSession {
                 .text(key.id.rawValue), .text(key.role.rawValue), .optional(key.app?.rawValue), .text(key.name),
                 .bytes(key.secretHash), .int64(key.createdAt.millisecondsSince1970), .date(key.revokedAt),
             ])
-    }
-
-    private static func decodeKey(_ row: PostgresRow) throws -> APIKey {
-        let id = try row.required(0, "api_keys", "id")
-        guard KeyID.isValid(id) else { throw corrupt("api_keys", "id") }
-        let role = try row.enumeration(Role.self, at: 1, "api_keys", "role")
-        guard role.isKeyRole else { throw corrupt("api_keys", "role") }
-        guard let hash = try row.optionalBytes(at: 4), hash.count == 32 else { throw corrupt("api_keys", "secret_hash") }
-        return APIKey(
-            trusted: KeyID(trusted: id), role: role, app: row.optionalString(at: 2).map { AppID(trusted: $0) },
-            name: try row.required(3, "api_keys", "name"), secretHash: hash,
-            createdAt: Date(millisecondsSince1970: try row.int64(at: 5)), revokedAt: try row.date(at: 6))
     }
 }

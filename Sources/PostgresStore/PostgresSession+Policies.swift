@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// Operator policies (SPEC §4 Policies) and user settings (the Location Services switch).
 extension PostgresSession {
@@ -30,16 +31,16 @@ extension PostgresSession {
         """)
 
     func policy(id: PolicyID) throws -> Policy? {
-        try row(Self.selectPolicy, [.text(id.rawValue)]) { try Self.decodePolicy($0) }
+        try row(Self.selectPolicy, [.text(id.rawValue)]) { try Policy(storedColumns: $0) }
     }
 
     func policies(after: PolicyID?, limit: Int) throws -> [Policy] {
-        try rows(Self.pagePolicies, [.text(after?.rawValue ?? ""), Self.limit(limit)]) { try Self.decodePolicy($0) }
+        try rows(Self.pagePolicies, [.text(after?.rawValue ?? ""), Self.limit(limit)]) { try Policy(storedColumns: $0) }
     }
 
     func policies(service: ServiceID, app: AppID, user: UserID) throws -> [Policy] {
         try rows(Self.policiesFor, [.text(service.rawValue), .text(app.rawValue), .text(user.rawValue)]) {
-            try Self.decodePolicy($0)
+            try Policy(storedColumns: $0)
         }
     }
 
@@ -58,17 +59,6 @@ extension PostgresSession {
     func deletePolicy(id: PolicyID) throws -> Bool {
         changes?.changedCatalogue()
         return try run(Self.deleteOne, [.text(id.rawValue)]) > 0
-    }
-
-    private static func decodePolicy(_ row: PostgresRow) throws -> Policy {
-        Policy(
-            trusted: PolicyID(trusted: try row.required(0, "policies", "id")),
-            service: ServiceID(trusted: try row.required(1, "policies", "service")),
-            app: row.optionalString(at: 2).map(AppID.init(trusted:)),
-            user: row.optionalString(at: 3).map(UserID.init(trusted:)),
-            effect: try row.enumeration(PolicyEffect.self, at: 4, "policies", "effect"),
-            level: row.optionalString(at: 5).map(Level.init(trusted:)),
-            updatedAt: try row.date(at: 6) ?? Date(millisecondsSince1970: 0))
     }
 
     func userSettings(_ user: UserID) throws -> UserSettings? {

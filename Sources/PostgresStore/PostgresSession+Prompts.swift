@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// Prompts (SPEC §4 Prompt): by id, filtered listings, the pending one of an authorization,
 /// due ones, upsert.
@@ -32,7 +33,7 @@ extension PostgresSession {
         """)
 
     func prompt(id: PromptID) throws -> Prompt? {
-        try row(Self.selectOne, [.text(id.rawValue)]) { try Self.decodePrompt($0) }
+        try row(Self.selectOne, [.text(id.rawValue)]) { try Prompt(storedColumns: $0) }
     }
 
     func prompts(matching filter: PromptFilter, after: PromptID?, limit: Int) throws -> [Prompt] {
@@ -45,17 +46,17 @@ extension PostgresSession {
         if let state = filter.state { clause.add("state = '\(state.rawValue)'", []) }
         if let after { clause.add("id > ?", [.text(after.rawValue)]) }
         let sql = "SELECT \(Self.columns) FROM prompts \(clause.sql) ORDER BY id LIMIT \(clause.nextPlaceholder)"
-        return try rows(.cached(sql), clause.values + [Self.limit(limit)]) { try Self.decodePrompt($0) }
+        return try rows(.cached(sql), clause.values + [Self.limit(limit)]) { try Prompt(storedColumns: $0) }
     }
 
     func pendingPrompt(user: UserID, app: AppID, service: ServiceID) throws -> Prompt? {
         try row(Self.selectPending, [.text(user.rawValue), .text(app.rawValue), .text(service.rawValue)]) {
-            try Self.decodePrompt($0)
+            try Prompt(storedColumns: $0)
         }
     }
 
     func duePrompts(before date: Date, limit: Int) throws -> [Prompt] {
-        try rows(Self.selectDue, [.int64(date.millisecondsSince1970), Self.limit(limit)]) { try Self.decodePrompt($0) }
+        try rows(Self.selectDue, [.int64(date.millisecondsSince1970), Self.limit(limit)]) { try Prompt(storedColumns: $0) }
     }
 
     func save(_ prompt: Prompt) throws {
@@ -69,34 +70,5 @@ extension PostgresSession {
                 .int64(prompt.expiresAt.millisecondsSince1970), .date(prompt.endedAt), .optional(prompt.choice?.rawValue),
                 .optional(prompt.purposeLanguage?.rawValue),
             ])
-    }
-
-    private static func decodePrompt(_ row: PostgresRow) throws -> Prompt {
-        var options: [Choice] = []
-        for part in row.list(at: 6) {
-            guard let choice = Choice(rawValue: String(part)) else { throw corrupt("prompts", "options") }
-            options.append(choice)
-        }
-        var choice: Choice?
-        if let text = row.optionalString(at: 13) {
-            guard let value = Choice(rawValue: text) else { throw corrupt("prompts", "choice") }
-            choice = value
-        }
-        return Prompt(
-            id: PromptID(trusted: try row.required(0, "prompts", "id")),
-            user: UserID(trusted: try row.required(1, "prompts", "user_id")),
-            app: AppID(trusted: try row.required(2, "prompts", "app")),
-            service: ServiceID(trusted: try row.required(3, "prompts", "service")),
-            kind: try row.enumeration(PromptKind.self, at: 4, "prompts", "kind"),
-            requestedLevel: Level(trusted: try row.required(5, "prompts", "requested_level")),
-            options: options,
-            purpose: PurposeString(trusted: try row.required(7, "prompts", "purpose")),
-            purposeLanguage: row.optionalString(at: 14).map(LanguageTag.init(trusted:)),
-            purposeKey: try row.required(8, "prompts", "purpose_key"),
-            state: try row.enumeration(PromptState.self, at: 9, "prompts", "state"),
-            createdAt: try row.date(at: 10) ?? Date(millisecondsSince1970: 0),
-            expiresAt: try row.date(at: 11) ?? Date(millisecondsSince1970: 0),
-            endedAt: try row.date(at: 12),
-            choice: choice)
     }
 }

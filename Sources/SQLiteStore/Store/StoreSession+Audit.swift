@@ -1,6 +1,7 @@
 import AuditKeys
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// The audit log (SPEC §5): gap-free `seq`, append only (the schema's triggers refuse UPDATE,
 /// DELETE and a seq that is not the last + 1), hash-chained (``AuditChain``), filtered keyset

@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// Consent sessions (SPEC §10): found by id, by the link token's hash or by the cookie
 /// secret's hash, each a unique key.
@@ -9,7 +10,7 @@ extension StoreSession {
 
     func consentSession(id: ConsentSessionID) throws -> ConsentSession? {
         try row("SELECT \(Self.columns) FROM consent_sessions WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) }) {
-            try Self.decodeSession($0)
+            try ConsentSession(storedColumns: $0)
         }
     }
 
@@ -17,14 +18,14 @@ extension StoreSession {
         try row(
             "SELECT \(Self.columns) FROM consent_sessions WHERE token_hash = ?1",
             bind: { $0.bind(blob: tokenHash, at: 1) }
-        ) { try Self.decodeSession($0) }
+        ) { try ConsentSession(storedColumns: $0) }
     }
 
     func consentSession(secretHash: [UInt8]) throws -> ConsentSession? {
         try row(
             "SELECT \(Self.columns) FROM consent_sessions WHERE secret_hash = ?1",
             bind: { $0.bind(blob: secretHash, at: 1) }
-        ) { try Self.decodeSession($0) }
+        ) { try ConsentSession(storedColumns: $0) }
     }
 
     func save(_ session: ConsentSession) throws {
@@ -46,24 +47,5 @@ extension StoreSession {
             statement.bind(session.exchangedAt, at: 8)
             statement.bind(session.endedAt, at: 9)
         }
-    }
-
-    private static func decodeSession(_ statement: Statement) throws -> ConsentSession {
-        let id = try statement.requiredString(at: 0, "consent_sessions", "id")
-        guard ConsentSessionID.isValid(id) else { throw corrupt("consent_sessions", "id") }
-        let user = try statement.requiredString(at: 1, "consent_sessions", "user")
-        guard UserID.isValid(user) else { throw corrupt("consent_sessions", "user") }
-        guard let token = statement.blob(at: 2), token.count == 32 else {
-            throw corrupt("consent_sessions", "token_hash")
-        }
-        let secret = statement.blob(at: 3)
-        let csrf = statement.blob(at: 4)
-        guard secret.map({ $0.count == 32 }) ?? true else { throw corrupt("consent_sessions", "secret_hash") }
-        guard csrf.map({ $0.count == 32 }) ?? true else { throw corrupt("consent_sessions", "csrf_hash") }
-        return ConsentSession(
-            trusted: ConsentSessionID(trusted: id), user: UserID(trusted: user), tokenHash: token, secretHash: secret,
-            csrfHash: csrf, createdAt: Date(millisecondsSince1970: statement.int64(at: 5)),
-            expiresAt: Date(millisecondsSince1970: statement.int64(at: 6)), exchangedAt: statement.date(at: 7),
-            endedAt: statement.date(at: 8))
     }
 }

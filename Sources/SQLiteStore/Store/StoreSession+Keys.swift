@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// API keys (SPEC §6): id, role, app binding, label, secret hash, creation and revocation.
 extension StoreSession {
@@ -7,12 +8,12 @@ extension StoreSession {
 
     func apiKey(id: KeyID) throws -> APIKey? {
         try row("SELECT \(Self.keyColumns) FROM api_keys WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) }) {
-            try Self.decodeKey($0)
+            try APIKey(storedColumns: $0)
         }
     }
 
     func apiKeys() throws -> [APIKey] {
-        try rows("SELECT \(Self.keyColumns) FROM api_keys ORDER BY id", bind: { _ in }) { try Self.decodeKey($0) }
+        try rows("SELECT \(Self.keyColumns) FROM api_keys ORDER BY id", bind: { _ in }) { try APIKey(storedColumns: $0) }
     }
 
     func save(_ key: APIKey) throws {
@@ -31,17 +32,5 @@ extension StoreSession {
             statement.bind(key.createdAt.millisecondsSince1970, at: 6)
             statement.bind(key.revokedAt, at: 7)
         }
-    }
-
-    private static func decodeKey(_ statement: Statement) throws -> APIKey {
-        let id = try statement.requiredString(at: 0, "api_keys", "id")
-        guard KeyID.isValid(id) else { throw corrupt("api_keys", "id") }
-        let role = try statement.enumeration(Role.self, at: 1, "api_keys", "role")
-        guard role.isKeyRole else { throw corrupt("api_keys", "role") }
-        guard let hash = statement.blob(at: 4), hash.count == 32 else { throw corrupt("api_keys", "secret_hash") }
-        return APIKey(
-            trusted: KeyID(trusted: id), role: role, app: statement.string(at: 2).map { AppID(trusted: $0) },
-            name: try statement.requiredString(at: 3, "api_keys", "name"), secretHash: hash,
-            createdAt: Date(millisecondsSince1970: statement.int64(at: 5)), revokedAt: statement.date(at: 6))
     }
 }

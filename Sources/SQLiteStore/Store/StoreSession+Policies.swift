@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// Operator policies (SPEC §4 Policies) and user settings (the Location Services switch).
 extension StoreSession {
@@ -9,7 +10,7 @@ extension StoreSession {
         try row("SELECT \(Self.policyColumns) FROM policies WHERE id = ?1") {
             $0.bind(id.rawValue, at: 1)
         } decode: {
-            try Self.decodePolicy($0)
+            try Policy(storedColumns: $0)
         }
     }
 
@@ -18,7 +19,7 @@ extension StoreSession {
             statement.bind(after?.rawValue ?? "", at: 1)
             statement.bind(Self.limit(limit), at: 2)
         } decode: {
-            try Self.decodePolicy($0)
+            try Policy(storedColumns: $0)
         }
     }
 
@@ -36,7 +37,7 @@ extension StoreSession {
             statement.bind(app.rawValue, at: 2)
             statement.bind(user.rawValue, at: 3)
         } decode: {
-            try Self.decodePolicy($0)
+            try Policy(storedColumns: $0)
         }
     }
 
@@ -72,17 +73,6 @@ extension StoreSession {
     func deletePolicy(id: PolicyID) throws -> Bool {
         try run("DELETE FROM policies WHERE id = ?1") { $0.bind(id.rawValue, at: 1) }
         return database.changes > 0
-    }
-
-    private static func decodePolicy(_ statement: Statement) throws -> Policy {
-        Policy(
-            trusted: PolicyID(trusted: try statement.requiredString(at: 0, "policies", "id")),
-            service: ServiceID(trusted: try statement.requiredString(at: 1, "policies", "service")),
-            app: statement.string(at: 2).map(AppID.init(trusted:)),
-            user: statement.string(at: 3).map(UserID.init(trusted:)),
-            effect: try statement.enumeration(PolicyEffect.self, at: 4, "policies", "effect"),
-            level: statement.string(at: 5).map(Level.init(trusted:)),
-            updatedAt: statement.date(at: 6) ?? Date(millisecondsSince1970: 0))
     }
 
     func userSettings(_ user: UserID) throws -> UserSettings? {

@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// Prompts (SPEC §4 Prompt): by id, filtered listings, the pending one of an authorization,
 /// due ones, upsert.
@@ -13,7 +14,7 @@ extension StoreSession {
         try row("SELECT \(Self.columns) FROM prompts WHERE id = ?1") {
             $0.bind(id.rawValue, at: 1)
         } decode: {
-            try Self.decodePrompt($0)
+            try Prompt(storedColumns: $0)
         }
     }
 
@@ -33,7 +34,7 @@ extension StoreSession {
         return try rows("SELECT \(Self.columns) FROM prompts \(condition) ORDER BY id LIMIT ?") {
             $0.bind(values)
         } decode: {
-            try Self.decodePrompt($0)
+            try Prompt(storedColumns: $0)
         }
     }
 
@@ -47,7 +48,7 @@ extension StoreSession {
             statement.bind(app.rawValue, at: 2)
             statement.bind(service.rawValue, at: 3)
         } decode: {
-            try Self.decodePrompt($0)
+            try Prompt(storedColumns: $0)
         }
     }
 
@@ -60,7 +61,7 @@ extension StoreSession {
             statement.bind(date.millisecondsSince1970, at: 1)
             statement.bind(Self.limit(limit), at: 2)
         } decode: {
-            try Self.decodePrompt($0)
+            try Prompt(storedColumns: $0)
         }
     }
 
@@ -94,34 +95,5 @@ extension StoreSession {
             statement.bind(prompt.choice?.rawValue, at: 14)
             statement.bind(prompt.purposeLanguage?.rawValue, at: 15)
         }
-    }
-
-    private static func decodePrompt(_ statement: Statement) throws -> Prompt {
-        var options: [Choice] = []
-        for part in statement.list(at: 6) {
-            guard let choice = Choice(rawValue: String(part)) else { throw corrupt("prompts", "options") }
-            options.append(choice)
-        }
-        var choice: Choice?
-        if let text = statement.string(at: 13) {
-            guard let value = Choice(rawValue: text) else { throw corrupt("prompts", "choice") }
-            choice = value
-        }
-        return Prompt(
-            id: PromptID(trusted: try statement.requiredString(at: 0, "prompts", "id")),
-            user: UserID(trusted: try statement.requiredString(at: 1, "prompts", "user")),
-            app: AppID(trusted: try statement.requiredString(at: 2, "prompts", "app")),
-            service: ServiceID(trusted: try statement.requiredString(at: 3, "prompts", "service")),
-            kind: try statement.enumeration(PromptKind.self, at: 4, "prompts", "kind"),
-            requestedLevel: Level(trusted: try statement.requiredString(at: 5, "prompts", "requested_level")),
-            options: options,
-            purpose: PurposeString(trusted: try statement.requiredString(at: 7, "prompts", "purpose")),
-            purposeLanguage: statement.string(at: 14).map(LanguageTag.init(trusted:)),
-            purposeKey: try statement.requiredString(at: 8, "prompts", "purpose_key"),
-            state: try statement.enumeration(PromptState.self, at: 9, "prompts", "state"),
-            createdAt: statement.date(at: 10) ?? Date(millisecondsSince1970: 0),
-            expiresAt: statement.date(at: 11) ?? Date(millisecondsSince1970: 0),
-            endedAt: statement.date(at: 12),
-            choice: choice)
     }
 }

@@ -1,3 +1,4 @@
+package import AuditKeys
 package import Foundation
 package import PermissionDomain
 

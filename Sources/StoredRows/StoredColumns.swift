@@ -1,14 +1,22 @@
+package import Foundation
+
 /// One row as a store read it, SQLite's statement and libpq's result row alike: the little that
 /// decoding a stored shape needs, so that each shape both stores keep in the same columns (an
-/// audit entry, ``AuditEntry/init(storedColumns:keyring:)``) is decoded by one piece of code.
+/// audit entry, a prompt, a policy, an API key, a consent session) is decoded by one piece of
+/// code, in this target.
 package protocol StoredColumns {
     /// The column's text; nil for NULL.
     func text(_ column: Int) -> String?
     /// The column's integer; nil for NULL.
     func integer(_ column: Int) throws -> Int64?
+    /// The column's bytes; nil for NULL.
+    func bytes(_ column: Int) throws -> [UInt8]?
     /// The store's error for a stored value that does not parse: the file or database was
     /// changed outside this program.
     func corrupt(_ table: String, _ column: String) -> any Error
+    /// The name of the user column in this store's tables (`user` in SQLite, `user_id` in
+    /// PostgreSQL, where `user` is reserved), for the corruption error.
+    var userColumn: String { get }
 }
 
 extension StoredColumns {
@@ -29,5 +37,16 @@ extension StoredColumns {
     /// A 0/1 column; NULL reads as false.
     package func flag(_ column: Int) throws -> Bool {
         (try integer(column) ?? 0) != 0
+    }
+
+    /// A millisecond timestamp column; nil for NULL.
+    package func date(_ column: Int) throws -> Date? {
+        try integer(column).map(Date.init(millisecondsSince1970:))
+    }
+
+    /// A comma-joined list column split into its parts (NULL and empty text are an empty list).
+    package func list(_ column: Int) -> [Substring] {
+        guard let text = text(column), !text.isEmpty else { return [] }
+        return text.split(separator: ",", omittingEmptySubsequences: false)
     }
 }
