@@ -1,3 +1,5 @@
+import ByteText
+
 extension JSONParser {
     /// Reads a string starting at its opening quote (RFC 8259 §7): validates UTF-8 (RFC 3629
     /// §4: no overlong forms, no encoded surrogates, nothing above U+10FFFF), refuses unescaped
@@ -91,38 +93,17 @@ extension JSONParser {
     }
 
     /// Steps over one multi-byte UTF-8 sequence at `index` (lead byte >= 0x80), per the
-    /// well-formed byte sequences table of Unicode §3.9 / RFC 3629 §4.
+    /// well-formed byte sequences table of Unicode §3.9 / RFC 3629 §4 (``UTF8Sequence``).
     private mutating func skipUTF8Sequence() throws(WireDecodingError) {
-        let lead = bytes[index]
-        let count: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: count = 1
-        case 0xE0:
-            count = 2
-            low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: count = 2
-        case 0xED:
-            count = 2
-            high = 0x9F
-        case 0xF0:
-            count = 3
-            low = 0x90
-        case 0xF1...0xF3: count = 3
-        case 0xF4:
-            count = 3
-            high = 0x8F
-        default: throw fail("invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true))")
+        switch UTF8Sequence.length(in: bytes, at: index) {
+        case .success(let length):
+            index += length
+        case .failure(.invalidLead(let lead)):
+            throw fail("invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true))")
+        case .failure(.truncated):
+            throw fail("truncated UTF-8 sequence")
+        case .failure(.invalidContinuation(let lead)):
+            throw fail("invalid UTF-8 sequence starting with 0x\(String(lead, radix: 16, uppercase: true))")
         }
-        guard index + count < bytes.count else { throw fail("truncated UTF-8 sequence") }
-        for offset in 1...count {
-            let byte = bytes[index + offset]
-            let range: ClosedRange<UInt8> = offset == 1 ? low...high : 0x80...0xBF
-            guard range.contains(byte) else {
-                throw fail("invalid UTF-8 sequence starting with 0x\(String(lead, radix: 16, uppercase: true))")
-            }
-        }
-        index += count + 1
     }
 }

@@ -1,3 +1,5 @@
+import ByteText
+
 /// Percent-decoding of one path segment or query component (RFC 3986 §2.1).
 ///
 /// The router splits the path on raw "/" before decoding, so an encoded `%2F` stays inside its segment.
@@ -28,7 +30,7 @@ public func percentDecode(_ s: Substring, plusAsSpace: Bool = false) -> String? 
             bytes.append(c)
         }
     }
-    guard UTF8Validation.isValid(bytes) else { return nil }
+    guard bytes.withUnsafeBufferPointer(UTF8Sequence.isValid) else { return nil }
     return String(decoding: bytes, as: UTF8.self)
 }
 
