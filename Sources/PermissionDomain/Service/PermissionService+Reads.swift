@@ -1,3 +1,5 @@
+import Foundation
+
 extension PermissionService {
     /// The effective authorization (SPEC §3): any well-formed ids; a record never written is
     /// notDetermined (`default`), version 0. The hot path: one read snapshot.
@@ -25,27 +27,41 @@ extension PermissionService {
         storeFilter.status = nil
         let budget = filter.status == nil ? limit : max(8 * limit, 1000)
         return try store.read { reader in
-            var items: [Authorization] = []
-            var cursor = after
-            var scanned = 0
-            var services: [ServiceID: ServiceDefinition] = [:]
-            var apps: [AppID: App?] = [:]
-            while items.count < limit, scanned < budget {
-                // Never ask for more than the page can still take, so every row read is consumed.
-                let want = min(limit - items.count, budget - scanned)
-                let page = try reader.authorizations(matching: storeFilter, after: cursor, limit: want)
-                for stored in page {
-                    cursor = stored.key
-                    scanned += 1
-                    let service = try services[stored.service] ?? resolveService(reader, stored.service)
-                    services[stored.service] = service
-                    let view = try effective(reader, stored: stored, service: service, now: at, apps: &apps)
-                    if filter.status == nil || view.status == filter.status { items.append(view) }
-                }
-                if page.count < want { return AuthorizationPage(items: items, nextAfter: nil) }
-            }
-            return AuthorizationPage(items: items, nextAfter: cursor)
+            try scanAuthorizations(
+                reader, matching: storeFilter, after: after, limit: limit, budget: budget, now: at,
+                keepingView: { filter.status == nil || $0.status == filter.status })
         }
+    }
+
+    /// One page of effective authorizations, read from the store's records matching `filter` in
+    /// (user, app, service) order after `after`: at most `limit` kept, at most `budget` records
+    /// read, so the page may be short while `nextAfter` is set. The store is never asked for
+    /// more rows than the page can still take, so every row read is consumed.
+    /// - Parameters:
+    ///   - apps: registrations already read (an app the caller holds).
+    ///   - keepingRecord: decides on the stored record and its service first, before the
+    ///     effective authorization is worked out (cheaper when most records are skipped).
+    ///   - keepingView: decides on the effective authorization.
+    func scanAuthorizations(
+        _ reader: any PermissionReader, matching filter: AuthorizationFilter, after: AuthorizationKey?, limit: Int,
+        budget: Int, now at: Date, apps known: [AppID: App?] = [:],
+        keepingRecord: (StoredAuthorization, ServiceDefinition) -> Bool = { _, _ in true },
+        keepingView: (Authorization) -> Bool = { _ in true }
+    ) throws -> AuthorizationPage {
+        var services: [ServiceID: ServiceDefinition] = [:]
+        var apps = known
+        let page = try KeysetScan.page(
+            after: after, limit: limit, budget: budget,
+            read: { try reader.authorizations(matching: filter, after: $0, limit: $1) },
+            key: \.key,
+            keep: { stored -> Authorization? in
+                let service = try services[stored.service] ?? resolveService(reader, stored.service)
+                services[stored.service] = service
+                guard keepingRecord(stored, service) else { return nil }
+                let view = try effective(reader, stored: stored, service: service, now: at, apps: &apps)
+                return keepingView(view) ? view : nil
+            })
+        return AuthorizationPage(items: page.items, nextAfter: page.nextAfter)
     }
 
     /// Prompts matching `filter`, ordered by id (creation order), in their effective state: a
@@ -58,21 +74,15 @@ extension PermissionService {
         if filter.state == .expired { storeFilter.state = nil }
         let budget = filter.state == nil ? limit : max(8 * limit, 1000)
         return try store.read { reader in
-            var items: [Prompt] = []
-            var cursor = after
-            var scanned = 0
-            while items.count < limit, scanned < budget {
-                let want = min(limit - items.count, budget - scanned)
-                let page = try reader.prompts(matching: storeFilter, after: cursor, limit: want)
-                for prompt in page {
-                    cursor = prompt.id
-                    scanned += 1
+            let page = try KeysetScan.page(
+                after: after, limit: limit, budget: budget,
+                read: { try reader.prompts(matching: storeFilter, after: $0, limit: $1) },
+                key: \.id,
+                keep: { prompt -> Prompt? in
                     let view = prompt.effective(at: at)
-                    if filter.state == nil || view.state == filter.state { items.append(view) }
-                }
-                if page.count < want { return PromptPage(items: items, nextAfter: nil) }
-            }
-            return PromptPage(items: items, nextAfter: cursor)
+                    return filter.state == nil || view.state == filter.state ? view : nil
+                })
+            return PromptPage(items: page.items, nextAfter: page.nextAfter)
         }
     }
 

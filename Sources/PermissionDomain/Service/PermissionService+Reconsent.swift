@@ -14,26 +14,10 @@ extension PermissionService {
         let budget = max(8 * limit, 1000)
         return try store.read { reader in
             guard let app = try reader.app(id) else { throw PermissionError.notFound(what: "app \(id)") }
-            let filter = AuthorizationFilter(app: id, status: .authorized)
-            var items: [Authorization] = []
-            var cursor = after
-            var scanned = 0
-            var services: [ServiceID: ServiceDefinition] = [:]
-            var apps: [AppID: App?] = [id: app]
-            while items.count < limit, scanned < budget {
-                let want = min(limit - items.count, budget - scanned)
-                let page = try reader.authorizations(matching: filter, after: cursor, limit: want)
-                for stored in page {
-                    cursor = stored.key
-                    scanned += 1
-                    let service = try services[stored.service] ?? resolveService(reader, stored.service)
-                    services[stored.service] = service
-                    guard Rules.purposeChanged(stored: stored, service: service, app: app) else { continue }
-                    items.append(try effective(reader, stored: stored, service: service, now: at, apps: &apps))
-                }
-                if page.count < want { return AuthorizationPage(items: items, nextAfter: nil) }
-            }
-            return AuthorizationPage(items: items, nextAfter: cursor)
+            return try scanAuthorizations(
+                reader, matching: AuthorizationFilter(app: id, status: .authorized), after: after, limit: limit,
+                budget: budget, now: at, apps: [id: app],
+                keepingRecord: { Rules.purposeChanged(stored: $0, service: $1, app: app) })
         }
     }
 
