@@ -1,6 +1,9 @@
 // libFuzzer entry point for the HTTP/1.1 request parser and body decoder.
 // Built together with Sources/HTTPCore/HTTP1/*.swift as one module by run-parser-fuzzer.sh,
-// so internal helpers are reachable. Every property below traps (a finding) when broken.
+// so internal helpers are reachable (ByteText, which they import, is built beside it by
+// fuzz/lib.sh). Every property below traps (a finding) when broken.
+
+import ByteText
 
 /// A small deterministic PRNG (SplitMix64), seeded from the input so runs are reproducible.
 struct SplitMix64 {
@@ -90,6 +93,8 @@ public func fuzzParser(_ pointer: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     check(data, limits: HTTPLimits(), rng: &rng)
     check(data, limits: tightLimits, rng: &rng)
     // The UTF-8 check of percentDecode against the standard library's.
-    precondition(UTF8Validation.isValid(data) == (String(validating: data, as: UTF8.self) != nil), "UTF-8 validation differs")
+    precondition(
+        data.withUnsafeBufferPointer { UTF8Sequence.isValid($0) } == (String(validating: data, as: UTF8.self) != nil),
+        "UTF-8 validation differs")
     return 0
 }

@@ -13,11 +13,15 @@ corpus="fuzz/corpus-json"
 crashes="fuzz/corpus-crashes"
 mkdir -p "$corpus" "$crashes"
 
-# PermissionWire has no package dependencies, so its sources and the harness form one module.
-swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -swift-version 6 \
-    -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
-    -module-name PermissionWire -package-name permission_service Sources/PermissionWire/*.swift fuzz/JSONFuzzer.swift -o "$bin"
+# PermissionWire and the harness form one module, over the ByteText module fuzz/lib.sh builds.
+# shellcheck source=fuzz/lib.sh
+source fuzz/lib.sh
+modules="$(mktemp -d)"
+trap 'rm -rf "$modules"' EXIT
+# shellcheck disable=SC2046 # the module path and object are two words on purpose
+swiftc "${swift_fuzz_flags[@]}" -module-name PermissionWire Sources/PermissionWire/*.swift fuzz/JSONFuzzer.swift \
+    $(build_bytetext "$modules") -o "$bin"
 
 cp -n fuzz/seeds-json/* "$corpus"/ 2>/dev/null || true
-exec "$bin" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=2048 \
+"$bin" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=2048 \
     -dict=fuzz/json.dict -artifact_prefix="$crashes/" -print_final_stats=1

@@ -12,11 +12,16 @@ corpus="fuzz/corpus-parser"
 crashes="fuzz/corpus-crashes"
 mkdir -p "$corpus" "$crashes"
 
-# Only the HTTP1 sources: the rest of HTTPCore imports Logging.
-swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -swift-version 6 \
-    -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
-    -module-name HTTPCore -package-name permission_service Sources/HTTPCore/HTTP1/*.swift fuzz/ParserFuzzer.swift -o "$bin"
+# Only the HTTP1 sources (the rest of HTTPCore imports Logging), over the ByteText module
+# fuzz/lib.sh builds.
+# shellcheck source=fuzz/lib.sh
+source fuzz/lib.sh
+modules="$(mktemp -d)"
+trap 'rm -rf "$modules"' EXIT
+# shellcheck disable=SC2046 # the module path and object are two words on purpose
+swiftc "${swift_fuzz_flags[@]}" -module-name HTTPCore Sources/HTTPCore/HTTP1/*.swift fuzz/ParserFuzzer.swift \
+    $(build_bytetext "$modules") -o "$bin"
 
 cp -n fuzz/seeds-http/* "$corpus"/ 2>/dev/null || true
-exec "$bin" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+"$bin" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
     -dict=fuzz/http.dict -artifact_prefix="$crashes/" -print_final_stats=1
