@@ -163,9 +163,9 @@ echo
 for size in $sizes; do
     rows="${size%%:*}"
     for kind in get-product get-peer nginx put-product put-peer; do
-        printf '%s rows, %-12s median of %s rounds: %9.0f requests/s, p50 %.3f ms, p99 %.3f ms, %.1f µs CPU a request\n' \
+        printf '%s rows, %-12s median of %s rounds: %9.0f requests/s, p50 %.3f ms, p99 %.3f ms, %.1f µs CPU a request (%.1f user)\n' \
             "$rows" "$kind" "$rounds" "$(rounds_of rps "$kind" "$rows")" "$(rounds_of p50 "$kind" "$rows")" \
-            "$(rounds_of p99 "$kind" "$rows")" "$(rounds_of cpureq "$kind" "$rows")"
+            "$(rounds_of p99 "$kind" "$rows")" "$(rounds_of cpureq "$kind" "$rows")" "$(rounds_of userreq "$kind" "$rows")"
     done
     echo "$rows rows, GET service/peer: $(ratio get-product get-peer "$rows")"
     echo "$rows rows, GET service/nginx: $(ratio get-product nginx "$rows")"

@@ -29,41 +29,6 @@ struct Record: Encodable, Sendable {
     static let columns =
         "user, app, service, status, level, provisional, once, expires_at, reason, purpose, updated_at, version"
 
-    init(
-        user: String, app: String, service: String, status: String, level: String?, provisional: Bool,
-        once: Bool, expiresAt: Date?, reason: String, purpose: String?, updatedAt: Date, version: Int64
-    ) {
-        self.user = user
-        self.app = app
-        self.service = service
-        self.status = status
-        self.level = level
-        self.provisional = provisional
-        self.once = once
-        self.expiresAt = expiresAt
-        self.reason = reason
-        self.purpose = purpose
-        self.updatedAt = updatedAt
-        self.version = version
-    }
-
-    /// A row of `columns`; the table keeps times as Unix milliseconds.
-    init(row: Row) {
-        let expiresAt: Int64? = row["expires_at"]
-        let updatedAt: Int64? = row["updated_at"]
-        self.init(
-            user: row["user"], app: row["app"], service: row["service"], status: row["status"], level: row["level"],
-            provisional: row["provisional"], once: row["once"],
-            expiresAt: expiresAt.map(Self.date(unixMilliseconds:)), reason: row["reason"], purpose: row["purpose"],
-            updatedAt: Self.date(unixMilliseconds: updatedAt ?? 0), version: row["version"])
-    }
-
-    /// The date of a stored time, half a millisecond in: the ISO 8601 formatter truncates to the
-    /// millisecond, and the nearest `Double` to a whole millisecond may lie just below it.
-    static func date(unixMilliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: (Double(unixMilliseconds) + 0.5) / 1000)
-    }
-
     private enum CodingKeys: String, CodingKey {
         case user, app, service, status, level, provisional, once, expiresAt, reason, purpose, updatedAt, version
     }
@@ -82,5 +47,24 @@ struct Record: Encodable, Sendable {
         try c.encode(purpose, forKey: .purpose)
         try c.encode(updatedAt, forKey: .updatedAt)
         try c.encode(version, forKey: .version)
+    }
+}
+
+extension Record {
+    /// A row of `columns`; the table keeps times as Unix milliseconds.
+    init(row: Row) {
+        let expiresAt: Int64? = row["expires_at"]
+        let updatedAt: Int64? = row["updated_at"]
+        self.init(
+            user: row["user"], app: row["app"], service: row["service"], status: row["status"], level: row["level"],
+            provisional: row["provisional"], once: row["once"],
+            expiresAt: expiresAt.map(Self.date(unixMilliseconds:)), reason: row["reason"], purpose: row["purpose"],
+            updatedAt: Self.date(unixMilliseconds: updatedAt ?? 0), version: row["version"])
+    }
+
+    /// The date of a stored time, half a millisecond in: the ISO 8601 formatter truncates to the
+    /// millisecond, and the nearest `Double` to a whole millisecond may lie just below it.
+    static func date(unixMilliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: (Double(unixMilliseconds) + 0.5) / 1000)
     }
 }
