@@ -116,12 +116,13 @@ wrk_run() { # name pid url [wrk args...]
     return 0
 }
 
-# Starts nginx (one worker, pinned to CPU 0) in DIR, answering GET /body.json on 127.0.0.1:PORT
-# with the bytes of BODY_FILE as a static application/json body; sets nginx_pid, appends it to
-# pids and waits until it answers that body. Exits the script if the body needs nginx quoting.
-start_nginx() { # dir port body_file
-    local dir="$1" port="$2" body="$3"
-    if grep -q "['\$]" "$body"; then echo "the sample body needs nginx quoting" >&2; exit 1; fi
+# Starts nginx (one worker, pinned to CPU 0) in DIR, answering GET LOCATION on 127.0.0.1:PORT
+# with BODY as a static application/json body (nginx's string escapes apply: `\n` is a newline);
+# sets nginx_pid, appends it to pids and waits until it answers. Exits the script if BODY needs
+# nginx quoting.
+start_nginx() { # dir port location body
+    local dir="$1" port="$2" location="$3" body="$4"
+    if [[ "$body" == *[\'\$]* ]]; then echo "the body needs nginx quoting" >&2; exit 1; fi
     mkdir -p "$dir/logs" "$dir/tmp"
     cat >"$dir/nginx.conf" <<NGINX
 worker_processes 1;
@@ -140,9 +141,9 @@ http {
     scgi_temp_path $dir/tmp;
     server {
         listen 127.0.0.1:$port;
-        location = /body.json {
+        location = $location {
             default_type application/json;
-            return 200 '$(cat "$body")';
+            return 200 '$body';
         }
     }
 }
@@ -150,6 +151,5 @@ NGINX
     taskset -c 0 nginx -p "$dir" -c "$dir/nginx.conf" &
     nginx_pid=$!
     pids+=("$nginx_pid")
-    wait_up "http://127.0.0.1:$port/body.json"
-    [ "$(curl -fsS "http://127.0.0.1:$port/body.json" | wc -c)" = "$(wc -c <"$body")" ] || { echo "nginx body differs" >&2; exit 1; }
+    wait_up "http://127.0.0.1:$port$location"
 }

@@ -97,8 +97,9 @@ for size in $sizes; do
     curl -fsS "${auth[@]}" "$product$sample" >"$prefix/body.json"
     curl -fsS "${auth[@]}" "$peer$sample" >"$prefix/peer-body.json"
     cmp -s "$prefix/body.json" "$prefix/peer-body.json" || { echo "the peer answers otherwise:" >&2; cat "$prefix/body.json" "$prefix/peer-body.json" >&2; exit 1; }
-    start_nginx "$prefix/nginx-$rows" "$nginx_port" "$prefix/body.json"
+    start_nginx "$prefix/nginx-$rows" "$nginx_port" /body.json "$(cat "$prefix/body.json")"
     nginx="http://127.0.0.1:$nginx_port/body.json"
+    curl -fsS "$nginx" | cmp -s - "$prefix/body.json" || { echo "nginx answers another body" >&2; exit 1; }
 
     echo "== warm-up ($rows rows; body $(wc -c <"$prefix/body.json") bytes)"
     for base in "$product" "$peer"; do

@@ -83,7 +83,8 @@ for size in $sizes; do
     sample_url="$base/v1/users/u1/apps/com.example.app2/authorizations/location"
     curl -fsS "${auth[@]}" "$sample_url" >"$prefix/body.json"
     body_bytes=$(wc -c <"$prefix/body.json")
-    start_nginx "$prefix/nginx-$rows" "$nginx_port" "$prefix/body.json"
+    start_nginx "$prefix/nginx-$rows" "$nginx_port" /body.json "$(cat "$prefix/body.json")"
+    [ "$(curl -fsS "http://127.0.0.1:$nginx_port/body.json" | wc -c)" = "$body_bytes" ] || { echo "nginx body differs" >&2; exit 1; }
 
     echo "== warm-up ($rows rows; body $body_bytes bytes)"
     USERS=$users APPS=$apps taskset -c 1 wrk -t1 -c"$connections" -d2s -s "$here/hot-path/get.lua" "$base" >/dev/null
