@@ -56,6 +56,13 @@ seed_database() { # server_bin db users apps
     fi
 }
 
+# Splits one SIZES entry, rows:users:apps, into the variables rows, users and apps; exits the
+# script unless rows is users x apps.
+split_size() { # rows:users:apps
+    IFS=: read -r rows users apps <<<"$1"
+    [ "$((users * apps))" = "$rows" ] || { echo "SIZES: $rows is not $users x $apps" >&2; exit 2; }
+}
+
 # wrk latency like 95.00us / 1.20ms / 2.00s → milliseconds.
 to_ms() {
     awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n *= 1; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'

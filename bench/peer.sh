@@ -73,8 +73,7 @@ ratio() { # kind_a kind_b rows
 names=()
 summary=()
 for size in $sizes; do
-    IFS=: read -r rows users apps <<<"$size"
-    [ "$((users * apps))" = "$rows" ] || { echo "SIZES: $rows is not $users x $apps" >&2; exit 2; }
+    split_size "$size"
     echo "== seeding $rows authorizations ($users users x $apps apps), once for each server"
     seed_database "$server_bin" "$prefix/product-$rows.sqlite" "$users" "$apps"
     seed_database "$server_bin" "$prefix/peer-$rows.sqlite" "$users" "$apps"

@@ -63,10 +63,9 @@ declare -A memory
 
 names=()
 for size in $sizes; do
-    IFS=: read -r rows users apps <<<"$size"
+    split_size "$size"
     db="$prefix/hot-$rows.sqlite"
     echo "== seeding $rows authorizations ($users users x $apps apps)"
-    [ "$((users * apps))" = "$rows" ] || { echo "SIZES: $rows is not $users x $apps" >&2; exit 2; }
     seed_database "$server_bin" "$db" "$users" "$apps"
 
     PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" taskset -c 0 "$server_bin" serve --host 127.0.0.1 --port "$port" --database "$db" \
