@@ -8,9 +8,9 @@ import Logging
 /// in `pool.read`, and the durable write as one `pool.write` transaction that upserts the
 /// authorization and appends its audit row, committed with `synchronous = FULL`.
 ///
-/// `GET /readyz` answers without a key once the server listens.
 /// Usage: `permission-peer DATABASE [PORT]` (PORT, else the PORT environment variable, else
-/// 18093), on a database that `permission-server migrate` made; BENCH_API_KEY is the bearer key.
+/// 18093), on a database that `permission-server migrate` made. The two routes require
+/// `Authorization: Bearer BENCH_API_KEY`; `GET /readyz` answers without it once the server listens.
 @main
 struct Peer {
     static func main() async throws {
