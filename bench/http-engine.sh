@@ -31,49 +31,12 @@ echo "== building http-bench-server (release)"
     swift build -c release --scratch-path "$scratch" --product http-bench-server >/dev/null)
 server_bin="$scratch/release/http-bench-server"
 
-mkdir -p "$prefix/logs" "$prefix/tmp"
-cat >"$prefix/nginx.conf" <<NGINX
-worker_processes 1;
-daemon off;
-pid $prefix/nginx.pid;
-error_log $prefix/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
-    client_body_temp_path $prefix/tmp;
-    proxy_temp_path $prefix/tmp;
-    fastcgi_temp_path $prefix/tmp;
-    uwsgi_temp_path $prefix/tmp;
-    scgi_temp_path $prefix/tmp;
-    server {
-        listen 127.0.0.1:$nginx_port;
-        location = /bench {
-            default_type application/json;
-            return 200 '$body\n';
-        }
-    }
-}
-NGINX
-
 taskset -c 0 "$server_bin" "$swift_port" >"$prefix/swift.out" 2>&1 &
 swift_pid=$!
 pids+=("$swift_pid")
-taskset -c 0 nginx -p "$prefix" -c "$prefix/nginx.conf" &
-nginx_pid=$!
-pids+=("$nginx_pid")
-
-wait_up() {
-    for _ in $(seq 1 100); do
-        if curl -fsS "http://127.0.0.1:$1/bench" >/dev/null 2>&1; then return 0; fi
-        sleep 0.1
-    done
-    echo "server on port $1 did not come up" >&2
-    exit 1
-}
-wait_up "$swift_port"
-wait_up "$nginx_port"
+# The same body and a newline (nginx's escape).
+start_nginx "$prefix/nginx" "$nginx_port" /bench "$body\n"
+wait_up "http://127.0.0.1:$swift_port/bench"
 [ "$(curl -fsS "http://127.0.0.1:$swift_port/bench")" = "$(curl -fsS "http://127.0.0.1:$nginx_port/bench")" ] \
     || { echo "bodies differ" >&2; exit 1; }
 

@@ -56,6 +56,13 @@ seed_database() { # server_bin db users apps
     fi
 }
 
+# Splits one SIZES entry, rows:users:apps, into the variables rows, users and apps; exits the
+# script unless rows is users x apps.
+split_size() { # rows:users:apps
+    IFS=: read -r rows users apps <<<"$1"
+    [ "$((users * apps))" = "$rows" ] || { echo "SIZES: $rows is not $users x $apps" >&2; exit 2; }
+}
+
 # wrk latency like 95.00us / 1.20ms / 2.00s → milliseconds.
 to_ms() {
     awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n *= 1; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
@@ -86,3 +93,70 @@ wait_warm() { # base entries
 
 # The median of a list of numbers (the middle one; the mean of the two middle ones).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# One wrk run against a server, wrk pinned to CPU 1: -t1 -c$connections -d$duration --latency
+# (the sourcing script sets both). Records under NAME requests/s, p50 and p99 (ms), the CPU time
+# wrk and the server (PID and its children) used, the server's CPU time per request answered and
+# its user-space part (µs), and wrk's error lines; wrk's output goes to $prefix/NAME.wrk.
+declare -A rps p50 p99 wrkcpu srvcpu notes cpureq userreq
+wrk_run() { # name pid url [wrk args...]
+    local name="$1" pid="$2" url="$3"; shift 3
+    local before after user_before user_after out
+    before=$(group_ticks "$pid")
+    user_before=$(group_ticks "$pid" user)
+    out=$( { /usr/bin/time -f "WRKCPU %U %S" taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" "$url"; } 2>&1 )
+    after=$(group_ticks "$pid")
+    user_after=$(group_ticks "$pid" user)
+    echo "$out" >"$prefix/$name.wrk"
+    rps[$name]=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    p50[$name]=$(to_ms "$(echo "$out" | awk '$1 == "50%" {print $2}')")
+    p99[$name]=$(to_ms "$(echo "$out" | awk '$1 == "99%" {print $2}')")
+    wrkcpu[$name]=$(echo "$out" | awk '/WRKCPU/ {printf "%.2fs", $2 + $3}')
+    srvcpu[$name]=$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2fs", t / hz }')
+    # The server's CPU time per request answered, in microseconds.
+    cpureq[$name]=$(echo "$out" | awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+        '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }')
+    # Its user-space part (the rest is system time; softirq time is in neither).
+    userreq[$name]=$(echo "$out" | awk -v t=$((user_after - user_before)) -v hz="$(getconf CLK_TCK)" \
+        '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }')
+    notes[$name]=$(echo "$out" | awk '/Non-2xx|Socket errors/' | tr '\n' ' ')
+    return 0
+}
+
+# Starts nginx (one worker, pinned to CPU 0) in DIR, answering GET LOCATION on 127.0.0.1:PORT
+# with BODY as a static application/json body (nginx's string escapes apply: `\n` is a newline);
+# sets nginx_pid, appends it to pids and waits until it answers. Exits the script if BODY needs
+# nginx quoting.
+start_nginx() { # dir port location body
+    local dir="$1" port="$2" location="$3" body="$4"
+    if [[ "$body" == *[\'\$]* ]]; then echo "the body needs nginx quoting" >&2; exit 1; fi
+    mkdir -p "$dir/logs" "$dir/tmp"
+    cat >"$dir/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    client_body_temp_path $dir/tmp;
+    proxy_temp_path $dir/tmp;
+    fastcgi_temp_path $dir/tmp;
+    uwsgi_temp_path $dir/tmp;
+    scgi_temp_path $dir/tmp;
+    server {
+        listen 127.0.0.1:$port;
+        location = $location {
+            default_type application/json;
+            return 200 '$body';
+        }
+    }
+}
+NGINX
+    taskset -c 0 nginx -p "$dir" -c "$dir/nginx.conf" &
+    nginx_pid=$!
+    pids+=("$nginx_pid")
+    wait_up "http://127.0.0.1:$port$location"
+}

@@ -59,37 +59,13 @@ memory_note() { # pid
     awk '/^RssAnon:/ { anon = $2 } /^VmHWM:/ { hwm = $2 } END { printf "RssAnon %.0f MB, VmHWM %.0f MB", anon / 1024, hwm / 1024 }' "/proc/$1/status"
 }
 
-declare -A rps p50 p99 wrkcpu srvcpu notes cpureq userreq memory
-run() { # name pid url [wrk args...]
-    local name="$1" pid="$2" url="$3"; shift 3
-    local before after user_before user_after out
-    before=$(group_ticks "$pid")
-    user_before=$(group_ticks "$pid" user)
-    out=$( { /usr/bin/time -f "WRKCPU %U %S" taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" "$url"; } 2>&1 )
-    after=$(group_ticks "$pid")
-    user_after=$(group_ticks "$pid" user)
-    echo "$out" >"$prefix/$name.wrk"
-    rps[$name]=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-    p50[$name]=$(to_ms "$(echo "$out" | awk '$1 == "50%" {print $2}')")
-    p99[$name]=$(to_ms "$(echo "$out" | awk '$1 == "99%" {print $2}')")
-    wrkcpu[$name]=$(echo "$out" | awk '/WRKCPU/ {printf "%.2fs", $2 + $3}')
-    srvcpu[$name]=$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2fs", t / hz }')
-    # The server's CPU time per request answered, in microseconds.
-    cpureq[$name]=$(echo "$out" | awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
-        '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }')
-    # Its user-space part (the rest is system time; softirq time is in neither).
-    userreq[$name]=$(echo "$out" | awk -v t=$((user_after - user_before)) -v hz="$(getconf CLK_TCK)" \
-        '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }')
-    notes[$name]=$(echo "$out" | awk '/Non-2xx|Socket errors/' | tr '\n' ' ')
-    return 0
-}
+declare -A memory
 
 names=()
 for size in $sizes; do
-    IFS=: read -r rows users apps <<<"$size"
+    split_size "$size"
     db="$prefix/hot-$rows.sqlite"
     echo "== seeding $rows authorizations ($users users x $apps apps)"
-    [ "$((users * apps))" = "$rows" ] || { echo "SIZES: $rows is not $users x $apps" >&2; exit 2; }
     seed_database "$server_bin" "$db" "$users" "$apps"
 
     PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" taskset -c 0 "$server_bin" serve --host 127.0.0.1 --port "$port" --database "$db" \
@@ -106,36 +82,7 @@ for size in $sizes; do
     sample_url="$base/v1/users/u1/apps/com.example.app2/authorizations/location"
     curl -fsS "${auth[@]}" "$sample_url" >"$prefix/body.json"
     body_bytes=$(wc -c <"$prefix/body.json")
-    if grep -q "['\$]" "$prefix/body.json"; then echo "the sample body needs nginx quoting" >&2; exit 1; fi
-    mkdir -p "$prefix/nginx-$rows/logs" "$prefix/nginx-$rows/tmp"
-    cat >"$prefix/nginx-$rows/nginx.conf" <<NGINX
-worker_processes 1;
-daemon off;
-pid $prefix/nginx-$rows/nginx.pid;
-error_log $prefix/nginx-$rows/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
-    client_body_temp_path $prefix/nginx-$rows/tmp;
-    proxy_temp_path $prefix/nginx-$rows/tmp;
-    fastcgi_temp_path $prefix/nginx-$rows/tmp;
-    uwsgi_temp_path $prefix/nginx-$rows/tmp;
-    scgi_temp_path $prefix/nginx-$rows/tmp;
-    server {
-        listen 127.0.0.1:$nginx_port;
-        location = /body.json {
-            default_type application/json;
-            return 200 '$(cat "$prefix/body.json")';
-        }
-    }
-}
-NGINX
-    taskset -c 0 nginx -p "$prefix/nginx-$rows" -c "$prefix/nginx-$rows/nginx.conf" &
-    nginx_pid=$!
-    pids+=("$nginx_pid")
-    wait_up "http://127.0.0.1:$nginx_port/body.json"
+    start_nginx "$prefix/nginx-$rows" "$nginx_port" /body.json "$(cat "$prefix/body.json")"
     [ "$(curl -fsS "http://127.0.0.1:$nginx_port/body.json" | wc -c)" = "$body_bytes" ] || { echo "nginx body differs" >&2; exit 1; }
 
     echo "== warm-up ($rows rows; body $body_bytes bytes)"
@@ -144,17 +91,17 @@ NGINX
 
     for round in $(seq 1 "$rounds"); do
         echo "== round $round of $rounds: GET one authorization and nginx, wrk -t1 -c$connections -d$duration"
-        if ((round % 2 == 0)); then run "nginx-$rows-$round" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json"; fi
-        USERS=$users APPS=$apps run "get-$rows-$round" "$server_pid" "$base" -s "$here/hot-path/get.lua"
-        if ((round % 2 == 1)); then run "nginx-$rows-$round" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json"; fi
+        if ((round % 2 == 0)); then wrk_run "nginx-$rows-$round" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json"; fi
+        USERS=$users APPS=$apps wrk_run "get-$rows-$round" "$server_pid" "$base" -s "$here/hot-path/get.lua"
+        if ((round % 2 == 1)); then wrk_run "nginx-$rows-$round" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json"; fi
         names+=("get-$rows-$round" "nginx-$rows-$round")
     done
     echo "== the same, paced: ${pace_ms} ms on average (exponential) between a connection's requests, for both (p99 below saturation)"
-    PACE_MS=$pace_ms USERS=$users APPS=$apps run "get-paced-$rows" "$server_pid" "$base" -s "$here/hot-path/get.lua"
-    PACE_MS=$pace_ms run "nginx-paced-$rows" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json" -s "$here/paced.lua"
+    PACE_MS=$pace_ms USERS=$users APPS=$apps wrk_run "get-paced-$rows" "$server_pid" "$base" -s "$here/hot-path/get.lua"
+    PACE_MS=$pace_ms wrk_run "nginx-paced-$rows" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json" -s "$here/paced.lua"
     echo "== durable writes (settings PUT), wrk -t1 -c$connections -d$duration"
     audit_before=$(sqlite3 "$db" 'SELECT count(*) FROM audit')
-    USERS=$users APPS=$apps run "put-$rows" "$server_pid" "$base" -s "$here/hot-path/put.lua"
+    USERS=$users APPS=$apps wrk_run "put-$rows" "$server_pid" "$base" -s "$here/hot-path/put.lua"
     names+=("get-paced-$rows" "nginx-paced-$rows" "put-$rows")
     memory["$rows"]="$warm_note; after the runs $(memory_note "$server_pid")"
 

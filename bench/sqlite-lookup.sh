@@ -44,8 +44,7 @@ server_bin="$(bench_server_binary "$root")"  # for its migrate subcommand
 
 names=()
 for size in $sizes; do
-    IFS=: read -r rows users apps <<<"$size"
-    [ "$((users * apps))" = "$rows" ] || { echo "SIZES: $rows is not $users x $apps" >&2; exit 2; }
+    split_size "$size"
     echo "== seeding $rows authorizations ($users users x $apps apps)"
     seed_database "$server_bin" "$prefix/db-$rows.sqlite" "$users" "$apps"
     names+=("$rows:$users:$apps")
