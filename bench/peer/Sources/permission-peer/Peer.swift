@@ -132,7 +132,9 @@ struct StatusChange: Decodable, Sendable {
 struct BearerCheck<Context: RequestContext>: RouterMiddleware {
     let expected: String
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
         -> Response
     {
         guard request.headers[.authorization] == expected else { throw HTTPError(.unauthorized) }
