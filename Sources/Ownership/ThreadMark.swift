@@ -18,9 +18,6 @@ package final class ThreadMark: Sendable {
     /// Whether the calling thread is the owner.
     @inlinable package var isCurrentThread: Bool { owner.load(ordering: .relaxed) == Self.current }
 
-    /// Whether some thread is the owner.
-    @inlinable package var isClaimed: Bool { owner.load(ordering: .acquiring) != 0 }
-
     /// Makes the calling thread the owner; stops when another thread is.
     @inlinable package func claim(_ what: StaticString = "the object") {
         let (exchanged, found) = owner.compareExchange(

@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// Registered apps and their purpose strings (SPEC §4 Apps), and custom services (SPEC §2).
 extension PostgresSession {
@@ -105,7 +106,7 @@ extension PostgresSession {
             let (builtin, specials) = try row(
                 Self.selectService, [.text(id.rawValue)],
                 decode: {
-                    (try $0.bool(at: 0), try Self.decodeSpecials($0.list(at: 1)))
+                    (try $0.bool(at: 0), try Self.decodeSpecials($0.list(1)))
                 })
         else { return nil }
         return try definition(id: id, builtin: builtin, specials: specials)
@@ -115,7 +116,7 @@ extension PostgresSession {
         let headers = try rows(Self.selectServices) { row in
             (
                 ServiceID(trusted: try row.required(0, "services", "id")), try row.bool(at: 1),
-                try Self.decodeSpecials(row.list(at: 2))
+                try Self.decodeSpecials(row.list(2))
             )
         }
         return try headers.map { id, builtin, specials in try definition(id: id, builtin: builtin, specials: specials) }
@@ -123,7 +124,7 @@ extension PostgresSession {
 
     private func definition(id: ServiceID, builtin: Bool, specials: Set<ServiceSpecial>) throws -> ServiceDefinition {
         let levels = try rows(Self.selectLevels, [.text(id.rawValue)]) { row in
-            (Level(trusted: try row.required(0, "service_levels", "level")), row.list(at: 1).map(String.init))
+            (Level(trusted: try row.required(0, "service_levels", "level")), row.list(1).map(String.init))
         }
         guard !levels.isEmpty else { throw Self.corrupt("service_levels", "level") }
         return ServiceDefinition(

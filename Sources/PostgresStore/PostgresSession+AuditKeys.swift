@@ -1,6 +1,7 @@
 import AuditKeys
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// The per-user audit keys (``AuditKeyring``) in the `audit_subjects` table, and erasure.
 extension PostgresSession {

@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// Authorization records: the hot-path point read, filtered listings, due grants, upsert.
 extension PostgresSession {
@@ -69,7 +70,7 @@ extension PostgresSession {
                 ? nil
                 : UserSettings(
                     user: user, locationServicesEnabled: try row.bool(at: 12),
-                    locale: row.optionalString(at: 14).map(LanguageTag.init(trusted:)), updatedAt: try row.date(at: 13))
+                    locale: row.optionalString(at: 14).map(LanguageTag.init(trusted:)), updatedAt: try row.date(13))
             return (stored, settings)
         }
         return found ?? (nil, nil)
@@ -136,13 +137,13 @@ extension PostgresSession {
             level: row.optionalString(at: offset + 1).map(Level.init(trusted:)),
             provisional: try row.bool(at: offset + 2),
             once: try row.bool(at: offset + 3),
-            expiresAt: try row.date(at: offset + 4),
+            expiresAt: try row.date(offset + 4),
             reason: try row.enumeration(Reason.self, at: offset + 5, "authorizations", "reason"),
             purpose: row.optionalString(at: offset + 6).map(PurposeString.init(trusted:)),
             purposeLanguage: row.optionalString(at: offset + 10).map(LanguageTag.init(trusted:)),
-            declinedLevels: row.list(at: offset + 7).map { Level(trusted: String($0)) },
+            declinedLevels: row.list(offset + 7).map { Level(trusted: String($0)) },
             buttonConfirmed: try row.bool(at: offset + 11),
-            updatedAt: try row.date(at: offset + 8),
+            updatedAt: try row.date(offset + 8),
             version: try row.int64(at: offset + 9))
     }
 }

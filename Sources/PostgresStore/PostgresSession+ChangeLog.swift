@@ -1,4 +1,5 @@
 import PermissionDomain
+import StoredRows
 
 /// The change log a replica follows: the audit log itself, read as ``ChangeLogEntry``s, and the
 /// catalogue the read model keeps in memory.

@@ -65,7 +65,7 @@ extension PostgresSession {
         try row(Self.selectSettings, [.text(user.rawValue)]) {
             UserSettings(
                 user: user, locationServicesEnabled: try $0.bool(at: 0),
-                locale: $0.optionalString(at: 2).map(LanguageTag.init(trusted:)), updatedAt: try $0.date(at: 1))
+                locale: $0.optionalString(at: 2).map(LanguageTag.init(trusted:)), updatedAt: try $0.date(1))
         }
     }
 

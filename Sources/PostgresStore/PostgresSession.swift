@@ -76,34 +76,3 @@ extension PostgresValue {
     /// An integer, or NULL.
     static func optional(_ value: Int64?) -> PostgresValue { value.map(PostgresValue.int64) ?? .null }
 }
-
-extension PostgresRow {
-    /// A non-NULL text column, or a corruption error naming it.
-    func required(_ column: Int, _ table: String, _ name: String) throws -> String {
-        guard let text = optionalString(at: column) else { throw PostgresSession.corrupt(table, name) }
-        return text
-    }
-
-    /// A column holding a `RawRepresentable` enumeration's raw value.
-    func enumeration<Value: RawRepresentable>(
-        _ type: Value.Type, at column: Int, _ table: String, _ name: String
-    )
-        throws -> Value where Value.RawValue == String
-    {
-        guard let text = optionalString(at: column), let value = Value(rawValue: text) else {
-            throw PostgresSession.corrupt(table, name)
-        }
-        return value
-    }
-
-    /// A millisecond timestamp column, or nil when NULL.
-    func date(at column: Int) throws -> Date? {
-        try optionalInt64(at: column).map(Date.init(millisecondsSince1970:))
-    }
-
-    /// A comma-joined list column split into its parts (empty text is an empty list).
-    func list(at column: Int) -> [Substring] {
-        guard let text = optionalString(at: column), !text.isEmpty else { return [] }
-        return text.split(separator: ",", omittingEmptySubsequences: false)
-    }
-}
