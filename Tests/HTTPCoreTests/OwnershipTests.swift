@@ -26,7 +26,7 @@ import Glibc
         let environment = ServerEnvironment(
             configuration: configuration, responder: responder, logger: logger,
             parser: HTTPRequestParser(limits: configuration.limits),
-            workerQueue: DispatchQueue(label: "test.workers", attributes: .concurrent), requestIdPrefix: "test")
+            workers: WorkerPool(name: "test.worker", maximumThreads: 4), requestIdPrefix: "test")
         return HTTPConnection(
             id: 1, socket: Socket(fd: fds[0]), peer: "peer", address: "address", admission: .admitted,
             loop: try EventLoop(index: 0, logger: logger),

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 @testable import HTTPCore
@@ -68,6 +69,32 @@ import Testing
         // The connection is back on its loop and keeps serving.
         try blocked.send(rawGet("/fast"))
         #expect(try blocked.readResponse().text == "fast")
+    }
+
+    /// Blocking worker routes on 48 connections at once each get a thread at once: every one
+    /// waits until all 48 arrived, so the test finishes only if the engine does not make them
+    /// queue for threads (as a concurrent Dispatch queue on Linux did, adding about one thread
+    /// a second); durable writes wait on the writer the same way.
+    @Test(.timeLimit(.minutes(1))) func blockingRequestsOnManyConnectionsRunAtOnce() throws {
+        let total = 48
+        let arrived = Mutex(0)
+        let gate = DispatchSemaphore(value: 0)
+        let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
+            router.post("/wait") { _, _ in
+                let all = arrived.withLock { count -> Bool in
+                    count += 1
+                    return count == total
+                }
+                if all { for _ in 0..<total { gate.signal() } }
+                return textResponse(gate.wait(timeout: .now() + 20) == .success ? "together" : "alone")
+            }
+        }
+        defer { live.stop() }
+        let clients = try (0..<total).map { _ in try live.client() }
+        let start = Date.now
+        for client in clients { try client.send("POST /wait HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n") }
+        for client in clients { #expect(try client.readResponse().text == "together") }
+        #expect(Date.now.timeIntervalSince(start) < 10)
     }
 
     /// Responses of a batch are sent together, in groups of `EventLoop.flushGroup`: with the

@@ -20,7 +20,7 @@ public struct Router: Sendable {
     ///   - method: the request method; GET routes also answer HEAD (RFC 9110 §9.3.2).
     ///   - template: e.g. "/v1/users/{user}"; literal segments compare with decoded path segments.
     ///   - execution: where it runs; default inline on the event loop for GET, HEAD and
-    ///     OPTIONS (reads), on the worker queue for the rest. Pass `.worker` for a read that
+    ///     OPTIONS (reads), on a worker thread for the rest. Pass `.worker` for a read that
     ///     may take long (a full scan), `.eventLoop` only for work that never blocks.
     ///   - decide: when given, asked for each request instead (with the route's parameters in
     ///     the context): for a route that is quick only when its answer is at hand, such as a
@@ -47,7 +47,7 @@ public struct Router: Sendable {
             execution: RouteExecution(fixed: execution ?? Self.defaultExecution(for: method), decide: decide))
     }
 
-    /// Reads run inline, everything else on the worker queue.
+    /// Reads run inline, everything else on a worker thread.
     static func defaultExecution(for method: HTTPMethod) -> HTTPExecution {
         switch method {
         case .get, .head, .options: return .eventLoop

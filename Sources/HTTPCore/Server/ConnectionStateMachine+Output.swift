@@ -1,7 +1,7 @@
 /// Events of the response and write side: responses, the worker, sends, timers, close and
 /// shutdown (RFC 9112 §9.3, §9.6).
 extension ConnectionStateMachine {
-    /// The responder moves to the worker queue, which owns the output until it hands back.
+    /// The responder moves to a worker thread, which owns the output until it hands back.
     mutating func offloaded() {
         guard state == .responding(.loop), writeBlockedSince == nil else { invalid("offload to the worker") }
         state = .responding(.worker(closeRequested: false))
@@ -38,7 +38,7 @@ extension ConnectionStateMachine {
         state = keepAlive ? .awaitingHead(startedAt: nil) : .closing
     }
 
-    /// A streamed body starts on the worker queue, which owns the output until it ends.
+    /// A streamed body starts on a worker thread, which owns the output until it ends.
     mutating func streamStarted() {
         guard state == .responding(.loop), writeBlockedSince == nil else { invalid("stream started") }
         state = .responding(.worker(closeRequested: false))

@@ -35,7 +35,7 @@ struct ConnectionStateMachine {
         case awaitingHead(startedAt: UInt64?)
         /// A head was read; its body is being decoded since `startedAt`.
         case readingBody(startedAt: UInt64)
-        /// The responder or a streamed body is running, on the loop or on the worker queue.
+        /// The responder or a streamed body is running, on the loop or on a worker thread.
         case responding(Responder)
         /// The final response is queued; the write side closes once it is flushed.
         case closing
@@ -49,7 +49,7 @@ struct ConnectionStateMachine {
     enum Responder: Equatable {
         /// Inline on the event loop, which owns the connection.
         case loop
-        /// On the worker queue, which owns the output and the send side until it hands the
+        /// On the worker thread, which owns the output and the send side until it hands the
         /// connection back; the connection is out of the epoll set meanwhile. `closeRequested`:
         /// a close was asked for meanwhile, done when the worker hands back.
         case worker(closeRequested: Bool)
@@ -104,7 +104,7 @@ struct ConnectionStateMachine {
 
     var isClosed: Bool { state == .closed }
 
-    /// True while the worker queue runs the request and owns the output.
+    /// True while the worker thread runs the request and owns the output.
     var isOffloaded: Bool {
         if case .responding(.worker) = state { return true }
         return false

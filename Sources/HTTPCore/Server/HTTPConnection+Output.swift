@@ -45,7 +45,7 @@ extension HTTPConnection {
     }
 
     /// Sends until at most `threshold` bytes stay buffered, blocking in `poll(2)` for up to
-    /// `writeTimeout` without progress. Used by streamed bodies, on the worker queue.
+    /// `writeTimeout` without progress. Used by streamed bodies, on a worker thread.
     func flushBlocking(threshold: Int) throws {
         assertWorkerOwnsOutput()
         let timeout = environment.configuration.writeTimeout.nanoseconds

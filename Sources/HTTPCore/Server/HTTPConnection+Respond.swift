@@ -4,7 +4,7 @@ import Logging
 extension HTTPConnection {
     /// Runs the responder for one complete request and queues its response: inline on the
     /// loop when the responder says the request is quick (`HTTPExecution.eventLoop`), else on
-    /// the worker queue, with the connection out of the epoll set until the response is back.
+    /// a worker thread, with the connection out of the epoll set until the response is back.
     func respond(to request: HTTPRequest) {
         let requestId = makeRequestId()
         var context = RequestContext(requestId: requestId, origin: contextOrigin)
@@ -18,7 +18,7 @@ extension HTTPConnection {
         machine.offloaded()
         handOutput(toWorker: true)
         updateInterest()
-        environment.workerQueue.async { [self, context] in
+        environment.workers.submit { [self, context] in
             // Touches no connection state: the loop still owns it.
             let response = Self.run(responder, request: request, context: context)
             loop.execute { [self] in
@@ -49,7 +49,7 @@ extension HTTPConnection {
 
     /// Queues the response. Keep-alive follows RFC 9112 §9.3: the request's wish, the
     /// per-connection cap, shutdown, and a handler's own `Connection: close`. A streamed body
-    /// moves to the worker queue.
+    /// moves to a worker thread.
     private func finish(_ head: HTTPRequestHead, with response: HTTPResponse, context: RequestContext) {
         var keepAlive = machine.mayKeepAlive(
             requestWantsIt: head.keepAlive, serverShuttingDown: server.isShuttingDown,
@@ -65,7 +65,7 @@ extension HTTPConnection {
         machine.responseQueued(keepAlive: keepAlive)
     }
 
-    /// Runs the stream closure on the worker queue, where it may block on a slow client (up to
+    /// Runs the stream closure on a worker thread, where it may block on a slow client (up to
     /// `writeTimeout`); the worker owns `output` and the socket's send side meanwhile. The
     /// loop gets the connection back when the closure returns.
     private func startStream(
@@ -76,7 +76,7 @@ extension HTTPConnection {
         handOutput(toWorker: true)
         updateInterest()
         updateDeadline()
-        environment.workerQueue.async { [self] in
+        environment.workers.submit { [self] in
             let completed = stream(produce, chunked: chunked, logger: logger)
             loop.execute { [self] in
                 handOutput(toWorker: false)

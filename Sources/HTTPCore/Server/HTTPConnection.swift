@@ -10,12 +10,12 @@ import Logging
 /// - the loop's serial `queue` owns the machine, the input and the output: reads, parsing,
 ///   inline responders and writes run there, one request at a time in arrival order
 ///   (RFC 9112 §9.3);
-/// - while the machine is offloaded, the worker queue owns `output` and the send side (a
+/// - while the machine is offloaded, the worker thread owns `output` and the send side (a
 ///   responder that may block, a streamed body); the connection is out of the epoll set and
 ///   the loop leaves it alone until the worker hands it back with `loop.execute`;
 /// - only `deadline` is shared, with the server's sweeper, under `deadlineLock`.
 ///
-/// `@unchecked Sendable`: it crosses to the worker queue and the sweeper, which touch only what
+/// `@unchecked Sendable`: it crosses to a worker thread and the sweeper, which touch only what
 /// the list above gives them.
 final class HTTPConnection: @unchecked Sendable {
     let id: UInt64
@@ -59,7 +59,7 @@ final class HTTPConnection: @unchecked Sendable {
     private(set) lazy var contextOrigin = RequestContext.Origin(
         remoteAddress: peer, logger: environment.logger, loggerCarriesId: false)
     #if DEBUG
-    /// Whether the worker queue owns `output` now: set by the loop as it hands the output over
+    /// Whether the worker thread owns `output` now: set by the loop as it hands the output over
     /// and as it takes it back, read by the worker in between (debug builds only).
     var workerOwnsOutput = false
     #endif
@@ -117,7 +117,7 @@ final class HTTPConnection: @unchecked Sendable {
         loop.owner.assertCurrent("an HTTP connection", file: file, line: line)
     }
 
-    /// Stops a debug build unless the worker queue owns the output and the caller is off the
+    /// Stops a debug build unless the worker thread owns the output and the caller is off the
     /// loop: a streamed body's writes and blocking flushes.
     @inline(__always) func assertWorkerOwnsOutput() {
         #if DEBUG
@@ -138,7 +138,7 @@ final class HTTPConnection: @unchecked Sendable {
         #endif
     }
 
-    /// Hands `output` and the send side to the worker queue, or takes them back (debug builds
+    /// Hands `output` and the send side to a worker thread, or takes them back (debug builds
     /// record it; release builds compile this away).
     @inline(__always) func handOutput(toWorker: Bool) {
         #if DEBUG

@@ -83,9 +83,9 @@ public struct RequestContext: Sendable {
 
 /// A value a responder keeps for the life of one connection, such as a credential it already
 /// verified on it. The engine serves a connection's requests one at a time, also when one runs
-/// on the worker queue, so the request being served is the only one that touches it.
+/// on a worker thread, so the request being served is the only one that touches it.
 ///
-/// `@unchecked Sendable`: it travels with the request to the worker queue; whoever serves the
+/// `@unchecked Sendable`: it travels with the request to a worker thread; whoever serves the
 /// connection's current request owns it, which debug builds check on every access (the
 /// connection's event loop, or the worker while the request runs there).
 public final class ConnectionStorage: @unchecked Sendable {
@@ -125,14 +125,14 @@ public enum HTTPExecution: Sendable, Equatable {
     /// Inline on the connection's event loop: for quick work that never blocks (a cached or
     /// indexed read). Every other connection of that loop waits meanwhile; no thread hand-off.
     case eventLoop
-    /// On the shared worker queue: for work that may block (a durable write waiting for its
+    /// On a worker thread (`WorkerPool`): for work that may block (a durable write waiting for its
     /// commit, a long scan, a streamed body). The connection pauses until the response is back.
     case worker
 }
 
 /// Anything that turns a request into a response. The engine calls ``prepare(_:context:)``
-/// once, then `respond` with the context it prepared, inline or on the worker queue as
-/// `prepare` said; `respond` may block briefly (a durable write) only on the worker queue, and
+/// once, then `respond` with the context it prepared, inline or on a worker thread as
+/// `prepare` said; `respond` may block briefly (a durable write) only on a worker thread, and
 /// must not wait forever.
 public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse

@@ -9,8 +9,8 @@ internal import Glibc
 
 /// An HTTP/1.1 server on non-blocking sockets and Dispatch. One accept source hands
 /// connections round-robin to `eventLoops` event loops (each an epoll set watched by one
-/// Dispatch read source, see `EventLoop`); responders that may block run on a shared worker
-/// queue; one shared timer sweeps connection deadlines. See `HTTPServerConfiguration` for
+/// Dispatch read source, see `EventLoop`); responders that may block run on a shared pool of
+/// worker threads (`WorkerPool`); one shared timer sweeps connection deadlines. See `HTTPServerConfiguration` for
 /// every bound.
 ///
 /// `@unchecked Sendable`: every stored `var` is guarded by `lock`, except what one queue owns:
@@ -99,7 +99,9 @@ public final class HTTPServer: @unchecked Sendable {
         let environment = ServerEnvironment(
             configuration: configuration, responder: responder, logger: logger,
             parser: HTTPRequestParser(limits: configuration.limits),
-            workerQueue: DispatchQueue(label: "http.workers", attributes: .concurrent),
+            workers: WorkerPool(
+                name: "http.worker", maximumThreads: max(1, configuration.maxConnections),
+                minimumThreads: min(2, max(1, configuration.maxConnections))),
             requestIdPrefix: prefix)
 
         var loops: [EventLoop] = []

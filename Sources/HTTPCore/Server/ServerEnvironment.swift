@@ -7,8 +7,9 @@ struct ServerEnvironment: Sendable {
     let responder: any HTTPResponder
     let logger: Logger
     let parser: HTTPRequestParser
-    /// Where responders that may block and streamed bodies run (concurrent), off the loops.
-    let workerQueue: DispatchQueue
+    /// Where responders that may block and streamed bodies run, off the loops: a thread for
+    /// each at once, up to the connection cap.
+    let workers: WorkerPool
     /// A random per-server prefix of generated request ids.
     let requestIdPrefix: String
 }

@@ -5,7 +5,7 @@ import Glibc
 /// The writer a streamed response body gets: each `write` becomes one chunk (RFC 9112 §7.1)
 /// appended to the connection's output; `flush` sends it; past `maxBufferedOutputBytes` a write
 /// blocks until the client reads, and throws once it stops reading for `writeTimeout`.
-/// Valid only while the stream closure runs, on the worker queue that owns the connection's
+/// Valid only while the stream closure runs, on a worker thread that owns the connection's
 /// output meanwhile (checked in debug builds).
 final class StreamBodyWriter: HTTPBodyWriter {
     static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)

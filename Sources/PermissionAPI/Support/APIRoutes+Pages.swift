@@ -9,7 +9,7 @@ extension APIRoutes {
 
     /// Registers `handler` for `method` requests matching `template` (under `/consent/`): the
     /// request's consent session is resolved by `sessions` (401 page without one) and must hold
-    /// `access` (403 page, or 403 for another user's `{user}`). It runs on the worker queue:
+    /// `access` (403 page, or 403 for another user's `{user}`). It runs on a worker thread:
     /// every page reads the store.
     mutating func page(
         _ method: HTTPMethod, _ template: String, access: RouteAccess, sessions: ConsentSessionAuthenticator,

@@ -38,7 +38,7 @@ struct APIRoutes {
 
     /// Registers `handler` for `method` requests matching `template`.
     /// - Parameter execution: where the handler runs (see `HTTPExecution`): by default reads
-    ///   inline on the event loop and writes on the worker queue; a read that may take long (a
+    ///   inline on the event loop and writes on a worker thread; a read that may take long (a
     ///   scan, a count, a database probe) passes `.worker`.
     /// - Parameter inMemory: for a read the store may answer from memory: whether it would now,
     ///   asked with the route's parameters in the context (see the type's summary).
