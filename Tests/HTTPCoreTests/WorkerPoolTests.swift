@@ -81,6 +81,41 @@ import Testing
         for _ in 0..<4 { #expect(ran.wait(timeout: .now() + 20) == .success) }
     }
 
+    /// After `stop()`, threads end once the queue is empty, the running ones after their job;
+    /// a job submitted later still runs.
+    @Test(.timeLimit(.minutes(1))) func stoppedPoolsLetTheirThreadsEnd() {
+        let pool = WorkerPool(name: "test.worker", maximumThreads: 4, minimumThreads: 2)
+        let gate = DispatchSemaphore(value: 0)
+        for _ in 0..<3 { pool.submit { _ = gate.wait(timeout: .now() + 20) } }
+        #expect(Self.eventually { pool.statistics.running == 3 })
+        pool.stop()
+        #expect(pool.statistics.threads == 3)
+        for _ in 0..<3 { gate.signal() }
+        #expect(Self.eventually { pool.statistics.threads == 0 })
+        let ran = DispatchSemaphore(value: 0)
+        pool.submit { ran.signal() }
+        #expect(ran.wait(timeout: .now() + 20) == .success)
+        #expect(Self.eventually { pool.statistics.threads == 0 })
+    }
+
+    /// What a job holds is released when it finishes, not when its thread takes the next job
+    /// (an event stream's slot is freed by its closure's release).
+    @Test(.timeLimit(.minutes(1))) func aFinishedJobIsReleasedAtOnce() {
+        final class Held: Sendable {
+            let released: DispatchSemaphore
+            init(_ released: DispatchSemaphore) { self.released = released }
+            deinit { released.signal() }
+        }
+        let pool = WorkerPool(name: "test.worker", maximumThreads: 1, minimumThreads: 1)
+        let released = DispatchSemaphore(value: 0)
+        do {
+            let held = Held(released)
+            pool.submit { withExtendedLifetime(held) {} }
+        }
+        #expect(released.wait(timeout: .now() + 20) == .success)
+        #expect(pool.statistics.threads == 1)
+    }
+
     /// Jobs submitted one after another from many threads all run, each once.
     @Test(.timeLimit(.minutes(1))) func everyJobRunsOnce() {
         let pool = WorkerPool(name: "test.worker", maximumThreads: 4, idleTimeout: .milliseconds(20))

@@ -81,6 +81,7 @@ extension HTTPServer {
         state = .stopped
         sweepTimer?.cancel()
         for loop in loops { loop.stop() }
+        environment?.workers.stop()
         let waiters = stopContinuations
         stopContinuations = []
         for source in signalSources { source.cancel() }

@@ -14,7 +14,8 @@ internal import Ownership
 /// no job ever queues behind another.
 ///
 /// Threads are started when a job finds none idle, and one that has been idle for
-/// ``idleTimeout`` ends, down to ``minimumThreads``.
+/// ``idleTimeout`` ends, down to ``minimumThreads``; after ``stop()``, every thread ends once
+/// nothing is queued (a job submitted later still runs, on a thread that then ends).
 final class WorkerPool: Sendable {
     private struct State {
         /// Jobs not yet taken, oldest first from `head`.
@@ -27,6 +28,8 @@ final class WorkerPool: Sendable {
         var running = 0
         /// The most jobs that ran at once since the pool was made.
         var mostRunning = 0
+        /// Set by `stop()`: threads end as soon as nothing is queued.
+        var stopping = false
         var queued: Int { jobs.count - head }
 
         mutating func take() -> (@Sendable () -> Void)? {
@@ -91,6 +94,14 @@ final class WorkerPool: Sendable {
         if start { startThread() }
     }
 
+    /// Lets every thread end once the queue is empty (the server stopped).
+    func stop() {
+        state.withLock { access in
+            access.state.stopping = true
+            access.broadcast()
+        }
+    }
+
     /// A snapshot of the pool.
     var statistics: Statistics {
         state.withLock { access in
@@ -112,10 +123,12 @@ final class WorkerPool: Sendable {
     /// A thread's life: take jobs until none came for `idleTimeout` and the pool has more than
     /// its minimum.
     private func work() {
-        var job = next(afterJob: false)
-        while let current = job {
-            current()
-            job = next(afterJob: true)
+        var finishedOne = false
+        // `job` is released at the end of each turn, before the thread waits for the next one:
+        // what a job holds (a stream's slot, a connection) goes as soon as it is done.
+        while let job = next(afterJob: finishedOne) {
+            job()
+            finishedOne = true
         }
     }
 
@@ -130,6 +143,10 @@ final class WorkerPool: Sendable {
                     access.state.mostRunning = max(access.state.mostRunning, access.state.running)
                     return job
                 }
+                if access.state.stopping {
+                    access.state.threads -= 1
+                    return nil
+                }
                 access.state.idle += 1
                 let signalled = access.wait(until: Date.now.addingTimeInterval(Double(idleTimeout.nanoseconds) / 1e9))
                 access.state.idle -= 1
@@ -141,4 +158,3 @@ final class WorkerPool: Sendable {
         }
     }
 }
-
