@@ -25,12 +25,33 @@ extension APIRequest {
     }
 
     /// `application/json` or a `+json` structured syntax suffix (RFC 6839 §3.1), any parameters.
+    /// Compared byte by byte, ASCII case-insensitively (media types are ASCII, RFC 9110 §8.3.1),
+    /// after trimming spaces and tabs: every write's body passes here.
     static func isJSON(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        guard var contentType else { return false }
+        return contentType.withUTF8 { bytes in
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            var start = bytes.startIndex
+            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            let mediaType = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            if equalsIgnoringCase(mediaType, "application/json") { return true }
+            let type: StaticString = "application/"
+            let suffix: StaticString = "+json"
+            guard mediaType.count >= type.utf8CodeUnitCount + suffix.utf8CodeUnitCount else { return false }
+            return equalsIgnoringCase(UnsafeBufferPointer(rebasing: mediaType.prefix(type.utf8CodeUnitCount)), type)
+                && equalsIgnoringCase(UnsafeBufferPointer(rebasing: mediaType.suffix(suffix.utf8CodeUnitCount)), suffix)
         }
-        guard let mediaType else { return false }
-        return mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
+    }
+
+    /// Whether `bytes` spell `lowercase` (ASCII, lowercase letters) in any case.
+    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        for (byte, wanted) in zip(bytes, expected) {
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            if folded != wanted { return false }
+        }
+        return true
     }
 }
