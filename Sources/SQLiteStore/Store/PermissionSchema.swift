@@ -21,6 +21,7 @@ enum PermissionSchema {
             Migration(id: "6-expiring-grants", sql: version6),
             Migration(id: "7-location-button", sql: version7),
             sealedAudit(keyring: keyring),
+            Migration(id: "9-fewer-listing-indexes", sql: version9),
         ])
     }
 

@@ -134,8 +134,23 @@ extension StoreSession {
     ) throws
         -> [StoredAuthorization]
     {
-        // Equality terms, then the keyset cursor; SQLite picks the index whose prefix matches
-        // (see PermissionSchema) and reads it in (user, app, service) order without sorting.
+        let (sql, values) = Self.listing(matching: filter, after: after)
+        let parameters = values + [.integer(Self.limit(limit))]
+        return try rows(sql) {
+            $0.bind(parameters)
+        } decode: {
+            try Self.decodeListedAuthorization($0)
+        }
+    }
+
+    /// The listing's query and its parameters but the last (the `LIMIT`): equality terms,
+    /// then the keyset cursor. SQLite picks the index whose prefix matches (see
+    /// PermissionSchema) and reads it in (user, app, service) order without sorting, which
+    /// `ListingQueryPlanTests` checks for every combination of filters. An app's listing,
+    /// filtered by service or not, is told to read `authorizations_by_app`: without statistics
+    /// SQLite would as soon read the service's index, every user's rows of that service, to find
+    /// one app's.
+    static func listing(matching filter: AuthorizationFilter, after: AuthorizationKey?) -> (sql: String, values: [SQLValue]) {
         var clause = WhereClause()
         clause.equal("user", filter.user?.rawValue)
         clause.equal("app", filter.app?.rawValue)
@@ -146,14 +161,9 @@ extension StoreSession {
                 "(user, app, service) > (?, ?, ?)",
                 [.text(after.user.rawValue), .text(after.app.rawValue), .text(after.service.rawValue)])
         }
-        let values = clause.values + [.integer(Self.limit(limit))]
-        let condition = clause.sql
-        let sql = "SELECT \(Self.columns) FROM authorizations \(condition) ORDER BY user, app, service LIMIT ?"
-        return try rows(sql) {
-            $0.bind(values)
-        } decode: {
-            try Self.decodeListedAuthorization($0)
-        }
+        let byApp = filter.app != nil && filter.user == nil && (filter.service == nil || filter.status == nil)
+        let table = byApp ? "authorizations INDEXED BY authorizations_by_app" : "authorizations"
+        return ("SELECT \(columns) FROM \(table) \(clause.sql) ORDER BY user, app, service LIMIT ?", clause.values)
     }
 
     func dueGrants(before date: Date, limit: Int) throws -> [StoredAuthorization] {
