@@ -77,7 +77,7 @@ package final class Database {
     package static var isLibraryConfigured: Bool { libraryConfigured }
 
     /// Set by ``close()``.
-    private var isClosed = false
+    private(set) var isClosed = false
 
     /// Closes the connection now rather than at release: its statements are finalized, then the
     /// handle is closed (https://www.sqlite.org/c3ref/close.html). When the last connection to a

@@ -16,6 +16,9 @@ public struct DatabaseConfiguration: Sendable {
     public var maximumReaderCount: Int
     /// The most write bodies committed together in one transaction (group commit).
     public var maximumBatchSize: Int
+    /// WAL pages after a commit at which the checkpointer copies the WAL back into the
+    /// database file, off the writer's thread (``Checkpointer``); SQLite's own default is 1000.
+    public var checkpointPages: Int
 
     /// Creates a configuration.
     /// - Parameters:
@@ -24,17 +27,20 @@ public struct DatabaseConfiguration: Sendable {
     ///   - mmapSize: see ``mmapSize``.
     ///   - maximumReaderCount: see ``maximumReaderCount``.
     ///   - maximumBatchSize: see ``maximumBatchSize``.
+    ///   - checkpointPages: see ``checkpointPages``.
     public init(
         busyTimeoutMilliseconds: Int32 = 5_000,
         cacheSizeKiB: Int = 8_192,
         mmapSize: Int64 = 1 << 30,
         maximumReaderCount: Int = 8,
-        maximumBatchSize: Int = 256
+        maximumBatchSize: Int = 256,
+        checkpointPages: Int = 1_000
     ) {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.cacheSizeKiB = cacheSizeKiB
         self.mmapSize = mmapSize
         self.maximumReaderCount = max(1, maximumReaderCount)
         self.maximumBatchSize = max(1, maximumBatchSize)
+        self.checkpointPages = max(1, checkpointPages)
     }
 }

@@ -54,12 +54,17 @@ package final class DatabaseWriter: Sendable {
     /// What only blocks on the writer queue touch.
     private final class QueueState {
         let database: Database
+        /// Registered on `database` from init until close.
+        let walHook: WALHook
         var observer: (any CommitObserver)?
         var savepointState: (any SavepointState)?
         var foreignCommitTimer: (any DispatchSourceTimer)?
         /// `PRAGMA data_version` at the last check: it changes only when another connection commits.
         var dataVersion: Int64 = 0
-        init(database: Database) { self.database = database }
+        init(database: Database, walHook: WALHook) {
+            self.database = database
+            self.walHook = walHook
+        }
     }
 
     /// The queued jobs and the counters, shared by callers and the queue.
@@ -79,6 +84,8 @@ package final class DatabaseWriter: Sendable {
     private let shared = Mutex(Shared())
     /// Transaction durations and batch sizes, for metrics.
     package let metrics = WriteMetrics()
+    /// Checkpoints the WAL off this writer's thread.
+    let checkpointer: Checkpointer
 
     /// Opens the writer connection (WAL, `synchronous=FULL`).
     /// - Parameters:
@@ -89,8 +96,12 @@ package final class DatabaseWriter: Sendable {
     package init(path: String, configuration: DatabaseConfiguration, onCommit: @escaping @Sendable () -> Void = {}) throws {
         let queue = DispatchQueue(label: "SQLiteStore.writer")
         let owner = QueueOwner("the SQLite writer", marking: queue)
-        self.queueState = QueueOwned(
-            QueueState(database: try Database(path: path, mode: .readWrite, configuration: configuration)), owner: owner)
+        let database = try Database(path: path, mode: .readWrite, configuration: configuration)  // switches to WAL
+        let checkpointer = try Checkpointer(path: path, configuration: configuration)
+        let walHook = WALHook(checkpointer: checkpointer)
+        walHook.register(on: database)  // not yet shared: no loan needed
+        self.checkpointer = checkpointer
+        self.queueState = QueueOwned(QueueState(database: database, walHook: walHook), owner: owner)
         self.owner = owner
         self.queue = queue
         self.maximumBatchSize = configuration.maximumBatchSize
@@ -173,7 +184,9 @@ package final class DatabaseWriter: Sendable {
     }
 
     deinit {
-        queueState.valueAtTeardown.foreignCommitTimer?.cancel()  // the last reference: no block of `queue` runs
+        let state = queueState.valueAtTeardown  // the last reference: no block of `queue` runs
+        state.foreignCommitTimer?.cancel()
+        state.walHook.unregister(from: state.database)
     }
 
     /// Runs `body` in a durable write transaction shared with concurrent callers.
@@ -233,6 +246,8 @@ package final class DatabaseWriter: Sendable {
             foreignCommitTimer = nil
             observer = nil
             savepointState = nil
+            owned.walHook.unregister(from: database)
+            checkpointer.close()  // first: the last connection to close checkpoints and removes the WAL
             database.close()
         }
     }

@@ -1,0 +1,131 @@
+internal import CSQLite
+import Dispatch
+internal import Ownership
+import Synchronization
+
+/// Copies the WAL back into the database file (a checkpoint, https://www.sqlite.org/wal.html#ckpt)
+/// on a connection and a thread of its own, so that the writer never does it in a commit.
+///
+/// SQLite's default runs a checkpoint inside the `COMMIT` that takes the WAL past 1000 pages:
+/// that commit copies every page back into the file and syncs the file before its callers
+/// return, and every write queued behind it waits as long (the p99 of durable writes). Here
+/// the writer's WAL hook (`sqlite3_wal_hook`, which replaces the automatic checkpoint) asks for
+/// a checkpoint when the WAL reaches ``DatabaseConfiguration/checkpointPages``, and this
+/// connection runs a `PASSIVE` one meanwhile: it never blocks the writer or a reader, and the
+/// writer restarts the WAL from its beginning once a checkpoint completed.
+///
+/// So that the WAL stays bounded even when this falls behind, the writer checkpoints in the
+/// commit itself, as SQLite would, once the WAL reaches ``writerFallbackFactor`` times the
+/// threshold (``Statistics/writerCheckpoints``).
+final class Checkpointer: Sendable {
+    /// Counters for tests and metrics.
+    struct Statistics: Sendable, Equatable {
+        /// Checkpoints run here.
+        var checkpoints = 0
+        /// Checkpoints that failed (`SQLITE_BUSY` included: another process held the lock).
+        var failures = 0
+        /// Checkpoints the writer ran in a commit because the WAL outgrew the fallback bound.
+        var writerCheckpoints = 0
+        /// WAL pages after the last commit.
+        var walPages = 0
+    }
+
+    /// The WAL size, in multiples of the threshold, at which the writer stops waiting for this
+    /// thread and checkpoints in its own commit.
+    static let writerFallbackFactor = 2
+
+    let threshold: Int
+    private let queue = DispatchQueue(label: "SQLiteStore.checkpointer")
+    private let connection: QueueOwned<Database>
+    /// A checkpoint is queued and has not started: later requests join it.
+    private let requested = Atomic(false)
+    /// Holds the queue (tests: a checkpointer that falls behind).
+    private let held = Atomic(false)
+    private let counters = Mutex(Statistics())
+
+    /// Opens the checkpointer's own read-write connection to `path`, which the writer has
+    /// already opened in WAL mode.
+    init(path: String, configuration: DatabaseConfiguration) throws {
+        threshold = configuration.checkpointPages
+        let owner = QueueOwner("the SQLite checkpointer", marking: queue)
+        connection = QueueOwned(try Database(path: path, mode: .readWrite, configuration: configuration), owner: owner)
+    }
+
+    var statistics: Statistics { counters.withLock { $0 } }
+
+    /// Called by the writer's WAL hook after each commit, on the writer's thread, with the
+    /// pages now in the WAL. Returns whether the writer must checkpoint itself, now.
+    func walGrew(to pages: Int) -> Bool {
+        let fallback = pages >= threshold * Self.writerFallbackFactor
+        counters.withLock {
+            $0.walPages = pages
+            if fallback { $0.writerCheckpoints += 1 }
+        }
+        if fallback { return true }
+        if pages >= threshold, !held.load(ordering: .relaxed),
+            requested.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        {
+            queue.async { self.run() }
+        }
+        return false
+    }
+
+    /// One passive checkpoint. On `queue` only.
+    private func run() {
+        requested.store(false, ordering: .releasing)
+        let database = connection.value
+        let succeeded = database.use.lend {
+            (try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")) != nil
+        }
+        counters.withLock {
+            if succeeded { $0.checkpoints += 1 } else { $0.failures += 1 }
+        }
+    }
+
+    /// Tests: while held, no checkpoint starts here (the writer's fallback then bounds the WAL).
+    func hold(_ hold: Bool) {
+        held.store(hold, ordering: .relaxed)
+    }
+
+    /// Waits for a queued checkpoint, then closes the connection; part of the writer's close,
+    /// before its own connection closes (the last one checkpoints and removes the WAL).
+    func close() {
+        queue.sync {
+            let database = connection.value
+            database.use.lend { database.close() }
+        }
+    }
+}
+
+/// The writer's end of the WAL hook: what `sqlite3_wal_hook` calls after each commit.
+final class WALHook {
+    let checkpointer: Checkpointer
+
+    init(checkpointer: Checkpointer) {
+        self.checkpointer = checkpointer
+    }
+
+    /// Registers the hook on the writer's connection (which turns SQLite's automatic checkpoint
+    /// off, https://www.sqlite.org/c3ref/wal_hook.html). `self` must outlive the registration:
+    /// ``unregister(from:)`` before the connection closes or this is released.
+    func register(on database: Database) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_wal_hook(
+            database.handle,
+            { context, handle, name, pages in
+                guard let context else { return SQLITE_OK }
+                let hook = Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue()
+                if hook.checkpointer.walGrew(to: Int(pages)) {
+                    // As SQLite's own automatic checkpoint does, in the committing connection.
+                    sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                }
+                return SQLITE_OK
+            }, context)
+    }
+
+    /// Removes the hook; nothing to do once the connection is closed.
+    func unregister(from database: Database) {
+        guard !database.isClosed else { return }
+        sqlite3_wal_hook(database.handle, nil, nil)
+    }
+}
