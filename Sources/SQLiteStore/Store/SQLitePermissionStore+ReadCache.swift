@@ -37,7 +37,6 @@ extension SQLitePermissionStore {
             try database.withStatement("SELECT count(*) FROM authorizations") { try $0.step() ? $0.int(at: 0) : 0 }
         }
         cache.reserve(records: rows)
-        var interner = StringInterner(limit: 65_536)
         var after: AuthorizationKey?
         while true {
             if shouldStop() {
@@ -49,8 +48,7 @@ extension SQLitePermissionStore {
             for _ in 0..<3 where outcome == .stale {
                 let generation = cache.generation  // before the checkout: see ReadCache
                 page = try pool.read { database in
-                    try StoreSession(database: database).authorizationsWithSettings(
-                        after: after, limit: pageSize, interning: &interner)
+                    try StoreSession(database: database).authorizationsWithSettings(after: after, limit: pageSize)
                 }
                 outcome = cache.insert(page: page, readAt: generation)
             }
@@ -65,24 +63,5 @@ extension SQLitePermissionStore {
             guard page.count == pageSize, let last = page.last?.stored else { return result }
             after = AuthorizationKey(user: last.user, app: last.app, service: last.service)
         }
-    }
-}
-
-/// Makes equal strings share one storage, for the strings that repeat across records (apps,
-/// services, purposes); at most `limit` distinct ones. Strings of up to 15 UTF-8 bytes are
-/// stored inline by Swift and pass through.
-struct StringInterner {
-    private var table: [String: String] = [:]
-    let limit: Int
-
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    mutating func intern(_ text: String) -> String {
-        if text.utf8.count <= 15 { return text }
-        if let found = table[text] { return found }
-        if table.count < limit { table[text] = text }
-        return text
     }
 }
