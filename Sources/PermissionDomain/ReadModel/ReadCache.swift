@@ -334,6 +334,11 @@ package final class ReadCache: Sendable {
         withExtendedLifetime(dropped) {}  // freed here, outside the lock
     }
 
+    /// The ids the records' symbol tables gave out since the cache was last emptied (tests).
+    var symbolCounts: (users: Int, apps: Int, services: Int, shapes: Int, settingsShapes: Int) {
+        state.withLock { $0.records.symbolCounts }
+    }
+
     /// The last audit entry readers may see: every change of its transaction (and of those
     /// before) has left the cache.
     package var visibleAuditSeq: Int64 { state.withLock { $0.visibleAuditSeq } }
