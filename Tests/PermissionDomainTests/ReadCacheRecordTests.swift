@@ -53,12 +53,10 @@ import Testing
 
     @Test func aRecordIsThirtyTwoBytesUnderOneInteger() {
         #expect(MemoryLayout<ReadCacheRecords.Record>.stride == 32)
-        #expect(ReadCacheRecords.userBits + ReadCacheRecords.appBits + ReadCacheRecords.serviceBits == 64)
-        let packed = ReadCacheRecords.key(user: .max, app: (1 << 20) - 1, service: (1 << 12) - 1)
-        #expect(packed == .max)
-        #expect(ReadCacheRecords.key(user: 1, app: 0, service: 0) == 1 << 32)
-        #expect(ReadCacheRecords.key(user: 0, app: 1, service: 0) == 1 << 12)
-        #expect(ReadCacheRecords.key(user: 0, app: 0, service: 1) == 1)
+        #expect(ReadCacheRecords.key(user: .max, appService: .max) == .max)
+        #expect(ReadCacheRecords.key(user: 1, appService: 0) == 1 << 32)
+        #expect(ReadCacheRecords.key(user: 0, appService: 1) == 1)
+        #expect(ReadCacheRecords.key(user: 2, appService: 3) != ReadCacheRecords.key(user: 3, appService: 2))
     }
 
     @Test func everyFieldComesBackAsStored() {
@@ -74,7 +72,7 @@ import Testing
         #expect(cache.statistics.entries == records.count)
         #expect(cache.statistics.clears == 0)
         let symbols = cache.symbolCounts
-        #expect(symbols.users == records.count && symbols.apps == 3 && symbols.services == 3)
+        #expect(symbols.users == records.count && symbols.appServices == 3)
         // The warm-up's page insert keeps the same.
         let paged = ReadCache(capacity: records.count)
         #expect(paged.insert(page: records.map { ($0, nil) }, readAt: paged.generation) == .stored)
@@ -114,26 +112,9 @@ import Testing
         #expect(cache.statistics.entries == 8)
     }
 
-    @Test func aFullServiceTableEmptiesTheCache() {
-        let cache = ReadCache(capacity: 10_000)
-        let first = key("u1", service: "s0")
-        for index in 0..<(1 << ReadCacheRecords.serviceBits) {
-            let key = key("u1", service: "s\(index)")
-            cache.insert(key, stored: record(key), settings: nil, readAt: cache.generation)
-        }
-        #expect(cache.statistics.clears == 0)
-        #expect(cache.symbolCounts.services == 4_096)
-        let overflow = key("u1", service: "s4096")
-        cache.insert(overflow, stored: record(overflow), settings: nil, readAt: cache.generation)
-        #expect(cache.statistics.clears == 1)
-        #expect(cache.statistics.entries == 1)
-        #expect(found(cache, overflow) == record(overflow))
-        #expect(found(cache, first) == nil)
-        #expect(cache.symbolCounts.services == 1)
-    }
-
-    /// Users, and the distinct field combinations, are bounded by the capacity even while the
-    /// records are fewer (invalidated records leave their symbols until the cache empties).
+    /// Users, (app, service) pairs and the distinct field combinations are bounded by the
+    /// capacity even while the records are fewer (invalidated records leave their symbols until
+    /// the cache empties).
     @Test func symbolsLeftByInvalidatedRecordsAreBounded() {
         let cache = ReadCache(capacity: 3)
         for user in ["a", "b", "c"] {
@@ -145,6 +126,17 @@ import Testing
         #expect(cache.statistics.clears == 1)
         #expect(found(cache, key("d")) == record(key("d")) && found(cache, key("b")) == nil)
         #expect(cache.symbolCounts.users == 1)
+
+        let pairs = ReadCache(capacity: 3)
+        for service in ["s1", "s2", "s3"] {
+            pairs.insert(
+                key("a", service: service), stored: record(key("a", service: service)), settings: nil, readAt: pairs.generation)
+        }
+        pairs.invalidate(keys: [key("a", service: "s1")], users: [])
+        #expect(pairs.statistics.clears == 0 && pairs.symbolCounts.appServices == 3)
+        pairs.insert(key("a", service: "s4"), stored: record(key("a", service: "s4")), settings: nil, readAt: pairs.generation)
+        #expect(pairs.statistics.clears == 1 && pairs.symbolCounts.appServices == 1)
+        #expect(found(pairs, key("a", service: "s4")) != nil && found(pairs, key("a", service: "s2")) == nil)
 
         let shapes = ReadCache(capacity: 3)
         for version in 1...3 {
@@ -169,7 +161,7 @@ import Testing
             cache.insert(madeUp, stored: nil, settings: .some(nil), readAt: cache.generation)
         }
         let symbols = cache.symbolCounts
-        #expect(symbols.users == 2 && symbols.apps == 1 && symbols.services == 1)
+        #expect(symbols.users == 2 && symbols.appServices == 1)
         #expect(symbols.shapes == 1, "equal fields share one id")
         for user in ["c", "d"] {
             cache.insert(key(user), stored: record(key(user)), settings: .some(nil), readAt: cache.generation)
@@ -202,19 +194,20 @@ import Testing
     }
 
     @Test func aPageIsStoredWholeOrNotAtAll() {
-        let cache = ReadCache(capacity: 5_000)
+        let cache = ReadCache(capacity: 20)
         let page = (0..<10).map { record(key("p\($0)", service: "x\($0)")) }
         let stale = cache.generation
         cache.invalidate(keys: [key("other")], users: [])
         #expect(cache.insert(page: page.map { ($0, nil) }, readAt: stale) == .stale)
         #expect(cache.statistics.entries == 0)
-        // Records fit, but the page's new services might not.
-        for index in 0..<4_090 {
-            let key = key("u", service: "s\(index)")
+        // The records fit, but the page's new (app, service) pairs might not.
+        let earlier = (0..<15).map { key("u", service: "s\($0)") }
+        for key in earlier {
             cache.insert(key, stored: record(key), settings: nil, readAt: cache.generation)
         }
+        cache.invalidate(keys: Array(earlier.prefix(10)), users: [])
         #expect(cache.insert(page: page.map { ($0, nil) }, readAt: cache.generation) == .full)
-        #expect(cache.statistics.entries == 4_090 && cache.statistics.clears == 0)
+        #expect(cache.statistics.entries == 5 && cache.statistics.clears == 0)
         #expect(page.allSatisfy { found(cache, $0.key) == nil })
         // A page beyond the capacity.
         let small = ReadCache(capacity: 12)

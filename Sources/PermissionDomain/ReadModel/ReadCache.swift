@@ -335,7 +335,7 @@ package final class ReadCache: Sendable {
     }
 
     /// The ids the records' symbol tables gave out since the cache was last emptied (tests).
-    var symbolCounts: (users: Int, apps: Int, services: Int, shapes: Int, settingsShapes: Int) {
+    var symbolCounts: (users: Int, appServices: Int, shapes: Int, settingsShapes: Int) {
         state.withLock { $0.records.symbolCounts }
     }
 

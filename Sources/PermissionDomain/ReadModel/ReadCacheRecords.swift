@@ -1,15 +1,16 @@
 import Foundation
 
 /// The read cache's stored records and their users' settings, about 85 bytes a record at
-/// 1,000,000 records (see bench/RESULTS.md): users, apps and services get dense ids in symbol
-/// tables, so a key is one `UInt64` (user 32 bits, app 20, service 12); the fields that repeat
+/// 1,000,000 records (see bench/RESULTS.md): users and (app, service) pairs get dense ids in
+/// symbol tables, so a key is one `UInt64` (user 32 bits, pair 32); the fields that repeat
 /// across records (status, reason, flags, level, purpose and its language, declined levels) are
 /// one id into a table of their distinct combinations, so a record is that id and three
 /// integers (32 bytes, no heap object). A hit rebuilds the `StoredAuthorization` with the
-/// request's own key strings.
+/// request's own key strings. A hit costs three small hash lookups: the user, the pair (one hash
+/// of both strings), the record.
 ///
-/// Every table is bounded (users by the capacity, apps by 2^20 and the capacity, services by
-/// 2^12 and the capacity, field combinations by the capacity): when one is full, an insert
+/// Every table is bounded by the capacity (users, pairs, field combinations): invalidated
+/// records leave their symbols behind until the cache empties. When one is full, an insert
 /// fails and the owner empties everything, as it does when the records reach the capacity.
 /// Only keys that have a record get symbols: the owner keeps "no record" apart, by strings.
 ///
@@ -65,17 +66,18 @@ struct ReadCacheRecords {
         static let noSettings: UInt32 = 1
     }
 
-    static let userBits = 32
-    static let appBits = 20
-    static let serviceBits = 12
+    /// An app and a service: the second half of a record's key.
+    struct AppService: Hashable {
+        let app: AppID
+        let service: ServiceID
+    }
 
     /// The most records held.
     let capacity: Int
     /// Records by ``key(user:app:service:)``.
     private(set) var records: [UInt64: Record] = [:]
     private var users: SymbolTable<UserID>
-    private var apps: SymbolTable<AppID>
-    private var services: SymbolTable<ServiceID>
+    private var appServices: SymbolTable<AppService>
     private var shapes: SymbolTable<Shape>
     private var settingsShapes: SymbolTable<SettingsShape>
     /// By user id; grows with ``users``.
@@ -86,23 +88,20 @@ struct ReadCacheRecords {
     init(capacity: Int) {
         self.capacity = max(0, capacity)
         users = SymbolTable(limit: capacity, keepsValues: false)
-        apps = SymbolTable(limit: min(capacity, 1 << Self.appBits), keepsValues: false)
-        services = SymbolTable(limit: min(capacity, 1 << Self.serviceBits), keepsValues: false)
+        appServices = SymbolTable(limit: capacity, keepsValues: false)
         shapes = SymbolTable(limit: capacity, keepsValues: true)
         settingsShapes = SymbolTable(limit: min(capacity, Int(UInt32.max) - 2), keepsValues: true)
     }
 
     @inline(__always)
-    static func key(user: UInt32, app: UInt32, service: UInt32) -> UInt64 {
-        UInt64(user) << (appBits + serviceBits) | UInt64(app) << serviceBits | UInt64(service)
-    }
+    static func key(user: UInt32, appService: UInt32) -> UInt64 { UInt64(user) << 32 | UInt64(appService) }
 
     /// The id of `key`'s user (nil when it has none) and `key`'s record (nil when not cached).
     @inline(__always)
     func find(_ key: AuthorizationKey) -> (user: UInt32?, record: Record?) {
         guard let user = users.id(of: key.user) else { return (nil, nil) }
-        guard let app = apps.id(of: key.app), let service = services.id(of: key.service) else { return (user, nil) }
-        return (user, records[Self.key(user: user, app: app, service: service)])
+        guard let appService = appServices.id(of: AppService(app: key.app, service: key.service)) else { return (user, nil) }
+        return (user, records[Self.key(user: user, appService: appService)])
     }
 
     /// The fields of `record` other than its times and version.
@@ -143,11 +142,11 @@ struct ReadCacheRecords {
         return shape.status == .authorized && shape.purpose != nil
     }
 
-    /// Whether `more` records of new users, apps, services and field combinations fit without
+    /// Whether `more` records of new users, pairs and field combinations fit without
     /// emptying (the warm-up's pages, stored whole or not at all).
     func hasRoom(for more: Int) -> Bool {
-        records.count + more <= capacity && users.hasRoom(for: more) && apps.hasRoom(for: more)
-            && services.hasRoom(for: more) && shapes.hasRoom(for: more) && settingsShapes.hasRoom(for: more)
+        records.count + more <= capacity && users.hasRoom(for: more) && appServices.hasRoom(for: more)
+            && shapes.hasRoom(for: more) && settingsShapes.hasRoom(for: more)
     }
 
     /// Stores `stored` (its fields `shape`) under `key` and, when not nil, its user's
@@ -157,8 +156,9 @@ struct ReadCacheRecords {
         _ key: AuthorizationKey, _ stored: StoredAuthorization, shape: Shape, settings userSettings: UserSettings??
     ) -> Bool {
         var settingsShape = Settings(updatedAt: .min, shape: Settings.noSettings)
-        guard let user = users.intern(key.user), let app = apps.intern(key.app),
-            let service = services.intern(key.service), let shapeID = shapes.intern(shape)
+        guard let user = users.intern(key.user),
+            let appService = appServices.intern(AppService(app: key.app, service: key.service)),
+            let shapeID = shapes.intern(shape)
         else { return false }
         if case .some(.some(let value)) = userSettings {
             guard
@@ -168,7 +168,7 @@ struct ReadCacheRecords {
             settingsShape = Settings(updatedAt: value.updatedAt?.millisecondsSince1970 ?? .min, shape: id + 2)
         }
         if Int(user) == settings.count { settings.append(Settings(updatedAt: .min, shape: Settings.notCached)) }
-        records[Self.key(user: user, app: app, service: service)] = Record(
+        records[Self.key(user: user, appService: appService)] = Record(
             expiresAt: stored.expiresAt?.millisecondsSince1970 ?? .min,
             updatedAt: stored.updatedAt?.millisecondsSince1970 ?? .min, version: stored.version, shape: shapeID)
         if userSettings != nil {
@@ -180,9 +180,10 @@ struct ReadCacheRecords {
 
     /// Removes the record of `key`, if cached.
     mutating func remove(_ key: AuthorizationKey) {
-        guard let user = users.id(of: key.user), let app = apps.id(of: key.app), let service = services.id(of: key.service)
+        guard let user = users.id(of: key.user),
+            let appService = appServices.id(of: AppService(app: key.app, service: key.service))
         else { return }
-        records.removeValue(forKey: Self.key(user: user, app: app, service: service))
+        records.removeValue(forKey: Self.key(user: user, appService: appService))
     }
 
     /// Removes the settings of `user`, if cached.
@@ -210,8 +211,8 @@ struct ReadCacheRecords {
             version: record.version)
     }
 
-    /// The ids given out so far: users, apps, services, record shapes, settings shapes.
-    var symbolCounts: (users: Int, apps: Int, services: Int, shapes: Int, settingsShapes: Int) {
-        (users.count, apps.count, services.count, shapes.count, settingsShapes.count)
+    /// The ids given out so far: users, (app, service) pairs, record shapes, settings shapes.
+    var symbolCounts: (users: Int, appServices: Int, shapes: Int, settingsShapes: Int) {
+        (users.count, appServices.count, shapes.count, settingsShapes.count)
     }
 }
