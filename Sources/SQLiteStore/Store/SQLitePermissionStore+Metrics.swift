@@ -17,10 +17,11 @@ extension SQLitePermissionStore {
 
     /// Reads the audit head and the authorization counts in one read snapshot, and the writer's
     /// counters. Two indexed queries: `max(seq)` is one b-tree descent; the status count scans
-    /// the `authorizations_by_app_service_status` index.
+    /// the `authorizations_by_app_service_status` index, on the scan connection
+    /// (``DatabasePool/scan(_:)``), which leaves none of it mapped.
     /// - Throws: `SQLiteError` when the database cannot be read.
     package func metricsSnapshot() throws -> MetricsSnapshot {
-        let (seq, statuses) = try pool.read { database -> (Int64, [String: Int]) in
+        let (seq, statuses) = try pool.scan { database -> (Int64, [String: Int]) in
             let seq = try database.withStatement("SELECT coalesce(max(seq), 0) FROM audit") { statement in
                 try statement.step() ? statement.int64(at: 0) : 0
             }
