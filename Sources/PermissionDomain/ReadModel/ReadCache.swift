@@ -21,14 +21,18 @@ import Synchronization
 /// Bounded by ``capacity`` records (and as many users' settings). An insert into a full cache
 /// empties it first: a cache sized for the table (the default suits 1,000,000 records) never
 /// fills, and one that is too small still serves the records read since it was emptied, with a
-/// warning at start and a metric (`permission_read_cache_clears_total`) saying so. A record
-/// takes about 300 bytes (the hash table's slack included) plus its user id when longer than 15
-/// bytes.
+/// warning at start and a metric (`permission_read_cache_clears_total`) saying so. The records
+/// are kept compactly (``ReadCacheRecords``: users and (app, service) pairs as ids in symbol
+/// tables, a record as 32 bytes under one 64-bit key): about 85 bytes a record at 1,000,000
+/// records, the hash table's slack included (bench/RESULTS.md). The symbol tables are bounded by
+/// the capacity too, and a full one empties the cache like a full cache.
 ///
 /// "No record" is kept apart, within ``absentCapacity(for:)`` keys (a quarter of the capacity)
 /// and as many users' settings read with them: any well-formed key can be asked for, so a
 /// client reading made-up user ids could otherwise fill the cache and, by the insert that
 /// empties a full cache, evict every real record. A full "no record" part empties only itself.
+/// It is keyed by the strings, never by symbols: made-up ids take no place in the records'
+/// symbol tables, whose overflow would empty the whole cache.
 ///
 /// The audit log's entries are shown to readers (the event feed, `GET /v1/audit`) only up to
 /// ``visibleAuditSeq``, which only ``invalidate(keys:users:apps:publishing:)`` and
@@ -41,7 +45,7 @@ import Synchronization
 /// apps a transaction saved.
 ///
 /// Locking is one `Mutex` (the server's event loops are few, and the critical sections are a
-/// hash lookup).
+/// few hash lookups: a hit finds the user's id, the pair's id, then the record).
 package final class ReadCache: Sendable {
     /// A cached value, or the knowledge that there is none (`value` nil).
     private struct Cached<Value> {
