@@ -138,6 +138,22 @@ import Testing
         #expect(pairs.statistics.clears == 1 && pairs.symbolCounts.appServices == 1)
         #expect(found(pairs, key("a", service: "s4")) != nil && found(pairs, key("a", service: "s2")) == nil)
 
+        // A new user whose pair does not fit: the cache empties, then keeps both.
+        let pair = ReadCache(capacity: 2)
+        for service in ["s1", "s2"] {
+            pair.insert(
+                key("a", service: service), stored: record(key("a", service: service)), settings: .some(nil),
+                readAt: pair.generation)
+        }
+        pair.invalidate(keys: [key("a", service: "s1")], users: [])
+        pair.insert(
+            key("b", service: "s3"), stored: record(key("b", service: "s3")), settings: .some(nil), readAt: pair.generation)
+        #expect(pair.statistics.clears == 1 && pair.symbolCounts.users == 1)
+        #expect(
+            pair.lookup(key("b", service: "s3"), withSettings: true, readAt: pair.generation)?.stored
+                == record(key("b", service: "s3")))
+        #expect(pair.lookup(key("a", service: "s2"), withSettings: true, readAt: pair.generation) == nil)
+
         let shapes = ReadCache(capacity: 3)
         for version in 1...3 {
             shapes.insert(

@@ -27,6 +27,16 @@ struct ReadCacheRecords {
 
     /// The fields of a record that repeat across records, in the order of `StoredAuthorization`.
     struct Shape: Hashable {
+        let status: AuthorizationStatus
+        let reason: Reason
+        let provisional: Bool
+        let once: Bool
+        let buttonConfirmed: Bool
+        let level: Level?
+        let purpose: PurposeString?
+        let purposeLanguage: LanguageTag?
+        let declinedLevels: [Level]
+
         init(_ stored: StoredAuthorization) {
             status = stored.status
             reason = stored.reason
@@ -38,16 +48,6 @@ struct ReadCacheRecords {
             purposeLanguage = stored.purposeLanguage
             declinedLevels = stored.declinedLevels
         }
-
-        let status: AuthorizationStatus
-        let reason: Reason
-        let provisional: Bool
-        let once: Bool
-        let buttonConfirmed: Bool
-        let level: Level?
-        let purpose: PurposeString?
-        let purposeLanguage: LanguageTag?
-        let declinedLevels: [Level]
     }
 
     /// A user's settings without the user and with the time as milliseconds.
@@ -74,7 +74,7 @@ struct ReadCacheRecords {
 
     /// The most records held.
     let capacity: Int
-    /// Records by ``key(user:app:service:)``.
+    /// Records by ``key(user:appService:)``.
     private(set) var records: [UInt64: Record] = [:]
     private var users: SymbolTable<UserID>
     private var appServices: SymbolTable<AppService>
@@ -155,9 +155,10 @@ struct ReadCacheRecords {
     mutating func insert(
         _ key: AuthorizationKey, _ stored: StoredAuthorization, shape: Shape, settings userSettings: UserSettings??
     ) -> Bool {
-        var settingsShape = Settings(updatedAt: .min, shape: Settings.noSettings)
-        guard let user = users.intern(key.user),
-            let appService = appServices.intern(AppService(app: key.app, service: key.service)),
+        var newSettings = Settings(updatedAt: .min, shape: Settings.noSettings)
+        guard let user = users.intern(key.user) else { return false }
+        if Int(user) == settings.count { settings.append(Settings(updatedAt: .min, shape: Settings.notCached)) }
+        guard let appService = appServices.intern(AppService(app: key.app, service: key.service)),
             let shapeID = shapes.intern(shape)
         else { return false }
         if case .some(.some(let value)) = userSettings {
@@ -165,15 +166,14 @@ struct ReadCacheRecords {
                 let id = settingsShapes.intern(
                     SettingsShape(locationServicesEnabled: value.locationServicesEnabled, locale: value.locale))
             else { return false }
-            settingsShape = Settings(updatedAt: value.updatedAt?.millisecondsSince1970 ?? .min, shape: id + 2)
+            newSettings = Settings(updatedAt: value.updatedAt?.millisecondsSince1970 ?? .min, shape: id + 2)
         }
-        if Int(user) == settings.count { settings.append(Settings(updatedAt: .min, shape: Settings.notCached)) }
         records[Self.key(user: user, appService: appService)] = Record(
             expiresAt: stored.expiresAt?.millisecondsSince1970 ?? .min,
             updatedAt: stored.updatedAt?.millisecondsSince1970 ?? .min, version: stored.version, shape: shapeID)
         if userSettings != nil {
             if settings[Int(user)].shape == Settings.notCached { settingsCount += 1 }
-            settings[Int(user)] = settingsShape
+            settings[Int(user)] = newSettings
         }
         return true
     }
