@@ -12,6 +12,11 @@ package final class DatabasePool: Sendable {
     package let writer: DatabaseWriter
     /// The read-only connections.
     package let readers: ReaderPool
+    /// One read-only connection for reads of a whole table (``scan(_:)``).
+    private let scanner: ReaderPool
+
+    /// The page cache of the scan connection, in KiB, at most (``scan(_:)``).
+    package static let scanCacheSizeKiB = 2_048
 
     /// Opens (creating when missing) the database file in WAL mode.
     /// - Parameters:
@@ -22,6 +27,11 @@ package final class DatabasePool: Sendable {
         self.configuration = configuration
         let readers = ReaderPool(path: path, configuration: configuration)
         self.readers = readers
+        var scanning = configuration
+        scanning.mmapSize = 0
+        scanning.cacheSizeKiB = min(configuration.cacheSizeKiB, Self.scanCacheSizeKiB)
+        scanning.maximumReaderCount = 1
+        scanner = ReaderPool(path: path, configuration: scanning)
         self.writer = try DatabaseWriter(path: path, configuration: configuration, onCommit: readers.didCommit)
     }
 
@@ -30,6 +40,20 @@ package final class DatabasePool: Sendable {
     @inline(__always)
     package func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try readers.read(body)
+    }
+
+    /// Runs `body` on a read-only connection kept for reads of a whole table or index (the
+    /// read cache's warm-up, the counts of `/metrics`), in a read transaction of its own that
+    /// starts now and ends with `body`. The connection maps nothing and has a small page cache
+    /// (``scanCacheSizeKiB``): pages a scan reads through the pool's memory-mapped readers would
+    /// stay in the process's resident set (as file pages, once per reader that mapped them, and
+    /// with the kernel's fault-around also their neighbours) long after the scan. One scan runs
+    /// at a time; another waits for it (at most the busy timeout).
+    package func scan<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try scanner.readLatest { database in
+            defer { database.rollbackIgnoringErrors() }  // no snapshot left open between scans
+            return try body(database)
+        }
     }
 
     /// Runs `body` in a group-committed write transaction. See ``DatabaseWriter/write(_:)``.
@@ -41,6 +65,7 @@ package final class DatabasePool: Sendable {
     /// checkpoints the file and deletes its `-wal` and `-shm` files; later reads and writes
     /// fail with `SQLITE_MISUSE`. For a clean stop, after the last request.
     package func close() {
+        scanner.close()
         readers.close()
         writer.close()
     }

@@ -4,9 +4,15 @@ import Logging
 import SQLiteStore
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Loads the stored authorizations into the read cache in the background after the server
 /// starts listening (``SQLitePermissionStore/warmReadCache(pageSize:shouldStop:progress:)``),
 /// logging its progress every 5 seconds and the outcome; ``stop()`` ends it early at shutdown.
+/// At the end it hands the memory the warm-up's pages used back to the system (`malloc_trim(3)`):
+/// glibc keeps freed memory in the warm-up thread's arena otherwise, resident for good.
 final class ReadCacheWarmer: Sendable {
     private let store: SQLitePermissionStore
     private let logger: Logger
@@ -23,6 +29,7 @@ final class ReadCacheWarmer: Sendable {
         DispatchQueue.global(qos: .utility).async { [self] in
             defer { finished.signal() }
             run()
+            Self.releaseFreedMemory()
         }
     }
 
@@ -63,5 +70,16 @@ final class ReadCacheWarmer: Sendable {
             if stopping.load(ordering: .relaxed) { return }  // the store closed under it
             logger.warning("read cache warm-up failed; status reads fill it instead", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Returns the memory `malloc` holds free, in every arena, to the system (`malloc_trim(3)`);
+    /// does nothing where the C library has no such call. Looked up by name: `malloc.h` is not
+    /// part of the Glibc module.
+    static func releaseFreedMemory() {
+        #if canImport(Glibc)
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        #endif
     }
 }

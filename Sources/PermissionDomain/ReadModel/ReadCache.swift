@@ -21,14 +21,18 @@ import Synchronization
 /// Bounded by ``capacity`` records (and as many users' settings). An insert into a full cache
 /// empties it first: a cache sized for the table (the default suits 1,000,000 records) never
 /// fills, and one that is too small still serves the records read since it was emptied, with a
-/// warning at start and a metric (`permission_read_cache_clears_total`) saying so. A record
-/// takes about 300 bytes (the hash table's slack included) plus its user id when longer than 15
-/// bytes.
+/// warning at start and a metric (`permission_read_cache_clears_total`) saying so. The records
+/// are kept compactly (``ReadCacheRecords``: users and (app, service) pairs as ids in symbol
+/// tables, a record as 32 bytes under one 64-bit key): about 85 bytes a record at 1,000,000
+/// records, the hash table's slack included (bench/RESULTS.md). The symbol tables are bounded by
+/// the capacity too, and a full one empties the cache like a full cache.
 ///
 /// "No record" is kept apart, within ``absentCapacity(for:)`` keys (a quarter of the capacity)
 /// and as many users' settings read with them: any well-formed key can be asked for, so a
 /// client reading made-up user ids could otherwise fill the cache and, by the insert that
 /// empties a full cache, evict every real record. A full "no record" part empties only itself.
+/// It is keyed by the strings, never by symbols: made-up ids take no place in the records'
+/// symbol tables, whose overflow would empty the whole cache.
 ///
 /// The audit log's entries are shown to readers (the event feed, `GET /v1/audit`) only up to
 /// ``visibleAuditSeq``, which only ``invalidate(keys:users:apps:publishing:)`` and
@@ -41,61 +45,19 @@ import Synchronization
 /// apps a transaction saved.
 ///
 /// Locking is one `Mutex` (the server's event loops are few, and the critical sections are a
-/// hash lookup).
+/// few hash lookups: a hit finds the user's id, the pair's id, then the record).
 package final class ReadCache: Sendable {
     /// A cached value, or the knowledge that there is none (`value` nil).
     private struct Cached<Value> {
         let value: Value?
     }
 
-    /// A stored record without its key and with times as milliseconds (`Int64.min`: none): less
-    /// than half the size of a `StoredAuthorization`, which is rebuilt from the key on a hit.
-    struct Record {
-        let status: AuthorizationStatus
-        let reason: Reason
-        let provisional: Bool
-        let once: Bool
-        let buttonConfirmed: Bool
-        let level: Level?
-        let purpose: PurposeString?
-        let purposeLanguage: LanguageTag?
-        let declinedLevels: [Level]
-        let expiresAt: Int64
-        let updatedAt: Int64
-        let version: Int64
-
-        init(_ stored: StoredAuthorization) {
-            status = stored.status
-            reason = stored.reason
-            provisional = stored.provisional
-            once = stored.once
-            buttonConfirmed = stored.buttonConfirmed
-            level = stored.level
-            purpose = stored.purpose
-            purposeLanguage = stored.purposeLanguage
-            declinedLevels = stored.declinedLevels
-            expiresAt = stored.expiresAt?.millisecondsSince1970 ?? .min
-            updatedAt = stored.updatedAt?.millisecondsSince1970 ?? .min
-            version = stored.version
-        }
-
-        func stored(_ key: AuthorizationKey) -> StoredAuthorization {
-            StoredAuthorization(
-                user: key.user, app: key.app, service: key.service, status: status, level: level,
-                provisional: provisional, once: once,
-                expiresAt: expiresAt == .min ? nil : Date(millisecondsSince1970: expiresAt),
-                reason: reason, purpose: purpose, purposeLanguage: purposeLanguage, declinedLevels: declinedLevels,
-                buttonConfirmed: buttonConfirmed, updatedAt: updatedAt == .min ? nil : Date(millisecondsSince1970: updatedAt),
-                version: version)
-        }
-    }
-
     private struct State {
-        /// Stored records, and the settings read with them.
-        var authorizations: [AuthorizationKey: Record] = [:]
-        var settings: [UserID: Cached<UserSettings>] = [:]
+        /// Stored records, and the settings read with them (compact: see ``ReadCacheRecords``).
+        var records: ReadCacheRecords
         /// Keys read and found to have no record, and the settings read with them (bounded
-        /// apart: see ``ReadCache``).
+        /// apart and kept by their strings, so that made-up ids never take symbols from the
+        /// records: see ``ReadCache``).
         var absent: Set<AuthorizationKey> = []
         var absentSettings: [UserID: Cached<UserSettings>] = [:]
         /// Registered apps, and ids read and found unregistered (bounded apart: see ``ReadCache``).
@@ -108,12 +70,19 @@ package final class ReadCache: Sendable {
         var misses = 0
         var clears = 0
 
-        var count: Int { authorizations.count + settings.count + absent.count + absentSettings.count + apps.count }
+        init(capacity: Int) {
+            records = ReadCacheRecords(capacity: capacity)
+        }
 
-        /// Drops every entry, keeping the generation (moved on by `advance`), the visible audit
-        /// seq and the counters. Returns the dropped state, to be freed outside the lock.
+        var count: Int {
+            records.records.count + records.settingsCount + absent.count + absentSettings.count + apps.count
+        }
+
+        /// Drops every entry (and every symbol), keeping the generation (moved on by `advance`),
+        /// the visible audit seq and the counters. Returns the dropped state, to be freed outside
+        /// the lock.
         mutating func empty(advance: Bool) -> State {
-            var emptied = State()
+            var emptied = State(capacity: records.capacity)
             emptied.generation = advance ? generation &+ 1 : generation
             emptied.visibleAuditSeq = visibleAuditSeq
             emptied.hits = hits
@@ -121,6 +90,25 @@ package final class ReadCache: Sendable {
             emptied.clears = clears &+ 1
             swap(&self, &emptied)
             return emptied
+        }
+
+        /// Stores the record `stored` of `key` (and its user's settings when read), emptying
+        /// everything first when the records reached `capacity` or a symbol table is full.
+        /// Returns what was emptied, if anything.
+        mutating func store(
+            _ key: AuthorizationKey, _ stored: StoredAuthorization, shape: ReadCacheRecords.Shape,
+            settings: UserSettings??
+        ) -> State? {
+            var dropped: State?
+            if records.records.count >= records.capacity { dropped = empty(advance: false) }
+            if !records.insert(key, stored, shape: shape, settings: settings) {
+                dropped = empty(advance: false)
+                let stored = records.insert(key, stored, shape: shape, settings: settings)
+                precondition(stored, "an empty read cache has room for a record")
+            }
+            absent.remove(key)
+            if settings != nil { absentSettings.removeValue(forKey: key.user) }
+            return dropped
         }
     }
 
@@ -147,7 +135,7 @@ package final class ReadCache: Sendable {
 
     package init(capacity: Int) {
         self.capacity = max(0, capacity)
-        state = Mutex(State())
+        state = Mutex(State(capacity: max(0, capacity)))
     }
 
     /// The generation a reader passes to ``insert(_:stored:settings:readAt:)``. Take it before
@@ -163,30 +151,39 @@ package final class ReadCache: Sendable {
     )
         -> (stored: StoredAuthorization?, settings: UserSettings?)?
     {
-        let found: (Record?, UserSettings?)? = state.withLock { state in
+        typealias Found = (record: (ReadCacheRecords.Record, ReadCacheRecords.Shape)?, settings: UserSettings?)
+        let found: Found? = state.withLock { state -> Found? in
             guard state.generation == generation else {
                 state.misses &+= 1
                 return nil
             }
-            let record: Record?
-            if let stored = state.authorizations[key] {
-                record = stored
+            let (user, cached) = state.records.find(key)
+            let record: (ReadCacheRecords.Record, ReadCacheRecords.Shape)?
+            if let cached {
+                record = (cached, state.records.shape(of: cached))
             } else if state.absent.contains(key) {
                 record = nil
             } else {
                 state.misses &+= 1
                 return nil
             }
-            guard let settings = withSettings ? state.settings[key.user] ?? state.absentSettings[key.user] : Cached(value: nil)
-            else {
+            let settings: UserSettings??
+            if !withSettings {
+                settings = .some(nil)
+            } else if let user, let cached = state.records.settings(ofUser: user, key.user) {
+                settings = cached
+            } else {
+                settings = state.absentSettings[key.user].map(\.value)
+            }
+            guard let settings else {
                 state.misses &+= 1
                 return nil
             }
             state.hits &+= 1
-            return (record, settings.value)
+            return (record, settings)
         }
         guard let found else { return nil }
-        return (found.0?.stored(key), found.1)
+        return (found.record.map { ReadCacheRecords.stored(key, $0.0, $0.1) }, found.settings)
     }
 
     /// Whether a status read of `key` finds what it needs in memory: the record (or "no
@@ -195,12 +192,15 @@ package final class ReadCache: Sendable {
     /// For deciding where a read runs: a lookup right after may still miss.
     package func contains(_ key: AuthorizationKey, withSettings: Bool) -> Bool {
         state.withLock { state in
-            if let record = state.authorizations[key] {
-                if record.status == .authorized, record.purpose != nil, state.apps[key.app] == nil { return false }
+            let (user, record) = state.records.find(key)
+            if let record {
+                if state.records.isGrantWithPurpose(record), state.apps[key.app] == nil { return false }
             } else if !state.absent.contains(key) {
                 return false
             }
-            return !withSettings || state.settings[key.user] != nil || state.absentSettings[key.user] != nil
+            guard withSettings else { return true }
+            if let user, state.records.hasSettings(ofUser: user) { return true }
+            return state.absentSettings[key.user] != nil
         }
     }
 
@@ -238,12 +238,12 @@ package final class ReadCache: Sendable {
         _ key: AuthorizationKey, stored: StoredAuthorization?, settings: UserSettings??, readAt generation: UInt64
     ) {
         guard capacity > 0 else { return }
-        let record = stored.map(Record.init)
+        let shape = stored.map(ReadCacheRecords.Shape.init)
         let absentCapacity = Self.absentCapacity(for: capacity)
         let dropped = state.withLock { state -> Any? in
             guard state.generation == generation else { return nil }  // the rows may predate a commit
             // Removing entries needs no new generation.
-            guard let record else {
+            guard let stored, let shape else {
                 var dropped: (Set<AuthorizationKey>, [UserID: Cached<UserSettings>])?
                 if state.absent.count >= absentCapacity || state.absentSettings.count >= absentCapacity {
                     dropped = (state.absent, state.absentSettings)  // only "no record": see ReadCache
@@ -251,20 +251,12 @@ package final class ReadCache: Sendable {
                     state.absentSettings = [:]
                 }
                 state.absent.insert(key)
-                if let settings, state.settings[key.user] == nil { state.absentSettings[key.user] = Cached(value: settings) }
+                if let settings, !state.records.hasSettings(key.user) {
+                    state.absentSettings[key.user] = Cached(value: settings)
+                }
                 return dropped
             }
-            var dropped: State?
-            if state.authorizations.count >= capacity || state.settings.count >= capacity {
-                dropped = state.empty(advance: false)
-            }
-            state.absent.remove(key)
-            state.authorizations[key] = record
-            if let settings {
-                state.settings[key.user] = Cached(value: settings)
-                state.absentSettings.removeValue(forKey: key.user)
-            }
-            return dropped
+            return state.store(key, stored, shape: shape, settings: settings)
         }
         withExtendedLifetime(dropped) {}  // freed here, outside the lock
     }
@@ -275,7 +267,7 @@ package final class ReadCache: Sendable {
     package func reserve(records: Int) {
         let records = min(max(0, records), capacity)
         state.withLock { state in
-            state.authorizations.reserveCapacity(records)
+            state.records.reserve(records: records)
         }
     }
 
@@ -293,18 +285,16 @@ package final class ReadCache: Sendable {
     /// the writer committed a change since `generation` was taken or the page does not fit.
     package func insert(page: [(stored: StoredAuthorization, settings: UserSettings?)], readAt generation: UInt64) -> PageOutcome
     {
-        let records = page.map {
-            (AuthorizationKey(user: $0.stored.user, app: $0.stored.app, service: $0.stored.service), Record($0.stored))
-        }
+        let shapes = page.map { ReadCacheRecords.Shape($0.stored) }
         return state.withLock { state in
             guard state.generation == generation else { return .stale }
-            guard state.authorizations.count + page.count <= capacity, state.settings.count + page.count <= capacity else {
-                return .full
-            }
-            for (index, (key, record)) in records.enumerated() {
+            guard state.records.hasRoom(for: page.count) else { return .full }
+            for (entry, shape) in zip(page, shapes) {
+                let stored = entry.stored
+                let key = AuthorizationKey(user: stored.user, app: stored.app, service: stored.service)
+                let inserted = state.records.insert(key, stored, shape: shape, settings: .some(entry.settings))
+                assert(inserted, "hasRoom(for:) said the page fits")
                 state.absent.remove(key)
-                state.authorizations[key] = record
-                state.settings[key.user] = Cached(value: page[index].settings)
                 state.absentSettings.removeValue(forKey: key.user)
             }
             return .stored
@@ -322,11 +312,11 @@ package final class ReadCache: Sendable {
             if !keys.isEmpty || !users.isEmpty || !apps.isEmpty {
                 for app in apps { state.apps.removeValue(forKey: app) }
                 for key in keys {
-                    state.authorizations.removeValue(forKey: key)
+                    state.records.remove(key)
                     state.absent.remove(key)
                 }
                 for user in users {
-                    state.settings.removeValue(forKey: user)
+                    state.records.removeSettings(user)
                     state.absentSettings.removeValue(forKey: user)
                 }
                 state.generation &+= 1
@@ -346,6 +336,11 @@ package final class ReadCache: Sendable {
             return dropped
         }
         withExtendedLifetime(dropped) {}  // freed here, outside the lock
+    }
+
+    /// The ids the records' symbol tables gave out since the cache was last emptied (tests).
+    var symbolCounts: (users: Int, appServices: Int, shapes: Int, settingsShapes: Int) {
+        state.withLock { $0.records.symbolCounts }
     }
 
     /// The last audit entry readers may see: every change of its transaction (and of those

@@ -16,19 +16,23 @@ extension SQLitePermissionStore {
     }
 
     /// Reads the audit head and the authorization counts in one read snapshot, and the writer's
-    /// counters. Two indexed queries: `max(seq)` is one b-tree descent; the status count scans
-    /// the `authorizations_by_app_service_status` index.
+    /// counters. Two indexed queries: `max(seq)` is one b-tree descent; the status counts scan
+    /// the `authorizations_by_app_service_status` index once, on the scan connection
+    /// (``DatabasePool/scan(_:)``), which leaves none of it mapped.
     /// - Throws: `SQLiteError` when the database cannot be read.
     package func metricsSnapshot() throws -> MetricsSnapshot {
-        let (seq, statuses) = try pool.read { database -> (Int64, [String: Int]) in
+        let (seq, statuses) = try pool.scan { database -> (Int64, [String: Int]) in
             let seq = try database.withStatement("SELECT coalesce(max(seq), 0) FROM audit") { statement in
                 try statement.step() ? statement.int64(at: 0) : 0
             }
-            var statuses: [String: Int] = [:]
-            try database.withStatement("SELECT status, count(*) FROM authorizations GROUP BY status") { statement in
-                while try statement.step() {
-                    if let status = statement.string(at: 0) { statuses[status] = statement.int(at: 1) }
-                }
+            // One pass, no GROUP BY: grouping sorts every row in memory first (about 50 MB at
+            // 1,000,000 records, which malloc keeps resident after the scrape).
+            let statuses = try database.withStatement(Self.statusCounts) { statement -> [String: Int] in
+                guard try statement.step() else { return [:] }
+                return [
+                    "authorized": statement.int(at: 0), "denied": statement.int(at: 1),
+                    "notDetermined": statement.int(at: 2),
+                ]
             }
             return (seq, statuses)
         }
@@ -36,4 +40,11 @@ extension SQLitePermissionStore {
             auditSeq: seq, authorizationsByStatus: statuses, writer: pool.writer.currentStatistics,
             writes: pool.writer.metrics.snapshot, readCache: readCacheStatistics)
     }
+
+    /// The records of each stored status, counted in one scan.
+    private static let statusCounts = """
+        SELECT count(*) FILTER (WHERE status = 'authorized'), count(*) FILTER (WHERE status = 'denied'),
+               count(*) FILTER (WHERE status = 'notDetermined')
+        FROM authorizations
+        """
 }

@@ -19,7 +19,8 @@ extension SQLitePermissionStore {
     /// background at start, so that status reads of a large table hit memory from the first
     /// minute instead of after each record was asked for once (with 1,000,000 records and random
     /// reads that takes many minutes). A page read while a write committed is read again (see
-    /// ``ReadCache``).
+    /// ``ReadCache``). The pages are read on the scan connection (``DatabasePool/scan(_:)``),
+    /// so the table's file pages do not stay mapped into the process afterwards.
     /// - Parameters:
     ///   - pageSize: records per read snapshot and per cache insert (the lock is held for one page).
     ///   - shouldStop: polled between pages (shutdown).
@@ -33,11 +34,10 @@ extension SQLitePermissionStore {
         var result = ReadCacheWarmUp(loaded: 0, skipped: 0, full: false, stopped: false)
         guard let cache = readCache else { return result }
         let pageSize = max(1, pageSize)
-        let rows = try pool.read { database in
+        let rows = try pool.scan { database in
             try database.withStatement("SELECT count(*) FROM authorizations") { try $0.step() ? $0.int(at: 0) : 0 }
         }
         cache.reserve(records: rows)
-        var interner = StringInterner(limit: 65_536)
         var after: AuthorizationKey?
         while true {
             if shouldStop() {
@@ -48,9 +48,8 @@ extension SQLitePermissionStore {
             var outcome = ReadCache.PageOutcome.stale
             for _ in 0..<3 where outcome == .stale {
                 let generation = cache.generation  // before the checkout: see ReadCache
-                page = try pool.read { database in
-                    try StoreSession(database: database).authorizationsWithSettings(
-                        after: after, limit: pageSize, interning: &interner)
+                page = try pool.scan { database in
+                    try StoreSession(database: database).authorizationsWithSettings(after: after, limit: pageSize)
                 }
                 outcome = cache.insert(page: page, readAt: generation)
             }
@@ -65,24 +64,5 @@ extension SQLitePermissionStore {
             guard page.count == pageSize, let last = page.last?.stored else { return result }
             after = AuthorizationKey(user: last.user, app: last.app, service: last.service)
         }
-    }
-}
-
-/// Makes equal strings share one storage, for the strings that repeat across records (apps,
-/// services, purposes); at most `limit` distinct ones. Strings of up to 15 UTF-8 bytes are
-/// stored inline by Swift and pass through.
-struct StringInterner {
-    private var table: [String: String] = [:]
-    let limit: Int
-
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    mutating func intern(_ text: String) -> String {
-        if text.utf8.count <= 15 { return text }
-        if let found = table[text] { return found }
-        if table.count < limit { table[text] = text }
-        return text
     }
 }

@@ -94,11 +94,10 @@ extension StoreSession {
         """)
 
     /// Records in key order after `after` (from the start when nil), each with its user's
-    /// settings (nil when never changed): the read cache's warm-up. Equal texts in a page share
-    /// one string (rows of one user are adjacent; apps and purposes repeat), which keeps the
-    /// cache small.
+    /// settings (nil when never changed): the read cache's warm-up, which keeps each distinct
+    /// user, app, service and purpose once however many records repeat it.
     func authorizationsWithSettings(
-        after: AuthorizationKey?, limit: Int, interning strings: inout StringInterner
+        after: AuthorizationKey?, limit: Int
     )
         throws -> [(stored: StoredAuthorization, settings: UserSettings?)]
     {
@@ -113,10 +112,9 @@ extension StoreSession {
                 let userText = try statement.requiredString(at: 0, "authorizations", "user")
                 let user = previousUser?.rawValue == userText ? previousUser! : UserID(trusted: userText)
                 previousUser = user
-                let app = AppID(trusted: strings.intern(try statement.requiredString(at: 1, "authorizations", "app")))
-                let service = ServiceID(trusted: strings.intern(try statement.requiredString(at: 2, "authorizations", "service")))
-                var stored = try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 3)
-                if let purpose = stored.purpose { stored.purpose = PurposeString(trusted: strings.intern(purpose.rawValue)) }
+                let app = AppID(trusted: try statement.requiredString(at: 1, "authorizations", "app"))
+                let service = ServiceID(trusted: try statement.requiredString(at: 2, "authorizations", "service"))
+                let stored = try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 3)
                 let settings =
                     statement.isNull(at: 15)
                     ? nil
