@@ -127,10 +127,15 @@ io_of() { # pid
 }
 
 # Context switches (voluntary and not) of a process's threads alive now, summed over
-# /proc/PID/task/*/status; a thread that ended takes its count with it.
+# /proc/PID/task/*/status; a thread that ended takes its count with it, so wrk_run counts with
+# `perf stat` (which follows threads started meanwhile) when it can, and with this otherwise.
 ctxt_switches_of() { # pid
     cat "/proc/$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/ { s += $2 } END { print s + 0 }'
 }
+
+# Whether `perf stat` can count a process's context switches here.
+perf_counts=""
+if command -v perf >/dev/null && perf stat -x, -e context-switches -o /dev/null true >/dev/null 2>&1; then perf_counts=yes; fi
 
 # The service's write batches so far: "writes transactions" from the histogram
 # sqlite_write_transaction_writes (_sum, _count; also with a permission_ prefix) on BASE/metrics.
@@ -148,22 +153,35 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 
 # (the sourcing script sets both). Records under NAME requests/s, p50 and p99 (ms), the CPU time
 # wrk and the server (PID and its children) used, the server's CPU time per request answered and
 # its user-space part (µs), the bytes PID passed to write(2) (wchar) and made the storage write
-# (write_bytes) per request, its threads' context switches per request, and wrk's error lines;
-# wrk's output goes to $prefix/NAME.wrk.
+# (write_bytes) per request, its threads' context switches per request (`perf stat -p`, else
+# /proc), and wrk's error lines; wrk's output goes to $prefix/NAME.wrk.
 declare -A rps p50 p99 wrkcpu srvcpu notes cpureq userreq wcharreq wbytesreq cswreq answered
 wrk_run() { # name pid url [wrk args...]
     local name="$1" pid="$2" url="$3"; shift 3
-    local before after user_before user_after io_before io_after csw_before csw_after out hz
+    local before after user_before user_after io_before io_after csw_before csw_after out hz perf_pid
     hz="$(getconf CLK_TCK)"
     before=$(group_ticks "$pid")
     user_before=$(group_ticks "$pid" user)
     io_before=$(io_of "$pid")
-    csw_before=$(ctxt_switches_of "$pid")
+    if [ -n "$perf_counts" ]; then
+        taskset -c 1 perf stat -x, -e context-switches -p "$pid" -o "$prefix/$name.perf" &
+        perf_pid=$!
+        pids+=("$perf_pid")
+    else
+        csw_before=$(ctxt_switches_of "$pid")
+    fi
     out=$( { /usr/bin/time -f "WRKCPU %U %S" taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" "$url"; } 2>&1 )
     after=$(group_ticks "$pid")
     user_after=$(group_ticks "$pid" user)
     io_after=$(io_of "$pid")
-    csw_after=$(ctxt_switches_of "$pid")
+    if [ -n "$perf_counts" ]; then
+        kill -INT "$perf_pid"
+        wait "$perf_pid" || true
+        csw_before=0
+        csw_after=$(awk -F, '$3 == "context-switches" { print $1 + 0 }' "$prefix/$name.perf")
+    else
+        csw_after=$(ctxt_switches_of "$pid")
+    fi
     echo "$out" >"$prefix/$name.wrk"
     rps[$name]=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     answered[$name]=$(echo "$out" | awk '/requests in/ {print $1}')
