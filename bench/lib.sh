@@ -92,20 +92,20 @@ wait_up() { # url
 
 # Waits until the read cache is warm: until it holds ROWS entries (the SQLite warm-up's records
 # and users), or, for a table larger than the cache (ROWS above CAPACITY, the server's
-# --read-cache-entries, 1,000,000 unless given), until it holds CAPACITY entries or its count has
-# stopped growing for 3 s (the warm-up stops once the cache is full). Returns at once when the
-# cache is off (no such series). Five minutes at most; exits the script otherwise.
+# --read-cache-entries, 1,000,000 unless given), until its count has stopped growing (the
+# warm-up stops once the cache is full): for 1 s at CAPACITY entries or more (users' entries
+# count too), for 3 s below. Returns at once when the cache is off (no such series). Five
+# minutes at most; exits the script otherwise.
 wait_warm() { # base rows [capacity]
-    local rows="$2" capacity="${3:-1000000}" target entries last="" still=0
-    target=$((rows < capacity ? rows : capacity))
+    local rows="$2" capacity="${3:-1000000}" entries last="" still=0
     for _ in $(seq 1 3000); do
         entries=$(curl -fsS "$1/metrics" | awk '$1 == "permission_read_cache_entries" { print $2 }')
         if [ -z "$entries" ]; then return 0; fi
         entries="${entries%.*}"
-        if [ "$entries" -ge "$target" ]; then return 0; fi
+        if ((rows <= capacity && entries >= rows)); then return 0; fi
         if ((rows > capacity && entries > 0)); then
             if [ "$entries" = "$last" ]; then still=$((still + 1)); else still=0; fi
-            if ((still >= 30)); then return 0; fi
+            if ((still >= 30 || (still >= 10 && entries >= capacity))); then return 0; fi
         fi
         last="$entries"
         sleep 0.1
