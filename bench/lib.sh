@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # Shared by the bench scripts (sourced, not run): process cleanup, CPU accounting, wrk output.
-# The sourcing script sets `prefix` (its temporary directory) and appends to `pids`.
+# The sourcing script sets `prefix` (its temporary directory), `connections` and `duration`
+# (wrk_run's), appends to `pids` and reads the arrays wrk_run fills.
+# shellcheck disable=SC2034,SC2154
 
 pids=()
 
@@ -45,12 +47,22 @@ bench_server_binary() { # root
 
 # Creates DB with the real schema (`SERVER_BIN migrate`) and seeds USERS x APPS location
 # authorizations into it (bench/hot-path/seed.sql.template); fails unless exactly that many rows.
+# The secondary indexes of `authorizations` are dropped for the load and then created again from
+# their own SQL (sorting once is minutes faster at 10,000,000 rows than updating five indexes
+# row by row), so the database ends with the schema `migrate` made, whatever its indexes are.
 seed_database() { # server_bin db users apps
-    local server_bin="$1" db="$2" users="$3" apps="$4" template
+    local server_bin="$1" db="$2" users="$3" apps="$4" template indexes count_indexes index_count
     template="$(dirname "${BASH_SOURCE[0]}")/hot-path/seed.sql.template"
     "$server_bin" migrate --database "$db" --log-level warning >/dev/null
-    sed -e "s/@USERS@/$users/g" -e "s/@APPS@/$apps/g" "$template" | sqlite3 "$db" >/dev/null
-    if [ "$(sqlite3 "$db" 'SELECT count(*) FROM authorizations')" != "$((users * apps))" ]; then
+    count_indexes="SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'authorizations' AND sql IS NOT NULL"
+    index_count=$(sqlite3 "$db" "$count_indexes")
+    indexes=$(sqlite3 "$db" "SELECT sql || ';' FROM sqlite_master WHERE type = 'index' AND tbl_name = 'authorizations' AND sql IS NOT NULL")
+    sqlite3 "$db" "SELECT 'DROP INDEX \"' || name || '\";' FROM sqlite_master WHERE type = 'index' AND tbl_name = 'authorizations' AND sql IS NOT NULL" |
+        sqlite3 "$db"
+    sed -e "s/@USERS@/$users/g" -e "s/@APPS@/$apps/g" -e "/^-- @INDEXES@/r /dev/stdin" "$template" <<<"$indexes" |
+        sqlite3 "$db" >/dev/null
+    if [ "$(sqlite3 "$db" 'SELECT count(*) FROM authorizations')" != "$((users * apps))" ] ||
+        [ "$(sqlite3 "$db" "$count_indexes")" != "$index_count" ]; then
         echo "seeding $db failed" >&2
         return 1
     fi
@@ -78,17 +90,60 @@ wait_up() { # url
     exit 1
 }
 
-# Waits until the read cache holds at least $2 entries (the SQLite warm-up's records and users),
-# unless the cache is off (no such series). Two minutes at most.
-wait_warm() { # base entries
-    local entries
-    for _ in $(seq 1 1200); do
+# Waits until the read cache is warm: until it holds ROWS entries (the SQLite warm-up's records
+# and users), or, for a table larger than the cache (ROWS above CAPACITY, the server's
+# --read-cache-entries, 1,000,000 unless given), until its count has stopped growing (the
+# warm-up stops once the cache is full): for 1 s at CAPACITY entries or more (users' entries
+# count too), for 3 s below. Returns at once when the cache is off (no such series). Five
+# minutes at most; exits the script otherwise.
+wait_warm() { # base rows [capacity]
+    local rows="$2" capacity="${3:-1000000}" entries last="" still=0
+    for _ in $(seq 1 3000); do
         entries=$(curl -fsS "$1/metrics" | awk '$1 == "permission_read_cache_entries" { print $2 }')
-        if [ -z "$entries" ] || [ "${entries%.*}" -ge "$2" ]; then return 0; fi
+        if [ -z "$entries" ]; then return 0; fi
+        entries="${entries%.*}"
+        if ((rows <= capacity && entries >= rows)); then return 0; fi
+        if ((rows > capacity && entries > 0)); then
+            if [ "$entries" = "$last" ]; then still=$((still + 1)); else still=0; fi
+            if ((still >= 30 || (still >= 10 && entries >= capacity))); then return 0; fi
+        fi
+        last="$entries"
         sleep 0.1
     done
     echo "the read cache did not warm up: $entries entries" >&2
     exit 1
+}
+
+# The resident memory of a process from /proc/PID/status: VmRSS, RssAnon, RssFile in MiB.
+memory_of() { # pid
+    awk '/^VmRSS:/ { r = $2 } /^RssAnon:/ { a = $2 } /^RssFile:/ { f = $2 }
+        END { printf "VmRSS %.0f MiB (RssAnon %.0f, RssFile %.0f)", r / 1024, a / 1024, f / 1024 }' "/proc/$1/status"
+}
+
+# Bytes a process passed to write(2) and its kin (`wchar` in /proc/PID/io: files and sockets),
+# and the bytes it made the storage layer write (`write_bytes`): "wchar write_bytes".
+io_of() { # pid
+    awk '$1 == "wchar:" { w = $2 } $1 == "write_bytes:" { b = $2 } END { print w + 0, b + 0 }' "/proc/$1/io" 2>/dev/null || echo "0 0"
+}
+
+# Context switches (voluntary and not) of a process's threads alive now, summed over
+# /proc/PID/task/*/status; a thread that ended takes its count with it, so wrk_run counts with
+# `perf stat` (which follows threads started meanwhile) when it can, and with this otherwise.
+ctxt_switches_of() { # pid
+    cat "/proc/$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/ { s += $2 } END { print s + 0 }'
+}
+
+# Whether `perf stat` can count a process's context switches here.
+perf_counts=""
+if command -v perf >/dev/null && perf stat -x, -e context-switches -o /dev/null true >/dev/null 2>&1; then perf_counts=yes; fi
+
+# The service's write batches so far: "writes transactions" from the histogram
+# sqlite_write_transaction_writes (_sum, _count; also with a permission_ prefix) on BASE/metrics.
+write_batches_of() { # base
+    curl -fsS "$1/metrics" | awk '
+        $1 ~ /^(permission_)?sqlite_write_transaction_writes_sum($|\{)/ { s += $2 }
+        $1 ~ /^(permission_)?sqlite_write_transaction_writes_count($|\{)/ { c += $2 }
+        END { printf "%.0f %.0f\n", s, c }'
 }
 
 # The median of a list of numbers (the middle one; the mean of the two middle ones).
@@ -97,28 +152,52 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 
 # One wrk run against a server, wrk pinned to CPU 1: -t1 -c$connections -d$duration --latency
 # (the sourcing script sets both). Records under NAME requests/s, p50 and p99 (ms), the CPU time
 # wrk and the server (PID and its children) used, the server's CPU time per request answered and
-# its user-space part (µs), and wrk's error lines; wrk's output goes to $prefix/NAME.wrk.
-declare -A rps p50 p99 wrkcpu srvcpu notes cpureq userreq
+# its user-space part (µs), the bytes PID passed to write(2) (wchar) and made the storage write
+# (write_bytes) per request, its threads' context switches per request (`perf stat -p`, else
+# /proc), and wrk's error lines; wrk's output goes to $prefix/NAME.wrk.
+declare -A rps p50 p99 wrkcpu srvcpu notes cpureq userreq wcharreq wbytesreq cswreq answered
 wrk_run() { # name pid url [wrk args...]
     local name="$1" pid="$2" url="$3"; shift 3
-    local before after user_before user_after out
+    local before after user_before user_after io_before io_after csw_before csw_after out hz perf_pid
+    hz="$(getconf CLK_TCK)"
     before=$(group_ticks "$pid")
     user_before=$(group_ticks "$pid" user)
+    io_before=$(io_of "$pid")
+    if [ -n "$perf_counts" ]; then
+        taskset -c 1 perf stat -x, -e context-switches -p "$pid" -o "$prefix/$name.perf" &
+        perf_pid=$!
+        pids+=("$perf_pid")
+    else
+        csw_before=$(ctxt_switches_of "$pid")
+    fi
     out=$( { /usr/bin/time -f "WRKCPU %U %S" taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" "$url"; } 2>&1 )
     after=$(group_ticks "$pid")
     user_after=$(group_ticks "$pid" user)
+    io_after=$(io_of "$pid")
+    if [ -n "$perf_counts" ]; then
+        kill -INT "$perf_pid"
+        wait "$perf_pid" || true
+        csw_before=0
+        csw_after=$(awk -F, '$3 == "context-switches" { print $1 + 0 }' "$prefix/$name.perf")
+    else
+        csw_after=$(ctxt_switches_of "$pid")
+    fi
     echo "$out" >"$prefix/$name.wrk"
     rps[$name]=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    answered[$name]=$(echo "$out" | awk '/requests in/ {print $1}')
     p50[$name]=$(to_ms "$(echo "$out" | awk '$1 == "50%" {print $2}')")
     p99[$name]=$(to_ms "$(echo "$out" | awk '$1 == "99%" {print $2}')")
     wrkcpu[$name]=$(echo "$out" | awk '/WRKCPU/ {printf "%.2fs", $2 + $3}')
-    srvcpu[$name]=$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2fs", t / hz }')
-    # The server's CPU time per request answered, in microseconds.
-    cpureq[$name]=$(echo "$out" | awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
-        '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }')
-    # Its user-space part (the rest is system time; softirq time is in neither).
-    userreq[$name]=$(echo "$out" | awk -v t=$((user_after - user_before)) -v hz="$(getconf CLK_TCK)" \
-        '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }')
+    srvcpu[$name]=$(awk -v t=$((after - before)) -v hz="$hz" 'BEGIN { printf "%.2fs", t / hz }')
+    # Per request answered: the server's CPU time in microseconds and its user-space part (the
+    # rest is system time; softirq time is in neither), its bytes written, its context switches.
+    cpureq[$name]=$(awk -v t=$((after - before)) -v hz="$hz" -v n="${answered[$name]}" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
+    userreq[$name]=$(awk -v t=$((user_after - user_before)) -v hz="$hz" -v n="${answered[$name]}" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
+    wcharreq[$name]=$(awk -v a="$io_before" -v b="$io_after" -v n="${answered[$name]}" \
+        'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f", (y[1] - x[1]) / n }')
+    wbytesreq[$name]=$(awk -v a="$io_before" -v b="$io_after" -v n="${answered[$name]}" \
+        'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f", (y[2] - x[2]) / n }')
+    cswreq[$name]=$(awk -v t=$((csw_after - csw_before)) -v n="${answered[$name]}" 'BEGIN { printf "%.2f", t / n }')
     notes[$name]=$(echo "$out" | awk '/Non-2xx|Socket errors/' | tr '\n' ' ')
     return 0
 }

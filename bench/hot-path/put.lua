@@ -4,6 +4,15 @@
 -- The bench compares the answered count with the audit rows added. PUT_TAG (empty unless set)
 -- keeps apart the users of wrk processes started in the same second.
 local apps = tonumber(os.getenv("APPS") or "100")
+-- PACE_MS > 0: each connection waits a random time, PACE_MS milliseconds on average
+-- (exponentially distributed, as in bench/paced.lua), after every response: the paced run,
+-- where the service and the peer see the same offered load below saturation.
+local pace = tonumber(os.getenv("PACE_MS") or "0")
+if pace > 0 then
+    function delay()
+        return math.floor(-pace * math.log(1 - math.random()) + 0.5)
+    end
+end
 local run = (os.getenv("PUT_TAG") or "") .. tostring(os.time())
 local headers = {
     ["Content-Type"] = "application/json",
