@@ -17,17 +17,17 @@ import Synchronization
 /// So that the WAL stays bounded even when this falls behind, the writer checkpoints in the
 /// commit itself, as SQLite would, once the WAL reaches ``writerFallbackFactor`` times the
 /// threshold (``Statistics/writerCheckpoints``).
-final class Checkpointer: Sendable {
+package final class Checkpointer: Sendable {
     /// Counters for tests and metrics.
-    struct Statistics: Sendable, Equatable {
+    package struct Statistics: Sendable, Equatable {
         /// Checkpoints run here.
-        var checkpoints = 0
+        package var checkpoints = 0
         /// Checkpoints that failed (`SQLITE_BUSY` included: another process held the lock).
-        var failures = 0
+        package var failures = 0
         /// Checkpoints the writer ran in a commit because the WAL outgrew the fallback bound.
-        var writerCheckpoints = 0
+        package var writerCheckpoints = 0
         /// WAL pages after the last commit.
-        var walPages = 0
+        package var walPages = 0
     }
 
     /// The WAL size, in multiples of the threshold, at which the writer stops waiting for this

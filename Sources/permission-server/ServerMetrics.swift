@@ -60,6 +60,14 @@ final class ServerMetrics: Sendable {
         for (name, server) in listeners {
             text.sample("http_connections_refused_total", labels: [("listener", name)], value: Double(server.refusedConnections))
         }
+        text.family(
+            "http_worker_threads", help: "Worker threads alive now, running a request or stream (busy) or waiting (idle).",
+            type: .gauge)
+        for (name, server) in listeners {
+            let threads = server.workerThreads
+            text.sample("http_worker_threads", labels: [("listener", name), ("state", "busy")], value: threads.busy)
+            text.sample("http_worker_threads", labels: [("listener", name), ("state", "idle")], value: threads.idle)
+        }
         if let application {
             text.family("permission_event_streams_open", help: "GET /v1/events streams open now.", type: .gauge)
             text.sample("permission_event_streams_open", value: application.openEventStreams)
@@ -94,6 +102,19 @@ final class ServerMetrics: Sendable {
         text.family("sqlite_writes_total", help: "Write bodies by outcome.", type: .counter)
         text.sample("sqlite_writes_total", labels: [("outcome", "committed")], value: database.writer.committedWrites)
         text.sample("sqlite_writes_total", labels: [("outcome", "failed")], value: database.writer.failedWrites)
+        text.family("sqlite_wal_pages", help: "Pages in the write-ahead log after the last commit.", type: .gauge)
+        text.sample("sqlite_wal_pages", value: database.checkpoints.walPages)
+        text.family(
+            "sqlite_wal_checkpoints_total",
+            help:
+                "WAL checkpoints, by who ran them: the checkpointer thread, or the writer once the WAL outgrew twice the threshold.",
+            type: .counter)
+        text.sample("sqlite_wal_checkpoints_total", labels: [("by", "checkpointer")], value: database.checkpoints.checkpoints)
+        text.sample("sqlite_wal_checkpoints_total", labels: [("by", "writer")], value: database.checkpoints.writerCheckpoints)
+        text.family(
+            "sqlite_wal_checkpoint_failures_total", help: "Checkpointer runs that failed (another process held a lock).",
+            type: .counter)
+        text.sample("sqlite_wal_checkpoint_failures_total", value: database.checkpoints.failures)
         Self.renderReadCache(database.readCache, into: &text)
     }
 

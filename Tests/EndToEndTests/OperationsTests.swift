@@ -102,6 +102,14 @@ struct OperationsTests {
         #expect(transactions >= 1)
         #expect(Self.sample(text, "sqlite_write_transaction_writes_count") == transactions)
         #expect(Self.sample(text, #"sqlite_writes_total{outcome="committed"}"#).map { $0 >= 1 } == true)
+        // A handful of writes: the log is small, nothing was checkpointed yet.
+        #expect(Self.sample(text, "sqlite_wal_pages").map { $0 >= 1 && $0 < 1_000 } == true)
+        #expect(Self.sample(text, #"sqlite_wal_checkpoints_total{by="checkpointer"}"#) == 0)
+        #expect(Self.sample(text, #"sqlite_wal_checkpoints_total{by="writer"}"#) == 0)
+        #expect(Self.sample(text, "sqlite_wal_checkpoint_failures_total") == 0)
+        // The scrape itself runs on a worker thread.
+        #expect(Self.sample(text, #"http_worker_threads{listener="api",state="busy"}"#) == 1)
+        #expect(Self.sample(text, #"http_worker_threads{listener="api",state="idle"}"#).map { $0 >= 0 } == true)
     }
 
     @Test(

@@ -14,6 +14,16 @@ extension HTTPServer {
         return refusedCount
     }
 
+    /// The worker threads alive now, running a request or a stream (`busy`) or waiting for one
+    /// (`idle`); both 0 before `start()`.
+    public var workerThreads: (busy: Int, idle: Int) {
+        lock.lock()
+        let workers = environment?.workers
+        lock.unlock()
+        guard let statistics = workers?.statistics else { return (0, 0) }
+        return (statistics.running, statistics.threads - statistics.running)
+    }
+
     /// Connections open now from one remote address that count against its share.
     /// - Parameter address: the numeric address without the port, e.g. "127.0.0.1".
     public func openConnections(from address: String) -> Int {

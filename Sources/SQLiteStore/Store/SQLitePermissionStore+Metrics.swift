@@ -11,6 +11,8 @@ extension SQLitePermissionStore {
         package var writer: DatabaseWriter.Statistics
         /// Transaction durations and sizes.
         package var writes: WriteMetrics.Snapshot
+        /// The WAL's size and its checkpoints.
+        package var checkpoints: Checkpointer.Statistics
         /// The read cache's counters, nil when it is off.
         package var readCache: ReadCache.Statistics?
     }
@@ -38,7 +40,8 @@ extension SQLitePermissionStore {
         }
         return MetricsSnapshot(
             auditSeq: seq, authorizationsByStatus: statuses, writer: pool.writer.currentStatistics,
-            writes: pool.writer.metrics.snapshot, readCache: readCacheStatistics)
+            writes: pool.writer.metrics.snapshot, checkpoints: pool.writer.checkpointer.statistics,
+            readCache: readCacheStatistics)
     }
 
     /// The records of each stored status, counted in one scan.
