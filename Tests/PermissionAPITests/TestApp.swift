@@ -138,7 +138,8 @@ final class TestApp: @unchecked Sendable {
         context.connection = connection  // what a keep-alive connection keeps between requests
         // As the engine answers: `prepare` (the route match, before any middleware), then `respond`.
         _ = application.responder.prepare(head, context: &context)
-        let response = try application.responder.respond(to: HTTPRequest(head: head, body: bytes), context: context)
+        var response = try application.responder.respond(to: HTTPRequest(head: head, body: bytes), context: context)
+        if let deferred = response.deferred { response = try deferred.waitForOutcome().get() }  // as the engine waits
         switch response.body {
         case .bytes(let body):
             return TestResponse(status: response.status.code, headers: response.headers, body: body)
@@ -146,6 +147,8 @@ final class TestApp: @unchecked Sendable {
             let collector = CollectingWriter()
             try produce(collector)
             return TestResponse(status: response.status.code, headers: response.headers, body: collector.bytes)
+        case .deferred:
+            throw TestFailure("a deferred response completed with another")
         }
     }
 

@@ -17,10 +17,13 @@ extension HTTPBodyWriter {
 }
 
 /// A response body: bytes known up front (sent with Content-Length) or a stream written by a
-/// closure (sent with chunked transfer coding; used for Server-Sent Events and NDJSON).
+/// closure (sent with chunked transfer coding; used for Server-Sent Events and NDJSON); or, for
+/// a responder's placeholder, the response to come (`HTTPDeferredResponse`), which the engine
+/// waits for and never sends as it is.
 public enum HTTPResponseBody: Sendable {
     case bytes([UInt8])
     case stream(@Sendable (any HTTPBodyWriter) throws -> Void)
+    case deferred(HTTPDeferredResponse)
 
     public static let empty = HTTPResponseBody.bytes([])
 }

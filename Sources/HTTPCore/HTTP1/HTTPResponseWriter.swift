@@ -50,6 +50,8 @@ package struct HTTPResponseWriter {
                     chunked = true
                 }
                 if !isHead { action = .stream(writer, chunked: chunked) }
+            case .deferred:
+                preconditionFailure("a deferred response is sent once it completes, never as it is")
             }
         }
 

@@ -25,6 +25,17 @@ public struct HTTPMetricsMiddleware: HTTPMiddleware {
             record(request, context, status: 500, started: started)
             throw error
         }
+        if let deferred = response.deferred {
+            deferred.transform { [self] outcome in
+                switch outcome {
+                case .success(let final): record(request, context, status: final.status.code, started: started)
+                case .failure(let error as HTTPError): record(request, context, status: error.status.code, started: started)
+                case .failure: record(request, context, status: 500, started: started)
+                }
+                return outcome
+            }
+            return response
+        }
         record(request, context, status: response.status.code, started: started)
         return response
     }

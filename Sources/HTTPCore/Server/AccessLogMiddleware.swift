@@ -22,13 +22,27 @@ public struct AccessLogMiddleware: HTTPMiddleware {
             log(request, status: 500, bytes: "-", started: started, logger: logger)
             throw error
         }
+        if let deferred = response.deferred {
+            deferred.transform { [self] outcome in
+                switch outcome {
+                case .success(let final): log(request, final, started: started, logger: logger)
+                case .failure: log(request, status: 500, bytes: "-", started: started, logger: logger)
+                }
+                return outcome
+            }
+            return response
+        }
+        log(request, response, started: started, logger: logger)
+        return response
+    }
+
+    private func log(_ request: HTTPRequest, _ response: HTTPResponse, started: UInt64, logger: Logger) {
         let bytes: String
         switch response.body {
         case .bytes(let body): bytes = String(body.count)
-        case .stream: bytes = "-"
+        case .stream, .deferred: bytes = "-"
         }
         log(request, status: response.status.code, bytes: bytes, started: started, logger: logger)
-        return response
     }
 
     private func log(_ request: HTTPRequest, status: Int, bytes: String, started: UInt64, logger: Logger) {

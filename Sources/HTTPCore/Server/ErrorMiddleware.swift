@@ -16,11 +16,20 @@ public struct ErrorMiddleware: HTTPMiddleware {
     }
 
     public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
+        let response: HTTPResponse
         do {
-            return try next.respond(to: request, context: context)
+            response = try next.respond(to: request, context: context)
         } catch {
             return problem(for: error, context: context)
         }
+        if let deferred = response.deferred {
+            // A failure of the response to come becomes its problem, as a thrown one does.
+            deferred.transform { [self] outcome in
+                guard case .failure(let error) = outcome else { return outcome }
+                return .success(problem(for: error, context: context))
+            }
+        }
+        return response
     }
 
     /// The problem response for `error`.

@@ -12,6 +12,13 @@ extension HTTPConnection {
         let responder = environment.responder
         if responder.prepare(request.head, context: &context) == .eventLoop {
             let response = Self.run(responder, request: request, context: context)
+            if let deferred = response.deferred {
+                machine.offloaded()
+                handOutput(toWorker: true)
+                updateInterest()
+                waitFor(deferred, head: request.head, context: context)
+                return
+            }
             finish(request.head, with: response, context: context)
             return
         }
@@ -21,18 +28,48 @@ extension HTTPConnection {
         environment.workers.submit { [self, context] in
             // Touches no connection state: the loop still owns it.
             let response = Self.run(responder, request: request, context: context)
+            if let deferred = response.deferred {
+                waitFor(deferred, head: request.head, context: context)
+                return
+            }
             loop.execute { [self] in
-                handOutput(toWorker: false)
-                if machine.workerFinished() == .close {
-                    closeNow()
-                    return
-                }
-                finish(request.head, with: response, context: context)
-                if machine.isOffloaded { return }  // a streamed body took over
-                updateInterest()
-                processInput()
+                resume(request.head, with: response, context: context)
             }
         }
+    }
+
+    /// Waits, without a thread, for a deferred response, then hands it to the loop like a
+    /// worker's. The connection is offloaded meanwhile (out of the epoll set, output held).
+    private func waitFor(_ deferred: HTTPDeferredResponse, head: HTTPRequestHead, context: RequestContext) {
+        deferred.whenComplete { [self] outcome in
+            let response: HTTPResponse
+            switch outcome {
+            case .success(let final) where final.deferred == nil: response = final
+            case .success:
+                response = ProblemJSON.unhandled(
+                    HTTPDeferredResponse.Nested(), where: "a deferred response completed with another", context: context)
+            case .failure(let error as HTTPError): response = ProblemJSON.response(for: error, requestId: context.requestId)
+            case .failure(let error):
+                response = ProblemJSON.unhandled(error, where: "unhandled error from a deferred response", context: context)
+            }
+            loop.execute { [self] in
+                resume(head, with: response, context: context)
+            }
+        }
+    }
+
+    /// On the loop, once an offloaded request's response is back: take the output back, send
+    /// the response (or close, when the connection was closed meanwhile) and read on.
+    private func resume(_ head: HTTPRequestHead, with response: HTTPResponse, context: RequestContext) {
+        handOutput(toWorker: false)
+        if machine.workerFinished() == .close {
+            closeNow()
+            return
+        }
+        finish(head, with: response, context: context)
+        if machine.isOffloaded { return }  // a streamed body took over
+        updateInterest()
+        processInput()
     }
 
     /// The responder's answer, with thrown errors turned into problem+json.

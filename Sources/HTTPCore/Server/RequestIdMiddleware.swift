@@ -20,7 +20,15 @@ public struct RequestIdMiddleware: HTTPMiddleware {
         } else {
             response = try next.respond(to: request, context: context)
         }
-        response.headers.replaceOrAdd(name: Self.headerName, value: incoming ?? context.requestId)
+        let id = incoming ?? context.requestId
+        if response.deferred != nil {
+            return response.mapFinal { final in
+                var final = final
+                final.headers.replaceOrAdd(name: Self.headerName, value: id)
+                return final
+            }
+        }
+        response.headers.replaceOrAdd(name: Self.headerName, value: id)
         return response
     }
 

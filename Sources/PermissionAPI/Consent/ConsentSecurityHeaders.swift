@@ -18,11 +18,14 @@ struct ConsentSecurityHeaders: HTTPMiddleware {
 
     func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
         guard Self.covers(request.head.path) else { return try next.respond(to: request, context: context) }
-        var response = try next.respond(to: request, context: context)
-        let cacheable = response.status.code == 200 && ConsentStatic.files[request.head.path] != nil
-        for (name, value) in Self.fields where !(cacheable && name == "Cache-Control") {
-            response.headers.replaceOrAdd(name: name, value: value)
+        let path = request.head.path
+        return try next.respond(to: request, context: context).mapFinal { response in
+            var response = response
+            let cacheable = response.status.code == 200 && ConsentStatic.files[path] != nil
+            for (name, value) in Self.fields where !(cacheable && name == "Cache-Control") {
+                response.headers.replaceOrAdd(name: name, value: value)
+            }
+            return response
         }
-        return response
     }
 }
