@@ -33,18 +33,48 @@ package final class DatabaseWriter: Sendable {
         package var largestBatch = 0
     }
 
-    /// One queued body. Its closure refers to the caller's stack, which stays alive because the
-    /// caller blocks on `done` until the writer signals it; the writer drops the closure before
-    /// signalling, as `withoutActuallyEscaping` requires.
+    /// One queued body: ``write(_:)``'s, whose caller blocks on `done` until the writer signals
+    /// it, or ``submit(_:completion:)``'s, whose completion the writer calls. A blocking caller's
+    /// closure refers to its stack, which stays alive because the caller waits; the writer drops
+    /// the closure before signalling, as `withoutActuallyEscaping` requires.
     ///
     /// `@unchecked Sendable`: handed over, never shared. The caller fills it before ``enqueue(_:)``
-    /// and reads it only after `done.wait()`; the queue writes it only before `done.signal()`,
-    /// and the semaphore orders the two.
+    /// and reads it only after `done.wait()` (or in its completion, which the writer calls); the
+    /// queue writes it only before it signals or completes, and the semaphore (or the call) orders
+    /// the two.
     private final class Job: @unchecked Sendable {
         var run: ((Database) throws -> Void)?
         var failure: (any Error)?
-        let done = DispatchSemaphore(value: 0)
-        init(run: @escaping (Database) throws -> Void) { self.run = run }
+        let done: DispatchSemaphore?
+        let completion: (@Sendable ((any Error)?) -> Void)?
+
+        init(run: @escaping (Database) throws -> Void) {
+            self.run = run
+            self.done = DispatchSemaphore(value: 0)
+            self.completion = nil
+        }
+
+        init(run: @escaping (Database) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void) {
+            self.run = run
+            self.done = nil
+            self.completion = completion
+        }
+
+        /// Hands the outcome back: wakes the blocked caller, or calls the completion.
+        func finish() {
+            run = nil
+            if let done {
+                done.signal()
+            } else {
+                completion?(failure)
+            }
+        }
+    }
+
+    /// What a submitted body produced, kept for its completion. `@unchecked Sendable`: written
+    /// by the body and read by the completion, both on the writer's queue, one after the other.
+    private final class Produced<Value>: @unchecked Sendable {
+        var value: Value?
     }
 
     /// How often the writer looks for commits made by another process while an observer is
@@ -196,17 +226,46 @@ package final class DatabaseWriter: Sendable {
     /// - Parameter body: the mutation; its error rolls back only its own changes.
     /// - Throws: the body's error, or the batch's `BEGIN`/`COMMIT` error.
     package func write<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        try withoutActuallyEscaping(body) { body in
+        assert(!owner.isCurrent, "a write waited for on the writer's own queue never starts (a completion must not write)")
+        return try withoutActuallyEscaping(body) { body in
             var result: Result?
             let job = Job { database in result = try body(database) }
             enqueue(job)
-            job.done.wait()
+            job.done?.wait()
             if let failure = job.failure { throw failure }
             guard let result else {
                 throw SQLiteError.misuse("write body produced no result")
             }
             return result
         }
+    }
+
+    /// Runs `body` in a durable write transaction shared with concurrent callers, like
+    /// ``write(_:)``, without a thread waiting for it: `completion` gets its result once the
+    /// batch holding it is committed (or its error), on the writer's queue, after the observer
+    /// saw the commit, where ``write(_:)``'s caller would have been woken. It runs before the
+    /// next batch starts, so it must be quick and must not wait for anything (another write
+    /// would never start: debug builds stop).
+    /// - Parameters:
+    ///   - body: the mutation, in its own savepoint; its error rolls back only its own changes.
+    ///   - completion: the body's result, or its error or the batch's `BEGIN`/`COMMIT` error.
+    package func submit<Result: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> Result,
+        completion: @escaping @Sendable (Swift.Result<Result, any Error>) -> Void
+    ) {
+        let produced = Produced<Result>()
+        let job = Job(
+            run: { database in produced.value = try body(database) },
+            completion: { failure in
+                if let failure {
+                    completion(.failure(failure))
+                } else if let value = produced.value {
+                    completion(.success(value))
+                } else {
+                    completion(.failure(SQLiteError.misuse("write body produced no result")))
+                }
+            })
+        enqueue(job)
     }
 
     /// Runs `body` on the writer queue between batches, outside any transaction (migrations,
@@ -284,9 +343,8 @@ package final class DatabaseWriter: Sendable {
             return !shared.draining
         }
         guard let start else {
-            job.run = nil
             job.failure = SQLiteError.misuse("the database is closed")
-            job.done.signal()
+            job.finish()
             return
         }
         if start { queue.async { self.onQueue { self.drain() } } }
@@ -394,10 +452,7 @@ package final class DatabaseWriter: Sendable {
             }
             shared.statistics.failedWrites += failed.count
         }
-        for job in batch {
-            job.run = nil
-            job.done.signal()
-        }
+        for job in batch { job.finish() }
     }
 
     /// Rolls back to and releases the current body's savepoint. Returns false when the

@@ -49,6 +49,19 @@ public protocol PermissionStore: Sendable {
 }
 
 /// What ``PermissionStore/observeChanges(_:)`` reports.
+/// A store whose writes can complete without a thread waiting for them: the server's hot
+/// writes hand their body over and answer when the completion comes, so no thread sleeps
+/// through the commit (a durable write otherwise costs a thread two context switches more).
+public protocol SubmittingPermissionStore: PermissionStore {
+    /// Runs `body` as ``PermissionStore/write(_:)`` does (its own savepoint in a group commit)
+    /// and calls `completion` with its result once it is durable, or with its error (the
+    /// store's, as `write` would throw it). `completion` runs on the store's writer: it must be
+    /// quick and must not wait for anything, least of all another write.
+    func submit<T: Sendable>(
+        _ body: @escaping @Sendable (any PermissionWriter) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void)
+}
+
 public struct VisibleChanges: Sendable, Equatable {
     /// The revision reads see now.
     public var revision: Int64

@@ -178,3 +178,23 @@ public final class SQLitePermissionStore: PermissionStore {
         }
     }
 }
+
+extension SQLitePermissionStore: SubmittingPermissionStore {
+    /// - Parameters:
+    ///   - body: as ``write(_:)``'s.
+    ///   - completion: the result, or what ``write(_:)`` would throw (``PermissionError/unavailable(why:)``
+    ///     for a lock another process held past the busy timeout); on the writer's queue.
+    public func submit<T: Sendable>(
+        _ body: @escaping @Sendable (any PermissionWriter) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let shared = writerShared
+        pool.writer.submit({ database in try body(StoreSession(database: database, shared: shared)) }) { result in
+            completion(
+                result.mapError { error in
+                    if let error = error as? SQLiteError, error.isBusy { return PermissionError.unavailable(why: error.message) }
+                    return error
+                })
+        }
+    }
+}
