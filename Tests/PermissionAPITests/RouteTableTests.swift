@@ -53,8 +53,8 @@ import Testing
         }
     }
 
-    /// Where each operation runs (`HTTPExecution`): single-item reads inline on the event loop;
-    /// writes, listings, scans and probes on the worker queue, so none of them holds up the
+    /// Where each operation runs (`HTTPExecution`): single-item reads and the submitted settings
+    /// change and revocation inline on the event loop; other writes, listings, scans and probes on the worker queue, so none of them holds up the
     /// other connections of a loop. On PostgreSQL every read may wait, so all of them run on
     /// the worker queue here (no key in the request, nothing cached).
     @Test func readsOfOneItemRunInlineAndEverythingThatMayTakeLongOnTheWorkerQueue() throws {
@@ -68,6 +68,10 @@ import Testing
             "POST /access/v1/evaluation", "POST /access/v1/evaluations", "GET /.well-known/authzen-configuration",
             // Its body is a stream, which always runs on the worker queue.
             "GET /v1/events",
+            // On SQLite a settings change is checked on the loop and handed to the writer, and
+            // answered when the writer's completion comes (`HTTPDeferredResponse`): no thread waits.
+            "PUT /v1/users/{user}/apps/{app}/authorizations/{service}",
+            "POST /v1/users/{user}/apps/{app}/authorizations/{service}/revoke",
         ]
         let samples = ["{user}": "u42", "{app}": "com.example.maps", "{service}": "camera", "{id}": "x1"]
         var seen = 0

@@ -21,14 +21,11 @@ struct AuthorizationsController {
         routes.get(Self.path, access: .readAuthorization, inMemory: inMemory) { request in
             try Self.read(request, permissions)
         }
-        routes.put(Self.path, access: .setAuthorization) { request in
+        routes.put(Self.path, access: .setAuthorization, submits: true) { request in
             try Self.set(request, permissions)
         }
-        routes.post(Self.path + "/revoke", access: .setAuthorization) { request in
-            let authorization = try permissions.revoke(
-                user: request.user(), app: request.app(), service: request.service(),
-                ifMatch: EntityTags.ifMatch(request.headers), actor: request.actor, requestId: request.requestId)
-            return Responses.authorization(authorization)
+        routes.post(Self.path + "/revoke", access: .setAuthorization, submits: true) { request in
+            try Self.revoke(request, permissions)
         }
         routes.post(Self.path + "/request", access: .requestAccess) { request in
             try Self.request(request, permissions)
@@ -59,10 +56,40 @@ struct AuthorizationsController {
         let service = try request.service()
         let change = try request.decode(Wire.SettingsChange.self)
         let level = try change.level.map { try Level($0) }
+        let status = WireMapping.status(change.status)
+        let ifMatch = try EntityTags.ifMatch(request.headers)
+        // Answered when the store's writer has committed it, without a thread waiting, where
+        // the store can (see `APIRoutes.decideSubmitted`).
+        let deferred = HTTPDeferredResponse()
+        let submitted = permissions.setAuthorization(
+            user: user, app: app, service: service, status: status, level: level, until: change.until,
+            ifMatch: ifMatch, actor: request.actor, requestId: request.requestId
+        ) { result in
+            deferred.complete(result.map { Responses.authorization($0) })
+        }
+        if submitted { return .deferred(deferred) }
         let authorization = try permissions.setAuthorization(
-            user: user, app: app, service: service, status: WireMapping.status(change.status), level: level,
-            until: change.until,
-            ifMatch: EntityTags.ifMatch(request.headers), actor: request.actor, requestId: request.requestId)
+            user: user, app: app, service: service, status: status, level: level, until: change.until,
+            ifMatch: ifMatch, actor: request.actor, requestId: request.requestId)
+        return Responses.authorization(authorization)
+    }
+
+    /// `POST .../revoke` (SPEC §4 Revoke): 200 with the denied authorization; submitted to the
+    /// store's writer like `set`.
+    private static func revoke(_ request: APIRequest, _ permissions: PermissionService) throws -> HTTPResponse {
+        let user = try request.user()
+        let app = try request.app()
+        let service = try request.service()
+        let ifMatch = try EntityTags.ifMatch(request.headers)
+        let deferred = HTTPDeferredResponse()
+        let submitted = permissions.revoke(
+            user: user, app: app, service: service, ifMatch: ifMatch, actor: request.actor, requestId: request.requestId
+        ) { result in
+            deferred.complete(result.map { Responses.authorization($0) })
+        }
+        if submitted { return .deferred(deferred) }
+        let authorization = try permissions.revoke(
+            user: user, app: app, service: service, ifMatch: ifMatch, actor: request.actor, requestId: request.requestId)
         return Responses.authorization(authorization)
     }
 

@@ -47,19 +47,22 @@ struct APIRoutes {
     ///   event loop by default, and answers no `Permission-Revision`.
     mutating func on(
         _ method: HTTPMethod, _ template: String, access: RouteAccess, execution: HTTPExecution? = nil,
-        reads: Bool = false, inMemory: (@Sendable (RequestContext) -> Bool)? = nil, _ handler: @escaping Handler
+        reads: Bool = false, inMemory: (@Sendable (RequestContext) -> Bool)? = nil, submits: Bool = false,
+        _ handler: @escaping Handler
     ) {
         let authenticator = authenticator
         let configuration = configuration
         let broadcaster = broadcaster
         let store = store
         let writes = method != .get && !reads
-        let decide =
-            writes || execution == .worker
-            ? nil
-            : store.flatMap {
-                Self.decide(store: $0, keys: keys, access: access, inMemory: inMemory)
-            }
+        let decide: (@Sendable (HTTPRequestHead, RequestContext) -> HTTPExecution)?
+        if writes {
+            decide = submits && store is any SubmittingPermissionStore ? Self.decideSubmitted(keys: keys, access: access) : nil
+        } else if execution == .worker {
+            decide = nil
+        } else {
+            decide = store.flatMap { Self.decide(store: $0, keys: keys, access: access, inMemory: inMemory) }
+        }
         let execution = execution ?? (reads ? .eventLoop : nil)
         router.on(method, template, execution: execution, decide: decide) { request, context in
             var principal = Principal.anonymous
@@ -75,12 +78,46 @@ struct APIRoutes {
                 }
                 return try handler(api)
             }
-            defer { broadcaster.notify() }
-            var response = try handler(api)
-            if (200..<300).contains(response.status.code), let revision = try? store?.acknowledgedRevision() {
-                response.headers.replaceOrAdd(name: Consistency.revisionField, value: String(revision))
+            let response: HTTPResponse
+            do {
+                response = try handler(api)
+            } catch {
+                broadcaster.notify()
+                throw error
+            }
+            guard let deferred = response.deferred else {
+                defer { broadcaster.notify() }
+                return Self.acknowledged(response, store: store)
+            }
+            // A submitted write (see `decideSubmitted`): the same once it is committed.
+            deferred.transform { outcome in
+                defer { broadcaster.notify() }
+                return outcome.map { Self.acknowledged($0, store: store) }
             }
             return response
+        }
+    }
+
+    /// A write's response with the revision that shows it (`Permission-Revision`) when it succeeded.
+    private static func acknowledged(_ response: HTTPResponse, store: (any PermissionStore)?) -> HTTPResponse {
+        guard (200..<300).contains(response.status.code), let revision = try? store?.acknowledgedRevision() else {
+            return response
+        }
+        var response = response
+        response.headers.replaceOrAdd(name: Consistency.revisionField, value: String(revision))
+        return response
+    }
+
+    /// Where a write that its store can complete without a waiting thread (`submits`, on a
+    /// ``SubmittingPermissionStore``) runs: on the event loop, which only parses, checks and
+    /// hands the change to the store's writer, and answers when the writer's completion comes
+    /// (an `HTTPDeferredResponse`); on a worker when the key is not verified from memory
+    /// (verifying it reads the database).
+    private static func decideSubmitted(
+        keys: KeyAuthenticator?, access: RouteAccess
+    ) -> @Sendable (HTTPRequestHead, RequestContext) -> HTTPExecution {
+        { head, context in
+            access == .open || keys?.verifiesFromMemory(head, context: context) == true ? .eventLoop : .worker
         }
     }
 
@@ -113,12 +150,12 @@ struct APIRoutes {
         on(.post, template, access: access, reads: true, handler)
     }
 
-    mutating func put(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {
-        on(.put, template, access: access, handler)
+    mutating func put(_ template: String, access: RouteAccess, submits: Bool = false, _ handler: @escaping Handler) {
+        on(.put, template, access: access, submits: submits, handler)
     }
 
-    mutating func post(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {
-        on(.post, template, access: access, handler)
+    mutating func post(_ template: String, access: RouteAccess, submits: Bool = false, _ handler: @escaping Handler) {
+        on(.post, template, access: access, submits: submits, handler)
     }
 
     mutating func delete(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {

@@ -13,12 +13,17 @@ extension PermissionService {
         user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus, level: Level?,
         until: Date? = nil, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
     ) throws -> Authorization {
-        let maxGrantDuration = configuration.maxGrantDuration
-        return try change(
+        try change(
             user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor,
-            requestId: requestId
-        ) {
-            loaded, now throws(PermissionError) in
+            requestId: requestId, rule: settingsRule(status: status, level: level, until: until))
+    }
+
+    /// The rule of a settings change (SPEC §4 Settings), for the blocking and the submitted form.
+    private func settingsRule(
+        status: AuthorizationStatus, level: Level?, until: Date?
+    ) -> @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization {
+        let maxGrantDuration = configuration.maxGrantDuration
+        return { loaded, now throws(PermissionError) in
             try Rules.settings(
                 stored: loaded.stored, effective: loaded.effective, service: loaded.service, status: status, level: level,
                 now: now, until: until, maxGrantDuration: maxGrantDuration)
@@ -32,12 +37,58 @@ extension PermissionService {
     ) throws -> Authorization {
         try change(
             user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationRevoked, actor: actor,
-            requestId: requestId
-        ) {
-            loaded, _ throws(PermissionError) in
-            try Rules.revoke(stored: loaded.stored, effective: loaded.effective)
-        }
+            requestId: requestId, rule: Self.revokeRule)
     }
+
+    /// ``setAuthorization(user:app:service:status:level:until:ifMatch:actor:requestId:)`` without a
+    /// thread waiting for the commit, on a store that can (``SubmittingPermissionStore``):
+    /// `completion` gets the same result or error, on the store's writer (quick work only).
+    /// Returns false, calling nothing, when the store cannot; use the blocking form then.
+    public func setAuthorization(
+        user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus, level: Level?,
+        until: Date? = nil, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?,
+        completion: @escaping @Sendable (Result<Authorization, any Error>) -> Void
+    ) -> Bool {
+        submitChange(
+            user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor,
+            requestId: requestId, rule: settingsRule(status: status, level: level, until: until), completion: completion)
+    }
+
+    /// ``revoke(user:app:service:ifMatch:actor:requestId:)`` without a thread waiting for the
+    /// commit, as ``setAuthorization(user:app:service:status:level:until:ifMatch:actor:requestId:completion:)``.
+    public func revoke(
+        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?,
+        completion: @escaping @Sendable (Result<Authorization, any Error>) -> Void
+    ) -> Bool {
+        submitChange(
+            user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationRevoked, actor: actor,
+            requestId: requestId, rule: Self.revokeRule, completion: completion)
+    }
+
+    /// The rule of a revocation (SPEC §4 Revoke).
+    private static let revokeRule: @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization = {
+        loaded, _ throws(PermissionError) in
+        try Rules.revoke(stored: loaded.stored, effective: loaded.effective)
+    }
+
+    /// Hands ``change(user:app:service:ifMatch:action:actor:requestId:rule:)``'s body to a store
+    /// that completes writes without a waiting thread; false when the store cannot.
+    private func submitChange(
+        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, action: AuditAction, actor: Actor,
+        requestId: String?,
+        rule: @escaping @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization,
+        completion: @escaping @Sendable (Result<Authorization, any Error>) -> Void
+    ) -> Bool {
+        guard let store = store as? any SubmittingPermissionStore else { return false }
+        let body = changeBody(
+            user: user, app: app, service: service, ifMatch: ifMatch, action: action, actor: actor, requestId: requestId,
+            rule: rule)
+        store.submit(body, completion: completion)
+        return true
+    }
+
+    /// Whether writes can complete without a thread waiting (``SubmittingPermissionStore``).
+    public var submitsWrites: Bool { store is any SubmittingPermissionStore }
 
     /// One user change of one authorization: precondition, rule (given the record and the time
     /// of the change), commit, cancel the pending prompt.
@@ -46,7 +97,20 @@ extension PermissionService {
         requestId: String?,
         rule: @escaping @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization
     ) throws -> Authorization {
-        try store.write { writer in
+        try store.write(
+            changeBody(
+                user: user, app: app, service: service, ifMatch: ifMatch, action: action, actor: actor,
+                requestId: requestId, rule: rule))
+    }
+
+    /// The write body of ``change(user:app:service:ifMatch:action:actor:requestId:rule:)``, for
+    /// the blocking and the submitted form alike.
+    private func changeBody(
+        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, action: AuditAction, actor: Actor,
+        requestId: String?,
+        rule: @escaping @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization
+    ) -> @Sendable (any PermissionWriter) throws -> Authorization {
+        { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             let loaded = try load(writer, user: user, app: app, service: service, now: context.now)
             if let ifMatch, !ifMatch.isSatisfied(by: loaded.effective.etag) {
