@@ -6,7 +6,7 @@ import Synchronization
 /// Copies the WAL back into the database file (a checkpoint, https://www.sqlite.org/wal.html#ckpt)
 /// on a connection and a thread of its own, so that the writer never does it in a commit.
 ///
-/// SQLite's default runs a checkpoint inside the `COMMIT` that takes the WAL past 1000 pages:
+/// SQLite's default runs a checkpoint inside the `COMMIT` that takes the WAL past 1,000 pages:
 /// that commit copies every page back into the file and syncs the file before its callers
 /// return, and every write queued behind it waits as long (the p99 of durable writes). Here
 /// the writer's WAL hook (`sqlite3_wal_hook`, which replaces the automatic checkpoint) asks for
