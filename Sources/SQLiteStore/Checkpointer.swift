@@ -16,7 +16,9 @@ import Synchronization
 ///
 /// So that the WAL stays bounded even when this falls behind, the writer checkpoints in the
 /// commit itself, as SQLite would, once the WAL reaches ``writerFallbackFactor`` times the
-/// threshold (``Statistics/writerCheckpoints``).
+/// threshold (``Statistics/writerCheckpoints``). While this thread's own checkpoint holds the
+/// checkpoint lock the writer's attempt is refused (`SQLITE_BUSY`) and the WAL grows by what
+/// commits meanwhile; the next commit tries again.
 package final class Checkpointer: Sendable {
     /// Counters for tests and metrics.
     package struct Statistics: Sendable, Equatable {
@@ -24,7 +26,8 @@ package final class Checkpointer: Sendable {
         package var checkpoints = 0
         /// Checkpoints that failed (`SQLITE_BUSY` included: another process held the lock).
         package var failures = 0
-        /// Checkpoints the writer ran in a commit because the WAL outgrew the fallback bound.
+        /// Checkpoints the writer ran in a commit because the WAL outgrew the fallback bound
+        /// (not counting attempts refused while this thread was checkpointing).
         package var writerCheckpoints = 0
         /// WAL pages after the last commit.
         package var walPages = 0
@@ -57,10 +60,7 @@ package final class Checkpointer: Sendable {
     /// pages now in the WAL. Returns whether the writer must checkpoint itself, now.
     func walGrew(to pages: Int) -> Bool {
         let fallback = pages >= threshold * Self.writerFallbackFactor
-        counters.withLock {
-            $0.walPages = pages
-            if fallback { $0.writerCheckpoints += 1 }
-        }
+        counters.withLock { $0.walPages = pages }
         if fallback { return true }
         if pages >= threshold, !held.load(ordering: .relaxed),
             requested.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
@@ -68,6 +68,12 @@ package final class Checkpointer: Sendable {
             queue.async { self.run() }
         }
         return false
+    }
+
+    /// The writer's own checkpoint (after ``walGrew(to:)`` said so) returned `code`.
+    func writerCheckpointed(_ code: Int32) {
+        guard code == SQLITE_OK else { return }  // busy: this thread is checkpointing
+        counters.withLock { $0.writerCheckpoints += 1 }
     }
 
     /// One passive checkpoint. On `queue` only.
@@ -117,7 +123,8 @@ final class WALHook {
                 let hook = Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue()
                 if hook.checkpointer.walGrew(to: Int(pages)) {
                     // As SQLite's own automatic checkpoint does, in the committing connection.
-                    sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                    hook.checkpointer.writerCheckpointed(
+                        sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil))
                 }
                 return SQLITE_OK
             }, context)

@@ -33,40 +33,39 @@ package final class DatabaseWriter: Sendable {
         package var largestBatch = 0
     }
 
-    /// One queued body: ``write(_:)``'s, whose caller blocks on `done` until the writer signals
-    /// it, or ``submit(_:completion:)``'s, whose completion the writer calls. A blocking caller's
+    /// One queued body: ``write(_:)``'s, whose caller blocks on its semaphore until the writer
+    /// signals it, or ``submit(_:completion:)``'s, whose completion the writer calls. A blocking caller's
     /// closure refers to its stack, which stays alive because the caller waits; the writer drops
     /// the closure before signalling, as `withoutActuallyEscaping` requires.
     ///
     /// `@unchecked Sendable`: handed over, never shared. The caller fills it before ``enqueue(_:)``
-    /// and reads it only after `done.wait()` (or in its completion, which the writer calls); the
+    /// and reads it only after its semaphore's wait (or in its completion, which the writer calls); the
     /// queue writes it only before it signals or completes, and the semaphore (or the call) orders
     /// the two.
     private final class Job: @unchecked Sendable {
-        var run: ((Database) throws -> Void)?
-        var failure: (any Error)?
-        let done: DispatchSemaphore?
-        let completion: (@Sendable ((any Error)?) -> Void)?
-
-        init(run: @escaping (Database) throws -> Void) {
-            self.run = run
-            self.done = DispatchSemaphore(value: 0)
-            self.completion = nil
+        /// Who gets the outcome.
+        enum Waiter {
+            /// ``write(_:)``'s caller, blocked on the semaphore.
+            case blocked(DispatchSemaphore)
+            /// ``submit(_:completion:)``'s completion, called with the failure or nil.
+            case completion(@Sendable ((any Error)?) -> Void)
         }
 
-        init(run: @escaping (Database) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        var run: ((Database) throws -> Void)?
+        var failure: (any Error)?
+        let waiter: Waiter
+
+        init(run: @escaping (Database) throws -> Void, waiter: Waiter) {
             self.run = run
-            self.done = nil
-            self.completion = completion
+            self.waiter = waiter
         }
 
         /// Hands the outcome back: wakes the blocked caller, or calls the completion.
         func finish() {
             run = nil
-            if let done {
-                done.signal()
-            } else {
-                completion?(failure)
+            switch waiter {
+            case .blocked(let done): done.signal()
+            case .completion(let completion): completion(failure)
             }
         }
     }
@@ -229,9 +228,10 @@ package final class DatabaseWriter: Sendable {
         assert(!owner.isCurrent, "a write waited for on the writer's own queue never starts (a completion must not write)")
         return try withoutActuallyEscaping(body) { body in
             var result: Result?
-            let job = Job { database in result = try body(database) }
+            let done = DispatchSemaphore(value: 0)
+            let job = Job(run: { database in result = try body(database) }, waiter: .blocked(done))
             enqueue(job)
-            job.done?.wait()
+            done.wait()
             if let failure = job.failure { throw failure }
             guard let result else {
                 throw SQLiteError.misuse("write body produced no result")
@@ -256,7 +256,7 @@ package final class DatabaseWriter: Sendable {
         let produced = Produced<Result>()
         let job = Job(
             run: { database in produced.value = try body(database) },
-            completion: { failure in
+            waiter: .completion { failure in
                 if let failure {
                     completion(.failure(failure))
                 } else if let value = produced.value {

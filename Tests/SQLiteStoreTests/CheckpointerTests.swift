@@ -56,9 +56,10 @@ import Testing
         for id in 0..<400 { try insert(pool, id) }
         #expect(eventually { checkpointer.statistics.checkpoints >= 1 })
         #expect(checkpointer.statistics.failures == 0)
-        // 400 pages went through a WAL that restarted behind the checkpoints; whatever ran where,
-        // it never grew past the writer's fallback bound (plus one commit).
-        #expect(walPages(directory) <= Self.threshold * Checkpointer.writerFallbackFactor + 16)
+        // 400 pages went through a WAL that restarted behind the checkpoints. It grows past the
+        // writer's fallback bound only by what commits while the checkpointer holds the
+        // checkpoint lock (the writer's own attempt is then refused), one short copy here.
+        #expect(walPages(directory) <= 2 * Self.threshold * Checkpointer.writerFallbackFactor)
         #expect(try count(pool) == 400)
         pool.close()
         #expect(!FileManager.default.fileExists(atPath: directory.file("db.sqlite-wal")))

@@ -58,20 +58,15 @@ struct AuthorizationsController {
         let level = try change.level.map { try Level($0) }
         let status = WireMapping.status(change.status)
         let ifMatch = try EntityTags.ifMatch(request.headers)
-        // Answered when the store's writer has committed it, without a thread waiting, where
-        // the store can (see `APIRoutes.decideSubmitted`).
-        let deferred = HTTPDeferredResponse()
-        let submitted = permissions.setAuthorization(
-            user: user, app: app, service: service, status: status, level: level, until: change.until,
-            ifMatch: ifMatch, actor: request.actor, requestId: request.requestId
-        ) { result in
-            deferred.complete(result.map { Responses.authorization($0) })
+        return try Self.authorization {
+            permissions.setAuthorization(
+                user: user, app: app, service: service, status: status, level: level, until: change.until,
+                ifMatch: ifMatch, actor: request.actor, requestId: request.requestId, completion: $0)
+        } otherwise: {
+            try permissions.setAuthorization(
+                user: user, app: app, service: service, status: status, level: level, until: change.until,
+                ifMatch: ifMatch, actor: request.actor, requestId: request.requestId)
         }
-        if submitted { return .deferred(deferred) }
-        let authorization = try permissions.setAuthorization(
-            user: user, app: app, service: service, status: status, level: level, until: change.until,
-            ifMatch: ifMatch, actor: request.actor, requestId: request.requestId)
-        return Responses.authorization(authorization)
     }
 
     /// `POST .../revoke` (SPEC §4 Revoke): 200 with the denied authorization; submitted to the
@@ -81,16 +76,28 @@ struct AuthorizationsController {
         let app = try request.app()
         let service = try request.service()
         let ifMatch = try EntityTags.ifMatch(request.headers)
-        let deferred = HTTPDeferredResponse()
-        let submitted = permissions.revoke(
-            user: user, app: app, service: service, ifMatch: ifMatch, actor: request.actor, requestId: request.requestId
-        ) { result in
-            deferred.complete(result.map { Responses.authorization($0) })
+        return try Self.authorization {
+            permissions.revoke(
+                user: user, app: app, service: service, ifMatch: ifMatch, actor: request.actor,
+                requestId: request.requestId, completion: $0)
+        } otherwise: {
+            try permissions.revoke(
+                user: user, app: app, service: service, ifMatch: ifMatch, actor: request.actor, requestId: request.requestId)
         }
-        if submitted { return .deferred(deferred) }
-        let authorization = try permissions.revoke(
-            user: user, app: app, service: service, ifMatch: ifMatch, actor: request.actor, requestId: request.requestId)
-        return Responses.authorization(authorization)
+    }
+
+    /// A change's answer: answered when the store's writer has committed it, without a thread
+    /// waiting, where the store takes submitted writes (`submit` returns true; see
+    /// `APIRoutes.decideSubmitted`), else from the blocking form.
+    private static func authorization(
+        submit: (@escaping @Sendable (Result<PermissionDomain.Authorization, any Error>) -> Void) -> Bool,
+        otherwise blocking: () throws -> PermissionDomain.Authorization
+    ) throws -> HTTPResponse {
+        let deferred = HTTPDeferredResponse()
+        if submit({ result in deferred.complete(result.map { Responses.authorization($0) }) }) {
+            return .deferred(deferred)
+        }
+        return Responses.authorization(try blocking())
     }
 
     /// `POST .../request` (SPEC §4 Request): 200 without a prompt, or 202 with the pending

@@ -87,9 +87,6 @@ extension PermissionService {
         return true
     }
 
-    /// Whether writes can complete without a thread waiting (``SubmittingPermissionStore``).
-    public var submitsWrites: Bool { store is any SubmittingPermissionStore }
-
     /// One user change of one authorization: precondition, rule (given the record and the time
     /// of the change), commit, cancel the pending prompt.
     private func change(

@@ -35,11 +35,11 @@ import Testing
         let a = try app("com.example.scanner")
         guard let result = try Self.submitted(service, user: try user("u1"), app: a, status: .denied) else {
             // A store that cannot submit says so and does nothing.
-            #expect(!service.submitsWrites)
+            #expect(!(fixture.store is any SubmittingPermissionStore))
             #expect(try fixture.store.read { try $0.lastAuditSeq() } == 0)
             return
         }
-        #expect(service.submitsWrites)
+        #expect(fixture.store is any SubmittingPermissionStore)
         let viaSubmit = try result.get()
         let viaBlocking = try service.setAuthorization(
             user: try user("u2"), app: a, service: .camera, status: .denied, level: nil, actor: consent, requestId: "r")
