@@ -47,7 +47,7 @@ public final class HTTPDeferredResponse: Sendable {
 
     /// Registers `transform`, applied to the outcome before it is sent, after the transforms
     /// registered before it. Middlewares register while the chain returns, before the engine
-    /// waits; a transform registered after delivery is never applied.
+    /// waits; registering once the engine waits stops the process (it could never be applied).
     public func transform(_ transform: @escaping @Sendable (Outcome) -> Outcome) {
         state.withLock { state in
             precondition(state.waiter == nil, "a deferred response's transforms are registered before the engine waits for it")

@@ -45,6 +45,10 @@ struct APIRoutes {
     /// - Parameter reads: for a `POST` that only reads (an AuthZEN evaluation, whose question
     ///   is its body): it runs and honours `Permission-Consistency` like a `GET`, inline on the
     ///   event loop by default, and answers no `Permission-Revision`.
+    /// - Parameter submits: for a write whose handler may answer with an `HTTPDeferredResponse`
+    ///   (a change handed to a ``SubmittingPermissionStore``): it then runs on the event loop when
+    ///   the key is verified from memory (`decideSubmitted`), and its `Permission-Revision` and
+    ///   the change feed's wake-up follow the commit.
     mutating func on(
         _ method: HTTPMethod, _ template: String, access: RouteAccess, execution: HTTPExecution? = nil,
         reads: Bool = false, inMemory: (@Sendable (RequestContext) -> Bool)? = nil, submits: Bool = false,
