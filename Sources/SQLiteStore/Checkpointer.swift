@@ -16,9 +16,12 @@ import Synchronization
 ///
 /// So that the WAL stays bounded even when this falls behind, the writer checkpoints in the
 /// commit itself, as SQLite would, once the WAL reaches ``writerFallbackFactor`` times the
-/// threshold (``Statistics/writerCheckpoints``). While this thread's own checkpoint holds the
-/// checkpoint lock the writer's attempt is refused (`SQLITE_BUSY`) and the WAL grows by what
-/// commits meanwhile; the next commit tries again.
+/// threshold (``Statistics/writerCheckpoints``). If this thread's own checkpoint holds the
+/// checkpoint lock then, the writer's attempt is refused (`SQLITE_BUSY`): the writer waits for
+/// that checkpoint to end and tries once more, so that the WAL never grows past the fallback
+/// bound by more than the commit that crossed it (a thread descheduled mid-copy would
+/// otherwise let it grow without bound). A passive checkpoint never waits for the writer, so
+/// the wait cannot deadlock.
 package final class Checkpointer: Sendable {
     /// Counters for tests and metrics.
     package struct Statistics: Sendable, Equatable {
@@ -72,8 +75,16 @@ package final class Checkpointer: Sendable {
 
     /// The writer's own checkpoint (after ``walGrew(to:)`` said so) returned `code`.
     func writerCheckpointed(_ code: Int32) {
-        guard code == SQLITE_OK else { return }  // busy: this thread is checkpointing
+        guard code == SQLITE_OK else { return }  // busy: another process is checkpointing
         counters.withLock { $0.writerCheckpoints += 1 }
+    }
+
+    /// Returns once no checkpoint of this thread's is queued or running: the writer's fallback,
+    /// refused because one holds the checkpoint lock, waits here before trying again. Never
+    /// call it on this queue.
+    func waitForRunningCheckpoint() {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        queue.sync {}
     }
 
     /// One passive checkpoint. On `queue` only.
@@ -122,9 +133,15 @@ final class WALHook {
                 guard let context else { return SQLITE_OK }
                 let hook = Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue()
                 if hook.checkpointer.walGrew(to: Int(pages)) {
-                    // As SQLite's own automatic checkpoint does, in the committing connection.
-                    hook.checkpointer.writerCheckpointed(
-                        sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil))
+                    // As SQLite's own automatic checkpoint does, in the committing connection;
+                    // refused while the checkpointer's thread holds the lock, so once more
+                    // after it.
+                    var code = sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                    if code == SQLITE_BUSY {
+                        hook.checkpointer.waitForRunningCheckpoint()
+                        code = sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                    }
+                    hook.checkpointer.writerCheckpointed(code)
                 }
                 return SQLITE_OK
             }, context)

@@ -57,9 +57,9 @@ import Testing
         #expect(eventually { checkpointer.statistics.checkpoints >= 1 })
         #expect(checkpointer.statistics.failures == 0)
         // 400 pages went through a WAL that restarted behind the checkpoints. It grows past the
-        // writer's fallback bound only by what commits while the checkpointer holds the
-        // checkpoint lock (the writer's own attempt is then refused), one short copy here.
-        #expect(walPages(directory) <= 2 * Self.threshold * Checkpointer.writerFallbackFactor)
+        // writer's fallback bound only by the commit that crossed it: a writer refused while
+        // the checkpointer's thread holds the checkpoint lock waits for it and tries again.
+        #expect(walPages(directory) <= Self.threshold * Checkpointer.writerFallbackFactor + 16)
         #expect(try count(pool) == 400)
         pool.close()
         #expect(!FileManager.default.fileExists(atPath: directory.file("db.sqlite-wal")))
