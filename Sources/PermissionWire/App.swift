@@ -9,6 +9,8 @@ public struct App: Codable, Sendable, Equatable {
     public var purposeStrings: [String: String]
     /// Language tag → Info.plist key → text.
     public var localizedPurposeStrings: [String: [String: String]]
+    /// The version the app was last registered with; absent when never given.
+    public var version: String?
     public var updatedAt: Date
     /// In the answer to a registration with `reconsent` only: how many grants went back to
     /// `notDetermined` (`purposeChanged`).
@@ -16,8 +18,10 @@ public struct App: Codable, Sendable, Equatable {
 
     public init(
         id: String, name: String, purposeStrings: [String: String],
-        localizedPurposeStrings: [String: [String: String]] = [:], updatedAt: Date, reconsented: Int? = nil
+        localizedPurposeStrings: [String: [String: String]] = [:], version: String? = nil, updatedAt: Date,
+        reconsented: Int? = nil
     ) {
+        self.version = version
         self.id = id
         self.name = name
         self.purposeStrings = purposeStrings
@@ -27,7 +31,7 @@ public struct App: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, name, purposeStrings, localizedPurposeStrings, updatedAt, reconsented
+        case id, name, purposeStrings, localizedPurposeStrings, version, updatedAt, reconsented
     }
 
     /// Reads `localizedPurposeStrings` as `{}` when absent (a server from before it existed).
@@ -38,6 +42,7 @@ public struct App: Codable, Sendable, Equatable {
         purposeStrings = try c.decode([String: String].self, forKey: .purposeStrings)
         localizedPurposeStrings =
             try c.decodeIfPresent([String: [String: String]].self, forKey: .localizedPurposeStrings) ?? [:]
+        version = try c.decodeIfPresent(String.self, forKey: .version)
         updatedAt = try c.decode(Date.self, forKey: .updatedAt)
         reconsented = try c.decodeIfPresent(Int.self, forKey: .reconsented)
     }

@@ -24,11 +24,15 @@ public struct Prompt: Codable, Sendable, Equatable {
     public var expiresAt: Date
     public var answeredAt: Date?
     public var choice: String?
+    /// A location alert's count of the app's background uses of location in the 3 days before
+    /// it was issued; absent for every other kind.
+    public var backgroundUses: Int?
 
     public init(
         id: String, user: String, app: String, service: String, kind: Kind, level: String,
         options: [String], purpose: String, purposeLanguage: String? = nil, purposeKey: String,
-        state: State, createdAt: Date, expiresAt: Date, answeredAt: Date? = nil, choice: String? = nil
+        state: State, createdAt: Date, expiresAt: Date, answeredAt: Date? = nil, choice: String? = nil,
+        backgroundUses: Int? = nil
     ) {
         self.id = id
         self.user = user
@@ -45,12 +49,14 @@ public struct Prompt: Codable, Sendable, Equatable {
         self.expiresAt = expiresAt
         self.answeredAt = answeredAt
         self.choice = choice
+        self.backgroundUses = backgroundUses
     }
 
     /// `request`: an app asked; `upgrade`: the system's location upgrade prompt;
-    /// `locationButton`: the first press of the app's location button, explaining it.
+    /// `locationButton`: the first press of the app's location button, explaining it;
+    /// `locationAlert`: the system's reminder of an Always grant's background use.
     public enum Kind: String, WireEnum {
-        case request, upgrade, locationButton
+        case request, upgrade, locationButton, locationAlert
     }
 
     /// Where the prompt is in its life.

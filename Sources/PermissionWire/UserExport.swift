@@ -3,8 +3,9 @@ public import Foundation
 /// Everything the service keeps about one user (`GET /v1/users/{user}/export`, GDPR Art. 15
 /// and 20), read in one consistent snapshot: the authorizations as consent records with the
 /// fields of ISO/IEC TS 27560 (record id, principal, purpose and its language, data category,
-/// controller, times, state, how to withdraw), the prompts, the settings, and every audit entry
-/// about the user, readable and as stored, with the audit chain head at export time.
+/// controller, times, state, how to withdraw), the prompts, the settings, the location alert
+/// schedules (background uses of location per hour, no places), and every audit entry about the
+/// user, readable and as stored, with the audit chain head at export time.
 ///
 /// `audit[].stored` holds the entry's hashed values exactly as the server stores them, one for
 /// each of `auditEncoding.columns`; with `auditEncoding.tag` they give the bytes the entry's
@@ -32,13 +33,18 @@ public struct UserExport: Codable, Sendable, Equatable {
     public var prompts: [Prompt]
     /// The user's settings (the defaults when never changed).
     public var settings: UserSettings
+    /// The location alert schedule of each app the user gave Always that reported background
+    /// uses, ordered by app (absent only in documents of servers from before location alerts).
+    public var locationAlerts: [LocationAlert]?
     /// Every audit entry about the user, in seq order, none after `head.seq`.
     public var audit: [AuditItem]
 
     public init(
         schema: Schema = Schema(), user: String, exportedAt: Date, head: Head, auditEncoding: AuditEncoding,
-        consentRecords: [ConsentRecord], prompts: [Prompt], settings: UserSettings, audit: [AuditItem]
+        consentRecords: [ConsentRecord], prompts: [Prompt], settings: UserSettings,
+        locationAlerts: [LocationAlert]? = [], audit: [AuditItem]
     ) {
+        self.locationAlerts = locationAlerts
         self.schema = schema
         self.user = user
         self.exportedAt = exportedAt
@@ -48,6 +54,44 @@ public struct UserExport: Codable, Sendable, Equatable {
         self.prompts = prompts
         self.settings = settings
         self.audit = audit
+    }
+
+    /// What the service keeps towards an app's location alerts (SPEC §11): when its first
+    /// background use was reported, the alerts shown since the schedule (re)started, the last
+    /// one, the uses since it, the uses per hour of the last 3 days, and when the next alert is
+    /// due (absent while none is).
+    public struct LocationAlert: Codable, Sendable, Equatable {
+        public var app: String
+        public var startedAt: Date
+        public var alertsShown: Int
+        public var lastAlertAt: Date?
+        public var usesSinceAlert: Int
+        public var recentUses: [HourlyUses]
+        public var nextAlertAt: Date?
+
+        public init(
+            app: String, startedAt: Date, alertsShown: Int, lastAlertAt: Date?, usesSinceAlert: Int,
+            recentUses: [HourlyUses], nextAlertAt: Date?
+        ) {
+            self.app = app
+            self.startedAt = startedAt
+            self.alertsShown = alertsShown
+            self.lastAlertAt = lastAlertAt
+            self.usesSinceAlert = usesSinceAlert
+            self.recentUses = recentUses
+            self.nextAlertAt = nextAlertAt
+        }
+
+        /// The background uses reported for the hour starting at `hour`.
+        public struct HourlyUses: Codable, Sendable, Equatable {
+            public var hour: Date
+            public var count: Int
+
+            public init(hour: Date, count: Int) {
+                self.hour = hour
+                self.count = count
+            }
+        }
     }
 
     /// The document's schema: its name, version and the standard its records follow.

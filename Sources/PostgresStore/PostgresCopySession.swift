@@ -10,7 +10,7 @@ package struct PostgresCopySession {
     /// a copy leaves them behind and their links stop working; their creation and ending stay in
     /// the audit log.
     package static let tables: [(name: String, columns: [String])] = [
-        ("apps", ["id", "name", "updated_at"]),
+        ("apps", ["id", "name", "updated_at", "version"]),
         ("app_purpose_strings", ["app", "key", "purpose"]),
         ("app_localized_purpose_strings", ["app", "language", "key", "purpose"]),
         ("services", ["id", "builtin", "specials"]),
@@ -28,7 +28,14 @@ package struct PostgresCopySession {
             "prompts",
             [
                 "id", "user_id", "app", "service", "kind", "requested_level", "options", "purpose", "purpose_key", "state",
-                "created_at", "expires_at", "ended_at", "choice", "purpose_language",
+                "created_at", "expires_at", "ended_at", "choice", "purpose_language", "background_uses",
+            ]
+        ),
+        (
+            "location_alerts",
+            [
+                "user_id", "app", "started_at", "alerts_shown", "last_alert_at", "uses_since_alert", "recent_uses",
+                "due_at", "app_version",
             ]
         ),
         ("api_keys", ["id", "role", "app", "name", "secret_hash", "created_at", "revoked_at"]),
@@ -37,7 +44,8 @@ package struct PostgresCopySession {
 
     /// The tables whose rows make a database non-empty for a copy.
     static let dataTables = [
-        "apps", "authorizations", "policies", "user_settings", "prompts", "api_keys", "audit_subjects", "audit",
+        "apps", "authorizations", "policies", "user_settings", "prompts", "location_alerts", "api_keys",
+        "audit_subjects", "audit",
     ]
 
     func requireEmpty() throws {

@@ -141,6 +141,22 @@ final class PostgresReadSession: PermissionReader {
         try database().duePrompts(before: date, limit: limit)
     }
 
+    func locationAlertSchedule(user: UserID, app: AppID) throws -> LocationAlertSchedule? {
+        try database().locationAlertSchedule(user: user, app: app)
+    }
+
+    func dueLocationAlerts(before date: Date, limit: Int) throws -> [LocationAlertSchedule] {
+        try database().dueLocationAlerts(before: date, limit: limit)
+    }
+
+    func locationAlertSchedules(app: AppID, after: UserID?, limit: Int) throws -> [LocationAlertSchedule] {
+        try database().locationAlertSchedules(app: app, after: after, limit: limit)
+    }
+
+    func locationAlertSchedules(user: UserID, after: AppID?, limit: Int) throws -> [LocationAlertSchedule] {
+        try database().locationAlertSchedules(user: user, after: after, limit: limit)
+    }
+
     func apiKey(id: KeyID) throws -> APIKey? { try database().apiKey(id: id) }
     func apiKeys() throws -> [APIKey] { try database().apiKeys() }
 

@@ -25,6 +25,7 @@ enum PostgresSchema {
             PostgresMigration(id: "4-expiring-grants", sql: version4),
             PostgresMigration(id: "5-location-button", sql: version5),
             sealedAudit(keyring: keyring),
+            PostgresMigration(id: "7-location-alerts", sql: version7),
         ])
     }
 

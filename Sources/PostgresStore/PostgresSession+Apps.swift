@@ -4,13 +4,14 @@ import StoredRows
 
 /// Registered apps and their purpose strings (SPEC §4 Apps), and custom services (SPEC §2).
 extension PostgresSession {
-    private static let selectApp = PreparedStatement("SELECT name, updated_at FROM apps WHERE id = $1")
-    private static let pageApps = PreparedStatement("SELECT id, name, updated_at FROM apps WHERE id > $1 ORDER BY id LIMIT $2")
+    private static let selectApp = PreparedStatement("SELECT name, updated_at, version FROM apps WHERE id = $1")
+    private static let pageApps = PreparedStatement(
+        "SELECT id, name, updated_at, version FROM apps WHERE id > $1 ORDER BY id LIMIT $2")
     private static let selectPurposes = PreparedStatement("SELECT key, purpose FROM app_purpose_strings WHERE app = $1")
     private static let upsertApp = PreparedStatement(
         """
-        INSERT INTO apps (id, name, updated_at) VALUES ($1, $2, $3)
-        ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at
+        INSERT INTO apps (id, name, updated_at, version) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at, version = excluded.version
         """)
     private static let deletePurposes = PreparedStatement("DELETE FROM app_purpose_strings WHERE app = $1")
     private static let insertPurpose = PreparedStatement(
@@ -23,25 +24,29 @@ extension PostgresSession {
 
     func app(_ id: AppID) throws -> App? {
         guard
-            let (name, updatedAt) = try row(
+            let (name, updatedAt, version) = try row(
                 Self.selectApp, [.text(id.rawValue)],
                 decode: {
-                    (try $0.required(0, "apps", "name"), try $0.int64(at: 1))
+                    (try $0.required(0, "apps", "name"), try $0.int64(at: 1), $0.optionalString(at: 2))
                 })
         else { return nil }
         return App(
             trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
-            localizedPurposeStrings: try localizedPurposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
+            localizedPurposeStrings: try localizedPurposeStrings(of: id), version: version,
+            updatedAt: Date(millisecondsSince1970: updatedAt))
     }
 
     func apps(after: AppID?, limit: Int) throws -> [App] {
         let page = try rows(Self.pageApps, [.text(after?.rawValue ?? ""), Self.limit(limit)]) { row in
-            (AppID(trusted: try row.required(0, "apps", "id")), try row.required(1, "apps", "name"), try row.int64(at: 2))
+            (
+                AppID(trusted: try row.required(0, "apps", "id")), try row.required(1, "apps", "name"),
+                try row.int64(at: 2), row.optionalString(at: 3)
+            )
         }
-        return try page.map { id, name, updatedAt in
+        return try page.map { id, name, updatedAt, version in
             App(
                 trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
-                localizedPurposeStrings: try localizedPurposeStrings(of: id),
+                localizedPurposeStrings: try localizedPurposeStrings(of: id), version: version,
                 updatedAt: Date(millisecondsSince1970: updatedAt))
         }
     }
@@ -71,7 +76,12 @@ extension PostgresSession {
 
     func save(_ app: App) throws {
         changes?.savedApp(app.id)
-        try run(Self.upsertApp, [.text(app.id.rawValue), .text(app.name), .int64(app.updatedAt.millisecondsSince1970)])
+        try run(
+            Self.upsertApp,
+            [
+                .text(app.id.rawValue), .text(app.name), .int64(app.updatedAt.millisecondsSince1970),
+                .optional(app.version),
+            ])
         try run(Self.deletePurposes, [.text(app.id.rawValue)])
         for (key, purpose) in app.purposeStrings {
             try run(Self.insertPurpose, [.text(app.id.rawValue), .text(key), .text(purpose.rawValue)])

@@ -38,7 +38,8 @@ extension PostgresSession {
     }
 
     private static let erasures = [
-        "authorizations", "prompts", "user_settings", "policies", "consent_sessions", "audit_subjects",
+        "authorizations", "prompts", "user_settings", "policies", "consent_sessions", "location_alerts",
+        "audit_subjects",
     ]
     .map { table in (table, PreparedStatement("DELETE FROM \(table) WHERE user_id = $1")) }
 

@@ -7,7 +7,7 @@ import StoredRows
 extension PostgresSession {
     private static let columns = """
         id, user_id, app, service, kind, requested_level, options, purpose, purpose_key, state, \
-        created_at, expires_at, ended_at, choice, purpose_language
+        created_at, expires_at, ended_at, choice, purpose_language, background_uses
         """
     private static let selectOne = PreparedStatement("SELECT \(columns) FROM prompts WHERE id = $1")
     private static let selectPending = PreparedStatement(
@@ -23,13 +23,14 @@ extension PostgresSession {
     private static let upsert = PreparedStatement(
         """
         INSERT INTO prompts (\(columns))
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
         ON CONFLICT (id) DO UPDATE SET
             user_id = excluded.user_id, app = excluded.app, service = excluded.service, kind = excluded.kind,
             requested_level = excluded.requested_level, options = excluded.options,
             purpose = excluded.purpose, purpose_key = excluded.purpose_key, state = excluded.state,
             created_at = excluded.created_at, expires_at = excluded.expires_at,
-            ended_at = excluded.ended_at, choice = excluded.choice, purpose_language = excluded.purpose_language
+            ended_at = excluded.ended_at, choice = excluded.choice, purpose_language = excluded.purpose_language,
+            background_uses = excluded.background_uses
         """)
 
     func prompt(id: PromptID) throws -> Prompt? {
@@ -68,7 +69,7 @@ extension PostgresSession {
                 .text(prompt.options.map(\.rawValue).joined(separator: ",")), .text(prompt.purpose.rawValue),
                 .text(prompt.purposeKey), .text(prompt.state.rawValue), .int64(prompt.createdAt.millisecondsSince1970),
                 .int64(prompt.expiresAt.millisecondsSince1970), .date(prompt.endedAt), .optional(prompt.choice?.rawValue),
-                .optional(prompt.purposeLanguage?.rawValue),
+                .optional(prompt.purposeLanguage?.rawValue), .optional(prompt.backgroundUses.map(Int64.init)),
             ])
     }
 }

@@ -4,7 +4,8 @@ package import PermissionDomain
 extension Prompt {
     /// Decodes a stored prompt from the columns both stores select, in this order: `id`, the
     /// user, `app`, `service`, `kind`, `requested_level`, `options`, `purpose`, `purpose_key`,
-    /// `state`, `created_at`, `expires_at`, `ended_at`, `choice`, `purpose_language`.
+    /// `state`, `created_at`, `expires_at`, `ended_at`, `choice`, `purpose_language`,
+    /// `background_uses`.
     /// - Throws: the store's corruption error for a value that does not parse.
     package init(storedColumns row: some StoredColumns) throws {
         var options: [Choice] = []
@@ -32,6 +33,6 @@ extension Prompt {
             createdAt: try row.date(10) ?? Date(millisecondsSince1970: 0),
             expiresAt: try row.date(11) ?? Date(millisecondsSince1970: 0),
             endedAt: try row.date(12),
-            choice: choice)
+            choice: choice, backgroundUses: try row.integer(15).map { Int($0) })
     }
 }

@@ -33,6 +33,8 @@ struct ServerConfiguration: Sendable {
     var maxExportRecords: Int
     /// Prompts an app may have pending for one user at once (SPEC §11 prompt hygiene).
     var maxPendingPrompts: Int
+    /// When location alerts come (SPEC §11).
+    var locationAlerts: LocationAlertSettings
     var maxConnections: Int
     /// Connections one remote address may hold; 0 for no such limit.
     var maxConnectionsPerAddress: Int
@@ -108,6 +110,16 @@ struct ServerConfiguration: Sendable {
         maxExportRecords = try resolver.int(Settings.maxExportRecords, range: 100...1_000_000)
         maxPendingPrompts = try resolver.int(
             Settings.maxPendingPrompts, range: PermissionService.Configuration.maxPendingPromptsRange)
+        let intervalsText = resolver.string(Settings.locationAlertIntervals) ?? ""
+        guard let intervals = LocationAlertSettings.intervals(parsing: intervalsText) else {
+            throw .invalid(
+                Settings.locationAlertIntervals, intervalsText,
+                resolver.value(Settings.locationAlertIntervals)?.source ?? .flag,
+                "1-\(LocationAlertSettings.maxIntervals) comma-separated durations like 3,7,14,30 (days) or 10s,1m,2h (1s-3650d)")
+        }
+        locationAlerts = LocationAlertSettings(
+            intervals: intervals,
+            threshold: try resolver.int(Settings.locationAlertThreshold, range: LocationAlertSettings.thresholdRange))
         maxConnections = try resolver.int(Settings.maxConnections, range: 1...1_000_000)
         maxConnectionsPerAddress = try resolver.int(Settings.maxConnectionsPerAddress, range: 0...1_000_000)
         eventLoops = try resolver.int(Settings.eventLoops, range: 0...256)
@@ -225,6 +237,7 @@ struct ServerConfiguration: Sendable {
         configuration.service.maxGrantDuration = TimeInterval(maxGrantDuration)
         configuration.service.maxExportRecords = maxExportRecords
         configuration.service.maxPendingPrompts = maxPendingPrompts
+        configuration.service.locationAlerts = locationAlerts
         configuration.authFailureBurst = authFailureBurst
         configuration.authFailureRefillPerSecond = Double(authFailureRefill)
         configuration.maxEventStreams = maxEventStreams

@@ -32,6 +32,10 @@ struct SettingOptions: ParsableArguments {
     var maxExportRecords: String?
     @Option(name: .customLong(Settings.maxPendingPrompts.flag), help: Settings.maxPendingPrompts.argumentHelp)
     var maxPendingPrompts: String?
+    @Option(name: .customLong(Settings.locationAlertIntervals.flag), help: Settings.locationAlertIntervals.argumentHelp)
+    var locationAlertIntervals: String?
+    @Option(name: .customLong(Settings.locationAlertThreshold.flag), help: Settings.locationAlertThreshold.argumentHelp)
+    var locationAlertThreshold: String?
     @Option(name: .customLong(Settings.maxConnections.flag), help: Settings.maxConnections.argumentHelp)
     var maxConnections: String?
     @Option(name: .customLong(Settings.maxConnectionsPerAddress.flag), help: Settings.maxConnectionsPerAddress.argumentHelp)
@@ -82,6 +86,8 @@ struct SettingOptions: ParsableArguments {
             (Settings.onceTTL, onceTTL), (Settings.maxGrantDuration, maxGrantDuration),
             (Settings.maxExportRecords, maxExportRecords),
             (Settings.maxPendingPrompts, maxPendingPrompts),
+            (Settings.locationAlertIntervals, locationAlertIntervals),
+            (Settings.locationAlertThreshold, locationAlertThreshold),
             (Settings.maxConnections, maxConnections),
             (Settings.maxConnectionsPerAddress, maxConnectionsPerAddress), (Settings.eventLoops, eventLoops),
             (Settings.maxRequestsPerConnection, maxRequestsPerConnection), (Settings.maxBodyBytes, maxBodyBytes),

@@ -66,12 +66,24 @@ enum Settings {
         flag: "max-export-records", environment: "PERMISSION_MAX_EXPORT_RECORDS",
         defaultValue: "5000",
         help:
-            "Records (authorizations, prompts and audit entries, about 1-2 KB each in the document) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large."
+            "Records (authorizations, prompts, location alert schedules and audit entries, about 1-2 KB each in the document) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large."
     )
     static let maxPendingPrompts = Setting(
         flag: "max-pending-prompts", environment: "PERMISSION_MAX_PENDING_PROMPTS",
         defaultValue: "3",
         help: "Prompts an app may have pending for one user at once (1-100); one more is refused with 429 too-many-prompts.")
+    static let locationAlertIntervals = Setting(
+        flag: "location-alert-intervals", environment: "PERMISSION_LOCATION_ALERT_INTERVALS",
+        defaultValue: "3,7,14,30",
+        help:
+            "Time from one location alert to the next for an app with Always location access: the first from its first background use, then from each alert; the last repeats, and an app's new version starts them over. Comma-separated, 1-32 values, each a whole number of days or with a unit s, m, h or d (1s-3650d)."
+    )
+    static let locationAlertThreshold = Setting(
+        flag: "location-alert-threshold", environment: "PERMISSION_LOCATION_ALERT_THRESHOLD",
+        defaultValue: "1",
+        help:
+            "Background uses of location reported since the last location alert that make the next one due once its interval has passed (1-1000000)."
+    )
     static let readCacheEntries = Setting(
         flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
         defaultValue: "1000000",
@@ -157,7 +169,8 @@ enum Settings {
 
     static let all: [Setting] = [
         host, port, database, databasePasswordFile, databasePoolSize, auditKeyFile, auditKey, readCacheEntries, logFormat,
-        logLevel, promptTTL, onceTTL, maxGrantDuration, maxPendingPrompts, maxExportRecords, maxConnections,
+        logLevel, promptTTL, onceTTL, maxGrantDuration, maxPendingPrompts, locationAlertIntervals,
+        locationAlertThreshold, maxExportRecords, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
         maxEventStreamsPerKey, consentSessionTTL, consentCookieSecure, publicURL, bootstrapAdminKey, config,

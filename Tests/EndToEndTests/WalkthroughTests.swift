@@ -12,7 +12,9 @@ struct WalkthroughTests {
     func walkthroughRunsAsDocumented() throws {
         let steps = try Readme("docs/walkthrough.md").steps(in: nil)
         #expect(steps.count >= 30, "the walkthrough covers every flow of SPEC §4")
-        try Self.run(steps, of: "docs/walkthrough.md", name: "walkthrough")
+        // As the page's own start command: location alerts after seconds, not days.
+        try Self.run(
+            steps, of: "docs/walkthrough.md", name: "walkthrough", extraArguments: ["--location-alert-intervals", "5s"])
     }
 
     @Test("every command of the README's five-minute tour prints what the README shows")
@@ -22,12 +24,14 @@ struct WalkthroughTests {
         try Self.run(steps, of: "README.md", name: "tour")
     }
 
-    /// Runs `steps` in order against a fresh live server, comparing each output with the document's.
-    static func run(_ steps: [Readme.Step], of document: String, name: String) throws {
+    /// Runs `steps` in order against a fresh live server (started with `extraArguments` after
+    /// the usual ones), comparing each output with the document's.
+    static func run(_ steps: [Readme.Step], of document: String, name: String, extraArguments: [String] = []) throws {
         let directory = try Paths.makeTemporaryDirectory(name)
         defer { Paths.removeTemporary(directory) }
         let server = try ServerProcess(
-            database: directory.appendingPathComponent("\(name).sqlite").path, directory: directory)
+            database: directory.appendingPathComponent("\(name).sqlite").path, directory: directory,
+            extraArguments: extraArguments)
         defer { server.killNow() }
 
         var variables = ["PERMISSION_URL": server.baseURL, "ADMIN_KEY": ServerProcess.adminKey]

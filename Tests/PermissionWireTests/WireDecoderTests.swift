@@ -108,11 +108,12 @@ import Testing
         #expect(AccessRequest.allowedKeys == ["level"])
         #expect(Decision.allowedKeys == ["choice", "until"])
         #expect(SettingsChange.allowedKeys == ["status", "level", "until"])
-        #expect(LifecycleEvent.allowedKeys == ["event"])
+        #expect(LifecycleEvent.allowedKeys == ["event", "usedAt"])
         #expect(UserSettings.allowedKeys == ["locationServicesEnabled", "locale"])
         #expect(PolicyDefinition.allowedKeys == ["service", "app", "user", "effect", "level"])
         #expect(ResetRequest.allowedKeys == ["service", "app", "user"])
-        #expect(AppRegistration.allowedKeys == ["name", "purposeStrings", "localizedPurposeStrings", "reconsent"])
+        #expect(
+            AppRegistration.allowedKeys == ["name", "purposeStrings", "localizedPurposeStrings", "reconsent", "version"])
         #expect(ServiceRegistration.allowedKeys == ["levels", "purposeKeys"])
         #expect(NewAPIKey.allowedKeys == ["role", "app", "name"])
     }

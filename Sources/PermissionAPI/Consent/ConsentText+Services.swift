@@ -6,8 +6,22 @@ import PermissionDomain
 extension ConsentText {
     /// The alert's title: “Maps” Would Like to Use Your Location / „Maps“ möchte deinen
     /// Standort verwenden; tracking asks as iOS's App Tracking Transparency does, the upgrade
-    /// prompt as iOS's "also use your location" alert.
-    static func alertTitle(app: String, service: ServiceID, kind: PromptKind, _ language: ConsentLanguage) -> String {
+    /// prompt as iOS's "also use your location" alert, a location alert as iOS 13's reminder
+    /// with the count of background uses in the past 3 days.
+    static func alertTitle(
+        app: String, service: ServiceID, kind: PromptKind, backgroundUses: Int? = nil, _ language: ConsentLanguage
+    ) -> String {
+        if kind == .locationAlert {
+            let uses = backgroundUses ?? 0
+            switch language {
+            case .en:
+                return "“\(app)” has been using your location in the background \(uses) \(uses == 1 ? "time" : "times") "
+                    + "in the past 3 days. Do you want to continue to allow background location use?"
+            case .de:
+                return "„\(app)“ hat deinen Standort in den letzten 3 Tagen \(uses)-mal im Hintergrund verwendet. "
+                    + "Möchtest du die Standortverwendung im Hintergrund weiterhin erlauben?"
+            }
+        }
         if kind == .locationButton {
             switch language {
             case .en: return "Allow “\(app)” to use your current location when you tap its location button?"
@@ -73,6 +87,8 @@ extension ConsentText {
         case .selectItems: (en, de) = ("Select Photos…", "Fotos auswählen …")
         case .allowFull: (en, de) = ("Allow Full Access", "Vollzugriff erlauben")
         case .allow: (en, de) = ("Allow", "Erlauben")
+        case .keepAlways: (en, de) = ("Keep Always", "„Immer“ beibehalten")
+        case .changeToWhileUsing: (en, de) = ("Change to Only While Using", "Zu „Beim Verwenden der App“ ändern")
         }
         return language == .en ? en : de
     }

@@ -35,7 +35,7 @@ struct AppsController {
             let localized = try Self.localizedPurposeStrings(body.localizedPurposeStrings ?? [:])
             let put = try permissions.upsertApp(
                 id: id, name: body.name, purposeStrings: purposes, localizedPurposeStrings: localized,
-                actor: request.actor, requestId: request.requestId)
+                version: body.version, actor: request.actor, requestId: request.requestId)
             var app = WireMapping.app(put.value)
             if body.reconsent == true {
                 app.reconsented = try permissions.reconsent(app: id, actor: request.actor, requestId: request.requestId)

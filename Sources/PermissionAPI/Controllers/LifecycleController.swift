@@ -19,10 +19,12 @@ struct LifecycleController {
                 throw AccessControl.forbidden("A key with role \(role.rawValue) may not post \(event.rawValue).")
             }
             let outcome = try permissions.lifecycle(
-                user: user, app: app, event: event, actor: request.actor, requestId: request.requestId)
+                user: user, app: app, event: event, usedAt: body.usedAt, actor: request.actor,
+                requestId: request.requestId)
             return try Responses.json(
                 Wire.LifecycleResult(
-                    changed: outcome.changed.map(WireMapping.authorization), prompt: outcome.prompt.map(WireMapping.prompt)))
+                    changed: outcome.changed.map(WireMapping.authorization), prompt: outcome.prompt.map(WireMapping.prompt),
+                    usageRecorded: outcome.usageRecorded))
         }
     }
 }

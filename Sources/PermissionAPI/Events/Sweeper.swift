@@ -4,7 +4,7 @@ internal import Ownership
 import PermissionDomain
 
 /// Writes the changes time makes (SPEC §5: expired prompts, lapsed Allow Once grants; SPEC
-/// §11: lapsed expiring grants; actor `system`): a `DispatchSourceTimer` calls `PermissionService.sweep` every interval, again at
+/// §11: lapsed expiring grants, location alerts; actor `system`): a `DispatchSourceTimer` calls `PermissionService.sweep` every interval, again at
 /// once while a sweep hits its limit, and wakes the event streams when something changed.
 /// Its one variable, the timer, belongs to `queue` (``QueueOwned``, checked in debug builds).
 final class Sweeper: Sendable {
@@ -59,8 +59,12 @@ final class Sweeper: Sendable {
                 if result.isEmpty { return }
                 broadcaster.notify()
                 logger.debug(
-                    "swept", metadata: ["expiredPrompts": "\(result.expiredPrompts)", "lapsedGrants": "\(result.lapsedGrants)"])
-                if result.expiredPrompts < Self.batch && result.lapsedGrants < Self.batch { return }
+                    "swept",
+                    metadata: [
+                        "expiredPrompts": "\(result.expiredPrompts)", "lapsedGrants": "\(result.lapsedGrants)",
+                        "locationAlerts": "\(result.locationAlerts)", "locationAlertsPutOff": "\(result.locationAlertsPutOff)",
+                    ])
+                if !result.reached(Self.batch) { return }
             }
         } catch {
             logger.error("sweep failed", metadata: ["error": .string(String(describing: error))])

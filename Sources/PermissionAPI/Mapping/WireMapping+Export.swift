@@ -30,7 +30,15 @@ extension WireMapping {
             head: .init(seq: value.headSeq, hash: value.headHash),
             auditEncoding: .init(tag: AuditChain.tagText, columns: AuditChain.columns, genesis: AuditChain.genesis),
             consentRecords: records, prompts: value.prompts.map(prompt), settings: settings(value.settings),
-            audit: audit)
+            locationAlerts: value.locationAlerts.map(locationAlert), audit: audit)
+    }
+
+    private static func locationAlert(_ value: LocationAlertSchedule) -> PermissionWire.UserExport.LocationAlert {
+        PermissionWire.UserExport.LocationAlert(
+            app: value.app.rawValue, startedAt: value.startedAt, alertsShown: value.alertsShown,
+            lastAlertAt: value.lastAlertAt, usesSinceAlert: value.usesSinceAlert,
+            recentUses: value.recentUses.map { .init(hour: $0.start, count: $0.count) },
+            nextAlertAt: value.dueAt)
     }
 
     private static func storedValue(_ value: AuditStoredValue) -> PermissionWire.UserExport.StoredValue {

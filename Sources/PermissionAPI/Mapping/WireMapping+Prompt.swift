@@ -10,7 +10,8 @@ extension WireMapping {
             purpose: value.purpose.rawValue, purposeLanguage: value.purposeLanguage?.rawValue, purposeKey: value.purposeKey,
             state: state(value.state),
             createdAt: value.createdAt, expiresAt: value.expiresAt,
-            answeredAt: value.state == .answered ? value.endedAt : nil, choice: value.choice?.rawValue)
+            answeredAt: value.state == .answered ? value.endedAt : nil, choice: value.choice?.rawValue,
+            backgroundUses: value.backgroundUses)
     }
 
     static func kind(_ value: PromptKind) -> Wire.Prompt.Kind {
@@ -18,6 +19,7 @@ extension WireMapping {
         case .request: .request
         case .upgrade: .upgrade
         case .locationButton: .locationButton
+        case .locationAlert: .locationAlert
         }
     }
 

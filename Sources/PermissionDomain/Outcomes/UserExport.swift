@@ -1,7 +1,8 @@
 public import Foundation
 
 /// Everything the service keeps about one user (GDPR Art. 15 and 20), read in one consistent
-/// snapshot: the authorizations with their effective view, the prompts, the settings, and every
+/// snapshot: the authorizations with their effective view, the prompts, the settings, the
+/// location alert schedules (background uses per hour, no places), and every
 /// audit entry about the user both readable and as stored (hashed), with the chain head of the
 /// snapshot. A user exists only through their records: one the service never saw has an export
 /// with no records and the default settings.
@@ -34,6 +35,8 @@ public struct UserExport: Sendable {
     public let prompts: [Prompt]
     /// The defaults (Location Services on) for a user who never changed them.
     public let settings: UserSettings
+    /// The location alert schedules of the user's apps with Always, ordered by app.
+    public let locationAlerts: [LocationAlertSchedule]
     /// In seq order, none after ``headSeq``.
     public let audit: [AuditItem]
 }

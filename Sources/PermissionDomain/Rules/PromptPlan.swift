@@ -8,10 +8,12 @@ public struct PromptPlan: Hashable, Sendable {
     public var purpose: PurposeString
     /// The localization `purpose` comes from; nil for the base string.
     public var purposeLanguage: LanguageTag?
+    /// A location alert's count of background uses in the last 3 days; nil for other kinds.
+    public let backgroundUses: Int?
 
     public init(
         kind: PromptKind, requestedLevel: Level, options: [Choice], purposeKey: String, purpose: PurposeString,
-        purposeLanguage: LanguageTag? = nil
+        purposeLanguage: LanguageTag? = nil, backgroundUses: Int? = nil
     ) {
         self.kind = kind
         self.requestedLevel = requestedLevel
@@ -19,5 +21,6 @@ public struct PromptPlan: Hashable, Sendable {
         self.purposeKey = purposeKey
         self.purpose = purpose
         self.purposeLanguage = purposeLanguage
+        self.backgroundUses = backgroundUses
     }
 }

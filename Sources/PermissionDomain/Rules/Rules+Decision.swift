@@ -5,7 +5,9 @@ extension Rules {
     /// `allow` → the requested level; `allowOnce` → the weakest level, once;
     /// `allowWhileUsing` → whenInUse, or for an Always request Always provisional;
     /// `keepWhileUsing` → the weakest level; `changeToAlways` → the requested (strongest) level;
-    /// `selectItems` → limited; `allowFull` → full.
+    /// `selectItems` → limited; `allowFull` → full; on a location alert `keepAlways` → the
+    /// requested (strongest) level, kept as it is (``decide(prompt:choice:stored:service:now:onceTTL:until:maxGrantDuration:)``),
+    /// and `changeToWhileUsing` → the weakest level.
     public static func grant(for choice: Choice, prompt: Prompt, service: ServiceDefinition) -> Grant? {
         let weakest = service.levels[0]
         switch choice {
@@ -21,6 +23,8 @@ extension Rules {
         case .changeToAlways: return Grant(level: prompt.requestedLevel)
         case .selectItems: return Grant(level: .limited)
         case .allowFull: return Grant(level: .full)
+        case .keepAlways: return Grant(level: prompt.requestedLevel)
+        case .changeToWhileUsing: return Grant(level: weakest)
         }
     }
 
@@ -31,6 +35,7 @@ extension Rules {
     ///   `keepWhileUsing` also marks the stronger level as declined; `allowOnce` on the location
     ///   button's prompt also confirms the button (`buttonConfirmed`);
     /// - `deny` on the location button's prompt → nothing changes (the next press asks again);
+    /// - `keepAlways` on a location alert → nothing changes (the grant, provisional or not, stays);
     /// - `deny` while a grant is held (a prompt for more than is held) → the grant is kept;
     /// - `deny` otherwise → denied (`userConsent`, the prompt's purpose);
     /// and on `deny` every level the prompt offered is marked declined: never prompted again.
@@ -59,8 +64,12 @@ extension Rules {
                 throw .invalidCombination(field: "until", why: "an Allow Once grant ends on its own")
             }
         }
+        if choice == .keepAlways, until != nil {
+            throw .invalidCombination(field: "until", why: "keepAlways keeps the grant as it is")
+        }
         let end = try expiry(until: until, now: now, maxDuration: maxGrantDuration)
         var next = stored
+        if choice == .keepAlways { return next }
         if let grant = granted {
             next.status = .authorized
             next.level = grant.level

@@ -70,12 +70,14 @@ extension Rules {
 
     /// The choices a prompt offers (SPEC §4 prompt table):
     /// - the location upgrade prompt: `keepWhileUsing`, `changeToAlways`;
+    /// - the location alert: `keepAlways`, `changeToWhileUsing` (SPEC §11);
     /// - the location button's prompt: `allowOnce`, `deny` (SPEC §11);
     /// - location (Allow Once services): `allowOnce`, `allowWhileUsing`, `deny`;
     /// - `limited` or `full` of a service that has both (photos, contacts): `selectItems`, `allowFull`, `deny`;
     /// - any other level: `allow`, `deny`.
     public static func options(kind: PromptKind, level: Level, service: ServiceDefinition) -> [Choice] {
         if kind == .upgrade { return [.keepWhileUsing, .changeToAlways] }
+        if kind == .locationAlert { return [.keepAlways, .changeToWhileUsing] }
         if kind == .locationButton { return [.allowOnce, .deny] }
         if service.specials.contains(.allowOnce) { return [.allowOnce, .allowWhileUsing, .deny] }
         if (level == .limited || level == .full) && service.has(.limited) && service.has(.full) {

@@ -1,6 +1,7 @@
 extension PermissionService {
     /// Creates or replaces a policy (SPEC §4 Policies) and cancels the pending prompts it now
-    /// decides (a request prompt no longer due, an upgrade prompt no longer due).
+    /// decides (a request prompt no longer due, an upgrade prompt no longer due, a location
+    /// alert for an app that no longer holds Always).
     /// - Throws: `PermissionError.unknownService`, `.unknownLevel`, `.invalidArgument`.
     public func putPolicy(
         id: PolicyID, service: ServiceID, app: AppID?, user: UserID?, effect: PolicyEffect, level: Level?,
@@ -49,10 +50,14 @@ extension PermissionService {
             for prompt in page {
                 let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
                 let due =
-                    prompt.kind == .upgrade
-                    ? Rules.upgradeDue(service: service, effective: loaded.effective)
-                    : Rules.promptDue(
-                        level: prompt.requestedLevel, service: service, stored: loaded.stored, effective: loaded.effective)
+                    switch prompt.kind {
+                    case .upgrade: Rules.upgradeDue(service: service, effective: loaded.effective)
+                    case .locationAlert: Rules.locationAlertEligible(service: service, effective: loaded.effective)
+                    case .request, .locationButton:
+                        Rules.promptDue(
+                            level: prompt.requestedLevel, service: service, stored: loaded.stored,
+                            effective: loaded.effective)
+                    }
                 if !due { try end(writer, prompt: prompt, as: .cancelled, context: context) }
             }
             guard page.count == 100, let last = page.last else { return }
@@ -78,41 +83,50 @@ extension PermissionService {
 
     /// Registers or updates an app, its purpose strings and their translations (SPEC §4 Apps,
     /// §11); both sets are replaced whole. Prompts already made keep the purpose string they
-    /// showed.
+    /// showed. `version`, when given, is the app's new version: a change starts the location
+    /// alert intervals of all its users over (SPEC §11); when nil the registered one stays.
     /// - Throws: `PermissionError.invalidArgument`.
     public func putApp(
         id: AppID, name: String, purposeStrings: [String: PurposeString],
-        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], actor: Actor, requestId: String?
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], version: String? = nil, actor: Actor,
+        requestId: String?
     ) throws -> App {
         try upsertApp(
             id: id, name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
-            actor: actor, requestId: requestId
+            version: version, actor: actor, requestId: requestId
         ).value
     }
 
-    /// ``putApp(id:name:purposeStrings:localizedPurposeStrings:actor:requestId:)``, and whether
-    /// the app was new (decided inside the write transaction, like
+    /// ``putApp(id:name:purposeStrings:localizedPurposeStrings:version:actor:requestId:)``, and
+    /// whether the app was new (decided inside the write transaction, like
     /// ``upsertPolicy(id:service:app:user:effect:level:actor:requestId:)``). The `app.put`
-    /// entry's detail has `name`, `purposeKeys` and, when there are translations, `languages`
-    /// (comma-joined, sorted).
+    /// entry's detail has `name`, `purposeKeys`, when there are translations `languages`
+    /// (comma-joined, sorted), and when the app has a version `version`.
     public func upsertApp(
         id: AppID, name: String, purposeStrings: [String: PurposeString],
-        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], actor: Actor, requestId: String?
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], version: String? = nil, actor: Actor,
+        requestId: String?
     ) throws -> Upserted<App> {
         let app = try App(
             id: id, name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
-            updatedAt: now)
+            version: version, updatedAt: now)
         return try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
-            let created = try writer.app(id) == nil
+            let existing = try writer.app(id)
+            let created = existing == nil
+            let newVersion = version ?? existing?.version
             let app = App(
                 trusted: id, name: app.name, purposeStrings: app.purposeStrings,
-                localizedPurposeStrings: app.localizedPurposeStrings, updatedAt: context.now)
+                localizedPurposeStrings: app.localizedPurposeStrings, version: newVersion, updatedAt: context.now)
             try writer.save(app)
+            if let existing, newVersion != existing.version {
+                try restartLocationAlerts(writer, app: id, version: newVersion)
+            }
             var detail = ["name": name, "purposeKeys": purposeStrings.keys.sorted().joined(separator: ",")]
             if !localizedPurposeStrings.isEmpty {
                 detail["languages"] = localizedPurposeStrings.keys.sorted().map(\.rawValue).joined(separator: ",")
             }
+            detail["version"] = newVersion
             try writer.append(
                 AuditEntry(
                     at: context.now, actor: context.actor, action: .appPut, app: id, requestId: context.requestId,

@@ -127,14 +127,25 @@ extension PermissionService {
     /// - `sessionEnded`: every Allow Once grant of (user, app) → notDetermined (`expired`);
     /// - `reinstalled`: services with `resetOnReinstall` → notDetermined (`reinstall`), their
     ///   pending prompts cancelled; every other service kept;
-    /// - `backgroundLocationUsed`: the upgrade prompt for a provisional Always grant (the one
-    ///   already pending is returned as it is); nothing otherwise.
+    /// - `backgroundLocationUsed`: one use of location in the background at `usedAt` (now when
+    ///   nil). For an Always grant, provisional or not, it is kept for location alerts (SPEC
+    ///   §11, ``Rules/recordBackgroundUse(_:user:app:usedAt:now:appVersion:settings:)``); for
+    ///   any other state it is not kept and the app's schedule, if any, goes. For a provisional
+    ///   Always grant it also issues the upgrade prompt (the one already pending is returned as
+    ///   it is).
+    /// - Parameters:
+    ///   - usedAt: when the background use happened (`backgroundLocationUsed` only); within the
+    ///     last 3 days.
     /// - Throws: `PermissionError.missingPurposeString` when the app no longer has the
-    ///   purpose string the upgrade prompt shows.
+    ///   purpose string the upgrade prompt shows; `.invalidCombination` (`usedAt`) for a time in
+    ///   the future or 3 days ago or more, or given with another event.
     public func lifecycle(
-        user: UserID, app: AppID, event: LifecycleEvent, actor: Actor, requestId: String?
+        user: UserID, app: AppID, event: LifecycleEvent, usedAt: Date? = nil, actor: Actor, requestId: String?
     ) throws -> LifecycleOutcome {
-        try store.write { writer in
+        if usedAt != nil, event != .backgroundLocationUsed {
+            throw PermissionError.invalidCombination(field: "usedAt", why: "only a backgroundLocationUsed event has a time")
+        }
+        return try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             let detail = ["event": event.rawValue]
             switch event {
@@ -169,23 +180,24 @@ extension PermissionService {
                 return LifecycleOutcome(changed: changed, prompt: nil)
             case .backgroundLocationUsed:
                 let registered = try writer.app(app)
-                for service in Catalogue.builtins where service.specials.contains(.provisionalAlways) {
-                    let loaded = try load(writer, user: user, app: app, service: service.id, now: context.now)
-                    guard let plan = try Rules.upgradePrompt(service: service, app: registered, effective: loaded.effective)
-                    else { continue }
-                    if let pending = try writer.pendingPrompt(user: user, app: app, service: service.id),
-                        pending.effectiveState(at: context.now) == .pending
-                    {
-                        return LifecycleOutcome(changed: [], prompt: pending)
-                    }
-                    if let stale = try writer.pendingPrompt(user: user, app: app, service: service.id) {
-                        let system = ChangeContext(actor: .system, requestId: requestId, now: context.now)
-                        try end(writer, prompt: stale, as: .expired, context: system)
-                    }
-                    return LifecycleOutcome(
-                        changed: [], prompt: try issue(writer, plan: plan, key: loaded.stored.key, context: context))
+                let service = Catalogue.location
+                let loaded = try load(writer, user: user, app: app, service: service, now: context.now)
+                let recorded = try recordBackgroundUse(
+                    writer, loaded: loaded, app: registered, usedAt: usedAt ?? context.now, now: context.now)
+                guard let plan = try Rules.upgradePrompt(service: service, app: registered, effective: loaded.effective)
+                else { return LifecycleOutcome(changed: [], prompt: nil, usageRecorded: recorded) }
+                if let pending = try writer.pendingPrompt(user: user, app: app, service: service.id),
+                    pending.effectiveState(at: context.now) == .pending
+                {
+                    return LifecycleOutcome(changed: [], prompt: pending, usageRecorded: recorded)
                 }
-                return LifecycleOutcome(changed: [], prompt: nil)
+                if let stale = try writer.pendingPrompt(user: user, app: app, service: service.id) {
+                    let system = ChangeContext(actor: .system, requestId: requestId, now: context.now)
+                    try end(writer, prompt: stale, as: .expired, context: system)
+                }
+                return LifecycleOutcome(
+                    changed: [], prompt: try issue(writer, plan: plan, key: loaded.stored.key, context: context),
+                    usageRecorded: recorded)
             }
         }
     }

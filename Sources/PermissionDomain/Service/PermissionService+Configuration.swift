@@ -2,7 +2,8 @@ public import Foundation
 
 extension PermissionService {
     /// The service's settings (`--prompt-ttl`, `--once-ttl`, SPEC §4; `--consent-session-ttl`,
-    /// SPEC §10; `--max-grant-duration`, `--max-pending-prompts`, SPEC §11).
+    /// SPEC §10; `--max-grant-duration`, `--max-pending-prompts`, `--location-alert-intervals`,
+    /// `--location-alert-threshold`, SPEC §11).
     public struct Configuration: Sendable {
         /// Seconds a prompt stays pending before it expires; default 600.
         public var promptTTL: TimeInterval
@@ -15,9 +16,9 @@ extension PermissionService {
         /// The longest an expiring grant may last: its `until` is at most this many seconds
         /// ahead; default 31536000 (a year).
         public var maxGrantDuration: TimeInterval
-        /// The most records (authorizations, prompts and audit entries together) one user's
-        /// export may hold (`--max-export-records`); beyond it the export is refused
-        /// (``ExportTooLarge``) instead of being built in memory. Default 5000.
+        /// The most records (authorizations, prompts, location alert schedules and audit entries
+        /// together) one user's export may hold (`--max-export-records`); beyond it the export is
+        /// refused (``ExportTooLarge``) instead of being built in memory. Default 5000.
         public var maxExportRecords: Int = 5_000
 
         /// The most prompts an app may have pending for one user at once (SPEC §11 prompt
@@ -28,11 +29,14 @@ extension PermissionService {
         /// The values `maxPendingPrompts` may take.
         public static let maxPendingPromptsRange = 1...100
 
+        /// When location alerts come (SPEC §11).
+        public var locationAlerts: LocationAlertSettings
+
         public init(
             promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
             makePromptID: @escaping @Sendable (Date) -> PromptID = Configuration.randomPromptID,
             consentSessionTTL: TimeInterval = 900, maxGrantDuration: TimeInterval = 31_536_000,
-            maxPendingPrompts: Int = 3
+            maxPendingPrompts: Int = 3, locationAlerts: LocationAlertSettings = LocationAlertSettings()
         ) {
             precondition(maxGrantDuration > 0, "the maximum grant duration must be positive")
             precondition(
@@ -44,6 +48,7 @@ extension PermissionService {
             self.consentSessionTTL = consentSessionTTL
             self.maxGrantDuration = maxGrantDuration
             self.maxPendingPrompts = maxPendingPrompts
+            self.locationAlerts = locationAlerts
         }
 
         /// `<12 hex digits of milliseconds>-<16 random hex digits>`: unique, and ordered by creation time.

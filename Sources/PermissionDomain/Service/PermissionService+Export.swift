@@ -77,6 +77,16 @@ extension PermissionService {
 
         let settings = try reader.userSettings(user) ?? UserSettings(user: user)
 
+        var locationAlerts: [LocationAlertSchedule] = []
+        var alertApp: AppID?
+        while true {
+            let page = try reader.locationAlertSchedules(user: user, after: alertApp, limit: pageSize)
+            try take(page.count)
+            locationAlerts.append(contentsOf: page)
+            alertApp = page.last?.app
+            if page.count < pageSize { break }
+        }
+
         var audit: [UserExport.AuditItem] = []
         var after: Int64 = 0
         while true {
@@ -95,6 +105,6 @@ extension PermissionService {
         return .read(
             UserExport(
                 user: user, exportedAt: now, headSeq: headSeq, headHash: head?.hash ?? AuditChain.genesis,
-                records: records, prompts: prompts, settings: settings, audit: audit))
+                records: records, prompts: prompts, settings: settings, locationAlerts: locationAlerts, audit: audit))
     }
 }

@@ -34,14 +34,15 @@ extension PermissionService {
         return copy
     }
 
-    /// The audit `detail` of a prompt entry: `kind`, `level` and, for a localized purpose
-    /// string, `purposeLanguage` (the chain hashes `detail`, so the language is covered
-    /// without a new column).
+    /// The audit `detail` of a prompt entry: `kind`, `level`, for a localized purpose string
+    /// `purposeLanguage` (the chain hashes `detail`, so the language is covered without a new
+    /// column), and for a location alert `backgroundUses`, the count it showed.
     static func promptDetail(_ prompt: Prompt, _ more: [String: String] = [:]) -> [String: String] {
         var detail = more
         detail["kind"] = prompt.kind.rawValue
         detail["level"] = prompt.requestedLevel.rawValue
         detail["purposeLanguage"] = prompt.purposeLanguage?.rawValue
+        detail["backgroundUses"] = prompt.backgroundUses.map(String.init)
         return detail
     }
 }

@@ -96,6 +96,11 @@ extension PermissionService {
         return prompt.effective(at: at)
     }
 
+    /// The location alert schedule of (user, app) (SPEC §11), nil when none is kept.
+    public func locationAlertSchedule(user: UserID, app: AppID) throws -> LocationAlertSchedule? {
+        try store.read { try $0.locationAlertSchedule(user: user, app: app) }
+    }
+
     /// The catalogue: the built-in services in SPEC §2 order, then the custom ones by id.
     public func services() throws -> [ServiceDefinition] {
         Catalogue.builtins + (try store.read { try $0.services() })

@@ -32,6 +32,7 @@ extension PermissionService {
                 action: state == .expired ? .promptExpired : .promptCancelled, user: prompt.user, app: prompt.app,
                 service: prompt.service, promptId: prompt.id, requestId: context.requestId,
                 detail: ["kind": prompt.kind.rawValue, "level": prompt.requestedLevel.rawValue, "state": state.rawValue]))
+        try locationPromptEnded(writer, prompt)
     }
 
     /// Cancels the pending prompt of `key`, if any (SPEC §4: the authorization was changed
@@ -56,7 +57,8 @@ extension PermissionService {
             id: configuration.makePromptID(context.now), user: key.user, app: key.app, service: key.service,
             kind: plan.kind, requestedLevel: plan.requestedLevel, options: plan.options, purpose: plan.purpose,
             purposeLanguage: plan.purposeLanguage, purposeKey: plan.purposeKey, state: .pending,
-            createdAt: context.now, expiresAt: context.now.addingTimeInterval(configuration.promptTTL))
+            createdAt: context.now, expiresAt: context.now.addingTimeInterval(configuration.promptTTL),
+            backgroundUses: plan.backgroundUses)
         try writer.save(prompt)
         try writer.append(
             AuditEntry(

@@ -98,6 +98,7 @@ extension PermissionService {
             prompt.endedAt = context.now
             prompt.choice = parsed
             try writer.save(prompt)
+            try locationPromptEnded(writer, prompt)
             var extra = ["choice": parsed.rawValue]
             if next.buttonConfirmed && !loaded.stored.buttonConfirmed { extra["locationButton"] = "confirmed" }
             if until != nil, let end = next.expiresAt { extra["until"] = String(end.millisecondsSince1970) }

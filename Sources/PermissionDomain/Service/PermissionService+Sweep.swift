@@ -3,16 +3,19 @@ public import Foundation
 extension PermissionService {
     /// Writes the changes time makes (SPEC §5), as actor `system`: pending prompts past their
     /// deadline → `expired`; grants past `expiresAt` (Allow Once, and expiring grants, SPEC
-    /// §11) → notDetermined (`expired`).
+    /// §11) → notDetermined (`expired`); location alerts that are due (SPEC §11,
+    /// ``sweepLocationAlerts(_:context:limit:into:)``).
     /// Idle sweeps only read. The caller runs it about every second, and again at once while
     /// a result reaches `limit`.
     /// - Parameters:
     ///   - now: the time to sweep at; the clock's when nil.
-    ///   - limit: at most this many prompts and this many grants per call.
+    ///   - limit: at most this many prompts, this many grants and this many location alert
+    ///     schedules per call.
     public func sweep(now sweepTime: Date? = nil, limit: Int = 500) throws -> SweepResult {
         let at = (sweepTime ?? now).truncatedToMilliseconds
         let idle = try store.read { reader in
             try reader.duePrompts(before: at, limit: 1).isEmpty && reader.dueGrants(before: at, limit: 1).isEmpty
+                && reader.dueLocationAlerts(before: at, limit: 1).isEmpty
         }
         if idle { return SweepResult() }
         return try store.write { writer in
@@ -27,6 +30,7 @@ extension PermissionService {
                 try commit(writer, old: stored, next: next, action: .authorizationExpired, context: context)
                 result.lapsedGrants += 1
             }
+            try sweepLocationAlerts(writer, context: context, limit: limit, into: &result)
             return result
         }
     }

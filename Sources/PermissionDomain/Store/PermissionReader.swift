@@ -53,6 +53,15 @@ public protocol PermissionReader: APIKeyReader, ConsentSessionReader {
     /// Stored-pending prompts whose `expiresAt <= date`, ordered by (expiresAt, id).
     func duePrompts(before date: Date, limit: Int) throws -> [Prompt]
 
+    /// The location alert schedule of (user, app), or nil (SPEC §11).
+    func locationAlertSchedule(user: UserID, app: AppID) throws -> LocationAlertSchedule?
+    /// Schedules whose `dueAt <= date`, ordered by (dueAt, user, app).
+    func dueLocationAlerts(before date: Date, limit: Int) throws -> [LocationAlertSchedule]
+    /// The schedules of one app, ordered by user.
+    func locationAlertSchedules(app: AppID, after: UserID?, limit: Int) throws -> [LocationAlertSchedule]
+    /// The schedules of one user, ordered by app.
+    func locationAlertSchedules(user: UserID, after: AppID?, limit: Int) throws -> [LocationAlertSchedule]
+
     /// Audit entries matching `query`, ordered by seq.
     func audit(query: AuditQuery) throws -> [AuditEntry]
     /// The seq of the last audit entry, 0 when the log is empty.

@@ -16,8 +16,12 @@ public protocol PermissionWriter: PermissionReader, APIKeyWriter, ConsentSession
     func save(_ settings: UserSettings) throws
     /// Upserts by id.
     func save(_ prompt: Prompt) throws
+    /// Upserts by (user, app).
+    func save(_ schedule: LocationAlertSchedule) throws
+    /// Deletes the location alert schedule of (user, app), if any.
+    func deleteLocationAlertSchedule(user: UserID, app: AppID) throws
     /// Erases `user` (GDPR Art. 17): deletes their authorization records, prompts, settings,
-    /// the policies that name them and their consent sessions, and destroys their audit key, so
+    /// location alert schedules, the policies that name them and their consent sessions, and destroys their audit key, so
     /// the personal fields of their audit entries can no longer be read (the entries stay, and
     /// the chain, which hashes their sealed form, still verifies). Returns what it deleted; the
     /// caller appends the `user.erased` entry.

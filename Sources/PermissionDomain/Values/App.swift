@@ -9,10 +9,17 @@ public struct App: Hashable, Sendable {
     /// Translations of the purpose strings, per language, keyed like `purposeStrings` (an
     /// app's `InfoPlist.strings`, SPEC §11): each key is one `purposeStrings` also has.
     public let localizedPurposeStrings: [LanguageTag: [String: PurposeString]]
+    /// The version the app was last registered with (`CFBundleShortVersionString` or any
+    /// build label), nil when never given. A change starts the location alerts' intervals
+    /// over (SPEC §11, seed 004: "When the app is updated, the frequency … is reset").
+    public let version: String?
     public let updatedAt: Date
 
     /// The most languages an app may localize its purpose strings into.
     public static let maxLanguages = 32
+
+    /// The longest `version`, in characters.
+    public static let maxVersionLength = 64
 
     /// Validates the name and the keys (1-128 characters of `A-Z a-z 0-9 _ . -`, at most 64
     /// keys), and the localizations: at most ``maxLanguages`` languages, each with at least
@@ -22,10 +29,15 @@ public struct App: Hashable, Sendable {
     ///   `purposeStrings` lacks.
     public init(
         id: AppID, name: String, purposeStrings: [String: PurposeString],
-        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], updatedAt: Date
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], version: String? = nil,
+        updatedAt: Date
     ) throws(PermissionError) {
         guard IdentifierSyntax.isDisplayText(name, maxCount: 200) else {
             throw .invalidArgument(field: "name", why: "must be 1-200 characters without control characters")
+        }
+        if let version, !IdentifierSyntax.isDisplayText(version, maxCount: Self.maxVersionLength) {
+            throw .invalidArgument(
+                field: "version", why: "must be 1-\(Self.maxVersionLength) characters without control characters")
         }
         guard purposeStrings.count <= 64 else {
             throw .invalidArgument(field: "purposeStrings", why: "at most 64 keys")
@@ -49,15 +61,17 @@ public struct App: Hashable, Sendable {
         }
         self.init(
             trusted: id, name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
-            updatedAt: updatedAt)
+            version: version, updatedAt: updatedAt)
     }
 
     /// Builds an app already validated (read back from the store).
     package init(
         trusted id: AppID, name: String, purposeStrings: [String: PurposeString],
-        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], updatedAt: Date
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], version: String? = nil,
+        updatedAt: Date
     ) {
         self.id = id
+        self.version = version
         self.name = name
         self.purposeStrings = purposeStrings
         self.localizedPurposeStrings = localizedPurposeStrings

@@ -36,6 +36,10 @@ public enum Catalogue {
     private static let byID: [ServiceID: ServiceDefinition] = Dictionary(
         uniqueKeysWithValues: builtins.map { ($0.id, $0) })
 
+    /// The built-in location service: the one with the provisional Always flow and location
+    /// alerts (seed 004).
+    public static let location: ServiceDefinition = builtins[0]
+
     /// The built-in service `id`, or nil when `id` is not built in.
     public static func builtin(_ id: ServiceID) -> ServiceDefinition? { byID[id] }
 

@@ -8,4 +8,8 @@ public enum Choice: String, Sendable, CaseIterable, Hashable {
     case changeToAlways
     case selectItems
     case allowFull
+    /// A location alert's "Keep Always": the grant stays as it is.
+    case keepAlways
+    /// A location alert's "Change to Only While Using": authorized whenInUse.
+    case changeToWhileUsing
 }

@@ -4,7 +4,9 @@ public enum LifecycleEvent: String, Sendable, CaseIterable, Hashable {
     case sessionEnded
     /// Resets services with `resetOnReinstall` (location) and keeps every other one.
     case reinstalled
-    /// Issues the upgrade prompt for a provisional Always grant; never sent by the app itself.
+    /// One use of location in the background: issues the upgrade prompt for a provisional
+    /// Always grant, and counts towards location alerts for any Always grant (SPEC §11); never
+    /// sent by the app itself.
     case backgroundLocationUsed
 
     /// Whether an app (rather than the consent side) may send it: only events that take access away.

@@ -25,11 +25,15 @@ public struct Prompt: Hashable, Sendable {
     public var endedAt: Date?
     /// The answer, when `state` is `answered`.
     public var choice: Choice?
+    /// A location alert's count of the app's background uses of location in the 3 days before
+    /// it was issued (``LocationAlertSchedule/recentWindow``); nil for every other kind.
+    public let backgroundUses: Int?
 
     public init(
         id: PromptID, user: UserID, app: AppID, service: ServiceID, kind: PromptKind, requestedLevel: Level,
         options: [Choice], purpose: PurposeString, purposeLanguage: LanguageTag? = nil, purposeKey: String,
-        state: PromptState, createdAt: Date, expiresAt: Date, endedAt: Date? = nil, choice: Choice? = nil
+        state: PromptState, createdAt: Date, expiresAt: Date, endedAt: Date? = nil, choice: Choice? = nil,
+        backgroundUses: Int? = nil
     ) {
         self.id = id
         self.user = user
@@ -46,6 +50,7 @@ public struct Prompt: Hashable, Sendable {
         self.expiresAt = expiresAt.truncatedToMilliseconds
         self.endedAt = endedAt?.truncatedToMilliseconds
         self.choice = choice
+        self.backgroundUses = backgroundUses
     }
 
     /// The state as seen at `now`: a pending prompt past its deadline reads as expired

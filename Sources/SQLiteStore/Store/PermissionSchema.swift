@@ -22,6 +22,7 @@ enum PermissionSchema {
             Migration(id: "7-location-button", sql: version7),
             sealedAudit(keyring: keyring),
             Migration(id: "9-fewer-listing-indexes", sql: version9),
+            Migration(id: "10-location-alerts", sql: version10),
         ])
     }
 

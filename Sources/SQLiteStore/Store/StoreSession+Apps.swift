@@ -17,31 +17,33 @@ extension StoreSession {
     /// ``app(_:)`` from the file.
     private func storedApp(_ id: AppID) throws -> App? {
         guard
-            let (name, updatedAt) = try row(
-                "SELECT name, updated_at FROM apps WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) },
+            let (name, updatedAt, version) = try row(
+                "SELECT name, updated_at, version FROM apps WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) },
                 decode: {
-                    (try $0.requiredString(at: 0, "apps", "name"), $0.int64(at: 1))
+                    (try $0.requiredString(at: 0, "apps", "name"), $0.int64(at: 1), $0.string(at: 2))
                 })
         else { return nil }
         return App(
             trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
-            localizedPurposeStrings: try localizedPurposeStrings(of: id), updatedAt: Date(millisecondsSince1970: updatedAt))
+            localizedPurposeStrings: try localizedPurposeStrings(of: id), version: version,
+            updatedAt: Date(millisecondsSince1970: updatedAt))
     }
 
     func apps(after: AppID?, limit: Int) throws -> [App] {
-        let page = try rows("SELECT id, name, updated_at FROM apps WHERE id > ?1 ORDER BY id LIMIT ?2") { statement in
+        let page = try rows("SELECT id, name, updated_at, version FROM apps WHERE id > ?1 ORDER BY id LIMIT ?2") {
+            statement in
             statement.bind(after?.rawValue ?? "", at: 1)
             statement.bind(Self.limit(limit), at: 2)
         } decode: { statement in
             (
                 AppID(trusted: try statement.requiredString(at: 0, "apps", "id")),
-                try statement.requiredString(at: 1, "apps", "name"), statement.int64(at: 2)
+                try statement.requiredString(at: 1, "apps", "name"), statement.int64(at: 2), statement.string(at: 3)
             )
         }
-        return try page.map { id, name, updatedAt in
+        return try page.map { id, name, updatedAt, version in
             App(
                 trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
-                localizedPurposeStrings: try localizedPurposeStrings(of: id),
+                localizedPurposeStrings: try localizedPurposeStrings(of: id), version: version,
                 updatedAt: Date(millisecondsSince1970: updatedAt))
         }
     }
@@ -76,13 +78,15 @@ extension StoreSession {
     func save(_ app: App) throws {
         try run(
             """
-            INSERT INTO apps (id, name, updated_at) VALUES (?1, ?2, ?3)
-            ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at
+            INSERT INTO apps (id, name, updated_at, version) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (id) DO UPDATE SET
+                name = excluded.name, updated_at = excluded.updated_at, version = excluded.version
             """
         ) { statement in
             statement.bind(app.id.rawValue, at: 1)
             statement.bind(app.name, at: 2)
             statement.bind(app.updatedAt.millisecondsSince1970, at: 3)
+            statement.bind(app.version, at: 4)
         }
         try run("DELETE FROM app_purpose_strings WHERE app = ?1") { $0.bind(app.id.rawValue, at: 1) }
         for (key, purpose) in app.purposeStrings {

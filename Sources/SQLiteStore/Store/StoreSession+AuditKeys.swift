@@ -50,6 +50,7 @@ extension StoreSession {
             pseudonym: pseudonym, authorizations: try delete("authorizations"), prompts: try delete("prompts"),
             settings: try delete("user_settings") > 0, policies: try delete("policies"),
             consentSessions: try delete("consent_sessions"))
+        _ = try delete("location_alerts")
         _ = try delete("audit_subjects")
         return erasure
     }

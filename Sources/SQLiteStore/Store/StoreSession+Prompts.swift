@@ -7,7 +7,7 @@ import StoredRows
 extension StoreSession {
     private static let columns = """
         id, user, app, service, kind, requested_level, options, purpose, purpose_key, state, \
-        created_at, expires_at, ended_at, choice, purpose_language
+        created_at, expires_at, ended_at, choice, purpose_language, background_uses
         """
 
     func prompt(id: PromptID) throws -> Prompt? {
@@ -69,14 +69,14 @@ extension StoreSession {
         try run(
             """
             INSERT INTO prompts (\(Self.columns))
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
             ON CONFLICT (id) DO UPDATE SET
                 user = excluded.user, app = excluded.app, service = excluded.service, kind = excluded.kind,
                 requested_level = excluded.requested_level, options = excluded.options,
                 purpose = excluded.purpose, purpose_key = excluded.purpose_key, state = excluded.state,
                 created_at = excluded.created_at, expires_at = excluded.expires_at,
                 ended_at = excluded.ended_at, choice = excluded.choice,
-                purpose_language = excluded.purpose_language
+                purpose_language = excluded.purpose_language, background_uses = excluded.background_uses
             """
         ) { statement in
             statement.bind(prompt.id.rawValue, at: 1)
@@ -94,6 +94,7 @@ extension StoreSession {
             statement.bind(prompt.endedAt, at: 13)
             statement.bind(prompt.choice?.rawValue, at: 14)
             statement.bind(prompt.purposeLanguage?.rawValue, at: 15)
+            statement.bind(prompt.backgroundUses.map(Int64.init), at: 16)
         }
     }
 }

@@ -14,13 +14,13 @@ struct Harness {
     init(
         _ kind: StoreKind, promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
         maxGrantDuration: TimeInterval = 31_536_000, maxPendingPrompts: Int = 3, maxExportRecords: Int = 5_000,
-        registered: App? = Fixtures.registeredApp(),
+        registered: App? = Fixtures.registeredApp(), locationAlerts: LocationAlertSettings = LocationAlertSettings(),
         makePromptID: @escaping @Sendable (Date) -> PromptID = PermissionService.Configuration.randomPromptID
     ) throws {
         fixture = try kind.open()
         var configuration = PermissionService.Configuration(
             promptTTL: promptTTL, onceTTL: onceTTL, makePromptID: makePromptID, maxGrantDuration: maxGrantDuration,
-            maxPendingPrompts: maxPendingPrompts)
+            maxPendingPrompts: maxPendingPrompts, locationAlerts: locationAlerts)
         configuration.maxExportRecords = maxExportRecords
         service = PermissionService(store: fixture.store, clock: clock, configuration: configuration)
         if let registered {
