@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import PermissionDomain
+import Synchronization
 import TestSupport
 import Testing
 
@@ -218,6 +220,40 @@ import Testing
         }
         #expect(try h.service.locationAlertSchedule(user: h.user, app: h.app) == nil)
         #expect(try h.auditLog().count == seq)
+    }
+
+    /// Two stores on the same data (two processes on the SQLite file, two replicas on the
+    /// PostgreSQL database) sweep at the same moment, each round: every due alert is issued
+    /// exactly once, because the due schedules are read inside the write (one writer on SQLite;
+    /// on PostgreSQL after the audit head lock).
+    @Test(arguments: StoreKind.allCases) func twoStoresSweepingAtOnceIssueEachAlertOnce(_ kind: StoreKind) throws {
+        let h = try Harness(kind, locationAlerts: LocationAlertSettings(intervals: [60]))
+        let other = PermissionService(
+            store: try h.fixture.openAgain(), clock: h.clock,
+            configuration: .init(locationAlerts: LocationAlertSettings(intervals: [60])))
+        let users = try (0..<8).map { try UserID("replica-\($0)") }
+        for user in users {
+            _ = try h.service.setAuthorization(
+                user: user, app: h.app, service: .location, status: .authorized, level: .always, actor: h.consent,
+                requestId: "s")
+        }
+        for round in 0..<5 {
+            h.clock.advance(by: 1)
+            for user in users {
+                _ = try h.service.lifecycle(
+                    user: user, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: "u")
+            }
+            h.clock.advance(by: 600)
+            let issued = Mutex([Int]())
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let result = try? (index == 0 ? h.service : other).sweep()
+                issued.withLock { $0.append(result?.locationAlerts ?? -1) }
+            }
+            #expect(issued.withLock { $0.reduce(0, +) } == users.count, "round \(round): \(issued.withLock { $0 })")
+        }
+        let alerts = try h.auditLog().filter { $0.action == .promptCreated && $0.detail["kind"] == "locationAlert" }
+        #expect(alerts.count == users.count * 5)
+        for user in users { #expect(alerts.filter { $0.user == user }.count == 5) }
     }
 
     @Test(arguments: StoreKind.allCases) func theExportHoldsTheUsersSchedules(_ kind: StoreKind) throws {
