@@ -13,7 +13,7 @@ struct CopyToPostgresTests {
     /// Booleans are 0/1 and hashes lower-case hex on both sides.
     static let tableQueries: [(table: String, sqlite: String, postgres: String)] = {
         let tables: [(String, [String], String)] = [
-            ("apps", ["id", "name", "updated_at"], "id"),
+            ("apps", ["id", "name", "updated_at", "version"], "id"),
             ("app_purpose_strings", ["app", "key", "purpose"], "app, key"),
             ("app_localized_purpose_strings", ["app", "language", "key", "purpose"], "app, language, key"),
             ("services", ["id", "builtin", "specials"], "id"),
@@ -31,8 +31,15 @@ struct CopyToPostgresTests {
                 "prompts",
                 [
                     "id", "user", "app", "service", "kind", "requested_level", "options", "purpose", "purpose_key", "state",
-                    "created_at", "expires_at", "ended_at", "choice", "purpose_language",
+                    "created_at", "expires_at", "ended_at", "choice", "purpose_language", "background_uses",
                 ], "id"
+            ),
+            (
+                "location_alerts",
+                [
+                    "user", "app", "started_at", "alerts_shown", "last_alert_at", "uses_since_alert", "recent_uses",
+                    "due_at", "app_version",
+                ], "user, app"
             ),
             ("api_keys", ["id", "role", "app", "name", "secret_hash", "created_at", "revoked_at"], "id"),
             ("audit_subjects", ["user", "pseudonym", "wrapped_key", "created_at"], "user"),
@@ -105,7 +112,8 @@ struct CopyToPostgresTests {
         _ = try call(
             "PUT", "/v1/apps/com.example.maps",
             #"""
-            {"name": "Maps", "purposeStrings": {"NSLocationWhenInUseUsageDescription": "Directions.",
+            {"name": "Maps", "version": "2.4", "purposeStrings": {"NSLocationWhenInUseUsageDescription": "Directions.",
+             "NSLocationAlwaysAndWhenInUseUsageDescription": "Directions in the background.",
              "NSCameraUsageDescription": "Scan codes.", "XHealthRecordsReadUsageDescription": "Steps."},
              "localizedPurposeStrings": {"de": {"NSLocationWhenInUseUsageDescription": "Wegbeschreibung."}}}
             """#)
@@ -125,6 +133,10 @@ struct CopyToPostgresTests {
         _ = try call(
             "PUT", "/v1/users/u44/apps/com.example.maps/authorizations/camera", #"{"status": "authorized", "level": "full"}"#)
         _ = try call("PUT", "/v1/users/u45/settings", #"{"locationServicesEnabled": false}"#)
+        _ = try call(
+            "PUT", "/v1/users/u46/apps/com.example.maps/authorizations/location", #"{"status": "authorized", "level": "always"}"#)
+        let used = try call("POST", "/v1/users/u46/apps/com.example.maps/lifecycle", #"{"event": "backgroundLocationUsed"}"#)
+        #expect(used.contains(#""usageRecorded":true"#), "a location alert schedule to copy: \(used)")
         _ = try call(
             "PUT", "/v1/policies/no-camera-u44", #"{"service": "camera", "app": null, "user": "u44", "effect": "restrict"}"#)
         _ = try call("POST", "/v1/keys", #"{"role": "auditor", "name": "kept"}"#)

@@ -38,7 +38,11 @@ public enum Catalogue {
 
     /// The built-in location service: the one with the provisional Always flow and location
     /// alerts (seed 004).
-    public static let location: ServiceDefinition = builtins[0]
+    public static let location: ServiceDefinition = {
+        guard let location = builtins.first(where: { $0.id == .location }), location.specials.contains(.provisionalAlways)
+        else { preconditionFailure("the catalogue has no location service with the provisional Always flow") }
+        return location
+    }()
 
     /// The built-in service `id`, or nil when `id` is not built in.
     public static func builtin(_ id: ServiceID) -> ServiceDefinition? { byID[id] }
