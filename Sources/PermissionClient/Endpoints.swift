@@ -105,11 +105,14 @@ public enum Endpoints {
             body: jsonBody(Decision(choice: choice, until: until)))
     }
 
-    /// `POST /v1/users/{user}/apps/{app}/lifecycle`.
-    public static func lifecycle(user: String, app: String, event: LifecycleEvent.Event) -> Endpoint<LifecycleResult> {
+    /// `POST /v1/users/{user}/apps/{app}/lifecycle`; `usedAt` (sent as RFC 3339, within the
+    /// past 3 days) dates a `backgroundLocationUsed` report, absent: now.
+    public static func lifecycle(
+        user: String, app: String, event: LifecycleEvent.Event, usedAt: Date? = nil
+    ) -> Endpoint<LifecycleResult> {
         .json(
             "POST", PathEncoding.path("v1", "users", user, "apps", app, "lifecycle"),
-            body: jsonBody(LifecycleEvent(event: event)))
+            body: jsonBody(LifecycleEvent(event: event, usedAt: usedAt)))
     }
 
     /// `GET /v1/users/{user}/settings`.

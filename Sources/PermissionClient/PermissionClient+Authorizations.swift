@@ -92,13 +92,16 @@ extension PermissionClient {
         try await send(Endpoints.decide(prompt: id, choice: choice, until: until)).value
     }
 
-    /// Reports an app lifecycle event.
+    /// Reports an app lifecycle event. For `backgroundLocationUsed`, `usedAt` is when the
+    /// background use happened (within the past 3 days; nil: now), and the result's
+    /// `usageRecorded` says whether the use was kept for location alerts (the app holds Always
+    /// location access); a `usedAt` outside the window is a 422 problem naming `usedAt`.
     public func lifecycle(
-        user: String, app: String, event: LifecycleEvent.Event
+        user: String, app: String, event: LifecycleEvent.Event, usedAt: Date? = nil
     ) async throws(PermissionClientError)
         -> LifecycleResult
     {
-        try await send(Endpoints.lifecycle(user: user, app: app, event: event)).value
+        try await send(Endpoints.lifecycle(user: user, app: app, event: event, usedAt: usedAt)).value
     }
 
     /// The user's device-wide settings.

@@ -75,12 +75,19 @@ enum Output {
         fields(pairs)
     }
 
-    /// One table row of a prompt.
+    /// One table row of a prompt; a location alert's kind carries the background uses it shows
+    /// (`locationAlert(backgroundUses=14)`), without spaces so that the columns stay split.
     static func promptRow(_ prompt: Prompt) -> [String] {
         [
-            prompt.id, prompt.user, prompt.app, prompt.service, prompt.kind.rawValue, prompt.level, prompt.state.rawValue,
+            prompt.id, prompt.user, prompt.app, prompt.service, promptKind(prompt), prompt.level, prompt.state.rawValue,
             prompt.options.joined(separator: ","), time(prompt.expiresAt),
         ]
+    }
+
+    /// The KIND cell: the kind, with the background use count of a location alert.
+    static func promptKind(_ prompt: Prompt) -> String {
+        guard let uses = prompt.backgroundUses else { return prompt.kind.rawValue }
+        return "\(prompt.kind.rawValue)(backgroundUses=\(uses))"
     }
 
     static let promptHeaders = ["ID", "USER", "APP", "SERVICE", "KIND", "LEVEL", "STATE", "OPTIONS", "EXPIRES"]

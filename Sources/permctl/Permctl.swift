@@ -23,7 +23,7 @@ struct Permctl: ParsableCommand {
             """,
         subcommands: [
             StatusCommand.self, EvaluateCommand.self, RequestCommand.self, ButtonCommand.self, PromptsCommand.self,
-            DecideCommand.self, SetCommand.self,
+            DecideCommand.self, LifecycleCommand.self, SetCommand.self,
             RevokeCommand.self, ResetCommand.self, AppsCommand.self, ServicesCommand.self, PoliciesCommand.self,
             AuditCommand.self, KeysCommand.self, UsersCommand.self,
         ]

@@ -7,7 +7,12 @@ struct PromptsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prompts",
         abstract: "List a user's prompts (pending ones by default), as the consent UI sees them.",
-        discussion: "Example:\n  permctl prompts u42\n  permctl prompts u42 --state all")
+        discussion: """
+            A location alert's kind carries the background uses it shows: locationAlert(backgroundUses=14).
+            Example:
+              permctl prompts u42
+              permctl prompts u42 --state all
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The user id.") var user: String
@@ -38,11 +43,15 @@ struct DecideCommand: ParsableCommand {
             Examples:
               permctl decide 019ab2c3d4e5-8f3a2b1c0d9e8f7a allowWhileUsing
               permctl decide 019ab2c3d4e5-8f3a2b1c0d9e8f7a allow --until 2026-12-24T18:00:00Z
+              permctl decide 019ab2c3d4e5-8f3a2b1c0d9e8f7a changeToWhileUsing
             """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The prompt id.") var prompt: String
-    @Argument(help: "The choice: allow, deny, allowOnce, allowWhileUsing, selectItems, allowFull, ...") var choice: String
+    @Argument(
+        help:
+            "The choice: allow, deny, allowOnce, allowWhileUsing, selectItems, allowFull, keepWhileUsing, changeToAlways, keepAlways, changeToWhileUsing."
+    ) var choice: String
     @Option(help: "When the grant ends (RFC 3339, e.g. 2026-12-24T18:00:00Z); not with deny or allowOnce.")
     var until: String?
 

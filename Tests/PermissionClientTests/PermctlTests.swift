@@ -12,7 +12,7 @@ import Glibc
 @Suite("permctl", .serialized, .timeLimit(.minutes(3)))
 struct PermctlTests {
     static let verbs = [
-        "status", "request", "button", "prompts", "decide", "set", "revoke", "reset", "apps", "services",
+        "status", "request", "button", "prompts", "decide", "lifecycle", "set", "revoke", "reset", "apps", "services",
         "policies", "audit", "keys", "users",
     ]
 
@@ -111,6 +111,85 @@ struct PermctlTests {
         while Date() < deadline, !output.stdoutSoFar.contains("authorization.revoked") { usleep(50_000) }
         #expect(output.stdoutSoFar.contains("authorization.revoked"))
         #expect(process.isRunning)
+    }
+
+    /// A location alert (server intervals of one second): `lifecycle --used-at` reports a dated
+    /// background use, `prompts` lists the alert with its kind and count, `decide` answers it.
+    @Test func lifecycleReportsABackgroundUseAndTheLocationAlertIsListedAndAnswered() throws {
+        let server = try LiveServer(environment: ["PERMISSION_LOCATION_ALERT_INTERVALS": "1s"])
+        defer { server.stop() }
+        func run(_ arguments: String...) throws -> Permctl.Result {
+            try Permctl.run(arguments, url: server.url, key: server.adminKey)
+        }
+        let app = "com.example.maps"
+        let registered = try run(
+            "apps", "register", app, "--name", "Maps", "--purpose", "NSLocationWhenInUseUsageDescription=Shows nearby stops.",
+            "--purpose", "NSLocationAlwaysAndWhenInUseUsageDescription=Alerts you near your stop.",
+            "--purpose", "NSCameraUsageDescription=Scans tickets.")
+        #expect(registered.status == 0, "\(registered.stderr)")
+        #expect(try run("set", "u42", app, "location", "authorized", "--level", "always").status == 0)
+        let hourAgo = Timestamp.format(Date().addingTimeInterval(-3_600))
+        let used = try run("lifecycle", "u42", app, "backgroundLocationUsed", "--used-at", hourAgo)
+        #expect(used.status == 0, "\(used.stderr)")
+        #expect(
+            used.stdout.contains("Changed no authorization.") && used.stdout.contains("Background use recorded"), "\(used.stdout)"
+        )
+        let json = try run("lifecycle", "u43", app, "backgroundLocationUsed", "--json")
+        let notKept = try WireDecoder.decodeResponse(LifecycleResult.self, from: Array(json.stdout.utf8))
+        #expect(notKept.usageRecorded == false, "u43 holds no Always grant")
+        let old = try run(
+            "lifecycle", "u42", app, "backgroundLocationUsed", "--used-at",
+            Timestamp.format(Date().addingTimeInterval(-4 * 86_400)))
+        #expect(old.status == 1 && old.stderr.contains("usedAt"), "\(old.stderr)")
+        #expect(try run("lifecycle", "u42", app, "sessionEnded", "--used-at", hourAgo).status == 64)
+        #expect(try run("lifecycle", "u42", app, "backgroundLocationUsed", "--used-at", "yesterday").status == 64)
+        #expect(try run("lifecycle", "u42", app, "crashed").status == 64)
+
+        let request = try run("request", "u42", app, "camera", "--level", "full")
+        #expect(request.status == 0, "\(request.stderr)")
+        var listed = try run("prompts", "u42")
+        let deadline = Date().addingTimeInterval(15)
+        while !listed.stdout.contains("locationAlert"), Date() < deadline {
+            usleep(100_000)
+            listed = try run("prompts", "u42")
+        }
+        let lines = listed.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines.first?.split(separator: " ", omittingEmptySubsequences: true) == [
+                "ID", "USER", "APP", "SERVICE", "KIND", "LEVEL", "STATE", "OPTIONS", "EXPIRES",
+            ], "\(listed.stdout)")
+        let alertRow = try #require(lines.first { $0.contains("locationAlert") }, "\(listed.stdout)")
+        #expect(
+            alertRow.split(separator: " ", omittingEmptySubsequences: true)[3...7].map(String.init) == [
+                "location", "locationAlert(backgroundUses=1)", "always", "pending", "keepAlways,changeToWhileUsing",
+            ], "\(alertRow)")
+        let requestRow = try #require(lines.first { $0.contains("camera") })
+        #expect(
+            requestRow.split(separator: " ", omittingEmptySubsequences: true)[3...7].map(String.init) == [
+                "camera", "request", "full", "pending", "allow,deny",
+            ], "other prompts as before: \(requestRow)")
+
+        let list = try WireDecoder.decodeResponse(PromptList.self, from: Array(try run("prompts", "u42", "--json").stdout.utf8))
+        let alert = try #require(list.items.first { $0.kind == .locationAlert })
+        #expect(alert.backgroundUses == 1)
+        let kept = try run("decide", alert.id, "keepAlways")
+        #expect(
+            kept.status == 0 && kept.stdout.contains("authorized (always)") && kept.stdout.contains("userSet"), "\(kept.stdout)")
+        #expect(try run("prompts", "u42", "--state", "answered").stdout.contains("locationAlert(backgroundUses=1)"))
+        // The next alert comes after the next use; this one is changed to While Using.
+        #expect(try run("lifecycle", "u42", app, "backgroundLocationUsed").status == 0)
+        var next: Prompt?
+        while next == nil, Date() < deadline.addingTimeInterval(15) {
+            let pending = try WireDecoder.decodeResponse(
+                PromptList.self, from: Array(try run("prompts", "u42", "--json").stdout.utf8))
+            next = pending.items.first { $0.kind == .locationAlert }
+            if next == nil { usleep(100_000) }
+        }
+        let second = try #require(next, "a second alert after a new use")
+        let changed = try run("decide", second.id, "changeToWhileUsing")
+        #expect(
+            changed.status == 0 && changed.stdout.contains("authorized (whenInUse)") && changed.stdout.contains("userConsent"),
+            "\(changed.stdout)")
     }
 
     @Test func exitCodes() throws {

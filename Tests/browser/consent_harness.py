@@ -53,6 +53,8 @@ LABELS = {
         "selectItems": "Select Photos…",
         "allowFull": "Allow Full Access",
         "allow": "Allow",
+        "keepAlways": "Keep Always",
+        "changeToWhileUsing": "Change to Only While Using",
     },
     "de": {
         "allowOnce": "Einmal erlauben",
@@ -63,6 +65,8 @@ LABELS = {
         "selectItems": "Fotos auswählen …",
         "allowFull": "Vollzugriff erlauben",
         "allow": "Erlauben",
+        "keepAlways": "„Immer“ beibehalten",
+        "changeToWhileUsing": "Zu „Beim Verwenden der App“ ändern",
     },
 }
 # The tracking prompt's refusal keeps iOS's own wording (App Tracking Transparency).
@@ -157,11 +161,12 @@ _opener = urllib.request.build_opener(_NoRedirect)
 class Server:
     """One permission-server process with its own temporary database."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, extra_arguments=()):
         if not os.path.isfile(binary) or not os.access(binary, os.X_OK):
             raise HarnessError(
                 f"no server binary at {binary}: build it first (swift build), or set PERMISSION_SERVER")
         self.binary = binary
+        self.extra_arguments = list(extra_arguments)
         self.directory = tempfile.mkdtemp(prefix="consent-browser-")
         self.admin_key = "pk_" + secrets.token_hex(8) + "_" + secrets.token_urlsafe(32)
         self.log_path = os.path.join(self.directory, "server.log")
@@ -180,7 +185,7 @@ class Server:
         self.process = subprocess.Popen(
             [self.binary, "serve", "--host", "127.0.0.1", "--port", "0",
              "--database", os.path.join(self.directory, "permissions.sqlite"),
-             "--consent-cookie-secure", "false", "--log-level", "info"],
+             "--consent-cookie-secure", "false", "--log-level", "info"] + self.extra_arguments,
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
         log.close()
         deadline = time.monotonic() + START_TIMEOUT
@@ -347,12 +352,31 @@ def server():
         return _server
 
 
+_other_servers = {}
+
+
+def server_with(*arguments):
+    """A server of its own started with more `serve` flags (e.g. short location alert
+    intervals), for the tests that need them, so that the run's shared server stays as the
+    other tests expect it; one per set of flags, started on first use and stopped at exit."""
+    with _server_lock:
+        if arguments not in _other_servers:
+            binary = os.environ.get("PERMISSION_SERVER", os.path.join(REPO, ".build/debug/permission-server"))
+            started = Server(binary, arguments)
+            atexit.register(started.stop)
+            _other_servers[arguments] = started.start()
+        return _other_servers[arguments]
+
+
 def stop_server():
     global _server
     with _server_lock:
         if _server is not None:
             _server.stop()
             _server = None
+        for started in _other_servers.values():
+            started.stop()
+        _other_servers.clear()
 
 
 _counter = [0]

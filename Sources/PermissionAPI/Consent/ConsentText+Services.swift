@@ -185,6 +185,10 @@ extension ConsentText {
     static func action(_ entry: AuditEntry, _ language: ConsentLanguage) -> String {
         let en = language == .en
         switch entry.action {
+        case .promptCreated where entry.detail["kind"] == PromptKind.locationAlert.rawValue:
+            return en
+                ? "Asked whether to keep allowing background location use"
+                : "Hat gefragt, ob die Standortverwendung im Hintergrund erlaubt bleiben soll"
         case .promptCreated: return en ? "Asked for access" : "Hat um Zugriff gebeten"
         case .promptAnswered:
             let label = entry.detail["choice"].flatMap(Choice.init(rawValue:)).map {

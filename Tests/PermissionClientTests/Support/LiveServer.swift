@@ -16,7 +16,9 @@ final class LiveServer: @unchecked Sendable {
     /// The path of a built executable of the package, e.g. `permctl`.
     static func binary(_ name: String) -> String { BuiltProducts.binary(name) }
 
-    init(timeout: Duration = .seconds(20)) throws {
+    /// - Parameter environment: more `PERMISSION_*` settings for the server, e.g.
+    ///   `PERMISSION_LOCATION_ALERT_INTERVALS`.
+    init(timeout: Duration = .seconds(20), environment: [String: String] = [:]) throws {
         let binary = BuiltProducts.serverBinary
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw ServerProcess.StartupError(description: "\(binary) is not built (swift build --product permission-server)")
@@ -25,7 +27,8 @@ final class LiveServer: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         server = try ServerProcess(
             database: directory.appendingPathComponent("db.sqlite").path, directory: directory,
-            environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": adminKey], timeout: Double(timeout.components.seconds))
+            environment: environment.merging(["PERMISSION_BOOTSTRAP_ADMIN_KEY": adminKey]) { _, own in own },
+            timeout: Double(timeout.components.seconds))
     }
 
     private let stopLock = NSLock()
