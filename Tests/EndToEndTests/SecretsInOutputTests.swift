@@ -66,6 +66,15 @@ struct SecretsInOutputTests {
         #expect(consent.hasPrefix("pk_"))
         secrets.append(consent)
         produced.add("keys create stderr", created.stderr)
+        // The server sees another process's commit once its readers' reused snapshots end (at
+        // most 100 ms, `ReaderPool`): wait, bounded, for the key the subcommand made, slowly
+        // enough that the refusals meanwhile stay within the failure limiter's burst of 10.
+        let deadline = Date().addingTimeInterval(5)
+        while try call("GET", "/v1/users/u1/settings", authorization: "Bearer \(consent)").stdout.hasPrefix("HTTP/1.1 401"),
+            Date() < deadline
+        {
+            usleep(200_000)
+        }
 
         // Each key used for what it may do.
         for (key, path) in [
