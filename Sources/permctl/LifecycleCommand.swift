@@ -26,10 +26,16 @@ struct LifecycleCommand: ParsableCommand {
         help: "When the background use happened (RFC 3339, within the past 3 days); backgroundLocationUsed only.")
     var usedAt: String?
 
-    func validate() throws {
+    /// `event` as the wire's event; refused (exit 64) when it names none.
+    private func parsedEvent() throws -> LifecycleEvent.Event {
         guard let parsed = LifecycleEvent.Event(rawValue: event) else {
             throw ValidationError("EVENT must be sessionEnded, reinstalled or backgroundLocationUsed")
         }
+        return parsed
+    }
+
+    func validate() throws {
+        let parsed = try parsedEvent()
         guard let usedAt else { return }
         guard parsed == .backgroundLocationUsed else { throw ValidationError("--used-at goes only with backgroundLocationUsed") }
         guard Timestamp.parse(usedAt) != nil else {
@@ -42,8 +48,7 @@ struct LifecycleCommand: ParsableCommand {
         let result = try connection.call(
             client,
             Endpoints.lifecycle(
-                user: user, app: app, event: LifecycleEvent.Event(rawValue: event) ?? .sessionEnded,
-                usedAt: usedAt.flatMap(Timestamp.parse))
+                user: user, app: app, event: try parsedEvent(), usedAt: usedAt.flatMap(Timestamp.parse))
         ).value
         if connection.json { return Output.json(result) }
         if result.changed.isEmpty {

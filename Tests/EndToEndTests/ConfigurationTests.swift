@@ -128,6 +128,18 @@ struct ConfigurationTests {
             (["--max-grant-duration", "59"], [:], "--max-grant-duration / PERMISSION_MAX_GRANT_DURATION", "60...315360000"),
             (["--max-pending-prompts", "0"], [:], "--max-pending-prompts / PERMISSION_MAX_PENDING_PROMPTS", "1...100"),
             (
+                ["--location-alert-intervals", "3,1x"], [:],
+                "--location-alert-intervals / PERMISSION_LOCATION_ALERT_INTERVALS", "comma-separated durations"
+            ),
+            (
+                [], ["PERMISSION_LOCATION_ALERT_INTERVALS": "0s"],
+                "--location-alert-intervals / PERMISSION_LOCATION_ALERT_INTERVALS", "(from environment)"
+            ),
+            (
+                ["--location-alert-threshold", "0"], [:],
+                "--location-alert-threshold / PERMISSION_LOCATION_ALERT_THRESHOLD", "1...1000000"
+            ),
+            (
                 [], ["PERMISSION_MAX_PENDING_PROMPTS": "101"], "--max-pending-prompts / PERMISSION_MAX_PENDING_PROMPTS",
                 "(from environment)"
             ),

@@ -37,10 +37,10 @@ public struct LocationAlertSettings: Hashable, Sendable {
     public static func intervals(parsing text: String) -> [TimeInterval]? {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         guard !parts.isEmpty, parts.count <= maxIntervals else { return nil }
+        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
         var intervals: [TimeInterval] = []
         for raw in parts {
             var part = Substring(raw.trimmingCharacters(in: .whitespaces))
-            let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
             var unit: TimeInterval = 86_400
             if let last = part.last, let named = units[last] {
                 unit = named

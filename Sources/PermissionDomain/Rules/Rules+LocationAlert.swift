@@ -41,7 +41,7 @@ extension Rules {
             next.usesSinceAlert = min(next.usesSinceAlert + 1, Int(Int32.max))
         }
         let hour = LocationAlertSchedule.hour(of: used)
-        let oldest = LocationAlertSchedule.hour(of: now.addingTimeInterval(-LocationAlertSchedule.recentWindow))
+        let oldest = LocationAlertSchedule.firstRecentHour(before: now)
         var hours = next.recentUses.filter { $0.hour >= oldest }
         if let index = hours.firstIndex(where: { $0.hour == hour }) {
             hours[index].count = min(hours[index].count + 1, Int(Int32.max))

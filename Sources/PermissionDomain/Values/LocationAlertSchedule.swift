@@ -65,9 +65,14 @@ public struct LocationAlertSchedule: Hashable, Sendable {
         Int64((date.timeIntervalSince1970 / 3_600).rounded(.down))
     }
 
+    /// The first hour of ``recentWindow`` before `now`: older hours are neither counted nor kept.
+    public static func firstRecentHour(before now: Date) -> Int64 {
+        hour(of: now.addingTimeInterval(-recentWindow))
+    }
+
     /// Background uses within ``recentWindow`` before `now` (to the hour).
     public func uses(inWindowBefore now: Date) -> Int {
-        let first = Self.hour(of: now.addingTimeInterval(-Self.recentWindow))
+        let first = Self.firstRecentHour(before: now)
         return recentUses.reduce(0) { $1.hour >= first ? $0 + $1.count : $0 }
     }
 }

@@ -8,7 +8,4 @@ public enum PromptKind: String, Sendable, CaseIterable, Hashable {
     case upgrade
     case locationButton
     case locationAlert
-
-    /// Whether only the system raises prompts of this kind (never an app's own call).
-    public var isSystemIssued: Bool { self == .upgrade || self == .locationAlert }
 }
