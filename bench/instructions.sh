@@ -5,6 +5,13 @@
 # exactly the PIDs it started.
 #   bench/instructions.sh engine SERVER_BINARY          # http-bench-server, GET /bench
 #   bench/instructions.sh status SERVER_BINARY [ROWS]   # permission-server, GET one authorization
+#   bench/instructions.sh write SERVER_BINARY [ROWS]    # permission-server, durable settings PUTs
+# The write mode drives bench/hot-path/put.lua over 16 connections (each write a new record and its
+# audit entry, as bench/peer.sh does) and also splits a write's instructions by where they run
+# (inclusive counts of the functions below, from callgrind_annotate; demangled with `swift
+# demangle` when swift is installed). Under valgrind the server is many times slower, so its batches
+# are larger than at full speed, and the kernel's share (pwrite, fdatasync, the sockets) is not
+# counted at all: read it beside bench/sqlite-write.sh and the CPU times of bench/peer.sh.
 # Valgrind 3.19 cannot read the release permission-server's DWARF: pass a copy made with
 # `strip --strip-debug -o COPY permission-server` (it keeps the symbols callgrind_annotate shows).
 # Needs valgrind (callgrind_control), wrk, curl, sqlite3 (status). Env: DURATION (10s), PORT (18095).
@@ -18,6 +25,7 @@ prefix="$(mktemp -d /tmp/instructions.XXXXXX)"
 # shellcheck source=bench/lib.sh
 source "$here/lib.sh"
 curl_args=()
+wrk_connections=4
 trap cleanup EXIT
 
 case "$mode" in
@@ -38,7 +46,20 @@ status)
     PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" valgrind --tool=callgrind --callgrind-out-file="$prefix/cg.out" "$binary" serve --host 127.0.0.1 --port "$port" \
         --database "$db" --log-level warning --max-requests-per-connection 1000000 >"$prefix/server.log" 2>&1 &
     ;;
-*) echo "usage: $0 engine|status BINARY [ROWS]" >&2; exit 2 ;;
+write)
+    users=100; apps=$((rows / users))
+    db="$prefix/db.sqlite"
+    seed_database "$binary" "$db" "$users" "$apps"
+    url="http://127.0.0.1:$port/v1/users/u1/apps/com.example.app2/authorizations/location"
+    wrk_connections=16
+    wrk_args=(-s "$here/hot-path/put.lua" "http://127.0.0.1:$port")
+    BENCH_API_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+    export USERS=$users APPS=$apps BENCH_API_KEY
+    curl_args=(-H "Authorization: Bearer $BENCH_API_KEY")
+    PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" valgrind --tool=callgrind --callgrind-out-file="$prefix/cg.out" "$binary" serve --host 127.0.0.1 --port "$port" \
+        --database "$db" --log-level warning --max-requests-per-connection 1000000 >"$prefix/server.log" 2>&1 &
+    ;;
+*) echo "usage: $0 engine|status|write BINARY [ROWS]" >&2; exit 2 ;;
 esac
 server_pid=$!
 pids+=("$server_pid")
@@ -47,9 +68,10 @@ for _ in $(seq 1 600); do
     sleep 0.1
 done
 curl -fsS -o /dev/null "${curl_args[@]}" "$url"
-wrk -t1 -c4 -d3s "${wrk_args[@]}" >/dev/null
+wrk -t1 -c"$wrk_connections" -d3s "${wrk_args[@]}" >/dev/null
+if [ "$mode" = write ]; then batches_before=$(write_batches_of "http://127.0.0.1:$port"); fi
 callgrind_control -z "$server_pid" >/dev/null
-out=$(wrk -t1 -c4 -d"$duration" "${wrk_args[@]}")
+out=$(wrk -t1 -c"$wrk_connections" -d"$duration" "${wrk_args[@]}")
 callgrind_control -d "$server_pid" >/dev/null
 sleep 1
 requests=$(echo "$out" | awk '/requests in/ {print $1}')
@@ -57,3 +79,36 @@ dump=$(ls -t "$prefix"/cg.out.* | head -1)
 instructions=$(awk '/^summary:|^totals:/ {print $2; exit}' "$dump")
 awk -v i="$instructions" -v r="$requests" -v m="$mode" \
     'BEGIN { printf "%s: %d requests, %.0f instructions per request\n", m, r, i / r }'
+
+[ "$mode" = write ] || exit 0
+awk -v a="$batches_before" -v b="$(write_batches_of "http://127.0.0.1:$port")" \
+    'BEGIN { split(a, x, " "); split(b, y, " "); if (y[2] > x[2]) printf "%.1f writes a commit under valgrind\n", (y[1] - x[1]) / (y[2] - x[2]) }'
+# Where a write's instructions run: inclusive counts (a function with what it calls) per write.
+# The rows overlap where one calls another (the writer's batch runs the body, which seals).
+callgrind_annotate --inclusive=yes --threshold=100 "$dump" >"$prefix/inclusive.txt" 2>/dev/null
+callgrind_annotate --threshold=100 "$dump" >"$prefix/exclusive.txt" 2>/dev/null
+for file in inclusive exclusive; do
+    if command -v swift >/dev/null; then swift demangle --simplified <"$prefix/$file.txt" >"$prefix/$file.names"
+    else cp "$prefix/$file.txt" "$prefix/$file.names"; fi
+done
+# The largest count on a line matching PATTERN (grep -E) in FILE, per write.
+per_write() { # file pattern
+    grep -E "$2" "$prefix/$1.names" | awk -v r="$requests" '{ gsub(",", "", $1); if ($1 + 0 > max) max = $1 + 0 }
+        END { printf "%.0f", max / r }'
+}
+# The sum of the counts on lines matching PATTERN in FILE, per write.
+sum_per_write() { # file pattern
+    grep -E "$2" "$prefix/$1.names" | awk -v r="$requests" '{ gsub(",", "", $1); sum += $1 } END { printf "%.0f", sum / r }'
+}
+echo "instructions per write, inclusive (the rows overlap):"
+printf '  %-62s %s\n' \
+    "HTTP: reading, parsing and routing a request (processInput)" "$(per_write inclusive 'HTTPConnection\.processInput\(\)')" \
+    "  of which decoding the JSON body (WireDecoder.decode)" "$(per_write inclusive 'static WireDecoder\.decode<')" \
+    "HTTP: a response sent (HTTPDeferredResponse.complete)" "$(per_write inclusive 'HTTPDeferredResponse\.complete\(')" \
+    "the writer's batches, commits included (DatabaseWriter.run)" "$(per_write inclusive 'DatabaseWriter\.run\(')" \
+    "  the write's body: rules, rows, audit entry (changeBody closure)" "$(per_write inclusive 'closure #1 in PermissionService\.changeBody')" \
+    "  the audit entry (AuditChain.record)" "$(per_write inclusive 'AuditChain\.record<')" \
+    "    the user's key (read, or drawn and inserted), the seals" "$(per_write inclusive 'SubjectSealer\.seal\(')" \
+    "  SQLite, every statement (sqlite3_step)" "$(per_write inclusive ':sqlite3_step ')" \
+    "malloc and free, themselves (exclusive)" "$(sum_per_write exclusive ':(malloc|free|cfree[^ ]*|_int_malloc|_int_free|malloc_consolidate|unlink_chunk[^ ]*) ')" \
+    "reference counting, itself (exclusive swift_retain/release)" "$(sum_per_write exclusive ':swift_(retain|release|bridgeObjectRetain|bridgeObjectRelease) ')"

@@ -18,6 +18,12 @@
 #     average batch per commit (the deltas of sqlite_write_transaction_writes_sum and _count on
 #     /metrics). Once the writes in flight have settled, each database's audit rows added are
 #     compared with the writes answered (up to CONNECTIONS more a run: committed, not answered).
+#     After both, each round, the floor (bench/sqlite-write/write.c on its own copy of the seeded
+#     database, pinned to CPU 0): the service's SQLite work for the same writes alone, at the batch
+#     the service reached in that round; its CPU time per write bounds the service's writes/s on
+#     one core (1,000,000 ÷ µs), and that bound over the peer's writes/s is the most any server
+#     doing this SQLite work at this batch could reach against the peer in the round (FLOOR=0
+#     skips it, e.g. to spare the copy of a 10,000,000-row file).
 # Then, at PACE_CONNECTIONS, the same offered load to each server (each connection waits a random
 # time, exponentially distributed, after every response): GETs on the service, the peer and nginx
 # (PACE_MS on average), and PUTs on the service and the peer (PUT_PACE_MS on average; unset, it is
@@ -42,7 +48,8 @@
 #      10000000:100000:100"), PACE_CONNECTIONS (the first of CONNECTIONS), PACE_MS (8),
 #      PUT_PACE_MS (unset: derived as above), READ_CACHE_ENTRIES (unset: the service's default),
 #      PORT (18094), PEER_PORT (18095), NGINX_PORT (18096),
-#      SERVER_BINARY (skip the service's build and use this binary).
+#      SERVER_BINARY (skip the service's build and use this binary), FLOOR (1), FLOOR_COUNT
+#      (30000 writes a floor run), CC (cc, for the floor).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -64,6 +71,9 @@ done
 # get.lua and put.lua pace whenever PACE_MS is in their environment: only the paced runs pass it.
 unset PACE_MS
 sizes="${SIZES:-10000:100:100}"
+floor="${FLOOR:-1}"
+floor_count="${FLOOR_COUNT:-30000}"
+[[ "$floor" =~ ^[01]$ && "$floor_count" =~ ^[1-9][0-9]*$ ]] || { echo "FLOOR must be 0 or 1, FLOOR_COUNT a positive integer" >&2; exit 2; }
 port="${PORT:-18094}"
 peer_port="${PEER_PORT:-18095}"
 nginx_port="${NGINX_PORT:-18096}"
@@ -100,6 +110,10 @@ for tool in swift wrk nginx taskset sqlite3 curl; do
 done
 
 server_bin="$(bench_server_binary "$root")"
+if [ "$floor" = 1 ]; then
+    command -v "${CC:-cc}" >/dev/null || { echo "missing ${CC:-cc} for the floor (apt-get install -y gcc libsqlite3-dev, or FLOOR=0)" >&2; exit 1; }
+    "${CC:-cc}" -O2 -Wall -Wextra -o "$prefix/write" "$here/sqlite-write/write.c" -lsqlite3
+fi
 echo "== building the peer (release)"
 (cd "$here/peer" && swift build -c release --product permission-peer >"$prefix/peer-build.log" 2>&1) ||
     { tail -30 "$prefix/peer-build.log" >&2; exit 1; }
@@ -158,8 +172,38 @@ put_run() { # name kind pace tag
     fi
 }
 
-# The PUT runs of one group, rounds alternating which server goes first, then the nothing-lost
-# verdict of each server for the group (audit rows added against writes answered).
+# The floor of round NAME: write.c on floor-ROWS.sqlite at the service's batch BATCH (rounded; 1
+# when unknown). Fills the run table's columns it has: writes/s of its one thread, CPU per write
+# (user part), the batch; and bound[NAME], 1,000,000 ÷ its CPU time per write.
+declare -A bound
+floor_run() { # name batch
+    local name="$1" size line
+    size=$(awk -v b="$2" 'BEGIN { if (b == "-") print 1; else printf "%d", b + 0.5 }')
+    line=$(taskset -c 0 "$prefix/write" "$prefix/floor-$rows.sqlite" "$apps" "$size" "$floor_count")
+    echo "   floor at a batch of $size: $line"
+    rps[$name]=$(sed -E 's/.*writes_per_second=([0-9.]+).*/\1/' <<<"$line")
+    cpureq[$name]=$(sed -E 's/.*cpu_us_per_write=([0-9.]+).*/\1/' <<<"$line")
+    userreq[$name]=$(sed -E 's/.*user_us_per_write=([0-9.]+).*/\1/' <<<"$line")
+    bound[$name]=$(awk -v c="${cpureq[$name]}" 'BEGIN { printf "%.0f", 1000000 / c }')
+    batch[$name]=$size
+    p50[$name]="-" p99[$name]="-" wrkcpu[$name]="-" srvcpu[$name]="-"
+    wcharreq[$name]="-" wbytesreq[$name]="-" cswreq[$name]="-"
+    notes[$name]="SQLite alone: at most ${bound[$name]} writes/s"
+}
+
+# The median over the rounds of the floor's bound over the peer's writes/s in GROUP, with the
+# rounds'.
+floor_ratio() { # rows group
+    local round values=()
+    for round in $(seq 1 "$rounds"); do
+        values+=("$(awk -v a="${bound[floor-$1-$2-$round]}" -v b="${rps[put-peer-$1-$2-$round]}" 'BEGIN { printf "%.2f", a / b }')")
+    done
+    echo "$(median "${values[@]}") (rounds: ${values[*]})"
+}
+
+# The PUT runs of one group, rounds alternating which server goes first (then the floor when the
+# group is saturated), then the nothing-lost verdict of each server for the group (audit rows
+# added against writes answered).
 declare -A verdict
 # "nothing lost" when ADDED audit rows are the TOTAL writes answered plus at most SLACK.
 lost_verdict() { # added total slack
@@ -175,6 +219,10 @@ put_group() { # group pace
         if ((round % 2 == 0)); then order=(peer product); fi
         for kind in "${order[@]}"; do put_run "put-$kind-$rows-$group-$round" "$kind" "$pace" "$kind${group}r$round"; done
         names+=("put-product-$rows-$group-$round" "put-peer-$rows-$group-$round")
+        if [ "$floor" = 1 ] && [ "$pace" = 0 ]; then
+            floor_run "floor-$rows-$group-$round" "${batch[put-product-$rows-$group-$round]}"
+            names+=("floor-$rows-$group-$round")
+        fi
     done
     for kind in product peer; do
         total=0
@@ -198,6 +246,7 @@ for size in $sizes; do
     seed_database "$server_bin" "$prefix/product-$rows.sqlite" "$users" "$apps"
     seconds[seed-$rows]=$(awk -v s="$started" -v e="$(date +%s.%N)" 'BEGIN { printf "%.0f", e - s }')
     cp "$prefix/product-$rows.sqlite" "$prefix/peer-$rows.sqlite"
+    if [ "$floor" = 1 ]; then cp "$prefix/product-$rows.sqlite" "$prefix/floor-$rows.sqlite"; fi
     echo "   seeded in ${seconds[seed-$rows]} s"
 
     PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" taskset -c 0 "$server_bin" serve --host 127.0.0.1 --port "$port" \
@@ -337,6 +386,10 @@ for size in $sizes; do
             echo "  GET requests/s service/nginx: $(ratio rps get-product nginx "$rows" "$group")"
             echo "  GET requests/s service/peer: $(ratio rps get-product get-peer "$rows" "$group")"
             echo "  PUT writes/s service/peer: $(ratio rps put-product put-peer "$rows" "$group") (target >= 3); p99: $(ratio p99 put-product put-peer "$rows" "$group") (target <= 1)"
+            if [ "$floor" = 1 ]; then
+                echo "  PUT floor, SQLite alone at the service's batch: $(rounds_of cpureq floor "$rows" "$group") µs of CPU a write ($(rounds_of userreq floor "$rows" "$group") user), at most $(rounds_of bound floor "$rows" "$group") writes/s on one core"
+                echo "  PUT floor's writes/s bound/peer: $(floor_ratio "$rows" "$group"); service CPU a write/floor: $(ratio cpureq put-product floor "$rows" "$group")"
+            fi
         fi
         echo "  nothing lost: service ${verdict[product-$rows-$group]}; peer ${verdict[peer-$rows-$group]}"
     done
