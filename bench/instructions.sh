@@ -34,25 +34,17 @@ engine)
     wrk_args=("$url")
     valgrind --tool=callgrind --callgrind-out-file="$prefix/cg.out" "$binary" "$port" >"$prefix/server.log" 2>&1 &
     ;;
-status)
+status | write)
     users=100; apps=$((rows / users))
     db="$prefix/db.sqlite"
     seed_database "$binary" "$db" "$users" "$apps"
     url="http://127.0.0.1:$port/v1/users/u1/apps/com.example.app2/authorizations/location"
-    wrk_args=(-s "$here/hot-path/get.lua" "http://127.0.0.1:$port")
-    BENCH_API_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
-    export USERS=$users APPS=$apps BENCH_API_KEY
-    curl_args=(-H "Authorization: Bearer $BENCH_API_KEY")
-    PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" valgrind --tool=callgrind --callgrind-out-file="$prefix/cg.out" "$binary" serve --host 127.0.0.1 --port "$port" \
-        --database "$db" --log-level warning --max-requests-per-connection 1000000 >"$prefix/server.log" 2>&1 &
-    ;;
-write)
-    users=100; apps=$((rows / users))
-    db="$prefix/db.sqlite"
-    seed_database "$binary" "$db" "$users" "$apps"
-    url="http://127.0.0.1:$port/v1/users/u1/apps/com.example.app2/authorizations/location"
-    wrk_connections=16
-    wrk_args=(-s "$here/hot-path/put.lua" "http://127.0.0.1:$port")
+    if [ "$mode" = status ]; then
+        wrk_args=(-s "$here/hot-path/get.lua" "http://127.0.0.1:$port")
+    else
+        wrk_connections=16
+        wrk_args=(-s "$here/hot-path/put.lua" "http://127.0.0.1:$port")
+    fi
     BENCH_API_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
     export USERS=$users APPS=$apps BENCH_API_KEY
     curl_args=(-H "Authorization: Bearer $BENCH_API_KEY")
