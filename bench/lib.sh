@@ -146,6 +146,9 @@ write_batches_of() { # base
         END { printf "%.0f %.0f\n", s, c }'
 }
 
+# The number after NAME= in LINE, a line of key=value fields (bench/sqlite-write/write.c's).
+field_of() { sed -E "s/.*(^| )$1=([0-9.]+).*/\2/" <<<"$2"; }
+
 # The median of a list of numbers (the middle one; the mean of the two middle ones).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 

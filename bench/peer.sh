@@ -181,9 +181,9 @@ floor_run() { # name batch
     size=$(awk -v b="$2" 'BEGIN { if (b == "-") print 1; else printf "%d", b + 0.5 }')
     line=$(taskset -c 0 "$prefix/write" "$prefix/floor-$rows.sqlite" "$apps" "$size" "$floor_count")
     echo "   floor at a batch of $size: $line"
-    rps[$name]=$(sed -E 's/.*writes_per_second=([0-9.]+).*/\1/' <<<"$line")
-    cpureq[$name]=$(sed -E 's/.*cpu_us_per_write=([0-9.]+).*/\1/' <<<"$line")
-    userreq[$name]=$(sed -E 's/.*user_us_per_write=([0-9.]+).*/\1/' <<<"$line")
+    rps[$name]=$(field_of writes_per_second "$line")
+    cpureq[$name]=$(field_of cpu_us_per_write "$line")
+    userreq[$name]=$(field_of user_us_per_write "$line")
     bound[$name]=$(awk -v c="${cpureq[$name]}" 'BEGIN { printf "%.0f", 1000000 / c }')
     batch[$name]=$size
     p50[$name]="-" p99[$name]="-" wrkcpu[$name]="-" srvcpu[$name]="-"

@@ -56,8 +56,6 @@ time_writes() { # batch variant
     taskset -c 0 "$prefix/write" "$prefix/run.sqlite" "$apps" "$1" "$count"
 }
 
-field() { sed -E "s/.*$1=([0-9.]+).*/\1/"; }
-
 declare -A rate cpu user pages
 for round in $(seq 1 "$rounds"); do
     echo "== round $round of $rounds"
@@ -65,10 +63,10 @@ for round in $(seq 1 "$rounds"); do
         for batch in $batches; do
             line="$(time_writes "$batch" "$v")"
             echo "   ${variants[$v]:-as migrated}: $line"
-            rate[$v-$batch]+="$(field writes_per_second <<<"$line") "
-            cpu[$v-$batch]+="$(field cpu_us_per_write <<<"$line") "
-            user[$v-$batch]+="$(field user_us_per_write <<<"$line") "
-            pages[$v-$batch]+="$(field wal_pages_per_write <<<"$line") "
+            rate[$v-$batch]+="$(field_of writes_per_second "$line") "
+            cpu[$v-$batch]+="$(field_of cpu_us_per_write "$line") "
+            user[$v-$batch]+="$(field_of user_us_per_write "$line") "
+            pages[$v-$batch]+="$(field_of wal_pages_per_write "$line") "
         done
     done
 done
