@@ -191,8 +191,8 @@ int main(int argc, char **argv) {
     if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) fail("open");
     /* The writer's settings (Database.swift, DatabaseConfiguration.swift). */
     exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;"
-         "PRAGMA cache_size = -8192; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON;"
-         "PRAGMA busy_timeout = 5000");
+         "PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY; PRAGMA secure_delete = ON;"
+         "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000");
     sqlite3_wal_hook(db, wal_hook, NULL);
     savepoint = prepare("SAVEPOINT batch_item");
     release = prepare("RELEASE batch_item");
