@@ -18,6 +18,8 @@ public final class AuditKeyring: Sendable {
     /// Derived from the server key with HKDF-SHA256 (RFC 5869): wraps the users' keys.
     private let wrappingKey: SymmetricKey
     private let unwrapped = Mutex([String: SymmetricKey]())
+    /// Where random bytes come from: ``SystemRandom/bytes(_:)`` but in tests.
+    private let random: @Sendable (Int) -> [UInt8]
 
     /// The most unwrapped keys remembered; the map starts over when full.
     static let rememberedKeys = 4_096
@@ -26,11 +28,17 @@ public final class AuditKeyring: Sendable {
 
     /// - Parameter serverKey: 32 random bytes.
     /// - Throws: ``AuditKeyError/malformedServerKey`` for any other length.
-    public init(serverKey: [UInt8]) throws {
+    public convenience init(serverKey: [UInt8]) throws {
+        try self.init(serverKey: serverKey, random: SystemRandom.bytes)
+    }
+
+    /// - Parameter random: `count` random bytes a call (tests count the draws).
+    package init(serverKey: [UInt8], random: @escaping @Sendable (_ count: Int) -> [UInt8]) throws {
         guard serverKey.count == 32 else { throw AuditKeyError.malformedServerKey }
         wrappingKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: serverKey), info: Array("permission-audit-key-wrapping".utf8),
             outputByteCount: 32)
+        self.random = random
     }
 
     /// A keyring over a new random server key (tests, and a first start without a key file).
@@ -41,7 +49,7 @@ public final class AuditKeyring: Sendable {
 
     /// 32 random bytes from the system's generator.
     public static func newServerKey() -> [UInt8] {
-        SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        SystemRandom.bytes(32)
     }
 
     /// The server key in its text form: base64 of the 32 bytes.
@@ -63,7 +71,7 @@ public final class AuditKeyring: Sendable {
 
     /// A value a database keeps to tell later whether it is opened with the same server key.
     package func newCheckValue() -> String {
-        seal(Self.checkPlaintext, with: wrappingKey, context: "check")
+        seal(Self.checkPlaintext, with: wrappingKey, context: "check", nonce: random(Self.nonceCount))
     }
 
     /// Whether `checkValue` was made by this server key.
@@ -79,18 +87,27 @@ public final class AuditKeyring: Sendable {
     /// then 80 random bits. Time first keeps the indexes on pseudonyms (the key table's, the
     /// audit's by user) growing at their end, as the audit itself does, instead of touching a
     /// random page of each for every new user; the time says no more than the user's first entry
-    /// does.
+    /// does. The pseudonym's random bits, the key and the wrapping's nonce are one draw.
     package func newSubject(now: Date = Date()) -> (pseudonym: String, wrappedKey: String) {
+        let drawn = random(Self.pseudonymRandomCount + Self.keyCount + Self.nonceCount)
+        precondition(drawn.count == Self.pseudonymRandomCount + Self.keyCount + Self.nonceCount, "a short draw")
         let milliseconds = UInt64(max(0, now.millisecondsSince1970)) & 0xFFFF_FFFF_FFFF
         var bytes: [UInt8] = (0..<6).reversed().map { UInt8(truncatingIfNeeded: milliseconds >> UInt64($0 * 8)) }
-        // 80 random bits, from one draw of the library's generator (not a system call a byte).
-        SymmetricKey(size: .bits128).withUnsafeBytes { bytes.append(contentsOf: $0.prefix(10)) }
+        bytes += drawn[0..<Self.pseudonymRandomCount]
         let pseudonym = "p_" + Self.hex(bytes)
-        let key = SymmetricKey(size: .bits256)
-        let wrapped = key.withUnsafeBytes { seal(Array($0), with: wrappingKey, context: "subject|" + pseudonym) }
+        let keyBytes = drawn[Self.pseudonymRandomCount..<(Self.pseudonymRandomCount + Self.keyCount)]
+        let key = SymmetricKey(data: keyBytes)
+        let wrapped = seal(
+            Array(keyBytes), with: wrappingKey, context: "subject|" + pseudonym,
+            nonce: Array(drawn.suffix(Self.nonceCount)))
         remember(key, wrappedAs: wrapped)  // the entry that made it is sealed next
         return (pseudonym, wrapped)
     }
+
+    /// Random bytes in a pseudonym (80 bits), in a user key (256 bits), in an AES-GCM nonce (96 bits).
+    static let pseudonymRandomCount = 10
+    static let keyCount = 32
+    static let nonceCount = 12
 
     private func remember(_ key: SymmetricKey, wrappedAs wrappedKey: String) {
         unwrapped.withLock { keys in
@@ -129,7 +146,7 @@ public final class AuditKeyring: Sendable {
     /// `fields` sealed under the user key `wrappedKey` holds, for entry `seq`.
     package func seal(_ fields: PersonalFields, wrappedKey: String, pseudonym: String, seq: Int64) throws -> String {
         let key = try unwrap(wrappedKey, pseudonym: pseudonym)
-        return seal(fields.plaintext, with: key, context: "personal|\(pseudonym)|\(seq)")
+        return seal(fields.plaintext, with: key, context: "personal|\(pseudonym)|\(seq)", nonce: random(Self.nonceCount))
     }
 
     /// The fields `sealed` holds.
@@ -145,9 +162,12 @@ public final class AuditKeyring: Sendable {
     // MARK: AES-256-GCM
 
     /// `v1.` and base64 of nonce (12 bytes), ciphertext and tag (16 bytes).
-    private func seal(_ plaintext: [UInt8], with key: SymmetricKey, context: String) -> String {
-        // AES-GCM with a fresh random nonce and a 256-bit key cannot fail.
-        let box = try! AES.GCM.seal(plaintext, using: key, authenticating: Array(context.utf8))
+    /// - Parameter nonce: 12 fresh random bytes (a nonce never repeats under one key).
+    private func seal(_ plaintext: [UInt8], with key: SymmetricKey, context: String, nonce: [UInt8]) -> String {
+        precondition(nonce.count == Self.nonceCount, "an AES-GCM nonce is 12 bytes")
+        // A 12-byte nonce and a 256-bit key: AES-GCM cannot fail.
+        let box = try! AES.GCM.seal(
+            plaintext, using: key, nonce: try! AES.GCM.Nonce(data: nonce), authenticating: Array(context.utf8))
         return Self.sealedPrefix + box.combined!.base64EncodedString()
     }
 

@@ -1,6 +1,7 @@
 import AuditKeys
 import Foundation
 import PermissionDomain
+import Synchronization
 import Testing
 
 /// The audit keys themselves (AES-256-GCM through swift-crypto): what opens, what does not, and
@@ -40,6 +41,41 @@ import Testing
         #expect(try AuditKeyring.serverKey(fromText: AuditKeyring.text(of: key) + "\n") == key)
         #expect(throws: AuditKeyError.malformedServerKey) { try AuditKeyring.serverKey(fromText: "c2hvcnQ=") }
         #expect(throws: AuditKeyError.malformedServerKey) { try AuditKeyring(serverKey: [1, 2, 3]) }
+    }
+
+    /// A first write about a user draws its pseudonym's bits, its key and the wrapping's nonce
+    /// at once, and its entry's nonce once more: two system calls, where 8 bytes a call took ten.
+    @Test func aNewUserAndItsFirstEntryTakeTwoDraws() throws {
+        let draws = Mutex([[UInt8]]())
+        let keyring = try AuditKeyring(serverKey: AuditKeyring.newServerKey()) { count in
+            let bytes = SystemRandom.bytes(count)
+            draws.withLock { $0.append(bytes) }
+            return bytes
+        }
+        let (pseudonym, wrapped) = keyring.newSubject()
+        let fields = PersonalFields(user: "u7", purpose: "Find friends.", detail: nil)
+        let sealed = try keyring.seal(fields, wrappedKey: wrapped, pseudonym: pseudonym, seq: 1)
+        let drawn = draws.withLock { $0 }
+        #expect(drawn.map(\.count) == [10 + 32 + 12, 12])
+        // The pseudonym ends in the first draw's 10 bytes; each seal starts with the nonce it drew.
+        #expect(pseudonym.hasSuffix(drawn[0].prefix(10).map { String(format: "%02x", $0) }.joined()))
+        #expect(Self.nonce(of: wrapped) == Array(drawn[0].suffix(12)))
+        #expect(Self.nonce(of: sealed) == drawn[1])
+        #expect(try keyring.open(sealed, wrappedKey: wrapped, pseudonym: pseudonym, seq: 1) == fields)
+        // A known user's next entry draws only its nonce.
+        _ = try keyring.seal(fields, wrappedKey: wrapped, pseudonym: pseudonym, seq: 2)
+        #expect(draws.withLock { $0.map(\.count) } == [54, 12, 12])
+    }
+
+    @Test func systemRandomDrawsAsManyBytesAsAsked() {
+        #expect(SystemRandom.bytes(0).isEmpty)
+        #expect(SystemRandom.bytes(SystemRandom.maxCount).count == SystemRandom.maxCount)
+        #expect(SystemRandom.bytes(32) != SystemRandom.bytes(32))
+    }
+
+    /// The 12-byte nonce a sealed value (`v1.` and base64) starts with.
+    private static func nonce(of sealed: String) -> [UInt8]? {
+        Data(base64Encoded: String(sealed.dropFirst(3))).map { Array($0.prefix(12)) }
     }
 
     @Test func pseudonymsAreTimeOrderedAndUnique() {
