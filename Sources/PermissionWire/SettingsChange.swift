@@ -4,7 +4,7 @@ public import Foundation
 /// `{"status": "authorized", "level": "always"}`, `{"status": "denied"}` or
 /// `{"status": "notDetermined"}` (Ask Next Time); `authorized` may carry `"until"` (RFC 3339),
 /// an expiring grant (SPEC §11).
-public struct SettingsChange: RequestBody, Codable, Equatable {
+public struct SettingsChange: MemberwiseRequestBody, Codable, Equatable {
     public static let allowedKeys: Set<String> = ["status", "level", "until"]
     public static let notNullable: Set<String> = ["until"]
 
@@ -18,5 +18,12 @@ public struct SettingsChange: RequestBody, Codable, Equatable {
         self.status = status
         self.level = level
         self.until = until
+    }
+
+    /// From the parsed body, members in declaration order (as `Decodable` reads them).
+    public init(members: [String: JSONValue]) throws(WireDecodingError) {
+        status = try MemberReader.wireEnum(members, "status", as: Authorization.Status.self)
+        level = try MemberReader.string(ifPresent: members, "level")
+        until = try MemberReader.timestamp(ifPresent: members, "until")
     }
 }

@@ -1,8 +1,9 @@
 public import Foundation
 
 /// Decodes wire bodies. Requests go through `decode`: `StrictJSON` first (size, UTF-8,
-/// nesting, duplicates, syntax), then unknown top-level members are refused, then
-/// `JSONDecoder` builds the value; every failure is one `WireDecodingError`. Responses (in the
+/// nesting, duplicates, syntax), then unknown top-level members are refused, then the value is
+/// built from the parsed members (a ``MemberwiseRequestBody``) or by `JSONDecoder`; every
+/// failure is one `WireDecodingError`. Responses (in the
 /// SDK) go through `decodeResponse`, which tolerates members a newer server may add.
 public enum WireDecoder {
     /// Strictly decodes a request body.
@@ -13,6 +14,14 @@ public enum WireDecoder {
     /// - Throws: `WireDecodingError` with a JSON Pointer path and a human message.
     public static func decode<T: RequestBody>(
         _ type: T.Type, from bytes: [UInt8], limits: StrictJSON.Limits = StrictJSON.Limits()
+    ) throws(WireDecodingError) -> T {
+        try decode(type, from: bytes, limits: limits, memberwise: true)
+    }
+
+    /// `decode`, with `memberwise: false` building even a ``MemberwiseRequestBody`` with
+    /// `JSONDecoder` (the tests compare the two).
+    package static func decode<T: RequestBody>(
+        _ type: T.Type, from bytes: [UInt8], limits: StrictJSON.Limits = StrictJSON.Limits(), memberwise: Bool
     ) throws(WireDecodingError) -> T {
         let document = try StrictJSON.parse(bytes, limits: limits)
         guard let members = document.objectValue else {
@@ -29,6 +38,10 @@ public enum WireDecoder {
                 kind: .invalidValue, path: WireDecodingError.pointer([null]),
                 message: "'\(null)' may be left out but not null")
         }
+        if memberwise, let memberwiseType = type as? any MemberwiseRequestBody.Type {
+            // The cast cannot fail: `memberwiseType` is `T`.
+            return try memberwiseType.init(members: members) as! T
+        }
         return try decodeChecked(type, from: bytes)
     }
 
@@ -41,6 +54,9 @@ public enum WireDecoder {
         try decodeChecked(type, from: bytes)
     }
 
+    /// The message for a string that is not a timestamp.
+    static let timestampExpectation = "expected an RFC 3339 timestamp such as 2026-11-22T10:00:00.000Z"
+
     /// A `JSONDecoder` configured for the wire format (timestamps via `Timestamp.parse`).
     public static func makeJSONDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
@@ -48,8 +64,7 @@ public enum WireDecoder {
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
             guard let date = Timestamp.parse(text) else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "expected an RFC 3339 timestamp such as 2026-11-22T10:00:00.000Z")
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: timestampExpectation)
             }
             return date
         }

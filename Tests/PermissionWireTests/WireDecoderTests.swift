@@ -129,4 +129,45 @@ import Testing
             #expect(error.message.contains("RFC 3339"))
         }
     }
+
+    /// The settings body is built from the members `StrictJSON` parsed (`MemberwiseRequestBody`),
+    /// not by `JSONDecoder`: every combination of these values for its three members (absent
+    /// included), and bodies that are not objects, decode to the same value or fail with the
+    /// same error (kind, path, message) both ways.
+    @Test func theSettingsBodyDecodesFromItsMembersAsJSONDecoderWould() throws {
+        let values: [String?] = [
+            nil, "null", #""denied""#, #""authorized""#, #""always""#, #""\u0064enied""#, #""""#, #""Denied""#,
+            #""2026-12-01T10:00:00.000Z""#, #""2026-12-01T12:00:00+02:00""#, #""2026-13-01T10:00:00Z""#, "5", "-1.5e3",
+            "true", "[]", #"["denied"]"#, "{}", #"{"status":"denied"}"#,
+        ]
+        var bodies = ["[]", "null", #""denied""#, "5", "{}"]
+        for status in values {
+            for level in values {
+                for until in values {
+                    let members = [("status", status), ("level", level), ("until", until)].compactMap { key, value in
+                        value.map { #""\#(key)":\#($0)"# }
+                    }
+                    bodies.append("{" + members.joined(separator: ",") + "}")
+                }
+            }
+        }
+        var decoded = 0
+        for body in bodies {
+            let memberwise = Self.outcome(body, memberwise: true)
+            let jsonDecoder = Self.outcome(body, memberwise: false)
+            #expect(memberwise == jsonDecoder, "\(body)")
+            if case .success = memberwise { decoded += 1 }
+        }
+        #expect(bodies.count == 5 + 18 * 18 * 18)
+        // Valid: 3 statuses (one escaped) x 11 levels (absent, null, any string) x 3 untils
+        // (absent, two timestamps); the checks of `level` and `until` against the status are the
+        // service's.
+        #expect(decoded == 3 * 11 * 3)
+    }
+
+    private static func outcome(_ json: String, memberwise: Bool) -> Result<SettingsChange, WireDecodingError> {
+        Result { () throws(WireDecodingError) in
+            try WireDecoder.decode(SettingsChange.self, from: Array(json.utf8), memberwise: memberwise)
+        }
+    }
 }
