@@ -32,24 +32,29 @@ extension Database {
         return result
     }
 
+    private static let beginDeferred = StatementSlot("BEGIN DEFERRED")
+    private static let beginImmediate = StatementSlot("BEGIN IMMEDIATE")
+    private static let commitTransaction = StatementSlot("COMMIT")
+    private static let rollbackTransaction = StatementSlot("ROLLBACK")
+
     /// `BEGIN DEFERRED` or `BEGIN IMMEDIATE`.
     package func begin(_ kind: TransactionKind) throws {
         switch kind {
-        case .deferred: try withStatement("BEGIN DEFERRED") { try $0.execute() }
-        case .immediate: try withStatement("BEGIN IMMEDIATE") { try $0.execute() }
+        case .deferred: try withStatement(Self.beginDeferred) { try $0.execute() }
+        case .immediate: try withStatement(Self.beginImmediate) { try $0.execute() }
         }
     }
 
     /// `COMMIT`.
     package func commit() throws {
-        try withStatement("COMMIT") { try $0.execute() }
+        try withStatement(Self.commitTransaction) { try $0.execute() }
     }
 
     /// `ROLLBACK`, when a transaction is still open; SQLite may already have rolled it back
     /// after an I/O or memory error (https://www.sqlite.org/lang_transaction.html#response_to_errors_within_a_transaction).
     package func rollback() throws {
         guard isInTransaction else { return }
-        try withStatement("ROLLBACK") { try $0.execute() }
+        try withStatement(Self.rollbackTransaction) { try $0.execute() }
     }
 
     /// Rolls back after another error, which is the one reported: a rollback failure here

@@ -21,6 +21,9 @@ package final class Database {
     /// Whether the connection was opened read-only.
     package let mode: Mode
     private var statementCache: [String: Statement] = [:]
+    /// Statements looked up by their text on this connection (``cachedStatement(_:)``): a test
+    /// checks that a settings write, commit included, looks up none (each is a ``StatementSlot``).
+    package private(set) var textLookups = 0
     /// Statements of ``StatementSlot``s, by slot index (nil: not prepared on this connection yet).
     /// Unchecked exclusivity: a connection is used by one thread at a time (checked by ``use``
     /// in debug builds) and `slots` is never borrowed across a call, so the runtime check on
@@ -164,6 +167,7 @@ package final class Database {
     /// The caller must ``Statement/reset()`` it after use; ``withStatement(_:_:)`` does.
     package func cachedStatement(_ sql: String) throws -> Statement {
         use.check()
+        textLookups &+= 1
         if let statement = statementCache[sql] { return statement }
         let statement = try prepare(sql)
         statementCache[sql] = statement

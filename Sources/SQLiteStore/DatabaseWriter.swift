@@ -329,8 +329,14 @@ package final class DatabaseWriter: Sendable {
         observer.didLoseTrack(database)
     }
 
+    /// Each body's savepoint, run for every write.
+    private static let savepoint = StatementSlot("SAVEPOINT batch_item")
+    private static let release = StatementSlot("RELEASE batch_item")
+    private static let rollbackToSavepoint = StatementSlot("ROLLBACK TO batch_item")
+    private static let pragmaDataVersion = StatementSlot("PRAGMA data_version")
+
     private func readDataVersion() throws -> Int64 {
-        try database.withStatement("PRAGMA data_version") { statement in
+        try database.withStatement(Self.pragmaDataVersion) { statement in
             try statement.step() ? statement.int64(at: 0) : 0
         }
     }
@@ -387,7 +393,7 @@ package final class DatabaseWriter: Sendable {
                 }
             }
             do {
-                try database.withStatement("SAVEPOINT batch_item") { try $0.execute() }
+                try database.withStatement(Self.savepoint) { try $0.execute() }
             } catch {
                 job.failure = error
                 failed.append(job)
@@ -395,7 +401,7 @@ package final class DatabaseWriter: Sendable {
             }
             do {
                 try job.run?(database)
-                try database.withStatement("RELEASE batch_item") { try $0.execute() }
+                try database.withStatement(Self.release) { try $0.execute() }
                 completed.append(job)
             } catch {
                 job.failure = error
@@ -461,8 +467,8 @@ package final class DatabaseWriter: Sendable {
     private func undoSavepoint() -> Bool {
         guard database.isInTransaction else { return false }
         do {
-            try database.withStatement("ROLLBACK TO batch_item") { try $0.execute() }
-            try database.withStatement("RELEASE batch_item") { try $0.execute() }
+            try database.withStatement(Self.rollbackToSavepoint) { try $0.execute() }
+            try database.withStatement(Self.release) { try $0.execute() }
             return true
         } catch {
             database.rollbackIgnoringErrors()

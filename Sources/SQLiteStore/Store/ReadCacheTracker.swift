@@ -116,12 +116,18 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         try database.execute(Self.installation)
     }
 
+    // Run at every commit.
+    private static let selectChanges = StatementSlot("SELECT user, app, service FROM temp.read_cache_changes")
+    private static let selectAppChanges = StatementSlot("SELECT DISTINCT app FROM temp.read_cache_app_changes")
+    private static let deleteChanges = StatementSlot("DELETE FROM temp.read_cache_changes")
+    private static let deleteAppChanges = StatementSlot("DELETE FROM temp.read_cache_app_changes")
+
     func willCommit(_ database: Database) throws {
         ownsWriter(database)
         var keys: [AuthorizationKey] = []
         var users: [UserID] = []
         var rows = 0
-        try database.withStatement("SELECT user, app, service FROM temp.read_cache_changes") { statement in
+        try database.withStatement(Self.selectChanges) { statement in
             while try statement.step() {
                 rows += 1
                 if rows > Self.maximumTrackedChanges { break }
@@ -135,15 +141,15 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         }
         // One row per purpose string saved: distinct apps, which are few.
         var apps: [AppID] = []
-        try database.withStatement("SELECT DISTINCT app FROM temp.read_cache_app_changes") { statement in
+        try database.withStatement(Self.selectAppChanges) { statement in
             while try statement.step() { apps.append(AppID(trusted: statement.string(at: 0) ?? "")) }
         }
         guard rows > 0 || !apps.isEmpty else {
             pending = nil
             return
         }
-        try database.execute("DELETE FROM temp.read_cache_changes")
-        try database.execute("DELETE FROM temp.read_cache_app_changes")
+        try database.withStatement(Self.deleteChanges) { try $0.execute() }
+        try database.withStatement(Self.deleteAppChanges) { try $0.execute() }
         pending = rows > Self.maximumTrackedChanges ? .everything : .keys(keys, users: users, apps: apps)
     }
 

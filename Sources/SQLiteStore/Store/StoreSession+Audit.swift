@@ -13,6 +13,13 @@ extension StoreSession {
         from_status, from_level, from_provisional, from_once, to_status, to_level, to_provisional, to_once, \
         reason, purpose, prompt_id, request_id, detail, purpose_hash, prev_hash, hash, personal
         """
+
+    private static let insert = StatementSlot(
+        """
+        INSERT INTO audit (\(columns))
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                ?22, ?23, ?24, ?25)
+        """)
     /// ``columns``, then the wrapped key of the entry's user (NULL once erased).
     private static let readColumns =
         columns + """
@@ -64,12 +71,7 @@ extension StoreSession {
     @discardableResult
     func append(_ entry: AuditEntry, after tip: AuditChainTip, sealer: SubjectSealer) throws -> Int64 {
         let record = try AuditChain.sha256.record(for: entry, after: tip, sealer: sealer)
-        let sql = """
-            INSERT INTO audit (\(Self.columns))
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                    ?22, ?23, ?24, ?25)
-            """
-        try run(sql) { statement in
+        try run(Self.insert) { statement in
             statement.bind(record.seq, at: 1)
             statement.bind(record.at, at: 2)
             statement.bind(record.actorKey, at: 3)

@@ -10,12 +10,16 @@ extension StoreSession {
         let wrappedKey: String
     }
 
+    private static let insertSubject = StatementSlot(
+        "INSERT INTO audit_subjects (user, pseudonym, wrapped_key, created_at) VALUES (?1, ?2, ?3, ?4)")
+    private static let selectSubject = StatementSlot("SELECT pseudonym, wrapped_key FROM audit_subjects WHERE user = ?1")
+
     /// Seals an entry's personal fields under its user's key, creating the key the first time.
     func sealer(_ keyring: AuditKeyring) -> SubjectSealer {
         SubjectSealer(keyring: keyring) { user in
             try auditSubject(of: user).map { ($0.pseudonym, $0.wrappedKey) }
         } insert: { user, pseudonym, wrappedKey in
-            try run("INSERT INTO audit_subjects (user, pseudonym, wrapped_key, created_at) VALUES (?1, ?2, ?3, ?4)") {
+            try run(Self.insertSubject) {
                 $0.bind(user, at: 1)
                 $0.bind(pseudonym, at: 2)
                 $0.bind(wrappedKey, at: 3)
@@ -33,7 +37,7 @@ extension StoreSession {
     /// `user`'s pseudonym and wrapped key, or nil when the log holds nothing about them (or they
     /// were erased).
     func auditSubject(of user: String) throws -> AuditSubject? {
-        try row("SELECT pseudonym, wrapped_key FROM audit_subjects WHERE user = ?1", bind: { $0.bind(user, at: 1) }) {
+        try row(Self.selectSubject, bind: { $0.bind(user, at: 1) }) {
             AuditSubject(
                 pseudonym: try $0.requiredString(at: 0, "audit_subjects", "pseudonym"),
                 wrappedKey: try $0.requiredString(at: 1, "audit_subjects", "wrapped_key"))

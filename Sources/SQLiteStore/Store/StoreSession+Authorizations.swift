@@ -178,19 +178,21 @@ extension StoreSession {
         }
     }
 
+    private static let upsert = StatementSlot(
+        """
+        INSERT INTO authorizations (\(columns), purpose_hash)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+        ON CONFLICT (user, app, service) DO UPDATE SET
+            status = excluded.status, level = excluded.level, provisional = excluded.provisional,
+            once = excluded.once, expires_at = excluded.expires_at, reason = excluded.reason,
+            purpose = excluded.purpose, declined_levels = excluded.declined_levels,
+            updated_at = excluded.updated_at, version = excluded.version,
+            purpose_language = excluded.purpose_language, button_confirmed = excluded.button_confirmed,
+            purpose_hash = excluded.purpose_hash
+        """)
+
     func save(_ authorization: StoredAuthorization) throws {
-        let sql = """
-            INSERT INTO authorizations (\(Self.columns), purpose_hash)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
-            ON CONFLICT (user, app, service) DO UPDATE SET
-                status = excluded.status, level = excluded.level, provisional = excluded.provisional,
-                once = excluded.once, expires_at = excluded.expires_at, reason = excluded.reason,
-                purpose = excluded.purpose, declined_levels = excluded.declined_levels,
-                updated_at = excluded.updated_at, version = excluded.version,
-                purpose_language = excluded.purpose_language, button_confirmed = excluded.button_confirmed,
-                purpose_hash = excluded.purpose_hash
-            """
-        try run(sql) { statement in
+        try run(Self.upsert) { statement in
             statement.bind(authorization.user.rawValue, at: 1)
             statement.bind(authorization.app.rawValue, at: 2)
             statement.bind(authorization.service.rawValue, at: 3)

@@ -75,8 +75,11 @@ extension StoreSession {
         return database.changes > 0
     }
 
+    private static let selectUserSettings = StatementSlot(
+        "SELECT location_services_enabled, updated_at, locale FROM user_settings WHERE user = ?1")
+
     func userSettings(_ user: UserID) throws -> UserSettings? {
-        try row("SELECT location_services_enabled, updated_at, locale FROM user_settings WHERE user = ?1") {
+        try row(Self.selectUserSettings) {
             $0.bind(user.rawValue, at: 1)
         } decode: {
             UserSettings(

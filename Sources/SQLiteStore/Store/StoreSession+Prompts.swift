@@ -38,12 +38,14 @@ extension StoreSession {
         }
     }
 
+    private static let selectPending = StatementSlot(
+        """
+        SELECT \(columns) FROM prompts
+        WHERE user = ?1 AND app = ?2 AND service = ?3 AND state = 'pending'
+        """)
+
     func pendingPrompt(user: UserID, app: AppID, service: ServiceID) throws -> Prompt? {
-        let sql = """
-            SELECT \(Self.columns) FROM prompts
-            WHERE user = ?1 AND app = ?2 AND service = ?3 AND state = 'pending'
-            """
-        return try row(sql) { statement in
+        try row(Self.selectPending) { statement in
             statement.bind(user.rawValue, at: 1)
             statement.bind(app.rawValue, at: 2)
             statement.bind(service.rawValue, at: 3)

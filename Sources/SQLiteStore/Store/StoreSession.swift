@@ -61,6 +61,22 @@ struct StoreSession: PermissionWriter {
         }
     }
 
+    /// Runs the statement of `slot` with `bind` and decodes the first row, if any.
+    func row<Row>(_ slot: StatementSlot, bind: (Statement) -> Void, decode: (Statement) throws -> Row) throws -> Row? {
+        try database.withStatement(slot) { statement in
+            bind(statement)
+            return try statement.step() ? try decode(statement) : nil
+        }
+    }
+
+    /// Runs the statement of `slot`, which returns no rows, with `bind`.
+    func run(_ slot: StatementSlot, bind: (Statement) -> Void) throws {
+        try database.withStatement(slot) { statement in
+            bind(statement)
+            try statement.execute()
+        }
+    }
+
     /// Runs the statement of `slot` with `bind`, collecting `decode` for each row.
     func rows<Row>(_ slot: StatementSlot, bind: (Statement) -> Void, decode: (Statement) throws -> Row) throws -> [Row] {
         try database.withStatement(slot) { try Self.collect($0, bind: bind, decode: decode) }
