@@ -2,10 +2,11 @@
 # What a durable write costs SQLite by itself, at each batch size (see bench/RESULTS.md):
 # bench/sqlite-write/write.c writes the rows of the service's settings PUT for a new user (the
 # record, the user's audit key, the audit entry) in transactions of BATCH writes, one SAVEPOINT a
-# write, synchronous = FULL, pinned to CPU 0, with no HTTP, no Swift, no encryption and no
-# hashing. Its CPU time per write at the batch the service reaches (`writes per commit` in
-# bench/peer.sh) is the least the service can spend on a write there, so 1,000,000 / that time is
-# the most writes a second one core can commit, whatever the server around SQLite does.
+# write, the writer's pragmas (synchronous = FULL, temp_store = MEMORY, ...), pinned to CPU 0,
+# with no HTTP, no Swift, no encryption and no hashing. Its CPU time per write at the batch the
+# service reaches (`writes per commit` in bench/peer.sh) is the least the service can spend on a
+# write there, so 1,000,000 / that time is the most writes a second one core can commit, whatever
+# the server around SQLite does.
 #   - the database is seeded as bench/peer.sh seeds it (seed_database), and every run starts from
 #     a fresh copy of it;
 #   - each BATCH is timed ROUNDS times (the batches alternating), and the medians are printed;
