@@ -39,13 +39,7 @@ extension PostgresSession {
         """
         INSERT INTO authorizations (\(columns), purpose_hash)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-        ON CONFLICT (user_id, app, service) DO UPDATE SET
-            status = excluded.status, level = excluded.level, provisional = excluded.provisional,
-            once = excluded.once, expires_at = excluded.expires_at, reason = excluded.reason,
-            purpose = excluded.purpose, declined_levels = excluded.declined_levels,
-            updated_at = excluded.updated_at, version = excluded.version,
-            purpose_language = excluded.purpose_language, button_confirmed = excluded.button_confirmed,
-            purpose_hash = excluded.purpose_hash
+        ON CONFLICT (user_id, app, service) DO UPDATE SET \(StoredAuthorization.upsertAssignments)
         """)
 
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization? {

@@ -1,5 +1,6 @@
 import Foundation
 import PermissionDomain
+import StoredRows
 
 /// Authorization records: the hot-path point read, filtered listings, due once grants, upsert.
 extension StoreSession {
@@ -182,13 +183,7 @@ extension StoreSession {
         """
         INSERT INTO authorizations (\(columns), purpose_hash)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
-        ON CONFLICT (user, app, service) DO UPDATE SET
-            status = excluded.status, level = excluded.level, provisional = excluded.provisional,
-            once = excluded.once, expires_at = excluded.expires_at, reason = excluded.reason,
-            purpose = excluded.purpose, declined_levels = excluded.declined_levels,
-            updated_at = excluded.updated_at, version = excluded.version,
-            purpose_language = excluded.purpose_language, button_confirmed = excluded.button_confirmed,
-            purpose_hash = excluded.purpose_hash
+        ON CONFLICT (user, app, service) DO UPDATE SET \(StoredAuthorization.upsertAssignments)
         """)
 
     func save(_ authorization: StoredAuthorization) throws {
