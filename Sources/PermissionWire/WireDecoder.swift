@@ -3,8 +3,8 @@ public import Foundation
 /// Decodes wire bodies. Requests go through `decode`: `StrictJSON` first (size, UTF-8,
 /// nesting, duplicates, syntax), then unknown top-level members are refused, then the value is
 /// built from the parsed members (a ``MemberwiseRequestBody``) or by `JSONDecoder`; every
-/// failure is one `WireDecodingError`. Responses (in the
-/// SDK) go through `decodeResponse`, which tolerates members a newer server may add.
+/// failure is one `WireDecodingError`. Responses (in the SDK) go through `decodeResponse`, which
+/// tolerates members a newer server may add.
 public enum WireDecoder {
     /// Strictly decodes a request body.
     /// - Parameters:
