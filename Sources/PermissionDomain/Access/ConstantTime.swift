@@ -35,11 +35,15 @@ package enum ConstantTime {
     @inlinable @usableFromInline
     static func equal(buffer lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
         var difference: UInt8 = lhs.count == rhs.count ? 0 : 1
-        for index in 0..<max(lhs.count, rhs.count) {
-            let a = index < lhs.count ? lhs[index] : 0
-            let b = index < rhs.count ? rhs[index] : 0
-            difference |= a ^ b
+        let common = min(lhs.count, rhs.count)
+        // The bytes both sides have, with no branch on them (a loop the compiler vectorizes: this
+        // runs on every request of a keep-alive connection, over its `Authorization` field).
+        if common > 0, let left = lhs.baseAddress, let right = rhs.baseAddress {
+            for index in 0..<common { difference |= left[index] ^ right[index] }
         }
+        // Then the longer side's rest, so that both are read to their ends.
+        let longer = lhs.count > rhs.count ? lhs : rhs
+        for index in common..<longer.count { difference |= longer[index] | 1 }
         return difference == 0
     }
 }
