@@ -36,9 +36,7 @@ enum MemberReader {
     static func wireEnum<E: WireEnum>(_ members: [String: JSONValue], _ key: String, as: E.Type) throws(WireDecodingError) -> E {
         let raw = try string(members, key)
         guard let value = E(rawValue: raw) else {
-            throw WireDecodingError(
-                kind: .invalidValue, path: WireDecodingError.pointer([key]),
-                message: "expected one of " + E.allCases.map(\.rawValue).joined(separator: ", "))
+            throw WireDecodingError(kind: .invalidValue, path: WireDecodingError.pointer([key]), message: E.expectation)
         }
         return value
     }

@@ -10,10 +10,11 @@ extension WireEnum {
         let container = try decoder.singleValueContainer()
         let raw = try container.decode(String.self)
         guard let value = Self(rawValue: raw) else {
-            throw DecodingError.dataCorruptedError(
-                in: container,
-                debugDescription: "expected one of " + Self.allCases.map(\.rawValue).joined(separator: ", "))
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: Self.expectation)
         }
         self = value
     }
+
+    /// The message for a string that is none of the values: "expected one of" and all of them.
+    static var expectation: String { "expected one of " + allCases.map(\.rawValue).joined(separator: ", ") }
 }
