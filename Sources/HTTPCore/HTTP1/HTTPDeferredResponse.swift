@@ -5,8 +5,8 @@ import Synchronization
 /// `HTTPResponse.deferred(_:)`) when the answer waits on work that completes elsewhere, such as
 /// a durable write that the store's writer commits, so that no thread blocks waiting for it.
 ///
-/// The engine keeps the connection out of the epoll set meanwhile, as it does for a worker's
-/// request, and sends the outcome when ``complete(_:)`` is called. Middlewares that change or
+/// The engine serves none of the connection's events meanwhile, as for a worker's request,
+/// and sends the outcome when ``complete(_:)`` is called. Middlewares that change or
 /// observe responses do so through ``transform(_:)`` (``HTTPResponse/mapFinal(_:)``), which
 /// runs on the final outcome in the order they registered, the order the synchronous response
 /// passes them in; a failure that no transform turns into a response is answered as a thrown

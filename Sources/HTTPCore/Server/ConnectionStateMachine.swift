@@ -50,7 +50,7 @@ struct ConnectionStateMachine {
         /// Inline on the event loop, which owns the connection.
         case loop
         /// On the worker thread, which owns the output and the send side until it hands the
-        /// connection back; the connection is out of the epoll set meanwhile. `closeRequested`:
+        /// connection back; the loop serves none of its events meanwhile. `closeRequested`:
         /// a close was asked for meanwhile, done when the worker hands back.
         case worker(closeRequested: Bool)
     }

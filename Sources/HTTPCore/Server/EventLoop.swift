@@ -35,7 +35,8 @@ internal import Glibc
 /// registrations (checked in debug builds, `assertOnQueue`).
 ///
 /// `@unchecked Sendable`: `execute` and `stop` are called from any thread and touch only the
-/// mailbox (a `Mutex`) and the eventfd; everything else is `queue`'s.
+/// mailbox (a `Mutex`) and the eventfd, which is open for the loop's lifetime; everything else
+/// is `queue`'s.
 final class EventLoop: @unchecked Sendable {
     /// Interest in readiness, as registered with epoll.
     struct Interest: Equatable {
@@ -67,6 +68,9 @@ final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     /// Work for the loop from other threads (see `execute`).
     private let mailbox = Mutex(Mailbox())
+    /// How many `epoll_ctl` calls changed a connection's registration: what tests read to see
+    /// that a request handed off the loop and back changes none (`HTTPConnection.respond`).
+    let registrationChanges = Atomic<Int>(0)
 
     private struct Mailbox: ~Copyable {
         var work: [@Sendable () -> Void] = []
@@ -108,16 +112,18 @@ final class EventLoop: @unchecked Sendable {
         self.logger = logger
     }
 
-    deinit { events.deallocate() }
+    /// The eventfd closes here rather than with the epoll set: `execute` writes it outside the
+    /// mailbox's lock, from any thread that holds the loop.
+    deinit {
+        _ = Glibc.close(wakeFD)
+        events.deallocate()
+    }
 
     func start() {
         mailbox.withLock { $0.started = true }
         let source = DispatchSource.makeReadSource(fileDescriptor: epollFD, queue: queue)
         source.setEventHandler { [self] in serveReady() }
-        source.setCancelHandler { [epollFD, wakeFD] in
-            _ = Glibc.close(epollFD)
-            _ = Glibc.close(wakeFD)
-        }
+        source.setCancelHandler { [epollFD] in _ = Glibc.close(epollFD) }
         self.source = source
         source.resume()
     }
@@ -128,19 +134,36 @@ final class EventLoop: @unchecked Sendable {
     /// readable: a held loop wakes from its `epoll_wait`, a loop waiting on Dispatch gets its
     /// source's handler. The loop empties the mailbox after every `epoll_wait`, so no item
     /// waits for a hold to end. After `stop`, work goes to `queue`, where nothing holds.
+    ///
+    /// The eventfd is written after the lock is released: the write wakes the loop's thread,
+    /// which on the same core may run at once, and would then find the lock held, spin, and
+    /// sleep in the kernel until this thread ran again (seen in `perf` as `_lockSlow` under
+    /// `serveReady`). The descriptor stays open for as long as the loop exists (`deinit`), so
+    /// the write never reaches a closed or reused descriptor.
     func execute(_ work: @escaping @Sendable () -> Void) {
-        let queued = mailbox.withLock { mailbox -> Bool in
-            guard !mailbox.closed else { return false }
+        let outcome = mailbox.withLock { mailbox -> Handover in
+            guard !mailbox.closed else { return .closed }
             mailbox.work.append(work)
-            if mailbox.work.count == 1 {
-                // Under the lock, so never after `closed` is set and the descriptor may close.
-                // It cannot fail short of a counter at 2^64 - 2.
-                var one: UInt64 = 1
-                _ = Glibc.write(wakeFD, &one, 8)
-            }
-            return true
+            return mailbox.work.count == 1 ? .queuedFirst : .queued
         }
-        if !queued { queue.async(execute: work) }
+        switch outcome {
+        case .queued: return
+        case .queuedFirst:
+            // It cannot fail short of a counter at 2^64 - 2.
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeFD, &one, 8)
+        case .closed: queue.async(execute: work)
+        }
+    }
+
+    /// What `execute` did with an item.
+    private enum Handover {
+        /// Queued behind others: the eventfd was written for the first of them.
+        case queued
+        /// Queued in an empty mailbox: the loop has to be woken.
+        case queuedFirst
+        /// The loop stopped: the item goes to `queue`.
+        case closed
     }
 
     /// Stops watching and closes the epoll descriptor (once the source is cancelled, or at once
@@ -152,9 +175,8 @@ final class EventLoop: @unchecked Sendable {
             return mailbox.started
         }
         guard started else {
-            // No source, so nothing else reads or writes the descriptors.
+            // No source, so nothing else waits on the epoll set (the eventfd closes in `deinit`).
             _ = Glibc.close(epollFD)
-            _ = Glibc.close(wakeFD)
             return
         }
         execute { [self] in
@@ -208,6 +230,7 @@ final class EventLoop: @unchecked Sendable {
             event.data.fd = fd
             status = epoll_ctl(epollFD, current == .none ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
         }
+        registrationChanges.add(1, ordering: .relaxed)
         if status != 0 {
             let error = SocketError.lastError("epoll_ctl")
             logger.error("epoll_ctl failed", metadata: ["fd": .stringConvertible(fd), "error": .string("\(error)")])
@@ -268,6 +291,12 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             guard let connection = connections[event.data.fd] else { continue }
+            if connection.machine.isOffloaded {
+                // Left registered when its request went off the loop (`HTTPConnection.respond`),
+                // and not the loop's to serve until it comes back: out of the set until then.
+                connection.updateInterest()
+                continue
+            }
             let flags = event.events
             if flags & (EPOLLOUT.rawValue | errorMask) != 0, connection.registeredInterest.write {
                 connection.onWritable()

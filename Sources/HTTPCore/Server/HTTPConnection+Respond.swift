@@ -4,7 +4,11 @@ import Logging
 extension HTTPConnection {
     /// Runs the responder for one complete request and queues its response: inline on the
     /// loop when the responder says the request is quick (`HTTPExecution.eventLoop`), else on
-    /// a worker thread, with the connection out of the epoll set until the response is back.
+    /// a worker thread. Until the response is back the loop serves none of the connection's
+    /// events; its registration stays as it is, and the first event that comes meanwhile takes
+    /// it out of the epoll set (`EventLoop.serveBatch`). A client that waits for its answer
+    /// sends nothing, so a deferred write costs no `epoll_ctl` at all, where taking it out and
+    /// back in cost two.
     func respond(to request: HTTPRequest) {
         let requestId = makeRequestId()
         var context = RequestContext(requestId: requestId, origin: contextOrigin)
@@ -15,7 +19,6 @@ extension HTTPConnection {
             if let deferred = response.deferred {
                 machine.offloaded()
                 handOutput(toWorker: true)
-                updateInterest()
                 waitFor(deferred, head: request.head, context: context)
                 return
             }
@@ -24,7 +27,6 @@ extension HTTPConnection {
         }
         machine.offloaded()
         handOutput(toWorker: true)
-        updateInterest()
         environment.workers.submit { [self, context] in
             // Touches no connection state: the loop still owns it.
             let response = Self.run(responder, request: request, context: context)
@@ -39,7 +41,7 @@ extension HTTPConnection {
     }
 
     /// Waits, without a thread, for a deferred response, then hands it to the loop like a
-    /// worker's. The connection is offloaded meanwhile (out of the epoll set, output held).
+    /// worker's. The connection is offloaded meanwhile (its events not served, output held).
     private func waitFor(_ deferred: HTTPDeferredResponse, head: HTTPRequestHead, context: RequestContext) {
         deferred.whenComplete { [self] outcome in
             let response: HTTPResponse

@@ -11,8 +11,9 @@ import Logging
 ///   inline responders and writes run there, one request at a time in arrival order
 ///   (RFC 9112 §9.3);
 /// - while the machine is offloaded, the worker thread owns `output` and the send side (a
-///   responder that may block, a streamed body); the connection is out of the epoll set and
-///   the loop leaves it alone until the worker hands it back with `loop.execute`;
+///   responder that may block, a streamed body); the loop serves none of the connection's
+///   events (the first one takes it out of the epoll set) until the worker hands it back with
+///   `loop.execute`;
 /// - only `deadline` is shared, with the server's sweeper, under `deadlineLock`.
 ///
 /// `@unchecked Sendable`: it crosses to a worker thread and the sweeper, which touch only what

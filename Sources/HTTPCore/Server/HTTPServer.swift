@@ -75,6 +75,14 @@ public final class HTTPServer: @unchecked Sendable {
         return boundPort
     }
 
+    /// The `epoll_ctl` calls that changed a connection's registration, over all the loops
+    /// (`EventLoop.registrationChanges`, for tests).
+    var registrationChanges: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return loops.reduce(0) { $0 + $1.registrationChanges.load(ordering: .relaxed) }
+    }
+
     /// Binds, listens and starts accepting. Ignores `SIGPIPE` for the process (sends also use
     /// `MSG_NOSIGNAL`).
     /// - Throws: `SocketError` when the address cannot be bound (in use, bad host, no permission).
