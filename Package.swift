@@ -58,13 +58,10 @@ let package = Package(
             dependencies: ["PermissionDomain", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        // A SQLite VFS over the default one that gathers the writer's WAL writes (a frame header
-        // and a page each) into a few large writes at each sync (C: SQLite's VFS is a C interface).
-        .target(name: "CSQLiteWALGather"),
         // SQLite persistence of the domain.
         .target(
             name: "SQLiteStore",
-            dependencies: ["PermissionDomain", "AuditKeys", "StoredRows", "CSQLite", "CSQLiteWALGather", "Ownership"],
+            dependencies: ["PermissionDomain", "AuditKeys", "StoredRows", "CSQLite", "Ownership"],
             swiftSettings: swiftSettings
         ),
         // What both stores decode the same way: each shape both keep in the same columns (an

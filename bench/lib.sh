@@ -242,12 +242,3 @@ NGINX
     pids+=("$nginx_pid")
     wait_up "http://127.0.0.1:$port$location"
 }
-
-# Compiles the floor program (bench/sqlite-write/write.c) to OUT, with the product's
-# WAL-gathering VFS (Sources/CSQLiteWALGather) compiled in, as the writer has it. Needs CC (cc).
-compile_floor() { # out
-    local root
-    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-    "${CC:-cc}" -O2 -Wall -Wextra -I "$root/Sources/CSQLiteWALGather/include" -o "$1" \
-        "$root/bench/sqlite-write/write.c" "$root/Sources/CSQLiteWALGather/wal_gather.c" -lsqlite3 -lpthread
-}

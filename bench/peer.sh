@@ -112,7 +112,7 @@ done
 server_bin="$(bench_server_binary "$root")"
 if [ "$floor" = 1 ]; then
     command -v "${CC:-cc}" >/dev/null || { echo "missing ${CC:-cc} for the floor (apt-get install -y gcc libsqlite3-dev, or FLOOR=0)" >&2; exit 1; }
-    compile_floor "$prefix/write"
+    "${CC:-cc}" -O2 -Wall -Wextra -o "$prefix/write" "$here/sqlite-write/write.c" -lsqlite3
 fi
 echo "== building the peer (release)"
 (cd "$here/peer" && swift build -c release --product permission-peer >"$prefix/peer-build.log" 2>&1) ||

@@ -36,7 +36,7 @@ trap cleanup EXIT
 for tool in "${CC:-cc}" sqlite3 taskset; do
     command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y gcc libsqlite3-dev sqlite3 util-linux)" >&2; exit 1; }
 done
-compile_floor "$prefix/write"
+"${CC:-cc}" -O2 -Wall -Wextra -o "$prefix/write" "$here/sqlite-write/write.c" -lsqlite3
 
 server_bin="$(bench_server_binary "$root")"  # for its migrate subcommand
 split_size "$size"

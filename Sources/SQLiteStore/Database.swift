@@ -1,5 +1,4 @@
 internal import CSQLite
-internal import CSQLiteWALGather
 package import Ownership
 
 /// One SQLite connection (https://www.sqlite.org/c3ref/sqlite3.html).
@@ -46,28 +45,16 @@ package final class Database {
     ///   - path: the database file; created `0600` for `.readWrite` (``PrivateFiles``).
     ///   - mode: `.readWrite` (the writer) or `.readOnly` (a pool reader).
     ///   - configuration: busy timeout, cache and mmap sizes.
-    ///   - gatheringWALWrites: open through the `CSQLiteWALGather` VFS
-    ///     (``DatabaseConfiguration/gathersWALWrites``); the writer's connection only, which
-    ///     keeps `synchronous = FULL`, checked here.
-    package init(
-        path: String, mode: Mode, configuration: DatabaseConfiguration = .init(), gatheringWALWrites: Bool = false
-    ) throws {
+    package init(path: String, mode: Mode, configuration: DatabaseConfiguration = .init()) throws {
         _ = Self.libraryConfigured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         }
-        precondition(!gatheringWALWrites || mode == .readWrite, "only a connection that writes gathers its WAL writes")
         if mode == .readWrite { try PrivateFiles.prepareDatabase(at: path) }  // 0600, SPEC §12
-        if gatheringWALWrites {
-            let registered = csqlite_wal_gather_register()
-            guard registered == SQLITE_OK else {
-                throw SQLiteError.generic("could not register the WAL-gathering VFS (\(registered))", sql: nil)
-            }
-        }
         var connection: OpaquePointer?
-        let code = sqlite3_open_v2(path, &connection, flags, gatheringWALWrites ? csqlite_wal_gather_vfs_name : nil)
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let error = SQLiteError(connection: connection, resultCode: code, sql: nil)
             sqlite3_close_v2(connection)
@@ -78,7 +65,6 @@ package final class Database {
         self.mode = mode
         do {
             try setUp(configuration)
-            if gatheringWALWrites { try checkSyncedBeforeVisible() }
         } catch {
             statementCache.removeAll()
             throw error  // deinit closes the handle
@@ -132,33 +118,6 @@ package final class Database {
         case .readOnly:
             try execute("PRAGMA mmap_size = \(configuration.mmapSize)")
         }
-    }
-
-    /// The WAL-gathering VFS holds a commit's frames until SQLite syncs the WAL, which it does
-    /// before the wal-index shows the commit to other connections only with `synchronous` FULL
-    /// (2) or EXTRA (3); with NORMAL a reader could be shown frames still in the buffer.
-    package func checkSyncedBeforeVisible() throws {
-        let level = try withStatement("PRAGMA synchronous") { try $0.step() ? $0.int(at: 0) : nil }
-        guard level == 2 || level == 3 else {
-            throw SQLiteError.generic(
-                "the WAL-gathering VFS needs synchronous = FULL (found \(level.map(String.init) ?? "nothing"))",
-                sql: "PRAGMA synchronous")
-        }
-    }
-
-    /// For tests: the writes SQLite asked of this connection's WAL file, the writes made to the
-    /// file for them, and the bytes buffered now; nil unless the connection gathers them and
-    /// its WAL is open.
-    package var walWriteCounts: (requested: Int64, performed: Int64, pending: Int64)? {
-        var file: UnsafeMutablePointer<sqlite3_file>?
-        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_JOURNAL_POINTER, &file) == SQLITE_OK, let file else {
-            return nil
-        }
-        var requested: Int64 = 0
-        var performed: Int64 = 0
-        var pending: Int64 = 0
-        guard csqlite_wal_gather_counts(file, &requested, &performed, &pending) != 0 else { return nil }
-        return (requested, performed, pending)
     }
 
     /// Throws the connection's last error unless `code` is `SQLITE_OK`.

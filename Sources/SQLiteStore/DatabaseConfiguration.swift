@@ -23,13 +23,6 @@ public struct DatabaseConfiguration: Sendable {
     /// durable writes took about 12% less CPU each than with SQLite's default of 1,000
     /// (`bench/RESULTS.md`), and beyond 8,000 little changed.
     public var checkpointPages: Int
-    /// Whether the writer's connection gathers its WAL writes: SQLite writes each frame of a
-    /// commit as two `pwrite`s (its header, then its page), about 15 a durable write at a batch
-    /// of 9; through the `CSQLiteWALGather` VFS they are copied into one buffer and reach the
-    /// file in 64 KiB writes when SQLite syncs the WAL, before the commit becomes visible or is
-    /// acknowledged (`bench/RESULTS.md`). Only with `synchronous = FULL`, which the writer
-    /// always sets and checks.
-    public var gathersWALWrites: Bool
 
     /// Creates a configuration.
     /// - Parameters:
@@ -39,15 +32,13 @@ public struct DatabaseConfiguration: Sendable {
     ///   - maximumReaderCount: see ``maximumReaderCount``.
     ///   - maximumBatchSize: see ``maximumBatchSize``.
     ///   - checkpointPages: see ``checkpointPages``.
-    ///   - gathersWALWrites: see ``gathersWALWrites``.
     public init(
         busyTimeoutMilliseconds: Int32 = 5_000,
         cacheSizeKiB: Int = 8_192,
         mmapSize: Int64 = 1 << 30,
         maximumReaderCount: Int = 8,
         maximumBatchSize: Int = 256,
-        checkpointPages: Int = 8_000,
-        gathersWALWrites: Bool = true
+        checkpointPages: Int = 8_000
     ) {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.cacheSizeKiB = cacheSizeKiB
@@ -55,6 +46,5 @@ public struct DatabaseConfiguration: Sendable {
         self.maximumReaderCount = max(1, maximumReaderCount)
         self.maximumBatchSize = max(1, maximumBatchSize)
         self.checkpointPages = max(1, checkpointPages)
-        self.gathersWALWrites = gathersWALWrites
     }
 }

@@ -125,9 +125,7 @@ package final class DatabaseWriter: Sendable {
     package init(path: String, configuration: DatabaseConfiguration, onCommit: @escaping @Sendable () -> Void = {}) throws {
         let queue = DispatchQueue(label: "SQLiteStore.writer")
         let owner = QueueOwner("the SQLite writer", marking: queue)
-        let database = try Database(
-            path: path, mode: .readWrite, configuration: configuration,
-            gatheringWALWrites: configuration.gathersWALWrites)  // switches to WAL
+        let database = try Database(path: path, mode: .readWrite, configuration: configuration)  // switches to WAL
         let checkpointer = try Checkpointer(path: path, configuration: configuration)
         let walHook = WALHook(checkpointer: checkpointer)
         walHook.register(on: database)  // not yet shared: no loan needed

@@ -19,9 +19,7 @@
  *   - the audit entry, with the schema's trigger that checks its seq, a 64-hex-digit hash and
  *     previous hash and an 88-character sealed field, as the service stores them;
  *   - the read of the record's pending prompt (there is none), which a change cancels.
- * The connection is set up as the writer's: WAL through the same WAL-gathering VFS
- * (Sources/CSQLiteWALGather, compiled in; WAL_GATHER=0 opens it without, as
- * DatabaseConfiguration.gathersWALWrites = false does), synchronous = FULL, an 8 MiB page cache,
+ * The connection is set up as the writer's: WAL, synchronous = FULL, an 8 MiB page cache,
  * secure_delete, no automatic checkpoint; a passive
  * checkpoint runs after the commit that takes the WAL past 8,000 pages (the service's
  * Checkpointer does the same on a thread of its own, on the same CPU in the benches).
@@ -31,7 +29,6 @@
  * CPU time is the process's (getrusage), the kernel's part of each fsync and write included.
  */
 #include <sqlite3.h>
-#include "CSQLiteWALGather.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,13 +188,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "write: APPS, BATCH and COUNT must be positive\n");
         return 2;
     }
-    const char *gather = getenv("WAL_GATHER");
-    const char *vfs = NULL;
-    if (gather == NULL || strcmp(gather, "0") != 0) {
-        if (csqlite_wal_gather_register() != SQLITE_OK) fail("registering the WAL-gathering VFS");
-        vfs = csqlite_wal_gather_vfs_name;
-    }
-    if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READWRITE, vfs) != SQLITE_OK) fail("open");
+    if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) fail("open");
     /* The writer's settings (Database.swift, DatabaseConfiguration.swift). */
     exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;"
          "PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY; PRAGMA secure_delete = ON;"
