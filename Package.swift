@@ -125,8 +125,8 @@ let package = Package(
             name: "TestSupport", dependencies: ["PermissionDomain"], path: "Tests/TestSupport",
             swiftSettings: swiftSettings),
         .target(
-            name: "StoreTestSupport", dependencies: ["AuditKeys"], path: "Tests/StoreTestSupport",
-            swiftSettings: swiftSettings),
+            name: "StoreTestSupport", dependencies: ["AuditKeys", "PermissionDomain", "StoredRows"],
+            path: "Tests/StoreTestSupport", swiftSettings: swiftSettings),
         .target(name: "LiveTestSupport", path: "Tests/LiveTestSupport", swiftSettings: swiftSettings),
         .target(
             name: "PostgresTestServer", dependencies: ["PostgresStore"], path: "Tests/PostgresTestServer",

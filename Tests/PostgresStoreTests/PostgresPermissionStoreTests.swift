@@ -35,6 +35,28 @@ import Testing
         #expect(failures.all.isEmpty, "\(failures.all)")
     }
 
+    /// The upsert of a record sets `StoredAuthorization.upsertAssignments` on a conflict: every
+    /// column of the migrated table but the primary key (`UpsertAssignmentsTests` for SQLite).
+    @Test(.timeLimit(.minutes(2))) func theUpsertSetsEveryColumnButTheKey() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        _ = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
+        let rows = try PostgresConnection(database).query(
+            PreparedStatement(
+                """
+                SELECT column_name FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = 'authorizations'
+                  AND column_name NOT IN (
+                    SELECT a.attname FROM pg_index i
+                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+                    WHERE i.indrelid = 'authorizations'::regclass AND i.indisprimary)
+                """))
+        let columns = try (0..<rows.count).map { try rows[$0].string(at: 0) }
+        let assigned = try #require(StoredAuthorization.upsertAssignedColumns)
+        #expect(!columns.isEmpty)
+        #expect(assigned.count == Set(assigned).count, "a column set twice")
+        #expect(Set(assigned) == Set(columns))
+    }
+
     @Test(.timeLimit(.minutes(2))) func concurrentAppendsFromThreadsAndTwoReplicasLeaveAGapFreeVerifiableChain() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
         // Two replicas: two stores, each with its own pool, on the same database.
