@@ -33,7 +33,9 @@ extension PostgresConnection {
     /// A serializable transaction may fail at the commit itself (40001: run it again).
     /// - Parameters:
     ///   - isolation: the isolation level.
-    ///   - body: the work; it must not begin or end transactions itself.
+    ///   - body: the work; it must not begin or end transactions itself. One that ends the
+    ///     transaction stops the process: PostgreSQL would take the `COMMIT` after it with a
+    ///     warning, and what the body did after its own end would not be part of it.
     package func inTransaction<Result>(_ isolation: IsolationLevel = .readCommitted, _ body: () throws -> Result) throws -> Result
     {
         precondition(!isInTransaction, "inTransaction inside a transaction")
@@ -45,6 +47,9 @@ extension PostgresConnection {
             rollbackIgnoringErrors()
             throw error
         }
+        // A connection lost after the body's last statement has no transaction status; the
+        // COMMIT then fails.
+        precondition(isInTransaction || !isConnected, Self.endedTransaction("the body of inTransaction"))
         do {
             try commit()
         } catch {
@@ -52,6 +57,11 @@ extension PostgresConnection {
             throw error
         }
         return result
+    }
+
+    /// The message of the precondition that a body left its transaction open.
+    static func endedTransaction(_ body: String) -> String {
+        "\(body) ended the transaction it runs in; only its caller may"
     }
 
     /// `COMMIT`; throws when the server rolled back instead (the transaction had failed).

@@ -142,8 +142,9 @@ package final class PostgresWriter: Sendable {
     /// Runs `body` in a durable write transaction shared with concurrent callers.
     ///
     /// `body` runs on the writer queue inside its own savepoint, and again when its batch is
-    /// run again (see the type's summary); it must not begin or end transactions. Returns once
-    /// the batch holding it is committed.
+    /// run again (see the type's summary); it must not begin or end transactions (a body that
+    /// ends its batch's transaction stops the process). Returns once the batch holding it is
+    /// committed.
     /// - Throws: the body's error (a ``PostgresError`` that means an unreachable database or a
     ///   lock timeout becomes ``PermissionError/unavailable(why:)``), or the batch's.
     func write<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
@@ -259,6 +260,12 @@ package final class PostgresWriter: Sendable {
                         keyring: keyring)
                     do {
                         try job.run?(session)
+                        // A body that committed or rolled back the batch would end it early:
+                        // the writes after it would run outside it, without the chain head's
+                        // lock, and the batch's COMMIT would pass with a warning.
+                        precondition(
+                            connection.isInTransaction || !connection.isConnected,
+                            PostgresConnection.endedTransaction("a write body"))
                         if let unaudited = session.changes?.unaudited, !unaudited.isEmpty {
                             throw UnauditedChange(changes: unaudited)
                         }

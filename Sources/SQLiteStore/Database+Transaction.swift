@@ -13,7 +13,8 @@ extension Database {
     /// rethrows the body's error (the first error wins over a failed rollback).
     /// - Parameters:
     ///   - kind: `.immediate` for writes, `.deferred` for reads.
-    ///   - body: the work; it must not begin or end transactions itself.
+    ///   - body: the work; it must not begin or end transactions itself (one that ends the
+    ///     transaction stops the process: what it did after would not be part of it).
     package func inTransaction<Result>(_ kind: TransactionKind = .immediate, _ body: () throws -> Result) throws -> Result {
         try begin(kind)
         let result: Result
@@ -23,6 +24,7 @@ extension Database {
             rollbackIgnoringErrors()
             throw error
         }
+        precondition(isInTransaction, Self.endedTransaction("the body of inTransaction"))
         do {
             try commit()
         } catch {
@@ -30,6 +32,11 @@ extension Database {
             throw error
         }
         return result
+    }
+
+    /// The message of the precondition that a body left its transaction open.
+    static func endedTransaction(_ body: String) -> String {
+        "\(body) ended the transaction it runs in; only its caller may"
     }
 
     private static let beginDeferred = StatementSlot("BEGIN DEFERRED")

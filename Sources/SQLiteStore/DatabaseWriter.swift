@@ -220,8 +220,9 @@ package final class DatabaseWriter: Sendable {
 
     /// Runs `body` in a durable write transaction shared with concurrent callers.
     ///
-    /// `body` runs on the writer queue inside its own savepoint; it must not begin or commit
-    /// transactions. Returns once the batch holding it is committed.
+    /// `body` runs on the writer queue inside its own savepoint; it must not begin or end
+    /// transactions (a body that ends its batch's transaction stops the process). Returns once
+    /// the batch holding it is committed.
     /// - Parameter body: the mutation; its error rolls back only its own changes.
     /// - Throws: the body's error, or the batch's `BEGIN`/`COMMIT` error.
     package func write<Result>(_ body: (Database) throws -> Result) throws -> Result {
@@ -401,6 +402,9 @@ package final class DatabaseWriter: Sendable {
             }
             do {
                 try job.run?(database)
+                // A body that committed or rolled back the batch would have the bodies before it
+                // answered wrongly: failed though committed, or committed though rolled back.
+                precondition(database.isInTransaction, Database.endedTransaction("a write body"))
                 try database.withStatement(Self.release) { try $0.execute() }
                 completed.append(job)
             } catch {

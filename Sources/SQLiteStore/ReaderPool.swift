@@ -59,7 +59,8 @@ package final class ReaderPool: Sendable {
 
     /// Runs `body` with a read-only connection of its own, inside a read transaction that
     /// sees every commit made before the call.
-    /// - Parameter body: reads; it must not begin or end transactions itself.
+    /// - Parameter body: reads; it must not begin or end transactions itself (one that ends
+    ///   the read transaction stops the process: its later reads would not share its snapshot).
     package func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
         var (database, generation, started) = try checkout()
         defer { checkin(database, generation: generation, snapshotStarted: started) }  // on every path
@@ -67,7 +68,9 @@ package final class ReaderPool: Sendable {
             try beginRead(database)
             started = Self.now()
         }
-        return try body(database)
+        let result = try body(database)
+        precondition(database.isInTransaction, Database.endedTransaction("a read body"))
+        return result
     }
 
     /// Like ``read(_:)``, but never on a reused snapshot: the read transaction starts now, so

@@ -1,0 +1,96 @@
+import AuditKeys
+import Foundation
+import PermissionDomain
+import StoreTestSupport
+import TestSupport
+import Testing
+
+@testable import SQLiteStore
+
+/// A body that runs inside a transaction it does not own leaves it open: a write in the
+/// writer's batch, a read in its snapshot, the body of `inTransaction`. One that commits or
+/// rolls it back stops the process. The writer would otherwise answer the bodies before it
+/// wrongly: failed though committed, or committed though rolled back.
+@Suite(.timeLimit(.minutes(2))) struct TransactionBoundaryTests {
+    /// The standard error of a child process that ran `body` and failed, or "".
+    private static func stopMessage(of exit: ExitTest.Result?) -> String {
+        exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+    }
+
+    @Test("a write body that commits its batch stops the process")
+    func writeBodyThatCommits() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let directory = try TemporaryDirectory()
+            let pool = try DatabasePool(path: directory.file("commit-in-write.sqlite"))
+            try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
+            try pool.write { database in
+                try database.execute("INSERT INTO t VALUES (1)")
+                try database.execute("COMMIT")
+            }
+        }
+        let message = Self.stopMessage(of: exit)
+        #expect(message.contains("a write body ended the transaction it runs in"), "\(message)")
+    }
+
+    @Test("a store write that rolls back its batch stops the process")
+    func storeWriteThatRollsBack() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let directory = try TemporaryDirectory()
+            let store = try SQLitePermissionStore.open(path: directory.file("rollback-in-write.sqlite"), keyring: .forTests)
+            try store.write { writer in
+                guard let session = writer as? StoreSession else { preconditionFailure("not the SQLite store's session") }
+                try session.database.execute("ROLLBACK")
+            }
+        }
+        let message = Self.stopMessage(of: exit)
+        #expect(message.contains("a write body ended the transaction it runs in"), "\(message)")
+    }
+
+    @Test("a read body that ends its read transaction stops the process")
+    func readBodyThatCommits() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let directory = try TemporaryDirectory()
+            let pool = try DatabasePool(path: directory.file("commit-in-read.sqlite"))
+            try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
+            _ = try pool.read { database in
+                try database.execute("COMMIT")
+            }
+        }
+        let message = Self.stopMessage(of: exit)
+        #expect(message.contains("a read body ended the transaction it runs in"), "\(message)")
+    }
+
+    @Test("a body of inTransaction that commits stops the process")
+    func inTransactionBodyThatCommits() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let directory = try TemporaryDirectory()
+            let database = try Database(path: directory.file("commit-in-body.sqlite"), mode: .readWrite)
+            try database.execute("CREATE TABLE t (x INTEGER)")
+            try database.inTransaction {
+                try database.execute("COMMIT")
+                try database.execute("INSERT INTO t VALUES (1)")
+            }
+        }
+        let message = Self.stopMessage(of: exit)
+        #expect(message.contains("the body of inTransaction ended the transaction it runs in"), "\(message)")
+    }
+
+    /// What the checks allow: a body's own nested savepoint, and a body whose failed statement
+    /// SQLite answered without ending the transaction.
+    @Test func bodiesThatKeepTheTransactionOpenRunAsBefore() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("kept-open.sqlite"))
+        try pool.write { try $0.execute("CREATE TABLE t (x INTEGER PRIMARY KEY)") }
+        try pool.write { database in
+            try database.execute("SAVEPOINT inner")
+            try database.execute("INSERT INTO t VALUES (1)")
+            try database.execute("RELEASE inner")
+            #expect(throws: SQLiteError.self) { try database.execute("INSERT INTO t VALUES (1)") }
+            try database.execute("INSERT INTO t VALUES (2)")
+        }
+        let count = try pool.read { database in
+            try database.withStatement("SELECT count(*) FROM t") { try $0.step() ? $0.int(at: 0) : 0 }
+        }
+        #expect(count == 2)
+    }
+}
