@@ -50,10 +50,7 @@ package final class DatabasePool: Sendable {
     /// with the kernel's fault-around also their neighbours) long after the scan. One scan runs
     /// at a time; another waits for it (at most the busy timeout).
     package func scan<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        try scanner.readLatest { database in
-            defer { database.rollbackIgnoringErrors() }  // no snapshot left open between scans
-            return try body(database)
-        }
+        try scanner.readLatest(keepingSnapshot: false, body)  // no snapshot left open between scans
     }
 
     /// Runs `body` in a group-committed write transaction. See ``DatabaseWriter/write(_:)``.

@@ -75,13 +75,20 @@ package final class ReaderPool: Sendable {
 
     /// Like ``read(_:)``, but never on a reused snapshot: the read transaction starts now, so
     /// it also sees what other processes committed to the file (the audit chain verifier).
-    package func readLatest<Result>(_ body: (Database) throws -> Result) throws -> Result {
+    /// - Parameters:
+    ///   - keepingSnapshot: false to end the read transaction with `body`, so that the reader
+    ///     holds no snapshot while idle (``DatabasePool/scan(_:)``).
+    ///   - body: reads; like ``read(_:)``'s, it must leave the read transaction open.
+    package func readLatest<Result>(keepingSnapshot: Bool = true, _ body: (Database) throws -> Result) throws -> Result {
         var (database, generation, started) = try checkout()
         defer { checkin(database, generation: generation, snapshotStarted: started) }  // on every path
         if database.isInTransaction { database.rollbackIgnoringErrors() }  // a read: nothing to undo
         try beginRead(database)
         started = Self.now()
-        return try body(database)
+        defer { if !keepingSnapshot { database.rollbackIgnoringErrors() } }  // before the checkin
+        let result = try body(database)
+        precondition(database.isInTransaction, Database.endedTransaction("a read body"))
+        return result
     }
 
     /// Called by the writer after each commit: later reads must see it.

@@ -60,6 +60,45 @@ import Testing
         #expect(message.contains("a read body ended the transaction it runs in"), "\(message)")
     }
 
+    @Test("a scan body that ends its read transaction stops the process")
+    func scanBodyThatCommits() async {
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let directory = try TemporaryDirectory()
+            let pool = try DatabasePool(path: directory.file("commit-in-scan.sqlite"))
+            try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
+            _ = try pool.scan { database in
+                try database.execute("COMMIT")
+            }
+        }
+        let message = Self.stopMessage(of: exit)
+        #expect(message.contains("a read body ended the transaction it runs in"), "\(message)")
+    }
+
+    /// A scan ends its snapshot with its body, whether the body returns or throws; the next
+    /// scan sees a commit made in between.
+    @Test func aScanLeavesNoSnapshotOpen() throws {
+        struct Planned: Error {}
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("scan-snapshot.sqlite"))
+        try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
+        var scanned: Database?
+        let before = try pool.scan { database in
+            scanned = database
+            return try database.withStatement("SELECT count(*) FROM t") { try $0.step() ? $0.int(at: 0) : -1 }
+        }
+        #expect(before == 0)
+        #expect(scanned.map { database in database.use.lend { !database.isInTransaction } } == true)
+        #expect(throws: Planned.self) {
+            try pool.scan { _ in throw Planned() }
+        }
+        #expect(scanned.map { database in database.use.lend { !database.isInTransaction } } == true)
+        try pool.write { try $0.execute("INSERT INTO t VALUES (1)") }
+        let after = try pool.scan { database in
+            try database.withStatement("SELECT count(*) FROM t") { try $0.step() ? $0.int(at: 0) : -1 }
+        }
+        #expect(after == 1)
+    }
+
     @Test("a body of inTransaction that commits stops the process")
     func inTransactionBodyThatCommits() async {
         let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
