@@ -17,12 +17,18 @@ import Testing
         exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
     }
 
+    /// A pool on file `name` in `directory`, with an empty table `t (x INTEGER)`.
+    private static func pool(in directory: TemporaryDirectory, _ name: String) throws -> DatabasePool {
+        let pool = try DatabasePool(path: directory.file(name))
+        try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
+        return pool
+    }
+
     @Test("a write body that commits its batch stops the process")
     func writeBodyThatCommits() async {
         let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let directory = try TemporaryDirectory()
-            let pool = try DatabasePool(path: directory.file("commit-in-write.sqlite"))
-            try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
+            let pool = try Self.pool(in: directory, "commit-in-write.sqlite")
             try pool.write { database in
                 try database.execute("INSERT INTO t VALUES (1)")
                 try database.execute("COMMIT")
@@ -50,8 +56,7 @@ import Testing
     func readBodyThatCommits() async {
         let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let directory = try TemporaryDirectory()
-            let pool = try DatabasePool(path: directory.file("commit-in-read.sqlite"))
-            try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
+            let pool = try Self.pool(in: directory, "commit-in-read.sqlite")
             _ = try pool.read { database in
                 try database.execute("COMMIT")
             }
@@ -64,8 +69,7 @@ import Testing
     func scanBodyThatCommits() async {
         let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let directory = try TemporaryDirectory()
-            let pool = try DatabasePool(path: directory.file("commit-in-scan.sqlite"))
-            try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
+            let pool = try Self.pool(in: directory, "commit-in-scan.sqlite")
             _ = try pool.scan { database in
                 try database.execute("COMMIT")
             }
@@ -79,8 +83,7 @@ import Testing
     @Test func aScanLeavesNoSnapshotOpen() throws {
         struct Planned: Error {}
         let directory = try TemporaryDirectory()
-        let pool = try DatabasePool(path: directory.file("scan-snapshot.sqlite"))
-        try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
+        let pool = try Self.pool(in: directory, "scan-snapshot.sqlite")
         var scanned: Database?
         let before = try pool.scan { database in
             scanned = database
