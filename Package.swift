@@ -134,17 +134,17 @@ let package = Package(
 
         .testTarget(name: "OwnershipTests", dependencies: ["Ownership"], swiftSettings: swiftSettings),
         .testTarget(name: "ByteTextTests", dependencies: ["ByteText"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "Ownership"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionDomainTests", dependencies: ["PermissionDomain", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SQLiteStoreTests",
-            dependencies: ["SQLiteStore", "AuditKeys", "PermissionDomain", "TestSupport", "StoreTestSupport"],
+            dependencies: ["SQLiteStore", "AuditKeys", "Ownership", "PermissionDomain", "TestSupport", "StoreTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: [
-                "PostgresStore", "PostgresTestServer", "AuditKeys", "PermissionDomain", "StoreTestSupport",
+                "PostgresStore", "PostgresTestServer", "AuditKeys", "Ownership", "PermissionDomain", "StoreTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

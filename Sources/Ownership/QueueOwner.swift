@@ -11,11 +11,31 @@ package final class QueueOwner: Sendable {
 
     /// What owns the queue, for the failure message ("event loop 0").
     @usableFromInline package let name: String
+    /// Whether nothing run on the queue may wait for another thread, a lock holder or the
+    /// network: an event loop's, where a wait stalls every connection the loop serves.
+    @usableFromInline package let forbidsWaiting: Bool
 
     /// Marks `queue` as owned by this object.
-    package init(_ name: String, marking queue: DispatchQueue) {
+    /// - Parameter forbidsWaiting: true for a queue where nothing may wait (``assertMayWait(_:file:line:)``).
+    package init(_ name: String, marking queue: DispatchQueue, forbidsWaiting: Bool = false) {
         self.name = name
+        self.forbidsWaiting = forbidsWaiting
         queue.setSpecific(key: Self.key, value: self)
+    }
+
+    /// Stops a debug build when the caller runs on a queue whose owner forbids waiting: called
+    /// by whatever blocks its thread (a durable write waiting for its commit, a round trip to
+    /// a database server, a wait for a revision), so that work sent to an event loop by mistake
+    /// is found by the tests rather than as a stall of every connection on that loop.
+    /// - Parameter what: the wait, for the message.
+    @inlinable @inline(__always) package static func assertMayWait(
+        _ what: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line
+    ) {
+        #if DEBUG
+        if let owner = DispatchQueue.getSpecific(key: key), owner.forbidsWaiting {
+            preconditionFailure("\(what()) must not wait on \(owner.name)'s queue", file: file, line: line)
+        }
+        #endif
     }
 
     /// Whether the caller runs on the marked queue.

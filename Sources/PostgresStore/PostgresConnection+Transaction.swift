@@ -1,4 +1,5 @@
 internal import CLibPQ
+internal import Ownership
 
 /// Transactions (https://www.postgresql.org/docs/15/sql-begin.html).
 extension PostgresConnection {
@@ -66,6 +67,7 @@ extension PostgresConnection {
 
     /// `COMMIT`; throws when the server rolled back instead (the transaction had failed).
     package func commit() throws {
+        QueueOwner.assertMayWait("a PostgreSQL round trip")
         let result = PQexec(handle, "COMMIT")
         defer { PQclear(result) }
         try check(result, sql: "COMMIT")

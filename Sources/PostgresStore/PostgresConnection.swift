@@ -68,6 +68,7 @@ package final class PostgresConnection {
             keywords.forEach { free($0) }
             values.forEach { free($0) }
         }
+        QueueOwner.assertMayWait("a connection to PostgreSQL")
         let connection = (keywords.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { keywordPointers in
             (values.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { valuePointers in
                 PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 1)
@@ -114,6 +115,7 @@ package final class PostgresConnection {
     /// return are dropped. Use it for fixed SQL only: values go through a ``PreparedStatement``.
     package func execute(_ sql: String) throws {
         use.check()
+        QueueOwner.assertMayWait("a PostgreSQL round trip")
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -144,6 +146,7 @@ package final class PostgresConnection {
     /// successful result, which the caller clears.
     private func run(_ statement: PreparedStatement, _ parameters: [PostgresValue]) throws -> OpaquePointer {
         use.check()
+        QueueOwner.assertMayWait("a PostgreSQL round trip")
         let expected = try prepareIfNeeded(statement)
         guard parameters.count == expected else {
             // Checked here: the server would answer a protocol violation (08P01), which reads

@@ -148,7 +148,8 @@ package final class PostgresWriter: Sendable {
     /// - Throws: the body's error (a ``PostgresError`` that means an unreachable database or a
     ///   lock timeout becomes ``PermissionError/unavailable(why:)``), or the batch's.
     func write<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
-        try withoutActuallyEscaping(body) { body in
+        QueueOwner.assertMayWait("a durable write waiting for its commit")
+        return try withoutActuallyEscaping(body) { body in
             var result: Result?
             let job = Job { session in result = try body(session) }
             enqueue(job)

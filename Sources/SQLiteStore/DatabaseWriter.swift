@@ -227,6 +227,7 @@ package final class DatabaseWriter: Sendable {
     /// - Throws: the body's error, or the batch's `BEGIN`/`COMMIT` error.
     package func write<Result>(_ body: (Database) throws -> Result) throws -> Result {
         assert(!owner.isCurrent, "a write waited for on the writer's own queue never starts (a completion must not write)")
+        QueueOwner.assertMayWait("a durable write waiting for its commit")
         return try withoutActuallyEscaping(body) { body in
             var result: Result?
             let done = DispatchSemaphore(value: 0)
@@ -272,7 +273,8 @@ package final class DatabaseWriter: Sendable {
     /// Runs `body` on the writer queue between batches, outside any transaction (migrations,
     /// maintenance). `body` manages its own transactions.
     package func writeWithoutTransaction<Result>(_ body: (Database) throws -> Result) rethrows -> Result {
-        try queue.sync {
+        QueueOwner.assertMayWait("work waiting for the SQLite writer")
+        return try queue.sync {
             let isClosed = shared.withLock { $0.closed }
             precondition(!isClosed, "writeWithoutTransaction after close()")
             return try onQueue {

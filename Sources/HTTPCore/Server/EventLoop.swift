@@ -108,7 +108,7 @@ final class EventLoop: @unchecked Sendable {
         holdMilliseconds = Int32(clamping: (hold.nanoseconds + 999_999) / 1_000_000)
         events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Self.batchSize)
         queue = DispatchQueue(label: "http.loop.\(index)")
-        owner = QueueOwner("event loop \(index)", marking: queue)
+        owner = QueueOwner("event loop \(index)", marking: queue, forbidsWaiting: true)
         self.logger = logger
     }
 

@@ -1,4 +1,5 @@
 import HTTPCore
+internal import Ownership
 import PermissionDomain
 
 /// Revisions on the wire (SPEC §9): every successful write answers `Permission-Revision: <seq>`,
@@ -48,6 +49,10 @@ enum Consistency {
                 "No write has made revision \(revision); the newest is \(committed). Send a revision a Permission-Revision field gave."
             )
         }
+        // Arrived meanwhile: a store whose committed revision is its visible one (SQLite) never
+        // waits, so only a read that does wait is checked for its thread.
+        if try store.visibleRevision() >= revision { return }
+        QueueOwner.assertMayWait("a read waiting for revision \(revision)")
         guard try !store.awaitRevision(revision, timeout: maximumWait) else { return }
         let visible = (try? store.visibleRevision()) ?? 0
         throw APIProblem(
