@@ -207,6 +207,35 @@ import Testing
         #expect(error?.sql == "SELECT ?")
     }
 
+    /// A function added to a connection is called once for each row that reaches it, from a
+    /// temporary trigger too, with its arguments as text (nil for NULL), and returns NULL.
+    @Test func anAddedFunctionSeesEachCallsArguments() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        var calls: [[String?]] = []
+        try database.addFunction("seen", arguments: 2) { arguments in
+            calls.append([arguments.text(at: 0), arguments.text(at: 1)])
+        }
+        try database.execute(
+            """
+            CREATE TABLE t (x TEXT, y TEXT);
+            CREATE TEMP TRIGGER t_inserted AFTER INSERT ON main.t BEGIN SELECT seen(NEW.x, NEW.y); END;
+            INSERT INTO t VALUES ('a', NULL), ('ü', 'b'), (3, '');
+            """)
+        #expect(calls == [["a", nil], ["ü", "b"], ["3", ""]])
+        #expect(try database.withStatement("SELECT seen('c', 'd') IS NULL") { try $0.step() ? $0.int(at: 0) : -1 } == 1)
+        #expect(calls.count == 4)
+        let error = #expect(throws: SQLiteError.self) { try database.execute("SELECT seen('only one')") }
+        #expect(error?.message.contains("wrong number of arguments") == true, "\(String(describing: error))")
+    }
+
+    @Test func anAddedFunctionSQLiteRefusesThrows() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        // At most 127 arguments (https://www.sqlite.org/c3ref/create_function.html).
+        #expect(throws: SQLiteError.self) { try database.addFunction("too_many", arguments: 200) { _ in } }
+    }
+
     @Test func transactionRollsBackOnThrowAndRethrowsTheBodyError() throws {
         struct BodyError: Error {}
         let directory = try TemporaryDirectory()

@@ -6,78 +6,89 @@ import Synchronization
 /// purpose strings), whatever statement changed them.
 ///
 /// Temporary triggers on the writer connection (https://www.sqlite.org/lang_createtrigger.html)
-/// copy the key of every inserted, updated or deleted row into a temporary table, inside the
-/// transaction: a body rolled back to its savepoint takes its keys with it, and so does a batch
-/// that fails. Just before `COMMIT` the writer reads and empties that table
-/// (``willCommit(_:)``); after the commit it removes those keys from the cache
-/// (``didCommit(_:)``). No write path has to remember the cache, including bulk resets and
-/// future statements. More than ``maximumTrackedChanges`` keys in one transaction drop the
-/// whole cache instead.
+/// hand the key of every inserted, updated or deleted row to two SQL functions of this
+/// connection (``Database/addFunction(_:arguments:_:)``), which collect them in memory. Just
+/// before `COMMIT` the writer takes what was collected (``willCommit(_:)``); after the commit it
+/// removes those keys from the cache (``didCommit(_:)``). No write path has to remember the
+/// cache, including bulk resets and future statements. A body rolled back to its savepoint
+/// keeps its keys: they are removed from the cache all the same, which costs the next read of
+/// them a miss and never shows a stale record. More than ``maximumTrackedChanges`` keys in one
+/// transaction drop the whole cache instead.
 ///
-/// `@unchecked Sendable`: its one variable, `pending`, is touched only by the ``CommitObserver``
-/// calls, which the writer makes holding its connection's loan; each of them checks that
-/// (``ownsWriter(_:)``) in debug builds.
+/// `@unchecked Sendable`: its variables, `pending` and `collected`, are touched only on the
+/// writer's queue, while it holds its connection's loan: by the ``CommitObserver`` calls, which
+/// check that (``ownsWriter(_:)``) in debug builds, and by the SQL functions, which run inside
+/// the writer's statements.
 final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     /// Above this many changed rows in one transaction, the cache is emptied instead.
     static let maximumTrackedChanges = 4_096
 
-    /// Installed once on the writer connection (temporary objects live with the connection).
-    /// A settings row is recorded with NULL app and service.
+    /// Installed once on the writer connection (temporary objects live with the connection),
+    /// after its two functions. A settings row is handed over with NULL app and service.
     static let installation = """
-        CREATE TEMP TABLE read_cache_changes (user TEXT NOT NULL, app TEXT, service TEXT);
         CREATE TEMP TRIGGER read_cache_authorization_inserted AFTER INSERT ON main.authorizations BEGIN
-            INSERT INTO read_cache_changes VALUES (NEW.user, NEW.app, NEW.service);
+            SELECT read_cache_changed(NEW.user, NEW.app, NEW.service);
         END;
         CREATE TEMP TRIGGER read_cache_authorization_updated AFTER UPDATE ON main.authorizations BEGIN
-            INSERT INTO read_cache_changes VALUES (OLD.user, OLD.app, OLD.service);
-            INSERT INTO read_cache_changes SELECT NEW.user, NEW.app, NEW.service
+            SELECT read_cache_changed(OLD.user, OLD.app, OLD.service);
+            SELECT read_cache_changed(NEW.user, NEW.app, NEW.service)
                 WHERE NEW.user IS NOT OLD.user OR NEW.app IS NOT OLD.app OR NEW.service IS NOT OLD.service;
         END;
         CREATE TEMP TRIGGER read_cache_authorization_deleted AFTER DELETE ON main.authorizations BEGIN
-            INSERT INTO read_cache_changes VALUES (OLD.user, OLD.app, OLD.service);
+            SELECT read_cache_changed(OLD.user, OLD.app, OLD.service);
         END;
         CREATE TEMP TRIGGER read_cache_settings_inserted AFTER INSERT ON main.user_settings BEGIN
-            INSERT INTO read_cache_changes VALUES (NEW.user, NULL, NULL);
+            SELECT read_cache_changed(NEW.user, NULL, NULL);
         END;
         CREATE TEMP TRIGGER read_cache_settings_updated AFTER UPDATE ON main.user_settings BEGIN
-            INSERT INTO read_cache_changes VALUES (OLD.user, NULL, NULL);
-            INSERT INTO read_cache_changes SELECT NEW.user, NULL, NULL WHERE NEW.user IS NOT OLD.user;
+            SELECT read_cache_changed(OLD.user, NULL, NULL);
+            SELECT read_cache_changed(NEW.user, NULL, NULL) WHERE NEW.user IS NOT OLD.user;
         END;
         CREATE TEMP TRIGGER read_cache_settings_deleted AFTER DELETE ON main.user_settings BEGIN
-            INSERT INTO read_cache_changes VALUES (OLD.user, NULL, NULL);
+            SELECT read_cache_changed(OLD.user, NULL, NULL);
         END;
-        CREATE TEMP TABLE read_cache_app_changes (app TEXT NOT NULL);
         CREATE TEMP TRIGGER read_cache_app_inserted AFTER INSERT ON main.apps BEGIN
-            INSERT INTO read_cache_app_changes VALUES (NEW.id);
+            SELECT read_cache_app_changed(NEW.id);
         END;
         CREATE TEMP TRIGGER read_cache_app_updated AFTER UPDATE ON main.apps BEGIN
-            INSERT INTO read_cache_app_changes VALUES (OLD.id);
-            INSERT INTO read_cache_app_changes SELECT NEW.id WHERE NEW.id IS NOT OLD.id;
+            SELECT read_cache_app_changed(OLD.id);
+            SELECT read_cache_app_changed(NEW.id) WHERE NEW.id IS NOT OLD.id;
         END;
         CREATE TEMP TRIGGER read_cache_app_deleted AFTER DELETE ON main.apps BEGIN
-            INSERT INTO read_cache_app_changes VALUES (OLD.id);
+            SELECT read_cache_app_changed(OLD.id);
         END;
         CREATE TEMP TRIGGER read_cache_purpose_inserted AFTER INSERT ON main.app_purpose_strings BEGIN
-            INSERT INTO read_cache_app_changes VALUES (NEW.app);
+            SELECT read_cache_app_changed(NEW.app);
         END;
         CREATE TEMP TRIGGER read_cache_purpose_updated AFTER UPDATE ON main.app_purpose_strings BEGIN
-            INSERT INTO read_cache_app_changes VALUES (OLD.app);
-            INSERT INTO read_cache_app_changes SELECT NEW.app WHERE NEW.app IS NOT OLD.app;
+            SELECT read_cache_app_changed(OLD.app);
+            SELECT read_cache_app_changed(NEW.app) WHERE NEW.app IS NOT OLD.app;
         END;
         CREATE TEMP TRIGGER read_cache_purpose_deleted AFTER DELETE ON main.app_purpose_strings BEGIN
-            INSERT INTO read_cache_app_changes VALUES (OLD.app);
+            SELECT read_cache_app_changed(OLD.app);
         END;
         CREATE TEMP TRIGGER read_cache_localized_inserted AFTER INSERT ON main.app_localized_purpose_strings BEGIN
-            INSERT INTO read_cache_app_changes VALUES (NEW.app);
+            SELECT read_cache_app_changed(NEW.app);
         END;
         CREATE TEMP TRIGGER read_cache_localized_updated AFTER UPDATE ON main.app_localized_purpose_strings BEGIN
-            INSERT INTO read_cache_app_changes VALUES (OLD.app);
-            INSERT INTO read_cache_app_changes SELECT NEW.app WHERE NEW.app IS NOT OLD.app;
+            SELECT read_cache_app_changed(OLD.app);
+            SELECT read_cache_app_changed(NEW.app) WHERE NEW.app IS NOT OLD.app;
         END;
         CREATE TEMP TRIGGER read_cache_localized_deleted AFTER DELETE ON main.app_localized_purpose_strings BEGIN
-            INSERT INTO read_cache_app_changes VALUES (OLD.app);
+            SELECT read_cache_app_changed(OLD.app);
         END;
         """
+
+    /// What the functions collected since the writer last took it.
+    private struct Collected {
+        var keys: [AuthorizationKey] = []
+        var users: [UserID] = []
+        var apps: Set<AppID> = []
+        /// Rows of `authorizations` and `user_settings` handed over, counted past the bound.
+        var rows = 0
+
+        var isEmpty: Bool { rows == 0 && apps.isEmpty }
+    }
 
     private enum Pending {
         case keys([AuthorizationKey], users: [UserID], apps: [AppID])
@@ -89,6 +100,9 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     let auditChainTip: AuditChainTipCache
     /// What the transaction being committed changed. Touched only on the writer queue.
     private var pending: Pending?
+    /// What the triggers handed over since the last ``willCommit(_:)``. Touched only on the
+    /// writer queue.
+    private var collected = Collected()
 
     /// Debug builds: stops unless the caller holds the loan of a writing connection (the
     /// writer queue's); `pending` belongs to it.
@@ -111,46 +125,38 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         self.auditChainTip = auditChainTip
     }
 
-    /// Creates the temporary table and triggers on the writer connection.
+    /// Registers the two functions and creates the triggers on the writer connection. The
+    /// functions hold this tracker for as long as the connection lives.
     func install(on database: Database) throws {
+        ownsWriter(database)
+        try database.addFunction("read_cache_changed", arguments: 3) { [self] arguments in
+            collected.rows += 1
+            guard collected.rows <= Self.maximumTrackedChanges else { return }  // the cache is emptied
+            let user = UserID(trusted: arguments.text(at: 0) ?? "")
+            if let app = arguments.text(at: 1), let service = arguments.text(at: 2) {
+                collected.keys.append(
+                    AuthorizationKey(user: user, app: AppID(trusted: app), service: ServiceID(trusted: service)))
+            } else {
+                collected.users.append(user)
+            }
+        }
+        try database.addFunction("read_cache_app_changed", arguments: 1) { [self] arguments in
+            collected.apps.insert(AppID(trusted: arguments.text(at: 0) ?? ""))
+        }
         try database.execute(Self.installation)
     }
 
-    // Run at every commit.
-    private static let selectChanges = StatementSlot("SELECT user, app, service FROM temp.read_cache_changes")
-    private static let selectAppChanges = StatementSlot("SELECT DISTINCT app FROM temp.read_cache_app_changes")
-    private static let deleteChanges = StatementSlot("DELETE FROM temp.read_cache_changes")
-    private static let deleteAppChanges = StatementSlot("DELETE FROM temp.read_cache_app_changes")
-
     func willCommit(_ database: Database) throws {
         ownsWriter(database)
-        var keys: [AuthorizationKey] = []
-        var users: [UserID] = []
-        var rows = 0
-        try database.withStatement(Self.selectChanges) { statement in
-            while try statement.step() {
-                rows += 1
-                if rows > Self.maximumTrackedChanges { break }
-                let user = UserID(trusted: statement.string(at: 0) ?? "")
-                if let app = statement.string(at: 1), let service = statement.string(at: 2) {
-                    keys.append(AuthorizationKey(user: user, app: AppID(trusted: app), service: ServiceID(trusted: service)))
-                } else {
-                    users.append(user)
-                }
-            }
-        }
-        // One row per purpose string saved: distinct apps, which are few.
-        var apps: [AppID] = []
-        try database.withStatement(Self.selectAppChanges) { statement in
-            while try statement.step() { apps.append(AppID(trusted: statement.string(at: 0) ?? "")) }
-        }
-        guard rows > 0 || !apps.isEmpty else {
+        let changes = collected
+        collected = Collected()
+        guard !changes.isEmpty else {
             pending = nil
             return
         }
-        try database.withStatement(Self.deleteChanges) { try $0.execute() }
-        try database.withStatement(Self.deleteAppChanges) { try $0.execute() }
-        pending = rows > Self.maximumTrackedChanges ? .everything : .keys(keys, users: users, apps: apps)
+        pending =
+            changes.rows > Self.maximumTrackedChanges
+            ? .everything : .keys(changes.keys, users: changes.users, apps: Array(changes.apps))
     }
 
     func didAttach(_ database: Database) throws {
@@ -177,10 +183,7 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     func didLoseTrack(_ database: Database) {
         ownsWriter(database)
         pending = nil
-        // Outside a transaction (or after a rollback): keys recorded so far are covered by the
-        // clear below. A failure leaves them for the next commit, which only removes more.
-        try? database.execute("DELETE FROM temp.read_cache_changes")
-        try? database.execute("DELETE FROM temp.read_cache_app_changes")
+        collected = Collected()  // covered by the clear below
         cache.removeAll(publishing: fileAuditHead(database))
     }
 

@@ -124,6 +124,30 @@ import Testing
         #expect(try fromFile(store, u1)?.version == 1)
     }
 
+    /// The triggers hand keys over as rows change, so a body rolled back to its savepoint has
+    /// already handed over its own: the record it touched is removed from the cache all the same,
+    /// and its next read is a miss that reads the committed record from the file.
+    @Test func aRolledBackBodysKeyCostsAMissNotAStaleRead() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.write { try $0.save(try record(u1, version: 1)) }
+        _ = try status(store, u1)
+        let hit = try #require(store.readCacheStatistics)
+        _ = try status(store, u1)
+        #expect(store.readCacheStatistics?.hits == hit.hits + 1)
+        #expect(throws: CancellationError.self) {
+            try store.write { writer in
+                try writer.save(try self.record(self.u1, version: 5))
+                throw CancellationError()
+            }
+        }
+        let before = try #require(store.readCacheStatistics)
+        #expect(try status(store, u1).stored?.version == 1)
+        #expect(store.readCacheStatistics?.misses == before.misses + 1)
+        #expect(try status(store, u1).stored?.version == 1)
+        #expect(store.readCacheStatistics?.hits == before.hits + 1)
+    }
+
     @Test func aTransactionChangingManyRowsEmptiesTheCache() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
