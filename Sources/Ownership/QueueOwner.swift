@@ -1,4 +1,4 @@
-public import Dispatch
+package import Dispatch
 
 /// Marks a serial queue as the owner of some unsynchronized state, so that debug builds can
 /// check each access runs there: the queue carries this object under a queue-specific key,
