@@ -44,6 +44,7 @@ extension TestApp {
     }
 
     /// Requests `level` and answers the prompt with `choice`; returns the authorization.
+    @discardableResult
     func grant(
         _ service: String, _ level: String, _ choice: String, user: String = "u42", app: String = "com.example.maps"
     )
