@@ -1,4 +1,4 @@
-public import Crypto
+package import Crypto
 package import Foundation
 package import PermissionDomain
 import Synchronization

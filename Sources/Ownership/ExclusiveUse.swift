@@ -1,4 +1,4 @@
-public import Synchronization
+package import Synchronization
 
 /// The debug-build check that an object which is not thread-safe (a SQLite or libpq connection,
 /// a curl handle) is used by one thread at a time when it is handed between threads: the pool

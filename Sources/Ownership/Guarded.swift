@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// State that only the holder of one lock can reach, with waiting for it to change: the
 /// pattern of a pool or a wake-up signal (an `NSCondition` and the fields it guards), with the

@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// A request body that builds itself from the members `StrictJSON` has already parsed, so that
 /// `WireDecoder.decode` does not parse the body a second time with `JSONDecoder`. For the bodies

@@ -1,4 +1,4 @@
-public import PermissionDomain
+package import PermissionDomain
 
 extension PostgresPermissionStore {
     /// What `/metrics` samples from a serving replica at scrape time.

@@ -1,5 +1,5 @@
 package import AuditKeys
-package import Foundation
+internal import Foundation
 package import PermissionDomain
 
 extension AuditEntry {

@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 package import PermissionDomain
 
 extension Policy {

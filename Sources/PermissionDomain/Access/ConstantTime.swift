@@ -32,7 +32,7 @@ package enum ConstantTime {
 
     /// ``equal(_:_:)`` over two buffers: every index up to the longer length is read, a byte
     /// past one side's end counting as a difference.
-    @inlinable @usableFromInline
+    @inlinable
     static func equal(buffer lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
         var difference: UInt8 = lhs.count == rhs.count ? 0 : 1
         let common = min(lhs.count, rhs.count)

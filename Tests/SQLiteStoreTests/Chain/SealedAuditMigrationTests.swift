@@ -19,7 +19,7 @@ import Testing
     func oldDatabase(_ directory: TemporaryDirectory) throws -> String {
         let path = directory.file("old.sqlite")
         let pool = try DatabasePool(path: path, configuration: .init())
-        try pool.writeWithoutTransaction { try Migrator(Array(PermissionSchema.migrations.migrations.prefix(2))).migrate($0) }
+        _ = try pool.writeWithoutTransaction { try Migrator(Array(PermissionSchema.migrations.migrations.prefix(2))).migrate($0) }
         pool.close()
         _ = try sqlite3(
             path,
