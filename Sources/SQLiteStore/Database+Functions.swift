@@ -28,8 +28,8 @@ extension Database {
 
     /// Registers `name`, taking exactly `arguments` arguments and returning NULL, on this
     /// connection only: SQL (a temporary trigger's `SELECT name(...)`) calls `body` on the thread
-    /// that steps the statement, which holds the connection's loan. Not deterministic: SQLite
-    /// calls it once for every row that reaches it.
+    /// that steps the statement, inside the step, which checks the connection's loan in debug
+    /// builds. Not deterministic: SQLite calls it once for every row that reaches it.
     /// - Throws: `SQLiteError` when SQLite refuses the registration.
     func addFunction(_ name: String, arguments: Int, _ body: @escaping (FunctionArguments) -> Void) throws {
         use.check()

@@ -16,9 +16,9 @@ import Synchronization
 /// transaction drop the whole cache instead.
 ///
 /// `@unchecked Sendable`: its variables, `pending` and `collected`, are touched only on the
-/// writer's queue, while it holds its connection's loan: by the ``CommitObserver`` calls, which
-/// check that (``ownsWriter(_:)``) in debug builds, and by the SQL functions, which run inside
-/// the writer's statements.
+/// writer's queue, while it holds its connection's loan: by the ``CommitObserver`` calls and by
+/// the SQL functions, which run inside the steps of the writer's statements. Debug builds check
+/// both (``ownsWriter(_:)``, and each step's loan check).
 final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     /// Above this many changed rows in one transaction, the cache is emptied instead.
     static let maximumTrackedChanges = 4_096
@@ -105,7 +105,7 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
     private var collected = Collected()
 
     /// Debug builds: stops unless the caller holds the loan of a writing connection (the
-    /// writer queue's); `pending` belongs to it.
+    /// writer queue's); `pending` and `collected` belong to it.
     @inline(__always)
     private func ownsWriter(_ database: Database) {
         #if DEBUG
