@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Instructions per request under callgrind: starts a server binary under valgrind, warms it up,
 # zeroes the counters, drives it with wrk (one thread, 4 keep-alive connections) for DURATION,
-# dumps, and divides the server's instruction count by the requests wrk completed. Kills
-# exactly the PIDs it started.
+# dumps, and divides the server's instruction count by the requests wrk completed. Also counts the
+# code a request runs as 64-byte cache lines (bench/code-lines.py: the lines holding an
+# instruction that at least half the requests ran), which tells what a request costs when it
+# finds the CPU's caches cold, as at a paced load, better than the instruction count (a loop's
+# body counts once). Kills exactly the PIDs it started.
 #   bench/instructions.sh engine SERVER_BINARY          # http-bench-server, GET /bench
 #   bench/instructions.sh status SERVER_BINARY [ROWS]   # permission-server, GET one authorization
 #   bench/instructions.sh write SERVER_BINARY [ROWS]    # permission-server, durable settings PUTs
+#   bench/instructions.sh nginx [NGINX_BINARY]          # nginx (one process), a static body of a
+#                                                       # status read's size: the reference
 # The write mode drives bench/hot-path/put.lua over 16 connections (each write a new record and its
 # audit entry, as bench/peer.sh does) and also splits a write's instructions by where they run
 # (inclusive counts of the functions below, from callgrind_annotate; demangled with `swift
@@ -14,11 +19,14 @@
 # counted at all: read it beside bench/sqlite-write.sh and the CPU times of bench/peer.sh.
 # Valgrind 3.19 cannot read the release permission-server's DWARF: pass a copy made with
 # `strip --strip-debug -o COPY permission-server` (it keeps the symbols callgrind_annotate shows).
-# Needs valgrind (callgrind_control), wrk, curl, sqlite3 (status). Env: DURATION (10s), PORT (18095).
+# Needs valgrind (callgrind_control), wrk, curl, python3, sqlite3 (status, write), nginx (nginx).
+# Env: DURATION (10s), PORT (18095).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-mode="$1"; binary="$2"; rows="${3:-10000}"
+mode="${1:-}"; binary="${2:-}"; rows="${3:-10000}"
+if [ "$mode" = nginx ] && [ -z "$binary" ]; then binary="$(command -v nginx || true)"; fi
+[ -n "$binary" ] || { echo "usage: $0 engine|status|write BINARY [ROWS], or $0 nginx [NGINX_BINARY]" >&2; exit 2; }
 duration="${DURATION:-10s}"
 port="${PORT:-18095}"
 prefix="$(mktemp -d /tmp/instructions.XXXXXX)"
@@ -32,7 +40,41 @@ case "$mode" in
 engine)
     url="http://127.0.0.1:$port/bench"
     wrk_args=("$url")
-    valgrind --tool=callgrind --callgrind-out-file="$prefix/cg.out" "$binary" "$port" >"$prefix/server.log" 2>&1 &
+    valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$prefix/cg.out" "$binary" "$port" >"$prefix/server.log" 2>&1 &
+    ;;
+nginx)
+    # One process (no master), so that callgrind follows the one that serves; the body is a
+    # status read's for a record never asked for (219 bytes), as bench/peer.sh gives nginx.
+    body='{"app":"com.example.app2","expiresAt":null,"once":false,"provisional":false,"purpose":null,"reason":"default","service":"location","status":"notDetermined","updatedAt":"1970-01-01T00:00:00.000Z","user":"u1","version":0}'
+    mkdir -p "$prefix/nginx/logs" "$prefix/nginx/tmp"
+    cat >"$prefix/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+master_process off;
+daemon off;
+pid $prefix/nginx/nginx.pid;
+error_log $prefix/nginx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    client_body_temp_path $prefix/nginx/tmp;
+    proxy_temp_path $prefix/nginx/tmp;
+    fastcgi_temp_path $prefix/nginx/tmp;
+    uwsgi_temp_path $prefix/nginx/tmp;
+    scgi_temp_path $prefix/nginx/tmp;
+    server {
+        listen 127.0.0.1:$port;
+        location = /body.json {
+            default_type application/json;
+            return 200 '$body';
+        }
+    }
+}
+NGINX
+    url="http://127.0.0.1:$port/body.json"
+    wrk_args=("$url")
+    valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$prefix/cg.out" "$binary" -p "$prefix/nginx" -c "$prefix/nginx/nginx.conf" \
+        >"$prefix/server.log" 2>&1 &
     ;;
 status | write)
     users=100; apps=$((rows / users))
@@ -48,10 +90,10 @@ status | write)
     BENCH_API_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
     export USERS=$users APPS=$apps BENCH_API_KEY
     curl_args=(-H "Authorization: Bearer $BENCH_API_KEY")
-    PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" valgrind --tool=callgrind --callgrind-out-file="$prefix/cg.out" "$binary" serve --host 127.0.0.1 --port "$port" \
+    PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$prefix/cg.out" "$binary" serve --host 127.0.0.1 --port "$port" \
         --database "$db" --log-level warning --max-requests-per-connection 1000000 >"$prefix/server.log" 2>&1 &
     ;;
-*) echo "usage: $0 engine|status|write BINARY [ROWS]" >&2; exit 2 ;;
+*) echo "usage: $0 engine|status|write BINARY [ROWS], or $0 nginx [NGINX_BINARY]" >&2; exit 2 ;;
 esac
 server_pid=$!
 pids+=("$server_pid")
@@ -67,10 +109,11 @@ out=$(wrk -t1 -c"$wrk_connections" -d"$duration" "${wrk_args[@]}")
 callgrind_control -d "$server_pid" >/dev/null
 sleep 1
 requests=$(echo "$out" | awk '/requests in/ {print $1}')
-dump=$(ls -t "$prefix"/cg.out.* | head -1)
+dump=$(find "$prefix" -name 'cg.out.*' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)
 instructions=$(awk '/^summary:|^totals:/ {print $2; exit}' "$dump")
-awk -v i="$instructions" -v r="$requests" -v m="$mode" \
-    'BEGIN { printf "%s: %d requests, %.0f instructions per request\n", m, r, i / r }'
+read -r code_lines code_kib < <(python3 "$here/code-lines.py" "$dump" "$requests")
+awk -v i="$instructions" -v r="$requests" -v m="$mode" -v l="$code_lines" -v k="$code_kib" \
+    'BEGIN { printf "%s: %d requests, %.0f instructions per request, %d cache lines of code (%d KiB)\n", m, r, i / r, l, k }'
 
 [ "$mode" = write ] || exit 0
 awk -v a="$batches_before" -v b="$(write_batches_of "http://127.0.0.1:$port")" \
