@@ -25,7 +25,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 mode="${1:-}"; binary="${2:-}"; rows="${3:-10000}"
-if [ "$mode" = nginx ] && [ -z "$binary" ]; then binary="$(command -v nginx || true)"; fi
+if [ "$mode" = nginx ] && [ -z "$binary" ]; then
+    binary="$(command -v nginx || true)"
+    [ -n "$binary" ] || { echo "missing nginx (apt-get install -y nginx-light)" >&2; exit 1; }
+fi
 [ -n "$binary" ] || { echo "usage: $0 engine|status|write BINARY [ROWS], or $0 nginx [NGINX_BINARY]" >&2; exit 2; }
 duration="${DURATION:-10s}"
 port="${PORT:-18095}"
