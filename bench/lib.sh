@@ -153,12 +153,12 @@ field_of() { sed -E "s/.*(^| )$1=([0-9.]+).*/\2/" <<<"$2"; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # One wrk run against a server, wrk pinned to CPU 1: -t1 -c$connections -d$duration --latency
-# (the sourcing script sets both). Records under NAME requests/s, p50 and p99 (ms), the CPU time
+# (the sourcing script sets both). Records under NAME requests/s, p50, p90 and p99 (ms), the CPU time
 # wrk and the server (PID and its children) used, the server's CPU time per request answered and
 # its user-space part (µs), the bytes PID passed to write(2) (wchar) and made the storage write
 # (write_bytes) per request, its threads' context switches per request (`perf stat -p`, else
 # /proc), and wrk's error lines; wrk's output goes to $prefix/NAME.wrk.
-declare -A rps p50 p99 wrkcpu srvcpu notes cpureq userreq wcharreq wbytesreq cswreq answered
+declare -A rps p50 p90 p99 wrkcpu srvcpu notes cpureq userreq wcharreq wbytesreq cswreq answered
 wrk_run() { # name pid url [wrk args...]
     local name="$1" pid="$2" url="$3"; shift 3
     local before after user_before user_after io_before io_after csw_before csw_after out hz perf_pid
@@ -189,6 +189,7 @@ wrk_run() { # name pid url [wrk args...]
     rps[$name]=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     answered[$name]=$(echo "$out" | awk '/requests in/ {print $1}')
     p50[$name]=$(to_ms "$(echo "$out" | awk '$1 == "50%" {print $2}')")
+    p90[$name]=$(to_ms "$(echo "$out" | awk '$1 == "90%" {print $2}')")
     p99[$name]=$(to_ms "$(echo "$out" | awk '$1 == "99%" {print $2}')")
     wrkcpu[$name]=$(echo "$out" | awk '/WRKCPU/ {printf "%.2fs", $2 + $3}')
     srvcpu[$name]=$(awk -v t=$((after - before)) -v hz="$hz" 'BEGIN { printf "%.2fs", t / hz }')

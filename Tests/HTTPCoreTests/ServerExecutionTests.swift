@@ -123,6 +123,48 @@ import Testing
         #expect(EventLoop.flushGroup < clients.count)
     }
 
+    /// A batch of fewer than `EventLoop.groupedBatch` ready connections sends each response as
+    /// soon as it is made, and a larger one holds them until the batch ends: with the loop held up
+    /// while the clients send, the next batch has them all, and each request's handler counts
+    /// the other clients whose answer is already waiting in their socket.
+    @Test(.timeLimit(.minutes(1))) func smallBatchesAnswerAtOnceAndLargeOnesTogether() throws {
+        let probed = Mutex<[Int32]>([])
+        let seen = Mutex<[Int]>([])
+        let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
+            router.get("/hold", execution: .eventLoop) { _, _ in
+                Thread.sleep(forTimeInterval: 0.3)  // on the loop: the probes queue up meanwhile
+                return textResponse("held")
+            }
+            router.get("/probe", execution: .eventLoop) { _, _ in
+                let answered = probed.withLock { sockets in
+                    sockets.filter { fd in
+                        var byte: UInt8 = 0
+                        return recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0
+                    }.count
+                }
+                seen.withLock { $0.append(answered) }
+                return textResponse("p")
+            }
+        }
+        defer { live.stop() }
+        let holder = try live.client()
+        func batch(of count: Int) throws -> [Int] {
+            let clients = try (0..<count).map { _ in try live.client() }
+            probed.withLock { $0 = clients.map(\.socket.fd) }
+            seen.withLock { $0 = [] }
+            Thread.sleep(forTimeInterval: 0.05)  // accepted and registered before the loop is held
+            try holder.send(rawGet("/hold"))
+            Thread.sleep(forTimeInterval: 0.05)
+            for client in clients { try client.send(rawGet("/probe")) }
+            #expect(try holder.readResponse().text == "held")
+            for client in clients { #expect(try client.readResponse().text == "p") }
+            return seen.withLock { $0 }.sorted()
+        }
+        #expect(EventLoop.groupedBatch == 4)
+        #expect(try batch(of: 3) == [0, 1, 2], "each probe found the ones before it answered")
+        #expect(try batch(of: 8) == Array(repeating: 0, count: 8), "no answer left before the batch ended")
+    }
+
     /// Pipelined requests alternating between inline and worker routes are answered in order.
     @Test(.timeLimit(.minutes(1))) func pipelinedInlineAndWorkerRequestsKeepTheirOrder() throws {
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in

@@ -58,9 +58,10 @@ final class EventLoop: @unchecked Sendable {
     // so the runtime's per-access check (a thread-local set insert, on every request) is skipped.
     @exclusivity(unchecked) private var connections: [Int32: HTTPConnection] = [:]
     private var stopped = false
-    /// True while `serveReady` works through a batch of ready connections.
-    private(set) var isServingBatch = false
-    /// Connections whose responses are sent when the batch ends (see `serveReady`).
+    /// True while `serveReady` works through a batch of at least `groupedBatch` ready
+    /// connections, whose responses are sent when the batch ends (`flushAfterBatch`).
+    private(set) var groupsResponses = false
+    /// Connections whose responses are sent when the batch ends (see `flushAfterBatch`).
     @exclusivity(unchecked) private var flushAtEnd: [HTTPConnection] = []
     /// `epoll_wait`'s timeout while the loop holds its thread, in milliseconds; 0 never holds.
     private let holdMilliseconds: Int32
@@ -270,7 +271,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// One `epoll_wait` (blocking up to `timeout` milliseconds) and the ready connections it
-    /// returned, responses flushed at the end. Returns how many events it handled, 0 when it
+    /// returned, a batch of `groupedBatch` or more with its responses flushed at the end. Returns how many events it handled, 0 when it
     /// timed out or was interrupted, -1 when epoll failed.
     private func serveBatch(timeout: Int32) -> Int {
         let count = epoll_wait(epollFD, events, Int32(Self.batchSize), timeout)
@@ -281,7 +282,9 @@ final class EventLoop: @unchecked Sendable {
         }
         guard count > 0 else { return 0 }
         let errorMask = EPOLLERR.rawValue | EPOLLHUP.rawValue
-        isServingBatch = true
+        var connectionsReady = Int(count)
+        for index in 0..<Int(count) where events[index].data.fd == wakeFD { connectionsReady -= 1 }
+        groupsResponses = connectionsReady >= Self.groupedBatch
         for index in 0..<Int(count) {
             let event = events[index]
             if event.data.fd == wakeFD {
@@ -305,7 +308,7 @@ final class EventLoop: @unchecked Sendable {
                 connection.onReadable()
             }
         }
-        isServingBatch = false
+        groupsResponses = false
         flushWaiting()
         return Int(count)
     }
@@ -314,21 +317,31 @@ final class EventLoop: @unchecked Sendable {
     /// many, few enough that the first of them waits at most this many requests' work.
     static let flushGroup = 32
 
+    /// The fewest connections ready in one `epoll_wait` (the loop's own eventfd not counted)
+    /// whose responses are held back until the batch ends. A smaller batch sends each response as soon
+    /// as it is made: at a low load a request finds the loop's code out of the CPU's caches and
+    /// costs several times its saturated cost, so holding the first response for the others
+    /// would add their work to its latency for at most two saved wake-ups of the client
+    /// (bench/RESULTS.md, "Status reads, one change at a time").
+    static let groupedBatch = 4
+
     private func flushWaiting() {
         for connection in flushAtEnd { connection.flushAfterBatch() }
         flushAtEnd.removeAll(keepingCapacity: true)
     }
 
-    /// Sends `connection`'s responses when the current batch ends, together with the others.
+    /// Sends `connection`'s responses when the current batch ends, together with the others;
+    /// only while `groupsResponses`.
     ///
     /// Sending each response as soon as it is ready wakes a waiting client once per response,
     /// and a wake-up across CPUs (an interrupt to the other core, a VM exit under
     /// virtualization) cost more than the request itself. Sent back to back, the first send
     /// wakes the client and the rest find it awake. A batch holds the connections that were
-    /// ready at once, so the wait is the time to serve them, which at low load is one request,
-    /// and at most `flushGroup` requests' work in a large batch.
+    /// ready at once, so the wait is the time to serve them: at least `groupedBatch` of them
+    /// (smaller batches send at once), at most `flushGroup` requests' work.
     func flushAfterBatch(_ connection: HTTPConnection) {
         assertOnQueue()
+        precondition(groupsResponses, "a response held back outside a grouped batch would wait for the next one")
         flushAtEnd.append(connection)
         if flushAtEnd.count >= Self.flushGroup { flushWaiting() }
     }

@@ -64,7 +64,7 @@ extension HTTPConnection {
         }
         if machine.isClosed { return }
         if !machine.isWriteBlocked && machine.mayFlush {
-            if loop.isServingBatch && outputSent < output.count {
+            if loop.groupsResponses && outputSent < output.count {
                 loop.flushAfterBatch(self)  // sent with the batch's other responses
                 return
             }
