@@ -9,8 +9,9 @@ idles between requests (a paced load), whatever else ran on its core in the mean
 part of that code, and each line then costs a fetch from a slower cache: it tells a request's cost
 at low load better than its instruction count, which counts a loop's body once per turn.
 
-Prints one line: "CODE_LINES KIB", the lines and what they hold in KiB (program and shared
-libraries together: what is in the binary depends on how it was linked).
+Prints one line: "CODE_LINES KIB PAGES", the lines, what they hold in KiB, and the 4 KiB pages
+they lie on (each one a translation the CPU's TLB must hold or walk the page tables for; program
+and shared libraries together: what is in the binary depends on how it was linked).
 
 Standard library only. Arguments: DUMP REQUESTS [FRACTION].
 """
@@ -71,7 +72,8 @@ def main() -> None:
 
     threshold = fraction * requests
     lines = {address >> 6 for address, cost in counts.items() if cost >= threshold}
-    print(len(lines), f"{len(lines) * 64 / 1024:.0f}")
+    pages = {line >> 6 for line in lines}
+    print(len(lines), f"{len(lines) * 64 / 1024:.0f}", len(pages))
 
 
 if __name__ == "__main__":

@@ -3,9 +3,9 @@
 # zeroes the counters, drives it with wrk (one thread, 4 keep-alive connections) for DURATION,
 # dumps, and divides the server's instruction count by the requests wrk completed. Also counts the
 # code a request runs as 64-byte cache lines (bench/code-lines.py: the lines holding an
-# instruction that at least half the requests ran), which tells what a request costs when it
-# finds the CPU's caches cold, as at a paced load, better than the instruction count (a loop's
-# body counts once). Kills exactly the PIDs it started.
+# instruction that at least half the requests ran) and the 4 KiB pages they lie on, which tell
+# what a request costs when it finds the CPU's caches and TLB cold, as at a paced load, better
+# than the instruction count (a loop's body counts once). Kills exactly the PIDs it started.
 #   bench/instructions.sh engine SERVER_BINARY          # http-bench-server, GET /bench
 #   bench/instructions.sh status SERVER_BINARY [ROWS]   # permission-server, GET one authorization
 #   bench/instructions.sh write SERVER_BINARY [ROWS]    # permission-server, durable settings PUTs
@@ -114,9 +114,9 @@ sleep 1
 requests=$(echo "$out" | awk '/requests in/ {print $1}')
 dump=$(find "$prefix" -name 'cg.out.*' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)
 instructions=$(awk '/^summary:|^totals:/ {print $2; exit}' "$dump")
-read -r code_lines code_kib < <(python3 "$here/code-lines.py" "$dump" "$requests")
-awk -v i="$instructions" -v r="$requests" -v m="$mode" -v l="$code_lines" -v k="$code_kib" \
-    'BEGIN { printf "%s: %d requests, %.0f instructions per request, %d cache lines of code (%d KiB)\n", m, r, i / r, l, k }'
+read -r code_lines code_kib code_pages < <(python3 "$here/code-lines.py" "$dump" "$requests")
+awk -v i="$instructions" -v r="$requests" -v m="$mode" -v l="$code_lines" -v k="$code_kib" -v p="$code_pages" \
+    'BEGIN { printf "%s: %d requests, %.0f instructions per request, %d cache lines of code (%d KiB) on %d pages\n", m, r, i / r, l, k, p }'
 
 [ "$mode" = write ] || exit 0
 awk -v a="$batches_before" -v b="$(write_batches_of "http://127.0.0.1:$port")" \
