@@ -20,7 +20,9 @@
 # Valgrind 3.19 cannot read the release permission-server's DWARF: pass a copy made with
 # `strip --strip-debug -o COPY permission-server` (it keeps the symbols callgrind_annotate shows).
 # Needs valgrind (callgrind_control), wrk, curl, python3, sqlite3 (status, write), nginx (nginx).
-# Env: DURATION (10s), PORT (18095).
+# Env: DURATION (10s), PORT (18095), HOT_FUNCTIONS (a file: the binary's own functions that ran
+#      half an instruction a request or more are appended to it, hottest first, those it already
+#      lists left out; bench/hot-text.sh uses it to write docker/hot-text.order).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -37,13 +39,16 @@ prefix="$(mktemp -d /tmp/instructions.XXXXXX)"
 source "$here/lib.sh"
 curl_args=()
 wrk_connections=4
+# The linker orders symbols by their names as the object files spell them.
+callgrind=(valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$prefix/cg.out")
+if [ -n "${HOT_FUNCTIONS:-}" ]; then callgrind+=(--demangle=no); fi
 trap cleanup EXIT
 
 case "$mode" in
 engine)
     url="http://127.0.0.1:$port/bench"
     wrk_args=("$url")
-    valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$prefix/cg.out" "$binary" "$port" >"$prefix/server.log" 2>&1 &
+    "${callgrind[@]}" "$binary" "$port" >"$prefix/server.log" 2>&1 &
     ;;
 nginx)
     # One process (no master), so that callgrind follows the one that serves; the body is a
@@ -76,7 +81,7 @@ http {
 NGINX
     url="http://127.0.0.1:$port/body.json"
     wrk_args=("$url")
-    valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$prefix/cg.out" "$binary" -p "$prefix/nginx" -c "$prefix/nginx/nginx.conf" \
+    "${callgrind[@]}" "$binary" -p "$prefix/nginx" -c "$prefix/nginx/nginx.conf" \
         >"$prefix/server.log" 2>&1 &
     ;;
 status | write)
@@ -93,7 +98,7 @@ status | write)
     BENCH_API_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
     export USERS=$users APPS=$apps BENCH_API_KEY
     curl_args=(-H "Authorization: Bearer $BENCH_API_KEY")
-    PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$prefix/cg.out" "$binary" serve --host 127.0.0.1 --port "$port" \
+    PERMISSION_BOOTSTRAP_ADMIN_KEY="$BENCH_API_KEY" "${callgrind[@]}" "$binary" serve --host 127.0.0.1 --port "$port" \
         --database "$db" --log-level warning --max-requests-per-connection 1000000 >"$prefix/server.log" 2>&1 &
     ;;
 *) echo "usage: $0 engine|status|write BINARY [ROWS], or $0 nginx [NGINX_BINARY]" >&2; exit 2 ;;
@@ -117,6 +122,16 @@ instructions=$(awk '/^summary:|^totals:/ {print $2; exit}' "$dump")
 read -r code_lines code_kib code_pages < <(python3 "$here/code-lines.py" "$dump" "$requests")
 awk -v i="$instructions" -v r="$requests" -v m="$mode" -v l="$code_lines" -v k="$code_kib" -v p="$code_pages" \
     'BEGIN { printf "%s: %d requests, %.0f instructions per request, %d cache lines of code (%d KiB) on %d pages\n", m, r, i / r, l, k, p }'
+
+if [ -n "${HOT_FUNCTIONS:-}" ]; then
+    touch "$HOT_FUNCTIONS"
+    before=$(wc -l <"$HOT_FUNCTIONS")
+    python3 "$here/hot-functions.py" "$dump" "$requests" "$binary" >"$prefix/hot.all"
+    awk 'FILENAME == ARGV[1] { listed[$0] = 1; next } !($0 in listed)' "$HOT_FUNCTIONS" "$prefix/hot.all" \
+        >"$prefix/hot.new"
+    cat "$prefix/hot.new" >>"$HOT_FUNCTIONS"
+    echo "$mode: $(wc -l <"$prefix/hot.new") functions added to $HOT_FUNCTIONS after its $before"
+fi
 
 [ "$mode" = write ] || exit 0
 awk -v a="$batches_before" -v b="$(write_batches_of "http://127.0.0.1:$port")" \

@@ -33,16 +33,16 @@ group_ticks() {
 }
 
 # The release permission-server a bench runs: SERVER_BINARY when set, else built as
-# docker/Dockerfile builds the shipped binary (release, Swift runtime linked in) under ROOT.
+# docker/Dockerfile builds the shipped binary (scripts/build-release.sh: release, Swift runtime
+# linked in, the hot functions laid out together) under ROOT.
 bench_server_binary() { # root
     if [ -n "${SERVER_BINARY:-}" ]; then
         echo "$SERVER_BINARY"
         return
     fi
     echo "== building permission-server (release, --static-swift-stdlib)" >&2
-    (cd "$1" && swift build -c release --static-swift-stdlib --scratch-path "$1/.build-bench-hot-path" \
-        --product permission-server >/dev/null)
-    echo "$1/.build-bench-hot-path/release/permission-server"
+    (cd "$1" && scripts/build-release.sh --scratch-path "$1/.build-bench-release" --product permission-server >/dev/null)
+    echo "$1/.build-bench-release/release/permission-server"
 }
 
 # Creates DB with the real schema (`SERVER_BIN migrate`) and seeds USERS x APPS location
