@@ -243,3 +243,34 @@ NGINX
     pids+=("$nginx_pid")
     wait_up "http://127.0.0.1:$port$location"
 }
+
+# The A/B scripts' settings (bench/write-ab.sh, bench/read-ab.sh): SERVER_BINARIES into the array
+# `binaries`, ROUNDS (4), CONNECTIONS (16), DURATION (DEFAULT_DURATION) and PORT (DEFAULT_PORT)
+# into rounds, connections, duration and port; exits the script when one is not usable.
+ab_settings() { # default_duration default_port
+    read -r -a binaries <<<"${SERVER_BINARIES:-}"
+    ((${#binaries[@]} >= 1)) || { echo "SERVER_BINARIES: name at least one release permission-server" >&2; exit 2; }
+    local binary value
+    for binary in "${binaries[@]}"; do
+        [ -x "$binary" ] || { echo "SERVER_BINARIES: $binary is not an executable file" >&2; exit 2; }
+    done
+    rounds="${ROUNDS:-4}"
+    connections="${CONNECTIONS:-16}"
+    duration="${DURATION:-$1}"
+    port="${PORT:-$2}"
+    for value in "$rounds" "$connections" "$port"; do
+        [[ "$value" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS, CONNECTIONS and PORT must be positive integers" >&2; exit 2; }
+    done
+    [[ "$duration" =~ ^[1-9][0-9]*[smh]?$ ]] || { echo "DURATION must be like wrk's -d (10s, 1m)" >&2; exit 2; }
+}
+
+# The median of field F of the runs an A/B script kept for one binary: RUNS is their figures,
+# separated by spaces within a run and by ";" between runs.
+median_field() { # runs field
+    local values=() run runs
+    IFS=';' read -r -a runs <<<"$1"
+    for run in "${runs[@]}"; do
+        [ -n "$run" ] && values+=("$(awk -v f="$2" '{ print $f }' <<<"$run")")
+    done
+    median "${values[@]}"
+}

@@ -22,27 +22,15 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-read -r -a binaries <<<"${SERVER_BINARIES:-}"
-((${#binaries[@]} >= 1)) || { echo "SERVER_BINARIES: name at least one release permission-server" >&2; exit 2; }
-for binary in "${binaries[@]}"; do
-    [ -x "$binary" ] || { echo "SERVER_BINARIES: $binary is not an executable file" >&2; exit 2; }
-done
-rounds="${ROUNDS:-4}"
-connections="${CONNECTIONS:-16}"
-duration="${DURATION:-15s}"
-port="${PORT:-18130}"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+ab_settings 15s 18130
 pace_ms="${PACE_MS:-8}"
-for value in "$rounds" "$connections" "$port"; do
-    [[ "$value" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS, CONNECTIONS and PORT must be positive integers" >&2; exit 2; }
-done
 [[ "$pace_ms" =~ ^[0-9]+$ ]] || { echo "PACE_MS must be a whole number of milliseconds (0: saturated)" >&2; exit 2; }
-[[ "$duration" =~ ^[1-9][0-9]*[smh]?$ ]] || { echo "DURATION must be like wrk's -d (10s, 1m)" >&2; exit 2; }
 ((port > 1 && port + ${#binaries[@]} <= 65535)) || { echo "PORT leaves no room for nginx and the binaries" >&2; exit 2; }
 # get.lua and paced.lua pace whenever PACE_MS is in their environment: only paced runs pass it on.
 unset PACE_MS
 prefix="$(mktemp -d /tmp/read-ab.XXXXXX)"
-# shellcheck source=bench/lib.sh
-source "$here/lib.sh"
 trap cleanup EXIT
 
 for tool in wrk nginx sqlite3 taskset curl; do
@@ -130,11 +118,6 @@ field_of_run() { # target round field
     IFS=';' read -r -a runs <<<"${results[$1]}"
     awk -v f="$3" '{ print $f }' <<<"${runs[$(($2 - 1))]}"
 }
-median_of() { # target field
-    local values=() round
-    for round in $(seq 1 "$rounds"); do values+=("$(field_of_run "$1" "$round" "$2")"); done
-    median "${values[@]}"
-}
 ratio_to_nginx() { # target field
     local values=() round
     for round in $(seq 1 "$rounds"); do
@@ -148,8 +131,9 @@ echo "== medians over $rounds rounds"
 for target in "${targets[@]}"; do
     if [ "$target" = nginx ]; then label=nginx; else label="${binaries[$target]}"; fi
     printf '  %s: %s requests/s, p50 %s, p90 %s, p99 %s ms, %s µs CPU a request (user %s)\n' "$label" \
-        "$(median_of "$target" 1)" "$(median_of "$target" 2)" "$(median_of "$target" 3)" "$(median_of "$target" 4)" \
-        "$(median_of "$target" 5)" "$(median_of "$target" 6)"
+        "$(median_field "${results[$target]}" 1)" "$(median_field "${results[$target]}" 2)" \
+        "$(median_field "${results[$target]}" 3)" "$(median_field "${results[$target]}" 4)" \
+        "$(median_field "${results[$target]}" 5)" "$(median_field "${results[$target]}" 6)"
     if [ "$target" != nginx ]; then
         printf '    over nginx: p50 %s, p99 %s\n' "$(ratio_to_nginx "$target" 2)" "$(ratio_to_nginx "$target" 4)"
     fi

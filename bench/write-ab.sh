@@ -22,26 +22,14 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-read -r -a binaries <<<"${SERVER_BINARIES:-}"
-((${#binaries[@]} >= 1)) || { echo "SERVER_BINARIES: name at least one release permission-server" >&2; exit 2; }
-for binary in "${binaries[@]}"; do
-    [ -x "$binary" ] || { echo "SERVER_BINARIES: $binary is not an executable file" >&2; exit 2; }
-done
-rounds="${ROUNDS:-4}"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+ab_settings 10s 18120
 settle="${SETTLE:-3}"
-connections="${CONNECTIONS:-16}"
-duration="${DURATION:-10s}"
-port="${PORT:-18120}"
-for value in "$rounds" "$connections" "$port"; do
-    [[ "$value" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS, CONNECTIONS and PORT must be positive integers" >&2; exit 2; }
-done
 [[ "$settle" =~ ^[0-9]+$ ]] || { echo "SETTLE must be a whole number of seconds" >&2; exit 2; }
-[[ "$duration" =~ ^[1-9][0-9]*[smh]?$ ]] || { echo "DURATION must be like wrk's -d (10s, 1m)" >&2; exit 2; }
 # put.lua paces whenever PACE_MS is in its environment: these runs are saturated.
 unset PACE_MS
 prefix="$(mktemp -d /tmp/write-ab.XXXXXX)"
-# shellcheck source=bench/lib.sh
-source "$here/lib.sh"
 trap cleanup EXIT
 
 for tool in wrk sqlite3 taskset curl; do
@@ -101,19 +89,9 @@ for round in $(seq 1 "$rounds"); do
     for index in "${order[@]}"; do run_binary "$index" "$round"; done
 done
 
-# The median of field F (1: writes/s, 2: p99, 3: CPU, 4: user, 5: batch) of binary I's runs.
-median_of() { # index field
-    local values=()
-    IFS=';' read -r -a runs <<<"${results[$1]}"
-    for run in "${runs[@]}"; do
-        [ -n "$run" ] && values+=("$(awk -v f="$2" '{ print $f }' <<<"$run")")
-    done
-    median "${values[@]}"
-}
-
 echo "== medians over $rounds rounds"
 for index in "${!binaries[@]}"; do
     printf '  %s: %s writes/s, p99 %s ms, %s µs CPU a write (user %s), %s writes a commit\n' "${binaries[$index]}" \
-        "$(median_of "$index" 1)" "$(median_of "$index" 2)" "$(median_of "$index" 3)" "$(median_of "$index" 4)" \
-        "$(median_of "$index" 5)"
+        "$(median_field "${results[$index]}" 1)" "$(median_field "${results[$index]}" 2)" \
+        "$(median_field "${results[$index]}" 3)" "$(median_field "${results[$index]}" 4)" "$(median_field "${results[$index]}" 5)"
 done

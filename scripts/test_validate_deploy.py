@@ -27,6 +27,12 @@ K8S_SECRETS = "deploy/kubernetes/replicated/secret-example.yaml"
 
 # (what is broken, file, exact text, its replacement, a part of the problem expected)
 CASES = [
+    ("a release build without the Swift runtime linked in", "scripts/build-release.sh",
+     "swift build -c release --static-swift-stdlib", "swift build -c release",
+     "does not use --static-swift-stdlib"),
+    ("the release build script not in the image's build context", "docker/Dockerfile",
+     "COPY scripts/build-release.sh ./scripts/", "COPY scripts/setup.sh ./scripts/",
+     "runs scripts/build-release.sh without copying it in"),
     ("one replica in the replicated compose", REPLICATED, "replicas: 3", "replicas: 1",
      "1 permission-server replica(s)"),
     ("a password in the replicas' URI", REPLICATED, "postgres://permissions@postgres:5432",
@@ -109,6 +115,8 @@ class ValidateDeployTests(unittest.TestCase):
         for name in ("docker", "deploy"):
             shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("secrets"))
         shutil.copy(ROOT / ".dockerignore", folder / ".dockerignore")
+        (folder / "scripts").mkdir()
+        shutil.copy(ROOT / "scripts/build-release.sh", folder / "scripts/build-release.sh")
         return folder
 
     def test_the_repository_passes(self):

@@ -92,8 +92,15 @@ def check_dockerfile(root: Path) -> None:
             check(image_reference_ok(image) or image in {"scratch"}, where, f"FROM {image} is not pinned")
 
     build_runs = " ".join(rest for keyword, rest in stages[0] if keyword == "RUN")
-    check("--static-swift-stdlib" in build_runs, where, "the build does not use --static-swift-stdlib")
-    check("-c release" in build_runs, where, "the build is not a release build")
+    # The release build may run through scripts/build-release.sh, which the Dockerfile copies in.
+    build = build_runs
+    if "scripts/build-release.sh" in build_runs:
+        script = root / "scripts/build-release.sh"
+        copied = any(keyword == "COPY" and "scripts/build-release.sh" in rest for keyword, rest in stages[0])
+        if check(script.is_file() and copied, where, "runs scripts/build-release.sh without copying it in"):
+            build += " " + " ".join(line for line in script.read_text().splitlines() if not line.lstrip().startswith("#"))
+    check("--static-swift-stdlib" in build, where, "the build does not use --static-swift-stdlib")
+    check("-c release" in build, where, "the build is not a release build")
     check("swift package resolve" in build_runs, where, "dependencies are not resolved in their own layer")
 
     final = {keyword: rest for keyword, rest in stages[-1]}

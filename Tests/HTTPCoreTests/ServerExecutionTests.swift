@@ -125,14 +125,18 @@ import Testing
 
     /// A batch of fewer than `EventLoop.groupedBatch` ready connections sends each response as
     /// soon as it is made, and a larger one holds them until the batch ends: with the loop held up
-    /// while the clients send, the next batch has them all, and each request's handler counts
-    /// the other clients whose answer is already waiting in their socket.
+    /// until the clients have sent, the next batch has them all, and each request's handler
+    /// counts the other clients whose answer is already waiting in their socket.
     @Test(.timeLimit(.minutes(1))) func smallBatchesAnswerAtOnceAndLargeOnesTogether() throws {
         let probed = Mutex<[Int32]>([])
         let seen = Mutex<[Int]>([])
+        let holding = DispatchSemaphore(value: 0)
+        let sent = DispatchSemaphore(value: 0)
+        let probedOne = DispatchSemaphore(value: 0)
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
             router.get("/hold", execution: .eventLoop) { _, _ in
-                Thread.sleep(forTimeInterval: 0.3)  // on the loop: the probes queue up meanwhile
+                holding.signal()
+                _ = sent.wait(timeout: .now() + 20)  // on the loop: the probes queue up meanwhile
                 return textResponse("held")
             }
             router.get("/probe", execution: .eventLoop) { _, _ in
@@ -143,20 +147,28 @@ import Testing
                     }.count
                 }
                 seen.withLock { $0.append(answered) }
+                probedOne.signal()
                 return textResponse("p")
             }
+            router.get("/ping", execution: .eventLoop) { _, _ in textResponse("pong") }
         }
         defer { live.stop() }
         let holder = try live.client()
         func batch(of count: Int) throws -> [Int] {
             let clients = try (0..<count).map { _ in try live.client() }
+            for client in clients {  // each one accepted and on the loop before it is held
+                try client.send(rawGet("/ping"))
+                #expect(try client.readResponse().text == "pong")
+            }
             probed.withLock { $0 = clients.map(\.socket.fd) }
             seen.withLock { $0 = [] }
-            Thread.sleep(forTimeInterval: 0.05)  // accepted and registered before the loop is held
             try holder.send(rawGet("/hold"))
-            Thread.sleep(forTimeInterval: 0.05)
+            #expect(holding.wait(timeout: .now() + 20) == .success)
             for client in clients { try client.send(rawGet("/probe")) }
+            sent.signal()
             #expect(try holder.readResponse().text == "held")
+            // Every probe has looked before any answer is read here (reading would empty a socket).
+            for _ in clients { #expect(probedOne.wait(timeout: .now() + 20) == .success) }
             for client in clients { #expect(try client.readResponse().text == "p") }
             return seen.withLock { $0 }.sorted()
         }
