@@ -3,7 +3,7 @@
 step "tools"
 missing=()
 for tool in debootstrap:debootstrap buildah:buildah podman:podman curl:curl python3:python3 git:git \
-    unshare:util-linux nsenter:util-linux setpriv:util-linux findmnt:util-linux; do
+    unshare:util-linux nsenter:util-linux setpriv:util-linux findmnt:util-linux nm:binutils readelf:binutils; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
