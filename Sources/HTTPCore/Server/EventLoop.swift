@@ -271,8 +271,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// One `epoll_wait` (blocking up to `timeout` milliseconds) and the ready connections it
-    /// returned, a batch of `groupedBatch` or more with its responses flushed at the end. Returns how many events it handled, 0 when it
-    /// timed out or was interrupted, -1 when epoll failed.
+    /// returned; a batch of `groupedBatch` or more has its responses flushed at the end. Returns
+    /// how many events it handled, 0 when it timed out or was interrupted, -1 when epoll failed.
     private func serveBatch(timeout: Int32) -> Int {
         let count = epoll_wait(epollFD, events, Int32(Self.batchSize), timeout)
         if count < 0 {
@@ -318,10 +318,10 @@ final class EventLoop: @unchecked Sendable {
     static let flushGroup = 32
 
     /// The fewest connections ready in one `epoll_wait` (the loop's own eventfd not counted)
-    /// whose responses are held back until the batch ends. A smaller batch sends each response as soon
-    /// as it is made: at a low load a request finds the loop's code out of the CPU's caches and
-    /// costs several times its saturated cost, so holding the first response for the others
-    /// would add their work to its latency for at most two saved wake-ups of the client
+    /// whose responses are held back until the batch ends. A smaller batch sends each response
+    /// as soon as it is made: at a low load a request finds the loop's code out of the CPU's
+    /// caches and costs several times its saturated cost, so holding the first response for the
+    /// others would add their work to its latency for at most two saved wake-ups of the client
     /// (bench/RESULTS.md, "Status reads, one change at a time").
     static let groupedBatch = 4
 
@@ -341,7 +341,7 @@ final class EventLoop: @unchecked Sendable {
     /// (smaller batches send at once), at most `flushGroup` requests' work.
     func flushAfterBatch(_ connection: HTTPConnection) {
         assertOnQueue()
-        precondition(groupsResponses, "a response held back outside a grouped batch would wait for the next one")
+        precondition(groupsResponses, "a response held back outside a grouped batch waits for the next batch")
         flushAtEnd.append(connection)
         if flushAtEnd.count >= Self.flushGroup { flushWaiting() }
     }
