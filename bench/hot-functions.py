@@ -7,7 +7,8 @@ shared libraries it loads) whose own instructions, without those of the function
 to at least MINIMUM a request (0.5 by default: a function of one instruction that every other
 request runs), by that figure, highest first, one symbol name a line. The dump must be made with
 --demangle=no, so that the names are the symbols the linker orders; callgrind's suffix for a
-recursive call ('2) is dropped and nameless addresses are skipped.
+recursive call ('2) is dropped, the costs of a function's recursion levels added together, and
+nameless addresses are skipped.
 
 With "movable MAP" instead, reads such a list on standard input and prints the names that lld's
 map of the program (-Map) shows in a section of their own (`.text.NAME`, from -function-sections):
@@ -108,7 +109,7 @@ def main() -> None:
         symbol = re.sub(r"'\d+$", "", name)
         if symbol.startswith("0x") or " " in symbol:
             continue
-        hot[symbol] = max(hot.get(symbol, 0.0), cost / requests)
+        hot[symbol] = hot.get(symbol, 0.0) + cost / requests
     for symbol, per_request in sorted(hot.items(), key=lambda item: (-item[1], item[0])):
         if per_request >= minimum:
             print(symbol)

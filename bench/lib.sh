@@ -40,7 +40,7 @@ bench_server_binary() { # root
         echo "$SERVER_BINARY"
         return
     fi
-    echo "== building permission-server (release, --static-swift-stdlib)" >&2
+    echo "== building permission-server (scripts/build-release.sh)" >&2
     (cd "$1" && scripts/build-release.sh --scratch-path "$1/.build-bench-release" --product permission-server >/dev/null)
     echo "$1/.build-bench-release/release/permission-server"
 }

@@ -66,25 +66,17 @@ start_nginx "$prefix/nginx" "$nginx_port" /body.json "$(cat "$prefix/body.json")
 # Target T: "nginx" or a binary's index. Runs it once in round R and keeps its figures.
 declare -A results
 run_target() { # target round
-    local target="$1" round="$2" name label
-    name="get-$target-$round"
+    local target="$1" round="$2" name="get-$1-$2" label pid url script=()
     if [ "$target" = nginx ]; then
-        label=nginx
-        if ((pace_ms > 0)); then
-            PACE_MS=$pace_ms wrk_run "$name" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json" -s "$here/paced.lua"
-        else
-            wrk_run "$name" "$nginx_pid" "http://127.0.0.1:$nginx_port/body.json"
-        fi
+        label=nginx pid=$nginx_pid url="http://127.0.0.1:$nginx_port/body.json"
+        if ((pace_ms > 0)); then script=(-s "$here/paced.lua"); fi
     else
-        label="${binaries[$target]}"
-        if ((pace_ms > 0)); then
-            PACE_MS=$pace_ms USERS=$users APPS=$apps wrk_run "$name" "${server_pids[$target]}" \
-                "http://127.0.0.1:$((port + target))" -s "$here/hot-path/get.lua"
-        else
-            USERS=$users APPS=$apps wrk_run "$name" "${server_pids[$target]}" "http://127.0.0.1:$((port + target))" \
-                -s "$here/hot-path/get.lua"
-        fi
+        label="${binaries[$target]}" pid="${server_pids[$target]}" url="http://127.0.0.1:$((port + target))"
+        script=(-s "$here/hot-path/get.lua")
     fi
+    # Both scripts pace while PACE_MS is in their environment.
+    if ((pace_ms > 0)); then local -x PACE_MS=$pace_ms; fi
+    USERS=$users APPS=$apps wrk_run "$name" "$pid" "$url" "${script[@]}"
     printf '  round %d, %s: %s requests/s, p50 %s, p90 %s, p99 %s ms, %s µs CPU a request (user %s) %s\n' \
         "$round" "$label" "${rps[$name]}" "${p50[$name]}" "${p90[$name]}" "${p99[$name]}" "${cpureq[$name]}" \
         "${userreq[$name]}" "${notes[$name]}"
