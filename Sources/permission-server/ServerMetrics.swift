@@ -151,9 +151,14 @@ final class ServerMetrics: Sendable {
                 "permission_read_cache_entries", help: "Authorization records and user settings in the read cache.", type: .gauge)
             text.sample("permission_read_cache_entries", value: cache.entries)
             text.family(
+                "permission_read_cache_evictions_total",
+                help: "Records evicted, oldest first, to make room in the full read cache for newly read ones.",
+                type: .counter)
+            text.sample("permission_read_cache_evictions_total", value: cache.evictions)
+            text.family(
                 "permission_read_cache_clears_total",
                 help:
-                    "Times the read cache was emptied (a change of more than 4096 rows, another process's commit, maintenance).",
+                    "Times the read cache was emptied (a change of more than 4096 rows, another process's commit, maintenance, more distinct users or app-service pairs than its capacity).",
                 type: .counter)
             text.sample("permission_read_cache_clears_total", value: cache.clears)
         }

@@ -88,7 +88,7 @@ enum Settings {
         flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
         defaultValue: "1000000",
         help:
-            "Authorization records the status read keeps in memory (about 85 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database."
+            "Authorization records the status read keeps in memory (about 93 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database."
     )
     static let maxConnections = Setting(
         flag: "max-connections", environment: "PERMISSION_MAX_CONNECTIONS",

@@ -130,12 +130,42 @@ struct OperationsTests {
         #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="miss"}"#) == 1)
         #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="hit"}"#) == 1)
         #expect(Self.sample(text, "permission_read_cache_entries") == 1)
+        #expect(Self.sample(text, "permission_read_cache_evictions_total") == 0)
 
         try Self.denyBehindTheServer(database, app: "com.example.cache")
         let body = try Self.waitForDenied(url)
         #expect(body.contains(#""status":"denied""#), "\(body)")
         text = try Self.get("\(server.baseURL)/metrics").body
         #expect(Self.sample(text, "permission_read_cache_clears_total").map { $0 >= 1 } == true)
+    }
+
+    @Test("--read-cache-entries 2: a third record read evicts the one stored first, counted on /metrics, and nothing empties")
+    func readCacheEvictsItsOldestRecord() throws {
+        let directory = try Paths.makeTemporaryDirectory("read-cache-evicts")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("cache.sqlite").path
+        let server = try ServerProcess(
+            database: database, directory: directory, extraArguments: ["--read-cache-entries", "2"],
+            environment: Self.keyEnvironment)
+        defer { server.killNow() }
+        #expect(try Self.putApp(server, "com.example.small") == "201")
+        func url(_ user: String) -> String { "\(server.baseURL)/v1/users/\(user)/apps/com.example.small/authorizations/camera" }
+        for user in ["u1", "u2", "u3"] {
+            let written = try Subprocess.curl([
+                "-s", "-X", "PUT", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(Self.adminKey)",
+                "-o", "/dev/null", "-w", "%{http_code}", "--data", #"{"status": "denied"}"#, url(user),
+            ]).stdout
+            #expect(written == "200", "\(user)")
+        }
+        // u1, u2 and u3 read into a cache of two: u1 evicted; u1 again: u2 evicted; u3 still held.
+        for user in ["u1", "u2", "u3", "u1", "u3"] {
+            #expect(try Self.get(url(user), key: true).body.contains(#""status":"denied""#), "\(user)")
+        }
+        let text = try Self.get("\(server.baseURL)/metrics").body
+        #expect(Self.sample(text, "permission_read_cache_evictions_total") == 2)
+        #expect(Self.sample(text, "permission_read_cache_clears_total") == 0)
+        #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="miss"}"#) == 4)
+        #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="hit"}"#) == 1)
     }
 
     @Test("--read-cache-entries 0: no warm-up, no cache series, every status read from the database")

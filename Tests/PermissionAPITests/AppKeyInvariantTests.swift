@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import PermissionAPI
 import PermissionDomain
+import TestSupport
 import Testing
 
 /// SPEC §6, the invariant that matters most: an `app` key can never cause any authorization
@@ -11,18 +12,6 @@ import Testing
 /// after each call no stored or effective authorization is `authorized`, and the key got
 /// 403 exactly where its role or app does not reach.
 @Suite struct AppKeyInvariantTests {
-    /// SplitMix64: small, seeded, reproducible.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let users = ["u1", "u2", "u3"]
     static let apps = ["com.example.maps", "com.example.chat"]
     static let services = ["camera", "microphone", "location"]

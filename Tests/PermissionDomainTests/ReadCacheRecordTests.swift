@@ -5,7 +5,8 @@ import Testing
 @testable import PermissionDomain
 
 /// The read cache's compact records (``ReadCacheRecords``): every field comes back as stored,
-/// the symbol tables stay bounded, and "no record" never takes a symbol.
+/// a full cache evicts its oldest records, the symbol tables stay bounded, and "no record"
+/// never takes a symbol.
 @Suite struct ReadCacheRecordTests {
     let maps = AppID(trusted: "com.example.maps")
 
@@ -112,20 +113,23 @@ import Testing
         #expect(cache.statistics.entries == 8)
     }
 
-    /// Users, (app, service) pairs and the distinct field combinations are bounded by the
-    /// capacity even while the records are fewer (invalidated records leave their symbols until
-    /// the cache empties).
+    /// A user's id goes with their last cached record, so the users never outnumber the
+    /// records; (app, service) pairs and the distinct field combinations are bounded by the
+    /// capacity even while the records are fewer (invalidated records leave them until the
+    /// cache empties).
     @Test func symbolsLeftByInvalidatedRecordsAreBounded() {
         let cache = ReadCache(capacity: 3)
         for user in ["a", "b", "c"] {
-            cache.insert(key(user), stored: record(key(user)), settings: nil, readAt: cache.generation)
+            cache.insert(key(user), stored: record(key(user)), settings: .some(nil), readAt: cache.generation)
         }
         cache.invalidate(keys: [key("a")], users: [])
-        #expect(cache.statistics.entries == 2 && cache.symbolCounts.users == 3)
+        #expect(cache.statistics.entries == 2 + 2 && cache.symbolCounts.users == 2, "a's id and settings went with a's record")
         cache.insert(key("d"), stored: record(key("d")), settings: nil, readAt: cache.generation)
-        #expect(cache.statistics.clears == 1)
-        #expect(found(cache, key("d")) == record(key("d")) && found(cache, key("b")) == nil)
-        #expect(cache.symbolCounts.users == 1)
+        #expect(cache.statistics.clears == 0 && cache.statistics.evictions == 0 && cache.symbolCounts.users == 3)
+        #expect(found(cache, key("a")) == nil, "d has the id a had")
+        #expect(["b", "c", "d"].allSatisfy { found(cache, key($0)) == record(key($0)) })
+        #expect(cache.lookup(key("d"), withSettings: true, readAt: cache.generation) == nil, "not a's settings")
+        #expect(cache.lookup(key("b"), withSettings: true, readAt: cache.generation)?.stored == record(key("b")))
 
         let pairs = ReadCache(capacity: 3)
         for service in ["s1", "s2", "s3"] {
@@ -234,5 +238,106 @@ import Testing
                 == .full)
         #expect(small.statistics.entries == 20)
         #expect(page.allSatisfy { small.lookup($0.key, withSettings: true, readAt: small.generation)?.stored == $0 })
+    }
+
+    /// One record a user, more users than the cache holds: the users' ids go with their evicted
+    /// records, and the cache never empties.
+    @Test func moreUsersThanTheCapacityEvictWithoutEmptying() {
+        let cache = ReadCache(capacity: 4)
+        for index in 0..<100 {
+            let user = key("u\(index)")
+            cache.insert(user, stored: record(user), settings: .some(nil), readAt: cache.generation)
+            #expect(cache.lookup(user, withSettings: true, readAt: cache.generation)?.stored == record(user))
+        }
+        #expect(cache.statistics.clears == 0 && cache.statistics.evictions == 96)
+        #expect(cache.symbolCounts.users == 4)
+        #expect((96..<100).allSatisfy { found(cache, key("u\($0)")) != nil })
+        #expect((0..<96).allSatisfy { found(cache, key("u\($0)")) == nil })
+    }
+
+    @Test func aFullCacheEvictsItsOldestRecords() {
+        let cache = ReadCache(capacity: 3)
+        for user in ["a", "b", "c", "d"] {
+            cache.insert(key(user), stored: record(key(user)), settings: nil, readAt: cache.generation)
+        }
+        #expect(cache.statistics.entries == 3 && cache.statistics.evictions == 1 && cache.statistics.clears == 0)
+        #expect(found(cache, key("a")) == nil)
+        #expect(["b", "c", "d"].allSatisfy { found(cache, key($0)) == record(key($0)) })
+        // A record stored again in its place takes no room and moves nothing.
+        cache.insert(key("b"), stored: record(key("b"), version: 2), settings: nil, readAt: cache.generation)
+        #expect(found(cache, key("b")) == record(key("b"), version: 2) && cache.statistics.evictions == 1)
+        for user in ["e", "f"] {
+            cache.insert(key(user), stored: record(key(user)), settings: nil, readAt: cache.generation)
+        }
+        #expect(cache.statistics.entries == 3 && cache.statistics.evictions == 3)
+        #expect(found(cache, key("b")) == nil && found(cache, key("c")) == nil)
+        #expect(["d", "e", "f"].allSatisfy { found(cache, key($0)) != nil })
+    }
+
+    /// A key whose record was invalidated keeps its turn in the order; when the turn comes, it
+    /// makes room without evicting anything.
+    @Test func anInvalidatedRecordsTurnEvictsNothing() {
+        let cache = ReadCache(capacity: 3)
+        for user in ["a", "b", "c"] {
+            cache.insert(key(user), stored: record(key(user)), settings: nil, readAt: cache.generation)
+        }
+        cache.invalidate(keys: [key("a")], users: [])
+        cache.insert(key("a"), stored: record(key("a"), version: 2), settings: nil, readAt: cache.generation)
+        #expect(cache.statistics.entries == 3 && cache.statistics.evictions == 0)
+        #expect(["a", "b", "c"].allSatisfy { found(cache, key($0)) != nil })
+        cache.insert(key("d"), stored: record(key("d")), settings: nil, readAt: cache.generation)
+        #expect(cache.statistics.evictions == 1 && found(cache, key("b")) == nil)
+        #expect(found(cache, key("a")) == record(key("a"), version: 2))
+    }
+
+    /// Random inserts and invalidations over more keys than the cache holds: it never holds more
+    /// than its capacity, a key just stored is found, and whatever is found is the last version
+    /// stored for the key since it was last invalidated.
+    @Test func evictionKeepsTheCacheBoundedAndExact() {
+        let capacity = 8
+        let cache = ReadCache(capacity: capacity)
+        let keys = (0..<4).flatMap { user in (0..<5).map { key("u\(user)", service: "s\($0)") } }
+        var latest: [AuthorizationKey: Int64] = [:]
+        var generator = SeededGenerator(state: 23)
+        for step in 1...5_000 {
+            let target = keys[Int(generator.next() % UInt64(keys.count))]
+            if generator.next() % 4 == 0 {
+                cache.invalidate(keys: [target], users: [])
+                latest[target] = nil
+            } else {
+                let version = Int64(step)
+                cache.insert(target, stored: record(target, version: version), settings: nil, readAt: cache.generation)
+                latest[target] = version
+                #expect(found(cache, target)?.version == version)
+            }
+            let held = keys.filter { key in
+                guard let stored = found(cache, key) else { return false }
+                #expect(stored.version == latest[key], "\(key) at step \(step)")
+                return true
+            }
+            #expect(held.count <= capacity && cache.statistics.entries == held.count)
+            #expect(cache.symbolCounts.users <= held.count, "a user's id goes with their last record")
+        }
+        #expect(cache.statistics.evictions > 0 && cache.statistics.clears == 0)
+    }
+
+    @Test func theInsertionOrderIsARingThatGrowsToItsCapacity() {
+        var order = InsertionOrder(capacity: 4)
+        #expect(order.hasRoom(for: 4) && !order.hasRoom(for: 5))
+        order.append(1)
+        order.append(2)
+        #expect(order.removeFirst() == 1)
+        order.append(3)
+        order.append(4)
+        order.append(5)
+        #expect(order.count == 4 && !order.hasRoom(for: 1))
+        var taken: [UInt64] = []
+        for next in UInt64(6)...13 {
+            taken.append(order.removeFirst())
+            order.append(next)
+        }
+        #expect(taken == Array(2...9))
+        #expect((0..<4).map { _ in order.removeFirst() } == Array(10...13))
+        #expect(order.count == 0 && order.hasRoom(for: 4))
     }
 }

@@ -18,14 +18,16 @@ import Synchronization
 ///   it read may predate that commit. An insert that lands first is removed by the commit's
 ///   invalidation, which follows.
 ///
-/// Bounded by ``capacity`` records (and as many users' settings). An insert into a full cache
-/// empties it first: a cache sized for the table (the default suits 1,000,000 records) never
-/// fills, and one that is too small still serves the records read since it was emptied, with a
-/// warning at start and a metric (`permission_read_cache_clears_total`) saying so. The records
-/// are kept compactly (``ReadCacheRecords``: users and (app, service) pairs as ids in symbol
-/// tables, a record as 32 bytes under one 64-bit key): about 85 bytes a record at 1,000,000
-/// records, the hash table's slack included (bench/RESULTS.md). The symbol tables are bounded by
-/// the capacity too, and a full one empties the cache like a full cache.
+/// Bounded by ``capacity`` records (and as many users' settings). A new record in a full cache
+/// evicts the oldest one stored: a cache sized for the table (the default suits 1,000,000
+/// records) never fills, and one that is too small keeps the records last read into it, with
+/// a warning at start and a metric (`permission_read_cache_evictions_total`) saying so. The
+/// records are kept compactly (``ReadCacheRecords``: users and (app, service) pairs as ids in
+/// symbol tables, a record as 32 bytes under one 64-bit key, and its key again in the order of
+/// insertion): about 93 bytes a record at 1,000,000 records, the hash table's slack included
+/// (bench/RESULTS.md). A user's id goes with their last cached record; the other symbol tables
+/// are bounded by the capacity too, and a full one empties the cache
+/// (`permission_read_cache_clears_total`).
 ///
 /// "No record" is kept apart, within ``absentCapacity(for:)`` keys (a quarter of the capacity)
 /// and as many users' settings read with them: any well-formed key can be asked for, so a
@@ -69,6 +71,7 @@ package final class ReadCache: Sendable {
         var hits = 0
         var misses = 0
         var clears = 0
+        var evictions = 0
 
         init(capacity: Int) {
             records = ReadCacheRecords(capacity: capacity)
@@ -88,24 +91,26 @@ package final class ReadCache: Sendable {
             emptied.hits = hits
             emptied.misses = misses
             emptied.clears = clears &+ 1
+            emptied.evictions = evictions
             swap(&self, &emptied)
             return emptied
         }
 
-        /// Stores the record `stored` of `key` (and its user's settings when read), emptying
-        /// everything first when the records reached `capacity` or a symbol table is full.
-        /// Returns what was emptied, if anything.
+        /// Stores the record `stored` of `key` (and its user's settings when read), evicting
+        /// the oldest record when the records reached `capacity`, and emptying everything first
+        /// when a symbol table is full. Returns what was emptied, if anything.
         mutating func store(
             _ key: AuthorizationKey, _ stored: StoredAuthorization, shape: ReadCacheRecords.Shape,
             settings: UserSettings??
         ) -> State? {
             var dropped: State?
-            if records.records.count >= records.capacity { dropped = empty(advance: false) }
-            if !records.insert(key, stored, shape: shape, settings: settings) {
+            var evicted = records.insert(key, stored, shape: shape, settings: settings)
+            if evicted == nil {
                 dropped = empty(advance: false)
-                let stored = records.insert(key, stored, shape: shape, settings: settings)
-                precondition(stored, "an empty read cache has room for a record")
+                evicted = records.insert(key, stored, shape: shape, settings: settings)
+                precondition(evicted != nil, "an empty read cache has room for a record")
             }
+            evictions &+= evicted ?? 0
             absent.remove(key)
             if settings != nil { absentSettings.removeValue(forKey: key.user) }
             return dropped
@@ -118,9 +123,11 @@ package final class ReadCache: Sendable {
         package var misses: Int
         /// Entries held now (authorization records and user settings).
         package var entries: Int
-        /// Times everything was dropped: a full cache, a change of many rows, a migration,
-        /// another process's commit.
+        /// Times everything was dropped: a full symbol table, a change of many rows, a
+        /// migration, another process's commit.
         package var clears: Int
+        /// Records dropped, oldest first, to make room in a full cache for a newly read one.
+        package var evictions: Int
     }
 
     /// The most authorization records held, and separately the most user settings; 0 disables
@@ -292,8 +299,8 @@ package final class ReadCache: Sendable {
             for (entry, shape) in zip(page, shapes) {
                 let stored = entry.stored
                 let key = AuthorizationKey(user: stored.user, app: stored.app, service: stored.service)
-                let inserted = state.records.insert(key, stored, shape: shape, settings: .some(entry.settings))
-                assert(inserted, "hasRoom(for:) said the page fits")
+                let evicted = state.records.insert(key, stored, shape: shape, settings: .some(entry.settings))
+                assert(evicted == 0, "hasRoom(for:) said the page fits")
                 state.absent.remove(key)
                 state.absentSettings.removeValue(forKey: key.user)
             }
@@ -348,6 +355,8 @@ package final class ReadCache: Sendable {
     package var visibleAuditSeq: Int64 { state.withLock { $0.visibleAuditSeq } }
 
     package var statistics: Statistics {
-        state.withLock { Statistics(hits: $0.hits, misses: $0.misses, entries: $0.count, clears: $0.clears) }
+        state.withLock {
+            Statistics(hits: $0.hits, misses: $0.misses, entries: $0.count, clears: $0.clears, evictions: $0.evictions)
+        }
     }
 }

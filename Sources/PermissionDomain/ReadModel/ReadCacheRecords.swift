@@ -1,6 +1,6 @@
 import Foundation
 
-/// The read cache's stored records and their users' settings, about 85 bytes a record at
+/// The read cache's stored records and their users' settings, about 93 bytes a record at
 /// 1,000,000 records (see bench/RESULTS.md): users and (app, service) pairs get dense ids in
 /// symbol tables, so a key is one `UInt64` (user 32 bits, pair 32); the fields that repeat
 /// across records (status, reason, flags, level, purpose and its language, declined levels) are
@@ -9,10 +9,13 @@ import Foundation
 /// request's own key strings. A hit costs three small hash lookups: the user, the pair (one hash
 /// of both strings), the record.
 ///
-/// Every table is bounded by the capacity (users, pairs, field combinations): invalidated
-/// records leave their symbols behind until the cache empties. When one is full, an insert
-/// fails and the owner empties everything, as it does when the records reach the capacity.
-/// Only keys that have a record get symbols: the owner keeps "no record" apart, by strings.
+/// The records are bounded by the capacity: a new record in a full cache evicts the oldest one
+/// stored (``InsertionOrder``, 8 bytes a record), so a table larger than the cache keeps the
+/// records last read into it. A user's id is given back with their last cached record, so
+/// there are never more users than records, however many users the table has. The pairs and
+/// the field combinations are bounded by the capacity too, and stay until the cache empties:
+/// when one of those tables is full, an insert fails and the owner empties everything. Only
+/// keys that have a record get symbols: the owner keeps "no record" apart, by strings.
 ///
 /// Not thread-safe: ``ReadCache`` holds it under its lock.
 struct ReadCacheRecords {
@@ -56,11 +59,13 @@ struct ReadCacheRecords {
         let locale: LanguageTag?
     }
 
-    /// What is cached of a user's settings: ``notCached``, ``noSettings`` (the user never
-    /// changed them) or `n + 2` for `settingsShapes[n]`, changed at `updatedAt`.
+    /// What is cached of a user: their settings' `shape`, ``notCached``, ``noSettings`` (the
+    /// user never changed them) or `n + 2` for `settingsShapes[n]`, changed at `updatedAt`; and
+    /// how many of their records are cached (16 bytes in all).
     struct Settings {
         var updatedAt: Int64
         var shape: UInt32
+        var records: UInt32 = 0
 
         static let notCached: UInt32 = 0
         static let noSettings: UInt32 = 1
@@ -76,6 +81,8 @@ struct ReadCacheRecords {
     let capacity: Int
     /// Records by ``key(user:appService:)``.
     private(set) var records: [UInt64: Record] = [:]
+    /// The users of the cached records: a user's id is given back with their last record
+    /// (and their settings with it), so there are never more users than records.
     private var users: SymbolTable<UserID>
     private var appServices: SymbolTable<AppService>
     private var shapes: SymbolTable<Shape>
@@ -84,13 +91,16 @@ struct ReadCacheRecords {
     private var settings: [Settings] = []
     /// Users whose settings are cached.
     private(set) var settingsCount = 0
+    /// The keys of ``records`` in the order they were stored, to evict the oldest.
+    private var order: InsertionOrder
 
     init(capacity: Int) {
         self.capacity = max(0, capacity)
-        users = SymbolTable(limit: capacity, keepsValues: false)
+        users = SymbolTable(limit: capacity, keepsValues: true)
         appServices = SymbolTable(limit: capacity, keepsValues: false)
         shapes = SymbolTable(limit: capacity, keepsValues: true)
         settingsShapes = SymbolTable(limit: min(capacity, Int(UInt32.max) - 2), keepsValues: true)
+        order = InsertionOrder(capacity: self.capacity)
     }
 
     @inline(__always)
@@ -143,39 +153,93 @@ struct ReadCacheRecords {
     }
 
     /// Whether `more` records of new users, pairs and field combinations fit without
-    /// emptying (the warm-up's pages, stored whole or not at all).
+    /// evicting or emptying (the warm-up's pages, stored whole or not at all).
     func hasRoom(for more: Int) -> Bool {
-        records.count + more <= capacity && users.hasRoom(for: more) && appServices.hasRoom(for: more)
-            && shapes.hasRoom(for: more) && settingsShapes.hasRoom(for: more)
+        records.count + more <= capacity && order.hasRoom(for: more) && users.hasRoom(for: more)
+            && appServices.hasRoom(for: more) && shapes.hasRoom(for: more) && settingsShapes.hasRoom(for: more)
     }
 
     /// Stores `stored` (its fields `shape`) under `key` and, when not nil, its user's
-    /// settings. Returns false when a symbol table is full: the caller empties this and
-    /// retries (ids given meanwhile stay until then, but no record or settings changed).
+    /// settings. A new record in a full cache first evicts the oldest (see ``InsertionOrder``).
+    /// Returns the records evicted, or nil when a symbol table is full: the caller empties this
+    /// and retries (ids given meanwhile stay until then, but no record or settings changed).
     mutating func insert(
         _ key: AuthorizationKey, _ stored: StoredAuthorization, shape: Shape, settings userSettings: UserSettings??
-    ) -> Bool {
+    ) -> Int? {
+        precondition(capacity > 0, "a cache of no records stores none")
+        let pair = AppService(app: key.app, service: key.service)
+        // Room first: an eviction may give back symbols, this user's among them.
+        var evicted = 0
+        let isNew = find(key).record == nil
+        if isNew { evicted = makeRoomForOneMore() }
         var newSettings = Settings(updatedAt: .min, shape: Settings.noSettings)
-        guard let user = users.intern(key.user) else { return false }
+        guard let user = users.intern(key.user) else { return nil }
         if Int(user) == settings.count { settings.append(Settings(updatedAt: .min, shape: Settings.notCached)) }
-        guard let appService = appServices.intern(AppService(app: key.app, service: key.service)),
-            let shapeID = shapes.intern(shape)
-        else { return false }
+        guard let appService = appServices.intern(pair), let shapeID = shapes.intern(shape) else {
+            releaseIfUnused(user)
+            return nil
+        }
         if case .some(.some(let value)) = userSettings {
             guard
                 let id = settingsShapes.intern(
                     SettingsShape(locationServicesEnabled: value.locationServicesEnabled, locale: value.locale))
-            else { return false }
+            else {
+                releaseIfUnused(user)
+                return nil
+            }
             newSettings = Settings(updatedAt: value.updatedAt?.millisecondsSince1970 ?? .min, shape: id + 2)
         }
-        records[Self.key(user: user, appService: appService)] = Record(
+        let recordKey = Self.key(user: user, appService: appService)
+        if isNew {
+            order.append(recordKey)
+            settings[Int(user)].records += 1
+        }
+        records[recordKey] = Record(
             expiresAt: stored.expiresAt?.millisecondsSince1970 ?? .min,
             updatedAt: stored.updatedAt?.millisecondsSince1970 ?? .min, version: stored.version, shape: shapeID)
         if userSettings != nil {
             if settings[Int(user)].shape == Settings.notCached { settingsCount += 1 }
+            newSettings.records = settings[Int(user)].records
             settings[Int(user)] = newSettings
         }
+        return evicted
+    }
+
+    /// Takes the oldest keys off ``order`` until one more record and its key fit, removing
+    /// those still cached. Returns how many it removed.
+    ///
+    /// Ends because every cached record's key is in ``order`` (a record is stored with its key
+    /// appended, and leaves ``records`` whenever its key leaves ``order``): while ``records``
+    /// is full, ``order`` is not empty. ``order`` may hold more keys than there are records
+    /// (a key whose record was invalidated stays until its turn, and a record read again after
+    /// that is appended again), so a cache whose writes invalidate much may hold fewer records
+    /// than the capacity; never more.
+    private mutating func makeRoomForOneMore() -> Int {
+        var evicted = 0
+        while records.count >= capacity || !order.hasRoom(for: 1) {
+            if removeRecord(order.removeFirst()) { evicted += 1 }
+        }
+        return evicted
+    }
+
+    /// Removes the record under `recordKey`, if cached, and gives back its user's id when it
+    /// was the user's last. Returns whether there was one.
+    private mutating func removeRecord(_ recordKey: UInt64) -> Bool {
+        guard records.removeValue(forKey: recordKey) != nil else { return false }
+        let user = UInt32(truncatingIfNeeded: recordKey >> 32)
+        precondition(settings[Int(user)].records > 0, "a cached record counts for its user")
+        settings[Int(user)].records -= 1
+        releaseIfUnused(user)
         return true
+    }
+
+    /// Gives back the id of `user` (and drops their cached settings) when none of their
+    /// records is cached.
+    private mutating func releaseIfUnused(_ user: UInt32) {
+        guard settings[Int(user)].records == 0 else { return }
+        if settings[Int(user)].shape != Settings.notCached { settingsCount -= 1 }
+        settings[Int(user)] = Settings(updatedAt: .min, shape: Settings.notCached)
+        users.release(user)
     }
 
     /// Removes the record of `key`, if cached.
@@ -183,7 +247,7 @@ struct ReadCacheRecords {
         guard let user = users.id(of: key.user),
             let appService = appServices.id(of: AppService(app: key.app, service: key.service))
         else { return }
-        records.removeValue(forKey: Self.key(user: user, appService: appService))
+        _ = removeRecord(Self.key(user: user, appService: appService))
     }
 
     /// Removes the settings of `user`, if cached.
@@ -196,6 +260,7 @@ struct ReadCacheRecords {
     /// Makes room for `records` records without rehashing.
     mutating func reserve(records count: Int) {
         records.reserveCapacity(min(max(0, count), capacity))
+        order.reserve(min(max(0, count), capacity))
     }
 
     /// The stored record of `key` from its cached `record` and that record's `shape`.
@@ -214,5 +279,54 @@ struct ReadCacheRecords {
     /// The ids given out so far: users, (app, service) pairs, record shapes, settings shapes.
     var symbolCounts: (users: Int, appServices: Int, shapes: Int, settingsShapes: Int) {
         (users.count, appServices.count, shapes.count, settingsShapes.count)
+    }
+}
+
+/// The keys of a cache's records in the order they were stored, oldest first: a ring of at most
+/// `capacity` keys, 8 bytes each. The oldest is what a full cache evicts: first in, first out,
+/// so a hit writes nothing (no recency to record under the lock).
+///
+/// The storage grows as keys come, so a small table never allocates the whole ring: until it
+/// holds `capacity` keys they are `keys[head...]`, in order, and appending appends; from then
+/// on the ring wraps.
+struct InsertionOrder {
+    /// The most keys held.
+    let capacity: Int
+    private var keys: [UInt64] = []
+    /// The index in `keys` of the oldest key.
+    private var head = 0
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+    }
+
+    /// Whether `more` keys fit.
+    func hasRoom(for more: Int) -> Bool { count + more <= capacity }
+
+    /// Appends `key` as the newest; there must be room.
+    mutating func append(_ key: UInt64) {
+        precondition(count < capacity, "an insertion order holds at most its capacity")
+        if keys.count < capacity {
+            assert(head + count == keys.count, "until the storage is whole its keys run to its end")
+            keys.append(key)
+        } else {
+            keys[(head + count) % capacity] = key
+        }
+        count += 1
+    }
+
+    /// Removes and returns the oldest key; there must be one.
+    mutating func removeFirst() -> UInt64 {
+        precondition(count > 0, "every cached record's key is in the insertion order")
+        let key = keys[head]
+        head = (head + 1) % capacity
+        count -= 1
+        return key
+    }
+
+    /// Makes room for `count` keys without growing the storage again.
+    mutating func reserve(_ count: Int) {
+        keys.reserveCapacity(min(max(0, count), capacity))
     }
 }

@@ -263,15 +263,16 @@ import Testing
         #expect(cache.contains(denied, withSettings: false), "a denial needs no app")
     }
 
-    @Test func aFullCacheEmptiesBeforeTheNextInsert() throws {
+    @Test func aFullCacheEvictsTheOldestRecordForTheNext() throws {
         let cache = ReadCache(capacity: 2)
-        for index in 0..<3 {
-            let key = AuthorizationKey(user: try user("c\(index)"), app: maps, service: .location)
+        let keys = try (0..<3).map { AuthorizationKey(user: try user("c\($0)"), app: maps, service: .location) }
+        for key in keys {
             cache.insert(key, stored: try record(key.user, version: 1), settings: nil, readAt: cache.generation)
         }
-        #expect(cache.statistics.entries == 1 && cache.statistics.clears == 1)
-        let last = AuthorizationKey(user: try user("c2"), app: maps, service: .location)
-        #expect(cache.lookup(last, withSettings: false, readAt: cache.generation) != nil)
+        #expect(cache.statistics.entries == 2 && cache.statistics.evictions == 1 && cache.statistics.clears == 0)
+        #expect(cache.lookup(keys[0], withSettings: false, readAt: cache.generation) == nil)
+        #expect(cache.lookup(keys[1], withSettings: false, readAt: cache.generation) != nil)
+        #expect(cache.lookup(keys[2], withSettings: false, readAt: cache.generation) != nil)
     }
 
     @Test func sizeZeroReadsEverythingFromTheFile() throws {
