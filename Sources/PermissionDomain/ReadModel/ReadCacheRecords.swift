@@ -82,7 +82,8 @@ struct ReadCacheRecords {
     /// Records by ``key(user:appService:)``.
     private(set) var records: [UInt64: Record] = [:]
     /// The users of the cached records: a user's id is given back with their last record
-    /// (and their settings with it), so there are never more users than records.
+    /// (and their settings with it), so there are never more users than records once an
+    /// insert is done.
     private var users: SymbolTable<UserID>
     private var appServices: SymbolTable<AppService>
     private var shapes: SymbolTable<Shape>
@@ -96,7 +97,9 @@ struct ReadCacheRecords {
 
     init(capacity: Int) {
         self.capacity = max(0, capacity)
-        users = SymbolTable(limit: capacity, keepsValues: true)
+        // One more than the records: a new record's user gets an id before the eviction
+        // that makes room for the record.
+        users = SymbolTable(limit: self.capacity + 1, keepsValues: true)
         appServices = SymbolTable(limit: capacity, keepsValues: false)
         shapes = SymbolTable(limit: capacity, keepsValues: true)
         settingsShapes = SymbolTable(limit: min(capacity, Int(UInt32.max) - 2), keepsValues: true)
@@ -167,15 +170,12 @@ struct ReadCacheRecords {
         _ key: AuthorizationKey, _ stored: StoredAuthorization, shape: Shape, settings userSettings: UserSettings??
     ) -> Int? {
         precondition(capacity > 0, "a cache of no records stores none")
-        let pair = AppService(app: key.app, service: key.service)
-        // Room first: an eviction may give back symbols, this user's among them.
-        var evicted = 0
-        let isNew = find(key).record == nil
-        if isNew { evicted = makeRoomForOneMore() }
         var newSettings = Settings(updatedAt: .min, shape: Settings.noSettings)
         guard let user = users.intern(key.user) else { return nil }
         if Int(user) == settings.count { settings.append(Settings(updatedAt: .min, shape: Settings.notCached)) }
-        guard let appService = appServices.intern(pair), let shapeID = shapes.intern(shape) else {
+        guard let appService = appServices.intern(AppService(app: key.app, service: key.service)),
+            let shapeID = shapes.intern(shape)
+        else {
             releaseIfUnused(user)
             return nil
         }
@@ -190,9 +190,12 @@ struct ReadCacheRecords {
             newSettings = Settings(updatedAt: value.updatedAt?.millisecondsSince1970 ?? .min, shape: id + 2)
         }
         let recordKey = Self.key(user: user, appService: appService)
-        if isNew {
-            order.append(recordKey)
+        var evicted = 0
+        if records[recordKey] == nil {
+            // Counted first, so that no eviction gives back this user's id, then room made.
             settings[Int(user)].records += 1
+            evicted = makeRoomForOneMore()
+            order.append(recordKey)
         }
         records[recordKey] = Record(
             expiresAt: stored.expiresAt?.millisecondsSince1970 ?? .min,
