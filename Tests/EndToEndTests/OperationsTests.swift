@@ -29,6 +29,22 @@ struct OperationsTests {
         ]).stdout
     }
 
+    /// Runs `body` with a server started on a new database (`NAME.sqlite`) in a temporary
+    /// directory named after `name`, with `arguments` and `environment` (the bootstrap admin key
+    /// unless given); kills the server and removes the directory when `body` returns.
+    static func withServer(
+        _ name: String, arguments: [String] = [], environment: [String: String] = keyEnvironment,
+        _ body: (ServerProcess, _ database: String) throws -> Void
+    ) throws {
+        let directory = try Paths.makeTemporaryDirectory(name)
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("\(name).sqlite").path
+        let server = try ServerProcess(
+            database: database, directory: directory, extraArguments: arguments, environment: environment)
+        defer { server.killNow() }
+        try body(server, database)
+    }
+
     /// The value of the sample line `series` (name with labels, exactly as exposed).
     static func sample(_ text: String, _ series: String) -> Double? {
         for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
@@ -68,124 +84,110 @@ struct OperationsTests {
 
     @Test("a scrape after traffic shows requests by route and status, latencies, connections, writes and the audit head")
     func scrapeAfterTraffic() throws {
-        let directory = try Paths.makeTemporaryDirectory("metrics")
-        defer { Paths.removeTemporary(directory) }
-        let database = directory.appendingPathComponent("metrics.sqlite").path
-        let server = try ServerProcess(database: database, directory: directory, environment: Self.keyEnvironment)
-        defer { server.killNow() }
-        for _ in 0..<3 { #expect(try Self.get("\(server.baseURL)/healthz").status == "200") }
-        #expect(try Self.get("\(server.baseURL)/no/such/route").status == "404")
-        let created = try Self.putApp(server, "com.example.metrics")
-        #expect(created == "201" || created == "200")
-        #expect(try Self.get("\(server.baseURL)/v1/apps/com.example.metrics").status == "401")
+        try Self.withServer("metrics") { server, database in
+            for _ in 0..<3 { #expect(try Self.get("\(server.baseURL)/healthz").status == "200") }
+            #expect(try Self.get("\(server.baseURL)/no/such/route").status == "404")
+            let created = try Self.putApp(server, "com.example.metrics")
+            #expect(created == "201" || created == "200")
+            #expect(try Self.get("\(server.baseURL)/v1/apps/com.example.metrics").status == "401")
 
-        let scrape = try Self.get("\(server.baseURL)/metrics")
-        #expect(scrape.status == "200")
-        let text = scrape.body
-        #expect(Self.sample(text, #"http_requests_total{route="/healthz",method="GET",status="200"}"#) == 3)
-        #expect(Self.sample(text, #"http_requests_total{route="unmatched",method="GET",status="404"}"#) == 1)
-        #expect(Self.sample(text, #"http_requests_total{route="/v1/apps/{app}",method="PUT",status="\#(created)"}"#) == 1)
-        #expect(Self.sample(text, #"http_requests_total{route="/v1/apps/{app}",method="GET",status="401"}"#) == 1)
-        #expect(Self.sample(text, #"http_request_duration_seconds_count{route="/healthz",method="GET"}"#) == 3)
-        #expect(Self.sample(text, #"http_request_duration_seconds_bucket{route="/healthz",method="GET",le="+Inf"}"#) == 3)
-        #expect(text.contains("# TYPE http_request_duration_seconds histogram"))
-        // The scrape's own connection is open while it is answered.
-        #expect(Self.sample(text, #"http_open_connections{listener="api"}"#) == 1)
-        let seq = try #require(Double(try Self.sqlite(database, "SELECT max(seq) FROM audit")))
-        #expect(seq >= 1)
-        #expect(Self.sample(text, "permission_audit_seq") == seq)
-        for status in ["authorized", "denied", "notDetermined"] {
-            let count = try Self.sqlite(database, "SELECT count(*) FROM authorizations WHERE status = '\(status)'")
-            #expect(Self.sample(text, #"permission_authorizations{status="\#(status)"}"#) == Double(count))
+            let scrape = try Self.get("\(server.baseURL)/metrics")
+            #expect(scrape.status == "200")
+            let text = scrape.body
+            #expect(Self.sample(text, #"http_requests_total{route="/healthz",method="GET",status="200"}"#) == 3)
+            #expect(Self.sample(text, #"http_requests_total{route="unmatched",method="GET",status="404"}"#) == 1)
+            #expect(Self.sample(text, #"http_requests_total{route="/v1/apps/{app}",method="PUT",status="\#(created)"}"#) == 1)
+            #expect(Self.sample(text, #"http_requests_total{route="/v1/apps/{app}",method="GET",status="401"}"#) == 1)
+            #expect(Self.sample(text, #"http_request_duration_seconds_count{route="/healthz",method="GET"}"#) == 3)
+            #expect(Self.sample(text, #"http_request_duration_seconds_bucket{route="/healthz",method="GET",le="+Inf"}"#) == 3)
+            #expect(text.contains("# TYPE http_request_duration_seconds histogram"))
+            // The scrape's own connection is open while it is answered.
+            #expect(Self.sample(text, #"http_open_connections{listener="api"}"#) == 1)
+            let seq = try #require(Double(try Self.sqlite(database, "SELECT max(seq) FROM audit")))
+            #expect(seq >= 1)
+            #expect(Self.sample(text, "permission_audit_seq") == seq)
+            for status in ["authorized", "denied", "notDetermined"] {
+                let count = try Self.sqlite(database, "SELECT count(*) FROM authorizations WHERE status = '\(status)'")
+                #expect(Self.sample(text, #"permission_authorizations{status="\#(status)"}"#) == Double(count))
+            }
+            let transactions = try #require(Self.sample(text, "sqlite_write_transaction_duration_seconds_count"))
+            #expect(transactions >= 1)
+            #expect(Self.sample(text, "sqlite_write_transaction_writes_count") == transactions)
+            #expect(Self.sample(text, #"sqlite_writes_total{outcome="committed"}"#).map { $0 >= 1 } == true)
+            // A handful of writes: the log is small, nothing was checkpointed yet.
+            #expect(Self.sample(text, "sqlite_wal_pages").map { $0 >= 1 && $0 < 1_000 } == true)
+            #expect(Self.sample(text, #"sqlite_wal_checkpoints_total{by="checkpointer"}"#) == 0)
+            #expect(Self.sample(text, #"sqlite_wal_checkpoints_total{by="writer"}"#) == 0)
+            #expect(Self.sample(text, "sqlite_wal_checkpoint_failures_total") == 0)
+            // The scrape itself runs on a worker thread.
+            #expect(Self.sample(text, #"http_worker_threads{listener="api",state="busy"}"#) == 1)
+            #expect(Self.sample(text, #"http_worker_threads{listener="api",state="idle"}"#).map { $0 >= 0 } == true)
         }
-        let transactions = try #require(Self.sample(text, "sqlite_write_transaction_duration_seconds_count"))
-        #expect(transactions >= 1)
-        #expect(Self.sample(text, "sqlite_write_transaction_writes_count") == transactions)
-        #expect(Self.sample(text, #"sqlite_writes_total{outcome="committed"}"#).map { $0 >= 1 } == true)
-        // A handful of writes: the log is small, nothing was checkpointed yet.
-        #expect(Self.sample(text, "sqlite_wal_pages").map { $0 >= 1 && $0 < 1_000 } == true)
-        #expect(Self.sample(text, #"sqlite_wal_checkpoints_total{by="checkpointer"}"#) == 0)
-        #expect(Self.sample(text, #"sqlite_wal_checkpoints_total{by="writer"}"#) == 0)
-        #expect(Self.sample(text, "sqlite_wal_checkpoint_failures_total") == 0)
-        // The scrape itself runs on a worker thread.
-        #expect(Self.sample(text, #"http_worker_threads{listener="api",state="busy"}"#) == 1)
-        #expect(Self.sample(text, #"http_worker_threads{listener="api",state="idle"}"#).map { $0 >= 0 } == true)
     }
 
     @Test(
         "the status read cache: warmed at start, hits counted, and a row changed by another process is served soon after (checked every 100 ms)"
     )
     func readCacheSeesAnotherProcessesWrite() throws {
-        let directory = try Paths.makeTemporaryDirectory("read-cache")
-        defer { Paths.removeTemporary(directory) }
-        let database = directory.appendingPathComponent("cache.sqlite").path
-        let server = try ServerProcess(database: database, directory: directory, environment: Self.keyEnvironment)
-        defer { server.killNow() }
-        #expect(server.log(waitingFor: "read cache warmed").contains("read cache warmed records=0"))
-        let created = try Self.putApp(server, "com.example.cache")
-        #expect(created == "201")
-        let url = "\(server.baseURL)/v1/users/u1/apps/com.example.cache/authorizations/camera"
-        for _ in 0..<2 { #expect(try Self.get(url, key: true).body.contains(#""status":"notDetermined""#)) }
-        var text = try Self.get("\(server.baseURL)/metrics").body
-        #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="miss"}"#) == 1)
-        #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="hit"}"#) == 1)
-        #expect(Self.sample(text, "permission_read_cache_entries") == 1)
-        #expect(Self.sample(text, "permission_read_cache_evictions_total") == 0)
+        try Self.withServer("read-cache") { server, database in
+            #expect(server.log(waitingFor: "read cache warmed").contains("read cache warmed records=0"))
+            let created = try Self.putApp(server, "com.example.cache")
+            #expect(created == "201")
+            let url = "\(server.baseURL)/v1/users/u1/apps/com.example.cache/authorizations/camera"
+            for _ in 0..<2 { #expect(try Self.get(url, key: true).body.contains(#""status":"notDetermined""#)) }
+            var text = try Self.get("\(server.baseURL)/metrics").body
+            #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="miss"}"#) == 1)
+            #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="hit"}"#) == 1)
+            #expect(Self.sample(text, "permission_read_cache_entries") == 1)
+            #expect(Self.sample(text, "permission_read_cache_evictions_total") == 0)
 
-        try Self.denyBehindTheServer(database, app: "com.example.cache")
-        let body = try Self.waitForDenied(url)
-        #expect(body.contains(#""status":"denied""#), "\(body)")
-        text = try Self.get("\(server.baseURL)/metrics").body
-        #expect(Self.sample(text, "permission_read_cache_clears_total").map { $0 >= 1 } == true)
+            try Self.denyBehindTheServer(database, app: "com.example.cache")
+            let body = try Self.waitForDenied(url)
+            #expect(body.contains(#""status":"denied""#), "\(body)")
+            text = try Self.get("\(server.baseURL)/metrics").body
+            #expect(Self.sample(text, "permission_read_cache_clears_total").map { $0 >= 1 } == true)
+        }
     }
 
     @Test("--read-cache-entries 2: a third record read evicts the one stored first, counted on /metrics, and nothing empties")
     func readCacheEvictsItsOldestRecord() throws {
-        let directory = try Paths.makeTemporaryDirectory("read-cache-evicts")
-        defer { Paths.removeTemporary(directory) }
-        let database = directory.appendingPathComponent("cache.sqlite").path
-        let server = try ServerProcess(
-            database: database, directory: directory, extraArguments: ["--read-cache-entries", "2"],
-            environment: Self.keyEnvironment)
-        defer { server.killNow() }
-        #expect(try Self.putApp(server, "com.example.small") == "201")
-        func url(_ user: String) -> String { "\(server.baseURL)/v1/users/\(user)/apps/com.example.small/authorizations/camera" }
-        for user in ["u1", "u2", "u3"] {
-            let written = try Subprocess.curl([
-                "-s", "-X", "PUT", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(Self.adminKey)",
-                "-o", "/dev/null", "-w", "%{http_code}", "--data", #"{"status": "denied"}"#, url(user),
-            ]).stdout
-            #expect(written == "200", "\(user)")
+        try Self.withServer("read-cache-evicts", arguments: ["--read-cache-entries", "2"]) { server, _ in
+            #expect(try Self.putApp(server, "com.example.small") == "201")
+            func url(_ user: String) -> String {
+                "\(server.baseURL)/v1/users/\(user)/apps/com.example.small/authorizations/camera"
+            }
+            for user in ["u1", "u2", "u3"] {
+                let written = try Subprocess.curl([
+                    "-s", "-X", "PUT", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(Self.adminKey)",
+                    "-o", "/dev/null", "-w", "%{http_code}", "--data", #"{"status": "denied"}"#, url(user),
+                ]).stdout
+                #expect(written == "200", "\(user)")
+            }
+            // u1, u2 and u3 read into a cache of two: u1 evicted; u1 again: u2 evicted; u3 still held.
+            for user in ["u1", "u2", "u3", "u1", "u3"] {
+                #expect(try Self.get(url(user), key: true).body.contains(#""status":"denied""#), "\(user)")
+            }
+            let text = try Self.get("\(server.baseURL)/metrics").body
+            #expect(Self.sample(text, "permission_read_cache_evictions_total") == 2)
+            #expect(Self.sample(text, "permission_read_cache_clears_total") == 0)
+            #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="miss"}"#) == 4)
+            #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="hit"}"#) == 1)
         }
-        // u1, u2 and u3 read into a cache of two: u1 evicted; u1 again: u2 evicted; u3 still held.
-        for user in ["u1", "u2", "u3", "u1", "u3"] {
-            #expect(try Self.get(url(user), key: true).body.contains(#""status":"denied""#), "\(user)")
-        }
-        let text = try Self.get("\(server.baseURL)/metrics").body
-        #expect(Self.sample(text, "permission_read_cache_evictions_total") == 2)
-        #expect(Self.sample(text, "permission_read_cache_clears_total") == 0)
-        #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="miss"}"#) == 4)
-        #expect(Self.sample(text, #"permission_read_cache_lookups_total{result="hit"}"#) == 1)
     }
 
     @Test("--read-cache-entries 0: no warm-up, no cache series, every status read from the database")
     func readCacheOff() throws {
-        let directory = try Paths.makeTemporaryDirectory("read-cache-off")
-        defer { Paths.removeTemporary(directory) }
-        let database = directory.appendingPathComponent("cache.sqlite").path
-        let server = try ServerProcess(
-            database: database, directory: directory, extraArguments: ["--read-cache-entries", "0"],
-            environment: Self.keyEnvironment)
-        defer { server.killNow() }
-        #expect(try Self.putApp(server, "com.example.nocache") == "201")
-        let url = "\(server.baseURL)/v1/users/u1/apps/com.example.nocache/authorizations/camera"
-        #expect(try Self.get(url, key: true).body.contains(#""status":"notDetermined""#))
-        try Self.denyBehindTheServer(database, app: "com.example.nocache")
-        // The reader pool's snapshots end within 100 ms (ReaderPool.maximumSnapshotAge).
-        let body = try Self.waitForDenied(url)
-        #expect(body.contains(#""status":"denied""#), "\(body)")
-        #expect(!(try Self.get("\(server.baseURL)/metrics").body.contains("permission_read_cache")))
-        #expect(!server.log().contains("read cache"))
+        try Self.withServer("read-cache-off", arguments: ["--read-cache-entries", "0"]) { server, database in
+            #expect(try Self.putApp(server, "com.example.nocache") == "201")
+            let url = "\(server.baseURL)/v1/users/u1/apps/com.example.nocache/authorizations/camera"
+            #expect(try Self.get(url, key: true).body.contains(#""status":"notDetermined""#))
+            try Self.denyBehindTheServer(database, app: "com.example.nocache")
+            // The reader pool's snapshots end within 100 ms (ReaderPool.maximumSnapshotAge).
+            let body = try Self.waitForDenied(url)
+            #expect(body.contains(#""status":"denied""#), "\(body)")
+            #expect(!(try Self.get("\(server.baseURL)/metrics").body.contains("permission_read_cache")))
+            #expect(!server.log().contains("read cache"))
+        }
     }
 
     /// sqlite3, another process, stores a policy restricting the camera for everyone.
@@ -202,132 +204,116 @@ struct OperationsTests {
         "a restricting policy stored by another process for a service no policy named is honoured soon after, with the read cache on and off",
         arguments: [[], ["--read-cache-entries", "0"]])
     func policyStoredBehindTheServer(extraArguments: [String]) throws {
-        let directory = try Paths.makeTemporaryDirectory("policy-behind")
-        defer { Paths.removeTemporary(directory) }
-        let database = directory.appendingPathComponent("policy.sqlite").path
-        let server = try ServerProcess(
-            database: database, directory: directory, extraArguments: extraArguments, environment: Self.keyEnvironment)
-        defer { server.killNow() }
-        #expect(try Self.putApp(server, "com.example.policy") == "201")
-        let url = "\(server.baseURL)/v1/users/u1/apps/com.example.policy/authorizations/camera"
-        for _ in 0..<2 { #expect(try Self.get(url, key: true).body.contains(#""status":"notDetermined""#)) }
-        try Self.restrictBehindTheServer(database)
-        let deadline = Date() + 5
-        var body = try Self.get(url, key: true).body
-        while !body.contains(#""status":"restricted""#) && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-            body = try Self.get(url, key: true).body
+        try Self.withServer("policy-behind", arguments: extraArguments) { server, database in
+            #expect(try Self.putApp(server, "com.example.policy") == "201")
+            let url = "\(server.baseURL)/v1/users/u1/apps/com.example.policy/authorizations/camera"
+            for _ in 0..<2 { #expect(try Self.get(url, key: true).body.contains(#""status":"notDetermined""#)) }
+            try Self.restrictBehindTheServer(database)
+            let deadline = Date() + 5
+            var body = try Self.get(url, key: true).body
+            while !body.contains(#""status":"restricted""#) && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+                body = try Self.get(url, key: true).body
+            }
+            #expect(body.contains(#""status":"restricted""#), "\(body)")
         }
-        #expect(body.contains(#""status":"restricted""#), "\(body)")
     }
 
     @Test("admin-only metrics on a separate port: 401 without a key, 200 with the admin key, absent from the main port")
     func adminOnlySeparatePort() throws {
-        let directory = try Paths.makeTemporaryDirectory("metrics-admin")
-        defer { Paths.removeTemporary(directory) }
-        let database = directory.appendingPathComponent("metrics.sqlite").path
-        let server = try ServerProcess(
-            database: database, directory: directory, extraArguments: ["--metrics", "admin", "--metrics-port", "0"],
-            environment: Self.keyEnvironment)
-        defer { server.killNow() }
-        let log = server.log(waitingFor: "metrics on ")
-        let line = try #require(log.split(separator: "\n").first { $0.contains("metrics on ") }, "\(log)")
-        let port = try #require(
-            ServerProcess.listeningPort(
-                in: "listening on "
-                    + line.components(separatedBy: "metrics on ")[1]
-                    .replacingOccurrences(of: "/metrics", with: " ")))
-        let url = "http://127.0.0.1:\(port)/metrics"
-        #expect(try Self.get(url).status == "401")
-        let scrape = try Self.get(url, key: true)
-        #expect(scrape.status == "200")
-        #expect(scrape.body.contains("# TYPE http_requests_total counter"))
-        #expect(Self.sample(scrape.body, #"http_open_connections{listener="metrics"}"#) == 1)
-        #expect(try Self.get("\(server.baseURL)/metrics", key: true).status == "404")
+        try Self.withServer("metrics-admin", arguments: ["--metrics", "admin", "--metrics-port", "0"]) { server, _ in
+            let log = server.log(waitingFor: "metrics on ")
+            let line = try #require(log.split(separator: "\n").first { $0.contains("metrics on ") }, "\(log)")
+            let port = try #require(
+                ServerProcess.listeningPort(
+                    in: "listening on "
+                        + line.components(separatedBy: "metrics on ")[1]
+                        .replacingOccurrences(of: "/metrics", with: " ")))
+            let url = "http://127.0.0.1:\(port)/metrics"
+            #expect(try Self.get(url).status == "401")
+            let scrape = try Self.get(url, key: true)
+            #expect(scrape.status == "200")
+            #expect(scrape.body.contains("# TYPE http_requests_total counter"))
+            #expect(Self.sample(scrape.body, #"http_open_connections{listener="metrics"}"#) == 1)
+            #expect(try Self.get("\(server.baseURL)/metrics", key: true).status == "404")
 
-        // A key revoked through the API is refused on the metrics port at once, not after the
-        // key cache's 5 s: both listeners share one authenticator.
-        let issued = try Subprocess.curl([
-            "-H", "Authorization: Bearer \(Self.adminKey)", "-H", "Content-Type: application/json",
-            "--data", #"{"role": "admin", "name": "scraper"}"#, "\(server.baseURL)/v1/keys",
-        ])
-        let scraper = try WireDecoder.decodeResponse(IssuedAPIKey.self, from: Array(issued.stdout.utf8))
-        let withScraper = ["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(scraper.secret)", url]
-        #expect(try Subprocess.curl(withScraper).stdout == "200")
-        let revoked = try Subprocess.curl([
-            "-o", "/dev/null", "-w", "%{http_code}", "-X", "DELETE", "-H", "Authorization: Bearer \(Self.adminKey)",
-            "\(server.baseURL)/v1/keys/\(scraper.key.id)",
-        ])
-        #expect(revoked.stdout == "204")
-        #expect(try Subprocess.curl(withScraper).stdout == "401")
+            // A key revoked through the API is refused on the metrics port at once, not after the
+            // key cache's 5 s: both listeners share one authenticator.
+            let issued = try Subprocess.curl([
+                "-H", "Authorization: Bearer \(Self.adminKey)", "-H", "Content-Type: application/json",
+                "--data", #"{"role": "admin", "name": "scraper"}"#, "\(server.baseURL)/v1/keys",
+            ])
+            let scraper = try WireDecoder.decodeResponse(IssuedAPIKey.self, from: Array(issued.stdout.utf8))
+            let withScraper = ["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(scraper.secret)", url]
+            #expect(try Subprocess.curl(withScraper).stdout == "200")
+            let revoked = try Subprocess.curl([
+                "-o", "/dev/null", "-w", "%{http_code}", "-X", "DELETE", "-H", "Authorization: Bearer \(Self.adminKey)",
+                "\(server.baseURL)/v1/keys/\(scraper.key.id)",
+            ])
+            #expect(revoked.stdout == "204")
+            #expect(try Subprocess.curl(withScraper).stdout == "401")
+        }
     }
 
     @Test("--metrics off: no /metrics route")
     func metricsOff() throws {
-        let directory = try Paths.makeTemporaryDirectory("metrics-off")
-        defer { Paths.removeTemporary(directory) }
-        let database = directory.appendingPathComponent("metrics.sqlite").path
-        let server = try ServerProcess(
-            database: database, directory: directory, environment: ["PERMISSION_METRICS": "off"])
-        defer { server.killNow() }
-        #expect(try Self.get("\(server.baseURL)/metrics").status == "404")
+        try Self.withServer("metrics-off", environment: ["PERMISSION_METRICS": "off"]) { server, _ in
+            let status = try Self.get("\(server.baseURL)/metrics").status
+            #expect(status == "404")
+        }
     }
 
     @Test("--max-connections-per-address 1: the second connection from 127.0.0.1 gets 429 and is counted, 127.0.0.2 is served")
     func perAddressShare() throws {
-        let directory = try Paths.makeTemporaryDirectory("share")
-        defer { Paths.removeTemporary(directory) }
-        let database = directory.appendingPathComponent("share.sqlite").path
-        let server = try ServerProcess(
-            database: database, directory: directory, extraArguments: ["--max-connections-per-address", "1"])
-        defer { server.killNow() }
-        // Holds one keep-alive connection, opens a second, then scrapes from another loopback address.
-        let script = """
-            import socket, sys
-            port = int(sys.argv[1])
-            def connect(source):
-                s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
-                return s
-            def read_response(s):
-                data = b""
-                while b"\\r\\n\\r\\n" not in data:
-                    chunk = s.recv(65536)
-                    if not chunk: break
-                    data += chunk
-                head, _, body = data.partition(b"\\r\\n\\r\\n")
-                length = 0
-                for line in head.split(b"\\r\\n")[1:]:
-                    name, _, value = line.partition(b":")
-                    if name.strip().lower() == b"content-length": length = int(value.strip())
-                while len(body) < length:
-                    chunk = s.recv(65536)
-                    if not chunk: break
-                    body += chunk
-                return head.decode(), body.decode()
-            held = connect("127.0.0.1")
-            held.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n")
-            print("held:", read_response(held)[0].split("\\r\\n")[0])
-            over = connect("127.0.0.1")
-            head, body = read_response(over)
-            print("over:", head.split("\\r\\n")[0])
-            print("retry-after:", "Retry-After: 1" in head, "close:", "Connection: close" in head)
-            print("body:", body)
-            other = connect("127.0.0.2")
-            other.sendall(b"GET /metrics HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n")
-            head, body = read_response(other)
-            print("other:", head.split("\\r\\n")[0])
-            for line in body.split("\\n"):
-                if line.startswith("http_connections_refused_total"): print(line)
-            """
-        let result = try Subprocess.python(script, [String(server.port)], timeout: 30)
-        #expect(result.status == 0, "\(result.stderr)")
-        let out = result.stdout
-        #expect(out.contains("held: HTTP/1.1 200"), "\(out)")
-        #expect(out.contains("over: HTTP/1.1 429"), "\(out)")
-        #expect(out.contains("retry-after: True close: True"), "\(out)")
-        #expect(out.contains("\"status\":429"), "\(out)")
-        #expect(out.contains("\"type\":\"https://permissions.example/problems/too-many-requests\""), "\(out)")
-        #expect(out.contains("other: HTTP/1.1 200"), "\(out)")
-        #expect(out.contains("http_connections_refused_total{listener=\"api\"} 1"), "\(out)")
+        try Self.withServer("share", arguments: ["--max-connections-per-address", "1"], environment: [:]) { server, _ in
+            // Holds one keep-alive connection, opens a second, then scrapes from another loopback address.
+            let script = """
+                import socket, sys
+                port = int(sys.argv[1])
+                def connect(source):
+                    s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+                    return s
+                def read_response(s):
+                    data = b""
+                    while b"\\r\\n\\r\\n" not in data:
+                        chunk = s.recv(65536)
+                        if not chunk: break
+                        data += chunk
+                    head, _, body = data.partition(b"\\r\\n\\r\\n")
+                    length = 0
+                    for line in head.split(b"\\r\\n")[1:]:
+                        name, _, value = line.partition(b":")
+                        if name.strip().lower() == b"content-length": length = int(value.strip())
+                    while len(body) < length:
+                        chunk = s.recv(65536)
+                        if not chunk: break
+                        body += chunk
+                    return head.decode(), body.decode()
+                held = connect("127.0.0.1")
+                held.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n")
+                print("held:", read_response(held)[0].split("\\r\\n")[0])
+                over = connect("127.0.0.1")
+                head, body = read_response(over)
+                print("over:", head.split("\\r\\n")[0])
+                print("retry-after:", "Retry-After: 1" in head, "close:", "Connection: close" in head)
+                print("body:", body)
+                other = connect("127.0.0.2")
+                other.sendall(b"GET /metrics HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n")
+                head, body = read_response(other)
+                print("other:", head.split("\\r\\n")[0])
+                for line in body.split("\\n"):
+                    if line.startswith("http_connections_refused_total"): print(line)
+                """
+            let result = try Subprocess.python(script, [String(server.port)], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            let out = result.stdout
+            #expect(out.contains("held: HTTP/1.1 200"), "\(out)")
+            #expect(out.contains("over: HTTP/1.1 429"), "\(out)")
+            #expect(out.contains("retry-after: True close: True"), "\(out)")
+            #expect(out.contains("\"status\":429"), "\(out)")
+            #expect(out.contains("\"type\":\"https://permissions.example/problems/too-many-requests\""), "\(out)")
+            #expect(out.contains("other: HTTP/1.1 200"), "\(out)")
+            #expect(out.contains("http_connections_refused_total{listener=\"api\"} 1"), "\(out)")
+        }
     }
 }
