@@ -12,13 +12,16 @@
 #     load for every server, below saturation, where latency compares them; PACE_MS=0 saturates;
 #   - ROUNDS rounds, nginx and the binaries in one order and then the reverse (ABBA), because the
 #     VM's speed drifts by 10-25% from minute to minute: compare within one run, never across;
-#   - per run: requests/s, p50, p90 and p99, the CPU time per request and its user part;
+#   - per run: requests/s, p50, p90 and p99, the CPU time per request and its user part; after
+#     the rounds, each binary's read cache counters (hits, misses, entries, evictions, clears);
 #   - then each one's medians over the rounds, and each binary's p50 and p99 over nginx's of the
 #     same round (the median of the rounds' ratios).
 # Kills exactly the PIDs it started. Needs wrk, nginx, sqlite3, taskset, curl.
 # Env: SERVER_BINARIES (required: release permission-server binaries, separated by spaces),
 #      ROUNDS (4), DURATION (15s), CONNECTIONS (16), PACE_MS (8), SIZE ("10000:100:100" =
-#      rows:users:apps), PORT (18130: the binaries on PORT, PORT+1, ...; nginx below PORT).
+#      rows:users:apps), PORT (18130: the binaries on PORT, PORT+1, ...; nginx below PORT),
+#      HOT_USERS and HOT_SHARE (get.lua's skewed load: that share of the reads to the first
+#      HOT_USERS users; unset, uniform).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -102,6 +105,11 @@ for round in $(seq 1 "$rounds"); do
         for ((i = ${#targets[@]} - 1; i >= 0; i--)); do order+=("${targets[$i]}"); done
     fi
     for target in "${order[@]}"; do run_target "$target" "$round"; done
+done
+echo "== read caches after the rounds (/metrics, warm-up included)"
+for index in "${!binaries[@]}"; do
+    printf '  %s:%s\n' "${binaries[$index]}" "$(curl -fsS "http://127.0.0.1:$((port + index))/metrics" |
+        awk '$1 ~ /^permission_read_cache_/ { sub(/^permission_read_cache_/, "", $1); printf " %s %s", $1, $2 }')"
 done
 
 # Field F (1: requests/s, 2: p50, 3: p90, 4: p99, 5: CPU, 6: user) of target T's run in round R.
