@@ -165,7 +165,8 @@ struct ReadCacheRecords {
     /// Stores `stored` (its fields `shape`) under `key` and, when not nil, its user's
     /// settings. A new record in a full cache first evicts the oldest (see ``InsertionOrder``).
     /// Returns the records evicted, or nil when a symbol table is full: the caller empties this
-    /// and retries (ids given meanwhile stay until then, but no record or settings changed).
+    /// and retries (a user id given meanwhile is given back; pair and field-combination ids
+    /// stay until the emptying; no record or settings changed).
     mutating func insert(
         _ key: AuthorizationKey, _ stored: StoredAuthorization, shape: Shape, settings userSettings: UserSettings??
     ) -> Int? {
