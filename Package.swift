@@ -128,22 +128,29 @@ let package = Package(
             name: "StoreTestSupport", dependencies: ["AuditKeys", "PermissionDomain", "StoredRows"],
             path: "Tests/StoreTestSupport", swiftSettings: swiftSettings),
         .target(name: "LiveTestSupport", path: "Tests/LiveTestSupport", swiftSettings: swiftSettings),
+        // The `.blocksItsThread` trait: a test that blocks its thread runs on threads of its own,
+        // off Swift concurrency's shared pool (one thread a core).
+        .target(name: "TestThreads", path: "Tests/TestThreads", swiftSettings: swiftSettings),
         .target(
             name: "PostgresTestServer", dependencies: ["PostgresStore"], path: "Tests/PostgresTestServer",
             swiftSettings: swiftSettings),
 
+        .testTarget(name: "TestThreadsTests", dependencies: ["TestThreads"], swiftSettings: swiftSettings),
         .testTarget(name: "OwnershipTests", dependencies: ["Ownership"], swiftSettings: swiftSettings),
         .testTarget(name: "ByteTextTests", dependencies: ["ByteText"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "Ownership"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["TestThreads", "HTTPCore", "Ownership"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionDomainTests", dependencies: ["PermissionDomain", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SQLiteStoreTests",
-            dependencies: ["SQLiteStore", "AuditKeys", "Ownership", "PermissionDomain", "TestSupport", "StoreTestSupport"],
+            dependencies: [
+                "TestThreads", "SQLiteStore", "AuditKeys", "Ownership", "PermissionDomain", "TestSupport", "StoreTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: [
+                "TestThreads",
                 "PostgresStore", "PostgresTestServer", "AuditKeys", "Ownership", "PermissionDomain", "StoreTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -152,6 +159,7 @@ let package = Package(
         .testTarget(
             name: "PermissionAPITests",
             dependencies: [
+                "TestThreads",
                 "PermissionAPI", "SQLiteStore", "PostgresStore", "PostgresTestServer", "AuditKeys", "PermissionDomain",
                 "PermissionWire", "HTTPCore", "TestSupport", "StoreTestSupport",
             ],
@@ -161,6 +169,7 @@ let package = Package(
         .testTarget(
             name: "StoreConformanceTests",
             dependencies: [
+                "TestThreads",
                 "PermissionDomain", "AuditKeys", "SQLiteStore", "PostgresStore", "PostgresTestServer", "TestSupport",
                 "StoreTestSupport",
             ],
@@ -169,12 +178,12 @@ let package = Package(
         .testTarget(name: "PermissionWireTests", dependencies: ["PermissionWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionClientTests",
-            dependencies: ["PermissionClient", "PermissionWire", "LiveTestSupport"],
+            dependencies: ["TestThreads", "PermissionClient", "PermissionWire", "LiveTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PermissionClient", "PermissionWire", "PostgresTestServer", "LiveTestSupport"],
+            dependencies: ["TestThreads", "PermissionClient", "PermissionWire", "PostgresTestServer", "LiveTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

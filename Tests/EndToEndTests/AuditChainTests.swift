@@ -1,11 +1,12 @@
 import Foundation
 import LiveTestSupport
+import TestThreads
 import Testing
 
 /// `permission-server audit verify` on a database the built server wrote: intact (agreeing
 /// with the independent Python verifier of docs/audit-chain.md), then pointing at a row edited or
 /// deleted with the sqlite3 shell; never writing the file.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct AuditChainTests {
     static func verify(_ database: String) throws -> ProcessResult {
         try Subprocess.run(Paths.serverBinary, ["audit", "verify", "--database", database], timeout: 30)

@@ -1,11 +1,12 @@
 import Foundation
 import LiveTestSupport
+import TestThreads
 import Testing
 
 /// The "Backup and restore" procedure of docs/operations.md, step by step, against the real binary: back up
 /// while serving, stop, wipe the database and its `-wal`/`-shm`, copy the backup into place,
 /// start, and find exactly the data of the backup with an intact audit chain.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .startsProcesses)
 struct BackupRestoreTests {
     @Test("backup while serving, wipe, restore: the backed-up data is there, later writes are not, the audit chain verifies")
     func backupWipeRestore() throws {

@@ -1,10 +1,11 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestThreads
 import Testing
 
 /// Settings precedence (flags > environment > config file > default) and refusal of bad values.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct ConfigurationTests {
     @Test("flags beat the environment, which beats the config file, which beats the defaults")
     func precedence() throws {

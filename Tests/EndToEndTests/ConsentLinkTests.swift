@@ -1,11 +1,12 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestThreads
 import Testing
 
 /// A consent link with the real binary and curl (SPEC §10): made through the API, followed
 /// with a cookie jar like a browser, the page seen, the session ended by the logout form.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct ConsentLinkTests {
     /// Runs curl and returns (status, headers, body) of the one response.
     static func fetch(_ arguments: [String]) throws -> (status: String, headers: String, body: String) {

@@ -2,12 +2,13 @@ import Foundation
 import LiveTestSupport
 import PostgresStore
 import PostgresTestServer
+import TestThreads
 import Testing
 
 /// The operator commands on a PostgreSQL URI and `copy`, with the real binary and the
 /// tests' real PostgreSQL: a SQLite deployment built through the API moves into an empty
 /// database with every row and the audit chain as it was.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .startsProcesses)
 struct CopyToPostgresTests {
     /// Every row of each table, in key order, as comparable text: (SQLite query, PostgreSQL query).
     /// Booleans are 0/1 and hashes lower-case hex on both sides.

@@ -1,10 +1,11 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestThreads
 import Testing
 
 /// Crash and stop behaviour of the real binary on a real file.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .startsProcesses)
 struct DurabilityTests {
     static let app = "com.example.durable"
 

@@ -1,12 +1,13 @@
 import Foundation
 import LiveTestSupport
+import TestThreads
 import Testing
 
 /// `GET /v1/events` against the real binary: an open stream does not outlive its key
 /// (docs/access-control.md): a key revoked by `permission-server keys revoke`, another process, ends
 /// its streams within the key cache's 5 s (the API's own revocation is tested in
 /// `PermissionAPITests.EventStreamTests`); and the stream caps, in all and per key, are settings.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct EventStreamLimitTests {
     /// `permission_event_streams_open` on the server's `/metrics`.
     static func openStreams(_ server: ServerProcess) throws -> Double? {

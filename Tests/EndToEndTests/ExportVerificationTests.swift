@@ -1,12 +1,13 @@
 import Foundation
 import LiveTestSupport
+import TestThreads
 import Testing
 
 /// `scripts/verify-export.py` on a real server's export of a user: verified on its own and
 /// against the database file, then refused for copies tampered with in each way it checks
 /// (a stored value, an entry's hash, the order, an entry after the head, a stored value that
 /// is not the database's), and for a database whose chain was edited.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct ExportVerificationTests {
     static func verify(_ arguments: [String]) throws -> ProcessResult {
         let script = Paths.repositoryRoot.appendingPathComponent("scripts/verify-export.py").path

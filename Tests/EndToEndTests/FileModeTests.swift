@@ -1,11 +1,12 @@
 import Foundation
 import LiveTestSupport
+import TestThreads
 import Testing
 
 /// Data at rest (SPEC §12): the database, its `-wal` and `-shm`, and backups are `0600` and the
 /// data directory the server creates is `0700`, whatever the umask; a looser existing file is
 /// tightened when the server opens it.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .startsProcesses)
 struct FileModeTests {
     /// The permission bits of `path`, nil when it does not exist.
     static func mode(_ path: String) -> Int? {

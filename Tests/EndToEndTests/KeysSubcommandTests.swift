@@ -1,11 +1,12 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestThreads
 import Testing
 
 /// `permission-server keys create|list|revoke` on a database file, then the keys against a
 /// live server (SPEC §6): the first admin key without the environment, rotation, app keys.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct KeysSubcommandTests {
     static func keys(_ arguments: [String], database: String) throws -> ProcessResult {
         try SubcommandTests.server(["keys"] + arguments + ["--database", database, "--log-level", "error"])

@@ -1,13 +1,14 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestThreads
 import Testing
 
 /// Location alerts against the real binary with intervals of seconds
 /// (`--location-alert-intervals 2s,20s`): the server's own scheduler raises exactly one alert
 /// per interval for an app with Always, none for While Using or Ask Next Time, an app update
 /// starts the intervals over, both answers do what they say, and each step is on the feed.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct LocationAlertLiveTests {
     static let app = "com.example.maps"
 

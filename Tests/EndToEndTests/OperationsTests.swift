@@ -1,10 +1,11 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestThreads
 import Testing
 
 /// `/metrics` and backup/restore against the real binary (docs/operations.md).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .startsProcesses)
 struct OperationsTests {
     static let adminKey = "ops-admin-secret-0123456789abcdefghijklmnop"
     static let keyEnvironment = ["PERMISSION_BOOTSTRAP_ADMIN_KEY": adminKey]

@@ -1,11 +1,12 @@
 import Foundation
 import LiveTestSupport
 import PostgresTestServer
+import TestThreads
 import Testing
 
 /// Faults of replicas on PostgreSQL (SPEC §9), live with the real binary: the database going
 /// away and coming back, and a replica killed under write load.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .startsProcesses)
 struct ReplicaFaultTests {
     typealias Cluster = ReplicaTests.Cluster
 

@@ -1,6 +1,7 @@
 import Foundation
 import LiveTestSupport
 import PostgresTestServer
+import TestThreads
 import Testing
 
 /// Replicas (SPEC §9), live: three `serve` processes of the real binary on one database of the
@@ -8,7 +9,7 @@ import Testing
 /// the others read (at once with `Permission-Consistency`, within the follower's interval
 /// without), stream and honour (a revoked key); concurrent writes on all of them leave one
 /// gap-free, verifiable chain; time-driven changes are written once whichever replicas sweep.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .startsProcesses)
 struct ReplicaTests {
     /// Replicas on one fresh database, their logs in `directory`.
     final class Cluster {

@@ -1,6 +1,7 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestThreads
 import Testing
 
 /// SPEC §12 and §6: no secret leaves the process except where it is the answer (the response of
@@ -9,7 +10,7 @@ import Testing
 /// for every secret it used: the server's log (text and JSON), the subcommands' stderr,
 /// `/metrics`, the audit log, the key list, the refusals' bodies, the database file and its WAL,
 /// and the crash report of a server that received SIGSEGV.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct SecretsInOutputTests {
     /// What the run produced, by where it came from.
     private struct Produced {

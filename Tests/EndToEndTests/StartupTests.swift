@@ -1,10 +1,11 @@
 import Foundation
 import LiveTestSupport
+import TestThreads
 import Testing
 
 /// The first minutes with the server: what it says when it cannot start, when nobody can use
 /// it yet, and when its database file is already served. Real processes, real files.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct StartupTests {
     @Test("a bad bootstrap key refuses to start with a sentence naming the variable, before the database is touched")
     func badBootstrapKeyIsASentence() throws {

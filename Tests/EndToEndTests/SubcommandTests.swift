@@ -1,9 +1,10 @@
 import Foundation
 import LiveTestSupport
+import TestThreads
 import Testing
 
 /// `migrate`, `backup`, `healthcheck`, and the refusal of a database newer than the code.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct SubcommandTests {
     static func server(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
         try Subprocess.run(Paths.serverBinary, arguments, environment: environment, timeout: 30)

@@ -1,12 +1,13 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestThreads
 import Testing
 
 /// The documents cannot rot: the walkthrough (docs/walkthrough.md) and the README's tour run, in
 /// order, against a live server, and the configuration table (docs/configuration.md) is the one
 /// the binary generates from its settings list.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .startsProcesses)
 struct WalkthroughTests {
     @Test("every walkthrough command prints what docs/walkthrough.md shows")
     func walkthroughRunsAsDocumented() throws {

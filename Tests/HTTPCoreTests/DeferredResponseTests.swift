@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import TestThreads
 import Testing
 
 @testable import HTTPCore
@@ -73,7 +74,7 @@ import Testing
     /// One event loop: while a deferred response is pending, other connections are answered;
     /// the pending one is answered when completed from another thread, through the middlewares
     /// (request id, error mapping), and its connection serves the next request.
-    @Test(.timeLimit(.minutes(1))) func theLoopServesOthersWhileAResponseIsDeferred() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func theLoopServesOthersWhileAResponseIsDeferred() throws {
         let pending = Mutex<[HTTPDeferredResponse]>([])
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
             router.get("/fast") { _, _ in textResponse("fast") }

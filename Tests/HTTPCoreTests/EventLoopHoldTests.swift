@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPCore
+import TestThreads
 import Testing
 
 /// An event loop that just served keeps its thread in `epoll_wait` for `eventLoopHold`
@@ -12,7 +13,7 @@ import Testing
 
     /// A worker route hands its response back through `execute`; a new connection is
     /// registered through it too. Both while the loop holds its thread.
-    @Test(.timeLimit(.minutes(1))) func aHeldLoopTakesWorkFromOtherThreadsAtOnce() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aHeldLoopTakesWorkFromOtherThreadsAtOnce() throws {
         let live = try LiveServer(adjust: {
             $0.eventLoops = 1
             $0.eventLoopHold = Self.longHold
@@ -39,7 +40,7 @@ import Testing
 
     /// With a short hold the loop hands its thread back to Dispatch when idle and is woken by
     /// its read source again, as often as that happens.
-    @Test(.timeLimit(.minutes(1))) func aLoopReturnsToDispatchWhenIdleAndKeepsServing() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aLoopReturnsToDispatchWhenIdleAndKeepsServing() throws {
         let live = try LiveServer(adjust: {
             $0.eventLoops = 1
             $0.eventLoopHold = .milliseconds(5)
@@ -60,7 +61,7 @@ import Testing
     /// was being handed to it: it closes the idle keep-alive connection and stops long before
     /// the hold or the shutdown deadline would have ended. A few rounds, as the hand-over races
     /// with the hold starting.
-    @Test(.timeLimit(.minutes(2))) func shutdownReachesAHeldLoop() throws {
+    @Test(.timeLimit(.minutes(2)), .blocksItsThread) func shutdownReachesAHeldLoop() throws {
         for _ in 0..<5 {
             let live = try LiveServer(adjust: {
                 $0.eventLoops = 1
@@ -81,7 +82,7 @@ import Testing
 
     /// Zero never holds: the loop goes back to its Dispatch source after every batch, and
     /// worker responses and new connections still reach it through the eventfd.
-    @Test(.timeLimit(.minutes(1))) func zeroHoldServesThroughDispatchAlone() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func zeroHoldServesThroughDispatchAlone() throws {
         let live = try LiveServer(adjust: {
             $0.eventLoops = 1
             $0.eventLoopHold = .zero

@@ -1,13 +1,14 @@
 import Foundation
 import HTTPCore
 internal import Ownership
+import TestThreads
 import Testing
 
 /// An event loop's queue forbids waiting (``QueueOwner/forbidsWaiting``): in debug builds a
 /// handler run inline on the loop that blocks its thread (what the stores' waits check with
 /// `QueueOwner.assertMayWait`) stops the process, where it would otherwise stall every
 /// connection of the loop. The same handler on a worker thread answers.
-@Suite(.timeLimit(.minutes(2))) struct EventLoopWaitTests {
+@Suite(.timeLimit(.minutes(2)), .blocksItsThread) struct EventLoopWaitTests {
     /// A route whose handler does what a blocking call checks before it blocks.
     private static func waitingRoute(_ execution: HTTPExecution) -> (inout Router) -> Void {
         { router in

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import TestThreads
 import Testing
 
 @testable import HTTPCore
@@ -30,7 +31,7 @@ import Testing
     /// A client that waits for each answer sends nothing while its request is away, so neither
     /// a deferred response nor a worker's changes the registration: no `epoll_ctl` a request
     /// (taking the connection out and back had cost two).
-    @Test(.timeLimit(.minutes(1))) func aClientThatWaitsCostsNoRegistrationChange() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aClientThatWaitsCostsNoRegistrationChange() throws {
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }, routes: Self.laterRoutes)
         defer { live.stop() }
         let client = try live.client()
@@ -49,7 +50,7 @@ import Testing
     /// A request pipelined behind a deferred one, sent once the first is away, makes the socket
     /// readable: the loop takes the connection out of the set once (rather than spinning on input it
     /// must not read yet), puts it back when the answer is in, and answers both in order.
-    @Test(.timeLimit(.minutes(1))) func inputWhileARequestIsAwayTakesTheConnectionOutOnce() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func inputWhileARequestIsAwayTakesTheConnectionOutOnce() throws {
         let pending = Mutex<HTTPDeferredResponse?>(nil)
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
             router.get("/fast") { _, _ in textResponse("fast") }
@@ -83,7 +84,7 @@ import Testing
     /// `execute` writes the eventfd outside the mailbox's lock, which is safe because the
     /// descriptor lives as long as the loop. A stopped loop must therefore be released, or its
     /// eventfd would stay open for good.
-    @Test(.timeLimit(.minutes(1))) func aStoppedLoopIsReleased() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aStoppedLoopIsReleased() throws {
         var loop: EventLoop? = try EventLoop(index: 0, hold: .milliseconds(5), logger: Logger(label: "test.loop"))
         weak let released = loop
         loop?.start()

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import TestThreads
 import Testing
 
 @testable import HTTPCore
@@ -46,7 +47,7 @@ import Testing
 
     /// One event loop, so every connection shares it: while a worker route blocks, inline
     /// requests on other connections are still answered, and the blocked one completes after.
-    @Test(.timeLimit(.minutes(1))) func aBlockingWorkerRouteDoesNotStallTheLoop() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aBlockingWorkerRouteDoesNotStallTheLoop() throws {
         let gate = DispatchSemaphore(value: 0)
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
             router.get("/fast") { _, _ in textResponse("fast") }
@@ -75,7 +76,7 @@ import Testing
     /// waits until all 48 arrived, so the test finishes only if the engine does not make them
     /// queue for threads (as a concurrent Dispatch queue on Linux did, adding about one thread
     /// a second); durable writes wait on the writer the same way.
-    @Test(.timeLimit(.minutes(1))) func blockingRequestsOnManyConnectionsRunAtOnce() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func blockingRequestsOnManyConnectionsRunAtOnce() throws {
         let total = 48
         let arrived = Mutex(0)
         let gate = DispatchSemaphore(value: 0)
@@ -100,7 +101,7 @@ import Testing
     /// Responses of a batch are sent together, in groups of `EventLoop.flushGroup`: with the
     /// loop held up while 100 clients send, the next batch has them all, and each gets its own
     /// answer, also on a second round over the same connections.
-    @Test(.timeLimit(.minutes(1))) func aLargeBatchAnswersEveryConnection() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aLargeBatchAnswersEveryConnection() throws {
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
             router.get("/hold", execution: .eventLoop) { _, _ in
                 Thread.sleep(forTimeInterval: 0.3)  // on the loop: the others queue up meanwhile
@@ -127,7 +128,7 @@ import Testing
     /// soon as it is made, and a larger one holds them until the batch ends: with the loop held up
     /// until the clients have sent, the next batch has them all, and each request's handler
     /// counts the other clients whose answer is already waiting in their socket.
-    @Test(.timeLimit(.minutes(1))) func smallBatchesAnswerAtOnceAndLargeOnesTogether() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func smallBatchesAnswerAtOnceAndLargeOnesTogether() throws {
         let probed = Mutex<[Int32]>([])
         let seen = Mutex<[Int]>([])
         let holding = DispatchSemaphore(value: 0)
@@ -178,7 +179,7 @@ import Testing
     }
 
     /// Pipelined requests alternating between inline and worker routes are answered in order.
-    @Test(.timeLimit(.minutes(1))) func pipelinedInlineAndWorkerRequestsKeepTheirOrder() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func pipelinedInlineAndWorkerRequestsKeepTheirOrder() throws {
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
             router.get("/inline/{n}") { _, context in textResponse("i" + (context.parameters["n"] ?? "")) }
             router.get("/worker/{n}", execution: .worker) { _, context in
@@ -201,7 +202,7 @@ import Testing
 
     /// A streamed body runs on the worker queue; a slow stream leaves the loop free, and the
     /// connection serves its next request once the stream ends.
-    @Test(.timeLimit(.minutes(1))) func aSlowStreamDoesNotStallTheLoop() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aSlowStreamDoesNotStallTheLoop() throws {
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
             router.get("/fast") { _, _ in textResponse("fast") }
             router.get("/stream") { _, _ in

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TestThreads
 import Testing
 
 @testable import HTTPCore
@@ -21,7 +22,7 @@ import Testing
     /// 64 jobs that each block until all 64 run: they finish only if the pool runs them at once
     /// (a concurrent Dispatch queue on Linux adds about a thread a second, so they would take a
     /// minute).
-    @Test(.timeLimit(.minutes(1))) func blockingJobsEachGetAThreadAtOnce() {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func blockingJobsEachGetAThreadAtOnce() {
         let pool = WorkerPool(name: "test.worker", maximumThreads: 64)
         let arrived = Atomic(0)
         let gate = DispatchSemaphore(value: 0)
@@ -46,7 +47,7 @@ import Testing
 
     /// With all threads busy, further jobs queue and run as threads free up; never more than
     /// the maximum run at once.
-    @Test(.timeLimit(.minutes(1))) func theMaximumHoldsAndQueuedJobsRunLater() {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func theMaximumHoldsAndQueuedJobsRunLater() {
         let pool = WorkerPool(name: "test.worker", maximumThreads: 3)
         let gate = DispatchSemaphore(value: 0)
         let done = Atomic(0)
@@ -68,7 +69,7 @@ import Testing
 
     /// Idle threads beyond the minimum end after the idle timeout; the pool starts threads
     /// again for the next jobs.
-    @Test(.timeLimit(.minutes(1))) func idleThreadsEndDownToTheMinimum() {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func idleThreadsEndDownToTheMinimum() {
         let pool = WorkerPool(name: "test.worker", maximumThreads: 8, minimumThreads: 1, idleTimeout: .milliseconds(50))
         let gate = DispatchSemaphore(value: 0)
         for _ in 0..<8 { pool.submit { _ = gate.wait(timeout: .now() + 20) } }
@@ -83,7 +84,7 @@ import Testing
 
     /// After `stop()`, threads end once the queue is empty, the running ones after their job;
     /// a job submitted later still runs.
-    @Test(.timeLimit(.minutes(1))) func stoppedPoolsLetTheirThreadsEnd() {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func stoppedPoolsLetTheirThreadsEnd() {
         let pool = WorkerPool(name: "test.worker", maximumThreads: 4, minimumThreads: 2)
         let gate = DispatchSemaphore(value: 0)
         for _ in 0..<3 { pool.submit { _ = gate.wait(timeout: .now() + 20) } }
@@ -100,7 +101,7 @@ import Testing
 
     /// What a job holds is released when it finishes, not when its thread takes the next job
     /// (an event stream's slot is freed by its closure's release).
-    @Test(.timeLimit(.minutes(1))) func aFinishedJobIsReleasedAtOnce() {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aFinishedJobIsReleasedAtOnce() {
         final class Held: Sendable {
             let released: DispatchSemaphore
             init(_ released: DispatchSemaphore) { self.released = released }
@@ -117,7 +118,7 @@ import Testing
     }
 
     /// Jobs submitted one after another from many threads all run, each once.
-    @Test(.timeLimit(.minutes(1))) func everyJobRunsOnce() {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func everyJobRunsOnce() {
         let pool = WorkerPool(name: "test.worker", maximumThreads: 4, idleTimeout: .milliseconds(20))
         let count = Atomic(0)
         let group = DispatchGroup()

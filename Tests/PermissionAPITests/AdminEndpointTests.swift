@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import PermissionAPI
 import PermissionWire
+import TestThreads
 import Testing
 
 /// The catalogue, apps and policies.
@@ -130,7 +131,7 @@ import Testing
     /// Concurrent first `PUT`s of one id: the write transaction decides which one created it,
     /// so exactly one gets 201 and the others 200 (RFC 9110 §9.3.4), for apps, policies and
     /// custom services alike.
-    @Test(.timeLimit(.minutes(1))) func concurrentFirstPutsCreateOnce() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func concurrentFirstPutsCreateOnce() throws {
         let app = try TestApp()
         let puts: [(path: String, body: String)] = [
             ("/v1/apps/com.example.race", #"{"name":"Race","purposeStrings":{}}"#),

@@ -3,6 +3,7 @@ import HTTPCore
 import PermissionAPI
 import PermissionWire
 import SQLiteStore
+import TestThreads
 import Testing
 
 /// Every refusal is problem+json with a stable type and the request id, and changes nothing.
@@ -100,18 +101,20 @@ import Testing
     /// Every database reader checked out for longer than the busy timeout: 503 with
     /// `Retry-After`, not a request that waits for ever.
     @Test(
-        .timeLimit(.minutes(1)),
+        .timeLimit(.minutes(1)), .blocksItsThread,
         .enabled(if: TestApp.onSQLite, "SQLite's reader pool (DatabaseConfiguration.maximumReaderCount) is what it exhausts"))
     func everyReaderBusyIsUnavailable() throws {
         let app = try TestApp(database: DatabaseConfiguration(busyTimeoutMilliseconds: 200, maximumReaderCount: 1))
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        let returned = DispatchSemaphore(value: 0)
         let store = app.store
         Thread {
             _ = try? store.read { _ in
                 holding.signal()
                 release.wait()  // keep the only reader out
             }
+            returned.signal()
         }.start()
         defer { release.signal() }
         #expect(holding.wait(timeout: .now() + 10) == .success)
@@ -120,6 +123,8 @@ import Testing
         #expect(response.problemType == .unavailable)
         #expect(response.headers["Retry-After"] == "1")
         release.signal()
-        #expect(try app.send(.get, Self.target).status != 503)  // the reader is back
+        // The reader is back once its read has returned, however late its thread ran.
+        #expect(returned.wait(timeout: .now() + 10) == .success)
+        #expect(try app.send(.get, Self.target).status != 503)
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// AuthZEN (SPEC §11) against the real `permission-server`: the SDK's `evaluate`, `permctl
 /// evaluate`, and the system's curl, which sends exactly the bytes a third-party PEP would.
-@Suite("AuthZEN against the real server", .serialized, .timeLimit(.minutes(2)))
+@Suite("AuthZEN against the real server", .serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct AuthZENLiveTests {
     static let app = "com.example.maps"
 

@@ -1,10 +1,11 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// One client shared by many tasks at once: every answer reaches the call that asked for it.
-@Suite("PermissionClient thread safety", .timeLimit(.minutes(1)))
+@Suite("PermissionClient thread safety", .timeLimit(.minutes(1)), .blocksItsThread)
 struct ConcurrencyTests {
     @Test func oneClientManyTasks() async throws {
         let server = try ScriptedServer { request, _ in

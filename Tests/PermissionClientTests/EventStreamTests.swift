@@ -1,10 +1,11 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// The change feed over SSE from a scripted server.
-@Suite("PermissionClient change feed", .timeLimit(.minutes(1)))
+@Suite("PermissionClient change feed", .timeLimit(.minutes(1)), .blocksItsThread)
 struct EventStreamTests {
     static func entry(_ seq: Int) -> String {
         #"{"action":"authorization.revoked","actor":{"role":"consent"},"at":"2026-11-22T10:00:00.000Z","seq":\#(seq),"user":"u42"}"#

@@ -1,12 +1,13 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// Expiring grants (SPEC §11) against the real `permission-server`, real clock: the SDK and
 /// `permctl` send `until`, the server shows it as `expiresAt`, and its sweeper writes the lapse
 /// (actor `system`) about a second after `until` without anyone asking.
-@Suite("Expiring grants against the real server", .serialized, .timeLimit(.minutes(2)))
+@Suite("Expiring grants against the real server", .serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct ExpiringGrantTests {
     static let app = "com.example.maps"
 

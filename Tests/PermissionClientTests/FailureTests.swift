@@ -1,11 +1,12 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// Timeouts, a server that is down, retries where they are safe (and not where they are not),
 /// cancellation and bad configuration.
-@Suite("PermissionClient failures and retries", .timeLimit(.minutes(1)))
+@Suite("PermissionClient failures and retries", .timeLimit(.minutes(1)), .blocksItsThread)
 struct FailureTests {
     final class Calls: @unchecked Sendable {
         private let lock = NSLock()

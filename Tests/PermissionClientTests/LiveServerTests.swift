@@ -1,12 +1,13 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// Every SDK call against the real `permission-server` (spawned on 127.0.0.1 port 0 with a
 /// fresh database), including the failures it produces: 404, 422, 400, 412, and the server
 /// going down.
-@Suite("PermissionClient against the real server", .serialized, .timeLimit(.minutes(2)))
+@Suite("PermissionClient against the real server", .serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct LiveServerTests {
     static let app = "com.example.maps"
     static let whenInUseKey = "NSLocationWhenInUseUsageDescription"

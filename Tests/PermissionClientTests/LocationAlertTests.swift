@@ -1,6 +1,7 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// Location alerts (SPEC §11) through the SDK against the real `permission-server`, started
@@ -8,7 +9,7 @@ import Testing
 /// background use and reads `usageRecorded`; a use dated outside the last 3 days (or ahead of
 /// the server's clock) is refused, `422 invalid-combination` naming `usedAt`, like an `until`
 /// in the past; the alert the sweeper then issues is listed and answered.
-@Suite("Location alerts against the real server", .serialized, .timeLimit(.minutes(2)))
+@Suite("Location alerts against the real server", .serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct LocationAlertTests {
     static let app = "com.example.maps"
     static let purposes = [

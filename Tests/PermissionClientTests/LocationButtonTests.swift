@@ -1,13 +1,14 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// The location button and prompt hygiene (SPEC §11) against the real `permission-server`:
 /// the SDK's `pressLocationButton` and `permctl button` raise the button's prompt, then grant
 /// Allow Once without one; a prompt more than the limit is a `too-many-prompts` problem whose
 /// `pending` the SDK decodes and `permctl` reports.
-@Suite("The location button against the real server", .serialized, .timeLimit(.minutes(2)))
+@Suite("The location button against the real server", .serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct LocationButtonTests {
     static let app = "com.example.maps"
     static let purposes = [

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Glibc
 
 /// The built `permctl` binary, run as a subprocess for every verb against the real server, and
 /// its exit codes: 0, 64 usage, 69 unavailable, 77 denied, 1 other HTTP errors.
-@Suite("permctl", .serialized, .timeLimit(.minutes(3)))
+@Suite("permctl", .serialized, .timeLimit(.minutes(3)), .startsProcesses)
 struct PermctlTests {
     static let verbs = [
         "status", "request", "button", "prompts", "decide", "lifecycle", "set", "revoke", "reset", "apps", "services",

@@ -1,11 +1,12 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// Re-consent (SPEC §11) against the real `permission-server`: the SDK and `permctl` register a
 /// changed purpose string, see the grant flagged and listed, and ask again with `reconsent`.
-@Suite("Re-consent against the real server", .serialized, .timeLimit(.minutes(2)))
+@Suite("Re-consent against the real server", .serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct ReconsentTests {
     static let app = "com.example.maps"
     static let camera = "NSCameraUsageDescription"

@@ -1,12 +1,13 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// The SDK against scripted servers on real loopback sockets: headers sent, keep-alive,
 /// problem decoding, and every failure the issue lists (server down, wrong key, 404, 422,
 /// a stalled server, a response cut in the middle, malformed JSON).
-@Suite("PermissionClient transport", .timeLimit(.minutes(1)))
+@Suite("PermissionClient transport", .timeLimit(.minutes(1)), .blocksItsThread)
 struct TransportTests {
     static func client(
         _ server: ScriptedServer, key: String? = "k-secret", timeout: Duration = .seconds(5),

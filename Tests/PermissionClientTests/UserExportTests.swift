@@ -1,12 +1,13 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestThreads
 import Testing
 
 /// A user's export against the real `permission-server`: the SDK's decoded `export(user:)` and
 /// byte-exact `exportDocument(user:)`, and `permctl users export` printing the document or
 /// writing it to a private file with a summary.
-@Suite("User export against the real server", .serialized, .timeLimit(.minutes(2)))
+@Suite("User export against the real server", .serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct UserExportTests {
     static let app = "com.example.maps"
 

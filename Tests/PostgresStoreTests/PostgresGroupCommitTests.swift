@@ -4,6 +4,7 @@ import PostgresStore
 import PostgresTestServer
 import StoreTestSupport
 import Synchronization
+import TestThreads
 import Testing
 
 /// Live: group commit on PostgreSQL (``PostgresWriter``) on a real server, each test in a
@@ -88,7 +89,9 @@ import Testing
         #expect(report.intactLength == count)
     }
 
-    @Test(.timeLimit(.minutes(2))) func sixtyFourConcurrentWritersShareCommitsAndEveryAcknowledgedWriteIsThere() throws {
+    @Test(.timeLimit(.minutes(2)), .blocksItsThread) func sixtyFourConcurrentWritersShareCommitsAndEveryAcknowledgedWriteIsThere()
+        throws
+    {
         let database = try PostgresServer.shared.get().freshDatabase()
         let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let threads = 64
@@ -138,7 +141,8 @@ import Testing
         #expect(store.openConnections <= PostgresPermissionStore.defaultPoolSize)
     }
 
-    @Test(.timeLimit(.minutes(1))) func aBodyThatThrowsLeavesNoTraceWhileItsNeighboursInTheBatchCommit() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aBodyThatThrowsLeavesNoTraceWhileItsNeighboursInTheBatchCommit() throws
+    {
         let database = try PostgresServer.shared.get().freshDatabase()
         let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let writes = try ["first", "before", "failing", "after"].map(Write.init)
@@ -190,7 +194,9 @@ import Testing
         #expect(statistics.largestBatch == 2)
     }
 
-    @Test(.timeLimit(.minutes(1))) func aBatchWhoseConnectionIsLostBeforeTheCommitRunsAgainOnANewOneOnce() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aBatchWhoseConnectionIsLostBeforeTheCommitRunsAgainOnANewOneOnce()
+        throws
+    {
         let database = try PostgresServer.shared.get().freshDatabase()
         let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let locked = try Write("locked")
@@ -249,7 +255,7 @@ import Testing
         #expect(statistics.failedWrites == 0)
     }
 
-    @Test(.timeLimit(.minutes(1))) func aBatchThatLosesADeadlockRunsAgainWhole() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aBatchThatLosesADeadlockRunsAgainWhole() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
         let name = database.split(separator: " ").first { $0.hasPrefix("dbname=") }!.dropFirst("dbname=".count)
         // The writer's sessions look for deadlocks after 3 s, the other party's only after 60 s:
@@ -306,7 +312,7 @@ import Testing
         #expect(statistics.failedWrites == 0)
     }
 
-    @Test(.timeLimit(.minutes(2))) func twoReplicasGroupCommittingOnOneDatabaseKeepOneLinearChain() throws {
+    @Test(.timeLimit(.minutes(2)), .blocksItsThread) func twoReplicasGroupCommittingOnOneDatabaseKeepOneLinearChain() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
         let replicas = [
             try PostgresPermissionStore.open(connectionString: database, keyring: .forTests),
@@ -346,7 +352,9 @@ import Testing
         #expect(Set(entries.compactMap { $0.detail["name"]?.prefix(2) }) == ["r0", "r1"])
     }
 
-    @Test(.timeLimit(.minutes(2))) func writesToALostDatabaseAreUnavailableWithinABoundAndSucceedOnceItIsBack() throws {
+    @Test(.timeLimit(.minutes(2)), .blocksItsThread) func writesToALostDatabaseAreUnavailableWithinABoundAndSucceedOnceItIsBack()
+        throws
+    {
         let database = try PostgresServer.shared.get().freshDatabase()
         let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let admin = try PostgresConnection(try PostgresServer.shared.get().connectionString())
@@ -412,7 +420,9 @@ import Testing
         #expect(store.writeStatistics.failedWrites >= threads)
     }
 
-    @Test(.timeLimit(.minutes(2))) func aStoppedServerAnswersUnavailableInsteadOfHangingTheQueuedWriters() throws {
+    @Test(.timeLimit(.minutes(2)), .blocksItsThread) func aStoppedServerAnswersUnavailableInsteadOfHangingTheQueuedWriters()
+        throws
+    {
         let server = try PostgresServer.start()
         defer { server.stop() }
         let store = try PostgresPermissionStore.open(connectionString: server.connectionString(), keyring: .forTests)

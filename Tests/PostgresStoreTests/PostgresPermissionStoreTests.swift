@@ -4,6 +4,7 @@ import PostgresStore
 import PostgresTestServer
 import StoreTestSupport
 import Synchronization
+import TestThreads
 import Testing
 
 /// Live: ``PostgresPermissionStore`` on a real PostgreSQL (``PostgresServer/shared``), each test
@@ -37,7 +38,7 @@ import Testing
 
     /// The upsert of a record sets `StoredAuthorization.upsertAssignments` on a conflict: every
     /// column of the migrated table but the primary key (`UpsertAssignmentsTests` for SQLite).
-    @Test(.timeLimit(.minutes(2))) func theUpsertSetsEveryColumnButTheKey() throws {
+    @Test(.timeLimit(.minutes(2)), .blocksItsThread) func theUpsertSetsEveryColumnButTheKey() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
         _ = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
         let rows = try PostgresConnection(database).query(
@@ -57,7 +58,9 @@ import Testing
         #expect(Set(assigned) == Set(columns))
     }
 
-    @Test(.timeLimit(.minutes(2))) func concurrentAppendsFromThreadsAndTwoReplicasLeaveAGapFreeVerifiableChain() throws {
+    @Test(.timeLimit(.minutes(2)), .blocksItsThread) func concurrentAppendsFromThreadsAndTwoReplicasLeaveAGapFreeVerifiableChain()
+        throws
+    {
         let database = try PostgresServer.shared.get().freshDatabase()
         // Two replicas: two stores, each with its own pool, on the same database.
         let replicas = [
@@ -167,7 +170,7 @@ import Testing
         #expect(try store.verifyAuditChain(batchSize: 10, progress: nil).intactLength == 2)
     }
 
-    @Test(.timeLimit(.minutes(1))) func chainHeadHeldPastTheLockTimeoutIsUnavailable() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func chainHeadHeldPastTheLockTimeoutIsUnavailable() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
         let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
         let other = try PostgresConnection(database)

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 import PostgresTestServer
 import StoreTestSupport
+import TestThreads
 import Testing
 
 @testable import PostgresStore
@@ -10,7 +11,7 @@ import Testing
 /// replica's commit is forgotten once its entry is applied; a revision is waited for; memory is
 /// trusted only while the log was read within a second; a write that leaves a change unaudited
 /// is refused, since replicas would never hear of it.
-@Suite(.timeLimit(.minutes(2))) struct PostgresReadModelTests {
+@Suite(.timeLimit(.minutes(2)), .blocksItsThread) struct PostgresReadModelTests {
     private static let now = Date(millisecondsSince1970: 1_795_000_000_000)
     private static let key = AuthorizationKey(
         user: UserID(trusted: "u1"), app: AppID(trusted: "com.example.maps"), service: ServiceID(trusted: "camera"))

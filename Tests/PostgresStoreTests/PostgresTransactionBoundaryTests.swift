@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 import PostgresTestServer
 import StoreTestSupport
+import TestThreads
 import Testing
 
 @testable import PostgresStore
@@ -10,7 +11,7 @@ import Testing
 /// writer's batch, the body of `inTransaction`. One that commits or rolls it back stops the
 /// process. PostgreSQL would take the caller's `COMMIT` after it with a warning, and the writer
 /// would answer the bodies before it wrongly.
-@Suite(.timeLimit(.minutes(2))) struct PostgresTransactionBoundaryTests {
+@Suite(.timeLimit(.minutes(2)), .blocksItsThread) struct PostgresTransactionBoundaryTests {
     /// The standard error of a child process that ran `body` and failed, or "".
     private static func stopMessage(of exit: ExitTest.Result?) -> String {
         exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""

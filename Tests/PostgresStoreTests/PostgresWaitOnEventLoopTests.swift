@@ -3,12 +3,13 @@ import Foundation
 import Ownership
 import PostgresStore
 import PostgresTestServer
+import TestThreads
 import Testing
 
 /// Live: every round trip to PostgreSQL blocks its thread: in debug builds it stops the process
 /// when made on a queue that forbids waiting (an event loop's, see
 /// ``QueueOwner/assertMayWait(_:file:line:)``).
-@Suite(.timeLimit(.minutes(2))) struct PostgresWaitOnEventLoopTests {
+@Suite(.timeLimit(.minutes(2)), .blocksItsThread) struct PostgresWaitOnEventLoopTests {
     @Test func aRoundTripOnAQueueThatAllowsWaitingRuns() throws {
         let connection = try PostgresConnection(try PostgresServer.shared.get().freshDatabase())
         let queue = DispatchQueue(label: "worker")

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestThreads
 import Testing
 
 @testable import SQLiteStore
@@ -8,7 +9,7 @@ import Testing
 /// `read` body, the writer lends its connection to one block of its queue. In debug builds a
 /// connection (or one of its statements) used after its loan ended stops the process instead
 /// of racing another thread inside SQLite's `SQLITE_OPEN_NOMUTEX` connection.
-@Suite(.timeLimit(.minutes(2))) struct ConnectionOwnershipTests {
+@Suite(.timeLimit(.minutes(2)), .blocksItsThread) struct ConnectionOwnershipTests {
     @Test("reads and writes from many threads stay inside their loans")
     func loansHold() throws {
         let directory = try TemporaryDirectory()

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import TestSupport
+import TestThreads
 import Testing
 
 @testable import SQLiteStore
@@ -32,7 +33,7 @@ import Testing
         try pool.read { database in try database.withStatement("SELECT count(*) FROM t") { try $0.step() ? $0.int(at: 0) : -1 } }
     }
 
-    @Test(.timeLimit(.minutes(1))) func theCompletionComesAfterTheCommitWithTheResult() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func theCompletionComesAfterTheCommitWithTheResult() throws {
         let directory = try TemporaryDirectory()
         let pool = try makePool(directory)
         let seen = Mutex<(Result<Int, any Error>, Int)?>(nil)
@@ -52,7 +53,7 @@ import Testing
 
     /// 200 submissions from 8 threads at once: every one completes once, the failing ones with
     /// their own error and nothing written, the others committed, in fewer commits than writes.
-    @Test(.timeLimit(.minutes(1))) func submittedWritesGroupCommitAndFailAlone() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func submittedWritesGroupCommitAndFailAlone() throws {
         let directory = try TemporaryDirectory()
         let pool = try makePool(directory)
         let outcomes = Mutex<[Int: Result<Int, any Error>]>([:])
@@ -87,7 +88,7 @@ import Testing
         #expect(statistics.commits < 180)
     }
 
-    @Test(.timeLimit(.minutes(1))) func aClosedWriterCompletesWithAnError() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aClosedWriterCompletesWithAnError() throws {
         let directory = try TemporaryDirectory()
         let pool = try makePool(directory)
         pool.close()

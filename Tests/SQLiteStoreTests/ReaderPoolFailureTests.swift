@@ -3,6 +3,7 @@ import PermissionDomain
 import StoreTestSupport
 import Synchronization
 import TestSupport
+import TestThreads
 import Testing
 
 @testable import SQLiteStore
@@ -10,7 +11,7 @@ import Testing
 /// The reader pool never loses a connection, and a read never waits without end: a `BEGIN`
 /// that fails returns its reader to the pool, and with every reader checked out a read fails
 /// busy once the busy timeout has passed.
-@Suite(.timeLimit(.minutes(1))) struct ReaderPoolFailureTests {
+@Suite(.timeLimit(.minutes(1)), .blocksItsThread) struct ReaderPoolFailureTests {
     static let injected = SQLiteError(code: 10, message: "injected BEGIN failure", sql: "BEGIN DEFERRED")  // SQLITE_IOERR
 
     /// Runs `body` on another thread and waits for it at most `seconds`; nil when it did not
@@ -61,11 +62,13 @@ import Testing
         try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        let returned = DispatchSemaphore(value: 0)
         Thread {
             _ = try? pool.read { _ in
                 holding.signal()
                 release.wait()  // keep the only reader out
             }
+            returned.signal()
         }.start()
         defer { release.signal() }
         #expect(holding.wait(timeout: .now() + 10) == .success)
@@ -83,7 +86,8 @@ import Testing
         #expect(outcome == "busy", "the read waited for the reader without a bound")
         #expect(elapsed >= 0.25 && elapsed < 5, "\(elapsed) s")
         release.signal()
-        // The reader that comes back serves the next read.
+        // The reader that comes back serves the next read, once its read has returned.
+        #expect(returned.wait(timeout: .now() + 10) == .success)
         #expect(Self.finishing(within: 10) { (try? Self.count(pool)) ?? -1 } == 0)
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import PermissionDomain
 import StoreTestSupport
 import TestSupport
+import TestThreads
 import Testing
 
 @testable import SQLiteStore
@@ -11,7 +12,7 @@ import Testing
 /// writer's batch, a read in its snapshot, the body of `inTransaction`. One that commits or
 /// rolls it back stops the process. The writer would otherwise answer the bodies before it
 /// wrongly: failed though committed, or committed though rolled back.
-@Suite(.timeLimit(.minutes(2))) struct TransactionBoundaryTests {
+@Suite(.timeLimit(.minutes(2)), .blocksItsThread) struct TransactionBoundaryTests {
     /// The standard error of a child process that ran `body` and failed, or "".
     private static func stopMessage(of exit: ExitTest.Result?) -> String {
         exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Ownership
 import TestSupport
+import TestThreads
 import Testing
 
 @testable import SQLiteStore
@@ -10,7 +11,7 @@ import Testing
 /// process when called on a queue that forbids waiting (an event loop's, see
 /// ``QueueOwner/assertMayWait(_:file:line:)``). Reads, which the event loops serve inline,
 /// may run there.
-@Suite(.timeLimit(.minutes(2))) struct WaitOnEventLoopTests {
+@Suite(.timeLimit(.minutes(2)), .blocksItsThread) struct WaitOnEventLoopTests {
     @Test func aReadMayRunWhereWaitsAreForbidden() throws {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.file("read-on-loop.sqlite"))

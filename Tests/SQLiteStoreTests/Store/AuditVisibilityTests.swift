@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 import Synchronization
 import TestSupport
+import TestThreads
 import Testing
 
 @testable import SQLiteStore
@@ -9,7 +10,7 @@ import Testing
 /// An audit entry (what the event feed sends) becomes readable only once the read cache no
 /// longer holds what its transaction changed: a backend that re-checks a key on a `revoke`
 /// event must read the new status, never the cached old one.
-@Suite(.timeLimit(.minutes(1))) struct AuditVisibilityTests {
+@Suite(.timeLimit(.minutes(1)), .blocksItsThread) struct AuditVisibilityTests {
     @Test func anEntryIsHiddenBetweenTheCommitAndTheCacheInvalidation() throws {
         let fixture = try StoreFixture()
         let store = fixture.store

@@ -3,6 +3,7 @@ import PermissionDomain
 import StoreTestSupport
 import Synchronization
 import TestSupport
+import TestThreads
 import Testing
 
 @testable import SQLiteStore
@@ -175,7 +176,7 @@ import Testing
 
     /// Another process (here another connection, which is the same to SQLite) changes a cached
     /// record; the writer notices by `PRAGMA data_version` and the next reads see it.
-    @Test(.timeLimit(.minutes(1))) func anotherProcessesCommitIsSeenWithinTheCheckInterval() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func anotherProcessesCommitIsSeenWithinTheCheckInterval() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
         try store.write { try $0.save(try record(u1, version: 1)) }
@@ -196,7 +197,7 @@ import Testing
 
     /// Readers and a writer at once: once a write has returned, no read that starts after it
     /// returns an older version.
-    @Test(.timeLimit(.minutes(1))) func noReadAfterAWriteReturnedSeesWhatItReplaced() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func noReadAfterAWriteReturnedSeesWhatItReplaced() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
         let writes: Int64 = 200

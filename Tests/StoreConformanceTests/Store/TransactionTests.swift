@@ -1,11 +1,12 @@
 import Foundation
 import PermissionDomain
 import TestSupport
+import TestThreads
 import Testing
 
 /// `PermissionStore.read` and `write` on both stores: a write is all or nothing, its body's
 /// error comes out unchanged, a read sees one snapshot, and a write reads its own changes.
-@Suite(.timeLimit(.minutes(2))) struct TransactionTests {
+@Suite(.timeLimit(.minutes(2)), .blocksItsThread) struct TransactionTests {
     /// A body's own error, with a payload to check it arrives unchanged.
     struct Refused: Error, Equatable {
         let code: Int
