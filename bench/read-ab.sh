@@ -30,6 +30,9 @@ source "$here/lib.sh"
 ab_settings 15s 18130
 pace_ms="${PACE_MS:-8}"
 [[ "$pace_ms" =~ ^[0-9]+$ ]] || { echo "PACE_MS must be a whole number of milliseconds (0: saturated)" >&2; exit 2; }
+# get.lua reads these itself, and wrk runs on with its default requests when the script fails.
+[[ "${HOT_USERS:-0}" =~ ^[0-9]+$ ]] || { echo "HOT_USERS must be a whole number of users" >&2; exit 2; }
+[[ "${HOT_SHARE:-0.9}" =~ ^(0(\.[0-9]+)?|1(\.0+)?|\.[0-9]+)$ ]] || { echo "HOT_SHARE must be a share from 0 to 1" >&2; exit 2; }
 ((port > 1 && port + ${#binaries[@]} <= 65535)) || { echo "PORT leaves no room for nginx and the binaries" >&2; exit 2; }
 # get.lua and paced.lua pace whenever PACE_MS is in their environment: only paced runs pass it on.
 unset PACE_MS
