@@ -158,7 +158,7 @@ final class ServerMetrics: Sendable {
             text.family(
                 "permission_read_cache_clears_total",
                 help:
-                    "Times the read cache was emptied (a change of more than 4096 rows, another process's commit, maintenance, more distinct users or app-service pairs than its capacity).",
+                    "Times the read cache was emptied (a change of more than 4096 rows, another process's commit, maintenance, more distinct (app, service) pairs or record field combinations than its capacity).",
                 type: .counter)
             text.sample("permission_read_cache_clears_total", value: cache.clears)
         }
