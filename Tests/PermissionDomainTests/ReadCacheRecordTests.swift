@@ -290,25 +290,63 @@ import Testing
         #expect(found(cache, key("a")) == record(key("a"), version: 2))
     }
 
+    /// A record invalidated and read again while the order has room holds two entries of its
+    /// key: the older entry's turn removes nothing, and the record is evicted in its new turn,
+    /// after the records stored before it.
+    @Test func aRecordReadAgainIsEvictedInItsNewTurn() {
+        let cache = ReadCache(capacity: 3)
+        for user in ["a", "b"] {
+            cache.insert(key(user), stored: record(key(user)), settings: nil, readAt: cache.generation)
+        }
+        cache.invalidate(keys: [key("a")], users: [])
+        cache.insert(key("a"), stored: record(key("a"), version: 2), settings: nil, readAt: cache.generation)
+        // The order is full (a, b, a): "c" takes the older "a"'s turn, which is not the record's.
+        cache.insert(key("c"), stored: record(key("c")), settings: nil, readAt: cache.generation)
+        #expect(cache.statistics.entries == 3 && cache.statistics.evictions == 0)
+        #expect(found(cache, key("a")) == record(key("a"), version: 2))
+        // Then the oldest go in the order they were stored: "b", then the "a" read again.
+        cache.insert(key("d"), stored: record(key("d")), settings: nil, readAt: cache.generation)
+        #expect(cache.statistics.evictions == 1 && found(cache, key("b")) == nil)
+        #expect(["a", "c", "d"].allSatisfy { found(cache, key($0)) != nil })
+        cache.insert(key("e"), stored: record(key("e")), settings: nil, readAt: cache.generation)
+        #expect(cache.statistics.evictions == 2 && found(cache, key("a")) == nil)
+        #expect(["c", "d", "e"].allSatisfy { found(cache, key($0)) != nil })
+    }
+
     /// Random inserts and invalidations over more keys than the cache holds: it never holds more
-    /// than its capacity, a key just stored is found, and whatever is found is the last version
-    /// stored for the key since it was last invalidated.
+    /// than its capacity, a key just stored is found, whatever is found is the last version
+    /// stored for the key since it was last invalidated, and the records held are exactly those
+    /// a first-in, first-out model of the order keeps (a record read again evicted in its new
+    /// turn, never its older entry's).
     @Test func evictionKeepsTheCacheBoundedAndExact() {
         let capacity = 8
         let cache = ReadCache(capacity: capacity)
         let keys = (0..<4).flatMap { user in (0..<5).map { key("u\(user)", service: "s\($0)") } }
         var latest: [AuthorizationKey: Int64] = [:]
+        // The model: the order's entries, oldest first, each a key and the step that stored it;
+        // a record is held while the entry it was stored with is in the order.
+        var entries: [(key: AuthorizationKey, step: Int)] = []
+        var storedAt: [AuthorizationKey: Int] = [:]
         var generator = SeededGenerator(state: 23)
         for step in 1...5_000 {
             let target = keys[Int(generator.next() % UInt64(keys.count))]
             if generator.next() % 4 == 0 {
                 cache.invalidate(keys: [target], users: [])
                 latest[target] = nil
+                storedAt[target] = nil
             } else {
                 let version = Int64(step)
                 cache.insert(target, stored: record(target, version: version), settings: nil, readAt: cache.generation)
                 latest[target] = version
                 #expect(found(cache, target)?.version == version)
+                if storedAt[target] == nil {
+                    while storedAt.count >= capacity || entries.count >= capacity {
+                        let oldest = entries.removeFirst()
+                        if storedAt[oldest.key] == oldest.step { storedAt[oldest.key] = nil }
+                    }
+                    entries.append((target, step))
+                    storedAt[target] = step
+                }
             }
             let held = keys.filter { key in
                 guard let stored = found(cache, key) else { return false }
@@ -316,6 +354,7 @@ import Testing
                 return true
             }
             #expect(held.count <= capacity && cache.statistics.entries == held.count)
+            #expect(Set(held) == Set(storedAt.keys), "at step \(step)")
             #expect(cache.symbolCounts.users <= held.count, "a user's id goes with their last record")
         }
         #expect(cache.statistics.evictions > 0 && cache.statistics.clears == 0)
@@ -326,18 +365,38 @@ import Testing
         #expect(order.hasRoom(for: 4) && !order.hasRoom(for: 5))
         order.append(1)
         order.append(2)
-        #expect(order.removeFirst() == 1)
+        #expect(order.removeFirst().key == 1)
         order.append(3)
         order.append(4)
         order.append(5)
         #expect(order.count == 4 && !order.hasRoom(for: 1))
         var taken: [UInt64] = []
         for next in UInt64(6)...13 {
-            taken.append(order.removeFirst())
+            taken.append(order.removeFirst().key)
             order.append(next)
         }
         #expect(taken == Array(2...9))
-        #expect((0..<4).map { _ in order.removeFirst() } == Array(10...13))
+        #expect((0..<4).map { _ in order.removeFirst().key } == Array(10...13))
         #expect(order.count == 0 && order.hasRoom(for: 4))
+    }
+
+    /// Each key appended is stamped with its place among all keys ever appended, and comes off
+    /// the ring with that stamp, also once the stamps wrap around.
+    @Test func theInsertionOrderStampsEachKeyWithItsPlace() {
+        var order = InsertionOrder(capacity: 3)
+        #expect(order.append(7) == 0 && order.append(7) == 1)
+        #expect(order.removeFirst() == (key: 7, stamp: 0))
+        #expect(order.append(8) == 2 && order.append(9) == 3)
+        var stamps: [UInt32] = []
+        for next in UInt64(10)..<20 {
+            stamps.append(order.removeFirst().stamp)
+            stamps.append(order.append(next))
+        }
+        let expected: [UInt32] = (UInt32(1)...10).flatMap { [$0, $0 + 3] }
+        #expect(stamps == expected)
+        var wrapping = InsertionOrder(capacity: 2, firstStamp: .max)
+        #expect(wrapping.append(1) == .max && wrapping.append(2) == 0)
+        #expect(wrapping.removeFirst() == (key: 1, stamp: .max))
+        #expect(wrapping.removeFirst() == (key: 2, stamp: 0))
     }
 }

@@ -19,13 +19,15 @@ import Foundation
 ///
 /// Not thread-safe: ``ReadCache`` holds it under its lock.
 struct ReadCacheRecords {
-    /// A record without its key: times as milliseconds (`Int64.min`: none) and the id of its
-    /// other fields in ``shapes``.
+    /// A record without its key: times as milliseconds (`Int64.min`: none), the id of its
+    /// other fields in ``shapes``, and the stamp ``InsertionOrder/append(_:)`` gave its key when
+    /// the record was stored (in the 4 bytes the three integers would leave as padding).
     struct Record {
         let expiresAt: Int64
         let updatedAt: Int64
         let version: Int64
         let shape: UInt32
+        let stamp: UInt32
     }
 
     /// The fields of a record that repeat across records, in the order of `StoredAuthorization`.
@@ -96,6 +98,8 @@ struct ReadCacheRecords {
     private var order: InsertionOrder
 
     init(capacity: Int) {
+        // Users, pairs and the order's stamps are 32-bit.
+        precondition(capacity < Int(UInt32.max), "a read cache holds fewer than 2^32 - 1 records")
         self.capacity = max(0, capacity)
         // One more than the records: a new record's user gets an id before the eviction
         // that makes room for the record.
@@ -192,15 +196,19 @@ struct ReadCacheRecords {
         }
         let recordKey = Self.key(user: user, appService: appService)
         var evicted = 0
-        if records[recordKey] == nil {
+        let stamp: UInt32
+        if let cached = records[recordKey] {
+            stamp = cached.stamp  // stored again in its place: it keeps its turn
+        } else {
             // Counted first, so that no eviction gives back this user's id, then room made.
             settings[Int(user)].records += 1
             evicted = makeRoomForOneMore()
-            order.append(recordKey)
+            stamp = order.append(recordKey)
         }
         records[recordKey] = Record(
             expiresAt: stored.expiresAt?.millisecondsSince1970 ?? .min,
-            updatedAt: stored.updatedAt?.millisecondsSince1970 ?? .min, version: stored.version, shape: shapeID)
+            updatedAt: stored.updatedAt?.millisecondsSince1970 ?? .min, version: stored.version, shape: shapeID,
+            stamp: stamp)
         if userSettings != nil {
             if settings[Int(user)].shape == Settings.notCached { settingsCount += 1 }
             newSettings.records = settings[Int(user)].records
@@ -210,26 +218,31 @@ struct ReadCacheRecords {
     }
 
     /// Takes the oldest keys off ``order`` until one more record and its key fit, removing
-    /// those still cached. Returns how many it removed.
+    /// the records they were appended for. Returns how many it removed.
     ///
-    /// Ends because every cached record's key is in ``order`` (a record is stored with its key
-    /// appended, and leaves ``records`` whenever its key leaves ``order``): while ``records``
-    /// is full, ``order`` is not empty. ``order`` may hold more keys than there are records
-    /// (a key whose record was invalidated stays until its turn, and a record read again after
-    /// that is appended again), so a cache whose writes invalidate much may hold fewer records
-    /// than the capacity; never more.
+    /// Ends because every cached record's key is in ``order`` under the record's stamp (a record
+    /// is stored with its key appended, and leaves ``records`` whenever that entry leaves
+    /// ``order``): while ``records`` is full, ``order`` is not empty. ``order`` may hold more
+    /// keys than there are records: a key whose record was invalidated stays until its turn,
+    /// and when the record is read again its key is appended again. That older entry's turn
+    /// removes nothing (its stamp is not the record's), so a record read again is evicted in
+    /// its new turn; a cache whose writes invalidate much may hold fewer records than the
+    /// capacity, never more.
     private mutating func makeRoomForOneMore() -> Int {
         var evicted = 0
         while records.count >= capacity || !order.hasRoom(for: 1) {
-            if removeRecord(order.removeFirst()) { evicted += 1 }
+            let oldest = order.removeFirst()
+            if removeRecord(oldest.key, stamped: oldest.stamp) { evicted += 1 }
         }
         return evicted
     }
 
-    /// Removes the record under `recordKey`, if cached, and gives back its user's id when it
-    /// was the user's last. Returns whether there was one.
-    private mutating func removeRecord(_ recordKey: UInt64) -> Bool {
-        guard records.removeValue(forKey: recordKey) != nil else { return false }
+    /// Removes the record under `recordKey`, if cached (and, given a `stamp`, only if stored
+    /// under it), and gives back its user's id when it was the user's last. Returns whether it
+    /// removed one.
+    private mutating func removeRecord(_ recordKey: UInt64, stamped stamp: UInt32? = nil) -> Bool {
+        guard let cached = records[recordKey], stamp == nil || cached.stamp == stamp else { return false }
+        records[recordKey] = nil
         let user = UInt32(truncatingIfNeeded: recordKey >> 32)
         precondition(settings[Int(user)].records > 0, "a cached record counts for its user")
         settings[Int(user)].records -= 1
@@ -264,7 +277,7 @@ struct ReadCacheRecords {
     /// Makes room for `records` records without rehashing.
     mutating func reserve(records count: Int) {
         records.reserveCapacity(min(max(0, count), capacity))
-        order.reserve(min(max(0, count), capacity))
+        order.reserve(keys: min(max(0, count), capacity))
     }
 
     /// The stored record of `key` from its cached `record` and that record's `shape`.
@@ -290,6 +303,12 @@ struct ReadCacheRecords {
 /// `capacity` keys, 8 bytes each. The oldest is what a full cache evicts: first in, first out,
 /// so a hit writes nothing (no recency to record under the lock).
 ///
+/// Each key appended gets a stamp, its place in the sequence of all keys ever appended (modulo
+/// 2^32), which the key's record keeps: a key appended twice (its record invalidated and read
+/// again) then tells its older entry from the one its record is under. The stamps are not
+/// stored: the oldest key's is counted at ``headStamp``, the others follow from their places.
+/// Two entries of one key are less than `capacity` appends apart, so their stamps differ.
+///
 /// The storage grows as keys come, so a small table never allocates the whole ring: until it
 /// holds `capacity` keys they are `keys[head...]`, in order, and appending appends; from then
 /// on the ring wraps.
@@ -300,16 +319,22 @@ struct InsertionOrder {
     /// The index in `keys` of the oldest key.
     private var head = 0
     private(set) var count = 0
+    /// The stamp of the oldest key.
+    private var headStamp: UInt32
 
-    init(capacity: Int) {
+    /// - Parameter firstStamp: the first key's stamp (tests start near the wrap).
+    init(capacity: Int, firstStamp: UInt32 = 0) {
+        precondition(capacity < Int(UInt32.max), "stamps tell apart the entries of at most 2^32 - 1 keys")
         self.capacity = max(0, capacity)
+        headStamp = firstStamp
     }
 
     /// Whether `more` keys fit.
     func hasRoom(for more: Int) -> Bool { count + more <= capacity }
 
-    /// Appends `key` as the newest; there must be room.
-    mutating func append(_ key: UInt64) {
+    /// Appends `key` as the newest, and returns its stamp; there must be room.
+    @discardableResult
+    mutating func append(_ key: UInt64) -> UInt32 {
         precondition(count < capacity, "an insertion order holds at most its capacity")
         if keys.count < capacity {
             assert(head + count == keys.count, "until the storage is whole its keys run to its end")
@@ -317,20 +342,23 @@ struct InsertionOrder {
         } else {
             keys[(head + count) % capacity] = key
         }
+        let stamp = headStamp &+ UInt32(truncatingIfNeeded: count)
         count += 1
+        return stamp
     }
 
-    /// Removes and returns the oldest key; there must be one.
-    mutating func removeFirst() -> UInt64 {
+    /// Removes and returns the oldest key and its stamp; there must be one.
+    mutating func removeFirst() -> (key: UInt64, stamp: UInt32) {
         precondition(count > 0, "every cached record's key is in the insertion order")
-        let key = keys[head]
+        let oldest = (key: keys[head], stamp: headStamp)
         head = (head + 1) % capacity
+        headStamp &+= 1
         count -= 1
-        return key
+        return oldest
     }
 
-    /// Makes room for `count` keys without growing the storage again.
-    mutating func reserve(_ count: Int) {
-        keys.reserveCapacity(min(max(0, count), capacity))
+    /// Makes room for `wanted` keys without growing the storage again.
+    mutating func reserve(keys wanted: Int) {
+        keys.reserveCapacity(min(max(0, wanted), capacity))
     }
 }
