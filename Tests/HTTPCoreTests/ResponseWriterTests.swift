@@ -57,6 +57,17 @@ import Testing
                 == "HTTP/1.1 304 Not Modified\r\n\r\n")
     }
 
+    /// Every status the server sends has its RFC 9110 §15 reason phrase, not a made-up one.
+    @Test func everyStatusSentHasItsReasonPhrase() {
+        let sent = [200, 201, 204, 303, 304, 400, 401, 403, 404, 405, 406, 409, 410, 412, 413, 415, 422, 428, 429, 500, 503]
+        for code in sent {
+            #expect(!HTTPStatus.standardReason(code).hasPrefix("Status "), "\(code)")
+        }
+        #expect(
+            withoutDate(serialize(HTTPResponse(status: .seeOther, headers: ["Location": "/a"])).text)
+                == "HTTP/1.1 303 See Other\r\nLocation: /a\r\nContent-Length: 0\r\n\r\n")
+    }
+
     @Test func connectionFieldFollowsPersistence() {
         #expect(
             withoutDate(serialize(HTTPResponse(), keepAlive: false).text)

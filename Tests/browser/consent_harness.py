@@ -36,6 +36,8 @@ CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 START_TIMEOUT = 60.0
 HTTP_TIMEOUT = 15.0
 WAIT = 15.0
+# What the link's page has in its head: it goes on to the prompts page by itself.
+GOES_ON = '<meta http-equiv="refresh" content="0; url=/consent/">'
 LIVE_UPDATE_DEADLINE = 10.0
 
 PHONE = (390, 844)
@@ -327,10 +329,11 @@ class Server:
         return answer["id"], url
 
     def session_cookie(self, user):
-        """Exchanges a fresh link with urllib (no browser): the cookie pair and the 303."""
+        """Exchanges a fresh link with urllib (no browser): the cookie pair and the answer (a
+        page that goes on to /consent/ by itself)."""
         _, url = self.consent_link(user)
         response = self.http("GET", url[len(self.base):], admin=False)
-        if response.status != 303:
+        if response.status != 200 or GOES_ON not in response.text:
             raise AssertionError(f"link exchange: {response.status} {response.text}")
         set_cookie = response.headers.get("Set-Cookie")
         return set_cookie.split(";", 1)[0], response
@@ -491,11 +494,18 @@ def poll(check, timeout=WAIT, interval=0.1, message="condition"):
 
 
 def open_link(browser, url):
-    """Opens a consent link after forgetting the browser's earlier session cookies."""
+    """Opens a consent link after forgetting the browser's earlier session cookies, and waits
+    for the page it ends on (the link's page goes on to /consent/ by itself)."""
     browser.get(url.split("/consent/", 1)[0] + "/consent/static/style.css")
     browser.delete_all_cookies()
     browser.get(url)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+    wait_for_landing(browser)
+
+
+def wait_for_landing(browser):
+    """Waits until the page is loaded and is not one that goes on by itself."""
+    wait(browser, lambda b: b.execute_script(
+        "return document.readyState === 'complete' && !document.querySelector('meta[http-equiv=refresh]')"))
 
 
 def load(browser, path_or_url):

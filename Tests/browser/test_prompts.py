@@ -2,6 +2,7 @@
 exactly its options; every option chosen and checked through the API; German; the keyboard
 alone; a prompt made while the page is open; the page without JavaScript."""
 
+import time
 import unittest
 
 from selenium.webdriver.common.action_chains import ActionChains
@@ -177,6 +178,32 @@ class PromptTests(p.PagesTestCase):
         self.assertEqual(p.choices(element), [("allow", "Allow"), ("deny", h.TRACKING_DENY["en"])])
         p.choose(self.browser, second["id"], "allow")  # the replaced fragment's form still works
         self.assertEqual(self.server.authorization(user, app, "tracking")["status"], "authorized")
+
+    def test_focus_stays_on_its_button_when_the_prompts_change(self):
+        """A live update keeps focus on the same button of the same prompt; when that prompt goes,
+        focus goes to the section, so that Enter answers nothing the person was not looking at."""
+        user = h.unique("focus")
+        chat, maps = h.unique("com.example.focuschat"), h.unique("com.example.focusmaps")
+        self.server.put_app(chat, "Chat")
+        self.server.put_app(maps, "Maps")
+        first = self.server.prompt_for(user, chat, "camera", "full")
+        self.open_session(user)
+        self.tab_to(first["id"], "deny")
+        second = self.server.prompt_for(user, maps, "location", "whenInUse")
+        h.wait(self.browser, lambda b: p.exists(b, f'div.alert[data-prompt-id="{second["id"]}"]'),
+               timeout=h.LIVE_UPDATE_DEADLINE, message="the new prompt on the open page")
+        focused = ("var e = document.activeElement; var a = e && e.closest('div.alert');"
+                   "return [e ? e.tagName : null, e ? e.id : null, e ? e.value : null,"
+                   " a ? a.dataset.promptId : null];")
+        self.assertEqual(self.browser.execute_script(focused), ["BUTTON", "", "deny", first["id"]])
+        # The focused prompt goes (its authorization set through the API cancels it).
+        self.server.set_authorization(user, chat, "camera", "denied")
+        h.wait(self.browser, lambda b: not p.exists(b, f'div.alert[data-prompt-id="{first["id"]}"]'),
+               timeout=h.LIVE_UPDATE_DEADLINE, message="the cancelled prompt to leave the page")
+        self.assertEqual(self.browser.execute_script(focused)[:2], ["SECTION", "prompts"])
+        ActionChains(self.browser).send_keys(Keys.ENTER).perform()
+        time.sleep(1)
+        self.assertEqual(self.server.prompt(second["id"])["state"], "pending", "Enter answered nothing")
 
     def test_another_users_prompt_never_appears(self):
         user, other = h.unique("alone"), h.unique("crowd")

@@ -1,10 +1,13 @@
 """Settings › Privacy in a real browser: every option of location and photos and an on/off
-service chosen (app.js submits on change), the Location Services switch, a restricted entry
+service chosen and saved, choosing with the arrow keys saving nothing, the Location Services switch, a restricted entry
 shown as such and not changeable; each change checked through the API."""
 
+import time
 import unittest
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 import consent_harness as h
 import consent_pages as p
@@ -92,13 +95,30 @@ class SettingsTests(p.PagesTestCase):
         self.assertEqual(len(changes), sum(len(s) for s in SEQUENCE.values()), "one audited change a choice")
 
     def choose_setting(self, service, value):
-        """Clicks the radio's label, as a person would; app.js submits the form on change."""
+        """Clicks the radio's label and then Save, as a person would."""
         form = p.setting_form(self.browser, service, self.app)
-        label = p.label_for(self.browser, p.radio(form, value))
+        p.label_for(self.browser, p.radio(form, value)).click()
+        p.navigates(self.browser, form.find_element(By.CSS_SELECTOR, "button.save").click)
+        self.assertEqual(self.browser.current_url, self.server.url("/consent/settings?done=saved"))
+
+    def test_arrow_keys_move_through_the_options_and_save_none(self):
+        """WCAG 3.2.2: choosing a radio changes nothing until Save."""
+        self.server.set_authorization(self.user, self.app, "location", "denied")
+        self.open_session(self.user)
+        self.open_settings()
+        form = p.setting_form(self.browser, "location", self.app)
+        p.radio(form, "never").click()
         self.browser.execute_script(p.MARK)
-        label.click()
-        h.wait(self.browser, lambda b: p.is_new_page(b) or self.server_has(service, value),
-               message=f"the {service} form to be submitted on change")
+        for _ in range(3):
+            ActionChains(self.browser).send_keys(Keys.ARROW_DOWN).perform()
+        self.assertEqual(p.checked_value(form), "always")
+        time.sleep(1)  # what a submit on change would have had to reach the server
+        self.assertFalse(p.is_new_page(self.browser), "no page was loaded")
+        self.assertEqual(self.server.authorization(self.user, self.app, "location")["status"], "denied")
+        self.assertEqual([e for e in self.server.audit(self.user) if e["actor"]["role"] == "user"], [])
+        p.navigates(self.browser, ActionChains(self.browser).send_keys(Keys.TAB, Keys.ENTER).perform)
+        self.assertEqual(self.server.authorization(self.user, self.app, "location").get("level"), "always")
+        self.assertEqual(len([e for e in self.server.audit(self.user) if e["actor"]["role"] == "user"]), 1)
 
     def server_has(self, service, value):
         return matches(self.server.authorization(self.user, self.app, service), EXPECTED[service][value])

@@ -57,6 +57,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let noContent = HTTPStatus(code: 204)
     public static let notModified = HTTPStatus(code: 304)
     public static let badRequest = HTTPStatus(code: 400)
+    public static let seeOther = HTTPStatus(code: 303)
     public static let unauthorized = HTTPStatus(code: 401)
     public static let forbidden = HTTPStatus(code: 403)
     public static let notFound = HTTPStatus(code: 404)
@@ -90,7 +91,10 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
         case 206: "Partial Content"
         case 301: "Moved Permanently"
         case 302: "Found"
+        case 303: "See Other"
         case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 403: "Forbidden"

@@ -55,9 +55,24 @@ struct ConsentController {
             } catch let error as ConsentSessionError {
                 throw ConsentPageError.link(error)
             }
-            let cookie = ConsentCookie.set(
-                secret, now: permissions.clock.now, expiresAt: session.expiresAt, secure: secure)
-            return HTTPResponse(status: HTTPStatus(code: 303), headers: ["Location": "/consent/", "Set-Cookie": cookie])
+            // Not a 303: a redirect keeps the navigation as cross-site as the click that began it
+            // (a link in a mail or on the integrator's site), and a browser then sends no
+            // SameSite=Strict cookie with it. A page of this site that goes on by itself starts a
+            // same-site navigation, which carries the cookie.
+            var page = ConsentPage(
+                status: .ok, title: ConsentText.text(.openingTitle, language),
+                content: [
+                    ConsentPage.paragraph(ConsentText.text(.openingText, language)),
+                    HTML.element(
+                        "p", [:],
+                        HTML.element("a", ["id": "open", "href": "/consent/"], HTML(ConsentText.text(.openingLink, language)))),
+                ],
+                language: language)
+            page.goesOn = "/consent/"
+            page.headers.add(
+                name: "Set-Cookie",
+                value: ConsentCookie.set(secret, now: permissions.clock.now, expiresAt: session.expiresAt, secure: secure))
+            return page.response
         }
         routes.page(.post, "/consent/logout", access: .consentSession, sessions: sessions) { request, context, visit in
             _ = try ConsentForm.checked(request, visit: visit)
@@ -80,7 +95,7 @@ struct ConsentController {
 
     /// A `303 See Other` to `location` (a page of this site, with a fixed `done` name at most).
     static func redirect(_ location: String) -> HTTPResponse {
-        HTTPResponse(status: HTTPStatus(code: 303), headers: ["Location": location])
+        HTTPResponse(status: .seeOther, headers: ["Location": location])
     }
 
     /// The `done` confirmation a page was redirected with, if any.

@@ -22,6 +22,9 @@ struct ConsentPage: Sendable {
     var section: Section?
     /// A confirmation or refusal shown above the content.
     var flash: ConsentFlash?
+    /// A page of this site the browser goes on to at once (`<meta http-equiv="refresh">`):
+    /// a navigation this site's own page starts, so the browser treats it as same-site.
+    var goesOn: String?
     var headers: HTTPHeaders = HTTPHeaders()
 
     init(status: HTTPStatus, title: String, content: [HTML], language: ConsentLanguage = .en) {
@@ -33,11 +36,17 @@ struct ConsentPage: Sendable {
 
     /// The whole document.
     var document: String {
+        var metadata = [
+            HTML.void("meta", ["charset": "utf-8"]),
+            HTML.void("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1"]),
+        ]
+        if let goesOn {
+            precondition(goesOn.hasPrefix("/") && !goesOn.hasPrefix("//"), "a page goes on to a page of this site only")
+            metadata.append(HTML.void("meta", ["http-equiv": "refresh", "content": "0; url=\(goesOn)"]))
+        }
         let head = HTML.element(
             "head", [:],
-            [
-                HTML.void("meta", ["charset": "utf-8"]),
-                HTML.void("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1"]),
+            metadata + [
                 HTML.element("title", [:], HTML(title)),
                 HTML.void("link", ["rel": "stylesheet", "href": ConsentStatic.stylesheetPath]),
                 HTML.element("script", ["src": ConsentStatic.scriptPath, "defer": ""]),

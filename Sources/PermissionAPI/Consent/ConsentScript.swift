@@ -1,20 +1,16 @@
 /// The consent pages' script (`/consent/static/app.js`, loaded with `defer`): everything
 /// works without it. Where it runs, the prompts page listens to `/consent/events` (the
 /// session user's own prompt changes) and replaces `section#prompts` with
-/// `/consent/prompts-fragment` on each event, so a new prompt appears without a reload; and a
-/// settings choice is saved as soon as it is made (the Save button stays for no script).
+/// `/consent/prompts-fragment` on each event, so a new prompt appears without a reload. Focus
+/// inside the section stays on the same button of the same prompt; when that prompt is gone it
+/// goes to the section itself, never to another prompt's button, where a key press would
+/// answer a prompt the person was not looking at. A settings choice is saved by its Save
+/// button only: choosing a radio with the arrow keys must not save each option passed
+/// (WCAG 2.1, 3.2.2 On Input).
 enum ConsentScript {
     static let javaScript = #"""
         "use strict";
         (function () {
-          var radios = document.querySelectorAll("form.app-setting input[type=radio]");
-          Array.prototype.forEach.call(radios, function (radio) {
-            radio.addEventListener("change", function () {
-              var form = radio.form;
-              if (form.requestSubmit) { form.requestSubmit(); } else { form.submit(); }
-            });
-          });
-
           var section = document.getElementById("prompts");
           if (!section || !window.EventSource || !window.fetch) { return; }
           var loading = false;
@@ -28,12 +24,21 @@ enum ConsentScript {
                 return response.text();
               })
               .then(function (html) {
-                var focused = document.activeElement && section.contains(document.activeElement);
+                var active = document.activeElement;
+                var focused = active && active !== section && section.contains(active);
+                var alert = focused ? active.closest("div.alert") : null;
+                var promptId = alert ? alert.getAttribute("data-prompt-id") : null;
+                var choice = focused ? active.getAttribute("value") : null;
                 section.innerHTML = html;
-                if (focused) {
-                  var first = section.querySelector("button");
-                  if (first) { first.focus(); }
-                }
+                if (!focused) { return; }
+                var same = null;
+                Array.prototype.forEach.call(section.querySelectorAll("div.alert"), function (candidate) {
+                  if (candidate.getAttribute("data-prompt-id") !== promptId) { return; }
+                  Array.prototype.forEach.call(candidate.querySelectorAll("button"), function (button) {
+                    if (button.getAttribute("value") === choice) { same = button; }
+                  });
+                });
+                if (same) { same.focus(); } else { section.focus(); }
               })
               .catch(function () {})
               .then(function () {

@@ -12,7 +12,7 @@ enum ConsentText {
         case settingsHeading, locationServices, switchOn, switchOff, locationServicesOffNote, noApps, save
         case restricted
         case historyHeading, noHistory, olderEntries, downloadData, exportTooLargeTitle, exportTooLargeText
-        case openInBrowserTitle, openInBrowserText, signedOutTitle, signedOutText
+        case openInBrowserTitle, openInBrowserText, openingTitle, openingText, openingLink, signedOutTitle, signedOutText
         case askForNewLink, linkExpiredTitle, linkExpiredText, linkIncompleteTitle, linkIncompleteText
         case linkInvalidTitle, linkInvalidText, linkUsedTitle, linkUsedText, linkTimedOutTitle, linkTimedOutText
         case linkWithdrawnTitle, linkWithdrawnText, csrfTitle, csrfText, badFormTitle, badFormText
@@ -99,6 +99,13 @@ enum ConsentText {
         case .openInBrowserTitle: return ("Open this link in your browser", "Öffne diesen Link in deinem Browser")
         case .openInBrowserText:
             return ("This link opens your privacy choices, once.", "Dieser Link öffnet deine Datenschutz-Auswahl, einmal.")
+        case .openingTitle: return ("Opening your privacy choices", "Deine Datenschutz-Auswahl wird geöffnet")
+        case .openingText:
+            return (
+                "If they do not open by themselves in a moment, use the link below.",
+                "Falls sie sich nicht gleich von selbst öffnet, nutze den Link unten."
+            )
+        case .openingLink: return ("Open My Privacy Choices", "Meine Datenschutz-Auswahl öffnen")
         case .signedOutTitle: return ("You are signed out", "Du bist abgemeldet")
         case .signedOutText:
             return (
