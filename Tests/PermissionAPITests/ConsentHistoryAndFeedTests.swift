@@ -60,7 +60,9 @@ import Testing
         let order = fragment.matches(of: #/data-prompt-id="([^"]+)"/#).map { String($0.1) }
         #expect(order == [first.id, second.id], "newest last")
         let page = try browser.get("/consent/").text
-        #expect(page.contains(#"<section id="prompts" aria-live="polite" tabindex="-1">\#(fragment)</section>"#), "the section's inside")
+        #expect(
+            page.contains(#"<section id="prompts" aria-live="polite" tabindex="-1">\#(fragment)</section>"#),
+            "the section's inside")
         #expect(try app.send(.get, "/consent/prompts-fragment", headers: [ConsentSessionTests.noKey]).status == 401)
     }
 

@@ -19,7 +19,8 @@ enum ConsentPromptsPage {
             status: status, title: ConsentText.text(.promptsHeading, language),
             content: [
                 HTML.element(
-                    "section", ["id": "prompts", "aria-live": "polite", "tabindex": "-1"], section(prompts, visit: visit, language: language))
+                    "section", ["id": "prompts", "aria-live": "polite", "tabindex": "-1"],
+                    section(prompts, visit: visit, language: language))
             ],
             language: language)
         page.visit = visit
