@@ -11,13 +11,35 @@ extension DatabasePool {
         package var total: Int
     }
 
+    /// Why a backup refused its destination (nothing was written or removed).
+    package enum BackupRefusal: Error, Equatable, CustomStringConvertible {
+        /// The path is a directory or another kind of file than a regular one.
+        case notAFile(String)
+        /// A regular file that is neither empty nor an SQLite database: not an earlier backup.
+        case notADatabase(String)
+
+        package var description: String {
+            switch self {
+            case .notAFile(let path): "\(path) is not a regular file (a directory?); name the backup file to create"
+            case .notADatabase(let path):
+                "\(path) is not an SQLite database; a backup replaces only an earlier backup (or an empty file)"
+            }
+        }
+    }
+
     /// Copies the database to `destination` while it keeps serving.
     ///
     /// The copy is taken from a reader that holds one read transaction for the whole backup,
     /// so it is a consistent snapshot even though the writer keeps committing (WAL readers do not
     /// block the writer). Pages are copied `pagesPerStep` at a time with `sqlite3_backup_step`,
     /// reporting progress after each step. The copy is written next to `destination` and
-    /// renamed over it when complete, so a failed backup never leaves a partial file there.
+    /// renamed over it when complete, so a failed backup never leaves a partial file there (and
+    /// removes its own).
+    ///
+    /// What it replaces is checked first: `destination` may be missing, empty or an SQLite
+    /// database (an earlier backup), and its `-wal` and `-shm` (and `destination.partial`'s) only
+    /// regular files; anything else, a directory above all, is refused with ``BackupRefusal``
+    /// before anything is written or removed.
     /// - Parameters:
     ///   - destination: the file to create or replace.
     ///   - pagesPerStep: pages per `sqlite3_backup_step` call.
@@ -26,22 +48,68 @@ extension DatabasePool {
         to destination: String, pagesPerStep: Int32 = 4_096, progress: ((BackupProgress) -> Void)? = nil
     ) throws {
         let temporary = destination + ".partial"
+        try Self.checkReplaceable(destination)
+        for file in Self.sidecars(of: destination) + [temporary] + Self.sidecars(of: temporary) {
+            try Self.checkRemovable(file)
+        }
         try removeFiles(at: temporary)
-        try read { source in
-            // The read transaction `read` opened pins one snapshot for every step; reading
-            // the schema makes sure it has started.
-            try source.withStatement("SELECT count(*) FROM sqlite_schema") { _ = try $0.step() }
-            let target = try Database(path: temporary, mode: .readWrite, configuration: configuration)
-            try copy(from: source, to: target, pagesPerStep: pagesPerStep, progress: progress)
-            try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        do {
+            try read { source in
+                // The read transaction `read` opened pins one snapshot for every step; reading
+                // the schema makes sure it has started.
+                try source.withStatement("SELECT count(*) FROM sqlite_schema") { _ = try $0.step() }
+                let target = try Database(path: temporary, mode: .readWrite, configuration: configuration)
+                try copy(from: source, to: target, pagesPerStep: pagesPerStep, progress: progress)
+                try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        } catch {
+            try? removeFiles(at: temporary)
+            throw error
         }
         try removeFiles(at: destination)
         do {
             try FileManager.default.moveItem(atPath: temporary, toPath: destination)
         } catch {
+            try? removeFiles(at: temporary)
             throw SQLiteError.cannotOpen("cannot move backup into place: \(error)")
         }
     }
+
+    /// The first 16 bytes of every SQLite database file (https://www.sqlite.org/fileformat.html).
+    static let databaseHeader = Array("SQLite format 3\u{0}".utf8)
+
+    /// Throws unless `path` is missing, or a regular file that is empty or an SQLite database.
+    package static func checkReplaceable(_ path: String) throws {
+        guard let kind = try fileKind(path) else { return }
+        guard kind == .typeRegular else { throw BackupRefusal.notAFile(path) }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw BackupRefusal.notADatabase(path) }
+        defer { try? handle.close() }
+        let start = (try? handle.read(upToCount: databaseHeader.count)) ?? Data()
+        guard start.isEmpty || Array(start) == databaseHeader else { throw BackupRefusal.notADatabase(path) }
+    }
+
+    /// Throws unless `path` is missing or a regular file.
+    static func checkRemovable(_ path: String) throws {
+        if let kind = try fileKind(path), kind != .typeRegular { throw BackupRefusal.notAFile(path) }
+    }
+
+    /// The type of the file at `path` itself (a symbolic link is one), nil when there is none.
+    private static func fileKind(_ path: String) throws -> FileAttributeType? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            if errno == ENOENT { return nil }
+            throw SQLiteError.cannotOpen("cannot inspect \(path): \(String(cString: strerror(errno)))")
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .typeRegular
+        case S_IFDIR: return .typeDirectory
+        case S_IFLNK: return .typeSymbolicLink
+        default: return .typeUnknown
+        }
+    }
+
+    /// The files SQLite keeps beside a database in WAL mode.
+    private static func sidecars(of path: String) -> [String] { [path + "-wal", path + "-shm"] }
 
     private func copy(
         from source: Database, to target: Database, pagesPerStep: Int32, progress: ((BackupProgress) -> Void)?
@@ -63,8 +131,11 @@ extension DatabasePool {
         try target.check(finish, sql: nil)
     }
 
+    /// Removes `path` and its sidecars; each must be missing or a regular file (never a
+    /// directory: `removeItem` would remove a whole tree).
     private func removeFiles(at path: String) throws {
-        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+        for file in [path] + Self.sidecars(of: path) where FileManager.default.fileExists(atPath: file) {
+            try Self.checkRemovable(file)
             do {
                 try FileManager.default.removeItem(atPath: file)
             } catch {

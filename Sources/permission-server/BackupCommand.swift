@@ -6,7 +6,9 @@ import SQLiteStore
 /// `permission-server backup --to FILE`: a consistent online copy of the database
 /// (https://www.sqlite.org/backup.html), safe while a server is serving the same file: the copy
 /// is one read snapshot and never blocks the server's writer. Refuses to replace an existing
-/// file unless `--force`.
+/// file unless `--force`, and even then replaces only an earlier backup (an SQLite database or
+/// an empty file): never a directory, another file, or a file of the deployment it copies (the
+/// database, its `-wal`, `-shm` or `-journal`, the audit key file).
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
@@ -16,7 +18,7 @@ struct BackupCommand: ParsableCommand {
     @Option(name: .customLong("to"), help: ArgumentHelp("The backup file to create.", valueName: "path"))
     var destination: String
 
-    @Flag(help: "Replace the backup file if it exists.")
+    @Flag(help: "Replace the backup file if it exists (an earlier backup: an SQLite database or an empty file).")
     var force = false
 
     @OptionGroup var options: SettingOptions
@@ -39,12 +41,25 @@ struct BackupCommand: ParsableCommand {
             logger.critical("no database to back up", metadata: ["database": "\(source)"])
             throw ExitCode(ExitCodes.noInput)
         }
+        let target = standardized(destination)
+        let deployment =
+            [source, source + "-wal", source + "-shm", source + "-journal"]
+            + [configuration.auditKeys.file ?? AuditKeyLoading.defaultFile(forDatabase: source)]
+        if let own = deployment.first(where: { standardized($0) == target }) {
+            logger.critical(
+                "--to names a file of the database it copies; name a file of its own",
+                metadata: ["to": "\(destination)", "file": "\(own)"])
+            throw ExitCode(ExitCodes.usage)
+        }
+        do {
+            try DatabasePool.checkReplaceable(destination)
+        } catch let refusal as DatabasePool.BackupRefusal {
+            logger.critical("cannot back up to --to: \(refusal)", metadata: ["to": "\(destination)"])
+            throw ExitCode(ExitCodes.cannotCreate)
+        }
         if files.fileExists(atPath: destination), !force {
             logger.critical("the backup file exists; pass --force to replace it", metadata: ["to": "\(destination)"])
             throw ExitCode(ExitCodes.cannotCreate)
-        }
-        guard standardized(source) != standardized(destination) else {
-            throw ValidationError("--to must name another file than the database")
         }
         do {
             // The pool, not the store: a backup must not migrate (write) the source file.
@@ -52,6 +67,9 @@ struct BackupCommand: ParsableCommand {
             try pool.backup(to: destination) { step in
                 logger.debug("backup progress", metadata: ["copied": "\(step.copied)", "total": "\(step.total)"])
             }
+        } catch let refusal as DatabasePool.BackupRefusal {
+            logger.critical("cannot back up to --to: \(refusal)", metadata: ["to": "\(destination)"])
+            throw ExitCode(ExitCodes.cannotCreate)
         } catch {
             logger.critical("backup failed: \(error)", metadata: ["database": "\(source)", "to": "\(destination)"])
             throw ExitCode.failure

@@ -8,6 +8,51 @@ import Testing
 /// start, and find exactly the data of the backup with an intact audit chain.
 @Suite(.serialized, .timeLimit(.minutes(3)), .startsProcesses)
 struct BackupRestoreTests {
+    @Test(
+        "backup --force replaces an earlier backup only: never a directory, another file, or the serving deployment's own files")
+    func forceReplacesOnlyABackup() throws {
+        let directory = try Paths.makeTemporaryDirectory("backup-force")
+        defer { Paths.removeTemporary(directory) }
+        let data = directory.appendingPathComponent("data").path
+        let database = data + "/permissions.sqlite"
+        let server = try ServerProcess(database: database, directory: directory, environment: OperationsTests.keyEnvironment)
+        defer { server.killNow() }
+        #expect(["200", "201"].contains(try OperationsTests.putApp(server, "com.example.kept")))
+        let deployment = try FileManager.default.contentsOfDirectory(atPath: data).sorted()
+        #expect(deployment.contains("permissions.sqlite.audit-key") && deployment.contains("permissions.sqlite-wal"))
+        func backup(to target: String) throws -> ProcessResult {
+            try Subprocess.run(Paths.serverBinary, ["backup", "--force", "--to", target, "--database", database])
+        }
+        // The directory that holds the deployment, each of its files, another directory, a text file.
+        let notes = directory.appendingPathComponent("notes.txt").path
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: notes))
+        let cases: [(target: String, status: Int32, says: String)] = [
+            (data, 73, "not a regular file"),
+            (database + "-wal", 64, "a file of the database it copies"),
+            (database + "-shm", 64, "a file of the database it copies"),
+            (database + ".audit-key", 64, "a file of the database it copies"),
+            (data + "/../data/permissions.sqlite", 64, "a file of the database it copies"),
+            (notes, 73, "not an SQLite database"),
+        ]
+        for (target, status, says) in cases {
+            let refused = try backup(to: target)
+            #expect(refused.status == status, "\(target): \(refused.stdout) \(refused.stderr)")
+            #expect(refused.stderr.contains(says), "\(target): \(refused.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data).sorted() == deployment)
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == "keep me")
+        #expect(["200", "201"].contains(try OperationsTests.putApp(server, "com.example.after")))
+        #expect(try OperationsTests.sqlite(database, "SELECT count(*) FROM apps WHERE id = 'com.example.kept'") == "1")
+
+        // An earlier backup is replaced.
+        let earlier = directory.appendingPathComponent("backup.sqlite").path
+        #expect(try backup(to: earlier).status == 0)
+        #expect(try backup(to: earlier).status == 0)
+        #expect(try OperationsTests.sqlite(earlier, "SELECT count(*) FROM apps") == "2")
+        server.send(SIGTERM)
+        #expect(server.waitForExit(timeout: 20) == 0, "\(server.log())")
+    }
+
     @Test("backup while serving, wipe, restore: the backed-up data is there, later writes are not, the audit chain verifies")
     func backupWipeRestore() throws {
         let directory = try Paths.makeTemporaryDirectory("backup")

@@ -64,14 +64,53 @@ import Testing
         #expect(try copy.withStatement("PRAGMA integrity_check") { try $0.step() ? $0.string(at: 0) : nil } == "ok")
     }
 
-    @Test func backupReplacesAnExistingFile() throws {
+    @Test func backupReplacesAnEarlierBackupOrAnEmptyFile() throws {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.file("live.sqlite"))
         try pool.writeWithoutTransaction { try $0.execute("CREATE TABLE t (x); INSERT INTO t VALUES (42)") }
         let destination = directory.file("backup.sqlite")
-        try Data("not a database".utf8).write(to: URL(fileURLWithPath: destination))
         try pool.backup(to: destination)
+        try pool.writeWithoutTransaction { try $0.execute("UPDATE t SET x = 43") }
+        try pool.backup(to: destination)  // the earlier backup, replaced
         let copy = try Database(path: destination, mode: .readOnly)
-        #expect(try copy.withStatement("SELECT x FROM t") { try $0.step() ? $0.int(at: 0) : -1 } == 42)
+        #expect(try copy.withStatement("SELECT x FROM t") { try $0.step() ? $0.int(at: 0) : -1 } == 43)
+        let empty = directory.file("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        try pool.backup(to: empty)
+        #expect(try Database(path: empty, mode: .readOnly).withStatement("SELECT x FROM t") { try $0.step() } == true)
+        #expect(!FileManager.default.fileExists(atPath: destination + ".partial"))
+    }
+
+    /// A backup replaces an earlier backup only: a directory (`removeItem` would take the whole
+    /// tree), a file that is not an SQLite database, or a directory where a `-wal` would be, is
+    /// refused before anything is written or removed.
+    @Test func backupRefusesToReplaceAnythingButABackup() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("live.sqlite"))
+        try pool.writeWithoutTransaction { try $0.execute("CREATE TABLE t (x); INSERT INTO t VALUES (42)") }
+
+        let folder = directory.file("backups")
+        try FileManager.default.createDirectory(atPath: folder + "/nested", withIntermediateDirectories: true)
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: folder + "/nested/file.txt"))
+        #expect(throws: DatabasePool.BackupRefusal.notAFile(folder)) { try pool.backup(to: folder) }
+        #expect(try String(contentsOfFile: folder + "/nested/file.txt", encoding: .utf8) == "kept")
+
+        let notes = directory.file("notes.txt")
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: notes))
+        #expect(throws: DatabasePool.BackupRefusal.notADatabase(notes)) { try pool.backup(to: notes) }
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == "not a database")
+
+        let walHeld = directory.file("held.sqlite")
+        try FileManager.default.createDirectory(atPath: walHeld + "-wal/inside", withIntermediateDirectories: true)
+        #expect(throws: DatabasePool.BackupRefusal.notAFile(walHeld + "-wal")) { try pool.backup(to: walHeld) }
+        #expect(FileManager.default.fileExists(atPath: walHeld + "-wal/inside"))
+        #expect(!FileManager.default.fileExists(atPath: walHeld))
+
+        let link = directory.file("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("live.sqlite"))
+        #expect(throws: DatabasePool.BackupRefusal.notAFile(link)) { try pool.backup(to: link) }
+        for refused in [folder, notes, walHeld, link] {
+            #expect(!FileManager.default.fileExists(atPath: refused + ".partial"))
+        }
     }
 }
