@@ -43,6 +43,24 @@ struct ConsentBrowser {
             headers: headers + [("Content-Type", "application/x-www-form-urlencoded")])
     }
 
+    /// The fields the form of prompt `id` carries besides the choice and the CSRF token (the
+    /// text shown and its language), from the prompt's page as this browser gets it; none when
+    /// the page shows no such prompt.
+    func shownFields(_ id: String) throws -> [(String, String)] {
+        let page = try get("/consent/prompts/\(id)").text
+        return ["shown", "shownLanguage"].compactMap { name -> (String, String)? in
+            let marker = #"<input type="hidden" name="\#(name)" value=""#
+            guard let start = page.range(of: marker) else { return nil }
+            return (name, Markup.unescape(String(page[start.upperBound...].prefix { $0 != "\"" })))
+        }
+    }
+
+    /// Answers prompt `id` with `choice` as its form on the page does (`shown`: the form's
+    /// fields read earlier, else read now).
+    func decide(_ id: String, _ choice: String, shown: [(String, String)]? = nil) throws -> TestResponse {
+        try post("/consent/prompts/\(id)/decision", [("choice", choice)] + (try shown ?? shownFields(id)))
+    }
+
     /// Posts and follows the 303 like a browser: the page it leads to.
     func submit(_ target: String, _ fields: [(String, String)]) throws -> TestResponse {
         let response = try post(target, fields)

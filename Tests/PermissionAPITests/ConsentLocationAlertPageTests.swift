@@ -105,7 +105,7 @@ import struct PermissionDomain.LocationAlertSettings
             #expect(before.status == .authorized && before.level == "always" && before.reason == .userSet)
             let browser = try ConsentBrowser(app, user: user)
             let seq = try app.lastSeq()
-            let response = try browser.post("/consent/prompts/\(prompt.id)/decision", [("choice", choice)])
+            let response = try browser.decide(prompt.id, choice)
             #expect(response.status == 303, "\(choice): \(response.text)")
             #expect(response.headers["Location"] == "/consent/?done=decided")
             #expect(try app.promptState(prompt) == .answered)

@@ -147,7 +147,7 @@ import Testing
             let other = try Self.raise(kind, app, user: apiUser)
             let browser = try ConsentBrowser(app, user: pageUser)
             let before = try app.lastSeq()
-            let response = try browser.post("/consent/prompts/\(shown.id)/decision", [("choice", choice)])
+            let response = try browser.decide(shown.id, choice)
             #expect(response.status == 303, "\(choice): \(response.text)")
             #expect(response.headers["Location"] == "/consent/?done=decided")
             let entries = try app.audit("after=\(before)")
@@ -192,7 +192,8 @@ import Testing
         #expect(try Markup.alert(viaPage.id, in: english).contains(#"dir="auto">\#(viaPage.purpose)</p>"#), "base: no lang")
 
         let before = try app.lastSeq()
-        let answered = try browser.submit("/consent/prompts/\(viaPage.id)/decision", [("choice", "allow")])
+        let answered = try browser.submit(
+            "/consent/prompts/\(viaPage.id)/decision", [("choice", "allow")] + (try browser.shownFields(viaPage.id)))
         #expect(answered.text.contains(#"<p id="flash" role="status">Deine Antwort wurde gesichert.</p>"#))
         _ = try app.decide(viaAPI, "allow")
         let entries = try app.audit("after=\(before)")
@@ -204,6 +205,37 @@ import Testing
         #expect(pageEntry.actor.role == "user" && apiEntry.actor.role == "admin")
         let authorization = try app.authorization("camera", user: "u42")
         #expect(authorization.purpose == german && authorization.purposeLanguage == "de")
+    }
+
+    /// A page shows a translation; the app registers a new one before the person answers. The
+    /// answer to the old text is refused (409, nothing written) and the page shows the new text;
+    /// the answer to that is recorded with it.
+    @Test func anAnswerToATextTheAppReplacedIsRefused() throws {
+        let app = try TestApp()
+        try LocalizedPurposeStringTests.registerLocalized(app)
+        let prompt = try app.prompt("camera", "full", user: "u42")
+        let browser = try ConsentBrowser(app, acceptLanguage: "de")
+        let shown = try browser.shownFields(prompt.id)
+        #expect(shown.map(\.1) == [LocalizedPurposeStringTests.german, "de"])
+        let replaced = "Die Kamera liest QR-Codes."
+        let registration = AppRegistration(
+            name: "Maps", purposeStrings: TestApp.allPurposes,
+            localizedPurposeStrings: ["de": [LocalizedPurposeStringTests.camera: replaced]])
+        #expect(
+            try app.send(
+                .put, "/v1/apps/com.example.maps", json: String(decoding: try WireEncoder.encode(registration), as: UTF8.self)
+            )
+            .status == 200)
+        let before = try app.lastSeq()
+        let refused = try browser.decide(prompt.id, "allow", shown: shown)
+        #expect(refused.status == 409)
+        #expect(refused.text.contains("Die App hat geändert, was sie zu dieser Anfrage sagt."))
+        #expect(try Markup.alert(prompt.id, in: refused.text).contains(replaced), "the page shows the new text")
+        #expect(try app.lastSeq() == before && app.promptState(prompt) == .pending, "nothing written")
+        #expect(try browser.decide(prompt.id, "allow").status == 303)
+        let authorization = try app.authorization("camera", user: "u42")
+        #expect(authorization.purpose == replaced && authorization.purposeLanguage == "de")
+        #expect(try app.audit("after=\(before)").map(\.purpose) == [replaced])
     }
 
     @Test func refusedDecisionsChangeNothing() throws {
@@ -225,20 +257,24 @@ import Testing
         }
         // Another user's prompt, and prompts that do not exist, are not found.
         for id in [foreign.id, "p-unknown", "%3Cb%3E"] {
-            let response = try browser.post("/consent/prompts/\(id)/decision", [("choice", "allow")])
+            let response = try browser.decide(id, "allow")
             #expect(response.status == 404, "\(id)")
             #expect(!response.text.contains("Purpose"))
         }
         // A choice the prompt does not offer, or none.
-        let invalid = try browser.post("/consent/prompts/\(own.id)/decision", [("choice", "allowOnce")])
+        let shown = try browser.shownFields(own.id)
+        #expect(shown.count == 2)
+        let invalid = try browser.decide(own.id, "allowOnce", shown: shown)
         #expect(invalid.status == 400 && invalid.text.contains(#"<p id="flash" class="error" role="alert">"#))
         #expect(try browser.post("/consent/prompts/\(own.id)/decision", []).status == 400)
         #expect(try app.lastSeq() == checked, "nothing was written")
         #expect(checked > seq, "(the other session's link was audited)")
         #expect(try app.promptState(own) == .pending && app.promptState(foreign) == .pending)
         // Answered once; a second answer is refused.
-        #expect(try browser.post("/consent/prompts/\(own.id)/decision", [("choice", "deny")]).status == 303)
-        let again = try browser.post("/consent/prompts/\(own.id)/decision", [("choice", "allow")])
+        #expect(try browser.post("/consent/prompts/\(own.id)/decision", [("choice", "deny")]).status == 400, "no text shown")
+        #expect(try app.lastSeq() == checked, "nothing was written")
+        #expect(try browser.decide(own.id, "deny", shown: shown).status == 303)
+        let again = try browser.decide(own.id, "allow", shown: shown)
         #expect(again.status == 409 && again.text.contains("no longer waiting"))
         #expect(try app.authorization("camera").status == .denied)
     }

@@ -44,16 +44,22 @@ extension ConsentController {
                 ).response
             }
             guard let choice = form.value("choice") else { return try refused(.badRequest, .errorInvalidChoice) }
+            guard let shown = ConsentPromptsPage.shownText(in: form) else {
+                return try refused(.badRequest, .errorInvalidChoice)
+            }
             do {
-                // The same call as POST /v1/prompts/{id}/decision, with the page's languages so
-                // that the text and language shown are what the decision records.
+                // The same call as POST /v1/prompts/{id}/decision, with the page's languages and
+                // the text the form was shown with: the decision records that text, or is
+                // refused when the app's text changed since the page was made.
                 _ = try permissions.decide(
-                    promptID: prompt.id, choice: choice, languages: languages, actor: visit.session.actor,
-                    requestId: context.requestId)
+                    promptID: prompt.id, choice: choice, languages: languages, shown: shown,
+                    actor: visit.session.actor, requestId: context.requestId)
             } catch PermissionError.promptNotPending {
                 return try refused(.conflict, .errorNotPending)
             } catch PermissionError.invalidChoice {
                 return try refused(.badRequest, .errorInvalidChoice)
+            } catch PermissionError.conflict(why: PermissionService.purposeChangedSinceShown) {
+                return try refused(.conflict, .errorPurposeChanged)
             }
             return Self.redirect("/consent/?done=\(ConsentFlash.Done.decided.rawValue)")
         }

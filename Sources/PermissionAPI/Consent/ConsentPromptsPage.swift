@@ -68,6 +68,27 @@ enum ConsentPromptsPage {
                 : HTML.join([]),
             HTML.element(
                 "form", ["class": "alert-actions", "method": "post", "action": "/consent/prompts/\(id)/decision"],
-                [ConsentPage.csrfField(visit)] + buttons))
+                [ConsentPage.csrfField(visit)] + shownFields(shown) + buttons))
+    }
+
+    /// The form fields that carry the text the alert shows (and its language), so that the
+    /// decision records that text or is refused when it is no longer the app's.
+    static let shownField = "shown"
+    static let shownLanguageField = "shownLanguage"
+
+    static func shownFields(_ shown: ConsentShownPrompt) -> [HTML] {
+        [
+            HTML.void("input", ["type": "hidden", "name": shownField, "value": shown.purpose.rawValue]),
+            HTML.void("input", ["type": "hidden", "name": shownLanguageField, "value": shown.purposeLanguage?.rawValue ?? ""]),
+        ]
+    }
+
+    /// The text and language a decision's form says were shown; nil when missing or malformed.
+    static func shownText(in form: ConsentForm) -> (text: PurposeString, language: LanguageTag?)? {
+        guard let text = form.value(shownField).flatMap({ try? PurposeString($0) }), let tag = form.value(shownLanguageField)
+        else { return nil }
+        if tag.isEmpty { return (text, nil) }
+        guard let language = try? LanguageTag(tag) else { return nil }
+        return (text, language)
     }
 }

@@ -8,7 +8,7 @@ enum ConsentText {
         case navigation, navPrompts, navSettings, navHistory, signOut
         case promptsHeading, noPrompts
         case doneDecided, doneSaved, doneLocationOn, doneLocationOff
-        case errorNotPending, errorInvalidChoice, errorRestricted, errorInvalidSetting, errorInvalidSwitch
+        case errorPurposeChanged, errorNotPending, errorInvalidChoice, errorRestricted, errorInvalidSetting, errorInvalidSwitch
         case settingsHeading, locationServices, switchOn, switchOff, locationServicesOffNote, noApps, save
         case restricted
         case historyHeading, noHistory, olderEntries, downloadData, exportTooLargeTitle, exportTooLargeText
@@ -106,6 +106,11 @@ enum ConsentText {
                 "Falls sie sich nicht gleich von selbst öffnet, nutze den Link unten."
             )
         case .openingLink: return ("Open My Privacy Choices", "Meine Datenschutz-Auswahl öffnen")
+        case .errorPurposeChanged:
+            return (
+                "The app changed what it says about this request. Read it again before you answer; nothing was changed.",
+                "Die App hat geändert, was sie zu dieser Anfrage sagt. Lies es noch einmal, bevor du antwortest; es wurde nichts geändert."
+            )
         case .signedOutTitle: return ("You are signed out", "Du bist abgemeldet")
         case .signedOutText:
             return (

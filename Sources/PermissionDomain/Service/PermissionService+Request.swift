@@ -68,14 +68,24 @@ extension PermissionService {
         try decide(promptID: promptID, choice: choice, until: until, languages: [], actor: actor, requestId: requestId)
     }
 
+    /// Why ``decide(promptID:choice:until:languages:shown:actor:requestId:)`` refuses a
+    /// decision on a text no longer shown.
+    public static let purposeChangedSinceShown = "the purpose string shown is no longer the app's; show the prompt again"
+
     /// ``decide(promptID:choice:actor:requestId:)`` by a person who was shown the prompt's
     /// purpose string for `languages` (``purposeText(for:languages:)``, e.g. a consent page
     /// with its `Accept-Language`): the text and language actually shown, chosen again inside
     /// the write, are what the answered prompt, the authorization and the audit entry keep.
     /// - Parameters:
     ///   - languages: the person's languages, most preferred first; empty: the prompt's own text.
+    ///   - shown: the text and language the person was shown, when known (a page's form carries
+    ///     them): a decision on a text that is no longer the one chosen inside the write (the app
+    ///     registered a new translation meanwhile) is refused, nothing changed, rather than
+    ///     recorded with a text the person never saw.
+    /// - Throws: also `PermissionError.conflict` when `shown` is not the text chosen now.
     public func decide(
-        promptID: PromptID, choice: String, until: Date? = nil, languages: [String], actor: Actor, requestId: String?
+        promptID: PromptID, choice: String, until: Date? = nil, languages: [String],
+        shown expected: (text: PurposeString, language: LanguageTag?)? = nil, actor: Actor, requestId: String?
     ) throws -> DecisionOutcome {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
@@ -88,6 +98,9 @@ extension PermissionService {
                 throw PermissionError.invalidChoice(choice: choice, allowed: prompt.options)
             }
             let shown = try purposeText(writer, for: prompt, languages: languages)
+            if let expected, expected.text != shown.text || expected.language != shown.language {
+                throw PermissionError.conflict(why: Self.purposeChangedSinceShown)
+            }
             prompt.purpose = shown.text
             prompt.purposeLanguage = shown.language
             let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
