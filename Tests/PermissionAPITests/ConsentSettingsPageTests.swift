@@ -145,6 +145,71 @@ import Testing
         #expect(try app.authorization("camera").status == .restricted)
     }
 
+    /// With Location Services off, each location entry shows the choice kept for when they are
+    /// on again (iOS shows it beside the switch), not the "Never" the switch makes of it, and
+    /// saving the entry as shown keeps it.
+    @Test func withLocationServicesOffTheKeptChoiceIsShown() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        _ = try app.grant("location", "whenInUse", "allowWhileUsing")
+        let browser = try ConsentBrowser(app)
+        _ = try browser.submit("/consent/settings/location-services", [("enabled", "false")])
+        #expect(try app.authorization("location").reason == .servicesDisabled)
+        let page = try browser.get("/consent/settings").text
+        let radios = try Markup.radios(service: "location", app: "com.example.maps", in: page)
+        #expect(radios.filter(\.checked).map(\.value) == ["whileUsing"])
+        #expect(try browser.post("/consent/settings/location/com.example.maps", [("value", "whileUsing")]).status == 303)
+        _ = try browser.submit("/consent/settings/location-services", [("enabled", "true")])
+        let back = try app.authorization("location")
+        #expect(back.status == .authorized && back.level == "whenInUse", "the kept choice is back")
+    }
+
+    /// An entry an operator's allow policy decides is managed as a restricted one is: shown
+    /// with its controls disabled and a sentence saying so; a forged change is refused (409),
+    /// never answered "saved" while the entry stays on.
+    @Test func anEntryAnAllowPolicyDecidesIsShownManaged() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        #expect(try app.set("camera", #"{"status":"denied"}"#).status == 200)
+        try app.policy("a", #"{"service":"camera","app":"com.example.maps","effect":"allow","level":"full"}"#)
+        #expect(try app.authorization("camera").status == .authorized)
+        let browser = try ConsentBrowser(app)
+        let page = try browser.get("/consent/settings").text
+        let form = try Markup.settingsForm(service: "camera", app: "com.example.maps", in: page)
+        #expect(form.contains(#"data-restricted="true""#))
+        #expect(form.contains(#"<p class="restricted">Allowed for you: this setting is managed for you"#))
+        let radios = try Markup.radios(service: "camera", app: "com.example.maps", in: page)
+        #expect(radios.allSatisfy(\.disabled) && radios.filter(\.checked).map(\.value) == ["on"])
+        let seq = try app.lastSeq()
+        let response = try browser.post("/consent/settings/camera/com.example.maps", [("value", "off")])
+        #expect(response.status == 409 && !response.text.contains("was saved"))
+        #expect(try app.lastSeq() == seq, "nothing was written")
+    }
+
+    /// As on iOS, Always is offered only to an app with both location purpose strings; a forged
+    /// Always for an app without them is refused (400), nothing written.
+    @Test func alwaysIsOfferedOnlyToAnAppWithItsPurposeStrings() throws {
+        let app = try TestApp()
+        var purposes = TestApp.allPurposes
+        purposes["NSLocationAlwaysAndWhenInUseUsageDescription"] = nil
+        try app.registerApp("com.example.maps", purposes)
+        try app.registerApp("com.example.hike")
+        _ = try app.grant("location", "whenInUse", "allowWhileUsing")
+        _ = try app.grant("location", "whenInUse", "allowWhileUsing", app: "com.example.hike")
+        let browser = try ConsentBrowser(app)
+        let page = try browser.get("/consent/settings").text
+        #expect(
+            try Markup.radios(service: "location", app: "com.example.maps", in: page).map(\.value)
+                == ["never", "askNextTime", "whileUsing"])
+        #expect(
+            try Markup.radios(service: "location", app: "com.example.hike", in: page).map(\.value)
+                == ["never", "askNextTime", "whileUsing", "always"])
+        let seq = try app.lastSeq()
+        #expect(try browser.post("/consent/settings/location/com.example.maps", [("value", "always")]).status == 400)
+        #expect(try app.lastSeq() == seq && app.authorization("location").level == "whenInUse")
+        #expect(try browser.post("/consent/settings/location/com.example.hike", [("value", "always")]).status == 303)
+    }
+
     @Test func otherEntriesAndFormsWithoutTheTokenChangeNothing() throws {
         let app = try TestApp()
         try app.registerApp()

@@ -36,21 +36,24 @@ extension ConsentController {
             guard let service = context.parameters["service"].flatMap({ try? ServiceID($0) }),
                 let app = context.parameters["app"].flatMap({ try? AppID($0) })
             else { throw ConsentPageError.notFound }
-            let definition: ServiceDefinition
-            let current: Authorization
+            let entry: ConsentSettingsPage.Entry
+            var names = ConsentAppNames()
             do {
-                definition = try permissions.service(service)
-                current = try permissions.authorization(user: visit.user, app: app, service: service)
+                entry = try Self.entry(
+                    user: visit.user, app: app, definition: try permissions.service(service), permissions, names: &names)
             } catch PermissionError.unknownService {
                 throw ConsentPageError.notFound
             }
-            guard current.version > 0 else { throw ConsentPageError.notFound }
+            guard entry.authorization.version > 0 else { throw ConsentPageError.notFound }
             let refused = { (status: HTTPStatus, key: ConsentText.Key) throws -> HTTPResponse in
                 let page = try Self.settingsPage(request, visit, permissions, flash: .error(key), status: status)
                 return page.response
             }
+            // What the page offers only: a managed entry is shown disabled (a policy decides it,
+            // whatever the user's own choice), an option the entry does not show is refused.
+            if entry.managed { return try refused(.conflict, .errorRestricted) }
             guard let option = form.value("value").flatMap(ConsentSettingOption.init(rawValue:)),
-                let change = option.change(for: definition, current: current)
+                entry.options.contains(option), let change = option.change(for: entry.service, current: entry.authorization)
             else { return try refused(.badRequest, .errorInvalidSetting) }
             do {
                 _ = try permissions.setAuthorization(
@@ -76,6 +79,24 @@ extension ConsentController {
             visit: visit, language: ConsentLanguage.of(request.headers), flash: flash, status: status)
     }
 
+    /// The entry of `app` for `definition`'s service, from its effective `authorization` (read
+    /// when nil): with Location Services off it shows the choice kept for when they are on.
+    static func entry(
+        user: UserID, app: AppID, definition: ServiceDefinition, _ permissions: PermissionService,
+        names: inout ConsentAppNames, _ authorization: Authorization? = nil
+    ) throws -> ConsentSettingsPage.Entry {
+        var shown = try authorization ?? permissions.authorization(user: user, app: app, service: definition.id)
+        if shown.reason == .servicesDisabled {
+            shown = try permissions.authorizationWithLocationServicesOn(user: user, app: app, service: definition.id)
+        }
+        var registration: App?
+        do {
+            registration = try permissions.app(app)
+        } catch PermissionError.notFound {}
+        return ConsentSettingsPage.Entry(
+            service: definition, appName: try names.name(of: app, permissions), authorization: shown, app: registration)
+    }
+
     /// Every authorization record of `user` (at most ``maxSettingsEntries``), as entries in
     /// the catalogue's order of services (custom services after, by id), apps by name.
     static func settingsEntries(_ user: UserID, _ permissions: PermissionService) throws -> [ConsentSettingsPage.Entry] {
@@ -99,9 +120,7 @@ extension ConsentController {
                 services[authorization.service] = definition
             }
             entries.append(
-                .init(
-                    service: definition, appName: try names.name(of: authorization.app, permissions), authorization: authorization
-                ))
+                try entry(user: user, app: authorization.app, definition: definition, permissions, names: &names, authorization))
         }
         let rank = Dictionary(uniqueKeysWithValues: Catalogue.builtins.enumerated().map { ($1.id, $0) })
         return entries.sorted { left, right in

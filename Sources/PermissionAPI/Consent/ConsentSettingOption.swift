@@ -21,6 +21,33 @@ enum ConsentSettingOption: String, Sendable, CaseIterable {
         }
     }
 
+    /// The options `app`'s entry for `service` offers: as on iOS, an option that grants a level
+    /// only when the app has every purpose string that level needs (no Always for an app without
+    /// `NSLocationAlwaysAndWhenInUseUsageDescription`), except the `current` one, which is
+    /// shown as it is.
+    static func options(
+        for service: ServiceDefinition, app: App?, current: ConsentSettingOption?
+    )
+        -> [ConsentSettingOption]
+    {
+        options(for: service).filter { option in
+            guard option != current, let level = option.level, service.has(level) else { return true }
+            return service.purposeKeys(for: level).allSatisfy { app?.purposeStrings[$0] != nil }
+        }
+    }
+
+    /// The level this option grants, for the options that name one.
+    var level: Level? {
+        switch self {
+        case .whileUsing: .whenInUse
+        case .always: .always
+        case .addOnly: .addOnly
+        case .limited: .limited
+        case .full: .full
+        case .never, .askNextTime, .noAccess, .off, .on: nil
+        }
+    }
+
     /// The settings change this option is for `service`: the status and level to set.
     /// `on` is the service's strongest level, except that an entry already on keeps its level
     /// (turning on what is on changes nothing).

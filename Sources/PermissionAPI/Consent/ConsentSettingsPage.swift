@@ -3,14 +3,29 @@ import PermissionDomain
 
 /// Settings › Privacy (`GET /consent/settings`): the Location Services switch, then one
 /// section per service some app holds an authorization record of, with one form per app:
-/// its options as radio buttons (the current one checked) and a Save button; a restricted
-/// entry is shown as such, its controls disabled.
+/// its options as radio buttons (the current one checked) and a Save button; an entry a policy
+/// decides (restricted, or allowed by an operator) is shown as such, its controls disabled.
 enum ConsentSettingsPage {
-    /// One app's entry: the service, the app's name and its effective authorization.
+    /// One app's entry: the service, the app's name, its authorization as the entry shows it
+    /// (with Location Services off, the choice kept for when they are on again, as on iOS), and
+    /// the options it offers.
     struct Entry: Sendable {
         let service: ServiceDefinition
         let appName: String
         let authorization: Authorization
+        let options: [ConsentSettingOption]
+
+        init(service: ServiceDefinition, appName: String, authorization: Authorization, app: App?) {
+            self.service = service
+            self.appName = appName
+            self.authorization = authorization
+            options = ConsentSettingOption.options(
+                for: service, app: app, current: ConsentSettingOption.current(authorization, service: service))
+        }
+
+        /// Whether a policy decides the entry (restricted, or allowed by an operator): the user
+        /// cannot change it here.
+        var managed: Bool { authorization.reason == .policy }
     }
 
     static func page(
@@ -66,9 +81,9 @@ enum ConsentSettingsPage {
     static func form(_ entry: Entry, visit: ConsentVisit, language: ConsentLanguage) -> HTML {
         let service = entry.service.id.rawValue
         let app = entry.authorization.app.rawValue
-        let restricted = entry.authorization.status == .restricted
+        let restricted = entry.managed
         let current = ConsentSettingOption.current(entry.authorization, service: entry.service)
-        let options = ConsentSettingOption.options(for: entry.service).map { option -> HTML in
+        let options = entry.options.map { option -> HTML in
             let id = "setting-\(service)-\(app)-\(option.rawValue)"
             var attributes: [(StaticString, String)] = [
                 ("type", "radio"), ("name", "value"), ("id", id), ("value", option.rawValue),
@@ -92,7 +107,8 @@ enum ConsentSettingsPage {
             HTML.element("fieldset", [:], [HTML.element("legend", [:], HTML(entry.appName))] + options),
         ]
         if restricted {
-            content.append(HTML.element("p", ["class": "restricted"], HTML(ConsentText.text(.restricted, language))))
+            let note: ConsentText.Key = entry.authorization.status == .restricted ? .restricted : .allowedByPolicy
+            content.append(HTML.element("p", ["class": "restricted"], HTML(ConsentText.text(note, language))))
         }
         content.append(
             HTML.element(

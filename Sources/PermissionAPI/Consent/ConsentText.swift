@@ -10,7 +10,7 @@ enum ConsentText {
         case doneDecided, doneSaved, doneLocationOn, doneLocationOff
         case errorPurposeChanged, errorNotPending, errorInvalidChoice, errorRestricted, errorInvalidSetting, errorInvalidSwitch
         case settingsHeading, locationServices, switchOn, switchOff, locationServicesOffNote, noApps, save
-        case restricted
+        case restricted, allowedByPolicy
         case historyHeading, noHistory, olderEntries, downloadData, exportTooLargeTitle, exportTooLargeText
         case openInBrowserTitle, openInBrowserText, openingTitle, openingText, openingLink, signedOutTitle, signedOutText
         case askForNewLink, linkExpiredTitle, linkExpiredText, linkIncompleteTitle, linkIncompleteText
@@ -80,6 +80,11 @@ enum ConsentText {
             )
         case .noApps: return ("No app has asked for access yet.", "Noch keine App hat um Zugriff gebeten.")
         case .save: return ("Save", "Sichern")
+        case .allowedByPolicy:
+            return (
+                "Allowed for you: this setting is managed for you and cannot be changed here.",
+                "Für dich erlaubt: Diese Einstellung wird für dich verwaltet und kann hier nicht geändert werden."
+            )
         case .restricted:
             return (
                 "Restricted: this setting is managed for you and cannot be changed here.",

@@ -11,6 +11,22 @@ extension PermissionService {
         }
     }
 
+    /// The authorization as it is with the user's Location Services switch on: the choice kept
+    /// while the switch is off (SPEC §3), which a settings screen shows beside the switch. For a
+    /// service without the switch, or a user whose switch is on, it is ``authorization(user:app:service:)``.
+    /// - Throws: `PermissionError.unknownService`.
+    public func authorizationWithLocationServicesOn(user: UserID, app: AppID, service: ServiceID) throws -> Authorization {
+        let at = now
+        return try store.read { reader in
+            let definition = try resolveService(reader, service)
+            let (found, _) = try reader.authorizationAndSettings(user: user, app: app, service: service, withSettings: false)
+            let stored = found ?? .initial(user: user, app: app, service: service)
+            let policies = try reader.policies(service: service, app: app, user: user)
+            let view = Rules.effective(stored: stored, service: definition, policies: policies, settings: nil, now: at)
+            return try flaggingPurpose(reader, view, stored: stored, service: definition)
+        }
+    }
+
     /// Effective authorizations of the stored records matching `filter`, ordered by
     /// (user, app, service): every authorization of a user, every user of an app for a service, ...
     /// `filter.status` is applied to the EFFECTIVE status: the store is scanned (at most
