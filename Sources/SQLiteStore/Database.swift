@@ -220,6 +220,15 @@ package final class Database {
 
     /// Whether a transaction is open (https://www.sqlite.org/c3ref/get_autocommit.html).
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Whether the main database file was deleted, renamed or replaced since this connection
+    /// opened it (`SQLITE_FCNTL_HAS_MOVED`, https://www.sqlite.org/c3ref/c_fcntl_begin_atomic_write.html):
+    /// every later write would go to a file no one opens again.
+    package func fileHasMoved() throws -> Bool {
+        var moved: Int32 = 0
+        try check(sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved), sql: nil)
+        return moved != 0
+    }
 }
 
 @available(*, unavailable)

@@ -30,6 +30,11 @@ extension SQLiteError {
         SQLiteError(code: SQLITE_READONLY, message: message, sql: nil)
     }
 
+    /// `SQLITE_FULL`: the file system has no room for the database to grow.
+    static func full(_ message: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_FULL, message: message, sql: nil)
+    }
+
     /// `SQLITE_ERROR`: a generic failure, such as a pragma that did not take.
     static func generic(_ message: String, sql: String? = nil) -> SQLiteError {
         SQLiteError(code: SQLITE_ERROR, message: message, sql: sql)

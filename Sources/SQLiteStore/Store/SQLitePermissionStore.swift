@@ -127,14 +127,36 @@ public final class SQLitePermissionStore: PermissionStore {
         return try DatabasePool(path: path, configuration: configuration)
     }
 
-    /// For `/readyz`: throws unless the file is writable (the write lock can be taken) and
-    /// every known migration is applied (and no unknown one).
-    public func checkReady() throws {
+    /// Free space on the database's file system below which the server is not ready: room
+    /// for the WAL to take a few large batches.
+    public static let minimumFreeBytes: Int64 = 1 << 20
+
+    /// For `/readyz`: throws unless every known migration is applied (and no unknown one) and
+    /// the file takes durable writes: its file system has `minimumFreeBytes` free for this
+    /// process (a full disk fails every commit with `SQLITE_FULL`), the file is not read-only,
+    /// it is still the file at its path (not deleted or replaced under the server), and a commit
+    /// that rewrites the header's `user_version` with its own value (one page in the WAL and a
+    /// sync, in the writer's next batch) succeeds, so a failing disk (`SQLITE_IOERR`) makes the
+    /// server unready too.
+    public func checkReady(minimumFreeBytes: Int64 = minimumFreeBytes) throws {
         try pool.read { try PermissionSchema.migrations.checkMigrated($0) }
+        var space = statvfs()
+        let directory = (path as NSString).deletingLastPathComponent
+        if statvfs(directory.isEmpty ? "." : directory, &space) == 0 {
+            let free = Int64(space.f_bavail) * Int64(space.f_frsize)
+            if free < minimumFreeBytes {
+                throw SQLiteError.full("\(free) bytes free on the database's file system, under the \(minimumFreeBytes) it needs")
+            }
+        }
         try pool.write { database in
             if database.isReadOnly {
                 throw SQLiteError.readOnly("the database file is read-only")
             }
+            if try database.fileHasMoved() {
+                throw SQLiteError.cannotOpen("the database file was deleted or replaced while the server had it open")
+            }
+            let version = try database.withStatement("PRAGMA user_version") { try $0.step() ? $0.int(at: 0) : 0 }
+            try database.execute("PRAGMA user_version = \(version)")
         }
     }
 

@@ -21,6 +21,25 @@ import Testing
         #expect(try SQLitePermissionStore.migrate(path: fixture.store.path, keyring: .forTests) == [])
     }
 
+    /// Ready means the file takes durable writes: a check commits a write of its own (the
+    /// writer's commit count moves), and a file deleted or replaced under the store, or a file
+    /// system with less free space than the store needs, is not ready.
+    @Test func readyMeansTheFileTakesDurableWrites() throws {
+        let fixture = try StoreFixture()
+        let commits = fixture.store.pool.writer.currentStatistics.commits
+        try fixture.store.checkReady()
+        #expect(fixture.store.pool.writer.currentStatistics.commits == commits + 1, "the check committed a write")
+        #expect(throws: SQLiteError.self) { try fixture.store.checkReady(minimumFreeBytes: .max) }
+        let path = fixture.store.path
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".moved")
+        #expect(throws: SQLiteError.self) { try fixture.store.checkReady() }
+        try FileManager.default.moveItem(atPath: path + ".moved", toPath: path)
+        try fixture.store.checkReady()
+        try FileManager.default.removeItem(atPath: path)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        #expect(throws: SQLiteError.self) { try fixture.store.checkReady() }
+    }
+
     @Test func migrateSubcommandPreparesAFreshFile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("nested/deeper/p.sqlite")
