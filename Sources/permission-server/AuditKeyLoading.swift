@@ -2,6 +2,7 @@ import ArgumentParser
 import AuditKeys
 import Foundation
 import Logging
+import SQLiteStore
 
 #if canImport(Glibc)
 import Glibc
@@ -40,6 +41,21 @@ enum AuditKeyLoading {
         if let given = try given(settings, logger: logger) { return (given, nil) }
         let file = defaultFile(forDatabase: path)
         if FileManager.default.fileExists(atPath: file) { return (try read(file, logger: logger), nil) }
+        // A new key only for a database that has none: one whose users' keys are wrapped already
+        // needs its own key back, and a new file in its place would only hide that it is lost.
+        let keeps: Bool
+        do {
+            keeps = try keepsAuditKeys(path)
+        } catch {
+            logger.critical("cannot read the database file: \(error)", metadata: ["database": "\(path)"])
+            throw ExitCode.failure
+        }
+        if keeps {
+            logger.critical(
+                "the database's audit key file is missing; restore it from the backup you took with the database, or name it with --audit-key-file",
+                metadata: ["audit-key-file": "\(file)"])
+            throw ExitCode(ExitCodes.configuration)
+        }
         let key = AuditKeyring.newServerKey()
         do {
             let directory = (file as NSString).deletingLastPathComponent
@@ -56,6 +72,18 @@ enum AuditKeyLoading {
             "created a new audit server key; back it up with the database (without it the audit log's personal fields cannot be read)",
             metadata: ["audit-key-file": "\(file)"])
         return (try AuditKeyring(serverKey: key), file)
+    }
+
+    /// Whether the SQLite file at `path` keeps audit keys already (its keyring's check value):
+    /// false for a file that does not exist or is empty, or a database from before the keys.
+    /// - Throws: when the file is there but is not an SQLite database.
+    static func keepsAuditKeys(_ path: String) throws -> Bool {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard size > 0 else { return false }
+        let database = try Database(path: path, mode: .readOnly)
+        let table = "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'audit_keyring'"
+        guard try database.withStatement(table, { try $0.step() && $0.int(at: 0) > 0 }) else { return false }
+        return try database.withStatement("SELECT count(*) FROM audit_keyring") { try $0.step() && $0.int(at: 0) > 0 }
     }
 
     /// Removes the key file made for a database whose audit keys were wrapped by another server

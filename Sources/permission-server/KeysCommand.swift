@@ -16,10 +16,19 @@ struct KeysCommand: ParsableCommand {
 
     /// Opens the store and a service over it, with the settings' logging.
     /// On a PostgreSQL URI the database is migrated first, as on a SQLite file.
-    static func open(_ options: SettingOptions, label: String) throws -> (any PermissionStore, PermissionService) {
+    /// - Parameter creating: whether a SQLite file that does not exist is made (`create`: the
+    ///   first admin key before the server ever ran); else it is refused with exit 66, as a
+    ///   mistyped `--database` would otherwise list the keys of a new, empty database.
+    static func open(
+        _ options: SettingOptions, label: String, creating: Bool = false
+    ) throws -> (any PermissionStore, PermissionService) {
         let configuration = try ServerConfiguration.resolve(options)
         LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         let logger = Logger(label: label)
+        if case .sqlite(let path) = configuration.database, !creating, !FileManager.default.fileExists(atPath: path) {
+            logger.critical("no database at --database", metadata: ["database": "\(path)"])
+            throw ExitCode(ExitCodes.noInput)
+        }
         let store = try StoreOpening.open(configuration.database, keys: configuration.auditKeys, logger: logger)
         return (store, PermissionService(store: store, clock: SystemClock()))
     }
@@ -41,7 +50,7 @@ struct KeysCommand: ParsableCommand {
         @OptionGroup var options: SettingOptions
 
         func run() throws {
-            let (_, service) = try KeysCommand.open(options, label: "permission-server.keys")
+            let (_, service) = try KeysCommand.open(options, label: "permission-server.keys", creating: true)
             let (id, secret) = KeyBootstrap.generate()
             do {
                 guard let role = Role(rawValue: role) else {

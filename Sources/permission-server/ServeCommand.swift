@@ -159,7 +159,9 @@ struct ServeCommand: ParsableCommand {
             return lock
         } catch {
             logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
-            throw ExitCode(ExitCodes.unavailable)
+            // Held: worth retrying (69), the other server may stop. Not openable (a directory, a
+            // missing parent, no permission): 73, not the 69 a supervisor may read as "try again".
+            throw ExitCode(error.isHeld ? ExitCodes.unavailable : ExitCodes.cannotCreate)
         }
     }
 

@@ -24,6 +24,12 @@ final class ServeLock {
         /// The file cannot be created or opened.
         case cannotOpen(path: String, errno: Int32)
 
+        /// Whether another process holds the lock (worth retrying later).
+        var isHeld: Bool {
+            if case .held = self { return true }
+            return false
+        }
+
         var description: String {
             switch self {
             case .held(let path):

@@ -79,6 +79,33 @@ struct StartupTests {
         #expect(!again.log().contains("no active admin key"), "\(again.log())")
     }
 
+    @Test(
+        "a --database that cannot be a file, or is not a database, is refused with a sentence: not 69 (retry later), and no key file is made"
+    )
+    func aDatabaseThatCannotBeOpenedIsRefused() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-unopenable")
+        defer { Paths.removeTemporary(directory) }
+        let folder = directory.appendingPathComponent("folder").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let asDirectory = try SubcommandTests.server(["serve", "--host", "127.0.0.1", "--port", "0", "--database", folder])
+        #expect(asDirectory.status == 73, "\(asDirectory.stderr)")
+        #expect(asDirectory.stderr.contains("refusing to start: cannot open"), "\(asDirectory.stderr)")
+        let notes = directory.appendingPathComponent("notes.txt").path
+        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: notes))
+        let notDatabase = try SubcommandTests.server(["serve", "--host", "127.0.0.1", "--port", "0", "--database", notes])
+        #expect(notDatabase.status == 1, "\(notDatabase.stderr)")
+        #expect(notDatabase.stderr.contains("not a database"), "\(notDatabase.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: notes + ".audit-key"), "no key file for a file that is not a database")
+        // keys list and revoke on a mistyped path: 66, nothing made.
+        let missing = directory.appendingPathComponent("typo.sqlite").path
+        for command in [["keys", "list"], ["keys", "revoke", "k_0123456789abcdef"]] {
+            let refused = try SubcommandTests.server(command + ["--database", missing])
+            #expect(refused.status == 66 && refused.stderr.contains("no database at --database"), "\(command): \(refused.stderr)")
+        }
+        #expect(
+            !FileManager.default.fileExists(atPath: missing) && !FileManager.default.fileExists(atPath: missing + ".audit-key"))
+    }
+
     @Test("a second serve on the same file is refused with a sentence; the first keeps serving; the file is free after it stops")
     func secondServeOnOneFileIsRefused() throws {
         let directory = try Paths.makeTemporaryDirectory("startup-two-serves")
