@@ -65,6 +65,59 @@ import Testing
         #expect(try app.lastSeq() == seq)
     }
 
+    /// Purpose keys are openapi.yaml's `PurposeKey` (`^[A-Za-z][A-Za-z0-9]{0,127}$`) in
+    /// `purposeStrings`, `localizedPurposeStrings` and a custom service's `purposeKeys`: any
+    /// other key is `400 invalid-request` naming the member, and nothing changes.
+    @Test(arguments: ["1abc", "a-b", "a.b", "_x", "-", "x_", "a b", "é"])
+    func purposeKeysFollowTheDocumentedPattern(key: String) throws {
+        let app = try TestApp()
+        try app.registerApp("com.example.maps", ["NSCameraUsageDescription": "To scan."])
+        let service = #"{"levels":["read"],"purposeKeys":{"read":["XRead"]}}"#
+        #expect(try app.send(.put, "/v1/services/fridge", json: service).status == 201)
+        let seq = try app.lastSeq()
+        let quoted = ProblemJSON.quoted(key)
+        let bodies = [
+            ("purposeStrings", #"{"name":"Maps","purposeStrings":{"# + quoted + #":"To scan."}}"#),
+            (
+                "localizedPurposeStrings/de",
+                #"{"name":"Maps","purposeStrings":{"NSCameraUsageDescription":"To scan."},"#
+                    + #""localizedPurposeStrings":{"de":{"# + quoted + #":"Zum Scannen."}}}"#
+            ),
+        ]
+        for (member, body) in bodies {
+            let refused = try app.send(.put, "/v1/apps/com.example.maps", json: body)
+            #expect(refused.status == 400, "\(member) \(key)")
+            #expect(refused.problemType == .invalidRequest)
+            #expect(refused.problem?.detail.hasPrefix(member + ": ") == true, "\(refused.text)")
+        }
+        let redefined = try app.send(
+            .put, "/v1/services/fridge", json: #"{"levels":["read"],"purposeKeys":{"read":["XRead","# + quoted + "]}}")
+        #expect(redefined.status == 400)
+        #expect(redefined.problemType == .invalidRequest)
+        #expect(redefined.problem?.detail.hasPrefix("purposeKeys: ") == true, "\(redefined.text)")
+        #expect(
+            try app.send(.put, "/v1/services/oven", json: #"{"levels":["on"],"purposeKeys":{"on":["# + quoted + "]}}").status
+                == 400)
+        #expect(try app.lastSeq() == seq)
+        #expect(
+            try app.send(.get, "/v1/apps/com.example.maps").decode(App.self).purposeStrings.keys.sorted() == [
+                "NSCameraUsageDescription"
+            ])
+        #expect(try app.send(.get, "/v1/services/fridge").decode(ServiceDefinition.self).purposeKeys == ["read": ["XRead"]])
+        #expect(try app.send(.get, "/v1/services/oven").status == 404)
+    }
+
+    /// The longest key the pattern allows, and digits after the first letter, are accepted.
+    @Test func purposeKeysAtTheEdgesOfThePattern() throws {
+        let app = try TestApp()
+        let longest = "K" + String(repeating: "9", count: 127)
+        try app.registerApp("com.example.maps", [longest: "To scan.", "X1": "To read."])
+        let service = #"{"levels":["read"],"purposeKeys":{"read":["X1",""# + longest + #""]}}"#
+        #expect(try app.send(.put, "/v1/services/fridge", json: service).status == 201)
+        let tooLong = #"{"name":"Maps","purposeStrings":{""# + longest + #"9":"To scan."}}"#
+        #expect(try app.send(.put, "/v1/apps/com.example.maps", json: tooLong).status == 400)
+    }
+
     @Test func appsArePaged() throws {
         let app = try TestApp()
         for name in ["a", "b", "c", "d", "e"] { try app.registerApp("com.example.\(name)") }

@@ -118,10 +118,14 @@ import Testing
         #expect(first.rawValue.count == 29)
     }
 
-    @Test(arguments: ["NSCameraUsageDescription", "NSLocation.Custom_key-1"])
+    /// openapi.yaml's `PurposeKey`: `^[A-Za-z][A-Za-z0-9]{0,127}$`.
+    @Test(arguments: ["NSCameraUsageDescription", "x", "X1", "K" + String(repeating: "9", count: 127)])
     func validPurposeKeys(key: String) { #expect(App.isValidPurposeKey(key)) }
 
-    @Test(arguments: ["", "NS Camera", "NS/Camera", String(repeating: "K", count: 129)])
+    @Test(arguments: [
+        "", "NS Camera", "NS/Camera", String(repeating: "K", count: 129), "NSLocation.Custom_key-1", "1abc", "a-b",
+        "a.b", "_x", "-", "é", "K\u{0}",
+    ])
     func invalidPurposeKeys(key: String) { #expect(!App.isValidPurposeKey(key)) }
 
     @Test func appNamesMustBeDisplayText() {

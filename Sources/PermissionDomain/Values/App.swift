@@ -21,10 +21,11 @@ public struct App: Hashable, Sendable {
     /// The longest `version`, in characters.
     public static let maxVersionLength = 64
 
-    /// Validates the name and the keys (1-128 characters of `A-Z a-z 0-9 _ . -`, at most 64
-    /// keys), and the localizations: at most ``maxLanguages`` languages, each with at least
-    /// one string, every key one of `purposeStrings`.
-    /// - Throws: `PermissionError.invalidArgument`; `.invalidCombination` naming the member
+    /// Validates the name and the keys (``isValidPurposeKey(_:)``, at most 64 keys), and the
+    /// localizations: at most ``maxLanguages`` languages, each with at least one string, every
+    /// key a valid one of `purposeStrings`.
+    /// - Throws: `PermissionError.invalidArgument` (a key of either member that is not an
+    ///   Info.plist key among them); `.invalidCombination` naming the member
     ///   (`localizedPurposeStrings/de/NSCameraUsageDescription`) for a translation of a key
     ///   `purposeStrings` lacks.
     public init(
@@ -42,8 +43,8 @@ public struct App: Hashable, Sendable {
         guard purposeStrings.count <= 64 else {
             throw .invalidArgument(field: "purposeStrings", why: "at most 64 keys")
         }
-        for key in purposeStrings.keys where !Self.isValidPurposeKey(key) {
-            throw .invalidArgument(field: "purposeStrings", why: "\(key) is not a valid Info.plist key")
+        for key in purposeStrings.keys.sorted() where !Self.isValidPurposeKey(key) {
+            throw .invalidArgument(field: "purposeStrings", why: Self.invalidPurposeKey(key))
         }
         guard localizedPurposeStrings.count <= Self.maxLanguages else {
             throw .invalidArgument(field: "localizedPurposeStrings", why: "at most \(Self.maxLanguages) languages")
@@ -52,6 +53,9 @@ public struct App: Hashable, Sendable {
             guard !strings.isEmpty else {
                 throw .invalidArgument(
                     field: "localizedPurposeStrings/\(language)", why: "must have at least one purpose string")
+            }
+            for key in strings.keys.sorted() where !Self.isValidPurposeKey(key) {
+                throw .invalidArgument(field: "localizedPurposeStrings/\(language)", why: Self.invalidPurposeKey(key))
             }
             for key in strings.keys.sorted() where purposeStrings[key] == nil {
                 throw .invalidCombination(
@@ -93,16 +97,22 @@ public struct App: Hashable, Sendable {
         return (text, language)
     }
 
-    /// An Info.plist key: 1-128 characters of `A-Z a-z 0-9 _ . -`.
+    /// An Info.plist key as openapi.yaml's `PurposeKey` has it (`^[A-Za-z][A-Za-z0-9]{0,127}$`):
+    /// an ASCII letter, then at most 127 ASCII letters and digits. Stored keys are not checked
+    /// again when read: rows written while `_`, `.` and `-` (and any first character) were
+    /// accepted still load.
     public static func isValidPurposeKey(_ key: String) -> Bool {
         var count = 0
         for byte in key.utf8 {
             count += 1
-            guard count <= 128 else { return false }
-            guard byte == 0x5F || byte == 0x2E || byte == 0x2D || IdentifierSyntax.isAlphanumeric(byte) else {
-                return false
-            }
+            guard count <= 128, IdentifierSyntax.isAlphanumeric(byte) else { return false }
+            if count == 1, byte <= 0x39 { return false }  // a digit first
         }
         return count > 0
+    }
+
+    /// Why `key` is refused, for ``PermissionError/invalidArgument(field:why:)``.
+    static func invalidPurposeKey(_ key: String) -> String {
+        "\(key) is not a valid Info.plist key (a letter, then up to 127 letters and digits)"
     }
 }

@@ -15,7 +15,7 @@ public struct ServiceDefinition: Hashable, Sendable {
     public let hasLocationServicesSwitch: Bool
 
     /// Validates a definition: at least one level, no duplicates, one non-empty key list per
-    /// level, each key 1-128 characters of `A-Z a-z 0-9 _ . -`.
+    /// level, each key an Info.plist key (``App/isValidPurposeKey(_:)``).
     /// - Throws: `PermissionError.invalidArgument`.
     public init(
         id: ServiceID, levels: [Level], purposeKeys: [[String]], builtin: Bool = false,
@@ -35,7 +35,7 @@ public struct ServiceDefinition: Hashable, Sendable {
                 throw .invalidArgument(field: "purposeKeys", why: "every level needs 1 to 8 purpose keys")
             }
             for key in keys where !App.isValidPurposeKey(key) {
-                throw .invalidArgument(field: "purposeKeys", why: "\(key) is not a valid Info.plist key")
+                throw .invalidArgument(field: "purposeKeys", why: App.invalidPurposeKey(key))
             }
         }
         self.init(trusted: id, levels: levels, purposeKeys: purposeKeys, builtin: builtin, specials: specials)
