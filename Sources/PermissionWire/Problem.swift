@@ -1,8 +1,9 @@
 /// An error body, `application/problem+json` (RFC 9457 §3): the standard members plus the
 /// request id and optional extension members (§3.2): `key` (the Info.plist key of a
 /// `missing-purpose-string`), `allowed` (the choices of an `invalid-choice`, the methods of a
-/// `method-not-allowed`), `errors` (field errors of an `invalid-request`), and `limit` and
-/// `pending` (the app's pending prompts of a `too-many-prompts`).
+/// `method-not-allowed`), `errors` (field errors of an `invalid-request`), `limit` and
+/// `pending` (the app's pending prompts of a `too-many-prompts`), and `level`,
+/// `authorizations` and `pendingPrompts` (what holds the dropped level of a `level-in-use`).
 public struct Problem: Codable, Sendable, Equatable, Error {
     /// One field error: a JSON Pointer (RFC 6901) into the body or a parameter name, and why.
     public struct FieldError: Codable, Sendable, Equatable {
@@ -42,6 +43,12 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     public var limit: Int?
     /// The app's pending prompts for the user, oldest first (`too-many-prompts`).
     public var pending: [PendingPrompt]?
+    /// The level a service's new definition drops (`level-in-use`).
+    public var level: String?
+    /// How many stored authorizations hold that level (`level-in-use`).
+    public var authorizations: Int?
+    /// How many pending prompts ask for that level (`level-in-use`).
+    public var pendingPrompts: Int?
 
     public init(
         type: String, title: String, status: Int, detail: String, instance: String? = nil,

@@ -10,6 +10,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
     case missingPurposeString = "missing-purpose-string"
     case restricted = "restricted"
     case conflict = "conflict"
+    case levelInUse = "level-in-use"
     case preconditionFailed = "precondition-failed"
     case promptNotPending = "prompt-not-pending"
     case invalidChoice = "invalid-choice"
@@ -47,7 +48,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .forbidden: 403
         case .notFound, .unknownService: 404
         case .methodNotAllowed: 405
-        case .restricted, .conflict, .promptNotPending: 409
+        case .restricted, .conflict, .levelInUse, .promptNotPending: 409
         case .preconditionFailed: 412
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
@@ -70,6 +71,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .missingPurposeString: "Missing purpose string"
         case .restricted: "Authorization is restricted"
         case .conflict: "Conflict with the current state"
+        case .levelInUse: "Level still in use"
         case .preconditionFailed: "Precondition failed"
         case .promptNotPending: "Prompt is no longer pending"
         case .invalidChoice: "Choice not offered by this prompt"

@@ -108,6 +108,13 @@ extension PostgresSession {
         ON CONFLICT (id) DO UPDATE SET builtin = excluded.builtin, specials = excluded.specials
         """)
     private static let deleteLevels = PreparedStatement("DELETE FROM service_levels WHERE service = $1")
+    private static let countHeldLevels = PreparedStatement(
+        "SELECT level, count(*) FROM authorizations WHERE service = $1 AND level IS NOT NULL GROUP BY level")
+    private static let countAskedLevels = PreparedStatement(
+        """
+        SELECT requested_level, count(*) FROM prompts WHERE state = 'pending' AND service = $1
+        GROUP BY requested_level
+        """)
     private static let insertLevel = PreparedStatement(
         "INSERT INTO service_levels (service, rank, level, purpose_keys) VALUES ($1, $2, $3, $4)")
 
@@ -163,5 +170,21 @@ extension PostgresSession {
                     .text(service.purposeKeys[rank].joined(separator: ",")),
                 ])
         }
+    }
+
+    /// Read after the batch took the audit chain head's lock (``PostgresWriter``), which every
+    /// write of every replica takes first: a grant of another replica either committed before
+    /// (and is counted) or waits, then reads the new definition.
+    func levelUse(service: ServiceID) throws -> [Level: LevelUse] {
+        var use: [Level: LevelUse] = [:]
+        let held = try rows(Self.countHeldLevels, [.text(service.rawValue)]) {
+            (try $0.required(0, "authorizations", "level"), try $0.int64(at: 1))
+        }
+        for (level, count) in held { use[Level(trusted: level), default: LevelUse()].authorizations = Int(count) }
+        let asked = try rows(Self.countAskedLevels, [.text(service.rawValue)]) {
+            (try $0.required(0, "prompts", "requested_level"), try $0.int64(at: 1))
+        }
+        for (level, count) in asked { use[Level(trusted: level), default: LevelUse()].pendingPrompts = Int(count) }
+        return use
     }
 }

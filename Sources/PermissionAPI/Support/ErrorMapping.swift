@@ -53,6 +53,24 @@ enum ErrorMapping {
             return make(.restricted, "The authorization is restricted by a policy.")
         case .conflict(let why):
             return make(.conflict, capitalized(why) + ".")
+        case .levelInUse(let service, let level, let authorizations, let pendingPrompts):
+            var holders: [String] = []
+            if authorizations > 0 {
+                holders.append(authorizations == 1 ? "1 authorization holds" : "\(authorizations) authorizations hold")
+            }
+            if pendingPrompts > 0 {
+                holders.append(pendingPrompts == 1 ? "1 pending prompt asks for" : "\(pendingPrompts) pending prompts ask for")
+            }
+            return make(
+                .levelInUse,
+                "The new definition of '\(service)' drops the level '\(level)', which "
+                    + holders.joined(separator: " and ")
+                    + "; reset those authorizations (POST /v1/reset, which also cancels their prompts) or set them "
+                    + "to a level the service keeps, then define it again. Nothing was changed.",
+                extensions: [
+                    ("level", ProblemJSON.quoted(level.rawValue)), ("authorizations", String(authorizations)),
+                    ("pendingPrompts", String(pendingPrompts)),
+                ])
         case .preconditionFailed(let current):
             return make(
                 .preconditionFailed, "The If-Match entity-tag does not match the current representation.",

@@ -135,8 +135,12 @@ extension PermissionService {
         }
     }
 
-    /// Creates or replaces a custom service (SPEC §2). Built-in ids are refused.
-    /// - Throws: `PermissionError.conflict` for a built-in id, `.invalidArgument`.
+    /// Creates or replaces a custom service (SPEC §2). Built-in ids are refused, and so is a
+    /// redefinition that drops a level stored authorizations hold or pending prompts ask for:
+    /// they would be left at a level the service no longer has (the status read would still say
+    /// authorized there while an evaluation denies, and the level could not be set again).
+    /// - Throws: `PermissionError.conflict` for a built-in id, `.levelInUse` (the first dropped
+    ///   level in the old definition's order that is held; nothing changed), `.invalidArgument`.
     public func putService(
         id: ServiceID, levels: [Level], purposeKeys: [[String]], actor: Actor, requestId: String?
     ) throws -> ServiceDefinition {
@@ -152,14 +156,33 @@ extension PermissionService {
         let definition = try ServiceDefinition(id: id, levels: levels, purposeKeys: purposeKeys)
         return try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
-            let created = try writer.service(id) == nil
+            let existing = try writer.service(id)
+            if let existing {
+                try requireKeptLevels(writer, old: existing, new: definition)
+            }
             try writer.save(definition)
             try writer.append(
                 AuditEntry(
                     at: context.now, actor: context.actor, action: .servicePut, service: id,
                     requestId: context.requestId,
                     detail: ["levels": levels.map(\.rawValue).joined(separator: ",")]))
-            return Upserted(value: definition, created: created)
+            return Upserted(value: definition, created: existing == nil)
+        }
+    }
+
+    /// Refuses a redefinition that drops a level something holds (``LevelUse``), inside the
+    /// redefinition's write: a grant committed before it is counted, one after it is checked
+    /// against the new definition.
+    private func requireKeptLevels(
+        _ writer: any PermissionWriter, old: ServiceDefinition, new: ServiceDefinition
+    ) throws {
+        let dropped = old.levels.filter { !new.has($0) }
+        guard !dropped.isEmpty else { return }
+        let use = try writer.levelUse(service: old.id)
+        for level in dropped {
+            guard let held = use[level] else { continue }
+            throw PermissionError.levelInUse(
+                service: old.id, level: level, authorizations: held.authorizations, pendingPrompts: held.pendingPrompts)
         }
     }
 

@@ -7,6 +7,10 @@ public protocol PermissionWriter: PermissionReader, APIKeyWriter, ConsentSession
     func save(_ app: App) throws
     /// Upserts a custom service by id.
     func save(_ service: ServiceDefinition) throws
+    /// What holds each level of `service` (``LevelUse``); levels nothing holds are absent. Read
+    /// inside the write, so that no write committed before it is missed and none after it can
+    /// add to it unseen.
+    func levelUse(service: ServiceID) throws -> [Level: LevelUse]
     /// Upserts by id.
     func save(_ policy: Policy) throws
     /// Deletes a policy; returns whether it existed.

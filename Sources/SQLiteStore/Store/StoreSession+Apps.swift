@@ -171,4 +171,24 @@ extension StoreSession {
             }
         }
     }
+
+    func levelUse(service: ServiceID) throws -> [Level: LevelUse] {
+        var use: [Level: LevelUse] = [:]
+        // Both counts over the service's rows only: `authorizations_by_service` for the records;
+        // the prompts are few once answered ones are left out (`prompts_pending_due`).
+        let held = try rows(
+            "SELECT level, count(*) FROM authorizations WHERE service = ?1 AND level IS NOT NULL GROUP BY level",
+            bind: { $0.bind(service.rawValue, at: 1) }
+        ) { (try $0.requiredString(at: 0, "authorizations", "level"), $0.int(at: 1)) }
+        for (level, count) in held { use[Level(trusted: level), default: LevelUse()].authorizations = count }
+        let asked = try rows(
+            """
+            SELECT requested_level, count(*) FROM prompts WHERE state = 'pending' AND service = ?1
+            GROUP BY requested_level
+            """,
+            bind: { $0.bind(service.rawValue, at: 1) }
+        ) { (try $0.requiredString(at: 0, "prompts", "requested_level"), $0.int(at: 1)) }
+        for (level, count) in asked { use[Level(trusted: level), default: LevelUse()].pendingPrompts = count }
+        return use
+    }
 }
