@@ -102,6 +102,20 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
+    /// The method of a request whose head was refused (or never completed), when its request
+    /// line got that far: the token ended by the first SP after any leading empty lines
+    /// (RFC 9112 §3). An answer to a `HEAD` then goes without content (RFC 9110 §9.3.2).
+    /// - Parameter bytes: what was buffered of the head.
+    /// - Returns: the method, or nil when the bytes do not begin with a method and a space.
+    public static func method(ofRefusedHead bytes: UnsafeRawBufferPointer) -> HTTPMethod? {
+        var i = 0
+        while i + 1 < bytes.count, bytes[i] == ASCII.cr, bytes[i + 1] == ASCII.lf { i += 2 }
+        let start = i
+        while i < bytes.count, ASCII.isTchar(bytes[i]) { i += 1 }
+        guard i > start, i < bytes.count, bytes[i] == ASCII.sp else { return nil }
+        return method(bytes, start..<i)
+    }
+
     /// The method as a value, reusing the constants for the common ones.
     private static func method(_ b: UnsafeRawBufferPointer, _ range: Range<Int>) -> HTTPMethod {
         switch range.count {

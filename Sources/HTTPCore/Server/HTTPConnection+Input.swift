@@ -89,7 +89,7 @@ extension HTTPConnection {
         case .respond:
             respond(to: HTTPRequest(head: head))
         case .rejectTooLarge:
-            reject(.contentTooLarge, detail: HTTPParseError.contentTooLarge.detail)
+            reject(.contentTooLarge, detail: HTTPParseError.contentTooLarge.detail, head: head)
         case .readBody(let sendContinue):
             if sendContinue { HTTPResponseWriter.appendContinue(to: &output) }
             bodyDecoder = HTTPBodyDecoder(framing: head.framing, limits: environment.configuration.limits)
@@ -114,7 +114,7 @@ extension HTTPConnection {
                 respond(to: request)
             }
         } catch {
-            reject(error.status, detail: error.detail)
+            reject(error.status, detail: error.detail, head: head)
         }
     }
 }

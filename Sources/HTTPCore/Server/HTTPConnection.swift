@@ -189,7 +189,8 @@ final class HTTPConnection: @unchecked Sendable {
             return
         case .close: closeNow()
         case .rejectHead: reject(.requestTimeout, detail: "The request head was not received in time.")
-        case .rejectBody: reject(.requestTimeout, detail: "The request body was not received in time.")
+        case .rejectBody:
+            reject(.requestTimeout, detail: "The request body was not received in time.", head: bodyHead)
         }
         updateDeadline()
     }

@@ -1,0 +1,83 @@
+import Foundation
+import HTTPCore
+import Testing
+
+/// The answers the engine gives itself, before any responder runs: without content to a `HEAD`
+/// request (RFC 9110 §9.3.2), while keeping its `Content-Length` (RFC 9110 §8.6).
+@Suite struct ServerRefusalTests {
+    static func routes(_ router: inout Router) {
+        router.get("/healthz") { _, _ in textResponse("ok") }
+        router.post("/upload") { request, _ in textResponse("got \(request.body.count)") }
+    }
+
+    /// Reads one answer to `request`, expecting the connection to close after it; fails when
+    /// any byte follows the answer (a body after a `HEAD` answer's head, say).
+    static func refusal(_ live: LiveServer, _ request: String, isHead: Bool) throws -> RawResponse {
+        let client = try live.client()
+        try client.send(request)
+        let response = try client.readResponse(isHead: isHead)
+        #expect(try client.isClosedByPeer())
+        #expect(client.unreadBytes == 0, "bytes after the answer: \(client.unreadBytes)")
+        return response
+    }
+
+    /// Refusals of the head (two Host fields, an unknown expectation, a transfer coding the
+    /// engine lacks, a request line or header section over the limit) and of the body (over
+    /// the limit) answer a `HEAD` request with the head alone, and a `GET` with the problem.
+    @Test(arguments: [
+        ("Host: a\r\nHost: b\r\n", 400),
+        ("Host: a\r\nExpect: foo\r\n", 417),
+        ("Host: a\r\nTransfer-Encoding: gzip, chunked\r\n", 501),
+        ("Host: a\r\nContent-Length: 99999999\r\n", 413),
+        ("Host: a\r\nX-Big: " + String(repeating: "x", count: 9000) + "\r\n", 431),
+    ])
+    func aRefusedHeadRequestGetsNoContent(fields: String, status: Int) throws {
+        let live = try LiveServer(
+            adjust: {
+                $0.limits.maxBodyBytes = 1000
+                $0.limits.maxHeaderBytes = 8192
+            }, routes: Self.routes)
+        defer { live.stop() }
+        let head = try Self.refusal(live, "HEAD /healthz HTTP/1.1\r\n\(fields)\r\n", isHead: true)
+        #expect(head.status == status)
+        #expect(head.headers["Connection"] == "close")
+        #expect(head.headers["Content-Type"] == "application/problem+json")
+        let length = try #require(head.headers["Content-Length"].flatMap { Int($0) })
+        let get = try Self.refusal(live, "GET /healthz HTTP/1.1\r\n\(fields)\r\n", isHead: false)
+        #expect(get.status == status)
+        #expect(get.text.contains("\"status\":\(status)"))
+        // The same problem but for its request id, whose last part may be longer.
+        #expect(abs(get.body.count - length) < 4)
+    }
+
+    @Test func aHeadRequestLineOverTheLimitGetsNoContent() throws {
+        let live = try LiveServer(adjust: { $0.limits.maxRequestLineBytes = 100 }, routes: Self.routes)
+        defer { live.stop() }
+        let target = "/" + String(repeating: "a", count: 200)
+        let head = try Self.refusal(live, "HEAD \(target) HTTP/1.1\r\nHost: a\r\n\r\n", isHead: true)
+        #expect(head.status == 414)
+        #expect(head.headers["Content-Length"] != nil)
+    }
+
+    /// Without a method to read (a request line cut short), the answer keeps its content.
+    @Test func aRefusalWithoutAMethodKeepsItsContent() throws {
+        let live = try LiveServer(routes: Self.routes)
+        defer { live.stop() }
+        let response = try Self.refusal(live, "HEAD\r\nHost: a\r\n\r\n", isHead: false)
+        #expect(response.status == 400)
+        #expect(response.text.contains("\"status\":400"))
+    }
+
+    @Test func theRefusalOfAMethodFromTheRequestLine() {
+        func method(_ text: String) -> HTTPMethod? {
+            Array(text.utf8).withUnsafeBytes { HTTPRequestParser.method(ofRefusedHead: $0) }
+        }
+        #expect(method("HEAD / HTTP/1.1\r\n") == .head)
+        #expect(method("\r\n\r\nHEAD /") == .head)
+        #expect(method("GET ") == .get)
+        #expect(method("HEAD") == nil)
+        #expect(method(" HEAD /") == nil)
+        #expect(method("HE(AD /") == nil)
+        #expect(method("") == nil)
+    }
+}
