@@ -1,3 +1,4 @@
+public import HTTPCore
 public import PermissionDomain
 import PermissionWire
 
@@ -29,9 +30,13 @@ public struct APIConfiguration: Sendable {
     public var authFailureBurst: Int = 10
     /// How many failed authentications per second come back to an address's allowance. Default 1.
     public var authFailureRefillPerSecond: Double = 1
-    /// The problem type of the HTTP engine's `429` for a connection over its address's share
-    /// (`HTTPServerConfiguration.addressShareProblemType`): too-many-requests, as in openapi.yaml.
-    public static let addressShareProblemType = Wire.ProblemType.tooManyRequests.uri
+    /// How the HTTP engine renders the answers it gives itself before routing
+    /// (`HTTPServerConfiguration.refusalRenderer`): the problem types of openapi.yaml
+    /// (`invalid-request`, `request-timeout`, `payload-too-large`, `uri-too-long`,
+    /// `expectation-failed`, `too-many-requests`, `header-fields-too-large`, `not-implemented`,
+    /// `version-not-supported`) and `X-Request-Id`, the caller's when the head was read and its
+    /// id is sane, as every other response.
+    public static let refusalRenderer: @Sendable (HTTPRefusal) -> HTTPResponse = EngineRefusals.response
     /// Whether the consent session cookie is `Secure` (sent over HTTPS only). Default true;
     /// false only for a deployment served over plain HTTP.
     public var consentCookieSecure = true

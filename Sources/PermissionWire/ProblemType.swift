@@ -21,6 +21,12 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
     case forbidden = "forbidden"
     case methodNotAllowed = "method-not-allowed"
     case payloadTooLarge = "payload-too-large"
+    case requestTimeout = "request-timeout"
+    case uriTooLong = "uri-too-long"
+    case expectationFailed = "expectation-failed"
+    case headerFieldsTooLarge = "header-fields-too-large"
+    case notImplemented = "not-implemented"
+    case versionNotSupported = "version-not-supported"
     case unsupportedMediaType = "unsupported-media-type"
     case unavailable = "unavailable"
     case revisionUnavailable = "revision-unavailable"
@@ -50,12 +56,18 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .methodNotAllowed: 405
         case .restricted, .conflict, .levelInUse, .promptNotPending: 409
         case .preconditionFailed: 412
+        case .requestTimeout: 408
         case .payloadTooLarge: 413
+        case .uriTooLong: 414
         case .unsupportedMediaType: 415
+        case .expectationFailed: 417
         case .unknownLevel, .missingPurposeString, .invalidChoice, .invalidCombination, .exportTooLarge: 422
         case .tooManyRequests, .tooManyPrompts: 429
+        case .headerFieldsTooLarge: 431
         case .internalError: 500
+        case .notImplemented: 501
         case .unavailable, .revisionUnavailable: 503
+        case .versionNotSupported: 505
         }
     }
 
@@ -82,6 +94,12 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .forbidden: "Not allowed for this key"
         case .methodNotAllowed: "Method not allowed"
         case .payloadTooLarge: "Body too large"
+        case .requestTimeout: "Request not received in time"
+        case .uriTooLong: "Request line too long"
+        case .expectationFailed: "Expectation not supported"
+        case .headerFieldsTooLarge: "Header section too large"
+        case .notImplemented: "Not implemented"
+        case .versionNotSupported: "HTTP version not supported"
         case .unsupportedMediaType: "Unsupported media type"
         case .unavailable: "Service unavailable"
         case .revisionUnavailable: "Revision not yet applied"

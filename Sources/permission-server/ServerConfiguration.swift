@@ -217,7 +217,7 @@ struct ServerConfiguration: Sendable {
         var configuration = HTTPServerConfiguration(host: host, port: port)
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
-        configuration.addressShareProblemType = APIConfiguration.addressShareProblemType
+        configuration.refusalRenderer = APIConfiguration.refusalRenderer
         configuration.maxRequestsPerConnection = maxRequestsPerConnection
         if eventLoops > 0 { configuration.eventLoops = eventLoops }
         configuration.limits.maxBodyBytes = maxBodyBytes

@@ -2,8 +2,9 @@ import Foundation
 import HTTPCore
 import Testing
 
-/// The answers the engine gives itself, before any responder runs: without content to a `HEAD`
-/// request (RFC 9110 §9.3.2), while keeping its `Content-Length` (RFC 9110 §8.6).
+/// The answers the engine gives itself, before any responder runs (``HTTPRefusal``): rendered
+/// by the configuration's `refusalRenderer`, and without content to a `HEAD` request
+/// (RFC 9110 §9.3.2) while keeping its `Content-Length` (RFC 9110 §8.6).
 @Suite struct ServerRefusalTests {
     static func routes(_ router: inout Router) {
         router.get("/healthz") { _, _ in textResponse("ok") }
@@ -66,6 +67,40 @@ import Testing
         let response = try Self.refusal(live, "HEAD\r\nHost: a\r\n\r\n", isHead: false)
         #expect(response.status == 400)
         #expect(response.text.contains("\"status\":400"))
+    }
+
+    /// The renderer is the configuration's; it sees the parsed head when there is one (a body
+    /// refused), only the method when the head itself was refused, and neither for the share.
+    @Test func theConfiguredRendererMakesTheAnswer() throws {
+        let live = try LiveServer(
+            adjust: {
+                $0.limits.maxBodyBytes = 10
+                $0.refusalRenderer = { refusal in
+                    var response = HTTPRefusal.problem(refusal)
+                    response.headers.add(name: "X-Method", value: refusal.method?.rawValue ?? "none")
+                    response.headers.add(name: "X-Caller-Id", value: refusal.head?.headers["X-Request-Id"] ?? "none")
+                    response.headers.add(name: "X-Engine-Id", value: refusal.requestId)
+                    return response
+                }
+            }, routes: Self.routes)
+        defer { live.stop() }
+        let body = try Self.refusal(
+            live, "POST /upload HTTP/1.1\r\nHost: a\r\nX-Request-Id: mine\r\nContent-Length: 11\r\n\r\n", isHead: false)
+        #expect(body.status == 413)
+        #expect(body.headers["X-Method"] == "POST")
+        #expect(body.headers["X-Caller-Id"] == "mine")
+        #expect(body.text.contains("\"requestId\":\"\(body.headers["X-Engine-Id"] ?? "?")\""))
+        let chunked = try Self.refusal(
+            live,
+            "POST /upload HTTP/1.1\r\nHost: a\r\nX-Request-Id: mine\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            isHead: false)
+        #expect(chunked.status == 400)
+        #expect(chunked.headers["X-Caller-Id"] == "mine")
+        let head = try Self.refusal(
+            live, "DELETE /upload HTTP/1.1\r\nHost: a\r\nHost: b\r\nX-Request-Id: mine\r\n\r\n", isHead: false)
+        #expect(head.status == 400)
+        #expect(head.headers["X-Method"] == "DELETE")
+        #expect(head.headers["X-Caller-Id"] == "none")
     }
 
     @Test func theRefusalOfAMethodFromTheRequestLine() {

@@ -6,7 +6,8 @@ public struct HTTPLimits: Sendable, Equatable {
     public var maxHeaderBytes: Int = 16 * 1024
     /// Most header fields; more → 431.
     public var maxHeaderCount: Int = 100
-    /// Largest request body, in bytes, however it is framed; larger → 413.
+    /// Largest request body, in bytes, however it is framed; larger → 413 (from the body
+    /// decoder: a head announcing more is still parsed).
     public var maxBodyBytes: Int = 1024 * 1024
     /// Longest chunk-size line (size plus extensions), in bytes; longer → 400.
     public var maxChunkLineBytes: Int = 1024

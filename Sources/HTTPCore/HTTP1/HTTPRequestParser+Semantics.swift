@@ -65,7 +65,9 @@ extension HTTPRequestParser {
             try transferEncoding.finish()
             framing = .chunked
         } else if let contentLength {
-            if contentLength > limits.maxBodyBytes { throw .contentTooLarge }
+            // One over `maxBodyBytes` still makes a head: the body decoder refuses it (413), and a
+            // connection refuses it before reading (`ConnectionStateMachine.headParsed`) with
+            // the head at hand, whose fields (an `X-Request-Id`) its answer may use.
             framing = contentLength == 0 ? .none : .contentLength(contentLength)
         } else {
             framing = .none

@@ -153,27 +153,26 @@ extension HTTPConnection {
         }
     }
 
-    /// Answers a request the engine refuses (parse error, limit, timeout) with a short
-    /// problem+json and `Connection: close`, without content when the request was `HEAD`
-    /// (RFC 9110 §9.3.2; its `Content-Length` kept, §8.6); the write side then closes and input
-    /// drains (RFC 9112 §9.6).
+    /// Answers a request the engine refuses (parse error, limit, timeout, address share) with
+    /// the configuration's rendering of it (``HTTPServerConfiguration/refusalRenderer``) and
+    /// `Connection: close`, without content when the request was `HEAD` (RFC 9110 §9.3.2); the
+    /// write side then closes and input drains (RFC 9112 §9.6).
     /// - Parameters:
     ///   - status: the error status.
     ///   - detail: the problem's explanation.
-    ///   - type: the problem type URI.
     ///   - head: the request's head when it was parsed; else the method is read from what
     ///     was buffered of the refused head, when its request line got that far.
     ///   - headers: extra fields, e.g. `Retry-After`.
-    func reject(
-        _ status: HTTPStatus, detail: String, type: String = "about:blank", head: HTTPRequestHead? = nil,
-        headers: HTTPHeaders = HTTPHeaders()
-    ) {
-        let requestId = makeRequestId()
+    func reject(_ status: HTTPStatus, detail: String, head: HTTPRequestHead? = nil, headers: HTTPHeaders = HTTPHeaders()) {
+        let method = head?.method ?? HTTPRequestParser.method(ofRefusedHead: input.readable)
+        let refusal = HTTPRefusal(
+            status: status, detail: detail, headers: headers, head: head, method: method, requestId: makeRequestId())
+        let response = environment.configuration.refusalRenderer(refusal)
+        // The id the answer carries, when the renderer chose one (the caller's, say).
+        let requestId = response.headers[RequestIdMiddleware.headerName] ?? refusal.requestId
         environment.logger.debug(
             "rejected request",
             metadata: ["peer": .string(peer), "status": .stringConvertible(status.code), "request-id": .string(requestId)])
-        let method = head?.method ?? HTTPRequestParser.method(ofRefusedHead: input.readable)
-        let response = ProblemJSON.response(status: status, type: type, detail: detail, requestId: requestId, headers: headers)
         _ = writer.write(response, isHead: method == .head, version: .http1_1, keepAlive: false, into: &output)
         input.clear()
         bodyHead = nil

@@ -104,9 +104,7 @@ final class HTTPConnection: @unchecked Sendable {
         loop.execute { [self] in
             if machine.isClosed { return }
             loop.register(self)
-            reject(
-                .tooManyRequests, detail: detail, type: environment.configuration.addressShareProblemType,
-                headers: ["Retry-After": "1"])
+            reject(.tooManyRequests, detail: detail, headers: ["Retry-After": "1"])
             updateDeadline()
         }
     }

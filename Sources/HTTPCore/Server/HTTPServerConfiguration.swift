@@ -19,9 +19,13 @@ public struct HTTPServerConfiguration: Sendable {
     /// unaffected. 0 turns the share off; at or above `maxConnections` it never applies.
     /// Default 256.
     public var maxConnectionsPerAddress: Int = 256
-    /// Problem type URI (RFC 9457 §3.1.1) of that `429`: "about:blank" by default, like the
-    /// engine's other refusals; an application with its own problem types names its own.
-    public var addressShareProblemType: String = "about:blank"
+    /// Renders the answers the engine gives itself, before any responder runs (``HTTPRefusal``:
+    /// parse errors and limits, timeouts, the per-address `429`). By default problem+json of
+    /// type "about:blank" (``HTTPRefusal/problem(_:)``); an application with its own problem
+    /// types and request ids installs its own. Whatever it returns is sent with
+    /// `Connection: close`, without its content to a `HEAD` request (its `Content-Length`
+    /// kept, RFC 9110 §8.6). Called on an event loop: quick work only.
+    public var refusalRenderer: @Sendable (HTTPRefusal) -> HTTPResponse = HTTPRefusal.problem
     /// Requests served on one connection; the last response carries `Connection: close`. Default 1000.
     public var maxRequestsPerConnection: Int = 1000
     /// Parser bounds (line, header bytes and count, body).

@@ -1,0 +1,42 @@
+import HTTPCore
+
+/// The answers the HTTP engine gives itself, before routing (``HTTPRefusal``), made like the
+/// API's other problems (RFC 9457): the stable problem type of the status, and the request id
+/// in the `X-Request-Id` field and the body's `requestId`. That id is the caller's
+/// `X-Request-Id` when the head was parsed and the id passes the check every request's does
+/// (``RequestIdMiddleware/isSane(_:)``), else the one the engine made; a refused head has no
+/// caller's id to echo. Installed into the engine by `main` (`APIConfiguration.refusalRenderer`).
+enum EngineRefusals {
+    /// The response for `refusal`.
+    static func response(for refusal: HTTPRefusal) -> HTTPResponse {
+        let requestId =
+            refusal.head?.headers[RequestIdMiddleware.headerName].flatMap { RequestIdMiddleware.isSane($0) ? $0 : nil }
+            ?? refusal.requestId
+        var headers = refusal.headers
+        headers.replaceOrAdd(name: RequestIdMiddleware.headerName, value: requestId)
+        guard let type = problemType(for: refusal.status) else {
+            // Not a status the engine refuses with today; the engine's own rendering, with the id.
+            return ProblemJSON.response(
+                status: refusal.status, detail: refusal.detail, requestId: requestId, headers: headers)
+        }
+        return ProblemJSON.response(
+            status: refusal.status, type: type.uri, title: type.title, detail: refusal.detail, requestId: requestId,
+            headers: headers)
+    }
+
+    /// The problem type of each status the engine refuses with.
+    static func problemType(for status: HTTPStatus) -> Wire.ProblemType? {
+        switch status.code {
+        case 400: .invalidRequest
+        case 408: .requestTimeout
+        case 413: .payloadTooLarge
+        case 414: .uriTooLong
+        case 417: .expectationFailed
+        case 429: .tooManyRequests
+        case 431: .headerFieldsTooLarge
+        case 501: .notImplemented
+        case 505: .versionNotSupported
+        default: nil
+        }
+    }
+}
