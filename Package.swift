@@ -161,7 +161,7 @@ let package = Package(
             dependencies: [
                 "TestThreads",
                 "PermissionAPI", "SQLiteStore", "PostgresStore", "PostgresTestServer", "AuditKeys", "PermissionDomain",
-                "PermissionWire", "HTTPCore", "TestSupport", "StoreTestSupport",
+                "PermissionWire", "HTTPCore", "Ownership", "TestSupport", "StoreTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

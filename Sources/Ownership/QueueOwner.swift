@@ -38,6 +38,13 @@ package final class QueueOwner: Sendable {
         #endif
     }
 
+    /// Whether the caller runs on a queue whose owner forbids waiting (an event loop's), in
+    /// release builds too: for code that can do its work another way there, such as a read
+    /// that answers from memory or hands itself to a thread that may wait.
+    @inlinable package static var forbidsWaitingHere: Bool {
+        DispatchQueue.getSpecific(key: key)?.forbidsWaiting == true
+    }
+
     /// Whether the caller runs on the marked queue.
     @inlinable package var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) === self }
 

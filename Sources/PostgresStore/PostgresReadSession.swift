@@ -1,5 +1,6 @@
 import AuditKeys
 import Foundation
+internal import Ownership
 import PermissionDomain
 
 /// The reads of one ``PostgresPermissionStore/read(_:)`` body on a replica with a
@@ -35,8 +36,11 @@ final class PostgresReadSession: PermissionReader {
     }
 
     /// The session on the body's snapshot, begun on first use.
+    /// - Throws: ``ReadMustWait`` on an event loop (a queue that forbids waiting), before any
+    ///   checkout: memory did not hold what a read sent there expected (see ``ReadMustWait``).
     private func database() throws -> PostgresSession {
         if let connection { return PostgresSession(connection: connection, keyring: keyring) }
+        if QueueOwner.forbidsWaitingHere { throw ReadMustWait() }
         let connection = try pool.checkout()
         do {
             try connection.execute(PostgresPermissionStore.beginRead)

@@ -1,11 +1,13 @@
 import Foundation
 import HTTPCore
 import Logging
+import Ownership
 import PermissionAPI
 import PermissionDomain
 import PermissionWire
 import PostgresStore
 import StoreTestSupport
+import Synchronization
 import Testing
 
 /// Revisions (SPEC §9): `Permission-Revision` on writes, `Permission-Consistency: at-least` on
@@ -86,6 +88,90 @@ import Testing
         #expect(read.problem?.detail.contains("Permission-Consistency") == true)
     }
 
+    /// A status read sent to the event loop because its record was in memory, whose record
+    /// leaves memory before it runs (a write, here this replica's own; on a cluster another
+    /// replica's), never waits on the loop: on PostgreSQL it goes on on a worker thread, from the
+    /// database (debug builds would stop at a round trip on the loop); on SQLite, whose reads
+    /// never wait, it reads the file there. The same for a key whose verification was forgotten
+    /// meanwhile (a key revoked). Both answer what the write left.
+    @Test func aReadSentToTheLoopWhoseAnswerLeftMemoryRunsOnAWorker() throws {
+        let app = try TestApp()
+        #expect(try app.set("camera", #"{"status":"denied"}"#).status == 200)
+        let path = TestApp.path("u42", "com.example.maps", "camera")
+        let connection = ConnectionStorage()
+        try Self.settle(app)
+        #expect(try app.send(.get, path, connection: connection).status == 200)  // caches it, remembers the key
+        let loop = DispatchQueue(label: "test loop")
+        _ = QueueOwner("a test loop", marking: loop, forbidsWaiting: true)
+        let offloaded = Counter()
+        // As the engine serves a request: the decision, then (here after a change) the responder.
+        func read(after change: () throws -> Void) throws -> TestResponse {
+            let head = Self.head(path, key: app.adminKey)
+            var context = Self.context(connection)
+            #expect(app.application.responder.prepare(head, context: &context) == .eventLoop)
+            try change()
+            context.worker = { job in
+                offloaded.add()
+                DispatchQueue.global().async(execute: job)
+            }
+            var response = try loop.sync {
+                try app.application.responder.respond(to: HTTPRequest(head: head, body: []), context: context)
+            }
+            if let deferred = response.deferred { response = try deferred.waitForOutcome().get() }
+            guard case .bytes(let body) = response.body else { throw TestFailure("not a body") }
+            return TestResponse(status: response.status.code, headers: response.headers, body: body)
+        }
+        let afterWrite = try read {
+            let changed = try app.set("camera", #"{"status":"authorized","level":"full"}"#)
+            #expect(changed.status == 200)
+        }
+        #expect(afterWrite.status == 200, "\(afterWrite.text)")
+        #expect(try afterWrite.decode(Authorization.self).status == .authorized)
+        #expect(offloaded.value == (TestApp.onSQLite ? 0 : 1))
+        // Cached again by that read; now the key's verification goes (another key revoked).
+        try Self.settle(app)
+        #expect(try app.send(.get, path, connection: connection).status == 200)
+        let (other, _) = try app.storeKey(role: .admin)
+        let afterRevocation = try read {
+            let revoked = try app.send(.delete, "/v1/keys/\(other.rawValue)")
+            #expect(revoked.status == 204)
+        }
+        #expect(afterRevocation.status == 200, "\(afterRevocation.text)")
+        #expect(try afterRevocation.decode(Authorization.self).status == .authorized)
+        #expect(offloaded.value == (TestApp.onSQLite ? 0 : 2))
+    }
+
+    /// A status read's head with the key `key`.
+    private static func head(_ path: String, key: String, _ headers: [(String, String)] = []) -> HTTPRequestHead {
+        HTTPRequestHead(
+            method: .get, target: path, path: path, query: nil, version: .http1_1,
+            headers: HTTPHeaders([("Host", "test"), ("Authorization", "Bearer \(key)")] + headers),
+            authority: "test", keepAlive: true, framing: .none, expectContinue: false)
+    }
+
+    /// A request's context on `connection`.
+    private static func context(_ connection: ConnectionStorage) -> RequestContext {
+        var context = RequestContext(
+            requestId: "r", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            remoteAddress: "127.0.0.1:1")
+        context.connection = connection
+        return context
+    }
+
+    /// On PostgreSQL the setup's own entries (the keys made at start) reach the read model
+    /// through the follower, and applying `key.created` ends the keys verified from memory:
+    /// lets it apply everything written so far, and keep memory trusted, before deciding.
+    private static func settle(_ app: TestApp) throws {
+        guard let postgres = app.postgresStore else { return }
+        let last = try postgres.read { try $0.lastAuditSeq() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while (postgres.readModelState?.visible ?? 0) < last || postgres.readModelState?.fresh != true,
+            ContinuousClock.now < deadline
+        {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
     /// A status read whose record, settings and key are in memory runs on the event loop on
     /// both stores; on PostgreSQL one that asks for a revision not shown yet runs on the worker
     /// queue, where waiting is allowed (SQLite answers it 412 at once). On PostgreSQL a read
@@ -98,30 +184,10 @@ import Testing
         let path = TestApp.path("u42", "com.example.maps", "camera")
         let connection = ConnectionStorage()
         func execution(_ headers: [(String, String)]) -> HTTPExecution {
-            let head = HTTPRequestHead(
-                method: .get, target: path, path: path, query: nil, version: .http1_1,
-                headers: HTTPHeaders([("Host", "test"), ("Authorization", "Bearer \(app.adminKey)")] + headers),
-                authority: "test", keepAlive: true, framing: .none, expectContinue: false)
-            var context = RequestContext(
-                requestId: "r", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-                remoteAddress: "127.0.0.1:1")
-            context.connection = connection
-            return app.application.responder.prepare(head, context: &context)
+            var context = Self.context(connection)
+            return app.application.responder.prepare(Self.head(path, key: app.adminKey, headers), context: &context)
         }
-        // On PostgreSQL the setup's own entries (the keys made at start) reach the read model
-        // through the follower, and applying `key.created` ends the keys verified from memory:
-        // let it apply everything written so far, and keep memory trusted, before deciding.
-        func settle() throws {
-            guard let postgres = app.postgresStore else { return }
-            let last = try postgres.read { try $0.lastAuditSeq() }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while (postgres.readModelState?.visible ?? 0) < last || postgres.readModelState?.fresh != true,
-                ContinuousClock.now < deadline
-            {
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-        }
-        try settle()
+        try Self.settle(app)
         if !TestApp.onSQLite { #expect(execution([]) == .worker) }  // not cached yet
         #expect(try app.send(.get, path, connection: connection).status == 200)  // caches it, remembers the key
         #expect(execution([]) == .eventLoop)
@@ -142,4 +208,11 @@ import Testing
         let read = try app.send(.get, path, connection: connection)
         #expect(try read.decode(Authorization.self).status == .authorized)
     }
+}
+
+/// A count that any thread adds to.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func add() { count.withLock { $0 += 1 } }
 }

@@ -24,6 +24,8 @@ public final class HTTPDeferredResponse: Sendable {
         var transforms: [Transform] = []
         var waiter: (@Sendable (Outcome) -> Void)?
         var delivered = false
+        /// Started once the waiter is set (``whenAwaited(_:)``).
+        var start: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -55,13 +57,29 @@ public final class HTTPDeferredResponse: Sendable {
         }
     }
 
+    /// Runs `start` once the engine waits for the response (at once if it already does): for
+    /// work that must not begin before the engine has handed the connection over, such as a
+    /// handler run again on a worker thread (``RequestContext/offload(_:)``).
+    func whenAwaited(_ start: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            precondition(state.start == nil, "a deferred response has one start")
+            guard state.waiter == nil else { return true }
+            state.start = start
+            return false
+        }
+        if now { start() }
+    }
+
     /// The engine's side: `waiter` gets the transformed outcome once it is complete.
     func whenComplete(_ waiter: @escaping @Sendable (Outcome) -> Void) {
-        let delivery = state.withLock { state -> (Outcome, [Transform], @Sendable (Outcome) -> Void)? in
+        let (delivery, start) = state.withLock {
+            state -> ((Outcome, [Transform], @Sendable (Outcome) -> Void)?, (@Sendable () -> Void)?) in
             precondition(state.waiter == nil, "a deferred response is waited for once")
             state.waiter = waiter
-            return Self.take(&state)
+            defer { state.start = nil }
+            return (Self.take(&state), state.start)
         }
+        start?()
         if let delivery { Self.deliver(delivery) }
     }
 

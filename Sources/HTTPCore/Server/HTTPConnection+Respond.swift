@@ -15,6 +15,7 @@ extension HTTPConnection {
         context.connection = storage
         let responder = environment.responder
         if responder.prepare(request.head, context: &context) == .eventLoop {
+            context.worker = environment.submitToWorker  // for a handler that must wait after all
             let response = Self.run(responder, request: request, context: context)
             if let deferred = response.deferred {
                 machine.offloaded()

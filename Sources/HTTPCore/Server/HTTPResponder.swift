@@ -48,6 +48,9 @@ public struct RequestContext: Sendable {
     var routeMatch: RouteMatch?
     /// Storage that lives as long as the connection the request came on (nil outside a server).
     public var connection: ConnectionStorage?
+    /// Set by the engine for a request it runs on an event loop: runs a job on its worker
+    /// threads (``offload(_:)``). nil elsewhere; a test that plays the engine's loop sets its own.
+    public var worker: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
 
     /// A logger whose metadata carries `request-id`. The id is added on read (setting logger
     /// metadata costs a dictionary copy, and some handlers format all metadata on every
@@ -78,6 +81,30 @@ public struct RequestContext: Sendable {
         self.requestId = requestId
         self.origin = Origin(remoteAddress: remoteAddress, logger: logger, loggerCarriesId: false)
         self.parameters = parameters
+    }
+}
+
+extension RequestContext {
+    /// `body`'s response, made where waiting is allowed: for a request the engine runs on an
+    /// event loop (``worker`` set), a deferred response that a worker thread completes with
+    /// `body`'s outcome, once the engine has handed the connection over (``HTTPDeferredResponse``);
+    /// elsewhere `body` runs here. For a handler sent to the loop that finds it must wait after
+    /// all (a read whose answer left memory meanwhile).
+    public func offload(_ body: @escaping @Sendable () throws -> HTTPResponse) rethrows -> HTTPResponse {
+        guard let worker else { return try body() }
+        let deferred = HTTPDeferredResponse()
+        deferred.whenAwaited {
+            worker {
+                let outcome = Result { try body() }
+                // A body that answers later itself: its outcome is this one's.
+                if case .success(let response) = outcome, let inner = response.deferred {
+                    inner.whenComplete { deferred.complete($0) }
+                } else {
+                    deferred.complete(outcome)
+                }
+            }
+        }
+        return .deferred(deferred)
     }
 }
 

@@ -11,7 +11,10 @@ import PermissionDomain
 /// `Permission-Consistency` waits for its revision first. Where a read runs: on the event loop
 /// when it cannot wait (a store on a local file, nothing to wait for); on a store whose reads
 /// may wait on the network, only the reads that say they are answered from memory
-/// (`inMemory`) and whose key is verified without the store stay on the loop.
+/// (`inMemory`) and whose key is verified without the store stay on the loop. Memory may lose
+/// the answer before the read runs (another replica's write): the store's read then throws
+/// `ReadMustWait` instead of waiting on the loop, and the request runs again from the start on
+/// a worker thread (`RequestContext.offload`).
 struct APIRoutes {
     typealias Handler = @Sendable (APIRequest) throws -> HTTPResponse
 
@@ -68,7 +71,7 @@ struct APIRoutes {
             decide = store.flatMap { Self.decide(store: $0, keys: keys, access: access, inMemory: inMemory) }
         }
         let execution = execution ?? (reads ? .eventLoop : nil)
-        router.on(method, template, execution: execution, decide: decide) { request, context in
+        let respond: @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse = { request, context in
             var principal = Principal.anonymous
             if access != .open {
                 principal = try authenticator.authenticate(request, context: context)
@@ -99,6 +102,15 @@ struct APIRoutes {
                 return outcome.map { Self.acknowledged($0, store: store) }
             }
             return response
+        }
+        router.on(method, template, execution: execution, decide: decide) { request, context in
+            do {
+                return try respond(request, context)
+            } catch is ReadMustWait {
+                // Sent to the event loop for an answer in memory that went before the read ran
+                // (another replica's write, a stale read model): from the start on a worker.
+                return try context.offload { try respond(request, context) }
+            }
         }
     }
 
