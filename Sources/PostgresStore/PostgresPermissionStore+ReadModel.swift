@@ -10,12 +10,20 @@ extension PostgresPermissionStore {
     /// After a commit, before its writers return: applies the log to its end (at least through
     /// the last entry the commit appended, and other replicas' entries before it), as the
     /// follower does, so that this replica's reads, audit log and change feed show the write
-    /// at once.
-    /// - Parameter sessions: the sessions of the bodies the commit made durable, on the
-    ///   connection that committed them.
-    func didCommit(_ sessions: [PostgresSession]) {
+    /// at once, and acknowledges that seq (the writes' `Permission-Revision`).
+    ///
+    /// A batch that appended nothing (a write that changed nothing) still answers with state
+    /// its bodies read, which may be another replica's change this one has not applied yet:
+    /// it is acknowledged and applied through the chain head it locked, which every change it
+    /// could read is at or before. So a no-op write's revision, read elsewhere with
+    /// `Permission-Consistency: at-least`, shows the state it reported.
+    /// - Parameters:
+    ///   - sessions: the sessions of the bodies the commit made durable, on the connection
+    ///     that committed them.
+    ///   - head: the chain head's seq when the batch locked it, before its bodies ran.
+    func didCommit(_ sessions: [PostgresSession], head: Int64) {
         guard let readModel, let connection = sessions.first?.connection else { return }
-        let tip = sessions.map { $0.changes?.lastAppended ?? 0 }.max() ?? 0
+        let tip = max(head, sessions.map { $0.changes?.lastAppended ?? 0 }.max() ?? 0)
         guard tip > 0 else { return }
         readModel.acknowledge(tip)
         guard readModel.visibleRevision < tip else { return }

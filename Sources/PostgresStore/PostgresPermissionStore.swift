@@ -81,7 +81,7 @@ public final class PostgresPermissionStore: PermissionStore {
         // serves, every change must be audited (``UnauditedChange``).
         self.writer = PostgresWriter(
             pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, checksAuditing: readModel != nil)
-        writer.onCommit { [weak self] sessions in self?.didCommit(sessions) }
+        writer.onCommit { [weak self] sessions, head in self?.didCommit(sessions, head: head) }
     }
 
     /// Connects, applies pending migrations (under the migrations' advisory lock) and returns

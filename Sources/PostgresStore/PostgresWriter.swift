@@ -83,9 +83,9 @@ package final class PostgresWriter: Sendable {
     private let checksAuditing: Bool
     private let pool: PostgresConnectionPool
     private let queue: DispatchQueue
-    /// Told about every committed batch (``PostgresPermissionStore/didCommit(_:)``); set once
-    /// by ``onCommit(_:)``.
-    private let didCommit: QueueOwned<(([PostgresSession]) -> Void)?>
+    /// Told about every committed batch (``PostgresPermissionStore/didCommit(_:head:)``); set
+    /// once by ``onCommit(_:)``.
+    private let didCommit: QueueOwned<(([PostgresSession], Int64) -> Void)?>
 
     /// The queued jobs and the counters, shared by callers and the queue.
     private struct Shared {
@@ -118,9 +118,11 @@ package final class PostgresWriter: Sendable {
     }
 
     /// Sets what is called after every successful `COMMIT`, on the writer queue, with the
-    /// sessions of the bodies that committed, before any of their callers returns; the batch's
-    /// connection is still checked out (outside any transaction) during the call.
-    func onCommit(_ body: @escaping ([PostgresSession]) -> Void) {
+    /// sessions of the bodies that committed and the chain head's seq when the batch locked it
+    /// (every change its bodies could read is at or before it), before any of their callers
+    /// returns; the batch's connection is still checked out (outside any transaction) during
+    /// the call.
+    func onCommit(_ body: @escaping ([PostgresSession], Int64) -> Void) {
         queue.sync { didCommit.value = body }
     }
 
@@ -247,9 +249,10 @@ package final class PostgresWriter: Sendable {
     private func runOnce(_ batch: [Job]) throws -> Int {
         try pool.withConnection { connection in
             var committed: [PostgresSession] = []
+            let head: AuditChainTip
             try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
             do {
-                _ = try PostgresSession(connection: connection).lockAuditChainHead()
+                head = try PostgresSession(connection: connection).lockAuditChainHead()
                 var savepoint = false  // whether `body` is open (released by the next one or by COMMIT)
                 for job in batch {
                     job.failure = nil  // from an earlier attempt
@@ -286,7 +289,7 @@ package final class PostgresWriter: Sendable {
                 throw error
             }
             try connection.commitOrReportUnknownOutcome()
-            if !committed.isEmpty { didCommit.value?(committed) }
+            if !committed.isEmpty { didCommit.value?(committed, head.seq) }
             return committed.count
         }
     }

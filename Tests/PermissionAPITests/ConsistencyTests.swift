@@ -88,6 +88,35 @@ import Testing
         #expect(read.problem?.detail.contains("Permission-Consistency") == true)
     }
 
+    /// A write that changes nothing answers a revision that includes the change its answer
+    /// shows, on both stores: on PostgreSQL also when another replica made that change and
+    /// this one has not applied it yet (here it does not follow the log at all), so a read
+    /// anywhere at that revision shows what the write answered.
+    @Test func aWriteThatChangesNothingAnswersARevisionThatShowsItsState() throws {
+        let app = try TestApp()
+        let path = TestApp.path("u42", "com.example.maps", "camera")
+        let first = try app.set("camera", #"{"status":"denied"}"#)
+        var changed = try #require(first.headers["Permission-Revision"].flatMap { Int64($0) })
+        if let store = app.postgresStore, let connectionString = app.postgresConnectionString {
+            store.close()  // this replica no longer follows the log
+            let other = try PostgresPermissionStore.open(connectionString: connectionString, keyring: .forTests, poolSize: 1)
+            let elsewhere = try PermissionService(store: other, clock: app.clock).setAuthorization(
+                user: UserID("u42"), app: AppID("com.example.maps"), service: ServiceID("camera"), status: .authorized,
+                level: Level("full"), actor: .system, requestId: nil)
+            #expect(elsewhere.status == .authorized)
+            changed = try other.read { try $0.lastAuditSeq() }
+        }
+        let status = TestApp.onSQLite ? #"{"status":"denied"}"# : #"{"status":"authorized","level":"full"}"#
+        let noOp = try app.set("camera", status)
+        #expect(noOp.status == 200, "\(noOp.text)")
+        #expect(try app.lastSeq() == changed)  // nothing was written
+        let revision = try #require(noOp.headers["Permission-Revision"].flatMap { Int64($0) })
+        #expect(revision >= changed)
+        let read = try app.send(.get, path, headers: [("Permission-Consistency", "at-least \(revision)")])
+        #expect(read.status == 200, "\(read.text)")
+        #expect(try read.decode(Authorization.self).status == (TestApp.onSQLite ? .denied : .authorized))
+    }
+
     /// A status read sent to the event loop because its record was in memory, whose record
     /// leaves memory before it runs (a write, here this replica's own; on a cluster another
     /// replica's), never waits on the loop: on PostgreSQL it goes on on a worker thread, from the
