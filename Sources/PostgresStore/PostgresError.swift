@@ -47,12 +47,14 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
     /// `23505` unique_violation.
     public var isUniqueViolation: Bool { sqlState == "23505" }
     /// The connection failed or is gone: class `08` (connection exception), `57P01`-`57P03`
-    /// (the server is shutting down or cannot accept connections yet), or libpq reports the
-    /// connection as `CONNECTION_BAD` (a failed connect, a dropped socket).
+    /// (the server is shutting down or cannot accept connections yet), `25P03` (the server
+    /// ended a session idle in its transaction too long), or libpq reports the connection as
+    /// `CONNECTION_BAD` (a failed connect, a dropped socket).
     public var isConnectionFailure: Bool {
         if isConnectionBad { return true }
         guard let sqlState else { return false }
         return sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
+            || sqlState == "25P03"
     }
 
     public var description: String {

@@ -25,12 +25,22 @@ public import PermissionDomain
 /// the commit was sent is replaced and the batch run once more. A lost database (class 08 and
 /// shutdown states), a lock held past ``lockTimeoutMilliseconds`` (55P03), a pool with no free
 /// connection, and a commit whose outcome is unknown become ``PermissionError/unavailable(why:)``.
+/// A write transaction idle past ``idleWriteTimeoutMilliseconds`` is ended by the database: its
+/// connection is then broken, and the batch runs once more on a new one.
 /// A body's own error fails only that body (see ``PostgresWriter``).
 public final class PostgresPermissionStore: PermissionStore {
     /// The default number of pooled connections.
     public static let defaultPoolSize = 4
     /// How long a statement waits for a row lock (the chain head) before it fails.
     public static let lockTimeoutMilliseconds = 5_000
+    /// How long a write transaction may sit idle between its statements before the database
+    /// ends its session (`idle_in_transaction_session_timeout`), which rolls it back and
+    /// releases the chain head: a replica that stalls while it holds the head (a paused VM, a
+    /// `SIGSTOP`) holds up every replica's writes for at most this long, under
+    /// ``lockTimeoutMilliseconds``, so the writes waiting on it go on rather than fail. A write's
+    /// statements follow each other within a round trip and a little work, so a long batch
+    /// (each statement's own time does not count) is never ended by it.
+    public static let idleWriteTimeoutMilliseconds = 2_000
     /// How many times a write batch (or a read) runs when it keeps losing serialization races or
     /// deadlocks.
     public static let maximumAttempts = 5

@@ -10,8 +10,9 @@ import Synchronization
 ///
 /// Concurrent ``write(_:)`` calls are queued. The queue takes every queued body (at most
 /// ``maximumBatchSize``), checks a connection out of the store's pool, runs `BEGIN ISOLATION
-/// LEVEL READ COMMITTED`, locks the audit chain's head row once (`audit_head`, `FOR UPDATE`:
-/// batches of every replica take turns), runs each body with a ``PostgresSession`` of its own
+/// LEVEL READ COMMITTED` (ended by the database when it idles past
+/// ``PostgresPermissionStore/idleWriteTimeoutMilliseconds``), locks the audit chain's head row
+/// once (`audit_head`, `FOR UPDATE`: batches of every replica take turns), runs each body with a ``PostgresSession`` of its own
 /// inside `SAVEPOINT body` ... `RELEASE SAVEPOINT body`
 /// (https://www.postgresql.org/docs/15/sql-savepoint.html; the release is sent with the next
 /// body's `SAVEPOINT`, and `COMMIT` releases the last), and commits once: one WAL flush
@@ -38,7 +39,9 @@ import Synchronization
 ///
 /// Each step is bounded (the pool's checkout timeout, libpq's `connect_timeout`, the
 /// connections' `lock_timeout`; a server that went away closes the socket and fails the call
-/// at once), so a caller's wait is bounded by the batches ahead of it.
+/// at once), so a caller's wait is bounded by the batches ahead of it. A writer that holds the
+/// head and stalls (this process or another replica, paused) holds it no longer than the idle
+/// timeout, after which the database ends its session.
 ///
 /// One connection per batch comes from the pool rather than one kept by the writer: the pool
 /// already bounds how many connections a replica opens (writes never need more than one at a
@@ -243,6 +246,13 @@ package final class PostgresWriter: Sendable {
         }
     }
 
+    /// Begins a batch's transaction; a stalled writer's session is ended by the database
+    /// (``PostgresPermissionStore/idleWriteTimeoutMilliseconds``,
+    /// https://www.postgresql.org/docs/15/runtime-config-client.html#GUC-IDLE-IN-TRANSACTION-SESSION-TIMEOUT).
+    static let begin =
+        "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL idle_in_transaction_session_timeout = "
+        + String(PostgresPermissionStore.idleWriteTimeoutMilliseconds)
+
     /// One attempt at `batch` in one transaction on one connection; returns how many bodies
     /// committed. A body that threw has its error in its job; a failure of the whole attempt
     /// is thrown (the transaction rolled back, or its outcome unknown).
@@ -250,7 +260,7 @@ package final class PostgresWriter: Sendable {
         try pool.withConnection { connection in
             var committed: [PostgresSession] = []
             let head: AuditChainTip
-            try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+            try connection.execute(Self.begin)
             do {
                 head = try PostgresSession(connection: connection).lockAuditChainHead()
                 var savepoint = false  // whether `body` is open (released by the next one or by COMMIT)
