@@ -15,9 +15,11 @@ enum StoreOpening {
     static func open(
         path: String, keys: AuditKeySettings, readCacheEntries: Int = 0, logger: Logger
     ) throws -> SQLitePermissionStore {
-        let (keyring, createdKeyFile) = try AuditKeyLoading.keyring(sqlite: path, settings: keys, logger: logger)
+        // The modes as the operator left them, before anything here opens the file (the key
+        // check reads it, and SQLite makes its -wal and -shm with the file's mode).
         let files = [path, path + "-wal", path + "-shm"]
         let before = files.map(mode)
+        let (keyring, createdKeyFile) = try AuditKeyLoading.keyring(sqlite: path, settings: keys, logger: logger)
         do {
             let store = try SQLitePermissionStore.open(
                 path: path, keyring: keyring, readCacheEntries: readCacheEntries
