@@ -178,12 +178,16 @@ struct ServerConfiguration: Sendable {
     }
 
     /// `--public-url` without its trailing "/": an absolute http or https URL with a host and
-    /// no query, fragment or user information (RFC 3986 §3); empty when unset.
+    /// no path, query, fragment or user information (RFC 3986 §3); empty when unset. No path:
+    /// the consent pages link, redirect and scope their cookie to `/consent/` at the root of the
+    /// host, so a link under a path prefix would lead to pages that leave it.
     private static func publicURL(_ resolver: SettingsResolver) throws(ConfigurationError) -> String {
         guard let (value, source) = resolver.value(Settings.publicURL), !value.isEmpty else { return "" }
-        let expected = "an absolute http or https URL without query, fragment or user, e.g. https://permissions.example.com"
+        let expected =
+            "an absolute http or https URL without path, query, fragment or user, e.g. https://permissions.example.com (the consent pages are served at /consent/ on that host)"
         guard let components = URLComponents(string: value), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
+            components.path.isEmpty || components.path == "/",
             components.query == nil, components.fragment == nil, components.user == nil, components.password == nil,
             !value.contains(where: { $0.isWhitespace })
         else { throw .invalid(Settings.publicURL, value, source, expected) }

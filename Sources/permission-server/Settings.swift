@@ -155,7 +155,7 @@ enum Settings {
     static let publicURL = Setting(
         flag: "public-url", environment: "PERMISSION_PUBLIC_URL", defaultValue: nil,
         help:
-            "Base of the consent links the API makes, e.g. https://permissions.example.com (http or https, no query or fragment); unset, the links are relative (/consent/start?token=...)."
+            "Base of the consent links the API makes, e.g. https://permissions.example.com (http or https, no path, query or fragment: the pages are at /consent/ on that host); unset, the links are relative (/consent/start?token=...)."
     )
     static let bootstrapAdminKey = Setting(
         flag: "bootstrap-admin-key", environment: "PERMISSION_BOOTSTRAP_ADMIN_KEY",

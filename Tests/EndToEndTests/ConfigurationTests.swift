@@ -149,9 +149,10 @@ struct ConfigurationTests {
                 "true, false"
             ),
             (["--public-url", "ftp://example.com"], [:], "--public-url / PERMISSION_PUBLIC_URL", "absolute http or https URL"),
-            (["--public-url", "https://example.com/?a=1"], [:], "--public-url / PERMISSION_PUBLIC_URL", "without query"),
+            (["--public-url", "https://example.com/?a=1"], [:], "--public-url / PERMISSION_PUBLIC_URL", "query"),
             (["--public-url", "https://example.com/#x"], [:], "--public-url / PERMISSION_PUBLIC_URL", "(from flag)"),
             (["--public-url", "/consent"], [:], "--public-url / PERMISSION_PUBLIC_URL", "(from flag)"),
+            (["--public-url", "https://example.com/base"], [:], "--public-url / PERMISSION_PUBLIC_URL", "without path"),
             (
                 [], ["PERMISSION_PUBLIC_URL": "https://user@example.com"], "--public-url / PERMISSION_PUBLIC_URL",
                 "(from environment)"

@@ -81,8 +81,8 @@ import Testing
     }
 
     @Test func theLinkBaseIsThePublicURL() throws {
-        let app = try TestApp { $0.publicURL = "https://permissions.example.com/base" }
-        #expect(try Self.link(app).url.hasPrefix("https://permissions.example.com/base/consent/start?token="))
+        let app = try TestApp { $0.publicURL = "https://permissions.example.com" }
+        #expect(try Self.link(app).url.hasPrefix("https://permissions.example.com/consent/start?token="))
     }
 
     /// The link's page goes on to `/consent/` by itself, not by a 303: a redirect would keep the
