@@ -42,6 +42,27 @@ import Testing
         #expect(try browser.get("/consent/history?after=abc").status == 404)
     }
 
+    /// "Allow While Using App" on an Always request grants a provisional Always, which Settings
+    /// shows as While Using the App, as iOS does: the history says the same, in both languages.
+    @Test func theHistorySaysWhileUsingForAProvisionalAlways() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        let prompt = try app.prompt("location", "always")
+        let browser = try ConsentBrowser(app)
+        #expect(try browser.decide(prompt.id, "allowWhileUsing").status == 303)
+        let authorization = try app.authorization("location")
+        #expect(authorization.level == "always" && authorization.provisional)
+        let settings = try Markup.radios(
+            service: "location", app: "com.example.maps", in: try browser.get("/consent/settings").text)
+        #expect(settings.filter(\.checked).map(\.value) == ["whileUsing"])
+        let english = try browser.get("/consent/history").text
+        #expect(english.contains("Now: Allowed: While Using the App"))
+        #expect(!english.contains("Always"), "nothing on the page says Always")
+        let german = try ConsentBrowser(app, acceptLanguage: "de").get("/consent/history").text
+        #expect(german.contains("Jetzt: Erlaubt: Beim Verwenden der App"))
+        #expect(!german.contains("Immer"))
+    }
+
     @Test func theFragmentShowsTheUsersPendingPromptsOnly() throws {
         let app = try TestApp()
         try app.registerApp()

@@ -55,6 +55,26 @@ import Testing
         #expect(ConsentText.choice(.deny, service: .tracking, .de) == "App bitten, kein Tracking durchzuführen")
     }
 
+    /// A state in words reads as Settings shows it: a provisional Always is While Using the App.
+    @Test func aProvisionalAlwaysReadsAsWhileUsing() {
+        let cases: [(AuthorizationSnapshot, String, String)] = [
+            (
+                AuthorizationSnapshot(status: .authorized, level: .always, provisional: true),
+                "Allowed: While Using the App", "Erlaubt: Beim Verwenden der App"
+            ),
+            (AuthorizationSnapshot(status: .authorized, level: .always), "Allowed: Always", "Erlaubt: Immer"),
+            (
+                AuthorizationSnapshot(status: .authorized, level: .whenInUse, once: true),
+                "Allowed: While Using the App (once)", "Erlaubt: Beim Verwenden der App (einmal)"
+            ),
+            (AuthorizationSnapshot(status: .denied), "Not allowed", "Nicht erlaubt"),
+        ]
+        for (snapshot, english, german) in cases {
+            #expect(ConsentText.state(snapshot, .en) == english)
+            #expect(ConsentText.state(snapshot, .de) == german)
+        }
+    }
+
     @Test func thePageLanguageComesFromAcceptLanguage() {
         let cases: [(String?, ConsentLanguage)] = [
             (nil, .en), ("de", .de), ("de-CH", .de), ("DE-at, en;q=0.8", .de), ("en;q=0.5, de;q=0.9", .de),

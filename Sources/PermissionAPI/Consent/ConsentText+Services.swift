@@ -152,7 +152,10 @@ extension ConsentText {
         language == .en ? "Choices of \(user)" : "Auswahl von \(user)"
     }
 
-    /// An authorization state in words: "Allowed: While Using the App", "Not allowed".
+    /// An authorization state in words: "Allowed: While Using the App", "Not allowed". As in
+    /// Settings (``ConsentSettingOption/current(_:service:)``) and on iOS, a provisional Always
+    /// (Allow While Using App pressed on an Always request, not confirmed by the upgrade prompt)
+    /// reads as While Using the App.
     static func state(_ snapshot: AuthorizationSnapshot, _ language: ConsentLanguage) -> String {
         let en = language == .en
         switch snapshot.status {
@@ -161,7 +164,9 @@ extension ConsentText {
         case .restricted: return en ? "Restricted" : "Eingeschränkt"
         case .authorized:
             var words = en ? "Allowed" : "Erlaubt"
-            if let level = snapshot.level { words += ": " + levelName(level, language) }
+            if let level = snapshot.level {
+                words += ": " + levelName(level == .always && snapshot.provisional ? .whenInUse : level, language)
+            }
             if snapshot.once { words += en ? " (once)" : " (einmal)" }
             return words
         }
