@@ -68,6 +68,7 @@ public func buildApplication(
     router.use(AccessLogMiddleware())
     if let metrics { router.use(HTTPMetricsMiddleware(metrics: metrics.http)) }
     router.use(ErrorMiddleware(mapper: { error, context in ErrorMapping.httpError(for: error, context: context) }))
+    router.use(ConsentRouteMisses())  // inside ErrorMiddleware: the router's misses under /consent become pages
     let sweeper = Sweeper(
         permissions: service, broadcaster: broadcaster, interval: configuration.sweepInterval, logger: logger)
     return PermissionApplication(

@@ -195,6 +195,58 @@ import Testing
         #expect(try app.send(.get, "/healthz").headers["Content-Security-Policy"] == nil, "only under /consent/")
     }
 
+    /// What no page answers under `/consent` is a page too, in the request's language, never
+    /// the API's problem+json: a path no page has (404), a method its page does not answer
+    /// (405, `Allow` kept), a path that cannot be decoded (400); `/consent` itself leads to
+    /// `/consent/`. The API's misses stay problems.
+    @Test func pathsAndMethodsNoPageAnswersArePagesInTheRequestsLanguage() throws {
+        let app = try TestApp()
+        let cookie = try Self.session(app)
+        let cases: [(HTTPMethod, String, Int, (en: String, de: String))] = [
+            (.get, "/consent/nix", 404, ("Not found", "Nicht gefunden")),
+            (.get, "/consent/settings/", 404, ("Not found", "Nicht gefunden")),
+            (.get, "/consent/static/nothing.css", 404, ("Not found", "Nicht gefunden")),
+            (.head, "/consent/nix", 404, ("", "")),
+            (.post, "/consent/settings", 405, ("This page cannot be used this way", "Diese Seite lässt sich so nicht verwenden")),
+            (.get, "/consent/logout", 405, ("This page cannot be used this way", "Diese Seite lässt sich so nicht verwenden")),
+            (.delete, "/consent/", 405, ("This page cannot be used this way", "Diese Seite lässt sich so nicht verwenden")),
+            (.get, "/consent/%zz", 400, ("This address is not valid", "Diese Adresse ist ungültig")),
+        ]
+        for (method, target, status, title) in cases {
+            for (language, german) in [("de-CH, en;q=0.5", true), ("", false)] {
+                for withCookie in [true, false] {
+                    var headers = [Self.noKey, ("Accept-Language", language)]
+                    if withCookie { headers.append(("Cookie", cookie)) }
+                    let response = try app.send(method, target, headers: headers)
+                    let label = "\(method) \(target) \(language) \(withCookie)"
+                    #expect(response.status == status, "\(label)")
+                    #expect(response.headers["Content-Type"] == "text/html; charset=utf-8", "\(label)")
+                    Self.expectSecurityHeaders(response, "\(label)")
+                    if method == .head { continue }  // the engine sends no body
+                    #expect(response.text.contains(#"<html lang="\#(german ? "de" : "en")">"#), "\(label)")
+                    #expect(response.text.contains("<h1>\(german ? title.de : title.en)</h1>"), "\(label)")
+                    if status == 405 {
+                        let allow = response.headers["Allow"] ?? ""
+                        #expect(!allow.isEmpty && !allow.contains(method.rawValue), "\(label): Allow \(allow)")
+                    }
+                }
+            }
+        }
+        #expect(try app.send(.post, "/consent/settings", headers: [Self.noKey]).headers["Allow"] == "GET, HEAD")
+        for method in [HTTPMethod.get, .head] {
+            let bare = try app.send(method, "/consent", headers: [Self.noKey, ("Accept-Language", "de")])
+            #expect(bare.status == 303 && bare.headers["Location"] == "/consent/", "\(method) /consent")
+            Self.expectSecurityHeaders(bare, "/consent")
+        }
+        let wrong = try app.send(.post, "/consent", headers: [Self.noKey, ("Accept-Language", "de")])
+        #expect(wrong.status == 405 && wrong.text.contains("<html lang=\"de\">"))
+        let api = try app.send(.get, "/v1/nix", headers: [("Accept-Language", "de")])
+        #expect(api.status == 404 && api.headers["Content-Type"] == "application/problem+json")
+        let method = try app.send(.post, "/healthz", headers: [("Accept-Language", "de")])
+        #expect(method.status == 405 && method.headers["Content-Type"] == "application/problem+json")
+        #expect(try app.send(.get, "/consentx", headers: [Self.noKey]).headers["Content-Type"] == "application/problem+json")
+    }
+
     @Test func logoutNeedsTheSessionsCSRFTokenAndEndsTheSession() throws {
         let app = try TestApp()
         let cookie = try Self.session(app)

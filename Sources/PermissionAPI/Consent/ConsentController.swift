@@ -85,6 +85,8 @@ struct ConsentController {
             page.headers.add(name: "Set-Cookie", value: ConsentCookie.clear(secure: secure))
             return page.response
         }
+        // `/consent` itself is the prompts page's address without its slash.
+        routes.openPage(.get, "/consent") { _, _ in Self.redirect("/consent/") }
         for path in ConsentStatic.files.keys.sorted() {
             routes.openPage(.get, path) { _, _ in
                 guard let response = ConsentStatic.response(path) else { throw ConsentPageError.notFound }

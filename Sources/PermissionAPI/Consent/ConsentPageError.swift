@@ -18,12 +18,29 @@ enum ConsentPageError: Error, Sendable, Equatable {
     case badForm(status: HTTPStatus, why: ConsentText.Key)
     /// A path naming another user, or a right the session does not hold.
     case forbidden
-    /// Something of another user, or nothing at all, by that id.
+    /// Something of another user, or nothing at all, by that id; or a path under `/consent`
+    /// no page answers.
     case notFound
+    /// A path under `/consent` whose page does not answer the request's method (405); `allow`
+    /// lists the methods it does, for the `Allow` field (RFC 9110 §15.5.6, §10.2.1).
+    case methodNotAllowed(allow: String)
+    /// A path under `/consent` that cannot be read (an invalid percent-encoding: 400).
+    case badAddress
     /// The session holds as many event streams as it may (429), or the server does (503).
     case busy(HTTPStatus)
     /// The user's data is more than one download may hold (`--max-export-records`).
     case exportTooLarge
+
+    /// The page for a miss of the router (``HTTPError`` 400, 404 or 405 with `Allow`) on a path
+    /// under `/consent`; nil for any other error.
+    init?(routerMiss error: HTTPError) {
+        switch error.status.code {
+        case 400: self = .badAddress
+        case 404: self = .notFound
+        case 405: self = .methodNotAllowed(allow: error.headers["Allow"] ?? "")
+        default: return nil
+        }
+    }
 
     /// The page that says so, in `language`.
     func page(_ language: ConsentLanguage) -> ConsentPage {
@@ -45,6 +62,11 @@ enum ConsentPageError: Error, Sendable, Equatable {
         case .badForm(let status, let why): return page(status, .badFormTitle, [.badFormText, why])
         case .forbidden: return page(.forbidden, .forbiddenTitle, [.forbiddenText])
         case .notFound: return page(.notFound, .notFoundTitle, [.notFoundText])
+        case .methodNotAllowed(let allow):
+            var refusal = page(.methodNotAllowed, .methodNotAllowedTitle, [.methodNotAllowedText])
+            refusal.headers.add(name: "Allow", value: allow)
+            return refusal
+        case .badAddress: return page(.badRequest, .badAddressTitle, [.badAddressText])
         case .busy(let status):
             var refusal = page(status, .busyTitle, [.busyText])
             refusal.headers.add(name: "Retry-After", value: "5")

@@ -18,6 +18,7 @@ enum ConsentText {
         case linkWithdrawnTitle, linkWithdrawnText, csrfTitle, csrfText, badFormTitle, badFormText
         case badFormMediaType, badFormTooLarge, badFormEncoding, badFormTooManyFields
         case forbiddenTitle, forbiddenText, notFoundTitle, notFoundText, failedTitle, failedText
+        case methodNotAllowedTitle, methodNotAllowedText, badAddressTitle, badAddressText
         case busyTitle, busyText
     }
 
@@ -164,6 +165,18 @@ enum ConsentText {
             )
         case .notFoundTitle: return ("Not found", "Nicht gefunden")
         case .notFoundText: return ("There is nothing here for you.", "Hier gibt es nichts für dich.")
+        case .methodNotAllowedTitle: return ("This page cannot be used this way", "Diese Seite lässt sich so nicht verwenden")
+        case .methodNotAllowedText:
+            return (
+                "Nothing was changed. Use the links and buttons of these pages.",
+                "Es wurde nichts geändert. Nutze die Links und Schaltflächen dieser Seiten."
+            )
+        case .badAddressTitle: return ("This address is not valid", "Diese Adresse ist ungültig")
+        case .badAddressText:
+            return (
+                "Check the address, or use the links of these pages.",
+                "Prüfe die Adresse oder nutze die Links dieser Seiten."
+            )
         case .failedTitle: return ("Something went wrong", "Etwas ist schiefgegangen")
         case .failedText:
             return (
