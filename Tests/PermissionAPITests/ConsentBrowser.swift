@@ -103,6 +103,12 @@ enum Markup {
         return unescape(String(page[open.upperBound..<end.lowerBound]))
     }
 
+    /// `text` with each `name` in it isolated, as the pages place an app's name in a sentence
+    /// (FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE).
+    static func isolating(_ name: String, in text: String) -> String {
+        text.replacingOccurrences(of: name, with: "\u{2068}\(name)\u{2069}")
+    }
+
     /// The five escapes of the pages undone.
     static func unescape(_ text: String) -> String {
         text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")

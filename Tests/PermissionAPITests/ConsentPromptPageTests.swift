@@ -123,7 +123,7 @@ import Testing
             let alert = try Markup.alert(prompt.id, in: page.text)
             #expect(alert.contains(#"data-prompt-id="\#(prompt.id)" data-kind="\#(prompt.kind.rawValue)""#))
             let title = Markup.text(after: #"<h2 class="alert-title" id="title-\#(prompt.id)">"#, closing: "h2", in: alert)
-            #expect(title == (german ? kind.titles.de : kind.titles.en), "\(language)")
+            #expect(title == Markup.isolating("Maps", in: german ? kind.titles.de : kind.titles.en), "\(language)")
             let message = Markup.text(
                 after: #"<p class="alert-message" id="message-\#(prompt.id)" dir="auto">"#, closing: "p", in: alert)
             #expect(message == prompt.purpose)
@@ -279,6 +279,37 @@ import Testing
         #expect(try app.authorization("camera").status == .denied)
     }
 
+    /// An app's name is isolated wherever a page places it (the alert's title, the Settings
+    /// entry, the history), and the directional controls it holds are dropped, so a name
+    /// ending in RIGHT-TO-LEFT OVERRIDE cannot reverse the words after it.
+    @Test func appNamesAreIsolatedFromTheWordsAroundThem() throws {
+        let app = try TestApp()
+        let registration = AppRegistration(name: "Maps\u{202E}", purposeStrings: TestApp.allPurposes)
+        #expect(
+            try app.send(
+                .put, "/v1/apps/com.example.rlo", json: String(decoding: try WireEncoder.encode(registration), as: UTF8.self)
+            ).status == 201)
+        let prompt = try app.prompt("camera", "full", app: "com.example.rlo")
+        _ = try app.grant("photos", "full", "allowFull", app: "com.example.rlo")
+        for (language, title) in [
+            ("en", "“\u{2068}Maps\u{2069}” Would Like to Access the Camera"),
+            ("de", "„\u{2068}Maps\u{2069}“ möchte auf deine Kamera zugreifen"),
+        ] {
+            let browser = try ConsentBrowser(app, acceptLanguage: language)
+            let alert = try Markup.alert(prompt.id, in: try browser.get("/consent/").text)
+            let shown = Markup.text(after: #"<h2 class="alert-title" id="title-\#(prompt.id)">"#, closing: "h2", in: alert)
+            #expect(shown.map { Array($0.unicodeScalars) } == Array(title.unicodeScalars), "\(language)")
+            let settings = try browser.get("/consent/settings").text
+            let form = try Markup.settingsForm(service: "photos", app: "com.example.rlo", in: settings)
+            #expect(form.contains("<legend>\u{2068}Maps\u{2069}</legend>"), "\(language)")
+            let history = try browser.get("/consent/history").text
+            #expect(history.contains(#"<span class="detail" dir="auto">\#u{2068}Maps\#u{2069} · "#), "\(language)")
+            for page in [alert, settings, history] {
+                #expect(!page.unicodeScalars.contains("\u{202E}"), "no override reaches a page (\(language))")
+            }
+        }
+    }
+
     /// Hostile names and purpose strings are text: their markup is escaped wherever shown.
     @Test func hostileAppNamesAndPurposeStringsAreEscaped() throws {
         let app = try TestApp()
@@ -304,6 +335,7 @@ import Testing
         #expect(alert.contains("&lt;script&gt;alert(&quot;p&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"))
         #expect(
             alert.contains(
-                "“&lt;b onmouseover=&quot;x&quot;&gt;Evil&lt;/b&gt; &amp; &#39;co&#39;” Would Like to Access the Camera"))
+                "“\u{2068}&lt;b onmouseover=&quot;x&quot;&gt;Evil&lt;/b&gt; &amp; &#39;co&#39;\u{2069}” Would Like to Access the Camera"
+            ))
     }
 }

@@ -50,7 +50,7 @@ import Testing
                     #"<form class="app-setting" method="post" action="/consent/settings/\#(service)/com.example.maps" data-app="com.example.maps">"#
                 ))
             #expect(
-                form.contains("<fieldset><legend>Maps</legend>")
+                form.contains(#"<fieldset><legend>\#u{2068}Maps\#u{2069}</legend>"#)
                     && form.contains(#"<button type="submit" class="save">Save</button>"#))
             for value in values {
                 let id = "setting-\(service)-com.example.maps-\(value)"

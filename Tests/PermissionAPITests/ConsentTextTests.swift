@@ -37,10 +37,52 @@ import Testing
 
     @Test func everyServiceHasItsIOSTitleInBothLanguages() {
         for (service, english, german) in Self.titles {
-            #expect(ConsentText.alertTitle(app: "Maps", service: service, kind: .request, .en) == english)
-            #expect(ConsentText.alertTitle(app: "Maps", service: service, kind: .request, .de) == german)
+            #expect(
+                ConsentText.alertTitle(app: "Maps", service: service, kind: .request, .en)
+                    == Markup.isolating("Maps", in: english))
+            #expect(
+                ConsentText.alertTitle(app: "Maps", service: service, kind: .request, .de) == Markup.isolating("Maps", in: german)
+            )
         }
         #expect(Set(Self.titles.map(\.0)).isSuperset(of: Catalogue.builtins.map(\.id)), "every built-in service")
+    }
+
+    /// Whatever an app's name holds (an override or embedding left open, an isolate closed
+    /// that it never opened, more isolates than UAX #9 nests, right-to-left letters), the title
+    /// places it in one isolate of its own with no explicit directional formatting character
+    /// left inside, so the title's own words keep their order and direction (UAX #9 X5a-X6a:
+    /// nothing inside an isolate reaches the text around it), in every kind of alert and both
+    /// languages.
+    @Test func anAppsNameCannotReorderTheTitlesWords() {
+        let names = [
+            "Maps\u{202E}", "\u{202E}Maps", "Maps\u{202B}", "Maps\u{202D}x", "Maps\u{2069}\u{202E}", "\u{2067}Maps",
+            "Maps\u{2066}\u{2069}\u{2069}\u{202E}", String(repeating: "\u{2068}", count: 200) + "Maps\u{202E}",
+            "\u{5DE}\u{5E4}\u{5D5}\u{5EA}\u{200F}", "",
+        ]
+        let kinds: [(ServiceID, PromptKind)] = [
+            (.camera, .request), (.tracking, .request), (.location, .upgrade), (.location, .locationAlert),
+            (.location, .locationButton),
+        ]
+        let formatting: ClosedRange<UInt32> = 0x202A...0x202E
+        let isolates: ClosedRange<UInt32> = 0x2066...0x2069
+        for name in names {
+            let kept = name.unicodeScalars.filter { !formatting.contains($0.value) && !isolates.contains($0.value) }
+            for (service, kind) in kinds {
+                for language in ConsentLanguage.allCases {
+                    let title = ConsentText.alertTitle(app: name, service: service, kind: kind, backgroundUses: 2, language)
+                    let plain = ConsentText.alertTitle(app: "Maps", service: service, kind: kind, backgroundUses: 2, language)
+                    let words = plain.replacingOccurrences(of: "\u{2068}", with: "").replacingOccurrences(
+                        of: "\u{2069}", with: ""
+                    )
+                    .components(separatedBy: "Maps")
+                    #expect(words.count == 2, "the name appears once in \(plain.debugDescription)")
+                    let expected = words[0] + "\u{2068}" + String(String.UnicodeScalarView(kept)) + "\u{2069}" + words[1]
+                    #expect(
+                        Array(title.unicodeScalars) == Array(expected.unicodeScalars),
+                        "\(name.debugDescription) in \(service) \(kind) \(language): \(title.debugDescription)")
+                }
+            }
+        }
     }
 
     @Test func everyTextIsWrittenInEveryLanguage() {

@@ -31,6 +31,17 @@ def h1(browser):
     return one(browser, "h1").text.strip()
 
 
+# The invisible marks the pages put around an app's name in a sentence (FIRST STRONG ISOLATE,
+# POP DIRECTIONAL ISOLATE: the name cannot reorder the words around it).
+ISOLATES = str.maketrans("", "", "\u2068\u2069")
+
+
+def seen(text):
+    """`text` (an element's text, an accessible name) without the isolates around app names:
+    what a reader sees."""
+    return text.translate(ISOLATES)
+
+
 def path(browser):
     return "/" + browser.current_url.split("/", 3)[3]
 

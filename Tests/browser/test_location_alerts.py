@@ -55,7 +55,7 @@ class LocationAlertTests(p.PagesTestCase):
         self.assertEqual(element.get_attribute("role"), "dialog")
         self.assertEqual(element.get_attribute("data-kind"), "locationAlert")
         self.assertEqual(element.get_attribute("aria-labelledby"), f"title-{prompt['id']}")
-        title = element.find_element(By.CSS_SELECTOR, f"h2.alert-title#title-{prompt['id']}").text
+        title = p.seen(element.find_element(By.CSS_SELECTOR, f"h2.alert-title#title-{prompt['id']}").text)
         self.assertEqual(title, TITLES["en"].format(name="Transit", uses=3))
         message = element.find_element(By.CSS_SELECTOR, "p.alert-message")
         self.assertEqual(message.text, h.PURPOSES[ALWAYS_KEY][0])
@@ -104,7 +104,7 @@ class GermanLocationAlertTests(p.PagesTestCase):
         prompt = location_alert(self.server, user, app, "Karten", uses=2)
         self.open_session(user)
         element = p.alert(self.browser, prompt["id"])
-        title = element.find_element(By.CSS_SELECTOR, "h2.alert-title").text
+        title = p.seen(element.find_element(By.CSS_SELECTOR, "h2.alert-title").text)
         self.assertEqual(title, TITLES["de"].format(name="Karten", uses=2))
         message = element.find_element(By.CSS_SELECTOR, "p.alert-message")
         self.assertEqual((message.text, message.get_attribute("lang")), (h.PURPOSES[ALWAYS_KEY][1], "de"))

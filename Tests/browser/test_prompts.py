@@ -54,6 +54,34 @@ def english_title(name, service):
     return f"“{name}” Would Like to Use Your Location" if service == "location" else None
 
 
+# For each word (arguments[1]) of the element's text (arguments[0]), the left edges of its
+# first and last letter as drawn and the top of its line, or null when the word is not there.
+WORD_EDGES = r"""
+const element = arguments[0], words = arguments[1], edges = {};
+const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+const nodes = [];
+while (walker.nextNode()) nodes.push(walker.currentNode);
+const box = (node, at) => {
+  const range = document.createRange();
+  range.setStart(node, at);
+  range.setEnd(node, at + 1);
+  return range.getBoundingClientRect();
+};
+for (const word of words) {
+  edges[word] = null;
+  for (const node of nodes) {
+    const match = new RegExp("\\b" + word + "\\b").exec(node.data);
+    if (match) {
+      const first = box(node, match.index);
+      edges[word] = [first.left, box(node, match.index + word.length - 1).left, first.top];
+      break;
+    }
+  }
+}
+return edges;
+"""
+
+
 class PromptTests(p.PagesTestCase):
 
     def test_the_browser_runs_javascript(self):
@@ -82,7 +110,7 @@ class PromptTests(p.PagesTestCase):
                 self.assertEqual(element.get_attribute("role"), "dialog")
                 self.assertEqual(element.get_attribute("data-kind"), prompt["kind"])
                 self.assertEqual(element.get_attribute("aria-labelledby"), f"title-{prompt['id']}")
-                title = element.find_element(By.CSS_SELECTOR, f"h2.alert-title#title-{prompt['id']}").text
+                title = p.seen(element.find_element(By.CSS_SELECTOR, f"h2.alert-title#title-{prompt['id']}").text)
                 self.assertIn(f"“{name}”", title)
                 if english_title(name, service) and case != "upgrade":
                     self.assertEqual(title, english_title(name, service))
@@ -205,6 +233,34 @@ class PromptTests(p.PagesTestCase):
         time.sleep(1)
         self.assertEqual(self.server.prompt(second["id"])["state"], "pending", "Enter answered nothing")
 
+    def test_an_apps_name_cannot_reorder_the_titles_words(self):
+        """A name with a right-to-left override (at its end, at its start, after a stray pop of
+        an isolate), embedding or in Hebrew leaves the title's own words as they are: each is
+        drawn left to right (its first letter left of its last), and the words of a line in
+        their order."""
+        user = h.unique("bidi")
+        names = ["Maps\u202e", "\u202eMaps", "Maps\u2069\u202e", "Maps\u202b\u05de\u05e4\u05d5\u05ea", "\u05de\u05e4\u05d5\u05ea"]
+        prompts = []
+        for index, name in enumerate(names):
+            app = h.unique(f"com.example.bidi{index}")
+            self.server.put_app(app, name)
+            prompts.append((name, self.server.prompt_for(user, app, "camera", "full")))
+        self.open_session(user)
+        words = ["Would", "Like", "to", "Access", "the", "Camera"]
+        for name, prompt in prompts:
+            with self.subTest(name=ascii(name)):
+                title = p.alert(self.browser, prompt["id"]).find_element(By.CSS_SELECTOR, "h2.alert-title")
+                self.assertTrue(p.seen(title.text).endswith("” Would Like to Access the Camera"), ascii(title.text))
+                drawn = self.browser.execute_script(WORD_EDGES, title, words)
+                for word in words:
+                    self.assertIsNotNone(drawn[word], f"{word!r} in {ascii(title.text)}")
+                    first, last, _ = drawn[word]
+                    self.assertLess(first, last, f"{word!r} is drawn left to right in {ascii(title.text)}")
+                for before, after in zip(words, words[1:]):
+                    if abs(drawn[before][2] - drawn[after][2]) < 2:  # on one line
+                        self.assertLess(drawn[before][0], drawn[after][0],
+                                        f"{before!r} before {after!r} in {ascii(title.text)}")
+
     def test_another_users_prompt_never_appears(self):
         user, other = h.unique("alone"), h.unique("crowd")
         app = h.unique("com.example.alone")
@@ -237,7 +293,7 @@ class GermanPromptTests(p.PagesTestCase):
             with self.subTest(case=case):
                 service, level, options = KINDS[case]
                 element = p.alert(self.browser, prompt["id"])
-                title = element.find_element(By.CSS_SELECTOR, "h2.alert-title").text
+                title = p.seen(element.find_element(By.CSS_SELECTOR, "h2.alert-title").text)
                 self.assertIn(f"„{name}“", title)
                 if case == "location-whenInUse":
                     self.assertEqual(title, f"„{name}“ möchte deinen Standort verwenden")

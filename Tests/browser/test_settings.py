@@ -69,7 +69,7 @@ class SettingsTests(p.PagesTestCase):
                                  self.server.url(f"/consent/settings/{service}/{self.app}"))
                 self.assertEqual(form.get_attribute("method"), "post")
                 self.assertIn(form.get_attribute("data-restricted"), (None, "", "false"))
-                self.assertEqual(form.find_element(By.CSS_SELECTOR, "fieldset > legend").text.strip(), "Maps")
+                self.assertEqual(p.seen(form.find_element(By.CSS_SELECTOR, "fieldset > legend").text).strip(), "Maps")
                 values = [r.get_attribute("value") for r in form.find_elements(By.CSS_SELECTOR, "input[name=value]")]
                 self.assertEqual(values, list(EXPECTED[service]))
                 for radio in form.find_elements(By.CSS_SELECTOR, "input[name=value]"):

@@ -42,7 +42,7 @@ enum ConsentHistoryPage {
     static func item(_ item: Item, _ language: ConsentLanguage) -> HTML {
         let entry = item.entry
         var facts: [String] = []
-        if let name = item.appName { facts.append(name) }
+        if let name = item.appName { facts.append(ConsentText.isolated(name)) }
         if let service = entry.service { facts.append(ConsentText.serviceName(service, language)) }
         if let to = entry.to, entry.from != to { facts.append(ConsentText.now(ConsentText.state(to, language), language)) }
         var parts = [

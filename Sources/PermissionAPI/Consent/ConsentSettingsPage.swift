@@ -104,7 +104,7 @@ enum ConsentSettingsPage {
         if restricted { save.append(("disabled", "")) }
         var content = [
             ConsentPage.csrfField(visit),
-            HTML.element("fieldset", [:], [HTML.element("legend", [:], HTML(entry.appName))] + options),
+            HTML.element("fieldset", [:], [HTML.element("legend", [:], HTML(ConsentText.isolated(entry.appName)))] + options),
         ]
         if restricted {
             let note: ConsentText.Key = entry.authorization.status == .restricted ? .restricted : .allowedByPolicy

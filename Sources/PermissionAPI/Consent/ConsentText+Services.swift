@@ -2,8 +2,30 @@ import PermissionDomain
 
 /// The texts with a value in them: the iOS alert titles per service (the app's name in
 /// typographic quotes, as iOS writes them in each language), the iOS button labels, service
-/// and level names, settings options and the words of the history.
+/// and level names, settings options and the words of the history. An app's name is placed
+/// in them ``isolated(_:)`` only.
 extension ConsentText {
+    /// An app's name (text of the app's registration, anything in it) as a Unicode isolate, to
+    /// be placed inside a sentence: between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE
+    /// (U+2068, U+2069; UAX #9 §2.7, W3C "Inline markup and bidirectional text in HTML"), so
+    /// that it takes its own direction and nothing in it reorders the words around it (a name
+    /// ending in RIGHT-TO-LEFT OVERRIDE would otherwise reverse "Would Like to Access the
+    /// Camera"). Plain text, so it works wherever text goes (`<title>`, an attribute, content).
+    /// The explicit directional formatting characters in `name` (embeddings, overrides,
+    /// isolates: U+202A-U+202E, U+2066-U+2069) are dropped first: an unmatched PDI in it would
+    /// end the isolate early, and more than 125 levels of them would overflow it (UAX #9 BD16,
+    /// X5a-X6a).
+    static func isolated(_ name: String) -> String {
+        var text = "\u{2068}"
+        text.unicodeScalars.append(contentsOf: name.unicodeScalars.filter { !isExplicitFormatting($0) })
+        return text + "\u{2069}"
+    }
+
+    /// Whether `scalar` is an explicit directional embedding, override or isolate (UAX #9 §2).
+    static func isExplicitFormatting(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+    }
+
     /// The alert's title: “Maps” Would Like to Use Your Location / „Maps“ möchte deinen
     /// Standort verwenden; tracking asks as iOS's App Tracking Transparency does, the upgrade
     /// prompt as iOS's "also use your location" alert, a location alert as iOS 13's reminder
@@ -11,6 +33,7 @@ extension ConsentText {
     static func alertTitle(
         app: String, service: ServiceID, kind: PromptKind, backgroundUses: Int? = nil, _ language: ConsentLanguage
     ) -> String {
+        let app = isolated(app)
         if kind == .locationAlert {
             let uses = backgroundUses ?? 0
             switch language {
@@ -96,6 +119,7 @@ extension ConsentText {
     /// What the location button's alert explains below the purpose string (SPEC §11): what
     /// allowing it once means for every later tap.
     static func locationButtonNote(app: String, _ language: ConsentLanguage) -> String {
+        let app = isolated(app)
         switch language {
         case .en:
             return "If you allow it, each later tap of the button shares your location with “\(app)” once, "
