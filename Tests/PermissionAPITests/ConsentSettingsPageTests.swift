@@ -39,6 +39,10 @@ import Testing
             "location": ["never", "askNextTime", "whileUsing", "always"], "photos": ["none", "addOnly", "limited", "full"],
             "camera": ["off", "on"], "contacts": ["off", "on"], "calendars": ["off", "on"],
         ]
+        let names = [
+            "location": "Location Services", "photos": "Photos", "camera": "Camera", "contacts": "Contacts",
+            "calendars": "Calendars",
+        ]
         for (service, values) in options {
             #expect(page.text.contains(#"<section class="service" data-service="\#(service)">"#))
             let radios = try Markup.radios(service: service, app: "com.example.maps", in: page.text)
@@ -49,9 +53,17 @@ import Testing
                 form.contains(
                     #"<form class="app-setting" method="post" action="/consent/settings/\#(service)/com.example.maps" data-app="com.example.maps">"#
                 ))
+            // The entry and its button are named with the app (the visible legend) and the service
+            // (the section's heading), the visible label first (WCAG 1.3.1, 2.4.6, 2.5.3).
+            let name = names[service] ?? service
             #expect(
-                form.contains(#"<fieldset><legend>\#u{2068}Maps\#u{2069}</legend>"#)
-                    && form.contains(#"<button type="submit" class="save">Save</button>"#))
+                form.contains(
+                    #"<fieldset aria-label="\#u{2068}Maps\#u{2069}, \#(name)"><legend>\#u{2068}Maps\#u{2069}</legend>"#),
+                "\(service)")
+            #expect(
+                form.contains(
+                    #"<button type="submit" class="save" aria-label="Save \#(name) for \#u{2068}Maps\#u{2069}">Save</button>"#),
+                "\(service)")
             for value in values {
                 let id = "setting-\(service)-com.example.maps-\(value)"
                 #expect(form.contains(#"id="\#(id)""#) && form.contains(#"<label for="\#(id)">"#), "\(id) is labelled")
@@ -94,6 +106,18 @@ import Testing
         #expect(entries[0].from == entries[1].from && entries[0].to == entries[1].to && entries[0].reason == entries[1].reason)
         #expect(entries[0].to?.provisional == false, "an explicit choice ends the provisional flow")
         #expect(entries[0].actor.role == "user" && entries[1].actor.role == "admin")
+    }
+
+    /// An entry's and its Save button's accessible names are in the page's language, the
+    /// visible label first.
+    @Test func theEntriesAccessibleNamesAreInThePagesLanguage() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        _ = try app.grant("location", "whenInUse", "allowWhileUsing")
+        let page = try ConsentBrowser(app, acceptLanguage: "de").get("/consent/settings").text
+        let form = try Markup.settingsForm(service: "location", app: "com.example.maps", in: page)
+        #expect(form.contains(#"<fieldset aria-label="\#u{2068}Maps\#u{2069}, Ortungsdienste">"#))
+        #expect(form.contains(#"aria-label="Sichern: Ortungsdienste für \#u{2068}Maps\#u{2069}">Sichern</button>"#))
     }
 
     @Test func theLocationServicesSwitch() throws {

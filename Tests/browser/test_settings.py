@@ -123,6 +123,29 @@ class SettingsTests(p.PagesTestCase):
     def server_has(self, service, value):
         return matches(self.server.authorization(self.user, self.app, service), EXPECTED[service][value])
 
+    def test_each_entry_and_its_save_button_name_the_app_and_the_service(self):
+        """A screen reader hears which app and which service an entry and its Save button are
+        for (WCAG 1.3.1, 2.4.6), with the visible label first (WCAG 2.5.3): Chromium's
+        computed accessible names."""
+        for service, (status, level) in START.items():
+            self.server.set_authorization(self.user, self.app, service, status, level)
+        self.open_session(self.user)
+        self.open_settings()
+        names = {"location": "Location Services", "photos": "Photos", "camera": "Camera"}
+        for service, service_name in names.items():
+            with self.subTest(service=service):
+                form = p.setting_form(self.browser, service, self.app)
+                group = form.find_element(By.CSS_SELECTOR, "fieldset")
+                self.assertEqual(p.seen(group.accessible_name), f"Maps, {service_name}")
+                self.assertEqual(group.aria_role, "group")
+                save = form.find_element(By.CSS_SELECTOR, "button.save")
+                self.assertEqual(p.seen(save.accessible_name), f"Save {service_name} for Maps")
+                self.assertEqual(save.text.strip(), "Save", "the visible label is unchanged")
+        groups = [g.accessible_name for g in p.css(self.browser, "form.app-setting fieldset")]
+        buttons = [b.accessible_name for b in p.css(self.browser, "form.app-setting button.save")]
+        self.assertEqual(len(set(groups)), len(groups), f"no two entries sound alike: {groups}")
+        self.assertEqual(len(set(buttons)), len(buttons), f"no two Save buttons sound alike: {buttons}")
+
     def test_location_services_switch(self):
         self.server.set_authorization(self.user, self.app, "location", "authorized", "whenInUse")
         self.open_session(self.user)
@@ -200,6 +223,14 @@ class GermanSettingsTests(p.PagesTestCase):
                     self.assertEqual(p.label_for(self.browser, radio).text.strip(),
                                      h.SETTING_LABELS["de"][radio.get_attribute("value")])
                 self.assertEqual(form.find_element(By.CSS_SELECTOR, "button.save").text.strip(), "Sichern")
+        names = {"location": "Ortungsdienste", "photos": "Fotos", "camera": "Kamera"}
+        for service, service_name in names.items():
+            with self.subTest(service=service, part="accessible names"):
+                form = p.setting_form(self.browser, service, app)
+                group = form.find_element(By.CSS_SELECTOR, "fieldset")
+                self.assertEqual(p.seen(group.accessible_name), f"Karten, {service_name}")
+                save = form.find_element(By.CSS_SELECTOR, "button.save")
+                self.assertEqual(p.seen(save.accessible_name), f"Sichern: {service_name} für Karten")
 
 
 if __name__ == "__main__":

@@ -100,11 +100,18 @@ enum ConsentSettingsPage {
             ("data-app", app),
         ]
         if restricted { formAttributes.append(("data-restricted", "true")) }
-        var save: [(StaticString, String)] = [("type", "submit"), ("class", "save")]
+        // The entry and its button are named with the app and the service (WCAG 1.3.1, 2.4.6):
+        // the legend shows the app only, the service is the section's heading.
+        var save: [(StaticString, String)] = [
+            ("type", "submit"), ("class", "save"),
+            ("aria-label", ConsentText.saveSetting(app: entry.appName, service: entry.service.id, language)),
+        ]
         if restricted { save.append(("disabled", "")) }
         var content = [
             ConsentPage.csrfField(visit),
-            HTML.element("fieldset", [:], [HTML.element("legend", [:], HTML(ConsentText.isolated(entry.appName)))] + options),
+            HTML.element(
+                "fieldset", ["aria-label": ConsentText.settingEntry(app: entry.appName, service: entry.service.id, language)],
+                [HTML.element("legend", [:], HTML(ConsentText.isolated(entry.appName)))] + options),
         ]
         if restricted {
             let note: ConsentText.Key = entry.authorization.status == .restricted ? .restricted : .allowedByPolicy

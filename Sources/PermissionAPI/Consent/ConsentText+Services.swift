@@ -171,6 +171,23 @@ extension ConsentText {
         return language == .en ? en : de
     }
 
+    /// The accessible name of an app's entry in Settings (its `fieldset`): the app's name, which
+    /// the entry shows (WCAG 2.5.3: the visible label first), then the service, whose heading
+    /// is outside the entry (WCAG 1.3.1, 2.4.6): "Maps, Location Services".
+    static func settingEntry(app: String, service: ServiceID, _ language: ConsentLanguage) -> String {
+        "\(isolated(app)), \(serviceName(service, language))"
+    }
+
+    /// The accessible name of an entry's Save button: its label first, then what it saves:
+    /// "Save Location Services for Maps", "Sichern: Ortungsdienste für Maps".
+    static func saveSetting(app: String, service: ServiceID, _ language: ConsentLanguage) -> String {
+        let service = serviceName(service, language)
+        switch language {
+        case .en: return "\(text(.save, language)) \(service) for \(isolated(app))"
+        case .de: return "\(text(.save, language)): \(service) für \(isolated(app))"
+        }
+    }
+
     /// Whose choices the pages show.
     static func choicesOf(_ user: String, _ language: ConsentLanguage) -> String {
         language == .en ? "Choices of \(user)" : "Auswahl von \(user)"
