@@ -466,6 +466,13 @@ def set_viewport(browser, size, scale=1):
         "width": width, "height": height, "deviceScaleFactor": scale, "mobile": width < 600})
 
 
+def set_color_scheme(browser, scheme):
+    """Emulates `prefers-color-scheme: scheme` ("dark" or "light") through the DevTools
+    protocol, kept across navigations; None gives the browser's own back."""
+    features = [{"name": "prefers-color-scheme", "value": scheme}] if scheme else []
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": features})
+
+
 def javascript_runs(browser):
     """Whether the browser runs a page's own scripts (a data: page that sets its title)."""
     browser.get("data:text/html,<title>off</title><script>document.title='on'</script>")

@@ -2,8 +2,10 @@
 /// rounded card on a dimmed backdrop, its buttons stacked full width with hairline
 /// separators in system blue (the darker shade iOS uses with Increase Contrast, so that text
 /// keeps a 4.5:1 contrast, WCAG 1.4.3); Settings as grouped inset lists; the system font; dark mode by
-/// `prefers-color-scheme`; a phone-sized and a desktop-sized layout; long and right-to-left
-/// text wraps; visible focus; controls at least 44 px high.
+/// `prefers-color-scheme`, whose colours keep the same contrast (the current navigation link's
+/// blue on its own lighter fill, white on the Save button's blue); a phone-sized and a
+/// desktop-sized layout; long and right-to-left text wraps; visible focus; controls at least
+/// 44 px high.
 enum ConsentStyle {
     static let css = #"""
         :root {
@@ -17,6 +19,11 @@ enum ConsentStyle {
           --red: #ff3b30;
           --green: #34c759;
           --fill: rgba(120, 120, 128, 0.16);
+          /* The current navigation link's background: light enough under its blue text in both
+             modes (dark mode's fill would leave 3.8:1). */
+          --selected: rgba(120, 120, 128, 0.16);
+          /* A filled button's background under white text. */
+          --button: #0058d0;
           --alert: rgba(242, 242, 242, 0.97);
           --backdrop: rgba(0, 0, 0, 0.4);
           --focus: #0040dd;
@@ -33,6 +40,7 @@ enum ConsentStyle {
             --red: #ff453a;
             --green: #30d158;
             --fill: rgba(120, 120, 128, 0.36);
+            --button: #0062e0;
             --alert: rgba(44, 44, 46, 0.97);
             --backdrop: rgba(0, 0, 0, 0.6);
             --focus: #409cff;
@@ -75,7 +83,7 @@ enum ConsentStyle {
           text-decoration: none;
           font: inherit;
         }
-        nav a[aria-current="page"] { font-weight: 600; background: var(--fill); }
+        nav a[aria-current="page"] { font-weight: 600; background: var(--selected); }
         nav form { margin: 0 0 0 auto; }
         nav button { border: 0; background: transparent; cursor: pointer; }
         main { max-width: 680px; margin: 0 auto; padding: 16px 16px 48px; }
@@ -213,7 +221,7 @@ enum ConsentStyle {
           padding: 0 16px;
           border: 0;
           border-radius: 8px;
-          background: var(--blue);
+          background: var(--button);
           color: #ffffff;
           font: inherit;
           cursor: pointer;
