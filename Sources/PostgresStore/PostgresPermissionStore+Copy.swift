@@ -8,7 +8,7 @@ extension PostgresPermissionStore {
     /// The `services` table is emptied first: the source's rows replace built-in service rows
     /// an earlier start may have written. Nothing is committed unless `body` returns.
     /// - Throws: ``PostgresCopyTargetNotEmpty`` naming the tables that hold rows; what `body`
-    ///   throws; ``PermissionError/unavailable(why:)`` when the database is lost.
+    ///   throws; ``PermissionError/unavailable(why:cause:)`` when the database is lost.
     package func copyIn<T>(_ body: (PostgresCopySession) throws -> T) throws -> T {
         try run(begin: "BEGIN", lockHead: true) { session in
             let copy = PostgresCopySession(session: session)

@@ -20,7 +20,7 @@ extension PostgresPermissionStore {
     private static let statusCounts = PreparedStatement("SELECT status, count(*) FROM authorizations GROUP BY status")
 
     /// Reads the audit head and the records by status (one scan of an index).
-    /// - Throws: ``PermissionError/unavailable(why:)`` when the database cannot be reached.
+    /// - Throws: ``PermissionError/unavailable(why:cause:)`` when the database cannot be reached.
     package func metricsSnapshot() throws -> MetricsSnapshot {
         let (seq, statuses) = try run(begin: Self.beginRead, lockHead: false) { session -> (Int64, [String: Int]) in
             var statuses: [String: Int] = [:]

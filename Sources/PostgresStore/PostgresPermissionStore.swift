@@ -24,7 +24,7 @@ public import PermissionDomain
 /// ``maximumAttempts`` times: bodies are pure store calls. A connection found broken before
 /// the commit was sent is replaced and the batch run once more. A lost database (class 08 and
 /// shutdown states), a lock held past ``lockTimeoutMilliseconds`` (55P03), a pool with no free
-/// connection, and a commit whose outcome is unknown become ``PermissionError/unavailable(why:)``.
+/// connection, and a commit whose outcome is unknown become ``PermissionError/unavailable(why:cause:)``.
 /// A write transaction idle past ``idleWriteTimeoutMilliseconds`` is ended by the database: its
 /// connection is then broken, and the batch runs once more on a new one.
 /// A body's own error fails only that body (see ``PostgresWriter``).
@@ -246,7 +246,7 @@ public final class PostgresPermissionStore: PermissionStore {
                 throw Self.mapped(error)
             } catch let error as PostgresCommitOutcomeUnknown {
                 throw PermissionError.unavailable(
-                    why: "the database connection was lost during the commit: \(error.underlying.message)")
+                    why: "the database connection was lost during the commit", cause: error.underlying.message)
             } catch let error as PostgresPoolTimeout {
                 throw PermissionError.unavailable(why: error.description)
             }
@@ -270,11 +270,21 @@ public final class PostgresPermissionStore: PermissionStore {
         return result
     }
 
-    /// A lost database or a lock wait that timed out is ``PermissionError/unavailable(why:)``
+    /// A lost database or a lock wait that timed out is ``PermissionError/unavailable(why:cause:)``
     /// (the API answers 503); other errors stay ``PostgresError``s (a 500, as SQLite's errors).
+    /// libpq's message is the `cause`, for the server's log only: it names the database's host
+    /// and port, which are none of an API client's business.
     static func mapped(_ error: PostgresError) -> any Error {
-        if error.isConnectionFailure { return PermissionError.unavailable(why: "the database is unreachable: \(error.message)") }
-        if error.sqlState == "55P03" { return PermissionError.unavailable(why: error.message) }  // lock_not_available
+        if error.isConnectionFailure {
+            return PermissionError.unavailable(why: unreachable, cause: error.message)
+        }
+        if error.sqlState == "55P03" {  // lock_not_available
+            return PermissionError.unavailable(
+                why: "the database did not grant a lock within the lock timeout", cause: error.message)
+        }
         return error
     }
+
+    /// What a client is told while the database cannot be reached.
+    package static let unreachable = "the database is unavailable"
 }

@@ -33,9 +33,9 @@ import Synchronization
 /// - A connection found broken before `COMMIT` was sent (or a failed connect) is replaced and
 ///   the batch run once more.
 /// - A `COMMIT` on a lost connection may or may not have been applied: every body of the
-///   batch gets ``PermissionError/unavailable(why:)``, and the batch is never run again.
+///   batch gets ``PermissionError/unavailable(why:cause:)``, and the batch is never run again.
 /// - A lost database, the head lock held past the lock timeout (55P03) and a pool with no free
-///   connection are ``PermissionError/unavailable(why:)`` for every body of the batch.
+///   connection are ``PermissionError/unavailable(why:cause:)`` for every body of the batch.
 ///
 /// Each step is bounded (the pool's checkout timeout, libpq's `connect_timeout`, the
 /// connections' `lock_timeout`; a server that went away closes the socket and fails the call
@@ -151,7 +151,7 @@ package final class PostgresWriter: Sendable {
     /// ends its batch's transaction stops the process). Returns once the batch holding it is
     /// committed.
     /// - Throws: the body's error (a ``PostgresError`` that means an unreachable database or a
-    ///   lock timeout becomes ``PermissionError/unavailable(why:)``), or the batch's.
+    ///   lock timeout becomes ``PermissionError/unavailable(why:cause:)``), or the batch's.
     func write<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
         QueueOwner.assertMayWait("a durable write waiting for its commit")
         return try withoutActuallyEscaping(body) { body in
@@ -220,7 +220,7 @@ package final class PostgresWriter: Sendable {
                 batchFailure = PostgresPermissionStore.mapped(error)
             } catch let error as PostgresCommitOutcomeUnknown {
                 batchFailure = PermissionError.unavailable(
-                    why: "the database connection was lost during the commit: \(error.underlying.message)")
+                    why: "the database connection was lost during the commit", cause: error.underlying.message)
             } catch let error as PostgresPoolTimeout {
                 batchFailure = PermissionError.unavailable(why: error.description)
             } catch {

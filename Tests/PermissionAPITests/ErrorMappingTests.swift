@@ -2,6 +2,8 @@ import Foundation
 import HTTPCore
 import PermissionAPI
 import PermissionWire
+import PostgresStore
+import PostgresTestServer
 import SQLiteStore
 import TestThreads
 import Testing
@@ -126,5 +128,24 @@ import Testing
         // The reader is back once its read has returned, however late its thread ran.
         #expect(returned.wait(timeout: .now() + 10) == .success)
         #expect(try app.send(.get, Self.target).status != 503)
+    }
+    /// PostgreSQL down: 503 with a detail that says so and nothing more; libpq's message (it
+    /// names the database's socket or host and port) stays in the server's log.
+    @Test(
+        .timeLimit(.minutes(1)), .blocksItsThread,
+        .enabled(if: !TestApp.onSQLite, "the database's own connection failure is PostgreSQL's"))
+    func unreachableDatabaseIsUnavailableWithoutItsAddress() throws {
+        let app = try TestApp()
+        let name = try #require(
+            app.postgresConnectionString?.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst("dbname=".count))
+        let admin = try PostgresConnection(try PostgresServer.shared.get().connectionString())
+        try admin.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false")
+        defer { _ = try? admin.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true") }
+        try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+        let response = try app.send(.put, Self.target, json: #"{"status": "denied"}"#)
+        #expect(response.status == 503)
+        #expect(response.problemType == .unavailable)
+        #expect(response.headers["Retry-After"] == "1")
+        #expect(response.problem?.detail == "The database is unavailable; retry shortly.", "\(response.problem?.detail ?? "")")
     }
 }

@@ -195,10 +195,14 @@ import Testing
         try admin.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false")
         try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
         let error = #expect(throws: PermissionError.self) { try store.read { try $0.lastAuditSeq() } }
-        guard case .unavailable = error else {
+        guard case .unavailable(let why, let cause) = error else {
             Issue.record("expected unavailable, got \(String(describing: error))")
             return
         }
+        // What a client is told names no host or port; libpq's message, for the log, does.
+        #expect(why == PostgresPermissionStore.unreachable)
+        #expect(cause?.contains("not currently accepting connections") == true, "\(cause ?? "no cause")")
+        #expect(String(describing: error).contains(cause ?? "no cause"), "the log line carries it")
         try admin.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
         #expect(try store.read { try $0.lastAuditSeq() } == 0)  // back by itself
     }

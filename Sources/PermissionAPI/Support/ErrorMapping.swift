@@ -92,8 +92,10 @@ enum ErrorMapping {
                 "The app already has \(pending.count) pending prompts for this user, the most it may have (\(limit)); "
                     + "wait for an answer or for one to expire.",
                 extensions: [("limit", String(limit)), ("pending", "[" + named.joined(separator: ",") + "]")])
-        case .unavailable(let why):
-            context.logger.warning("request refused: store unavailable", metadata: ["why": .string(why)])
+        case .unavailable(let why, let cause):
+            var metadata: Logger.Metadata = ["why": .string(why)]
+            if let cause { metadata["cause"] = .string(cause) }  // the log's alone: it may name the database's host
+            context.logger.warning("request refused: store unavailable", metadata: metadata)
             return make(.unavailable, capitalized(why) + "; retry shortly.", headers: ["Retry-After": "1"])
         }
     }

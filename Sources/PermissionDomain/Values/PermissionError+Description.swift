@@ -29,8 +29,8 @@ extension PermissionError: CustomStringConvertible {
         case .tooManyPrompts(let limit, let pending):
             "the app already has \(pending.count) pending prompts for the user (at most \(limit)): "
                 + pending.map { "\($0.id.rawValue) (\($0.service.rawValue))" }.joined(separator: ", ")
-        case .unavailable(let why):
-            "temporarily unavailable: \(why)"
+        case .unavailable(let why, let cause):
+            "temporarily unavailable: \(why)" + (cause.map { " (\($0))" } ?? "")
         case .invalidChoice(let choice, let allowed):
             "\(choice) is not one of the prompt's choices (\(allowed.map(\.rawValue).joined(separator: ", ")))"
         }

@@ -33,6 +33,8 @@ public enum PermissionError: Error, Hashable, Sendable {
     /// oldest first.
     case tooManyPrompts(limit: Int, pending: [Prompt])
     /// The store cannot serve now but may soon: every database connection is busy, or another
-    /// process holds a lock, for longer than the store waits. Worth retrying.
-    case unavailable(why: String)
+    /// process holds a lock, for longer than the store waits, or the database cannot be reached.
+    /// Worth retrying. `why` is said to the client; `cause` (a database driver's own message,
+    /// which may name the database's host and port) goes to the server's log only.
+    case unavailable(why: String, cause: String? = nil)
 }

@@ -176,7 +176,7 @@ public final class SQLitePermissionStore: PermissionStore {
         return try read { try $0.lastAuditSeq() }
     }
 
-    /// - Throws: the body's error; ``PermissionError/unavailable(why:)`` when no reader became
+    /// - Throws: the body's error; ``PermissionError/unavailable(why:cause:)`` when no reader became
     ///   free or a lock stayed held for the busy timeout; other `SQLiteError`s.
     public func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {
         // Before the checkout: see ReadCache.
@@ -190,7 +190,7 @@ public final class SQLitePermissionStore: PermissionStore {
         }
     }
 
-    /// - Throws: the body's error; ``PermissionError/unavailable(why:)`` when the write lock
+    /// - Throws: the body's error; ``PermissionError/unavailable(why:cause:)`` when the write lock
     ///   stayed held by another process for the busy timeout; other `SQLiteError`s.
     public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
         do {
@@ -204,7 +204,7 @@ public final class SQLitePermissionStore: PermissionStore {
 extension SQLitePermissionStore: SubmittingPermissionStore {
     /// - Parameters:
     ///   - body: as ``write(_:)``'s.
-    ///   - completion: the result, or what ``write(_:)`` would throw (``PermissionError/unavailable(why:)``
+    ///   - completion: the result, or what ``write(_:)`` would throw (``PermissionError/unavailable(why:cause:)``
     ///     for a lock another process held past the busy timeout); on the writer's queue.
     public func submit<T: Sendable>(
         _ body: @escaping @Sendable (any PermissionWriter) throws -> T,
