@@ -2,11 +2,14 @@ import Dispatch
 import Logging
 internal import Ownership
 import PermissionDomain
+import Synchronization
 
 /// Writes the changes time makes (SPEC §5: expired prompts, lapsed Allow Once grants; SPEC
 /// §11: lapsed expiring grants, location alerts; actor `system`): a `DispatchSourceTimer` calls `PermissionService.sweep` every interval, again at
 /// once while a sweep hits its limit, and wakes the event streams when something changed.
-/// Its one variable, the timer, belongs to `queue` (``QueueOwned``, checked in debug builds).
+/// The timer belongs to `queue` (``QueueOwned``, checked in debug builds). A failing sweep (the
+/// database is down) is logged at its first failure, then at most once every
+/// ``failureLogInterval``, and once more when a sweep succeeds again (``RepeatedFailureLog``).
 final class Sweeper: Sendable {
     private let permissions: PermissionService
     private let broadcaster: ChangeBroadcaster
@@ -15,6 +18,9 @@ final class Sweeper: Sendable {
     private let queue: DispatchQueue
     private let timer: QueueOwned<(any DispatchSourceTimer)?>
     static let batch = 500
+    /// The least time between two `sweep failed` lines of one outage.
+    static let failureLogInterval: Duration = .seconds(30)
+    private let failureLog = Mutex(RepeatedFailureLog(interval: failureLogInterval))
 
     init(permissions: PermissionService, broadcaster: ChangeBroadcaster, interval: Duration, logger: Logger) {
         self.permissions = permissions
@@ -56,6 +62,9 @@ final class Sweeper: Sendable {
         do {
             while true {
                 let result = try permissions.sweep(limit: Self.batch)
+                if let failures = failureLog.withLock({ $0.succeeded() }) {
+                    logger.notice("sweeping again after failed sweeps", metadata: ["failedSweeps": "\(failures)"])
+                }
                 if result.isEmpty { return }
                 broadcaster.notify()
                 logger.debug(
@@ -67,7 +76,11 @@ final class Sweeper: Sendable {
                 if !result.reached(Self.batch) { return }
             }
         } catch {
-            logger.error("sweep failed", metadata: ["error": .string(String(describing: error))])
+            let now = ContinuousClock.now
+            guard let unlogged = failureLog.withLock({ $0.failed(at: now) }) else { return }
+            var metadata: Logger.Metadata = ["error": .string(String(describing: error))]
+            if unlogged > 0 { metadata["unloggedFailures"] = "\(unlogged)" }
+            logger.error("sweep failed", metadata: metadata)
         }
     }
 }
