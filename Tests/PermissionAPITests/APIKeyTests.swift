@@ -46,6 +46,28 @@ import Testing
         #expect(try issued.decode(IssuedAPIKey.self).key.app == "com.example.maps")
     }
 
+    /// Two `Authorization` fields: refused before either key is checked, whichever comes
+    /// first, since a proxy in front may read the other one.
+    @Test func twoAuthorizationFieldsAreRefusedBeforeAnyKeyIsChecked() throws {
+        let app = try TestApp()
+        let admin = ("Authorization", "Bearer \(app.adminKey)")
+        let appKey = ("Authorization", "Bearer \(try app.storeKey(role: .app, app: "com.example.maps").secret)")
+        for fields in [[admin, appKey], [appKey, admin], [admin, admin], [("authorization", "Bearer nope"), admin]] {
+            let response = try app.send(.get, "/v1/keys", headers: fields, remote: "10.2.2.2:9")
+            #expect(response.status == 400, "\(fields.map(\.1))")
+            #expect(response.problemType == .invalidRequest)
+            #expect(response.problem?.detail.hasPrefix("Authorization: the request has 2 Authorization fields") == true)
+        }
+        let consistency = try app.send(
+            .get, "/v1/keys", headers: [("Permission-Consistency", "at-least 1"), ("Permission-Consistency", "at-least 1")])
+        #expect(consistency.status == 400)
+        #expect(consistency.problemType == .invalidRequest)
+        #expect(consistency.problem?.detail.hasPrefix("Permission-Consistency: the request has 2") == true)
+        // One of each is served as before.
+        #expect(try app.send(.get, "/v1/keys", headers: [admin]).status == 200)
+        #expect(try app.send(.get, "/v1/keys", headers: [appKey]).status == 403)
+    }
+
     @Test func unauthorizedCarriesTheBearerChallenge() throws {
         let app = try TestApp()
         let missing = try app.send(.get, "/v1/apps", headers: [("Authorization", "")])

@@ -111,7 +111,9 @@ final class TestApp: @unchecked Sendable {
         postgresStore?.close()  // its follower's thread and connection
     }
 
-    /// Sends one request through the responder (stream bodies are run to the end).
+    /// Sends one request through the responder (stream bodies are run to the end). A field of
+    /// `headers` replaces the default one of its name (the admin key's `Authorization`); a name
+    /// `headers` gives twice is sent twice.
     @discardableResult
     func send(
         _ method: HTTPMethod, _ target: String, json: String? = nil, body: [UInt8]? = nil,
@@ -127,7 +129,14 @@ final class TestApp: @unchecked Sendable {
         if !headers.contains(where: { $0.0.lowercased() == "authorization" }) {
             fields.add(name: "Authorization", value: "Bearer \(adminKey)")
         }
-        for (name, value) in headers where !value.isEmpty { fields.replaceOrAdd(name: name, value: value) }
+        var named = Set<String>()
+        for (name, value) in headers where !value.isEmpty {
+            if named.insert(name.lowercased()).inserted {
+                fields.replaceOrAdd(name: name, value: value)
+            } else {
+                fields.add(name: name, value: value)
+            }
+        }
         if !bytes.isEmpty { fields.add(name: "Content-Length", value: String(bytes.count)) }
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let head = HTTPRequestHead(

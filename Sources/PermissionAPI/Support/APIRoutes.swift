@@ -2,8 +2,10 @@ import HTTPCore
 import PermissionDomain
 
 /// The router as controllers see it: each route declares its `RouteAccess`; before any
-/// handler runs, the `Authenticator` resolves the principal (401) and `AccessControl` checks
-/// the right (403), so every handler gets an `APIRequest` of an allowed caller. Bodies
+/// handler runs, a request with more than one `Authorization` or `Permission-Consistency` field
+/// is refused (400, ``refuseRepeatedFields(_:)``), the `Authenticator` resolves the principal
+/// (401) and `AccessControl` checks the right (403), so every handler gets an `APIRequest` of an
+/// allowed caller. Bodies
 /// over `maxBodyBytes` are refused (413) before any handler runs, and every non-GET request
 /// wakes the event streams when it ends, so that committed changes reach them at once.
 ///
@@ -72,6 +74,7 @@ struct APIRoutes {
         }
         let execution = execution ?? (reads ? .eventLoop : nil)
         let respond: @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse = { request, context in
+            try Self.refuseRepeatedFields(request.headers)
             var principal = Principal.anonymous
             if access != .open {
                 principal = try authenticator.authenticate(request, context: context)
@@ -112,6 +115,29 @@ struct APIRoutes {
                 return try context.offload { try respond(request, context) }
             }
         }
+    }
+
+    /// Refuses a request that sends `Authorization` or `Permission-Consistency` more than once
+    /// (400 `invalid-request` naming the field). Neither is a list (RFC 9110 §11.6.2: one set of
+    /// credentials), so which one counts would be up to whoever reads the request: the key this
+    /// server verifies (the first) could be another than the one a proxy in front of it checked
+    /// or logged (often the last).
+    static func refuseRepeatedFields(_ headers: HTTPHeaders) throws {
+        var authorization = 0
+        var consistency = 0
+        for field in headers.fields {
+            if field.name.equalsIgnoringASCIICase("Authorization") {
+                authorization += 1
+            } else if field.name.equalsIgnoringASCIICase(Consistency.consistencyField) {
+                consistency += 1
+            }
+        }
+        if authorization > 1 { throw repeated("Authorization", authorization) }
+        if consistency > 1 { throw repeated(Consistency.consistencyField, consistency) }
+    }
+
+    private static func repeated(_ name: String, _ count: Int) -> APIProblem {
+        APIProblem.invalidParameter(name, "the request has \(count) \(name) fields; send one")
     }
 
     /// A write's response with the revision that shows it (`Permission-Revision`) when it succeeded.
