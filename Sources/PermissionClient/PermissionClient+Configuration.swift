@@ -50,7 +50,8 @@ extension PermissionClient {
             self.onCall = onCall
         }
 
-        /// The base URL without trailing slashes, or an error unless it is `http(s)://host...`.
+        /// The base URL without trailing slashes, or an error unless it is `http(s)://host...`
+        /// and libcurl can parse it (``URLSyntax``).
         func normalizedBaseURL() throws(PermissionClientError) -> String {
             var url = baseURL
             while url.hasSuffix("/") { url.removeLast() }
@@ -60,6 +61,9 @@ extension PermissionClient {
             }
             guard url.count > (lower.hasPrefix("https") ? 8 : 7) else {
                 throw .invalidArgument("the server URL has no host: '\(baseURL)'")
+            }
+            if let refusal = URLSyntax.refusal(of: url) {
+                throw .invalidArgument("the server URL is malformed (\(refusal)): '\(baseURL)'")
             }
             return url
         }

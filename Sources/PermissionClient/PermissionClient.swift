@@ -30,7 +30,8 @@ public final class PermissionClient: Sendable {
 
     /// Creates a client; no connection is made until the first call.
     /// - Parameter configuration: where and how to connect.
-    /// - Throws: `.invalidArgument` for a URL that is not `http(s)://...`.
+    /// - Throws: `.invalidArgument` for a URL that is not `http(s)://...` or that libcurl cannot
+    ///   parse (a port that is not a number).
     public init(configuration: Configuration) throws(PermissionClientError) {
         self.configuration = configuration
         baseURL = try configuration.normalizedBaseURL()

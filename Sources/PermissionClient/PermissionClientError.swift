@@ -7,7 +7,8 @@ public import PermissionWire
 /// - `http`: the server answered with a status outside 2xx; `problem` is the decoded
 ///   `application/problem+json` body (RFC 9457) when there was one.
 /// - `decoding`: a 2xx answer whose body is not the documented shape (malformed, truncated JSON).
-/// - `invalidArgument`: the call could not be built (a base URL that is not http or https).
+/// - `invalidArgument`: the call could not be built (a base URL that is not http or https, or
+///   that libcurl cannot parse).
 public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case transport(code: Int, message: String, requestId: String?)
     case http(status: Int, problem: Problem?, requestId: String?)

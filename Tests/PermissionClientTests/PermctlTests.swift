@@ -232,6 +232,32 @@ struct PermctlTests {
         #expect(down.status == 69 && down.stderr.contains("transport error"))
     }
 
+    /// docs/client.md: `permctl [--url URL] [--key KEY] [--json] [--timeout SECONDS] VERB ...`;
+    /// after the verb works too, and a URL libcurl cannot parse is a usage error.
+    @Test func connectionOptionsBeforeOrAfterTheVerb() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let connection = ["--url", server.url, "--key", server.adminKey]
+        let before = try Permctl.run(connection + ["--json", "--timeout", "5", "services", "camera"], url: nil)
+        #expect(before.status == 0, "\(before.stderr)")
+        #expect(before.stdout.contains(#""id":"camera""#), "\(before.stdout)")
+        let nested = try Permctl.run(connection + ["keys", "list"], url: nil)
+        #expect(nested.status == 0 && nested.stdout.contains("bootstrap"), "\(nested.stderr)")
+        let after = try Permctl.run(["services", "camera", "--json"] + connection, url: nil)
+        #expect(after.status == 0 && after.stdout == before.stdout, "\(after.stderr)")
+        let split = try Permctl.run(["--url", server.url, "services", "--key", server.adminKey], url: nil)
+        #expect(split.status == 0, "\(split.stderr)")
+        // The flag still wins over the environment, before the verb as after it.
+        let overriding = try Permctl.run(["--url", server.url, "services"], url: "http://127.0.0.1:9", key: server.adminKey)
+        #expect(overriding.status == 0, "\(overriding.stderr)")
+        #expect(try Permctl.run(["--timeout", "0", "services"], url: server.url, key: server.adminKey).status == 64)
+        for malformed in ["http://127.0.0.1:notaport", "http://127.0.0.1:99999", "http://exa mple.com"] {
+            let refused = try Permctl.run(["--url", malformed, "services"], url: nil, key: server.adminKey)
+            #expect(refused.status == 64, "\(malformed): \(refused.stderr)")
+            #expect(refused.stderr.contains("the server URL is malformed"), "\(malformed): \(refused.stderr)")
+        }
+    }
+
     @Test(arguments: verbs)
     func everyVerbHasHelpWithAnExample(verb: String) throws {
         let help = try Permctl.run([verb, "--help"], url: nil)
