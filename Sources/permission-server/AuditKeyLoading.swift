@@ -19,7 +19,8 @@ struct AuditKeySettings: Sendable {
 /// The audit server key (SPEC §12): it wraps each user's audit key, so it lives outside the
 /// database, and a database is always opened with the key it was first opened with.
 ///
-/// - `PERMISSION_AUDIT_KEY` (the key in base64) wins, then `--audit-key-file`.
+/// - `PERMISSION_AUDIT_KEY` (the key in base64) or `--audit-key-file`; never both
+///   (``ServerConfiguration`` refuses the pair, exit 64).
 /// - Neither on SQLite: the file `<database>.audit-key` beside the database, created (`0600`,
 ///   a new random key) when the database is new. A database that exists while its key file
 ///   does not is refused rather than given a new key its keys were not wrapped with.

@@ -98,6 +98,13 @@ struct ServerConfiguration: Sendable {
         if let file = auditKeys.file, file.isEmpty {
             throw .invalid(Settings.auditKeyFile, file, resolver.value(Settings.auditKeyFile)?.source ?? .flag, "a file path")
         }
+        if let (_, fileSource) = resolver.value(Settings.auditKeyFile), let (_, keySource) = resolver.value(Settings.auditKey) {
+            // Which one wins would be a guess an operator cannot see (the key is never logged): a
+            // named file that is missing or wrong must not go unnoticed behind a working key.
+            throw .conflicting(
+                Settings.auditKeyFile, fileSource, Settings.auditKey, keySource,
+                "give the audit server key one way only (unset one of them)")
+        }
         readCacheEntries = try resolver.int(Settings.readCacheEntries, range: 0...100_000_000)
         databasePoolSize = try resolver.int(Settings.databasePoolSize, range: 1...1_000)
         logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])

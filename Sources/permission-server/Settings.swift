@@ -44,7 +44,7 @@ enum Settings {
     static let auditKey = Setting(
         flag: "audit-key", environment: "PERMISSION_AUDIT_KEY", defaultValue: nil,
         help:
-            "The audit server key itself (32 random bytes in base64), instead of --audit-key-file (environment or config file, never a flag).",
+            "The audit server key itself (32 random bytes in base64), instead of --audit-key-file, never with it (environment or config file, never a flag).",
         isSecret: true)
     static let logFormat = Setting(
         flag: "log-format", environment: "PERMISSION_LOG_FORMAT", defaultValue: "text",

@@ -72,15 +72,25 @@ enum ConfigurationError: Error, CustomStringConvertible {
     case invalid(Setting, String, SettingsResolver.Source, String)
     case unreadableFile(String, String)
     case badFileLine(String, Int, String)
+    /// Two settings that say the same thing in two ways were both given (with their sources);
+    /// the last value says what to do instead.
+    case conflicting(Setting, SettingsResolver.Source, Setting, SettingsResolver.Source, String)
 
     var description: String {
         switch self {
         case .missing(let s): "--\(s.flag) / \(s.environment) is required"
+        case .conflicting(let first, let firstSource, let second, let secondSource, let instead):
+            "\(Self.name(first)) (from \(firstSource.rawValue)) and \(Self.name(second)) (from \(secondSource.rawValue)) are both set: \(instead)"
         case .invalid(let s, let v, let source, let expected):
             // A secret's value is never echoed, not even a wrong one.
             "invalid value '\(s.isSecret ? "(secret, not shown)" : v)' for --\(s.flag) / \(s.environment) (from \(source.rawValue)): expected \(expected)"
         case .unreadableFile(let path, let why): "cannot read config file \(path): \(why)"
         case .badFileLine(let path, let line, let why): "config file \(path), line \(line): \(why)"
         }
+    }
+
+    /// A setting as its user gives it: flag and variable, or the variable alone for a secret.
+    private static func name(_ setting: Setting) -> String {
+        setting.isSecret ? setting.environment : "--\(setting.flag) / \(setting.environment)"
     }
 }

@@ -58,6 +58,41 @@ import Testing
         #expect(try SubcommandTests.server(["audit", "verify", "--database", database]).status == 0)
     }
 
+    @Test("a key file and PERMISSION_AUDIT_KEY together are refused with 64 by every command that loads the key, naming both")
+    func keyFileAndKeyTogetherAreRefused() throws {
+        let directory = try Paths.makeTemporaryDirectory("audit-key-both")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("both.sqlite").path
+        let keyFile = directory.appendingPathComponent("server.key").path
+        try Data("\(ServerProcess.auditKey)\n".utf8).write(to: URL(fileURLWithPath: keyFile))
+        let missing = directory.appendingPathComponent("missing.key").path
+        let config = directory.appendingPathComponent("permission.conf").path
+        try Data("PERMISSION_AUDIT_KEY_FILE=\(keyFile)\n".utf8).write(to: URL(fileURLWithPath: config))
+        let key = ["PERMISSION_AUDIT_KEY": ServerProcess.auditKey]
+        for command in [
+            ["serve", "--port", "0"], ["migrate"], ["keys", "list"], ["keys", "create", "--role", "admin", "--name", "x"],
+            ["copy", "--from", database, "--to", "postgres://u@127.0.0.1:1/none"],
+        ] {
+            let location = command.first == "copy" ? [] : ["--database", database]
+            for (file, source) in [(keyFile, "flag"), (missing, "flag")] {
+                let refused = try SubcommandTests.server(command + location + ["--audit-key-file", file], environment: key)
+                #expect(refused.status == 64, "\(command): \(refused.stderr)")
+                #expect(
+                    refused.stderr.contains(
+                        "--audit-key-file / PERMISSION_AUDIT_KEY_FILE (from \(source)) and PERMISSION_AUDIT_KEY (from environment) are both set"
+                    ), "\(command): \(refused.stderr)")
+                #expect(!refused.stderr.contains(ServerProcess.auditKey), "the key is never shown")
+            }
+            let fromFile = try SubcommandTests.server(command + location + ["--config", config], environment: key)
+            #expect(fromFile.status == 64, "\(command): \(fromFile.stderr)")
+            #expect(fromFile.stderr.contains("PERMISSION_AUDIT_KEY_FILE (from file) and PERMISSION_AUDIT_KEY (from environment)"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: database), "nothing was opened")
+        // Either one alone still works.
+        #expect(try SubcommandTests.server(["migrate", "--database", database, "--audit-key-file", keyFile]).status == 0)
+        #expect(try SubcommandTests.server(["keys", "list", "--database", database], environment: key).status == 0)
+    }
+
     @Test("on PostgreSQL the key must be given: without it serve and migrate refuse with exit 78 and say how")
     func postgresNeedsTheKey() throws {
         let postgres = try PostgresServer.shared.get()

@@ -14,7 +14,7 @@ package final class ServerProcess {
     /// unless `environment` names another.
     package static let adminKey = "e2e-admin-key-0123456789abcdefghijklmnopqrstuvwxyz"
     /// The audit server key every server on PostgreSQL started here gets (`PERMISSION_AUDIT_KEY`,
-    /// SPEC §12: replicas share one) unless `environment` names a key. On SQLite the server makes
+    /// SPEC §12: replicas share one) unless `environment` or `extraArguments` name a key file. On SQLite the server makes
     /// its own key file beside the database.
     package static let auditKey = "ZTJlLWF1ZGl0LWtleS0wMTIzNDU2Nzg5YWJjZGVmMDE="
 
@@ -50,7 +50,9 @@ package final class ServerProcess {
         }
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
         env["PERMISSION_BOOTSTRAP_ADMIN_KEY"] = Self.adminKey
-        if database.hasPrefix("postgres"), environment["PERMISSION_AUDIT_KEY_FILE"] == nil {
+        if database.hasPrefix("postgres"), environment["PERMISSION_AUDIT_KEY_FILE"] == nil,
+            !extraArguments.contains("--audit-key-file")
+        {
             env["PERMISSION_AUDIT_KEY"] = Self.auditKey
         }
         env.merge(environment) { _, new in new }
