@@ -1,4 +1,5 @@
 internal import CSQLite
+import Foundation
 package import Ownership
 
 /// One SQLite connection (https://www.sqlite.org/c3ref/sqlite3.html).
@@ -12,6 +13,10 @@ package final class Database {
     package enum Mode: Sendable {
         case readWrite
         case readOnly
+        /// Read-only, and the file taken as one nothing changes: no locks, no `-shm`, and a
+        /// `-wal` beside it ignored (`immutable=1`, https://www.sqlite.org/uri.html#uriimmutable).
+        /// For a file on read-only storage, where a WAL-mode reader cannot make its `-shm`.
+        case immutable
     }
 
     /// The `sqlite3*` handle.
@@ -43,18 +48,23 @@ package final class Database {
     /// "a database connection handle is usually returned … even if an error occurs").
     /// - Parameters:
     ///   - path: the database file; created `0600` for `.readWrite` (``PrivateFiles``).
-    ///   - mode: `.readWrite` (the writer) or `.readOnly` (a pool reader).
+    ///   - mode: `.readWrite` (the writer), `.readOnly` (a pool reader) or `.immutable` (a
+    ///     reader of a file on read-only storage).
     ///   - configuration: busy timeout, cache and mmap sizes.
     package init(path: String, mode: Mode, configuration: DatabaseConfiguration = .init()) throws {
         _ = Self.libraryConfigured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        var name = path
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .immutable:
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            name = Self.immutableURI(path)
         }
         if mode == .readWrite { try PrivateFiles.prepareDatabase(at: path) }  // 0600, SPEC §12
         var connection: OpaquePointer?
-        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        let code = sqlite3_open_v2(name, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let error = SQLiteError(connection: connection, resultCode: code, sql: nil)
             sqlite3_close_v2(connection)
@@ -69,6 +79,23 @@ package final class Database {
             statementCache.removeAll()
             throw error  // deinit closes the handle
         }
+    }
+
+    /// The URI filename (https://www.sqlite.org/uri.html) of the file at `path` with
+    /// `immutable=1`: the absolute path with `%`, `?` and `#` percent-encoded, after an empty
+    /// authority (`file://` + `/...`), so no path reads as a host or a query.
+    static func immutableURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var encoded = ""
+        for character in absolute.unicodeScalars {
+            switch character {
+            case "%": encoded += "%25"
+            case "?": encoded += "%3F"
+            case "#": encoded += "%23"
+            default: encoded.unicodeScalars.append(character)
+            }
+        }
+        return "file://" + encoded + "?immutable=1"
     }
 
     /// Process-wide SQLite settings, applied once before the first connection opens: memory
@@ -115,7 +142,7 @@ package final class Database {
             // Deleted content is overwritten with zeros (https://www.sqlite.org/pragma.html#pragma_secure_delete):
             // an erased user's rows leave no trace in the file's free space (SPEC §11 Erasure).
             try execute("PRAGMA secure_delete = ON")
-        case .readOnly:
+        case .readOnly, .immutable:
             try execute("PRAGMA mmap_size = \(configuration.mmapSize)")
         }
     }

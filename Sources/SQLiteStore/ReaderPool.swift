@@ -36,6 +36,7 @@ package final class ReaderPool: Sendable {
     package static let maximumSnapshotAge: UInt64 = 100_000_000
 
     private let path: String
+    private let mode: Database.Mode
     private let configuration: DatabaseConfiguration
     private struct State {
         var idle: [Idle] = []
@@ -51,9 +52,12 @@ package final class ReaderPool: Sendable {
     /// Creates an empty pool; no connection is opened until the first read.
     /// - Parameters:
     ///   - path: the database file, which must exist (the writer creates it).
+    ///   - mode: `.readOnly`, or `.immutable` for a file on read-only storage that no one writes.
     ///   - configuration: reader count, cache and mmap sizes, busy timeout.
-    package init(path: String, configuration: DatabaseConfiguration) {
+    package init(path: String, mode: Database.Mode = .readOnly, configuration: DatabaseConfiguration) {
+        precondition(mode != .readWrite, "a reader pool reads")
         self.path = path
+        self.mode = mode
         self.configuration = configuration
     }
 
@@ -166,7 +170,7 @@ package final class ReaderPool: Sendable {
             return (reader.database, current, reader.snapshotStarted)
         case .open(let current):
             do {
-                let database = try Database(path: path, mode: .readOnly, configuration: configuration)
+                let database = try Database(path: path, mode: mode, configuration: configuration)
                 database.use.enter()
                 return (database, current, 0)
             } catch {

@@ -43,6 +43,10 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
     /// `SQLITE_READONLY`: the connection or file cannot be written.
     public var isReadOnly: Bool { code == SQLITE_READONLY }
+    /// `SQLITE_CANTOPEN`: a file (the database, its `-wal` or `-shm`) could not be opened.
+    public var isCannotOpen: Bool { code == SQLITE_CANTOPEN }
+    /// `SQLITE_NOTADB` or `SQLITE_CORRUPT`: the file is not an SQLite database, or a damaged one.
+    public var isNotADatabase: Bool { code == SQLITE_NOTADB || code == SQLITE_CORRUPT }
 
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"

@@ -7,14 +7,22 @@ import SQLiteStore
 
 /// `permission-server audit verify`: walks the audit hash chain of the database file through
 /// read-only connections (it never migrates or writes the file, and may run while a server
-/// serves it), or of a PostgreSQL database in read-only transactions (never migrating it), and
-/// prints the intact length. Exits 0 when the chain is intact, 1 with the first
-/// failing seq and the reason when it is not, 66 when the file is missing.
+/// serves it; a file on read-only storage is read as immutable), or of a PostgreSQL database in
+/// read-only transactions (never migrating it), and prints the intact length. Exits 0 when the
+/// chain is intact and 1 with the first failing seq and the reason when it is not: 1 means
+/// broken and nothing else. A file that cannot be read is 66, one that is not a permission-server
+/// database 65, a PostgreSQL database that cannot be reached 69.
 struct AuditVerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check the audit hash chain of the database (read-only).",
-        discussion: "Exit status: 0 intact, 1 broken (the first failing seq is printed), 66 no database file."
+        discussion: """
+            A file on read-only storage (a read-only mount, a snapshot) is read as immutable.
+
+            Exit status: 0 intact; 1 broken (the first failing seq is printed); 65 the file is not a \
+            permission-server database (not SQLite, empty, damaged, or without the audit chain); 66 no \
+            database file, or it cannot be read; 69 a PostgreSQL database that cannot be reached.
+            """
     )
 
     @Option(help: ArgumentHelp("Entries read per query.", valueName: "count"))
@@ -38,23 +46,54 @@ struct AuditVerifyCommand: ParsableCommand {
                 logger.critical("no database to verify", metadata: ["database": "\(path)"])
                 throw ExitCode(ExitCodes.noInput)
             }
-            do {
-                report = try SQLitePermissionStore.verifyAuditChain(path: path, batchSize: batchSize, progress: progress)
-            } catch {
-                logger.critical("cannot verify: \(error)", metadata: ["database": "\(path)"])
-                throw ExitCode.failure
-            }
+            report = try Self.verifyFile(path, batchSize: batchSize, progress: progress, logger: logger)
         case .postgres(let connectionString):
             // The chain hashes what is stored: verifying needs no audit key.
-            let store = try StoreOpening.openPostgres(connectionString, keyring: nil, migrating: false, logger: logger)
+            let store: PostgresPermissionStore
+            do {
+                store = try StoreOpening.openPostgres(connectionString, keyring: nil, migrating: false, logger: logger)
+            } catch let code as ExitCode where code == .failure {
+                throw ExitCode(ExitCodes.unavailable)  // logged; 1 would read as a broken chain
+            }
             do {
                 report = try store.verifyAuditChain(batchSize: batchSize, progress: progress)
             } catch {
                 logger.critical("cannot verify: \(database.scrubbed(error))", metadata: ["database": "\(database.described)"])
-                throw ExitCode.failure
+                throw ExitCode(ExitCodes.unavailable)
             }
         }
         try Self.printVerdict(report)
+    }
+
+    /// The report on the file at `path`: read shared, else as immutable where read-only storage
+    /// keeps a shared reader out (``AuditFileReading/onReadOnlyStorage(after:path:)``).
+    /// - Throws: `ExitCode` 65 when the file is not a permission-server database, 66 when it
+    ///   cannot be read; the reason is logged first.
+    static func verifyFile(
+        _ path: String, batchSize: Int, progress: @escaping @Sendable (Int64, Int64) -> Void, logger: Logger
+    ) throws -> AuditChainReport {
+        do {
+            do {
+                return try SQLitePermissionStore.verifyAuditChain(path: path, batchSize: batchSize, progress: progress)
+            } catch {
+                guard let reading = try AuditFileReading.onReadOnlyStorage(after: error, path: path) else { throw error }
+                logger.notice(
+                    "the file is on read-only storage; reading it as immutable", metadata: ["database": "\(path)"])
+                return try SQLitePermissionStore.verifyAuditChain(
+                    path: path, reading: reading, batchSize: batchSize, progress: progress)
+            }
+        } catch let error as NotAnAuditDatabase {
+            logger.critical("cannot verify: \(error)", metadata: ["database": "\(path)"])
+            throw ExitCode(ExitCodes.dataError)
+        } catch let error as SQLiteError where error.isNotADatabase {
+            logger.critical(
+                "cannot verify: the file is not an SQLite database, or a damaged one (\(error))",
+                metadata: ["database": "\(path)"])
+            throw ExitCode(ExitCodes.dataError)
+        } catch {
+            logger.critical("cannot verify: cannot read the file: \(error)", metadata: ["database": "\(path)"])
+            throw ExitCode(ExitCodes.noInput)
+        }
     }
 
     /// Prints the verdict; throws exit 1 when the chain is broken.

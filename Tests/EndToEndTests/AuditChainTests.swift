@@ -5,7 +5,8 @@ import Testing
 
 /// `permission-server audit verify` on a database the built server wrote: intact (agreeing
 /// with the independent Python verifier of docs/audit-chain.md), then pointing at a row edited or
-/// deleted with the sqlite3 shell; never writing the file.
+/// deleted with the sqlite3 shell; never writing the file. A backup on read-only storage is
+/// verified too, and a file that cannot be verified has an exit code of its own, never 1.
 @Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct AuditChainTests {
     static func verify(_ database: String) throws -> ProcessResult {
@@ -74,5 +75,75 @@ struct AuditChainTests {
         #expect(gap.stdout.contains("broken at seq 2 (seqGap): 1 of"), "\(gap.stdout)")
         // Read-only: verify never writes the file.
         #expect(afterDelete == (try Data(contentsOf: URL(fileURLWithPath: database))))
+    }
+    /// A directory no one may write: as root (CI), a read-only tmpfs mount, since permission
+    /// bits do not stop root; otherwise mode 0555 with the file 0444. Either way SQLite cannot
+    /// make the `-shm` file a WAL-mode reader needs.
+    static func readOnlyCopy(of file: String, in directory: URL) throws -> (path: String, release: () -> Void) {
+        let mountPoint = directory.appendingPathComponent("read-only")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        let copy = mountPoint.appendingPathComponent("backup.sqlite").path
+        guard geteuid() == 0 else {
+            try FileManager.default.copyItem(atPath: file, toPath: copy)
+            #expect(chmod(copy, 0o444) == 0 && chmod(mountPoint.path, 0o555) == 0)
+            return (copy, { _ = chmod(mountPoint.path, 0o755) })
+        }
+        let mount = try Subprocess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", mountPoint.path])
+        try #require(mount.status == 0, "root can mount a tmpfs: \(mount.stderr)")
+        let release = { _ = try? Subprocess.run("/bin/umount", [mountPoint.path]) }
+        try FileManager.default.copyItem(atPath: file, toPath: copy)
+        let readOnly = try Subprocess.run("/bin/mount", ["-o", "remount,ro", mountPoint.path])
+        if readOnly.status != 0 { release() }
+        try #require(readOnly.status == 0, "root can remount it read-only: \(readOnly.stderr)")
+        return (copy, release)
+    }
+
+    @Test("a backup on read-only storage verifies (read as immutable), by the command and the Python verifier")
+    func backupOnReadOnlyStorage() throws {
+        let directory = try Paths.makeTemporaryDirectory("chain-ro")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("live.sqlite").path
+        let backup = directory.appendingPathComponent("backup.sqlite").path
+        let made = try SubcommandTests.server(["keys", "create", "--role", "admin", "--name", "ops", "--database", database])
+        #expect(made.status == 0, "\(made.stderr)")
+        let copied = try SubcommandTests.server(["backup", "--database", database, "--to", backup])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        let expected = try Self.verify(backup)
+        #expect(expected.status == 0 && expected.stdout.contains("audit chain intact: 1 of 1 entries"), "\(expected.stdout)")
+
+        let (copy, release) = try Self.readOnlyCopy(of: backup, in: directory)
+        defer { release() }
+        #expect(!FileManager.default.isWritableFile(atPath: (copy as NSString).deletingLastPathComponent))
+        let verified = try Self.verify(copy)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout == expected.stdout)
+        #expect(verified.stderr.contains("the file is on read-only storage; reading it as immutable"), "\(verified.stderr)")
+        let independent = try Self.python(copy)
+        #expect(independent.status == 0, "\(independent.stdout)\(independent.stderr)")
+        #expect(independent.stdout.contains("intact: 1 entries"), "\(independent.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: copy + "-shm"))
+    }
+
+    @Test("a file that cannot be verified exits 66 (missing) or 65 (not a permission-server database), never 1")
+    func unverifiableFilesHaveTheirOwnExitCodes() throws {
+        let directory = try Paths.makeTemporaryDirectory("chain-bad")
+        defer { Paths.removeTemporary(directory) }
+        let garbage = directory.appendingPathComponent("garbage.sqlite").path
+        try Data((0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: URL(fileURLWithPath: garbage))
+        let empty = directory.appendingPathComponent("empty.sqlite").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        let other = directory.appendingPathComponent("other.sqlite").path
+        #expect(try Subprocess.run(Paths.sqlite3, [other, "CREATE TABLE audit (seq INTEGER)"]).status == 0)
+        let missing = directory.appendingPathComponent("missing.sqlite").path
+        for (file, status, says) in [
+            (garbage, Int32(65), "not an SQLite database"), (empty, 65, "no audit log with a hash chain"),
+            (other, 65, "no audit log with a hash chain"), (missing, 66, "no database to verify"),
+        ] {
+            let result = try Self.verify(file)
+            #expect(result.status == status, "\(file): \(result.stderr)")
+            #expect(result.stderr.contains(says), "\(file): \(result.stderr)")
+            let independent = try Self.python(file)
+            #expect(independent.status == status, "\(file): \(independent.stderr)")
+        }
     }
 }

@@ -19,14 +19,24 @@ extension SQLitePermissionStore: AuditChainVerifier {
     /// never migrates or writes the file, so it may run while a server serves it.
     /// - Parameters:
     ///   - path: an existing database file, migrated to at least `3-audit-hash-chain`.
+    ///   - reading: `.shared`, or `.immutable` for a file on read-only storage
+    ///     (``AuditFileReading/onReadOnlyStorage(after:path:)`` says when).
     ///   - batchSize: rows per query.
     ///   - progress: called after each batch with (rows checked, total rows).
-    /// - Throws: ``SQLiteError`` when the file cannot be opened or lacks the chain columns.
+    /// - Throws: ``SQLiteError`` when the file cannot be opened or read (``SQLiteError/isNotADatabase``
+    ///   when it is no SQLite database); ``NotAnAuditDatabase`` when it has no audit hash chain.
     public static func verifyAuditChain(
-        path: String, configuration: DatabaseConfiguration = .init(), batchSize: Int = defaultVerifyBatchSize,
-        progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)? = nil
+        path: String, reading: AuditFileReading = .shared, configuration: DatabaseConfiguration = .init(),
+        batchSize: Int = defaultVerifyBatchSize, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)? = nil
     ) throws -> AuditChainReport {
-        let readers = ReaderPool(path: path, configuration: configuration)
+        let readers = ReaderPool(path: path, mode: reading == .immutable ? .immutable : .readOnly, configuration: configuration)
+        defer { readers.close() }
+        let columns = try readers.readLatest { database in
+            try database.withStatement(
+                "SELECT count(*) FROM pragma_table_info('audit') WHERE name IN ('prev_hash', 'hash')"
+            ) { try $0.step() ? $0.int(at: 0) : 0 }
+        }
+        guard columns == 2 else { throw NotAnAuditDatabase() }
         return try verifyAuditChain(readers: readers, batchSize: batchSize, progress: progress)
     }
 
