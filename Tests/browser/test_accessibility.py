@@ -44,8 +44,8 @@ class AccessibilityTests(p.PagesTestCase):
             ("prompts", "/consent/"),
             ("settings", "/consent/settings"),
             ("history", "/consent/history"),
-            ("error: link already used", url),
-            ("error: another user's prompt", f"/consent/prompts/{self.other_prompt['id']}"),
+            ("refusal page, link already used", url),
+            ("refusal page, another user's prompt", f"/consent/prompts/{self.other_prompt['id']}"),
         ]
         failing = []
         for size_name, size in h.SIZES.items():
@@ -96,10 +96,10 @@ class DarkModeAccessibilityTests(p.PagesTestCase):
             ("prompts", "/consent/"),
             ("settings, saved", "/consent/settings?done=saved"),
             ("history", "/consent/history"),
-            ("error: link already used", url),
-            ("error: another user's prompt", f"/consent/prompts/{self.other_prompt['id']}"),
-            ("error: no such page", "/consent/nothing-here"),
-            ("error: a method the page does not answer", "/consent/logout"),
+            ("refusal page, link already used", url),
+            ("refusal page, another user's prompt", f"/consent/prompts/{self.other_prompt['id']}"),
+            ("refusal page, no such page", "/consent/nothing-here"),
+            ("refusal page, a method the page does not answer", "/consent/logout"),
         ]
         for size_name, size in h.SIZES.items():
             h.set_viewport(self.browser, size)
