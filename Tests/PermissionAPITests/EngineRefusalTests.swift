@@ -45,6 +45,33 @@ import Testing
         #expect(problem.requestId == "e-1-0")
     }
 
+    /// A consent page's request the engine refuses (here a form over the body limit) is
+    /// answered as a page in the browser's language with the pages' security headers, never
+    /// problem+json; a `/v1` request keeps its problem.
+    @Test func aConsentPagesRefusalIsAPage() throws {
+        var headers = HTTPHeaders([("Host", "test"), ("Accept-Language", "de"), ("X-Request-Id", "mine-1")])
+        headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        let head = HTTPRequestHead(
+            method: .post, target: "/consent/settings/camera/com.x.y", path: "/consent/settings/camera/com.x.y", query: nil,
+            version: .http1_1, headers: headers, authority: "test", keepAlive: true, framing: .contentLength(70_000),
+            expectContinue: false)
+        let response = Self.render(
+            HTTPRefusal(
+                status: .contentTooLarge, detail: "Too large.", headers: ["Retry-After": "1"], head: head, requestId: "e-1-0"))
+        #expect(response.status == .contentTooLarge)
+        #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(response.headers["X-Request-Id"] == "mine-1" && response.headers["Retry-After"] == "1")
+        guard case .bytes(let body) = response.body else { throw TestFailure("not a byte body") }
+        ConsentSessionTests.expectSecurityHeaders(TestResponse(status: 413, headers: response.headers, body: body))
+        let page = String(decoding: body, as: UTF8.self)
+        #expect(page.hasPrefix("<!DOCTYPE html>") && page.contains(#"<html lang="de">"#))
+        #expect(page.contains("Die Anfrage deines Browsers konnte nicht angenommen werden"))
+        #expect(!page.contains("Too large."), "the engine's detail is for the log, not the page")
+        let api = Self.render(
+            HTTPRefusal(status: .contentTooLarge, detail: "Too large.", head: Self.head(requestId: nil), requestId: "e-1-0"))
+        #expect(api.headers["Content-Type"] == "application/problem+json")
+    }
+
     @Test func theCallersSaneIdIsEchoed() throws {
         let mine = Self.render(
             HTTPRefusal(

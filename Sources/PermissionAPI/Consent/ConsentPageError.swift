@@ -30,6 +30,9 @@ enum ConsentPageError: Error, Sendable, Equatable {
     case busy(HTTPStatus)
     /// The user's data is more than one download may hold (`--max-export-records`).
     case exportTooLarge
+    /// A request the HTTP engine refused itself before any page ran (a body over the limit or
+    /// too slow, an `Expect` it cannot meet): `status` is the engine's.
+    case refused(HTTPStatus)
 
     /// The page for a miss of the router (``HTTPError`` 400, 404 or 405 with `Allow`) on a path
     /// under `/consent`; nil for any other error.
@@ -72,6 +75,7 @@ enum ConsentPageError: Error, Sendable, Equatable {
             refusal.headers.add(name: "Retry-After", value: "5")
             return refusal
         case .exportTooLarge: return page(HTTPStatus(code: 422), .exportTooLargeTitle, [.exportTooLargeText])
+        case .refused(let status): return page(status, .refusedTitle, [.refusedText])
         }
     }
 }

@@ -18,7 +18,7 @@ enum ConsentText {
         case linkWithdrawnTitle, linkWithdrawnText, csrfTitle, csrfText, badFormTitle, badFormText
         case badFormMediaType, badFormTooLarge, badFormEncoding, badFormTooManyFields
         case forbiddenTitle, forbiddenText, notFoundTitle, notFoundText, failedTitle, failedText
-        case methodNotAllowedTitle, methodNotAllowedText, badAddressTitle, badAddressText
+        case methodNotAllowedTitle, methodNotAllowedText, badAddressTitle, badAddressText, refusedTitle, refusedText
         case busyTitle, busyText
     }
 
@@ -170,6 +170,13 @@ enum ConsentText {
             return (
                 "Nothing was changed. Use the links and buttons of these pages.",
                 "Es wurde nichts geändert. Nutze die Links und Schaltflächen dieser Seiten."
+            )
+        case .refusedTitle:
+            return ("Your browser's request could not be taken", "Die Anfrage deines Browsers konnte nicht angenommen werden")
+        case .refusedText:
+            return (
+                "Nothing was changed. Go back to the page you came from and try again.",
+                "Es wurde nichts geändert. Geh zurück zur vorigen Seite und versuche es noch einmal."
             )
         case .badAddressTitle: return ("This address is not valid", "Diese Adresse ist ungültig")
         case .badAddressText:

@@ -5,7 +5,9 @@ import HTTPCore
 /// in the `X-Request-Id` field and the body's `requestId`. That id is the caller's
 /// `X-Request-Id` when the head was parsed and the id passes the check every request's does
 /// (``RequestIdMiddleware/isSane(_:)``), else the one the engine made; a refused head has no
-/// caller's id to echo. Installed into the engine by `main` (`APIConfiguration.refusalRenderer`).
+/// caller's id to echo. A refused request to a consent page whose head was read is answered
+/// with a page in its language and the pages' security headers instead (``ConsentPageError/refused(_:)``):
+/// a browser shows it. Installed into the engine by `main` (`APIConfiguration.refusalRenderer`).
 enum EngineRefusals {
     /// The response for `refusal`.
     static func response(for refusal: HTTPRefusal) -> HTTPResponse {
@@ -14,6 +16,12 @@ enum EngineRefusals {
             ?? refusal.requestId
         var headers = refusal.headers
         headers.replaceOrAdd(name: RequestIdMiddleware.headerName, value: requestId)
+        if let head = refusal.head, ConsentSecurityHeaders.covers(head.path) {
+            var page = ConsentPageError.refused(refusal.status).page(ConsentLanguage.of(head.headers)).response
+            for (name, value) in headers.fields { page.headers.replaceOrAdd(name: name, value: value) }
+            for (name, value) in ConsentSecurityHeaders.fields { page.headers.replaceOrAdd(name: name, value: value) }
+            return page
+        }
         guard let type = problemType(for: refusal.status) else {
             // Not a status the engine refuses with today; the engine's own rendering, with the id.
             return ProblemJSON.response(
