@@ -3,7 +3,7 @@
 /// `missing-purpose-string`), `allowed` (the choices of an `invalid-choice`, the methods of a
 /// `method-not-allowed`), `errors` (field errors of an `invalid-request`), `limit` and
 /// `pending` (the app's pending prompts of a `too-many-prompts`), and `level`,
-/// `authorizations` and `pendingPrompts` (what holds the dropped level of a `level-in-use`).
+/// `authorizations`, `pendingPrompts` and `policies` (what holds the dropped level of a `level-in-use`).
 public struct Problem: Codable, Sendable, Equatable, Error {
     /// One field error: a JSON Pointer (RFC 6901) into the body or a parameter name, and why.
     public struct FieldError: Codable, Sendable, Equatable {
@@ -49,6 +49,8 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     public var authorizations: Int?
     /// How many pending prompts ask for that level (`level-in-use`).
     public var pendingPrompts: Int?
+    /// How many allow policies grant that level (`level-in-use`).
+    public var policies: Int?
 
     public init(
         type: String, title: String, status: Int, detail: String, instance: String? = nil,

@@ -97,6 +97,29 @@ import Testing
         #expect(try app.send(.put, "/v1/services/healthRecords", json: Self.readOnly).status == 200)
     }
 
+    /// An allow policy at the dropped level counts as a holder: it would otherwise stop
+    /// applying, the user falling from authorized (policy) to notDetermined, with nothing
+    /// audited. Once the policy grants a kept level, the level may go.
+    @Test func droppingALevelAnAllowPolicyGrantsIsRefused() throws {
+        let app = try Self.setUp()
+        #expect(
+            try app.policy("p1", #"{"service":"healthRecords","app":null,"user":"v1","effect":"allow","level":"readWrite"}"#)
+                .status == 201)
+        #expect(try Self.evaluate(app, user: "v1", action: "healthRecords.readWrite") == (true, "authorized"))
+        let seq = try app.lastSeq()
+        let refused = try app.send(.put, "/v1/services/healthRecords", json: Self.readOnly)
+        #expect(refused.status == 409 && refused.problemType == .levelInUse)
+        #expect(refused.problem?.level == "readWrite" && refused.problem?.policies == 1)
+        #expect(refused.problem?.authorizations == 0 && refused.problem?.pendingPrompts == 0)
+        #expect(refused.problem?.detail.contains("1 allow policy grants") == true)
+        #expect(try app.lastSeq() == seq, "nothing written")
+        #expect(
+            try app.policy("p1", #"{"service":"healthRecords","app":null,"user":"v1","effect":"allow","level":"read"}"#)
+                .status == 200)
+        #expect(try app.send(.put, "/v1/services/healthRecords", json: Self.readOnly).status == 200)
+        #expect(try Self.evaluate(app, user: "v1", action: "healthRecords") == (true, "authorized"))
+    }
+
     @Test func aResetLetsTheLevelGo() throws {
         let app = try Self.setUp()
         try app.set("healthRecords", #"{"status":"authorized","level":"readWrite"}"#, user: "u5", app: Self.notes)

@@ -53,7 +53,7 @@ enum ErrorMapping {
             return make(.restricted, "The authorization is restricted by a policy.")
         case .conflict(let why):
             return make(.conflict, capitalized(why) + ".")
-        case .levelInUse(let service, let level, let authorizations, let pendingPrompts):
+        case .levelInUse(let service, let level, let authorizations, let pendingPrompts, let policies):
             var holders: [String] = []
             if authorizations > 0 {
                 holders.append(authorizations == 1 ? "1 authorization holds" : "\(authorizations) authorizations hold")
@@ -61,15 +61,19 @@ enum ErrorMapping {
             if pendingPrompts > 0 {
                 holders.append(pendingPrompts == 1 ? "1 pending prompt asks for" : "\(pendingPrompts) pending prompts ask for")
             }
+            if policies > 0 {
+                holders.append(policies == 1 ? "1 allow policy grants" : "\(policies) allow policies grant")
+            }
             return make(
                 .levelInUse,
                 "The new definition of '\(service)' drops the level '\(level)', which "
                     + holders.joined(separator: " and ")
                     + "; reset those authorizations (POST /v1/reset, which also cancels their prompts) or set them "
-                    + "to a level the service keeps, then define it again. Nothing was changed.",
+                    + "to a level the service keeps, change or delete those policies, then define it again. "
+                    + "Nothing was changed.",
                 extensions: [
                     ("level", ProblemJSON.quoted(level.rawValue)), ("authorizations", String(authorizations)),
-                    ("pendingPrompts", String(pendingPrompts)),
+                    ("pendingPrompts", String(pendingPrompts)), ("policies", String(policies)),
                 ])
         case .preconditionFailed(let current):
             return make(

@@ -136,9 +136,10 @@ extension PermissionService {
     }
 
     /// Creates or replaces a custom service (SPEC §2). Built-in ids are refused, and so is a
-    /// redefinition that drops a level stored authorizations hold or pending prompts ask for:
-    /// they would be left at a level the service no longer has (the status read would still say
-    /// authorized there while an evaluation denies, and the level could not be set again).
+    /// redefinition that drops a level stored authorizations hold, pending prompts ask for or
+    /// allow policies grant: they would be left at a level the service no longer has (the status
+    /// read would still say authorized there while an evaluation denies, and the level could not
+    /// be set again; an allow policy would stop applying without a word in the audit log).
     /// - Throws: `PermissionError.conflict` for a built-in id, `.levelInUse` (the first dropped
     ///   level in the old definition's order that is held; nothing changed), `.invalidArgument`.
     public func putService(
@@ -179,10 +180,23 @@ extension PermissionService {
         let dropped = old.levels.filter { !new.has($0) }
         guard !dropped.isEmpty else { return }
         let use = try writer.levelUse(service: old.id)
+        var granting: [Level: Int] = [:]
+        var after: PolicyID?
+        while true {
+            let page = try writer.policies(after: after, limit: 500)
+            for policy in page where policy.service == old.id && policy.effect == .allow {
+                if let level = policy.level { granting[level, default: 0] += 1 }
+            }
+            guard page.count == 500, let last = page.last else { break }
+            after = last.id
+        }
         for level in dropped {
-            guard let held = use[level] else { continue }
+            let held = use[level] ?? LevelUse()
+            let policies = granting[level] ?? 0
+            guard held.authorizations > 0 || held.pendingPrompts > 0 || policies > 0 else { continue }
             throw PermissionError.levelInUse(
-                service: old.id, level: level, authorizations: held.authorizations, pendingPrompts: held.pendingPrompts)
+                service: old.id, level: level, authorizations: held.authorizations, pendingPrompts: held.pendingPrompts,
+                policies: policies)
         }
     }
 

@@ -19,9 +19,9 @@ extension PermissionError: CustomStringConvertible {
             "the authorization is restricted by a policy"
         case .conflict(let why):
             why
-        case .levelInUse(let service, let level, let authorizations, let pendingPrompts):
-            "\(service.rawValue) would drop level \(level.rawValue), which \(authorizations) authorizations hold and "
-                + "\(pendingPrompts) pending prompts ask for"
+        case .levelInUse(let service, let level, let authorizations, let pendingPrompts, let policies):
+            "\(service.rawValue) would drop level \(level.rawValue), which \(authorizations) authorizations hold, "
+                + "\(pendingPrompts) pending prompts ask for and \(policies) allow policies grant"
         case .preconditionFailed(let current):
             "the entity-tag is stale (current: \(current))"
         case .promptNotPending(let state):

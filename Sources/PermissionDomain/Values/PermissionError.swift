@@ -21,7 +21,7 @@ public enum PermissionError: Error, Hashable, Sendable {
     /// A redefinition of a custom service would drop `level`, which stored authorizations
     /// still hold or pending prompts still ask for (how many of each): they would be left at a
     /// level the service no longer has.
-    case levelInUse(service: ServiceID, level: Level, authorizations: Int, pendingPrompts: Int)
+    case levelInUse(service: ServiceID, level: Level, authorizations: Int, pendingPrompts: Int, policies: Int)
     /// The `If-Match` entity-tag is stale.
     case preconditionFailed(current: String)
     /// A decision on a prompt that is no longer pending.
