@@ -65,6 +65,33 @@ import Testing
         #expect(try app.lastSeq() == seq)
     }
 
+    /// An app or a policy sent again unchanged is no change: 200 with the stored one (its
+    /// `updatedAt` kept), no audit entry, no revision moved; a changed one is written and audited.
+    @Test func theSameAppOrPolicyAgainWritesNothing() throws {
+        let app = try TestApp()
+        let body = #"{"name":"Maps","purposeStrings":{"NSCameraUsageDescription":"To scan."}}"#
+        #expect(try app.send(.put, "/v1/apps/com.example.maps", json: body).status == 201)
+        let policy = #"{"service":"camera","app":"com.example.maps","user":null,"effect":"restrict"}"#
+        #expect(try app.policy("p1", policy).status == 201)
+        let before = try app.send(.get, "/v1/apps/com.example.maps").decode(App.self)
+        let seq = try app.lastSeq()
+        app.clock.advance(by: 5)
+        let again = try app.send(.put, "/v1/apps/com.example.maps", json: body)
+        let reread = try again.decode(App.self)
+        #expect(again.status == 200 && reread.updatedAt == before.updatedAt)
+        let samePolicy = try app.policy("p1", policy)
+        #expect(samePolicy.status == 200)
+        #expect(try app.lastSeq() == seq, "nothing audited")
+        #expect(try app.policy("p1", #"{"service":"camera","app":null,"user":null,"effect":"restrict"}"#).status == 200)
+        #expect(
+            try app.send(
+                .put, "/v1/apps/com.example.maps",
+                json: #"{"name":"Maps 2","purposeStrings":{"NSCameraUsageDescription":"To scan."}}"#
+            )
+            .status == 200)
+        #expect(try app.audit("after=\(seq)").map(\.action) == ["policy.put", "app.put"])
+    }
+
     /// Purpose keys are openapi.yaml's `PurposeKey` (`^[A-Za-z][A-Za-z0-9]{0,127}$`) in
     /// `purposeStrings`, `localizedPurposeStrings` and a custom service's `purposeKeys`: any
     /// other key is `400 invalid-request` naming the member, and nothing changes.

@@ -22,9 +22,17 @@ extension PermissionService {
     ) throws -> Upserted<Policy> {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
-            let created = try writer.policy(id: id) == nil
+            let existing = try writer.policy(id: id)
+            let created = existing == nil
             let definition = try resolveService(writer, service)
             if let level { try definition.requireLevel(level) }
+            // The same policy again changes nothing: no write, no audit entry (SPEC §5: one
+            // entry a change), its time kept.
+            if let existing, existing.service == service, existing.app == app, existing.user == user,
+                existing.effect == effect, existing.level == level
+            {
+                return Upserted(value: existing, created: false)
+            }
             let policy = try Policy(
                 id: id, service: service, app: app, user: user, effect: effect, level: level, updatedAt: context.now)
             try writer.save(policy)
@@ -115,6 +123,13 @@ extension PermissionService {
             let existing = try writer.app(id)
             let created = existing == nil
             let newVersion = version ?? existing?.version
+            // The same registration again changes nothing: no write, no audit entry (SPEC §5: one
+            // entry a change), its time kept.
+            if let existing, existing.name == app.name, existing.purposeStrings == app.purposeStrings,
+                existing.localizedPurposeStrings == app.localizedPurposeStrings, existing.version == newVersion
+            {
+                return Upserted(value: existing, created: false)
+            }
             let app = App(
                 trusted: id, name: app.name, purposeStrings: app.purposeStrings,
                 localizedPurposeStrings: app.localizedPurposeStrings, version: newVersion, updatedAt: context.now)
