@@ -55,9 +55,18 @@ struct PostgresMigrator: Sendable {
         return migrations.filter { !appliedSet.contains($0.id) }
     }
 
-    /// Throws unless every known migration is applied and none is unknown (for readiness).
+    /// Throws unless every known migration is applied and none is unknown.
     func checkMigrated(_ connection: PostgresConnection) throws {
         let pending = try pendingMigrations(connection)
+        if !pending.isEmpty { throw MigrationError.pending(ids: pending.map(\.id)) }
+    }
+
+    /// Throws unless every known migration is applied (for readiness): migrations this code
+    /// does not know, applied by a newer version during a rolling update, leave a running
+    /// replica ready (a migration keeps the previous version working; docs/operations.md).
+    func checkKnownApplied(_ connection: PostgresConnection) throws {
+        let applied = Set(try appliedIDs(connection))
+        let pending = migrations.filter { !applied.contains($0.id) }
         if !pending.isEmpty { throw MigrationError.pending(ids: pending.map(\.id)) }
     }
 

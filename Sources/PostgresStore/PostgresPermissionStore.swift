@@ -188,11 +188,13 @@ public final class PostgresPermissionStore: PermissionStore {
     /// The number of open pooled connections (for tests).
     package var openConnections: Int { pool.openConnections }
 
-    /// For `/readyz`: throws unless the database answers and every known migration is applied
-    /// (and no unknown one).
+    /// For `/readyz`: throws unless the database answers and every known migration is applied.
+    /// Migrations a newer version applied while this replica runs (a rolling update) keep it
+    /// ready: taking every old replica out the moment the new version migrates would leave no
+    /// replica serving. A newer schema is refused at start only.
     public func checkReady() throws {
         try run(begin: Self.beginRead, lockHead: false) { session in
-            try PostgresSchema.migrations.checkMigrated(session.connection)
+            try PostgresSchema.migrations.checkKnownApplied(session.connection)
         }
     }
 
