@@ -2,8 +2,9 @@ public import Logging
 public import PermissionDomain
 
 /// The first admin key, from an operator-chosen secret (`PERMISSION_BOOTSTRAP_ADMIN_KEY`,
-/// SPEC §6): created at start as an admin key named `bootstrap` unless a key with that secret
-/// exists. The secret is either a `pk_<16 hex>_<random>` token or any RFC 6750 `b64token` of
+/// SPEC §6): created at start as an admin key named `bootstrap` while the database has no active
+/// admin key (and no key with that secret exists): a value changed later never adds another
+/// admin. The secret is either a `pk_<16 hex>_<random>` token or any RFC 6750 `b64token` of
 /// 32 to 256 characters (e.g. `openssl rand -hex 32`). It is never logged.
 public enum KeyBootstrap {
     /// What `ensureAdminKey` did.
@@ -14,6 +15,9 @@ public enum KeyBootstrap {
         case existing(KeyID)
         /// The key exists but was revoked: it is not brought back.
         case revoked(KeyID)
+        /// No key has the secret, and the database has an active admin key already: none is
+        /// made (the bootstrap key is the first admin key only).
+        case ignored(KeyID)
     }
 
     /// Creates the bootstrap admin key for `secret` unless it exists.
@@ -35,6 +39,12 @@ public enum KeyBootstrap {
             if key.isActive { return .existing(id) }
             logger.warning("the bootstrap admin key was revoked; not creating it again", metadata: ["key": "\(id)"])
             return .revoked(id)
+        }
+        if try service.keys().contains(where: { $0.role == .admin && $0.isActive }) {
+            logger.notice(
+                "the database has an active admin key; PERMISSION_BOOTSTRAP_ADMIN_KEY makes the first one only, so no key was created (unset it, or use keys create)",
+                metadata: ["key": "\(id)"])
+            return .ignored(id)
         }
         do {
             _ = try service.createKey(

@@ -5,7 +5,7 @@ import PermissionAPI
 import PermissionDomain
 
 /// `PERMISSION_BOOTSTRAP_ADMIN_KEY` at start (environment or config file; a secret is never a flag and
-/// never logged): the first admin key, created unless it exists. Without it, and with no active
+/// never logged): the first admin key, created while the database has no active admin key. Without it, and with no active
 /// admin key in the database, the server says how to get one instead of answering 401 in silence.
 enum BootstrapKey {
     /// The bootstrap secret (environment, else config file), checked before anything is

@@ -161,7 +161,7 @@ enum Settings {
         flag: "bootstrap-admin-key", environment: "PERMISSION_BOOTSTRAP_ADMIN_KEY",
         defaultValue: nil,
         help:
-            "Secret of the first admin key, created at start unless it exists: pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment or config file, never a flag).",
+            "Secret of the first admin key, created at start while the database has no active admin key (a later, different value makes none): pk_<16 hex>_<random> or 32-256 characters of A-Z a-z 0-9 -._~+/= (environment or config file, never a flag).",
         isSecret: true)
     static let config = Setting(
         flag: "config", environment: "PERMISSION_CONFIG", defaultValue: nil,

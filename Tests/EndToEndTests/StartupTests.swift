@@ -106,6 +106,36 @@ struct StartupTests {
             !FileManager.default.fileExists(atPath: missing) && !FileManager.default.fileExists(atPath: missing + ".audit-key"))
     }
 
+    @Test(
+        "PERMISSION_BOOTSTRAP_ADMIN_KEY makes the first admin key only: a later, different value beside an active admin key makes none"
+    )
+    func theBootstrapKeyIsTheFirstAdminKeyOnly() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-bootstrap")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        let first = try ServerProcess(database: database, directory: directory)
+        #expect(first.log().contains("bootstrap admin key created"), "\(first.log())")
+        first.send(SIGTERM)
+        #expect(first.waitForExit(timeout: 20) == 0)
+        let other = "another-bootstrap-secret-0123456789abcdefghijklmnopqrstuvwxyz"
+        let second = try ServerProcess(
+            database: database, directory: directory, environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": other])
+        defer { second.killNow() }
+        #expect(second.log().contains("no key was created"), "\(second.log())")
+        #expect(!second.log().contains("bootstrap admin key created"))
+        func status(_ key: String) throws -> String {
+            try Subprocess.run(
+                "/usr/bin/curl",
+                [
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(key)",
+                    second.baseURL + "/v1/keys",
+                ]
+            ).stdout
+        }
+        #expect(try status(other) == "401", "the later value is no key")
+        #expect(try status(ServerProcess.adminKey) == "200", "the first admin key still works")
+    }
+
     @Test("a second serve on the same file is refused with a sentence; the first keeps serving; the file is free after it stops")
     func secondServeOnOneFileIsRefused() throws {
         let directory = try Paths.makeTemporaryDirectory("startup-two-serves")
