@@ -27,6 +27,12 @@ packages=(
     fonts-dejavu-core     # a font for the browser tests' screenshots (Latin, Greek, Hebrew, Arabic)
 )
 
+# Before anything is installed: without the toolchain nothing here can build or start.
+if ! command -v swift >/dev/null 2>&1; then
+    echo "setup: no 'swift' on PATH; install the Swift 6 toolchain for Debian 12 from swift.org first" >&2
+    exit 1
+fi
+
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 
@@ -38,6 +44,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # Debian starts and enables the daemons it installs. The tests and benchmarks start their
+    # own PostgreSQL and nginx on loopback, so those installed just now are stopped and disabled
+    # rather than left listening (nginx's default site on port 80 of every interface).
+    if [ -d /run/systemd/system ]; then
+        for service in postgresql nginx; do
+            case " ${missing[*]} " in
+            *" ${service}"*) $sudo systemctl disable --now "$service" >/dev/null 2>&1 || true ;;
+            esac
+        done
+    fi
 fi
 
 if ! python3 -c 'import openapi_spec_validator' 2>/dev/null; then
@@ -69,8 +85,4 @@ done
 scripts_dir="$(cd "$(dirname "$0")" && pwd)"
 "$scripts_dir/schemathesis.sh" --install
 
-if ! command -v swift >/dev/null 2>&1; then
-    echo "setup: no 'swift' on PATH; install the Swift 6 toolchain for Debian 12 from swift.org first" >&2
-    exit 1
-fi
 echo "setup: ready ($(swift --version 2>&1 | head -1))"
