@@ -40,10 +40,7 @@ struct UsersCommand: ParsableCommand {
                 FileHandle.standardOutput.write(Data("\n".utf8))
                 return
             }
-            guard
-                FileManager.default.createFile(
-                    atPath: output, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
-            else {
+            guard PrivateFile.write(bytes, to: output) else {
                 Output.error("cannot write \(output)")
                 throw ExitCode(ExitCodes.cantCreate)
             }

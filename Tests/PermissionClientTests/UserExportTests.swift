@@ -54,6 +54,13 @@ struct UserExportTests {
         let summary = try Permctl.run(
             ["users", "export", "u42", "--output", file, "--json"], url: server.url, key: server.adminKey)
         #expect(summary.stdout.contains(#""auditEntries":2"#), "\(summary.stdout)")
+        // Written under a temporary name made 0600 by open(2) and renamed: a file that was
+        // readable by others is replaced, not rewritten in place, and nothing else is left.
+        #expect(chmod(file, 0o644) == 0)
+        #expect(try Permctl.run(["users", "export", "u42", "--output", file], url: server.url, key: server.adminKey).status == 0)
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: server.directory.path).filter { $0.contains(".partial") } == [])
 
         let unwritable = try Permctl.run(
             ["users", "export", "u42", "--output", "/nonexistent-dir/x.json"], url: server.url, key: server.adminKey)
