@@ -17,7 +17,7 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let client = try connection.makeClient()
         let response = try connection.call(client, Endpoints.authorization(user: user, app: app, service: service))
-        if connection.json { return Output.json(response.value) }
+        if connection.json { return Output.json(response.value, adding: ("etag", response.etag)) }
         Output.authorization(response.value, etag: response.etag)
     }
 }

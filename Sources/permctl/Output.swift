@@ -41,6 +41,23 @@ enum Output {
         }
     }
 
+    /// Prints `value` (a JSON object) with `member` added last when it is not nil, e.g. the
+    /// entity-tag a script needs for `--if-match`, which the object itself does not carry.
+    static func json<T: Encodable>(_ value: T, adding member: (name: String, value: String?)) {
+        do {
+            var bytes = try WireEncoder.encode(value)
+            if let extra = member.value, bytes.last == UInt8(ascii: "}") {
+                bytes.removeLast()
+                if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
+                bytes += try WireEncoder.encode(member.name) + [UInt8(ascii: ":")] + (try WireEncoder.encode(extra))
+                bytes.append(UInt8(ascii: "}"))
+            }
+            print(String(decoding: bytes, as: UTF8.self))
+        } catch {
+            self.error("cannot encode the answer as JSON: \(error)")
+        }
+    }
+
     /// Writes `message` to stderr.
     static func error(_ message: String) {
         FileHandle.standardError.write(Data(("permctl: " + message + "\n").utf8))

@@ -44,6 +44,16 @@ struct PermctlTests {
         let status = try run("status", "u42", "com.example.maps", "location", "--json")
         let authorization = try WireDecoder.decodeResponse(Authorization.self, from: Array(status.stdout.utf8))
         #expect(authorization.status == .authorized && authorization.level == "whenInUse")
+        // The JSON carries the entity-tag last, for a read-then-write with --if-match.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        let etag = try #require(object["etag"] as? String)
+        let quoted = String(decoding: try JSONEncoder().encode(etag), as: UTF8.self)
+        #expect(etag.hasPrefix("\"") && status.stdout.hasSuffix("\"etag\":\(quoted)}\n"))
+        let stale = try run("set", "u42", "com.example.maps", "location", "denied", "--if-match", "\"0-0\"")
+        #expect(stale.status != 0, "\(stale.stdout)")
+        let matched = try run(
+            "set", "u42", "com.example.maps", "location", "authorized", "--level", "whenInUse", "--if-match", etag)
+        #expect(matched.status == 0, "\(matched.stdout) \(matched.stderr)")
         let set = try run("set", "u42", "com.example.maps", "location", "denied")
         #expect(set.status == 0 && set.stdout.contains("denied"))
         let revoked = try run("revoke", "u42", "com.example.maps", "location")
