@@ -56,6 +56,24 @@ import Testing
         #expect(response.headers["Permission-Revision"] == nil, "a read, not a write")
     }
 
+    /// `prompt_required` follows the request flow beyond notDetermined: Add Photos Only asked
+    /// about Full Access needs a prompt (the request for it prompts), While Using asked about
+    /// Always does not (the way there is the provisional flow), and a denial never does.
+    @Test func aPromptIsRequiredWhereTheNextRequestWouldPrompt() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        #expect(try app.set("photos", #"{"status":"authorized","level":"addOnly"}"#).status == 200)
+        let photos = try Self.evaluate(app, "photos.full", user: "u42")
+        #expect(photos.decision == false && photos.context?.promptRequired == true)
+        let asked = try app.send(
+            .post, "/v1/users/u42/apps/com.example.maps/authorizations/photos/request", json: #"{"level":"full"}"#)
+        #expect(asked.status == 202, "the request for it prompts: \(asked.text)")
+        #expect(try app.set("location", #"{"status":"authorized","level":"whenInUse"}"#).status == 200)
+        #expect(try Self.evaluate(app, "location.always", user: "u42").context?.promptRequired == false)
+        #expect(try app.set("camera", #"{"status":"denied"}"#).status == 200)
+        #expect(try Self.evaluate(app, "camera", user: "u42").context?.promptRequired == false)
+    }
+
     @Test func theLevelAskedIsMetByItOrAStrongerOne() throws {
         let app = try TestApp()
         try app.registerApp()

@@ -194,7 +194,7 @@ struct AuthZENController {
             decision: answer.decision,
             context: AccessDecisionContext(
                 status: authorization.status.rawValue, reason: authorization.reason.rawValue,
-                level: authorization.level?.rawValue, promptRequired: authorization.status == .notDetermined))
+                level: authorization.level?.rawValue, promptRequired: answer.promptRequired))
     }
 
     /// `GET /.well-known/authzen-configuration`: the URLs under `--public-url`; without it,

@@ -26,10 +26,23 @@ extension PermissionService {
             var answers: [AccessEvaluation] = []
             answers.reserveCapacity(queries.count)
             for (query, service) in zip(queries, services) {
-                let effective = try load(reader, user: query.user, app: query.app, service: service, now: at).effective
+                let loaded = try load(reader, user: query.user, app: query.app, service: service, now: at)
+                let effective = loaded.effective
                 let required = query.level ?? service.levels[0]
                 let decision = Rules.permits(effective, required, of: service)
-                answers.append(AccessEvaluation(authorization: effective, required: required, decision: decision))
+                // notDetermined always needs a prompt (SPEC §11); a grant below `required` needs one
+                // when a request for it would prompt (Rules.request: the state makes one due and
+                // the app has the purpose strings the level adds), e.g. photos addOnly to full.
+                var promptRequired = effective.status == .notDetermined
+                if !promptRequired,
+                    Rules.promptDue(level: required, service: service, stored: loaded.stored, effective: effective)
+                {
+                    let registered = try reader.app(query.app)
+                    promptRequired = service.purposeKeys(for: required).allSatisfy { registered?.purposeStrings[$0] != nil }
+                }
+                answers.append(
+                    AccessEvaluation(
+                        authorization: effective, required: required, decision: decision, promptRequired: promptRequired))
                 if semantic.stops(after: decision) { break }
             }
             return answers
