@@ -1,4 +1,3 @@
-import Dispatch
 import PermissionWire
 
 /// The client SDK of the permission service, on libcurl.
@@ -17,7 +16,8 @@ import PermissionWire
 /// connection, so that consecutive calls reuse connections.
 ///
 /// **Forms.** Every operation is an `Endpoint` (see `Endpoints`); `send(_:)` performs it
-/// asynchronously (on a dispatch queue, cancellable), `sendBlocking(_:)` on the calling thread.
+/// asynchronously (on a thread of its own, started at once, so concurrent calls never wait for
+/// each other; cancellable), `sendBlocking(_:)` on the calling thread.
 /// The typed methods (`status`, `authorization`, `requestAccess`, ...) are the async form.
 ///
 /// **Errors.** Every failure is a `PermissionClientError`. Retries follow `RetryPolicy`.
@@ -26,7 +26,6 @@ public final class PermissionClient: Sendable {
     private let baseURL: String
     private let pool: HandlePool
     private let fixedFields: [String]
-    private let queue = DispatchQueue(label: "PermissionClient.calls", attributes: .concurrent)
 
     /// Creates a client; no connection is made until the first call.
     /// - Parameter configuration: where and how to connect.
@@ -65,7 +64,7 @@ public final class PermissionClient: Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<PermissionResponse<Value>, PermissionClientError>, Never>) in
-                queue.async {
+                CallThreads.shared.run {
                     continuation.resume(returning: self.run(endpoint, requestId: requestId, cancel: cancel))
                 }
             }

@@ -35,6 +35,52 @@ struct ConcurrencyTests {
         #expect(Set(server.requests.map(\.connection)).count < 200)
     }
 
+    /// Concurrent async calls all start at once: against a server that answers after 200 ms,
+    /// 32 of them take about one answer's time, not 32 / cores of them.
+    @Test func concurrentCallsAreNotHeldBack() async throws {
+        let server = try ScriptedServer { _, _ in
+            Thread.sleep(forTimeInterval: 0.2)
+            return .authorization(status: "denied")
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        let started = ContinuousClock.now
+        let answers = try await withThrowingTaskGroup(of: AccessStatus.self) { group in
+            for task in 0..<32 {
+                group.addTask { try await client.status(user: "u\(task)", app: "com.example.maps", service: "location") }
+            }
+            return try await group.reduce(into: [AccessStatus]()) { $0.append($1) }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(answers.count == 32 && answers.allSatisfy { $0 == .denied })
+        #expect(elapsed < .seconds(2), "32 calls took \(elapsed)")
+    }
+
+    /// `timeout` bounds each caller's wait even with many calls at once against a server
+    /// that never answers.
+    @Test func timeoutBoundsEveryConcurrentCall() async throws {
+        let server = try ScriptedServer { _, _ in .stall }
+        defer { server.stop() }
+        let client = try TransportTests.client(server, timeout: .milliseconds(500), retry: .none)
+        let started = ContinuousClock.now
+        let timedOut = await withTaskGroup(of: Bool.self) { group in
+            for task in 0..<32 {
+                group.addTask {
+                    do {
+                        _ = try await client.status(user: "u\(task)", app: "com.example.maps", service: "location")
+                        return false
+                    } catch {
+                        return (error as? PermissionClientError)?.isTimeout == true
+                    }
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(timedOut.count == 32 && timedOut.allSatisfy { $0 })
+        #expect(elapsed < .seconds(3), "32 calls with a 0.5 s timeout took \(elapsed)")
+    }
+
     @Test func blockingCallsFromManyThreads() throws {
         let server = try ScriptedServer { _, _ in .authorization(status: "denied") }
         defer { server.stop() }
