@@ -9,7 +9,8 @@ extension PermissionClient {
     /// server refuses (`.http`), or reconnecting fails `retry.maxAttempts` times in a row.
     /// A lost connection is resumed after the last entry seen (`Last-Event-ID`).
     /// - Parameters:
-    ///   - after: start after this `seq` (`nil`: from the beginning of the log).
+    ///   - after: start after this `seq` (`nil`: from the beginning of the log, sent as
+    ///     `Last-Event-ID: 0`; the server alone would start at the current end).
     ///   - filter: `user`, `app` and `service` narrow the feed; other members are ignored.
     ///   - onEvent: called with each entry, in `seq` order; return `false` to stop.
     public func followEvents(
@@ -22,7 +23,7 @@ extension PermissionClient {
     /// The change feed as an async sequence; it ends when the consuming task stops iterating
     /// (the connection is closed), and throws a `PermissionClientError` when the feed fails.
     /// - Parameters:
-    ///   - after: start after this `seq`.
+    ///   - after: start after this `seq` (`nil`: from the beginning of the log).
     ///   - filter: `user`, `app` and `service` narrow the feed.
     public func events(after: Int64? = nil, filter: AuditQuery = AuditQuery()) -> AsyncThrowingStream<AuditEntry, any Error> {
         let cancel = CancellationFlag()
@@ -48,15 +49,14 @@ extension PermissionClient {
         after: Int64?, filter: AuditQuery, cancel: CancellationFlag?,
         onEvent: (AuditEntry) -> Bool
     ) throws(PermissionClientError) {
-        var lastSeq = after
+        var lastSeq = after ?? 0
         var failures = 0
         while true {
             let requestId = Self.makeRequestId()
             var parser = EventStreamParser()
             var stopped = false
             var decodeFailure: PermissionClientError?
-            var headers: [(name: String, value: String)] = []
-            if let lastSeq { headers.append((name: "Last-Event-ID", value: String(lastSeq))) }
+            let headers = [(name: "Last-Event-ID", value: String(lastSeq))]
             let call = HTTPCall(
                 method: "GET",
                 target: PathEncoding.query(

@@ -30,6 +30,8 @@ struct EventStreamTests {
         let requests = server.requests
         #expect(requests.count == 2)
         #expect(requests[0].target == "/v1/events?user=u42" && requests[0].headers["accept"] == "text/event-stream")
+        // `after: nil` is the beginning of the log: the server alone would start at its end.
+        #expect(requests[0].headers["last-event-id"] == "0")
         #expect(requests[1].headers["last-event-id"] == "2")
     }
 
@@ -44,6 +46,19 @@ struct EventStreamTests {
         var iterator = client.events(after: 6).makeAsyncIterator()
         let first = try await iterator.next()
         #expect(first?.seq == 7 && first?.action == "authorization.revoked")
+    }
+
+    @Test func asyncEventsWithoutAfterStartAtTheBeginning() async throws {
+        let server = try ScriptedServer { _, _ in
+            .respond(
+                status: 200, headers: [("Content-Type", "text/event-stream")],
+                body: "id: 1\nevent: audit\ndata: \(Self.entry(1))\n\n")
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        var iterator = client.events().makeAsyncIterator()
+        #expect(try await iterator.next()?.seq == 1)
+        #expect(server.requests.first?.headers["last-event-id"] == "0")
     }
 
     @Test func refusedFeedThrowsTheProblem() throws {
