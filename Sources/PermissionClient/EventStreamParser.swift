@@ -10,14 +10,18 @@ struct EventStreamParser {
 
     /// The longest line kept; a longer one is a broken stream.
     static let maxLineBytes = 1 << 20
+    /// The largest event kept (its `data` lines together); a larger one is a broken stream,
+    /// so that a feed that never ends its event cannot grow without bound.
+    static let maxEventBytes = 1 << 20
 
     private var line: [UInt8] = []
     private var lastWasCR = false
     private var data: [String] = []
+    private var dataBytes = 0
     private var id: String?
     private var type = ""
 
-    /// Whether a line went over `maxLineBytes`.
+    /// Whether a line went over `maxLineBytes`, or an event over `maxEventBytes`.
     private(set) var overflowed = false
 
     /// Consumes `bytes`.
@@ -25,6 +29,7 @@ struct EventStreamParser {
     mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
         var events: [Event] = []
         for byte in bytes {
+            guard !overflowed else { break }
             if byte == 0x0A, lastWasCR {
                 lastWasCR = false
                 continue
@@ -46,6 +51,7 @@ struct EventStreamParser {
         guard !line.isEmpty else {
             defer {
                 data = []
+                dataBytes = 0
                 type = ""
             }
             guard !data.isEmpty else { return nil }
@@ -58,7 +64,13 @@ struct EventStreamParser {
         if valueStart < line.endIndex, line[valueStart] == 0x20 { valueStart += 1 }
         let value = String(decoding: line[valueStart...], as: UTF8.self)
         switch name {
-        case "data": data.append(value)
+        case "data":
+            dataBytes += value.utf8.count + 1
+            guard dataBytes <= Self.maxEventBytes else {
+                overflowed = true
+                return nil
+            }
+            data.append(value)
         case "id": id = value
         case "event": type = value
         default: break

@@ -7,7 +7,8 @@ public import PermissionWire
 extension PermissionClient {
     /// Follows the change feed on the calling thread until `onEvent` returns `false`, the
     /// server refuses (`.http`), or reconnecting fails `retry.maxAttempts` times in a row.
-    /// A lost connection is resumed after the last entry seen (`Last-Event-ID`).
+    /// A lost connection is resumed after the last entry seen (`Last-Event-ID`). An event
+    /// larger than 1 MiB (its `data` lines together) ends the feed with `.decoding`.
     /// - Parameters:
     ///   - after: start after this `seq` (`nil`: from the beginning of the log, sent as
     ///     `Last-Event-ID: 0`; the server alone would start at the current end).
@@ -83,6 +84,12 @@ extension PermissionClient {
                 }.0
             }
             if let decodeFailure { throw decodeFailure }
+            if parser.overflowed {
+                throw .decoding(
+                    status: 200,
+                    message: "an event or line of the feed is larger than \(EventStreamParser.maxEventBytes) bytes",
+                    requestId: requestId)
+            }
             if stopped { return }
             switch result {
             case .success(let raw) where !(200..<300).contains(raw.status):

@@ -61,6 +61,35 @@ struct EventStreamTests {
         #expect(server.requests.first?.headers["last-event-id"] == "0")
     }
 
+    /// A feed whose event never ends (`data:` lines and no blank line) is refused past 1 MiB,
+    /// once, instead of being kept in memory without bound or reconnected to.
+    @Test func anEventOverOneMebibyteEndsTheFeed() throws {
+        let line = "data: " + String(repeating: "x", count: 65_000) + "\n"
+        let server = try ScriptedServer { _, _ in
+            .respond(
+                status: 200, headers: [("Content-Type", "text/event-stream")],
+                body: String(repeating: line, count: 40))
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        var seen = 0
+        do {
+            try client.followEvents { _ in
+                seen += 1
+                return true
+            }
+            Issue.record("expected the feed to fail")
+        } catch {
+            guard case .decoding(let status, let message, _) = error else {
+                Issue.record("expected a decoding error, got \(error)")
+                return
+            }
+            #expect(status == 200 && message.contains("larger than"))
+        }
+        #expect(seen == 0)
+        #expect(server.requests.count == 1)
+    }
+
     @Test func refusedFeedThrowsTheProblem() throws {
         let server = try ScriptedServer { _, _ in .problem(403, slug: "forbidden", detail: "no") }
         defer { server.stop() }
