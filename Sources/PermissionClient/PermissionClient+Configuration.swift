@@ -10,7 +10,8 @@ extension PermissionClient {
         public var apiKey: String?
         /// The longest wait for a connection (TCP and TLS handshakes). Default 2 s.
         public var connectTimeout: Duration
-        /// The longest wait for one whole attempt, connection included. Default 10 s.
+        /// The longest wait for one whole attempt, connection included. Default 10 s; rounded
+        /// up to whole milliseconds, at least 1 ms (libcurl reads 0 as no timeout at all).
         public var timeout: Duration
         /// When and how to retry; see `RetryPolicy`.
         public var retry: RetryPolicy

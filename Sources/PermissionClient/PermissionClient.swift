@@ -107,7 +107,7 @@ public final class PermissionClient: Sendable {
             headers: endpoint.headers, accept: endpoint.accept, readsOnly: endpoint.readsOnly)
         let (result, attempts) = execute(
             call, requestId: id, cancel: cancel, retry: configuration.retry,
-            timeoutMilliseconds: configuration.timeout.roundedUpMilliseconds)
+            timeoutMilliseconds: max(1, configuration.timeout.roundedUpMilliseconds))
         let outcome = result.flatMap { raw in Self.interpret(raw, endpoint: endpoint, sentId: id, attempts: attempts) }
         if let onCall = configuration.onCall {
             var record = CallRecord(

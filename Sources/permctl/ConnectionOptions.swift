@@ -34,7 +34,7 @@ struct ConnectionOptions: ParsableArguments {
         let apiKey = key ?? environment["PERMISSION_KEY"].flatMap { $0.isEmpty ? nil : $0 }
         let configuration = PermissionClient.Configuration(
             baseURL: base, apiKey: apiKey, connectTimeout: .seconds(min(timeout, 5)),
-            timeout: .milliseconds(Int(timeout * 1000)), userAgent: "permctl/1.0")
+            timeout: .seconds(timeout), userAgent: "permctl/1.0")
         do {
             return try PermissionClient(configuration: configuration)
         } catch {

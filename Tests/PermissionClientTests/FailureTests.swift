@@ -23,6 +23,19 @@ struct FailureTests {
         }
     }
 
+    /// A timeout under 1 ms is 1 ms: libcurl reads 0 as no timeout at all.
+    @Test func aTimeoutUnderOneMillisecondStillTimesOut() async throws {
+        let server = try ScriptedServer { _, _ in .stall }
+        defer { server.stop() }
+        let client = try TransportTests.client(server, timeout: .microseconds(400), retry: .none)
+        do {
+            _ = try await client.status(user: "u42", app: "com.example.maps", service: "location")
+            Issue.record("expected a timeout")
+        } catch {
+            #expect(error.isTimeout, "\(error)")
+        }
+    }
+
     @Test func stalledServerTimesOutWithoutRetrying() async throws {
         let server = try ScriptedServer { _, _ in .stall }
         defer { server.stop() }

@@ -242,6 +242,16 @@ struct PermctlTests {
         #expect(down.status == 69 && down.stderr.contains("transport error"))
     }
 
+    /// A `--timeout` under 1 ms is 1 ms, not libcurl's "no timeout".
+    @Test func aTimeoutUnderOneMillisecondStillTimesOut() throws {
+        let stalled = try ScriptedServer { _, _ in .stall }
+        defer { stalled.stop() }
+        let tiny = try Permctl.run(
+            ["status", "u42", "com.example.maps", "location", "--timeout", "0.0004"], url: stalled.url, key: "k1",
+            timeout: 10)
+        #expect(tiny.status == 69 && tiny.stderr.contains("transport error 28"), "\(tiny.stderr)")
+    }
+
     /// docs/client.md: `permctl [--url URL] [--key KEY] [--json] [--timeout SECONDS] VERB ...`;
     /// after the verb works too, and a URL libcurl cannot parse is a usage error.
     @Test func connectionOptionsBeforeOrAfterTheVerb() throws {
