@@ -6,7 +6,8 @@ extension PermissionClient {
     public struct Configuration: Sendable {
         /// The server, e.g. `http://127.0.0.1:8080` (a path prefix is kept; no trailing slash needed).
         public var baseURL: String
-        /// The API key, sent as `Authorization: Bearer <key>` (RFC 6750 §2.1) when set.
+        /// The API key, sent as `Authorization: Bearer <key>` (RFC 6750 §2.1) when set; one
+        /// with a CR, LF or NUL is refused (`.invalidArgument`).
         public var apiKey: String?
         /// The longest wait for a connection (TCP and TLS handshakes). Default 2 s.
         public var connectTimeout: Duration

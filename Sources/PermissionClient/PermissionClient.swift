@@ -34,6 +34,12 @@ public final class PermissionClient: Sendable {
     public init(configuration: Configuration) throws(PermissionClientError) {
         self.configuration = configuration
         baseURL = try configuration.normalizedBaseURL()
+        if let apiKey = configuration.apiKey, !Self.isFieldValue(apiKey) {
+            throw .invalidArgument("the API key holds a CR, LF or NUL, which would end its header line")
+        }
+        guard Self.isFieldValue(configuration.userAgent) else {
+            throw .invalidArgument("the user agent holds a CR, LF or NUL, which would end its header line")
+        }
         fixedFields = configuration.apiKey.map { ["Authorization: Bearer " + $0] } ?? []
         pool = HandlePool(
             settings: EasyHandle.Settings(
@@ -94,6 +100,12 @@ public final class PermissionClient: Sendable {
     {
         let started = ContinuousClock.now
         let id = requestId ?? Self.makeRequestId()
+        if let bad = endpoint.headers.first(where: { !Self.isFieldValue($0.value) }) {
+            return .failure(.invalidArgument("the \(bad.name) value holds a CR, LF or NUL, which would end its header line"))
+        }
+        guard Self.isFieldValue(id) else {
+            return .failure(.invalidArgument("the request id holds a CR, LF or NUL, which would end its header line"))
+        }
         var body: [UInt8]?
         if let encode = endpoint.body {
             do {
@@ -199,6 +211,12 @@ public final class PermissionClient: Sendable {
         } catch {
             return nil
         }
+    }
+
+    /// Whether `value` can be sent as a header field's value: no CR, LF or NUL, which would
+    /// end the line and let the rest be read as fields of its own (RFC 9110 §5.5).
+    static func isFieldValue(_ value: String) -> Bool {
+        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 
     /// A new request id: `pc-` and 16 hex digits (fits the API's `[A-Za-z0-9._:@+-]{1,128}`).

@@ -36,6 +36,26 @@ struct FailureTests {
         }
     }
 
+    /// A CR or LF in a header value would end its line and start a field of its own: such an
+    /// `If-Match`, key or request id is refused before anything is sent.
+    @Test func headerValuesWithLineBreaksAreRefused() async throws {
+        let server = try ScriptedServer { _, _ in .authorization(status: "denied") }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        await #expect(throws: PermissionClientError.self) {
+            _ = try await client.revoke(
+                user: "u42", app: "com.example.maps", service: "location", ifMatch: "\"v1\"\r\nX-Injected: yes")
+        }
+        #expect(throws: PermissionClientError.self) {
+            _ = try client.sendBlocking(
+                Endpoints.status(user: "u42", app: "com.example.maps", service: "location"), requestId: "r1\nX: y")
+        }
+        #expect(throws: PermissionClientError.self) {
+            _ = try TransportTests.client(server, key: "k1\r\nX-Injected-Key: yes")
+        }
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func stalledServerTimesOutWithoutRetrying() async throws {
         let server = try ScriptedServer { _, _ in .stall }
         defer { server.stop() }

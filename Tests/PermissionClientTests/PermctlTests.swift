@@ -252,6 +252,21 @@ struct PermctlTests {
         #expect(tiny.status == 69 && tiny.stderr.contains("transport error 28"), "\(tiny.stderr)")
     }
 
+    /// A header value with a CR or LF (an `--if-match`, a key) is a usage error, and nothing
+    /// is sent.
+    @Test func headerValuesWithLineBreaksAreUsageErrors() throws {
+        let server = try ScriptedServer { _, _ in .authorization(status: "denied") }
+        defer { server.stop() }
+        let ifMatch = try Permctl.run(
+            ["revoke", "u42", "com.example.maps", "location", "--if-match", "\"v1\"\r\nX-Injected: yes"],
+            url: server.url, key: "k1")
+        #expect(ifMatch.status == 64, "\(ifMatch.stderr)")
+        let key = try Permctl.run(
+            ["status", "u42", "com.example.maps", "location"], url: server.url, key: "k1\r\nX-Injected: yes")
+        #expect(key.status == 64, "\(key.stderr)")
+        #expect(server.requests.isEmpty)
+    }
+
     /// docs/client.md: `permctl [--url URL] [--key KEY] [--json] [--timeout SECONDS] VERB ...`;
     /// after the verb works too, and a URL libcurl cannot parse is a usage error.
     @Test func connectionOptionsBeforeOrAfterTheVerb() throws {
