@@ -271,7 +271,9 @@ import Testing
         #expect(checked > seq, "(the other session's link was audited)")
         #expect(try app.promptState(own) == .pending && app.promptState(foreign) == .pending)
         // Answered once; a second answer is refused.
-        #expect(try browser.post("/consent/prompts/\(own.id)/decision", [("choice", "deny")]).status == 400, "no text shown")
+        let textless = try browser.post("/consent/prompts/\(own.id)/decision", [("choice", "deny")])
+        #expect(textless.status == 400, "no text shown")
+        #expect(textless.text.contains("This answer did not say which text you were shown."))
         #expect(try app.lastSeq() == checked, "nothing was written")
         #expect(try browser.decide(own.id, "deny", shown: shown).status == 303)
         let again = try browser.decide(own.id, "allow", shown: shown)

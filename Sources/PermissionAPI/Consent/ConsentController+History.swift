@@ -17,7 +17,7 @@ extension ConsentController {
             let size = ConsentHistoryPage.pageSize
             let entries = try permissions.audit(
                 query: AuditQuery(user: visit.user, before: before, newestFirst: true, limit: size + 1))
-            var names = ConsentAppNames()
+            var names = ConsentApps()
             let items = try entries.prefix(size).map { entry in
                 ConsentHistoryPage.Item(entry: entry, appName: try entry.app.map { try names.name(of: $0, permissions) })
             }

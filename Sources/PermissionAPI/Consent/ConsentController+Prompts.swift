@@ -27,7 +27,7 @@ extension ConsentController {
                 return ConsentPromptsPage.page([], visit: visit, language: language, flash: .error(.errorNotPending))
                     .response
             }
-            var names = ConsentAppNames()
+            var names = ConsentApps()
             let shown = try ConsentShownPrompt(
                 prompt, languages: ConsentLanguage.preferences(request.headers), permissions: permissions, names: &names)
             return ConsentPromptsPage.page([shown], visit: visit, language: language, flash: nil).response
@@ -45,7 +45,8 @@ extension ConsentController {
             }
             guard let choice = form.value("choice") else { return try refused(.badRequest, .errorInvalidChoice) }
             guard let shown = ConsentPromptsPage.shownText(in: form) else {
-                return try refused(.badRequest, .errorInvalidChoice)
+                // A form of a page made before the text was carried, or one made by hand.
+                return try refused(.badRequest, .errorTextNotSent)
             }
             do {
                 // The same call as POST /v1/prompts/{id}/decision, with the page's languages and
@@ -73,7 +74,7 @@ extension ConsentController {
     {
         let page = try permissions.prompts(
             matching: PromptFilter(user: visit.user, state: .pending), after: nil, limit: maxPendingShown)
-        var names = ConsentAppNames()
+        var names = ConsentApps()
         // Ids follow creation to the millisecond; within one, the clock decides nothing more.
         let items = page.items.sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
         return try items.map {

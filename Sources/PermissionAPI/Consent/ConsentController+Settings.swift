@@ -37,7 +37,7 @@ extension ConsentController {
                 let app = context.parameters["app"].flatMap({ try? AppID($0) })
             else { throw ConsentPageError.notFound }
             let entry: ConsentSettingsPage.Entry
-            var names = ConsentAppNames()
+            var names = ConsentApps()
             do {
                 entry = try Self.entry(
                     user: visit.user, app: app, definition: try permissions.service(service), permissions, names: &names)
@@ -83,18 +83,15 @@ extension ConsentController {
     /// when nil): with Location Services off it shows the choice kept for when they are on.
     static func entry(
         user: UserID, app: AppID, definition: ServiceDefinition, _ permissions: PermissionService,
-        names: inout ConsentAppNames, _ authorization: Authorization? = nil
+        names: inout ConsentApps, _ authorization: Authorization? = nil
     ) throws -> ConsentSettingsPage.Entry {
         var shown = try authorization ?? permissions.authorization(user: user, app: app, service: definition.id)
         if shown.reason == .servicesDisabled {
             shown = try permissions.authorizationWithLocationServicesOn(user: user, app: app, service: definition.id)
         }
-        var registration: App?
-        do {
-            registration = try permissions.app(app)
-        } catch PermissionError.notFound {}
         return ConsentSettingsPage.Entry(
-            service: definition, appName: try names.name(of: app, permissions), authorization: shown, app: registration)
+            service: definition, appName: try names.name(of: app, permissions), authorization: shown,
+            app: try names.registration(of: app, permissions))
     }
 
     /// Every authorization record of `user` (at most ``maxSettingsEntries``), as entries in
@@ -109,7 +106,7 @@ extension ConsentController {
             after = page.nextAfter
         } while after != nil && authorizations.count < maxSettingsEntries
         var services: [ServiceID: ServiceDefinition] = [:]
-        var names = ConsentAppNames()
+        var names = ConsentApps()
         var entries: [ConsentSettingsPage.Entry] = []
         for authorization in authorizations.prefix(maxSettingsEntries) {
             let definition: ServiceDefinition

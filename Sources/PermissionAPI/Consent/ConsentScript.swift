@@ -31,13 +31,8 @@ enum ConsentScript {
                 var choice = focused ? active.getAttribute("value") : null;
                 section.innerHTML = html;
                 if (!focused) { return; }
-                var same = null;
-                Array.prototype.forEach.call(section.querySelectorAll("div.alert"), function (candidate) {
-                  if (candidate.getAttribute("data-prompt-id") !== promptId) { return; }
-                  Array.prototype.forEach.call(candidate.querySelectorAll("button"), function (button) {
-                    if (button.getAttribute("value") === choice) { same = button; }
-                  });
-                });
+                var same = promptId && choice ? section.querySelector(
+                  'div.alert[data-prompt-id="' + CSS.escape(promptId) + '"] button[value="' + CSS.escape(choice) + '"]') : null;
                 if (same) { same.focus(); } else { section.focus(); }
               })
               .catch(function () {})

@@ -9,7 +9,7 @@ struct ConsentShownPrompt: Sendable {
     let purposeLanguage: LanguageTag?
 
     /// `prompt` as shown to a person whose languages are `languages`.
-    init(_ prompt: Prompt, languages: [String], permissions: PermissionService, names: inout ConsentAppNames) throws {
+    init(_ prompt: Prompt, languages: [String], permissions: PermissionService, names: inout ConsentApps) throws {
         self.prompt = prompt
         appName = try names.name(of: prompt.app, permissions)
         let shown = try permissions.purposeText(for: prompt, languages: languages)
@@ -18,18 +18,24 @@ struct ConsentShownPrompt: Sendable {
     }
 }
 
-/// Apps' display names, each looked up once per page: the registered name, else the id.
-struct ConsentAppNames: Sendable {
-    private var names: [AppID: String] = [:]
+/// Apps' registrations, each read once per page: the display name (the registered name, else
+/// the id) and the purpose strings a settings entry offers its options by.
+struct ConsentApps: Sendable {
+    private var registrations: [AppID: App?] = [:]
+
+    /// The app's registration, nil when it has none.
+    mutating func registration(of app: AppID, _ permissions: PermissionService) throws -> App? {
+        if let known = registrations[app] { return known }
+        var registered: App?
+        do {
+            registered = try permissions.app(app)
+        } catch PermissionError.notFound {}
+        registrations.updateValue(registered, forKey: app)  // nil kept too: no second read
+        return registered
+    }
 
     mutating func name(of app: AppID, _ permissions: PermissionService) throws -> String {
-        if let known = names[app] { return known }
-        var name = app.rawValue
-        do {
-            let registered = try permissions.app(app).name
-            if !registered.isEmpty { name = registered }
-        } catch PermissionError.notFound {}
-        names[app] = name
+        guard let name = try registration(of: app, permissions)?.name, !name.isEmpty else { return app.rawValue }
         return name
     }
 }

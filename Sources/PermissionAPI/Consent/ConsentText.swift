@@ -8,7 +8,8 @@ enum ConsentText {
         case navigation, navPrompts, navSettings, navHistory, signOut
         case promptsHeading, noPrompts
         case doneDecided, doneSaved, doneLocationOn, doneLocationOff
-        case errorPurposeChanged, errorNotPending, errorInvalidChoice, errorRestricted, errorInvalidSetting, errorInvalidSwitch
+        case errorPurposeChanged, errorTextNotSent, errorNotPending, errorInvalidChoice, errorRestricted, errorInvalidSetting,
+            errorInvalidSwitch
         case settingsHeading, locationServices, switchOn, switchOff, locationServicesOffNote, noApps, save
         case restricted, allowedByPolicy
         case historyHeading, noHistory, olderEntries, downloadData, exportTooLargeTitle, exportTooLargeText
@@ -112,6 +113,11 @@ enum ConsentText {
                 "Falls sie sich nicht gleich von selbst öffnet, nutze den Link unten."
             )
         case .openingLink: return ("Open My Privacy Choices", "Meine Datenschutz-Auswahl öffnen")
+        case .errorTextNotSent:
+            return (
+                "This answer did not say which text you were shown. Read the request again before you answer; nothing was changed.",
+                "Diese Antwort sagt nicht, welcher Text dir gezeigt wurde. Lies die Anfrage noch einmal, bevor du antwortest; es wurde nichts geändert."
+            )
         case .errorPurposeChanged:
             return (
                 "The app changed what it says about this request. Read it again before you answer; nothing was changed.",

@@ -122,19 +122,24 @@ struct APIRoutes {
     /// credentials), so which one counts would be up to whoever reads the request: the key this
     /// server verifies (the first) could be another than the one a proxy in front of it checked
     /// or logged (often the last).
+    /// On every request, the status read's included: one length read a field, and a compare
+    /// only for the fields of the two names' lengths.
     static func refuseRepeatedFields(_ headers: HTTPHeaders) throws {
         var authorization = 0
         var consistency = 0
         for field in headers.fields {
-            if field.name.equalsIgnoringASCIICase("Authorization") {
-                authorization += 1
-            } else if field.name.equalsIgnoringASCIICase(Consistency.consistencyField) {
-                consistency += 1
+            switch field.name.utf8.count {
+            case authorizationLength where field.name.equalsIgnoringASCIICase("Authorization"): authorization += 1
+            case consistencyLength where field.name.equalsIgnoringASCIICase(Consistency.consistencyField): consistency += 1
+            default: continue
             }
         }
         if authorization > 1 { throw repeated("Authorization", authorization) }
         if consistency > 1 { throw repeated(Consistency.consistencyField, consistency) }
     }
+
+    private static let authorizationLength = "Authorization".utf8.count
+    private static let consistencyLength = Consistency.consistencyField.utf8.count
 
     private static func repeated(_ name: String, _ count: Int) -> APIProblem {
         APIProblem.invalidParameter(name, "the request has \(count) \(name) fields; send one")

@@ -19,8 +19,8 @@ public enum PermissionError: Error, Hashable, Sendable {
     /// The change contradicts the current state (a built-in service, an id that exists).
     case conflict(why: String)
     /// A redefinition of a custom service would drop `level`, which stored authorizations
-    /// still hold or pending prompts still ask for (how many of each): they would be left at a
-    /// level the service no longer has.
+    /// still hold, pending prompts still ask for or allow policies grant (how many of each):
+    /// they would be left at a level the service no longer has.
     case levelInUse(service: ServiceID, level: Level, authorizations: Int, pendingPrompts: Int, policies: Int)
     /// The `If-Match` entity-tag is stale.
     case preconditionFailed(current: String)
