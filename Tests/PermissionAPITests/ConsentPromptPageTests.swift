@@ -221,11 +221,7 @@ import Testing
         let registration = AppRegistration(
             name: "Maps", purposeStrings: TestApp.allPurposes,
             localizedPurposeStrings: ["de": [LocalizedPurposeStringTests.camera: replaced]])
-        #expect(
-            try app.send(
-                .put, "/v1/apps/com.example.maps", json: String(decoding: try WireEncoder.encode(registration), as: UTF8.self)
-            )
-            .status == 200)
+        #expect(try app.put(registration).status == 200)
         let before = try app.lastSeq()
         let refused = try browser.decide(prompt.id, "allow", shown: shown)
         #expect(refused.status == 409)
@@ -288,9 +284,7 @@ import Testing
         let app = try TestApp()
         let registration = AppRegistration(name: "Maps\u{202E}", purposeStrings: TestApp.allPurposes)
         #expect(
-            try app.send(
-                .put, "/v1/apps/com.example.rlo", json: String(decoding: try WireEncoder.encode(registration), as: UTF8.self)
-            ).status == 201)
+            try app.put(registration, as: "com.example.rlo").status == 201)
         let prompt = try app.prompt("camera", "full", app: "com.example.rlo")
         _ = try app.grant("photos", "full", "allowFull", app: "com.example.rlo")
         for (language, title) in [
@@ -320,9 +314,7 @@ import Testing
         purposes["NSCameraUsageDescription"] = hostile
         let registration = AppRegistration(name: #"<b onmouseover="x">Evil</b> & 'co'"#, purposeStrings: purposes)
         #expect(
-            try app.send(
-                .put, "/v1/apps/com.evil.app", json: String(decoding: try WireEncoder.encode(registration), as: UTF8.self)
-            ).status == 201)
+            try app.put(registration, as: "com.evil.app").status == 201)
         let prompt = try app.prompt("camera", "full", app: "com.evil.app")
         _ = try app.grant("photos", "full", "allowFull", app: "com.evil.app")
         let browser = try ConsentBrowser(app)

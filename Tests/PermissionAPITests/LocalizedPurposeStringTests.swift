@@ -14,8 +14,7 @@ import Testing
         let registration = AppRegistration(
             name: "Maps", purposeStrings: TestApp.allPurposes,
             localizedPurposeStrings: ["de": [camera: german], "pt-br": [camera: "A câmera digitaliza bilhetes."]])
-        let response = try app.send(
-            .put, "/v1/apps/com.example.maps", json: String(decoding: try WireEncoder.encode(registration), as: UTF8.self))
+        let response = try app.put(registration, as: "com.example.maps")
         #expect(response.status == 201, "\(response.text)")
     }
 

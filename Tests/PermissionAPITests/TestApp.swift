@@ -164,11 +164,14 @@ final class TestApp: @unchecked Sendable {
     /// The seq of the last audit entry.
     func lastSeq() throws -> Int64 { try application.service.lastAuditSeq() }
 
+    /// `PUT /v1/apps/{app}` with `registration`.
+    func put(_ registration: AppRegistration, as app: String = "com.example.maps") throws -> TestResponse {
+        try send(.put, "/v1/apps/\(app)", json: String(decoding: try WireEncoder.encode(registration), as: UTF8.self))
+    }
+
     /// Registers `app` with `purposeStrings` (Info.plist key → text).
     func registerApp(_ app: String = "com.example.maps", _ purposeStrings: [String: String] = TestApp.allPurposes) throws {
-        let body = String(
-            decoding: try WireEncoder.encode(AppRegistration(name: "Maps", purposeStrings: purposeStrings)), as: UTF8.self)
-        let response = try send(.put, "/v1/apps/\(app)", json: body)
+        let response = try put(AppRegistration(name: "Maps", purposeStrings: purposeStrings), as: app)
         guard response.status == 200 || response.status == 201 else { throw TestFailure("register app: \(response.text)") }
     }
 
