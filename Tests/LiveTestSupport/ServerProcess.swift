@@ -116,11 +116,19 @@ package final class ServerProcess {
         return process.terminationStatus
     }
 
-    /// Kills the server with SIGKILL and reaps it.
+    /// Kills the server with SIGKILL and reaps it, waiting at most 10 s for Foundation to see the
+    /// exit. Foundation learns of a child's exit when a socket the child holds closes; a process
+    /// started at the same moment (a server of another test, PostgreSQL) can inherit that socket
+    /// and keep it open, and `waitUntilExit()` then waits as long as that process lives (a run
+    /// hung in `ReplicaTests` so). After the wait, the exited child is reaped here instead.
     package func killNow() {
         guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let pid = process.processIdentifier
+        kill(pid, SIGKILL)
+        if !process.waitForExit(timeout: 10) {
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)  // SIGKILL cannot be refused: the child is exiting or a zombie
+        }
     }
 
     /// The port in the first "listening on HOST:PORT" line of `log`.
