@@ -566,8 +566,9 @@ def check_replicated_kubernetes(root: Path) -> None:
             check(not holds_password(name, value), there, f"{name} holds a password; use the password file")
         check("PERMISSION_DATABASE" not in settings, there,
               "PERMISSION_DATABASE is a plain value; it comes from a Secret")
-        for name, key_in in (("PERMISSION_DATABASE", "uri"), ("PERMISSION_BOOTSTRAP_ADMIN_KEY", None),
-                             ("PERMISSION_AUDIT_KEY", None)):
+        check("PERMISSION_AUDIT_KEY" not in env and "PERMISSION_AUDIT_KEY" not in settings, there,
+              "PERMISSION_AUDIT_KEY is set; the audit key is a file from a Secret (PERMISSION_AUDIT_KEY_FILE)")
+        for name, key_in in (("PERMISSION_DATABASE", "uri"), ("PERMISSION_BOOTSTRAP_ADMIN_KEY", None)):
             ref = env.get(name, {}).get("valueFrom", {}).get("secretKeyRef")
             if not check(ref is not None, there, f"{name} does not come from a secretKeyRef"):
                 continue
@@ -577,16 +578,27 @@ def check_replicated_kubernetes(root: Path) -> None:
                 if name == "PERMISSION_DATABASE":
                     problem = postgres_uri_problem(value)
                     check(problem is None, f"{where}/secret-example.yaml", f"{ref['name']}.{ref['key']}: {problem}")
-        password_file = settings.get("PERMISSION_DATABASE_PASSWORD_FILE", "")
         mounts = {m["mountPath"].rstrip("/"): m["name"] for m in container.get("volumeMounts", [])}
-        directory, _, file_name = password_file.rpartition("/")
-        volume = volumes.get(mounts.get(directory, ""), {})
-        secret_name = volume.get("secret", {}).get("secretName")
-        if check(secret_name is not None, there,
-                 f"PERMISSION_DATABASE_PASSWORD_FILE {password_file!r} is not in a mounted Secret volume"):
-            check(file_name in secrets.get(secret_name, {}), there, f"Secret {secret_name} has no key {file_name}")
-            mode = volume["secret"].get("defaultMode", 0o644)
-            check(mode & 0o007 == 0, there, f"the Secret volume is readable by others (defaultMode {mode:o})")
+        for setting in ("PERMISSION_DATABASE_PASSWORD_FILE", "PERMISSION_AUDIT_KEY_FILE"):
+            path = settings.get(setting, "")
+            directory, _, file_name = path.rpartition("/")
+            volume = volumes.get(mounts.get(directory, ""), {})
+            secret_name = volume.get("secret", {}).get("secretName")
+            if check(secret_name is not None, there, f"{setting} {path!r} is not in a mounted Secret volume"):
+                items = {i["path"]: i["key"] for i in volume["secret"].get("items", [])}
+                key = items.get(file_name, file_name if not items else None)
+                check(key is not None and key in secrets.get(secret_name, {}), there,
+                      f"{setting}: Secret {secret_name} has no key for {file_name}")
+                mode = volume["secret"].get("defaultMode", 0o644)
+                check(mode & 0o007 == 0, there, f"the Secret volume {volume['name']} is readable by others "
+                                                f"(defaultMode {mode:o})")
+        pre_stop = container.get("lifecycle", {}).get("preStop", {})
+        command = pre_stop.get("exec", {}).get("command", [])
+        pause = pre_stop.get("sleep", {}).get("seconds") or (
+            int(command[1]) if len(command) == 2 and command[0] == "sleep" and command[1].isdigit() else 0)
+        grace = pod.get("terminationGracePeriodSeconds", 30)
+        check(0 < pause < grace, there, "no preStop pause shorter than terminationGracePeriodSeconds: a "
+                                        "deleted pod stops accepting before the Service stops sending to it")
 
     budgets = [doc for (kind, _), doc in resources.items() if kind == "PodDisruptionBudget"]
     if check(len(budgets) == 1, where, "no PodDisruptionBudget"):
