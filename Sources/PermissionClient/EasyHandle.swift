@@ -72,22 +72,30 @@ final class EasyHandle {
     ///   - timeoutMilliseconds: the total timeout, 0 for none (streams).
     ///   - cancel: polled by the progress callback, when given.
     ///   - stream: receives 2xx body bytes instead of the buffer; returning `false` stops.
+    ///   - streamType: when set, a 2xx body reaches `stream` only with this media type as its
+    ///     `Content-Type`; another ends the transfer before its first byte is handed over (the
+    ///     caller sees the type in the response).
+    ///   - idleLimit: the longest the transfer may go without a byte (from its start, then
+    ///     from each byte of the head or body); `nil` for no limit. Past it the call fails
+    ///     with `.transport` code 28 (a timeout).
     /// - Returns: the response, or `.transport` with the libcurl code and message.
     func perform(
         url: String, call: HTTPCall, fields: [String], timeoutMilliseconds: Int,
-        cancel: CancellationFlag?, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil
+        cancel: CancellationFlag?, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil, streamType: String? = nil,
+        idleLimit: Duration? = nil
     )
         -> Result<RawResponse, PermissionClientError>
     {
         use.check()
-        sink.reset(cancel: cancel, stream: stream)
+        sink.reset(cancel: cancel, stream: stream, streamType: streamType, idleLimit: idleLimit)
         errorBuffer[0] = 0
         do throws(PermissionClientError) {
             try check(ccurl_setopt_string(curl, CURLOPT_URL, url))
             try setMethod(call)
             try setHeaders(call, fields: fields)
             try check(ccurl_setopt_long(curl, CURLOPT_TIMEOUT_MS, timeoutMilliseconds))
-            try check(ccurl_setopt_long(curl, CURLOPT_NOPROGRESS, cancel == nil ? 1 : 0))
+            // The progress callback polls the cancellation flag and the idle limit.
+            try check(ccurl_setopt_long(curl, CURLOPT_NOPROGRESS, cancel == nil && idleLimit == nil ? 1 : 0))
             // libcurl silently resends a request once when a reused connection dies before the
             // answer; for a POST that may already have been applied (RFC 9112 §9.3.1), so a
             // POST always goes on a fresh connection, which libcurl never resends.
@@ -98,6 +106,12 @@ final class EasyHandle {
         let code = curl_easy_perform(curl)
         sink.cancel = nil
         sink.stream = nil
+        if code == CURLE_ABORTED_BY_CALLBACK, sink.idledOut, let idleLimit {
+            return .failure(
+                .transport(
+                    code: PermissionClientError.timedOutCode,
+                    message: "no byte arrived for \(idleLimit.roundedUpMilliseconds) ms", requestId: sink.requestId))
+        }
         if code != CURLE_OK, !(sink.stoppedByConsumer && code == CURLE_WRITE_ERROR) {
             return .failure(.transport(code: Int(code.rawValue), message: message(for: code), requestId: sink.requestId))
         }
@@ -108,7 +122,8 @@ final class EasyHandle {
         return .success(
             RawResponse(
                 status: status, body: sink.takeBody(), requestId: sink.requestId,
-                etag: sink.etag, contentType: sink.contentType))
+                etag: sink.etag, contentType: sink.contentType, contentLength: sink.contentLength,
+                retryAfter: sink.retryAfter))
     }
 
     private func setMethod(_ call: HTTPCall) throws(PermissionClientError) {
@@ -187,11 +202,12 @@ private let easyHandleHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int,
     return total
 }
 
-/// `CURLOPT_XFERINFOFUNCTION`: a non-zero return aborts the call (`CURLE_ABORTED_BY_CALLBACK`).
+/// `CURLOPT_XFERINFOFUNCTION` (called often while bytes flow, about once a second while none
+/// do): a non-zero return aborts the call (`CURLE_ABORTED_BY_CALLBACK`).
 private let easyHandleProgress:
     @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = {
         context, _, _, _, _ in
         guard let context else { return 0 }
         let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-        return (sink.cancel?.isCancelled ?? false) ? 1 : 0
+        return sink.shouldAbort() ? 1 : 0
     }

@@ -24,4 +24,8 @@ struct RawResponse: Sendable {
     var requestId: String?
     var etag: String?
     var contentType: String?
+    /// The announced `Content-Length`, if any.
+    var contentLength: Int64? = nil
+    /// `Retry-After` as sent, if any.
+    var retryAfter: String? = nil
 }

@@ -19,6 +19,8 @@ import PermissionWire
 /// asynchronously (on a thread of its own, started at once, so concurrent calls never wait for
 /// each other; cancellable), `sendBlocking(_:)` on the calling thread.
 /// The typed methods (`status`, `authorization`, `requestAccess`, ...) are the async form.
+/// `download(_:into:)` and `download(_:toFileDescriptor:)` stream a body of any size (a user's
+/// export) to the caller's sink instead of holding it (a buffered call holds at most 16 MiB).
 ///
 /// **Errors.** Every failure is a `PermissionClientError`. Retries follow `RetryPolicy`.
 public final class PermissionClient: Sendable {
@@ -66,18 +68,22 @@ public final class PermissionClient: Sendable {
     ) async throws(PermissionClientError)
         -> PermissionResponse<Value>
     {
+        try await onCallThread { cancel in self.run(endpoint, requestId: requestId, cancel: cancel) }.get()
+    }
+
+    /// Runs `body` on a thread of its own (``CallThreads``) and waits for it without blocking;
+    /// cancelling the task sets the flag `body` is given.
+    func onCallThread<T: Sendable>(
+        _ body: @escaping @Sendable (CancellationFlag) -> Result<T, PermissionClientError>
+    ) async -> Result<T, PermissionClientError> {
         let cancel = CancellationFlag()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<PermissionResponse<Value>, PermissionClientError>, Never>) in
-                CallThreads.shared.run {
-                    continuation.resume(returning: self.run(endpoint, requestId: requestId, cancel: cancel))
-                }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, PermissionClientError>, Never>) in
+                CallThreads.shared.run { continuation.resume(returning: body(cancel)) }
             }
         } onCancel: {
             cancel.cancel()
         }
-        return try result.get()
     }
 
     /// Performs `endpoint` on the calling thread.
@@ -100,6 +106,22 @@ public final class PermissionClient: Sendable {
     {
         let started = ContinuousClock.now
         let id = requestId ?? Self.makeRequestId()
+        let call: HTTPCall
+        switch Self.prepare(endpoint, requestId: id) {
+        case .success(let prepared): call = prepared
+        case .failure(let error): return .failure(error)
+        }
+        let (result, attempts) = execute(
+            call, requestId: id, cancel: cancel, retry: configuration.retry,
+            timeoutMilliseconds: max(1, configuration.timeout.roundedUpMilliseconds))
+        let outcome = result.flatMap { raw in Self.interpret(raw, endpoint: endpoint, sentId: id, attempts: attempts) }
+        report(outcome, of: call, requestId: id, attempts: attempts, started: started)
+        return outcome
+    }
+
+    /// The exchange for `endpoint`, or `.invalidArgument` for a header value or request id that
+    /// would end its line early, or a body that cannot be encoded.
+    static func prepare<Value>(_ endpoint: Endpoint<Value>, requestId id: String) -> Result<HTTPCall, PermissionClientError> {
         if let bad = endpoint.headers.first(where: { !Self.isFieldValue($0.value) }) {
             return .failure(.invalidArgument("the \(bad.name) value holds a CR, LF or NUL, which would end its header line"))
         }
@@ -114,36 +136,45 @@ public final class PermissionClient: Sendable {
                 return .failure(.invalidArgument("cannot encode the request body: \(error)"))
             }
         }
-        let call = HTTPCall(
-            method: endpoint.method, target: endpoint.path, body: body,
-            headers: endpoint.headers, accept: endpoint.accept, readsOnly: endpoint.readsOnly)
-        let (result, attempts) = execute(
-            call, requestId: id, cancel: cancel, retry: configuration.retry,
-            timeoutMilliseconds: max(1, configuration.timeout.roundedUpMilliseconds))
-        let outcome = result.flatMap { raw in Self.interpret(raw, endpoint: endpoint, sentId: id, attempts: attempts) }
-        if let onCall = configuration.onCall {
-            var record = CallRecord(
-                method: call.method, path: call.target, requestId: id, status: nil,
-                attempts: attempts, duration: ContinuousClock.now - started, error: nil)
-            switch outcome {
-            case .success(let response):
-                record.requestId = response.requestId
-                record.status = response.status
-            case .failure(let error):
-                record.requestId = error.requestId ?? id
-                record.status = error.status
-                record.error = error
-            }
-            onCall(record)
+        return .success(
+            HTTPCall(
+                method: endpoint.method, target: endpoint.path, body: body,
+                headers: endpoint.headers, accept: endpoint.accept, readsOnly: endpoint.readsOnly))
+    }
+
+    /// Gives `configuration.onCall` the record of a finished call.
+    func report<Value>(
+        _ outcome: Result<PermissionResponse<Value>, PermissionClientError>, of call: HTTPCall, requestId id: String,
+        attempts: Int, started: ContinuousClock.Instant
+    ) {
+        guard let onCall = configuration.onCall else { return }
+        var record = CallRecord(
+            method: call.method, path: call.target, requestId: id, status: nil,
+            attempts: attempts, duration: ContinuousClock.now - started, error: nil)
+        switch outcome {
+        case .success(let response):
+            record.requestId = response.requestId
+            record.status = response.status
+        case .failure(let error):
+            record.requestId = error.requestId ?? id
+            record.status = error.status
+            record.error = error
         }
-        return outcome
+        onCall(record)
     }
 
     /// Sends `call`, retrying where `retry` allows (see `RetryPolicy`).
+    /// - Parameters:
+    ///   - stream: receives 2xx body bytes as they arrive (see `EasyHandle.perform`).
+    ///   - streamType: the media type a 2xx body must have to reach `stream`, if any.
+    ///   - idleLimit: the longest an attempt may go without a byte; `nil` for no limit.
+    ///   - mayRetry: asked before a retry `retry` allows; `false` ends the call with the
+    ///     last result (a download whose sink already took bytes cannot start over).
     /// - Returns: the last result and the number of attempts made.
     func execute(
         _ call: HTTPCall, requestId: String, cancel: CancellationFlag?, retry: RetryPolicy,
-        timeoutMilliseconds: Int, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil
+        timeoutMilliseconds: Int, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil, streamType: String? = nil,
+        idleLimit: Duration? = nil, mayRetry: () -> Bool = { true }
     )
         -> (Result<RawResponse, PermissionClientError>, Int)
     {
@@ -157,7 +188,7 @@ public final class PermissionClient: Sendable {
                 result = try pool.withHandle { handle in
                     handle.perform(
                         url: url, call: call, fields: fields, timeoutMilliseconds: timeoutMilliseconds,
-                        cancel: cancel, stream: stream)
+                        cancel: cancel, stream: stream, streamType: streamType, idleLimit: idleLimit)
                 }
             } catch {
                 result = .failure(error)
@@ -168,7 +199,9 @@ public final class PermissionClient: Sendable {
             case .failure(.transport(let code, _, _)): again = retry.mayRetry(transportCode: code, idempotent: call.isIdempotent)
             case .failure: again = false
             }
-            guard again, attempt < retry.maxAttempts else { return (result.mapError { $0.withRequestId(requestId) }, attempt) }
+            guard again, attempt < retry.maxAttempts, mayRetry() else {
+                return (result.mapError { $0.withRequestId(requestId) }, attempt)
+            }
             let sleeper = cancel ?? CancellationFlag()
             guard sleeper.sleep(for: retry.delay(after: attempt)) else {
                 return (

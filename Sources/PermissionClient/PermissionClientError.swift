@@ -21,6 +21,9 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
     public static let timedOutCode = 28
     /// The libcurl code of a refused or unreachable connection (`CURLE_COULDNT_CONNECT`).
     public static let couldNotConnectCode = 7
+    /// The code of a download whose sink did not take the bytes, a failed `write(2)` or a
+    /// closure that returned `false` (libcurl's `CURLE_WRITE_ERROR`).
+    public static let writeFailedCode = 23
 
     /// The HTTP status of an `http` or `decoding` failure.
     public var status: Int? {

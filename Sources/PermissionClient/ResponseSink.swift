@@ -1,6 +1,7 @@
 /// Where libcurl's callbacks put a response: the body (bounded), the status code from the
 /// status line and the header fields the SDK uses (RFC 9112 §4, §5). One per easy handle, used
-/// by one thread at a time; a streaming call hands 2xx body bytes to `stream` instead.
+/// by one thread at a time; a streaming call hands 2xx body bytes to `stream` instead, and may
+/// give up on a transfer that goes without a byte for `idleLimit`.
 final class ResponseSink {
     /// The largest body kept in memory; a larger one aborts the call (CURLE_WRITE_ERROR).
     static let maxBodyBytes = 16 << 20
@@ -10,24 +11,54 @@ final class ResponseSink {
     private(set) var requestId: String?
     private(set) var etag: String?
     private(set) var contentType: String?
+    /// `Content-Length`, when the answer announced one (RFC 9110 §8.6).
+    private(set) var contentLength: Int64?
+    /// `Retry-After` as sent (RFC 9110 §10.2.3), read by the caller.
+    private(set) var retryAfter: String?
     /// Set when `stream` asked to stop: the abort that follows is not an error.
     private(set) var stoppedByConsumer = false
     /// Set when the body went over `maxBodyBytes`.
     private(set) var overflowed = false
+    /// Set when the progress callback gave up after `idleLimit` without a byte.
+    private(set) var idledOut = false
     var cancel: CancellationFlag?
     var stream: ((UnsafeRawBufferPointer) -> Bool)?
+    /// The media type a 2xx body must have to be handed to `stream`, if any.
+    private(set) var streamType: String?
+    /// The longest the transfer may go without receiving a byte (of the head or the body),
+    /// counted from its start; `nil` for no limit.
+    private(set) var idleLimit: Duration?
+    private var lastByteAt = ContinuousClock.now
 
     /// Clears everything for the next call.
-    func reset(cancel: CancellationFlag?, stream: ((UnsafeRawBufferPointer) -> Bool)?) {
+    func reset(
+        cancel: CancellationFlag?, stream: ((UnsafeRawBufferPointer) -> Bool)?, streamType: String?, idleLimit: Duration?
+    ) {
         body = []
         status = 0
         requestId = nil
         etag = nil
         contentType = nil
+        contentLength = nil
+        retryAfter = nil
         stoppedByConsumer = false
         overflowed = false
+        idledOut = false
         self.cancel = cancel
         self.stream = stream
+        self.streamType = streamType
+        self.idleLimit = idleLimit
+        lastByteAt = ContinuousClock.now
+    }
+
+    /// From the progress callback (called at least about once a second, also while nothing
+    /// arrives): whether to abort, because the call was cancelled or `idleLimit` passed
+    /// without a byte (then `idledOut` is set).
+    func shouldAbort() -> Bool {
+        if cancel?.isCancelled ?? false { return true }
+        guard let idleLimit, ContinuousClock.now - lastByteAt >= idleLimit else { return false }
+        idledOut = true
+        return true
     }
 
     /// Hands over the body without copying it.
@@ -39,7 +70,15 @@ final class ResponseSink {
     /// Body bytes from the write callback.
     /// - Returns: `false` to abort the transfer.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if idleLimit != nil { lastByteAt = ContinuousClock.now }
         if let stream, (200..<300).contains(status) {
+            if let streamType {
+                guard PermissionClient.isMediaType(contentType, streamType) else {
+                    stoppedByConsumer = true  // not the stream's to take: the caller sees the type
+                    return false
+                }
+                self.streamType = nil  // checked once, at the first chunk
+            }
             if stream(bytes) { return true }
             stoppedByConsumer = true
             return false
@@ -55,6 +94,7 @@ final class ResponseSink {
     /// One header line from the header callback (status line, field line or the empty line).
     /// A new status line (after `100 Continue`) starts the header fields over.
     func header(_ line: UnsafeRawBufferPointer) {
+        if idleLimit != nil { lastByteAt = ContinuousClock.now }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
             if line.starts(with: "HTTP/".utf8) { startResponse(line) }
             return
@@ -68,6 +108,10 @@ final class ResponseSink {
             etag = value
         } else if Self.equalsIgnoringCase(name, "content-type") {
             contentType = value
+        } else if Self.equalsIgnoringCase(name, "content-length") {
+            contentLength = Int64(value)
+        } else if Self.equalsIgnoringCase(name, "retry-after") {
+            retryAfter = value
         }
     }
 
@@ -75,6 +119,8 @@ final class ResponseSink {
         requestId = nil
         etag = nil
         contentType = nil
+        contentLength = nil
+        retryAfter = nil
         status = 0
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
         var code = 0

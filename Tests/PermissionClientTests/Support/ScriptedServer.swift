@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// A tiny HTTP/1.1 server on a real loopback socket (127.0.0.1, port 0) whose answers a test
-/// scripts: well-formed responses, stalls, responses cut in the middle, malformed JSON, or a
-/// bare close. It serves each connection on its own thread, keeps connections alive, records
+/// scripts: well-formed responses, stalls, responses cut in the middle, malformed JSON, raw
+/// bytes, a peer that goes silent, or a bare close. It serves each connection on its own thread, keeps connections alive, records
 /// every request, and closes everything in `stop()`.
 final class ScriptedServer: @unchecked Sendable {
     /// What the server does with one request.
@@ -18,6 +18,11 @@ final class ScriptedServer: @unchecked Sendable {
         case stall
         /// Closes the connection without a byte.
         case close
+        /// Sends these bytes as they are (a head and any body, framed or not), then closes.
+        case raw(String)
+        /// Sends these bytes as they are, then sends nothing more and keeps the connection open
+        /// until the client closes it (or `stop()`): a peer gone silent.
+        case rawThenSilence(String)
     }
 
     struct Request: Sendable {
@@ -132,6 +137,14 @@ final class ScriptedServer: @unchecked Sendable {
                 _ = recv(fd, &byte, 1, 0)
                 return
             case .close:
+                return
+            case .raw(let bytes):
+                _ = send(fd, bytes)
+                return
+            case .rawThenSilence(let bytes):
+                guard send(fd, bytes) else { return }
+                var byte: UInt8 = 0
+                _ = recv(fd, &byte, 1, 0)
                 return
             }
         }
