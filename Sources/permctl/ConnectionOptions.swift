@@ -43,6 +43,25 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
+    /// Downloads `endpoint`'s body into `sink` as it arrives (`PermissionClient.downloadBlocking`).
+    /// - Parameters:
+    ///   - sink: takes each chunk; `false` stops the download.
+    ///   - failed: called first when the download fails; it may name the exit code itself (a
+    ///     sink that could not write), else the failure is printed and becomes the matching one.
+    /// - Returns: the number of bytes the sink took.
+    func download(
+        _ client: PermissionClient, _ endpoint: Endpoint<[UInt8]>, into sink: (UnsafeRawBufferPointer) -> Bool,
+        failed: () -> Int32?
+    ) throws -> PermissionResponse<Int64> {
+        do {
+            return try client.downloadBlocking(endpoint, into: sink)
+        } catch {
+            if let code = failed() { throw ExitCode(code) }
+            Output.error(error.description)
+            throw ExitCode(ExitCodes.code(for: error))
+        }
+    }
+
     /// Performs `endpoint`; a failure is printed to stderr and becomes the matching exit code.
     func call<Value>(_ client: PermissionClient, _ endpoint: Endpoint<Value>) throws -> PermissionResponse<Value> {
         do {

@@ -11,7 +11,7 @@ enum ExitCodes {
     static let usage: Int32 = 64
     /// EX_UNAVAILABLE: no connection, a timeout, a cut response, or 503.
     static let unavailable: Int32 = 69
-    /// EX_CANTCREAT: an output file cannot be written.
+    /// EX_CANTCREAT: an output file (or the standard output a download goes to) cannot be written.
     static let cantCreate: Int32 = 73
     /// EX_NOPERM: the key was refused (401) or is not allowed (403).
     static let denied: Int32 = 77

@@ -13,7 +13,8 @@ struct Permctl: ParsableCommand {
             the verb or after it.
 
             Exit codes: 0 success; 64 usage error (a malformed --url too); 69 server unavailable (connection refused, \
-            timeout, cut response, 503); 73 an output file cannot be written; 77 access denied (401 wrong or missing key, 403 role); \
+            timeout, cut response, 503); 73 an output (a file, or the standard output an export streams to) cannot \
+            be written; 77 access denied (401 wrong or missing key, 403 role); \
             1 any other HTTP error (404, 409, 412, 422, ...) or an unreadable answer.
 
             Example:

@@ -16,13 +16,19 @@ struct UsersCommand: ParsableCommand {
         subcommands: [Export.self, UsersEraseCommand.self])
 
     /// `permctl users export USER [--output FILE]`: the user's export document (GDPR Art. 15
-    /// and 20), as the server sent it.
+    /// and 20), as the server sent it, streamed: never held in memory, of any size the server
+    /// allows (`--max-export-records`, up to 1,000,000 records).
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download everything kept about a user as one JSON document (admin or consent).",
             discussion: """
-                Without --output the document is printed; with it, it is written to FILE (mode 0600: \
-                it is personal data) and a summary is printed. Check it with scripts/verify-export.py.
+                Without --output the document is printed as it arrives; with it, it is written to FILE \
+                (mode 0600: it is personal data) under a temporary name beside it, renamed to FILE only once \
+                the whole document arrived, and a summary is printed. A document cut short (a lost connection, \
+                fewer bytes than announced, an unclosed JSON object) exits 69 and leaves no FILE. --timeout \
+                bounds each wait for the server, the first byte included: the server builds the document \
+                before it sends it, so raise it for a very large export. Check a file with \
+                scripts/verify-export.py.
                 Examples:
                   permctl users export u42
                   permctl users export u42 --output u42-export.json
@@ -34,28 +40,59 @@ struct UsersCommand: ParsableCommand {
 
         func run() throws {
             let client = try connection.makeClient()
-            let bytes = try connection.call(client, Endpoints.exportDocument(user: user)).value
-            guard let output else {
-                FileHandle.standardOutput.write(Data(bytes))
+            var scanner = ExportScanner()
+            var writeFailure: String?
+            let file: PrivateFile?
+            if let output {
+                guard let created = PrivateFile(replacing: output) else {
+                    Output.error("cannot write \(output): \(String(cString: strerror(errno)))")
+                    throw ExitCode(ExitCodes.cantCreate)
+                }
+                file = created
+            } else {
+                file = nil
+            }
+            let bytes = try connection.download(client, Endpoints.exportDocument(user: user)) { chunk in
+                scanner.feed(chunk)
+                if let file {
+                    writeFailure = file.write(chunk)
+                } else {
+                    writeFailure = PrivateFile.writeAll(chunk, to: STDOUT_FILENO).map { "cannot write the output: \($0)" }
+                }
+                return writeFailure == nil
+            } failed: {
+                file?.discard()
+                if let writeFailure {
+                    Output.error(writeFailure)
+                    return ExitCodes.cantCreate
+                }
+                return nil
+            }.value
+            guard scanner.isComplete else {
+                file?.discard()
+                Output.error("the export ended after \(bytes) bytes, before its document did")
+                throw ExitCode(ExitCodes.unavailable)
+            }
+            guard let file else {
                 FileHandle.standardOutput.write(Data("\n".utf8))
                 return
             }
-            guard PrivateFile.write(bytes, to: output) else {
-                Output.error("cannot write \(output)")
+            if let failure = file.commit() {
+                Output.error(failure)
                 throw ExitCode(ExitCodes.cantCreate)
             }
-            let export: UserExport
-            do {
-                export = try WireDecoder.decodeResponse(UserExport.self, from: bytes)
-            } catch {
-                Output.error("the server's export is not readable: \(error)")
+            guard let head = scanner.head, let exported = scanner.user else {
+                Output.error("the server's export is not readable: it has no user or head")
                 throw ExitCode(ExitCodes.failure)
             }
-            if connection.json { return Output.json(Summary(export, file: output)) }
+            let summary = Summary(
+                file: file.path, user: exported, consentRecords: scanner.counts["consentRecords"] ?? 0,
+                prompts: scanner.counts["prompts"] ?? 0, auditEntries: scanner.counts["audit"] ?? 0, head: head)
+            if connection.json { return Output.json(summary) }
             Output.fields([
-                ("file", output), ("user", export.user), ("consent records", String(export.consentRecords.count)),
-                ("prompts", String(export.prompts.count)), ("audit entries", String(export.audit.count)),
-                ("head", "\(export.head.seq) \(export.head.hash)"),
+                ("file", summary.file), ("user", summary.user), ("consent records", String(summary.consentRecords)),
+                ("prompts", String(summary.prompts)), ("audit entries", String(summary.auditEntries)),
+                ("head", "\(head.seq) \(head.hash)"),
             ])
         }
     }
@@ -68,15 +105,6 @@ struct UsersCommand: ParsableCommand {
         let prompts: Int
         let auditEntries: Int
         let head: UserExport.Head
-
-        init(_ export: UserExport, file: String) {
-            self.file = file
-            user = export.user
-            consentRecords = export.consentRecords.count
-            prompts = export.prompts.count
-            auditEntries = export.audit.count
-            head = export.head
-        }
     }
 }
 

@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// Streamed downloads (`PermissionClient.download`) against scripted
+/// Streamed downloads (`PermissionClient.download`, `permctl users export`) against scripted
 /// peers on loopback: what reaches the sink, error statuses, content types, retries, a body cut
 /// short with or without `Content-Length`, and a peer that stops sending.
 @Suite("Streamed downloads", .serialized, .timeLimit(.minutes(2)), .startsProcesses)
@@ -165,6 +165,43 @@ struct DownloadTests {
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(700) && elapsed < .seconds(5), "\(elapsed)")
         #expect(taken == 10 && server.requests.count == 1)
+    }
+
+    /// `permctl users export --output` keeps a file only when the whole document came: a body
+    /// shorter than its `Content-Length`, or one without a length cut before its object closed,
+    /// exits 69 and leaves nothing; a complete one is written and summarized.
+    @Test func permctlKeepsOnlyACompleteDocument() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("download-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("u42.json").path
+        let unframed = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+        let cuts: [ScriptedServer.Action] = [
+            .cut(announced: Self.document.utf8.count, sent: String(Self.document.dropLast(1))),
+            .raw(unframed + String(Self.document.dropLast(1))),
+            .raw(unframed + String(Self.document.prefix(60))),
+        ]
+        for cut in cuts {
+            let server = try ScriptedServer { _, _ in cut }
+            defer { server.stop() }
+            let result = try Permctl.run(["users", "export", "u42", "--output", file], url: server.url, key: "k1")
+            #expect(result.status == 69, "\(cut): \(result.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [], "\(cut)")
+            let printed = try Permctl.run(["users", "export", "u42"], url: server.url, key: "k1")
+            #expect(printed.status == 69, "\(cut): \(printed.stderr)")
+        }
+
+        let whole = try ScriptedServer { _, _ in .raw(unframed + Self.document) }
+        defer { whole.stop() }
+        let written = try Permctl.run(["users", "export", "u42", "--output", file, "--json"], url: whole.url, key: "k1")
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == Self.document)
+        #expect(
+            written.stdout.trimmingCharacters(in: .newlines)
+                == #"{"auditEntries":1,"consentRecords":0,"file":"\#(file)","head":{"hash":"abc","seq":1},"prompts":2,"user":"u42"}"#,
+            "\(written.stdout)")
+        let printed = try Permctl.run(["users", "export", "u42"], url: whole.url, key: "k1")
+        #expect(printed.status == 0 && printed.stdout == Self.document + "\n", "\(printed.stderr)")
     }
 }
 

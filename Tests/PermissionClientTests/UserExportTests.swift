@@ -69,4 +69,88 @@ struct UserExportTests {
         let denied = try Permctl.run(["users", "export", "u42"], url: server.url, key: appKey)
         #expect(denied.status == 77)
     }
+
+    /// An export larger than the 16 MiB a buffered call holds (about 18 MB: 13,600 audit
+    /// entries with long request ids): `permctl users export` streams it to its file and to
+    /// stdout, and the SDK's download to a descriptor, each byte for byte what curl gets from
+    /// the same endpoint (but for `exportedAt`, the time each read was made); the buffered
+    /// `exportDocument` still refuses it.
+    @Test func anExportOverSixteenMebibytesIsStreamedToTheByte() async throws {
+        let server = try LiveServer(environment: ["PERMISSION_MAX_EXPORT_RECORDS": "1000000"])
+        defer { server.stop() }
+        let client = try LiveServerTests.client(server)
+        let services = ["camera", "microphone", "contacts", "calendars", "photos", "reminders", "motion", "bluetooth"]
+        let perService = 1_700
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for service in services {
+                group.addTask {
+                    for index in 0..<perService {
+                        let change =
+                            index % 2 == 0 ? SettingsChange(status: .authorized, level: "full") : SettingsChange(status: .denied)
+                        let requestId = "bulk-\(service)-\(index)-" + String(repeating: "r", count: 100)
+                        _ = try await client.send(
+                            Endpoints.setAuthorization(user: "u42", app: Self.app, service: service, change), requestId: requestId
+                        )
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let auditEntries = services.count * perService
+
+        let viaCurl = server.directory.appendingPathComponent("curl.json").path
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = [
+            "-sS", "--fail", "-H", "Authorization: Bearer \(server.adminKey)", "-o", viaCurl,
+            server.url + "/v1/users/u42/export",
+        ]
+        try curl.run()
+        curl.waitUntilExit()
+        #expect(curl.terminationStatus == 0)
+        let reference = try Self.withoutExportedAt(Data(contentsOf: URL(fileURLWithPath: viaCurl)))
+        #expect(reference.count > 16 << 20, "the export must be over the buffered cap: \(reference.count) bytes")
+
+        let file = server.directory.appendingPathComponent("u42-export.json").path
+        let written = try Permctl.run(
+            ["users", "export", "u42", "--output", file, "--timeout", "60"], url: server.url, key: server.adminKey,
+            timeout: 90)
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(written.stdout.contains("audit entries:   \(auditEntries)"), "\(written.stdout)")
+        #expect(try Self.withoutExportedAt(Data(contentsOf: URL(fileURLWithPath: file))) == reference)
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: server.directory.path).filter { $0.contains(".partial") } == [])
+
+        let printed = try Permctl.run(
+            ["users", "export", "u42", "--timeout", "60"], url: server.url, key: server.adminKey, timeout: 90)
+        #expect(printed.status == 0, "\(printed.stderr)")
+        #expect(Self.withoutExportedAt(Data(printed.stdout.utf8)) == reference + Data("\n".utf8))
+
+        // The SDK's download into a descriptor, and its buffered call, which still has its cap.
+        let viaSDK = server.directory.appendingPathComponent("sdk.json").path
+        let descriptor = open(viaSDK, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        #expect(descriptor >= 0)
+        let response = try await client.download(
+            Endpoints.exportDocument(user: "u42"), requestId: "big-export-1", toFileDescriptor: descriptor)
+        close(descriptor)
+        #expect(response.status == 200 && response.value > 16 << 20 && response.requestId == "big-export-1")
+        #expect(try Self.withoutExportedAt(Data(contentsOf: URL(fileURLWithPath: viaSDK))) == reference)
+        do {
+            _ = try await client.exportDocument(user: "u42")
+            Issue.record("the buffered call should refuse a body over 16 MiB")
+        } catch {
+            #expect(error.description.contains("larger than \(16 << 20) bytes"), "\(error)")
+        }
+    }
+
+    /// `bytes` with the value of its outermost `exportedAt` (the time the export was read, the
+    /// one member two reads of the same data differ in) replaced by zeros.
+    static func withoutExportedAt(_ bytes: Data) -> Data {
+        var bytes = bytes
+        guard let member = bytes.range(of: Data(#""exportedAt":""#.utf8), options: .backwards) else { return bytes }
+        let value = member.upperBound..<min(bytes.count, member.upperBound + 24)  // 2026-11-27T11:04:13.346Z
+        bytes.replaceSubrange(value, with: Data(repeating: 0x30, count: value.count))
+        return bytes
+    }
 }
