@@ -7,8 +7,12 @@ public import PermissionWire
 extension PermissionClient {
     /// Follows the change feed on the calling thread until `onEvent` returns `false`, the
     /// server refuses (`.http`), or reconnecting fails `retry.maxAttempts` times in a row.
-    /// A lost connection is resumed after the last entry seen (`Last-Event-ID`). An event
-    /// larger than 1 MiB (its `data` lines together) ends the feed with `.decoding`.
+    /// A lost connection is resumed after the last entry seen (`Last-Event-ID`), and so is an
+    /// answer that says "later": `503` (a replica restarting or overloaded, too many streams),
+    /// `502`, `504` and `429` (the key's stream cap), after the `Retry-After` they carry
+    /// (seconds or an HTTP-date; at most 60 s, never sooner than the retry policy's delay),
+    /// each counting as a failed attempt. Any other status ends the feed with `.http`. An
+    /// event larger than 1 MiB (its `data` lines together) ends the feed with `.decoding`.
     /// - Parameters:
     ///   - after: start after this `seq` (`nil`: from the beginning of the log, sent as
     ///     `Last-Event-ID: 0`; the server alone would start at the current end).
@@ -91,9 +95,16 @@ extension PermissionClient {
                     requestId: requestId)
             }
             if stopped { return }
+            var retryAfter: String?
             switch result {
             case .success(let raw) where !(200..<300).contains(raw.status):
-                throw .http(status: raw.status, problem: Self.problem(in: raw), requestId: raw.requestId ?? requestId)
+                let refusal = PermissionClientError.http(
+                    status: raw.status, problem: Self.problem(in: raw), requestId: raw.requestId ?? requestId)
+                failures += 1
+                guard Self.feedRetryStatuses.contains(raw.status), failures < configuration.retry.maxAttempts else {
+                    throw refusal
+                }
+                retryAfter = raw.retryAfter
             case .failure(let error) where error.isCancelled:
                 throw error
             case .failure(let error) where failures + 1 >= configuration.retry.maxAttempts:
@@ -103,11 +114,16 @@ extension PermissionClient {
                 guard failures < configuration.retry.maxAttempts else {
                     throw .transport(code: 52, message: "the event stream ended", requestId: requestId)
                 }
-                let sleeper = cancel ?? CancellationFlag()
-                guard sleeper.sleep(for: configuration.retry.delay(after: failures)) else {
-                    throw .transport(code: PermissionClientError.cancelledCode, message: "cancelled", requestId: requestId)
-                }
+            }
+            let delay = configuration.retry.delay(after: failures, retryAfter: retryAfter, now: Date())
+            let sleeper = cancel ?? CancellationFlag()
+            guard sleeper.sleep(for: delay) else {
+                throw .transport(code: PermissionClientError.cancelledCode, message: "cancelled", requestId: requestId)
             }
         }
     }
+
+    /// Statuses after which the feed reconnects (after their `Retry-After`): a proxy's or an
+    /// overloaded server's "try again" (`RetryPolicy`'s), and `429` from the per-key stream cap.
+    static let feedRetryStatuses = RetryPolicy.retryableStatuses.union([429])
 }

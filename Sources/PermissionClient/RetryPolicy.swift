@@ -1,3 +1,5 @@
+package import Foundation
+
 /// When and how long to wait before trying a call again: exponential backoff with jitter
 /// ("full jitter" between half and all of the capped delay).
 ///
@@ -36,6 +38,50 @@ public struct RetryPolicy: Sendable, Equatable {
         let fraction = Double.random(in: 0.5...1.0)
         return capped * fraction
     }
+
+    /// The longest `Retry-After` honoured; a server asking for more is retried after this.
+    static let maxRetryAfter: Duration = .seconds(60)
+
+    /// The delay before attempt `attempt + 1` after an answer that asked for `retryAfter`
+    /// (RFC 9110 §10.2.3: seconds, or an HTTP-date), capped at `maxRetryAfter`, and never
+    /// sooner than `delay(after:)`.
+    /// - Parameters:
+    ///   - attempt: how many attempts were made so far.
+    ///   - retryAfter: the field's value, if the answer had one.
+    ///   - now: the time a date is measured from.
+    package func delay(after attempt: Int, retryAfter: String?, now: Date) -> Duration {
+        let own = delay(after: attempt)
+        guard let asked = retryAfter.flatMap({ Self.retryAfterDelay($0, now: now) }) else { return own }
+        return max(own, min(asked, Self.maxRetryAfter))
+    }
+
+    /// How long a `Retry-After` value asks to wait: delay-seconds, or an HTTP-date in any of the
+    /// three forms a recipient must read (RFC 9110 §5.6.7); a date in the past is no wait.
+    /// - Returns: `nil` for a value that is neither.
+    package static func retryAfterDelay(_ value: String, now: Date) -> Duration? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            return .seconds(Int64(text.prefix(12)) ?? 0)
+        }
+        // asctime() pads a one-digit day with a space: "Sun Nov  6 08:49:37 1994".
+        let date = text.split(separator: " ").joined(separator: " ")
+        for format in httpDateFormats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            // Strictly this form: the formatter alone takes a date with its zone left out.
+            if let instant = formatter.date(from: date), formatter.string(from: instant) == date {
+                return .milliseconds(max(0, Int64((instant.timeIntervalSince(now) * 1000).rounded(.up))))
+            }
+        }
+        return nil
+    }
+
+    /// IMF-fixdate, the obsolete RFC 850 form, and ANSI C's asctime() form.
+    private static let httpDateFormats = [
+        "EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy",
+    ]
 
     /// libcurl codes after which nothing reached the server: resolving or connecting failed.
     static let notSentCodes: Set<Int> = [5, 6, 7]

@@ -11,6 +11,14 @@ struct EventStreamTests {
         #"{"action":"authorization.revoked","actor":{"role":"consent"},"at":"2026-11-22T10:00:00.000Z","seq":\#(seq),"user":"u42"}"#
     }
 
+    /// A problem+json refusal with `Retry-After`.
+    static func refusal(_ status: Int, slug: String, retryAfter: String) -> ScriptedServer.Action {
+        guard case .respond(_, let headers, let body) = ScriptedServer.Action.problem(status, slug: slug, detail: "later") else {
+            return .close
+        }
+        return .respond(status: status, headers: headers + [("Retry-After", retryAfter)], body: body)
+    }
+
     @Test func followResumesAfterTheLastSeqAndStopsOnRequest() throws {
         let server = try ScriptedServer { request, index in
             let body =
@@ -97,5 +105,80 @@ struct EventStreamTests {
         #expect(throws: PermissionClientError.self) {
             try client.followEvents { _ in true }
         }
+        #expect(server.requests.count == 1, "a 4xx other than 429 is final")
+    }
+
+    /// A replica that is restarting answers 503 with `Retry-After`: the feed waits that long
+    /// (not the policy's 10 ms) and resumes, instead of ending.
+    @Test func aFeedWaitsOutA503AndResumes() throws {
+        let server = try ScriptedServer { _, index in
+            switch index {
+            case 0:
+                return .respond(
+                    status: 200, headers: [("Content-Type", "text/event-stream")],
+                    body: "id: 1\nevent: audit\ndata: \(Self.entry(1))\n\n")
+            case 1:
+                return Self.refusal(503, slug: "unavailable", retryAfter: "1")
+            default:
+                return .respond(
+                    status: 200, headers: [("Content-Type", "text/event-stream")],
+                    body: "id: 2\nevent: audit\ndata: \(Self.entry(2))\n\n")
+            }
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        var seen: [Int64] = []
+        try client.followEvents(after: nil) { entry in
+            seen.append(entry.seq)
+            return entry.seq < 2
+        }
+        #expect(seen == [1, 2])
+        let requests = server.requests
+        #expect(requests.count == 3)
+        #expect(requests.map { $0.headers["last-event-id"] } == ["0", "1", "1"])
+        #expect(requests[2].at - requests[1].at >= .milliseconds(950), "Retry-After: 1 waited out")
+    }
+
+    /// The per-key stream cap answers 429 with `Retry-After`, here an HTTP-date 2 s ahead
+    /// (whole seconds: a wait of over 1 s): the feed waits and resumes too.
+    @Test func aFeedWaitsOutA429WithAnHTTPDate() throws {
+        let server = try ScriptedServer { _, index in
+            guard index == 0 else {
+                return .respond(
+                    status: 200, headers: [("Content-Type", "text/event-stream")],
+                    body: "id: 5\nevent: audit\ndata: \(Self.entry(5))\n\n")
+            }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            let date = formatter.string(from: Date().addingTimeInterval(2))
+            return Self.refusal(429, slug: "too-many-requests", retryAfter: date)
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        var seen: [Int64] = []
+        try client.followEvents(after: 4) { entry in
+            seen.append(entry.seq)
+            return false
+        }
+        #expect(seen == [5])
+        let requests = server.requests
+        #expect(requests.count == 2 && requests.allSatisfy { $0.headers["last-event-id"] == "4" })
+        #expect(requests[1].at - requests[0].at >= .milliseconds(950), "the date waited out")
+    }
+
+    /// Each 503 counts toward `retry.maxAttempts`: after that many the feed ends with it.
+    @Test func repeated503sEndTheFeedAfterMaxAttempts() throws {
+        let server = try ScriptedServer { _, _ in Self.refusal(503, slug: "unavailable", retryAfter: "0") }
+        defer { server.stop() }
+        let client = try TransportTests.client(server, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
+        do {
+            try client.followEvents { _ in true }
+            Issue.record("expected the feed to end")
+        } catch {
+            #expect(error.status == 503 && error.problemType == .unavailable, "\(error)")
+        }
+        #expect(server.requests.count == 3)
     }
 }

@@ -32,6 +32,8 @@ final class ScriptedServer: @unchecked Sendable {
         var body: String
         /// The connection it came on (1-based, in accept order).
         var connection: Int
+        /// When its head had been read.
+        var at = ContinuousClock.now
     }
 
     let port: Int
