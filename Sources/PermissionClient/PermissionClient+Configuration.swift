@@ -22,6 +22,13 @@ extension PermissionClient {
         public var verifyTLS: Bool
         /// Easy handles kept idle for reuse, each with its own kept-alive connections.
         public var maxIdleHandles: Int
+        /// The longest the change feed (`followEvents`, `events`) waits for a byte before it
+        /// drops the connection and resumes as after a lost one. The server sends a comment
+        /// line at least every 15 s on an idle stream, so a feed silent for longer is dead (a
+        /// half-open connection, a proxy that stopped forwarding). Default 45 s, three
+        /// heartbeats; `.zero` waits for ever. It counts from the request, so it also bounds the
+        /// wait for the answer's head; polled about once a second.
+        public var eventsIdleTimeout: Duration
         /// Called after every call, success or failure, on the calling thread.
         public var onCall: (@Sendable (CallRecord) -> Void)?
 
@@ -34,12 +41,13 @@ extension PermissionClient {
         ///   - userAgent: the `User-Agent`.
         ///   - verifyTLS: certificate verification on `https`.
         ///   - maxIdleHandles: idle handles kept for reuse.
+        ///   - eventsIdleTimeout: the change feed's longest wait for a byte (`.zero`: none).
         ///   - onCall: an observer of finished calls (for logs).
         public init(
             baseURL: String, apiKey: String? = nil, connectTimeout: Duration = .seconds(2),
             timeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy(),
             userAgent: String = "PermissionClient/1.0", verifyTLS: Bool = true, maxIdleHandles: Int = 8,
-            onCall: (@Sendable (CallRecord) -> Void)? = nil
+            eventsIdleTimeout: Duration = .seconds(45), onCall: (@Sendable (CallRecord) -> Void)? = nil
         ) {
             self.baseURL = baseURL
             self.apiKey = apiKey
@@ -49,6 +57,7 @@ extension PermissionClient {
             self.userAgent = userAgent
             self.verifyTLS = verifyTLS
             self.maxIdleHandles = maxIdleHandles
+            self.eventsIdleTimeout = eventsIdleTimeout
             self.onCall = onCall
         }
 

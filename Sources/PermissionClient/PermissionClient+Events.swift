@@ -11,8 +11,10 @@ extension PermissionClient {
     /// answer that says "later": `503` (a replica restarting or overloaded, too many streams),
     /// `502`, `504` and `429` (the key's stream cap), after the `Retry-After` they carry
     /// (seconds or an HTTP-date; at most 60 s, never sooner than the retry policy's delay),
-    /// each counting as a failed attempt. Any other status ends the feed with `.http`. An
-    /// event larger than 1 MiB (its `data` lines together) ends the feed with `.decoding`.
+    /// each counting as a failed attempt. Any other status ends the feed with `.http`. A
+    /// connection that brings no byte (not even the server's heartbeat comment) for
+    /// `configuration.eventsIdleTimeout` is dropped and resumed as a lost one. An event larger
+    /// than 1 MiB (its `data` lines together) ends the feed with `.decoding`.
     /// - Parameters:
     ///   - after: start after this `seq` (`nil`: from the beginning of the log, sent as
     ///     `Last-Event-ID: 0`; the server alone would start at the current end).
@@ -56,6 +58,7 @@ extension PermissionClient {
     ) throws(PermissionClientError) {
         var lastSeq = after ?? 0
         var failures = 0
+        let idleLimit = configuration.eventsIdleTimeout > .zero ? configuration.eventsIdleTimeout : nil
         while true {
             let requestId = Self.makeRequestId()
             var parser = EventStreamParser()
@@ -68,24 +71,27 @@ extension PermissionClient {
                     "/v1/events", [("user", filter.user), ("app", filter.app), ("service", filter.service)]),
                 body: nil, headers: headers, accept: "text/event-stream")
             let result = withoutActuallyEscaping(onEvent) { onEvent in
-                execute(call, requestId: requestId, cancel: cancel, retry: .none, timeoutMilliseconds: 0) { bytes in
-                    for event in parser.feed(bytes) {
-                        do {
-                            let entry = try WireDecoder.decodeResponse(AuditEntry.self, from: Array(event.data.utf8))
-                            lastSeq = entry.seq
-                            failures = 0
-                            guard onEvent(entry) else {
-                                stopped = true
+                execute(
+                    call, requestId: requestId, cancel: cancel, retry: .none, timeoutMilliseconds: 0,
+                    stream: { bytes in
+                        for event in parser.feed(bytes) {
+                            do {
+                                let entry = try WireDecoder.decodeResponse(AuditEntry.self, from: Array(event.data.utf8))
+                                lastSeq = entry.seq
+                                failures = 0
+                                guard onEvent(entry) else {
+                                    stopped = true
+                                    return false
+                                }
+                            } catch {
+                                decodeFailure = .decoding(
+                                    status: 200, message: "event \(event.id ?? "?"): \(error)", requestId: requestId)
                                 return false
                             }
-                        } catch {
-                            decodeFailure = .decoding(
-                                status: 200, message: "event \(event.id ?? "?"): \(error)", requestId: requestId)
-                            return false
                         }
-                    }
-                    return !parser.overflowed
-                }.0
+                        return !parser.overflowed
+                    }, idleLimit: idleLimit
+                ).0
             }
             if let decodeFailure { throw decodeFailure }
             if parser.overflowed {

@@ -9,10 +9,15 @@ struct AuditCommand: ParsableCommand {
         commandName: "audit",
         abstract: "Show the audit log, filtered; --follow keeps printing new entries from the change feed.",
         discussion: """
+            --follow resumes after the last entry it printed when the connection is lost, when the server \
+            answers 503 or 429 (after its Retry-After), and when nothing arrives for --idle-timeout seconds \
+            (the server sends a heartbeat every 15 s, so a longer silence is a dead connection); it ends after \
+            3 failed attempts in a row.
             Examples:
               permctl audit --user u42 --service location
               permctl audit --action authorization.revoked --since 2026-11-22T00:00:00.000Z
               permctl audit --app com.example.maps --follow
+              permctl audit --app com.example.maps --follow --idle-timeout 120
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -25,10 +30,23 @@ struct AuditCommand: ParsableCommand {
     @Option(help: "Entries after this seq.") var after: Int64?
     @Option(help: "The page size (1-1000).") var limit: Int?
     @Flag(help: "After the page, follow the change feed (GET /v1/events) until interrupted.") var follow = false
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "With --follow: seconds without a byte (not even a heartbeat) after which the feed reconnects "
+                + "(1-3600; default: 45, three of the server's 15 s heartbeats).",
+            valueName: "seconds"))
+    var idleTimeout: Double?
 
     func validate() throws {
         if follow, action != nil || since != nil || until != nil {
             throw ValidationError("--follow filters only by --user, --app and --service")
+        }
+        if let idleTimeout {
+            guard follow else { throw ValidationError("--idle-timeout applies to --follow only") }
+            guard idleTimeout >= 1, idleTimeout <= 3600 else {
+                throw ValidationError("--idle-timeout must be between 1 and 3600 seconds")
+            }
         }
     }
 
@@ -48,7 +66,7 @@ struct AuditCommand: ParsableCommand {
     }
 
     func run() throws {
-        let client = try connection.makeClient()
+        let client = try connection.makeClient(eventsIdleTimeout: idleTimeout.map { .milliseconds(Int64($0 * 1000)) })
         let query = AuditQuery(
             user: user, app: app, service: service, action: action, since: since, until: until,
             after: after, limit: limit)

@@ -28,13 +28,16 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// The client for these options; a bad URL exits with 64.
-    func makeClient() throws -> PermissionClient {
+    /// - Parameter eventsIdleTimeout: the change feed's longest wait for a byte, when not the
+    ///   SDK's default.
+    func makeClient(eventsIdleTimeout: Duration? = nil) throws -> PermissionClient {
         let environment = ProcessInfo.processInfo.environment
         let base = url ?? environment["PERMISSION_URL"] ?? "http://127.0.0.1:8080"
         let apiKey = key ?? environment["PERMISSION_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        let configuration = PermissionClient.Configuration(
+        var configuration = PermissionClient.Configuration(
             baseURL: base, apiKey: apiKey, connectTimeout: .seconds(min(timeout, 5)),
             timeout: .seconds(timeout), userAgent: "permctl/1.0")
+        if let eventsIdleTimeout { configuration.eventsIdleTimeout = eventsIdleTimeout }
         do {
             return try PermissionClient(configuration: configuration)
         } catch {

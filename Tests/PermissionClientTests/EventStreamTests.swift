@@ -181,4 +181,56 @@ struct EventStreamTests {
         }
         #expect(server.requests.count == 3)
     }
+
+    /// A connection that goes silent, after its head or before it, is dropped once
+    /// `eventsIdleTimeout` passes without a byte and resumed after the last seq seen, instead
+    /// of hanging for ever.
+    @Test func aSilentFeedIsDroppedAndResumed() async throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+        let server = try ScriptedServer { _, index in
+            switch index {
+            case 0: .rawThenSilence(head + ": connected\n\nid: 3\nevent: audit\ndata: \(Self.entry(3))\n\n")
+            case 1: .stall
+            default:
+                .respond(
+                    status: 200, headers: [("Content-Type", "text/event-stream")],
+                    body: "id: 4\nevent: audit\ndata: \(Self.entry(4))\n\n")
+            }
+        }
+        defer { server.stop() }
+        let client = try PermissionClient(
+            configuration: .init(
+                baseURL: server.url, apiKey: "k", retry: RetryPolicy(baseDelay: .milliseconds(10)),
+                eventsIdleTimeout: .seconds(1)))
+        let events = client.events(after: 2)
+        let seen = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            group.addTask {
+                var seen: [Int64] = []
+                for try await entry in events {
+                    seen.append(entry.seq)
+                    if entry.seq == 4 { break }
+                }
+                return seen
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                return []  // still waiting: the silent connection was never dropped
+            }
+            let first = try await group.next() ?? []
+            group.cancelAll()
+            return first
+        }
+        #expect(seen == [3, 4])
+        let requests = server.requests
+        #expect(requests.map { $0.headers["last-event-id"] } == ["2", "3", "3"])
+        if requests.count == 3 {
+            #expect(requests[1].at - requests[0].at >= .milliseconds(950), "dropped after 1 s without a byte")
+            #expect(requests[2].at - requests[1].at >= .milliseconds(950), "no head for 1 s is silence too")
+        }
+    }
+
+    /// The documented default is three of the server's 15 s heartbeats.
+    @Test func theIdleTimeoutDefaultsToThreeHeartbeats() throws {
+        #expect(PermissionClient.Configuration(baseURL: "http://127.0.0.1:1").eventsIdleTimeout == .seconds(45))
+    }
 }

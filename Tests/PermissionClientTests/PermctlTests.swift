@@ -124,6 +124,38 @@ struct PermctlTests {
         #expect(process.isRunning)
     }
 
+    /// `audit --follow --idle-timeout 1`: a feed that goes silent after its head is dropped
+    /// after a second and followed again; `--idle-timeout` without `--follow` is a usage error.
+    @Test func auditFollowReconnectsAfterASilentFeed() throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n: connected\n\n"
+        let entry =
+            #"{"action":"authorization.revoked","actor":{"role":"admin"},"at":"2026-11-22T10:00:00.000Z","seq":9,"user":"u42"}"#
+        let server = try ScriptedServer { request, index in
+            if request.target.hasPrefix("/v1/audit") { return .json(200, #"{"items":[]}"#) }
+            if index == 1 { return .rawThenSilence(head) }
+            return .respond(
+                status: 200, headers: [("Content-Type", "text/event-stream")], body: "id: 9\nevent: audit\ndata: \(entry)\n\n")
+        }
+        defer { server.stop() }
+        let (process, output) = try Permctl.start(
+            ["audit", "--follow", "--idle-timeout", "1", "--json"], url: server.url, key: "k1")
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, !output.stdoutSoFar.contains(#""seq":9"#) { usleep(50_000) }
+        #expect(output.stdoutSoFar.contains(#""seq":9"#), "\(output.stdoutSoFar)")
+        let events = server.requests.filter { $0.target.hasPrefix("/v1/events") }
+        #expect(events.count == 2)
+        if events.count == 2 { #expect(events[1].at - events[0].at >= .milliseconds(950)) }
+
+        let misplaced = try Permctl.run(["audit", "--idle-timeout", "5"], url: server.url, key: "k1")
+        #expect(misplaced.status == 64, "\(misplaced.stderr)")
+        let tooShort = try Permctl.run(["audit", "--follow", "--idle-timeout", "0.5"], url: server.url, key: "k1")
+        #expect(tooShort.status == 64, "\(tooShort.stderr)")
+    }
+
     /// A location alert (server intervals of one second): `lifecycle --used-at` reports a dated
     /// background use, `prompts` lists the alert with its kind and count, `decide` answers it.
     @Test func lifecycleReportsABackgroundUseAndTheLocationAlertIsListedAndAnswered() throws {
