@@ -118,24 +118,30 @@ let package = Package(
 
         // Test support, under Tests/ so that no product or executable can link it. The pure
         // one (values, a manual clock, temporary directories, threads) needs only the domain;
-        // the store one adds the audit keyring; the live one starts the built server on
-        // 127.0.0.1 port 0 (Foundation only); PostgresTestServer is a real PostgreSQL started
-        // for the test run (initdb into a temporary directory, a Unix socket, stopped by PID).
+        // the store one adds the audit keyring; TestProcesses starts child processes
+        // (posix_spawn, reaped by PID; a leaf, Foundation only); the live one starts the built
+        // server on 127.0.0.1 port 0; PostgresTestServer is a real PostgreSQL started for the
+        // test run (initdb into a temporary directory, a Unix socket, stopped by PID).
         .target(
             name: "TestSupport", dependencies: ["PermissionDomain"], path: "Tests/TestSupport",
             swiftSettings: swiftSettings),
         .target(
             name: "StoreTestSupport", dependencies: ["AuditKeys", "PermissionDomain", "StoredRows"],
             path: "Tests/StoreTestSupport", swiftSettings: swiftSettings),
-        .target(name: "LiveTestSupport", path: "Tests/LiveTestSupport", swiftSettings: swiftSettings),
+        .target(name: "TestProcesses", path: "Tests/TestProcesses", swiftSettings: swiftSettings),
+        .target(
+            name: "LiveTestSupport", dependencies: ["TestProcesses"], path: "Tests/LiveTestSupport",
+            swiftSettings: swiftSettings),
         // The `.blocksItsThread` trait: a test that blocks its thread runs on threads of its own,
         // off Swift concurrency's shared pool (one thread a core).
         .target(name: "TestThreads", path: "Tests/TestThreads", swiftSettings: swiftSettings),
         .target(
-            name: "PostgresTestServer", dependencies: ["PostgresStore"], path: "Tests/PostgresTestServer",
+            name: "PostgresTestServer", dependencies: ["PostgresStore", "TestProcesses"], path: "Tests/PostgresTestServer",
             swiftSettings: swiftSettings),
 
         .testTarget(name: "TestThreadsTests", dependencies: ["TestThreads"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TestProcessesTests", dependencies: ["TestProcesses", "TestThreads"], swiftSettings: swiftSettings),
         .testTarget(name: "OwnershipTests", dependencies: ["Ownership"], swiftSettings: swiftSettings),
         .testTarget(name: "ByteTextTests", dependencies: ["ByteText"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPCoreTests", dependencies: ["TestThreads", "HTTPCore", "Ownership"], swiftSettings: swiftSettings),
