@@ -144,19 +144,22 @@ let package = Package(
             name: "TestProcessesTests", dependencies: ["TestProcesses", "TestThreads"], swiftSettings: swiftSettings),
         .testTarget(name: "OwnershipTests", dependencies: ["Ownership"], swiftSettings: swiftSettings),
         .testTarget(name: "ByteTextTests", dependencies: ["ByteText"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["TestThreads", "HTTPCore", "Ownership"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPCoreTests", dependencies: ["TestThreads", "TestProcesses", "HTTPCore", "Ownership"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionDomainTests", dependencies: ["PermissionDomain", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SQLiteStoreTests",
             dependencies: [
-                "TestThreads", "SQLiteStore", "AuditKeys", "Ownership", "PermissionDomain", "TestSupport", "StoreTestSupport",
+                "TestThreads", "TestProcesses", "SQLiteStore", "AuditKeys", "Ownership", "PermissionDomain", "TestSupport",
+                "StoreTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: [
-                "TestThreads",
+                "TestThreads", "TestProcesses",
                 "PostgresStore", "PostgresTestServer", "AuditKeys", "Ownership", "PermissionDomain", "StoreTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -165,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "PermissionAPITests",
             dependencies: [
-                "TestThreads",
+                "TestThreads", "TestProcesses",
                 "PermissionAPI", "SQLiteStore", "PostgresStore", "PostgresTestServer", "AuditKeys", "PermissionDomain",
                 "PermissionWire", "HTTPCore", "Ownership", "TestSupport", "StoreTestSupport",
             ],
@@ -184,12 +187,14 @@ let package = Package(
         .testTarget(name: "PermissionWireTests", dependencies: ["PermissionWire"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PermissionClientTests",
-            dependencies: ["TestThreads", "PermissionClient", "PermissionWire", "LiveTestSupport"],
+            dependencies: ["TestThreads", "TestProcesses", "PermissionClient", "PermissionWire", "LiveTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestThreads", "PermissionClient", "PermissionWire", "PostgresTestServer", "LiveTestSupport"],
+            dependencies: [
+                "TestThreads", "TestProcesses", "PermissionClient", "PermissionWire", "PostgresTestServer", "LiveTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,6 +1,7 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -87,17 +88,12 @@ struct SecretsInOutputTests {
             produced.add("GET \(path)", result.stdout)
         }
         // An event stream of the auditor, ended by revoking its key.
-        let stream = Process()
         let streamOutput = directory.appendingPathComponent("stream.out")
-        _ = FileManager.default.createFile(atPath: streamOutput.path, contents: nil)
-        stream.executableURL = URL(fileURLWithPath: Paths.curl)
-        stream.arguments = [
-            "-sS", "-N", "-i", "--max-time", "20", "-H", "Authorization: Bearer \(auditor.secret)", "\(base)/v1/events",
-        ]
-        stream.standardOutput = try FileHandle(forWritingTo: streamOutput)
-        stream.standardError = FileHandle.nullDevice
-        try stream.run()
-        defer { if stream.isRunning { kill(stream.processIdentifier, SIGKILL) } }
+        let stream = try ChildProcess(
+            Paths.curl,
+            ["-sS", "-N", "-i", "--max-time", "20", "-H", "Authorization: Bearer \(auditor.secret)", "\(base)/v1/events"],
+            standardOutput: streamOutput.path)
+        defer { stream.killAndWait() }
         _ = server.log(waitingFor: "/v1/events")
 
         // Every way a key is refused: wrong secret for a real id, too long, another scheme,
@@ -112,7 +108,7 @@ struct SecretsInOutputTests {
             try call("DELETE", "/v1/keys/\(auditor.key.id)", authorization: "Bearer \(admin.secret)"),
             try call("GET", "/v1/audit", authorization: "Bearer \(auditor.secret)"),
         ]
-        #expect(stream.waitForExit(timeout: 15), "the revoked key's stream ends")
+        #expect(stream.wait(timeout: 15) != nil, "the revoked key's stream ends")
         let revoked = try Subprocess.run(
             Paths.serverBinary, ["keys", "revoke", app.key.id, "--database", database] + flags)
         #expect(revoked.status == 0, "\(revoked.stderr)")

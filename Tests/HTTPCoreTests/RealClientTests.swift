@@ -1,27 +1,13 @@
 import Foundation
 import HTTPCore
+import TestProcesses
 import Testing
 
-/// Runs a child process with a time bound; kills only that child, by PID, if it overstays.
+/// Runs a child process (``ChildProcess``) with a time bound; kills only that child, by PID, if
+/// it overstays. The output is its standard output followed by its standard error.
 func runBounded(_ executable: String, _ arguments: [String], seconds: Double = 20) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    // Output goes to a temp file, so a chatty child never blocks on a full pipe.
-    let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("httpcore-\(UUID().uuidString).out")
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    defer { _ = Result { try FileManager.default.removeItem(at: outputURL) } }
-    let handle = try FileHandle(forWritingTo: outputURL)
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    process.waitUntilExit()
-    try handle.close()
-    let output = try Data(contentsOf: outputURL)
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    let done = try ChildProcess.run(executable, arguments, timeout: seconds)
+    return (done.status, done.standardOutput + done.standardError)
 }
 
 /// Interop with real clients: curl and Python's http.client.

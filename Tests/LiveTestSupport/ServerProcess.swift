@@ -1,8 +1,10 @@
 package import Foundation
+package import TestProcesses
 
-/// The built `permission-server`, started as a child process on `127.0.0.1` port 0 with its
-/// own database file: the live tier's harness, for the end-to-end and the client tests. The bound port is read from its "listening on" log line. The process is
-/// killed by PID when the value is released, so a failed test never leaves it running.
+/// The built `permission-server`, started as a child process (``ChildProcess``) on `127.0.0.1`
+/// port 0 with its own database file: the live tier's harness, for the end-to-end and the client
+/// tests. The bound port is read from its "listening on" log line. The process is killed by PID
+/// and reaped when the value is released, so a failed test never leaves it running.
 package final class ServerProcess {
     package struct StartupError: Error, CustomStringConvertible {
         package let description: String
@@ -18,12 +20,12 @@ package final class ServerProcess {
     /// its own key file beside the database.
     package static let auditKey = "ZTJlLWF1ZGl0LWtleS0wMTIzNDU2Nzg5YWJjZGVmMDE="
 
-    package let process = Process()
+    package let process: ChildProcess
     package let logURL: URL
     package private(set) var port = 0
 
     package var baseURL: String { "http://127.0.0.1:\(port)" }
-    package var pid: Int32 { process.processIdentifier }
+    package var pid: Int32 { process.pid }
 
     /// Starts the server and waits (bounded) for it to listen.
     /// - Parameters:
@@ -41,13 +43,6 @@ package final class ServerProcess {
         logURL = directory.appendingPathComponent("server-\(UUID().uuidString.prefix(6)).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database] + extraArguments
-        if let umask {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", BuiltProducts.serverBinary] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: BuiltProducts.serverBinary)
-            process.arguments = arguments
-        }
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
         env["PERMISSION_BOOTSTRAP_ADMIN_KEY"] = Self.adminKey
         if database.hasPrefix("postgres"), environment["PERMISSION_AUDIT_KEY_FILE"] == nil,
@@ -56,12 +51,16 @@ package final class ServerProcess {
             env["PERMISSION_AUDIT_KEY"] = Self.auditKey
         }
         env.merge(environment) { _, new in new }
-        process.environment = env
-        let output = try FileHandle(forWritingTo: logURL)
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process =
+            if let umask {
+                try ChildProcess(
+                    "/bin/sh", ["-c", "umask \(umask) && exec \"$0\" \"$@\"", BuiltProducts.serverBinary] + arguments,
+                    environment: env, standardOutput: logURL.path, standardError: logURL.path)
+            } else {
+                try ChildProcess(
+                    BuiltProducts.serverBinary, arguments, environment: env, standardOutput: logURL.path,
+                    standardError: logURL.path)
+            }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let port = Self.listeningPort(in: log()) {
@@ -71,17 +70,10 @@ package final class ServerProcess {
             if !process.isRunning { break }
             usleep(20_000)
         }
-        let text = log()
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        throw StartupError(description: "server did not report its port; log:\n\(text)")
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        let ended = process.killAndWait()
+        throw StartupError(
+            description:
+                "server did not report its port (\(ended.map(String.init(describing:)) ?? "still running")); log:\n\(log())")
     }
 
     /// The server's log so far.
@@ -105,30 +97,21 @@ package final class ServerProcess {
         return current
     }
 
-    /// Sends `signal` to the server's PID.
+    /// Sends `signal` to the server's PID (unless it has exited and been reaped).
     package func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.kill(signal)
     }
 
-    /// Waits for the server to exit; its exit status, or nil if it still runs after `timeout`.
+    /// Waits for the server to exit; its exit status (the code, or 128 plus the signal's number
+    /// as a shell reports it: ``ChildProcess/Termination/status``), or nil if it still runs
+    /// after `timeout`.
     package func waitForExit(timeout: Double) -> Int32? {
-        guard process.waitForExit(timeout: timeout) else { return nil }
-        return process.terminationStatus
+        process.wait(timeout: timeout)?.status
     }
 
-    /// Kills the server with SIGKILL and reaps it, waiting at most 10 s for Foundation to see the
-    /// exit. Foundation learns of a child's exit when a socket the child holds closes; a process
-    /// started at the same moment (a server of another test, PostgreSQL) can inherit that socket
-    /// and keep it open, and `waitUntilExit()` then waits as long as that process lives (a run
-    /// hung in `ReplicaTests` so). After the wait, the exited child is reaped here instead.
+    /// Kills the server with SIGKILL and reaps it, waiting at most 10 s.
     package func killNow() {
-        guard process.isRunning else { return }
-        let pid = process.processIdentifier
-        kill(pid, SIGKILL)
-        if !process.waitForExit(timeout: 10) {
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)  // SIGKILL cannot be refused: the child is exiting or a zombie
-        }
+        process.killAndWait(timeout: 10)
     }
 
     /// The port in the first "listening on HOST:PORT" line of `log`.

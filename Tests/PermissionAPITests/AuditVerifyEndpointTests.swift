@@ -1,5 +1,6 @@
 import Foundation
 import PermissionWire
+import TestProcesses
 import Testing
 
 /// `GET /v1/audit/verify` over a real database: intact after flows, pointing at the row an
@@ -7,12 +8,8 @@ import Testing
 /// links and purpose hashes.
 @Suite struct AuditVerifyEndpointTests {
     private func sqlite3(_ file: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [file, sql]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let done = try ChildProcess.run("/usr/bin/sqlite3", [file, sql], timeout: 60)
+        #expect(done.termination == .exited(0), "\(done.standardError)")
     }
 
     @Test func verifyReportsIntactThenTheEditedEntry() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -108,15 +109,8 @@ struct AuthZENLiveTests {
 
     /// Runs the system's curl and returns what it printed.
     static func curl(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--max-time", "10"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
+        let done = try ChildProcess.run("/usr/bin/curl", ["--max-time", "10"] + arguments, timeout: 20)
+        #expect(done.status == 0, "\(done.standardError)")
+        return done.standardOutput
     }
 }

@@ -109,19 +109,15 @@ struct PermctlTests {
                 ["apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan."],
                 url: server.url, key: server.adminKey
             ).status == 0)
-        let (process, output) = try Permctl.start(
+        let follower = try Permctl.start(
             ["audit", "--app", "com.example.cam", "--follow"], url: server.url, key: server.adminKey)
-        defer {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
         usleep(300_000)
         #expect(
             try Permctl.run(["revoke", "u7", "com.example.cam", "camera"], url: server.url, key: server.adminKey).status == 0)
         let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, !output.stdoutSoFar.contains("authorization.revoked") { usleep(50_000) }
-        #expect(output.stdoutSoFar.contains("authorization.revoked"))
-        #expect(process.isRunning)
+        while Date() < deadline, !follower.stdoutSoFar.contains("authorization.revoked") { usleep(50_000) }
+        #expect(follower.stdoutSoFar.contains("authorization.revoked"))
+        #expect(follower.process.isRunning)
     }
 
     /// `audit --follow --idle-timeout 1`: a feed that goes silent after its head is dropped
@@ -137,15 +133,11 @@ struct PermctlTests {
                 status: 200, headers: [("Content-Type", "text/event-stream")], body: "id: 9\nevent: audit\ndata: \(entry)\n\n")
         }
         defer { server.stop() }
-        let (process, output) = try Permctl.start(
+        let follower = try Permctl.start(
             ["audit", "--follow", "--idle-timeout", "1", "--json"], url: server.url, key: "k1")
-        defer {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
         let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, !output.stdoutSoFar.contains(#""seq":9"#) { usleep(50_000) }
-        #expect(output.stdoutSoFar.contains(#""seq":9"#), "\(output.stdoutSoFar)")
+        while Date() < deadline, !follower.stdoutSoFar.contains(#""seq":9"#) { usleep(50_000) }
+        #expect(follower.stdoutSoFar.contains(#""seq":9"#), "\(follower.stdoutSoFar)")
         let events = server.requests.filter { $0.target.hasPrefix("/v1/events") }
         #expect(events.count == 2)
         if events.count == 2 { #expect(events[1].at - events[0].at >= .milliseconds(950)) }

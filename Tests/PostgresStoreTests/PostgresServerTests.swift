@@ -1,6 +1,7 @@
 import Foundation
 import PostgresStore
 import PostgresTestServer
+import TestProcesses
 import Testing
 
 /// Live: the harness itself, and connections to a server that is gone or never answers.
@@ -37,21 +38,13 @@ import Testing
     /// The watchdog stops the server and removes its directory once the process it watches is
     /// gone (here a `sleep` standing in for a test process killed with SIGKILL).
     @Test func theWatchdogStopsTheServerWhenItsProcessDies() throws {
-        let standIn = try PostgresServer.spawn(["/bin/sleep", "600"], output: "/dev/null")
-        let server: PostgresServer
-        do {
-            server = try PostgresServer.start(watching: standIn)
-        } catch {
-            kill(standIn, SIGKILL)
-            waitpid(standIn, nil, 0)
-            throw error
-        }
+        let standIn = try ChildProcess("/bin/sleep", ["600"])
+        let server = try PostgresServer.start(watching: standIn.pid)
         defer { server.stop() }
         _ = try PostgresConnection(server.connectionString())
         #expect(server.isRunning)
 
-        kill(standIn, SIGKILL)
-        waitpid(standIn, nil, 0)
+        standIn.killAndWait()
         let cleaned = PostgresServer.waitUntil(seconds: 30) {
             !server.isRunning && !FileManager.default.fileExists(atPath: server.directory)
         }
@@ -86,28 +79,5 @@ import Testing
         #expect(error?.message.contains("timeout") == true)
         #expect(error?.connection?.contains("hunter2") == false)
         #expect(elapsed >= 1.5 && elapsed < 15)
-    }
-
-    /// What the harness starts inherits no descriptor of this process but its output: a
-    /// descriptor another thread has open without close-on-exec (as Foundation's `Process`
-    /// keeps one for each child it waits for) must not reach a server that outlives the test.
-    @Test func aSpawnedCommandInheritsNoOtherDescriptor() throws {
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)  // no close-on-exec, like the descriptor Process leaves open
-        defer {
-            close(ends[0])
-            close(ends[1])
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = directory.appendingPathComponent("fds").path
-        let pid = try PostgresServer.spawn(["/bin/sh", "-c", "ls /proc/$$/fd"], output: output)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        #expect(status == 0)
-        let listed = Set(try String(contentsOfFile: output, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init))
-        #expect(listed.isSubset(of: ["0", "1", "2"]), "the child had \(listed.sorted()) open")
-        #expect(!listed.contains(String(ends[0])) && !listed.contains(String(ends[1])))
     }
 }

@@ -1,6 +1,7 @@
 package import Foundation
 import PostgresStore
 import Synchronization
+import TestProcesses
 
 /// A real PostgreSQL server for the tests, in a fresh directory of its own.
 ///
@@ -26,8 +27,8 @@ package final class PostgresServer: Sendable {
     private let startTime: String
     /// The superuser's password, random per server.
     package let password: String
-    /// The watchdog's process ID (a child of this process).
-    package let watchdog: pid_t
+    /// The watchdog (a child of this process).
+    private let watchdog: ChildProcess
     /// Set once stopped.
     private let stopped = Mutex(false)
 
@@ -67,7 +68,7 @@ package final class PostgresServer: Sendable {
     /// Whether the postmaster this object started is still running (a zombie counts as gone).
     package var isRunning: Bool { Self.startTime(of: pid) == startTime }
 
-    private init(directory: String, pid: pid_t, startTime: String, password: String, watchdog: pid_t) {
+    private init(directory: String, pid: pid_t, startTime: String, password: String, watchdog: ChildProcess) {
         self.watchdog = watchdog
         self.directory = directory
         self.pid = pid
@@ -93,10 +94,10 @@ package final class PostgresServer: Sendable {
                 _ = Self.waitUntil(seconds: 10) { !self.isRunning }
             }
         }
-        // The watchdog has nothing left to watch: end it and reap it (it is this process's child).
-        kill(watchdog, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(watchdog, &status, 0) == -1 && errno == EINTR {}
+        // The watchdog has nothing left to watch: end it and reap it (it is this process's child);
+        // it checks every second, and SIGKILL follows if SIGTERM did not end it in 10 s.
+        watchdog.kill(SIGTERM)
+        if watchdog.wait(timeout: 10) == nil { watchdog.killAndWait() }
         do {
             try FileManager.default.removeItem(atPath: directory)
         } catch {
@@ -209,62 +210,31 @@ package final class PostgresServer: Sendable {
         return (user.pointee.pw_uid, group.pointee.gr_gid)
     }
 
-    /// Runs `tool` to completion (as `user` through setpriv when given), its output in `log`.
+    /// Runs `tool` to completion (as `user` through setpriv when given), its output in `log`, for
+    /// at most 120 s (`initdb` takes about a second, `pg_ctl -w -t 30` at most 30).
+    ///
+    /// The tool is a ``ChildProcess``, waited for by its PID: the server that `pg_ctl` forks
+    /// inherits no descriptor of this process but the log, and outliving `pg_ctl` it delays
+    /// nothing.
     private static func run(_ tool: String, _ arguments: [String], as user: (uid: uid_t, gid: gid_t)?, log: String) throws {
         let command =
             user.map { ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--", tool] } ?? [tool]
-        let pid = try spawn(command + arguments, output: log)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw StartError(description: "waitpid: \(String(cString: strerror(errno)))") }
-        }
-        guard status == 0 else {
+        let child = try ChildProcess(command[0], Array(command.dropFirst()) + arguments, standardOutput: log, standardError: log)
+        let termination = child.wait(timeout: 120) ?? child.killAndWait()
+        guard termination == .exited(0) else {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw StartError(description: "\(tool) failed (wait status \(status)): \(text)")
+            let ended = termination.map(String.init(describing:)) ?? "still running after 120 s and SIGKILL"
+            throw StartError(description: "\(tool) failed (\(ended)): \(text)")
         }
     }
-
-    /// Starts `command` with `posix_spawn`: stdin from /dev/null, stdout and stderr to `output`,
-    /// and no other descriptor of this process. Foundation's `Process` is not used: on Linux it
-    /// learns that a child ended when a descriptor it leaves open in the child closes, and the
-    /// server that `pg_ctl` forks would keep it open, so `waitUntilExit` never returned. For
-    /// the same reason every other descriptor is closed in the child
-    /// (`posix_spawn_file_actions_addclosefrom_np`): a `Process` started at the same moment by
-    /// another test has such a descriptor open, not yet close-on-exec, and a server that
-    /// inherited it would keep that test waiting for its child for as long as the server runs.
-    package static func spawn(_ command: [String], output: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        guard closeFrom(&actions, 3) == 0 else {
-            throw StartError(description: "posix_spawn_file_actions_addclosefrom_np: \(String(cString: strerror(errno)))")
-        }
-        let argv = command.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let code = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
-        guard code == 0 else { throw StartError(description: "posix_spawn \(command[0]): \(String(cString: strerror(code)))") }
-        return pid
-    }
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; Debian 12 has 2.36),
-    /// which the Glibc module does not declare to Swift: looked up once by name.
-    private static let closeFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            preconditionFailure("glibc 2.34 or later is needed: posix_spawn_file_actions_addclosefrom_np")
-        }
-        return unsafeBitCast(
-            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
 
     /// The watchdog: while the server runs, it checks every second that the `watched` process
     /// (recognized by PID and start time) is alive; once it is not, it stops the server by PID
     /// (SIGQUIT, then SIGKILL after 5 s) and removes the directory. It ends by itself once the
     /// server is gone.
-    private static func startWatchdog(watched: pid_t, pid: pid_t, startTime since: String, directory: String) throws -> pid_t {
+    private static func startWatchdog(
+        watched: pid_t, pid: pid_t, startTime since: String, directory: String
+    ) throws -> ChildProcess {
         guard let watchedStart = startTime(of: watched) else { throw StartError(description: "no process \(watched) to watch") }
         let script = """
             since() { s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0; set -- $s; [ "$1" = Z ] || echo "${20}"; }
@@ -279,9 +249,7 @@ package final class PostgresServer: Sendable {
                 sleep 1
             done
             """
-        return try spawn(
-            ["/bin/sh", "-c", script, "watchdog", "\(watched)", watchedStart, "\(pid)", since, directory],
-            output: "/dev/null")
+        return try ChildProcess("/bin/sh", ["-c", script, "watchdog", "\(watched)", watchedStart, "\(pid)", since, directory])
     }
 
     /// The PID in the first line of `data/postmaster.pid`.

@@ -1,10 +1,12 @@
 import Foundation
 import LiveTestSupport
+import TestProcesses
 
 /// `curl -N` reading one streamed response (an event stream) in the background into a file;
-/// killed by its PID when released, so a failed test never leaves it running.
+/// killed by its PID and reaped when released (``ChildProcess``), so a failed test never leaves
+/// it running.
 final class StreamingCurl {
-    let process = Process()
+    let process: ChildProcess
     let outputURL: URL
 
     /// Starts `curl -sN` on `url` with `key` as its Bearer key.
@@ -14,19 +16,9 @@ final class StreamingCurl {
     init(url: String, key: String, directory: URL, timeout: Int = 60) throws {
         outputURL = directory.appendingPathComponent("stream-\(UUID().uuidString.prefix(6))")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Paths.curl)
-        process.arguments = ["-sN", "--max-time", String(timeout), "-H", "Authorization: Bearer \(key)", url]
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process = try ChildProcess(
+            Paths.curl, ["-sN", "--max-time", String(timeout), "-H", "Authorization: Bearer \(key)", url],
+            standardOutput: outputURL.path)
     }
 
     /// What has arrived so far.
@@ -50,6 +42,6 @@ final class StreamingCurl {
 
     /// Polls until curl exits (the server ended the stream) or `timeout` seconds pass.
     func waitForExit(timeout: Double) -> Bool {
-        process.waitForExit(timeout: timeout)
+        process.wait(timeout: timeout) != nil
     }
 }

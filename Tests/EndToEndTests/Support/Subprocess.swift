@@ -1,9 +1,11 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestProcesses
 
 /// The result of one finished child process.
 struct ProcessResult: Sendable {
+    /// The exit code, or 128 plus the signal's number (a child killed at its time limit: 137).
     var status: Int32
     var stdout: String
     var stderr: String
@@ -11,8 +13,8 @@ struct ProcessResult: Sendable {
     var timedOut: Bool
 }
 
-/// Runs child processes with their output in temporary files (no pipe can fill up) and a hard
-/// time limit, after which the child is killed by its PID.
+/// Runs child processes (``ChildProcess``) with their output in temporary files (no pipe can
+/// fill up) and a hard time limit, after which the child is killed by its PID.
 enum Subprocess {
     /// Runs `executable` to completion.
     /// - Parameters:
@@ -25,36 +27,11 @@ enum Subprocess {
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         stdin: String? = nil, timeout: Double = 30
     ) throws -> ProcessResult {
-        let directory = try Paths.makeTemporaryDirectory("run")
-        defer { Paths.removeTemporary(directory) }
-        let outURL = directory.appendingPathComponent("stdout")
-        let errURL = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        if let stdin {
-            let inURL = directory.appendingPathComponent("stdin")
-            try Data(stdin.utf8).write(to: inURL)
-            process.standardInput = try FileHandle(forReadingFrom: inURL)
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        try process.run()
-        let timedOut = !process.waitForExit(timeout: timeout)
-        if timedOut {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        let done = try ChildProcess.run(
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            input: stdin, timeout: timeout)
         return ProcessResult(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: outURL, encoding: .utf8),
-            stderr: try String(contentsOf: errURL, encoding: .utf8),
-            timedOut: timedOut)
+            status: done.status, stdout: done.standardOutput, stderr: done.standardError, timedOut: done.timedOut)
     }
 
     /// `curl -sS` with a time limit; arguments follow.

@@ -1,86 +1,67 @@
 import Foundation
+import TestProcesses
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Runs the built `permctl` as a child process with `PERMISSION_URL` (and optionally
-/// `PERMISSION_KEY`) set, bounded in time (killed by PID when it overruns).
+/// Runs the built `permctl` as a child process (``ChildProcess``) with `PERMISSION_URL` (and
+/// optionally `PERMISSION_KEY`) set, bounded in time (killed by PID when it overruns).
 enum Permctl {
     struct Result {
+        /// The exit code, or 128 plus the signal's number (killed at the time limit: 137).
         var status: Int32
         var stdout: String
         var stderr: String
     }
 
     static func run(_ arguments: [String], url: String?, key: String? = nil, timeout: Double = 20) throws -> Result {
-        let (process, collector) = try start(arguments, url: url, key: key)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
-        let (stdout, stderr) = collector.finish()
-        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        let done = try ChildProcess.run(
+            LiveServer.binary("permctl"), arguments, environment: environment(url: url, key: key), timeout: timeout)
+        return Result(status: done.status, stdout: done.standardOutput, stderr: done.standardError)
     }
 
-    /// Starts `permctl` and returns it running, with its stdout and stderr collected; the caller
-    /// waits for it or kills it. `PERMISSION_*` of the test process are not inherited.
-    static func start(_ arguments: [String], url: String?, key: String?) throws -> (Process, OutputCollector) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: LiveServer.binary("permctl"))
-        process.arguments = arguments
+    /// Starts `permctl` and returns it running, its output going to files; the caller reads
+    /// them while it runs, and waits for it or kills it (release kills it).
+    static func start(_ arguments: [String], url: String?, key: String?) throws -> Running {
+        try Running(arguments, environment: environment(url: url, key: key))
+    }
+
+    /// `PERMISSION_URL` and `PERMISSION_KEY` as given; `PERMISSION_*` of the test process are not
+    /// inherited.
+    private static func environment(url: String?, key: String?) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
         if let url { environment["PERMISSION_URL"] = url }
         if let key { environment["PERMISSION_KEY"] = key }
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return (process, OutputCollector(out: out, err: err))
+        return environment
     }
-}
 
-/// Reads a child's stdout and stderr on background threads so that full pipes never block it.
-final class OutputCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var out = Data()
-    private var err = Data()
-    private let group = DispatchGroup()
+    /// A `permctl` that runs on (`audit --follow`), with its standard output and error in files of
+    /// a temporary directory, which release removes after killing it.
+    final class Running {
+        let process: ChildProcess
+        private let directory: URL
 
-    init(out: Pipe, err: Pipe) {
-        for (pipe, isOut) in [(out, true), (err, false)] {
-            group.enter()
-            let handle = pipe.fileHandleForReading
-            DispatchQueue.global().async {
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    self.lock.lock()
-                    if isOut { self.out.append(chunk) } else { self.err.append(chunk) }
-                    self.lock.unlock()
-                }
-                self.group.leave()
+        fileprivate init(_ arguments: [String], environment: [String: String]) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("permctl-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            do {
+                process = try ChildProcess(
+                    LiveServer.binary("permctl"), arguments, environment: environment,
+                    standardOutput: directory.appendingPathComponent("stdout").path,
+                    standardError: directory.appendingPathComponent("stderr").path)
+            } catch {
+                try? FileManager.default.removeItem(at: directory)
+                throw error
             }
         }
-    }
 
-    /// The stdout collected so far.
-    var stdoutSoFar: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: out, as: UTF8.self)
-    }
+        deinit {
+            process.killAndWait()
+            try? FileManager.default.removeItem(at: directory)
+        }
 
-    /// Waits (bounded) for both pipes to close and returns everything.
-    func finish() -> (String, String) {
-        _ = group.wait(timeout: .now() + 5)
-        lock.lock()
-        defer { lock.unlock() }
-        return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        /// The standard output so far.
+        var stdoutSoFar: String {
+            String(
+                decoding: FileManager.default.contents(atPath: directory.appendingPathComponent("stdout").path) ?? Data(),
+                as: UTF8.self)
+        }
     }
 }

@@ -1,25 +1,15 @@
 import Foundation
+import TestProcesses
 
-/// Runs a real command-line tool (the sqlite3 shell, sha256sum) and returns its standard
-/// output; a non-zero exit is an error carrying its standard error.
+/// Runs a real command-line tool (the sqlite3 shell, sha256sum) as a ``ChildProcess``, killed
+/// after 60 s, and returns its standard output; an end other than exit 0 is an error carrying its
+/// standard error.
 func runTool(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe(), errors = Pipe(), stdin = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = stdin
-    try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw ToolFailure(message: "\(executable) exited \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))")
+    let done = try ChildProcess.run(executable, arguments, input: input, timeout: 60)
+    guard done.termination == .exited(0) else {
+        throw ToolFailure(message: "\(executable) ended with \(done.termination): \(done.standardError)")
     }
-    return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return done.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 struct ToolFailure: Error, CustomStringConvertible {
