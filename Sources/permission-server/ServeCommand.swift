@@ -51,6 +51,9 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
+        // First, while the process has one thread: from here on SIGTERM and SIGINT wait for the
+        // signal thread, and end the process until the server is ready to shut down gracefully.
+        let signals = ShutdownSignals()
         let configuration = try ServerConfiguration.resolve(options)
         LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         let logger = Logger(label: "permission-server")
@@ -73,7 +76,6 @@ struct ServeCommand: ParsableCommand {
         let server = HTTPServer(configuration: configuration.http, responder: application.responder, logger: logger)
         try Self.start(server, host: configuration.host, port: configuration.port, logger: logger)
         metrics.attach(server, listener: "api")
-        logger.notice("listening on \(Self.authority(host: configuration.host, port: server.localPort))")
 
         var metricsServer: HTTPServer?
         if let port = configuration.metricsPort, let exposure {
@@ -87,7 +89,6 @@ struct ServeCommand: ParsableCommand {
             let listener = HTTPServer(configuration: http, responder: responder, logger: logger)
             try Self.start(listener, host: configuration.host, port: port, logger: logger)
             metrics.attach(listener, listener: "metrics")
-            logger.notice("metrics on \(Self.authority(host: configuration.host, port: listener.localPort))/metrics")
             metricsServer = listener
         }
         application.start()
@@ -97,16 +98,21 @@ struct ServeCommand: ParsableCommand {
             warmer?.start()
         }
         // Graceful shutdown: stop accepting, then end event streams and the sweeper at once
-        // (streams would otherwise hold their connections until the grace deadline).
-        let signals = ShutdownSignals { [metricsServer] number in
+        // (streams would otherwise hold their connections until the grace deadline). Installed
+        // before the server says it listens, so that a SIGTERM sent on that line is graceful.
+        signals.serve { [metricsServer] number in
             logger.info("signal received; shutting down gracefully", metadata: ["signal": "\(number)"])
             server.shutdown()
             metricsServer?.shutdown()
             application.stop()
         }
+        logger.notice("listening on \(Self.authority(host: configuration.host, port: server.localPort))")
+        if let metricsServer {
+            logger.notice("metrics on \(Self.authority(host: configuration.host, port: metricsServer.localPort))/metrics")
+        }
         server.waitUntilStopped()
         metricsServer?.waitUntilStopped()
-        signals.cancel()
+        signals.finish()
 
         application.stop()
         warmer?.stop()

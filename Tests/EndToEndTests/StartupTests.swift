@@ -1,5 +1,6 @@
 import Foundation
 import LiveTestSupport
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -191,5 +192,56 @@ struct StartupTests {
             #expect(refused.stderr.contains("cannot read config file \(path): \(reason)"), "\(refused.stderr)")
             #expect(!refused.stderr.contains("NSCocoaErrorDomain"), "\(refused.stderr)")
         }
+    }
+
+    @Test(
+        "a SIGTERM sent the moment the server says it listens is a graceful shutdown (exit 0), in every start")
+    func sigtermOnTheListeningLineIsGraceful() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-sigterm")
+        defer { Paths.removeTemporary(directory) }
+        for round in 1...8 {
+            let database = directory.appendingPathComponent("db-\(round).sqlite").path
+            let log = directory.appendingPathComponent("server-\(round).log").path
+            let server = try ChildProcess(
+                BuiltProducts.serverBinary, ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database],
+                standardOutput: log, standardError: log)
+            let deadline = Date().addingTimeInterval(20)
+            var text = ""
+            while Date() < deadline, server.isRunning {
+                text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                if text.contains("listening on ") { break }
+                usleep(1_000)
+            }
+            #expect(text.contains("listening on "), "round \(round): \(text)")
+            let signalled = server.kill(round.isMultiple(of: 2) ? SIGINT : SIGTERM)
+            let ended = server.wait(timeout: 20)
+            let after = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            #expect(
+                signalled && ended == .exited(0),
+                "round \(round): \(ended.map(String.init(describing:)) ?? "still running"); log:\n\(after)")
+            #expect(after.contains("shutting down gracefully") && after.contains("stopped"), "round \(round): \(after)")
+        }
+    }
+
+    @Test("a SIGTERM during the start ends the server as its default action does, never lost, and the file stays usable")
+    func sigtermDuringTheStartEndsIt() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-early-sigterm")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        for delay: useconds_t in [0, 2_000, 10_000, 40_000] {
+            let server = try ChildProcess(
+                BuiltProducts.serverBinary, ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database])
+            usleep(delay)
+            server.kill(SIGTERM)
+            let ended = server.wait(timeout: 20)
+            // Before the server is ready to shut down gracefully the signal ends it (143 as a
+            // shell says it); once ready, gracefully (0). Either way it ends.
+            #expect(
+                ended == .signaled(SIGTERM) || ended == .exited(0),
+                "after \(delay) µs: \(ended.map(String.init(describing:)) ?? "still running")")
+        }
+        let next = try ServerProcess(database: database, directory: directory)
+        defer { next.killNow() }
+        #expect(try KeysSubcommandTests.status("\(next.baseURL)/v1/apps", key: ServerProcess.adminKey) == "200")
     }
 }
