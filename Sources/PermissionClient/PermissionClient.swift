@@ -1,3 +1,4 @@
+import Foundation
 import PermissionWire
 
 /// The client SDK of the permission service, on libcurl.
@@ -193,9 +194,19 @@ public final class PermissionClient: Sendable {
             } catch {
                 result = .failure(error)
             }
-            let again: Bool
+            var again: Bool
+            var retryAfter: String?
             switch result {
-            case .success(let raw): again = retry.mayRetry(status: raw.status, idempotent: call.isIdempotent)
+            case .success(let raw):
+                again = retry.mayRetry(status: raw.status, idempotent: call.isIdempotent)
+                retryAfter = raw.retryAfter
+                // A server that asks for a longer wait than the policy's longest delay gets its
+                // answer back to the caller now rather than an attempt it said would fail.
+                if again, let asked = retryAfter.flatMap({ RetryPolicy.retryAfterDelay($0, now: Date()) }),
+                    asked > retry.maxDelay
+                {
+                    again = false
+                }
             case .failure(.transport(let code, _, _)): again = retry.mayRetry(transportCode: code, idempotent: call.isIdempotent)
             case .failure: again = false
             }
@@ -203,7 +214,7 @@ public final class PermissionClient: Sendable {
                 return (result.mapError { $0.withRequestId(requestId) }, attempt)
             }
             let sleeper = cancel ?? CancellationFlag()
-            guard sleeper.sleep(for: retry.delay(after: attempt)) else {
+            guard sleeper.sleep(for: retry.delay(after: attempt, retryAfter: retryAfter, now: Date())) else {
                 return (
                     .failure(
                         .transport(

@@ -7,7 +7,9 @@ package import Foundation
 /// established (nothing reached the server) for any method; and, for the idempotent methods
 /// `GET`, `PUT` and `DELETE` only, a connection lost before the answer and the statuses
 /// `502`, `503` and `504`. A `POST` that may have reached the server is never retried, and a
-/// timeout is never retried (the timeout is the caller's budget for one attempt).
+/// timeout is never retried (the timeout is the caller's budget for one attempt). A retried
+/// answer's `Retry-After` is honoured: the next attempt waits at least that long, and one that
+/// asks for longer than `maxDelay` is not retried (the caller gets the answer at once).
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included; `1` disables retries.
     public var maxAttempts: Int

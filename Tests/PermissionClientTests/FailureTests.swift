@@ -116,6 +116,32 @@ struct FailureTests {
         #expect(Set(server.requests.compactMap { $0.headers["x-request-id"] }).count == 1)
     }
 
+    /// A 503 with `Retry-After: 1` is retried after a second, not after the policy's 10 ms; one
+    /// asking for longer than the policy's `maxDelay` (2 s here) is the caller's answer at once.
+    @Test func aRetriedAnswerWaitsItsRetryAfterAndALongerOneIsNotRetried() async throws {
+        let server = try ScriptedServer { request, index in
+            if request.target.contains("u-long") { return EventStreamTests.refusal(503, slug: "unavailable", retryAfter: "120") }
+            return index == 0
+                ? EventStreamTests.refusal(503, slug: "unavailable", retryAfter: "1")
+                : .authorization(status: "authorized", level: "whenInUse")
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        #expect(
+            try await client.status(user: "u42", app: "com.example.maps", service: "location") == .authorized(level: "whenInUse"))
+        #expect(server.requests.count == 2)
+        if server.requests.count == 2 { #expect(server.requests[1].at - server.requests[0].at >= .milliseconds(950)) }
+
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await client.status(user: "u-long", app: "com.example.maps", service: "location")
+        } throws: { error in
+            (error as? PermissionClientError)?.status == 503
+        }
+        #expect(server.requests.count == 3, "not retried")
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
     @Test func postIsNeverRetriedOnceItMayHaveArrived() async throws {
         let server = try ScriptedServer { request, _ in
             request.target == "/v1/reset" ? .problem(503, slug: "unavailable", detail: "busy") : .close
