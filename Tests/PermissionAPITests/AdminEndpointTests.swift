@@ -66,7 +66,8 @@ import Testing
     }
 
     /// An app or a policy sent again unchanged is no change: 200 with the stored one (its
-    /// `updatedAt` kept), no audit entry, no revision moved; a changed one is written and audited.
+    /// `updatedAt` kept), no audit entry, no revision moved; a changed one is written and audited
+    /// (a policy moved to another scope as the old one's deletion and the new one's put).
     @Test func theSameAppOrPolicyAgainWritesNothing() throws {
         let app = try TestApp()
         let body = #"{"name":"Maps","purposeStrings":{"NSCameraUsageDescription":"To scan."}}"#
@@ -89,7 +90,8 @@ import Testing
                 json: #"{"name":"Maps 2","purposeStrings":{"NSCameraUsageDescription":"To scan."}}"#
             )
             .status == 200)
-        #expect(try app.audit("after=\(seq)").map(\.action) == ["policy.put", "app.put"])
+        // The policy left the app for every app: its deletion there, then the new one.
+        #expect(try app.audit("after=\(seq)").map(\.action) == ["policy.deleted", "policy.put", "app.put"])
     }
 
     /// Purpose keys are openapi.yaml's `PurposeKey` (`^[A-Za-z][A-Za-z0-9]{0,127}$`) in

@@ -1,7 +1,8 @@
 extension PermissionService {
     /// Creates or replaces a policy (SPEC §4 Policies) and cancels the pending prompts it now
     /// decides (a request prompt no longer due, an upgrade prompt no longer due, a location
-    /// alert for an app that no longer holds Always).
+    /// alert for an app that no longer holds Always). A replacement with another service, app or
+    /// user is audited as the old policy's `policy.deleted`, then the new one's `policy.put`.
     /// - Throws: `PermissionError.unknownService`, `.unknownLevel`, `.invalidArgument`.
     public func putPolicy(
         id: PolicyID, service: ServiceID, app: AppID?, user: UserID?, effect: PolicyEffect, level: Level?,
@@ -36,6 +37,12 @@ extension PermissionService {
             let policy = try Policy(
                 id: id, service: service, app: app, user: user, effect: effect, level: level, updatedAt: context.now)
             try writer.save(policy)
+            // A policy moved to another service, app or user stops applying where it did: that
+            // is its deletion there, audited as such, so that the entry naming the old scope
+            // reaches whoever reads it (an app's own feed, a user's history).
+            if let existing, existing.service != service || existing.app != app || existing.user != user {
+                try writer.append(Self.policyDeletedEntry(existing, context: context))
+            }
             var detail = ["policy": id.rawValue, "effect": effect.rawValue]
             detail["level"] = level?.rawValue
             try writer.append(
@@ -80,13 +87,18 @@ extension PermissionService {
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             guard let policy = try writer.policy(id: id) else { throw PermissionError.notFound(what: "policy \(id)") }
             try writer.deletePolicy(id: id)
-            var detail = ["policy": id.rawValue, "effect": policy.effect.rawValue]
-            detail["level"] = policy.level?.rawValue
-            try writer.append(
-                AuditEntry(
-                    at: context.now, actor: context.actor, action: .policyDeleted, user: policy.user, app: policy.app,
-                    service: policy.service, requestId: context.requestId, detail: detail))
+            try writer.append(Self.policyDeletedEntry(policy, context: context))
         }
+    }
+
+    /// The `policy.deleted` entry of `policy`: its scope (service, app, user), and `policy`,
+    /// `effect` and `level` in the detail.
+    private static func policyDeletedEntry(_ policy: Policy, context: ChangeContext) -> AuditEntry {
+        var detail = ["policy": policy.id.rawValue, "effect": policy.effect.rawValue]
+        detail["level"] = policy.level?.rawValue
+        return AuditEntry(
+            at: context.now, actor: context.actor, action: .policyDeleted, user: policy.user, app: policy.app,
+            service: policy.service, requestId: context.requestId, detail: detail)
     }
 
     /// Registers or updates an app, its purpose strings and their translations (SPEC §4 Apps,
