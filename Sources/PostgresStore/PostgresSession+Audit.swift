@@ -1,6 +1,6 @@
 import AuditKeys
 import Foundation
-import PermissionDomain
+package import PermissionDomain
 import StoredRows
 
 /// The audit log (SPEC §5): gap-free `seq`, append only (the schema's triggers refuse UPDATE,
@@ -80,29 +80,52 @@ extension PostgresSession {
     }
 
     /// ``audit(query:)`` up to `last` at most: a replica shows the entries whose changes its
-    /// read model has applied (``PostgresReadModel``).
+    /// read model has applied (``PostgresReadModel``). The SQL is SQLite's (``AuditQuerySQL``).
     func audit(query: AuditQuery, through last: Int64?) throws -> [AuditEntry] {
         var pseudonym: String?
         if let user = query.user {
             // The user's entries keep their pseudonym; none are readable without their key.
-            guard let subject = try auditSubject(of: user.rawValue) else { return [] }
-            pseudonym = subject.pseudonym
+            pseudonym = try auditSubject(of: user.rawValue)?.pseudonym
         }
-        var clause = WhereClause()
-        clause.add("seq > ?", [.int64(query.after)])
-        if let before = query.before { clause.add("seq < ?", [.int64(before)]) }
-        if let last { clause.add("seq <= ?", [.int64(last)]) }
-        clause.equal("user_id", pseudonym)
-        clause.equal("app", query.app?.rawValue)
-        clause.equal("service", query.service?.rawValue)
-        clause.equal("action", query.action?.rawValue)
-        if let since = query.since { clause.add("at >= ?", [.int64(since.millisecondsSince1970)]) }
-        if let until = query.until { clause.add("at < ?", [.int64(until.millisecondsSince1970)]) }
-        let order = query.newestFirst ? "seq DESC" : "seq"
-        let sql = "SELECT \(Self.readColumns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT \(clause.nextPlaceholder)"
+        let (sql, values) = PostgresPermissionStore.auditStatement(
+            query, pseudonym: pseudonym, through: last, select: Self.readColumns)
         let keyring = requiredKeyring
-        return try rows(.cached(sql), clause.values + [Self.limit(query.limit)]) {
+        return try rows(.cached(sql), values) {
             try AuditEntry(storedColumns: $0, keyring: keyring)
         }
+    }
+}
+
+extension PostgresPermissionStore {
+    /// The statement of an audit query (``AuditQuerySQL``, its `?`s numbered `$1`, `$2`, ...;
+    /// none is inside a literal) and its parameters. `PostgresAuditPlanTests` checks its plans.
+    /// - Parameters:
+    ///   - pseudonym: the pseudonym of the query's user (nil when the log has none for them).
+    ///   - through: the last seq to show, nil for all.
+    ///   - select: the select list, over the table `audit`.
+    package static func auditStatement(
+        _ query: AuditQuery, pseudonym: String?, through: Int64?, select: String = "audit.seq"
+    ) -> (sql: String, values: [PostgresValue]) {
+        let user: AuditQuerySQL.UserFilter =
+            query.user == nil ? .none : pseudonym.map(AuditQuerySQL.UserFilter.pseudonym) ?? .unknown
+        let built = AuditQuerySQL(query: query, user: user, through: through, select: select, dialect: .postgres)
+        var sql = ""
+        var number = 0
+        for character in built.sql {
+            if character == "?" {
+                number += 1
+                sql += "$\(number)"
+            } else {
+                sql.append(character)
+            }
+        }
+        precondition(number == built.values.count, "\(number) placeholders for \(built.values.count) values")
+        let values = built.values.map { value -> PostgresValue in
+            switch value {
+            case .text(let text): .text(text)
+            case .integer(let integer): .int64(integer)
+            }
+        }
+        return (sql, values)
     }
 }

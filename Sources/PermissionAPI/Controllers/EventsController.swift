@@ -1,13 +1,15 @@
 import HTTPCore
 import PermissionDomain
 
-/// `GET /v1/events`: the audit log as a live Server-Sent Events stream (WHATWG HTML §9.2):
-/// each entry is `id: <seq>`, `event: <action>`, `data: <entry JSON>`; resumable with
+/// `GET /v1/events`: the audit log as a live Server-Sent Events stream (WHATWG HTML §9.2): each
+/// entry is `id: <seq>`, `event: <action>`, `data: <entry JSON>`; resumable with
 /// `Last-Event-ID` (or `?after=`), filterable by user, app and service; idle streams get a
 /// comment line every `eventsHeartbeat`. Without a starting point the stream begins at the
-/// current end of the log. Streams beyond `maxEventStreamsPerKey` of one key get 429, beyond
-/// `maxEventStreams` in all 503. A stream ends (and its connection closes) once its key is
-/// revoked, before it writes anything committed after the revocation (`StreamKeyCheck`).
+/// current end of the log. An app key's stream is its app's own feed (``AuditQuery/affecting``:
+/// also the entries naming no app that change what the app reads). Streams beyond
+/// `maxEventStreamsPerKey` of one key get 429, beyond `maxEventStreams` in all 503. A stream
+/// ends (and its connection closes) once its key is revoked, before it writes anything
+/// committed after the revocation (`StreamKeyCheck`).
 struct EventsController {
     static let contentType = "text/event-stream"
     /// The longest a stream sleeps before looking at the log again, in case a wake-up was missed.
@@ -30,9 +32,11 @@ struct EventsController {
             filter.user = try query.value("user") { try UserID($0) }
             filter.app = try query.value("app") { try AppID($0) }
             if let bound = request.principal.boundApp {
-                // An app key sees its own app's events only (SPEC §6).
+                // An app key reads its own events (SPEC §6): what changes its app's reads,
+                // including the entries that name no app (`AuditQuery.affecting`).
                 if let app = filter.app, app != bound { throw AccessControl.forbidden("This key is bound to another app.") }
-                filter.app = bound
+                filter.app = nil
+                filter.affecting = bound
             }
             filter.service = try query.value("service") { try ServiceID($0) }
             filter.after = try Self.start(request, query) ?? permissions.lastAuditSeq()

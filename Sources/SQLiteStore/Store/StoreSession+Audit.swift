@@ -21,7 +21,7 @@ extension StoreSession {
                 ?22, ?23, ?24, ?25)
         """)
     /// ``columns``, then the wrapped key of the entry's user (NULL once erased).
-    private static let readColumns =
+    static let readColumns =
         columns + """
             , (SELECT wrapped_key FROM audit_subjects WHERE pseudonym = audit.user)
             """
@@ -102,36 +102,43 @@ extension StoreSession {
         return record.seq
     }
 
-    /// The entries `query` selects; for a reader with a read cache, only those up to
-    /// ``ReadCache/visibleAuditSeq``: an entry is read (by the event feed, `GET /v1/audit`) only
-    /// once the cache no longer holds what its transaction changed.
+    /// The entries `query` selects (``AuditQuerySQL``, an app's own feed included); for a
+    /// reader with a read cache, only those up to ``ReadCache/visibleAuditSeq``: an entry is
+    /// read (by the event feed, `GET /v1/audit`) only once the cache no longer holds what its
+    /// transaction changed.
     func audit(query: AuditQuery) throws -> [AuditEntry] {
+        let visible = shared?.cache?.visibleAuditSeq  // before the query: it only grows
         var pseudonym: String?
         if let user = query.user {
             // The user's entries keep their pseudonym; none are readable without their key.
-            guard let subject = try auditSubject(of: user.rawValue) else { return [] }
-            pseudonym = subject.pseudonym
+            pseudonym = try auditSubject(of: user.rawValue)?.pseudonym
         }
-        var clause = WhereClause()
-        clause.add("seq > ?", [.integer(query.after)])
-        if let before = query.before { clause.add("seq < ?", [.integer(before)]) }
-        if let visible = shared?.cache?.visibleAuditSeq { clause.add("seq <= ?", [.integer(visible)]) }
-        clause.equal("user", pseudonym)
-        clause.equal("app", query.app?.rawValue)
-        clause.equal("service", query.service?.rawValue)
-        clause.equal("action", query.action?.rawValue)
-        // Time bounds filter a scan in seq order (`+at` keeps SQLite from sorting a whole time
-        // range by seq for every page); `at` follows seq, as writes are serialized.
-        if let since = query.since { clause.add("+at >= ?", [.integer(since.millisecondsSince1970)]) }
-        if let until = query.until { clause.add("+at < ?", [.integer(until.millisecondsSince1970)]) }
-        let values = clause.values + [.integer(Self.limit(query.limit))]
-        let order = query.newestFirst ? "seq DESC" : "seq"
-        let sql = "SELECT \(Self.readColumns) FROM audit \(clause.sql) ORDER BY \(order) LIMIT ?"
+        let (sql, values) = Self.auditStatement(query, pseudonym: pseudonym, through: visible)
         let keyring = keyring
         return try rows(sql) {
             $0.bind(values)
         } decode: {
             try AuditEntry(storedColumns: $0, keyring: keyring)
         }
+    }
+
+    /// The statement of ``audit(query:)`` and its parameters (``AuditQuerySQL``), selecting
+    /// `select`. `ListingQueryPlanTests` checks its plans.
+    /// - Parameters:
+    ///   - pseudonym: the pseudonym of the query's user (nil when the log has none for them).
+    ///   - through: the last seq to show, nil for all.
+    static func auditStatement(
+        _ query: AuditQuery, pseudonym: String?, through: Int64?, select: String = readColumns
+    ) -> (String, [SQLValue]) {
+        let user: AuditQuerySQL.UserFilter =
+            query.user == nil ? .none : pseudonym.map(AuditQuerySQL.UserFilter.pseudonym) ?? .unknown
+        let built = AuditQuerySQL(query: query, user: user, through: through, select: select, dialect: .sqlite)
+        let values = built.values.map { value -> SQLValue in
+            switch value {
+            case .text(let text): .text(text)
+            case .integer(let integer): .integer(integer)
+            }
+        }
+        return (built.sql, values)
     }
 }
