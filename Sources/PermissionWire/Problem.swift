@@ -3,7 +3,8 @@
 /// `missing-purpose-string`), `allowed` (the choices of an `invalid-choice`, the methods of a
 /// `method-not-allowed`), `errors` (field errors of an `invalid-request`), `limit` and
 /// `pending` (the app's pending prompts of a `too-many-prompts`), and `level`,
-/// `authorizations`, `pendingPrompts` and `policies` (what holds the dropped level of a `level-in-use`).
+/// `authorizations`, `pendingPrompts` and `policies` (what holds the dropped level of a `level-in-use`),
+/// and `head` (the log's last seq, of a `beyond-log-head`).
 public struct Problem: Codable, Sendable, Equatable, Error {
     /// One field error: a JSON Pointer (RFC 6901) into the body or a parameter name, and why.
     public struct FieldError: Codable, Sendable, Equatable {
@@ -51,6 +52,9 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     public var pendingPrompts: Int?
     /// How many allow policies grant that level (`level-in-use`).
     public var policies: Int?
+    /// The seq of the log's last entry (`beyond-log-head`): resume after it, or from 0, once
+    /// what was read before is dropped.
+    public var head: Int64?
 
     public init(
         type: String, title: String, status: Int, detail: String, instance: String? = nil,

@@ -31,6 +31,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
     case unavailable = "unavailable"
     case revisionUnavailable = "revision-unavailable"
     case exportTooLarge = "export-too-large"
+    case beyondLogHead = "beyond-log-head"
     case internalError = "internal"
 
     /// The common prefix of every problem type URI.
@@ -54,7 +55,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .forbidden: 403
         case .notFound, .unknownService: 404
         case .methodNotAllowed: 405
-        case .restricted, .conflict, .levelInUse, .promptNotPending: 409
+        case .restricted, .conflict, .levelInUse, .promptNotPending, .beyondLogHead: 409
         case .preconditionFailed: 412
         case .requestTimeout: 408
         case .payloadTooLarge: 413
@@ -104,6 +105,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .unavailable: "Service unavailable"
         case .revisionUnavailable: "Revision not yet applied"
         case .exportTooLarge: "Export too large"
+        case .beyondLogHead: "Position beyond the end of the log"
         case .internalError: "Internal server error"
         }
     }

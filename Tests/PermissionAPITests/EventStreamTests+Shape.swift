@@ -70,17 +70,6 @@ extension EventStreamTests {
         #expect(app.application.openEventStreams == 0)
     }
 
-    /// 19 digits may exceed the largest seq: such an id is a position after every entry.
-    @Test func aLastEventIDBeyondEverySeqStartsAtTheEnd() throws {
-        let app = try TestApp()
-        try app.set("camera", #"{"status":"denied"}"#)
-        guard let produce = try Self.eventStream(app, lastEventID: "9999999999999999999") else { return }
-        app.application.stop()  // the stream writes what is due, then ends
-        let writer = LeavingWriter(leavingAfter: "id: ")
-        try produce(writer)
-        #expect(writer.text == ": connected\n\n")
-    }
-
     /// `GET /v1/events` with `Last-Event-ID`, called on the responder: the stream's producer,
     /// or nil (with an issue recorded) when the answer is not a 200 stream.
     private static func eventStream(

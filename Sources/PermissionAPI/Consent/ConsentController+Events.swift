@@ -5,7 +5,8 @@ import PermissionDomain
 /// `GET /consent/events`: the session user's own prompt changes (`prompt.*` audit entries) as
 /// Server-Sent Events, run by the `/v1/events` loop (``EventsController/run``): the same
 /// stream caps (a session counts as one key: ``StreamLimiter``), heartbeats, resumption with
-/// `Last-Event-ID`; it ends at shutdown and when the session ends or expires. The prompts
+/// `Last-Event-ID` (one beyond the log's head, ``LogPosition``, starts at the end of the log
+/// instead of `/v1/events`' 409); it ends at shutdown and when the session ends or expires. The prompts
 /// page's script re-reads `/consent/prompts-fragment` on each event.
 extension ConsentController {
     func registerEvents(on routes: inout APIRoutes) {
@@ -24,7 +25,14 @@ extension ConsentController {
                 throw ConsentPageError.busy(.serviceUnavailable)
             }
             var filter = AuditQuery(user: visit.user, limit: pageSize)
-            filter.after = try Self.lastEventID(request) ?? permissions.lastAuditSeq()
+            if let last = Self.lastEventID(request), try LogPosition.headIfBeyond(last, permissions) == nil {
+                filter.after = last
+            } else {
+                // No id, or one beyond the log's head (a restore from an earlier backup): the
+                // end of the log. A browser's EventSource gives up on an error status; the page
+                // re-reads its prompts whenever the stream opens again.
+                filter.after = try permissions.lastAuditSeq()
+            }
             let check = ConsentStreamCheck(permissions: permissions, session: visit.session)
             let start = filter
             return HTTPResponse(

@@ -5,8 +5,9 @@ import PermissionDomain
 /// entry is `id: <seq>`, `event: <action>`, `data: <entry JSON>`; resumable with
 /// `Last-Event-ID` (or `?after=`), filterable by user, app and service; idle streams get a
 /// comment line every `eventsHeartbeat`. Without a starting point the stream begins at the
-/// current end of the log. An app key's stream is its app's own feed (``AuditQuery/affecting``:
-/// also the entries naming no app that change what the app reads). Streams beyond
+/// current end of the log; a starting point beyond it is `409 beyond-log-head`
+/// (``LogPosition``). An app key's stream is its app's own feed (``AuditQuery/affecting``: also
+/// the entries naming no app that change what the app reads). Streams beyond
 /// `maxEventStreamsPerKey` of one key get 429, beyond `maxEventStreams` in all 503. A stream
 /// ends (and its connection closes) once its key is revoked, before it writes anything
 /// committed after the revocation (`StreamKeyCheck`).
@@ -39,7 +40,9 @@ struct EventsController {
                 filter.affecting = bound
             }
             filter.service = try query.value("service") { try ServiceID($0) }
-            filter.after = try Self.start(request, query) ?? permissions.lastAuditSeq()
+            let (resume, name) = try Self.start(request, query)
+            if let resume { try LogPosition.require(resume, sentAs: name, permissions) }
+            filter.after = try resume ?? permissions.lastAuditSeq()
             filter.limit = request.configuration.streamPageSize
             let principal = request.principal
             let slot = try Self.slot(limiter, for: principal)
@@ -87,19 +90,20 @@ struct EventsController {
         }
     }
 
-    /// `Last-Event-ID` (the id of the last event the client saw), else `?after=`, else nil.
-    /// Both are checked when both are sent, so a malformed `after` is a 400 either way.
-    private static func start(_ request: APIRequest, _ query: QueryParameters) throws -> Int64? {
+    /// `Last-Event-ID` (the id of the last event the client saw), else `?after=`, else nil; with
+    /// the name of the one it came from. Both are checked when both are sent, so a malformed
+    /// `after` is a 400 either way.
+    private static func start(_ request: APIRequest, _ query: QueryParameters) throws -> (Int64?, String) {
         let after = try query.sequence("after")
         if let header = request.headers["Last-Event-ID"] {
             let digits = header.trimmingCharacters(in: .whitespaces).utf8
             guard (1...19).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                 throw APIProblem.invalidParameter("Last-Event-ID", "must be the id (seq) of an event: 1-19 digits")
             }
-            // 19 digits may exceed the largest seq there can be: then nothing comes after it.
-            return Int64(String(decoding: digits, as: UTF8.self)) ?? Int64.max
+            // 19 digits may exceed the largest seq there can be: beyond the log's head, then.
+            return (Int64(String(decoding: digits, as: UTF8.self)) ?? Int64.max, "Last-Event-ID")
         }
-        return after
+        return (after, "after")
     }
 
     /// Why a stream ended without an error.

@@ -1,0 +1,85 @@
+import Foundation
+import HTTPCore
+import PermissionAPI
+import PermissionDomain
+import PermissionWire
+import PostgresStore
+import StoreTestSupport
+import Testing
+
+/// A position to resume after beyond the log's head (after a restore from an earlier backup).
+extension EventStreamTests {
+    /// After a restore from an earlier backup the log ends before what a consumer read: its
+    /// `Last-Event-ID` (or `after`) is refused with `409 beyond-log-head` naming the head, so
+    /// that it starts over instead of skipping the new entries numbered up to it.
+    @Test func aPositionBeyondTheLogsHeadIs409() throws {
+        let app = try TestApp()
+        try app.set("camera", #"{"status":"denied"}"#)
+        try app.set("camera", #"{"status":"authorized","level":"full"}"#)  // the head: 2
+        for (target, headers) in [
+            ("/v1/events", [("Last-Event-ID", "3")]), ("/v1/events?after=3", []),
+            ("/v1/events", [("Last-Event-ID", "9999999999999999999")]), ("/v1/audit?after=3", []),
+            ("/v1/audit?after=3&limit=5", [("Accept", "application/x-ndjson")]),
+        ] {
+            // The responder's answer, its stream (if any) not run: it would not end.
+            let response = try Self.respond(app, target, headers)
+            #expect(response.status.code == 409, "\(target) \(headers)")
+            guard case .bytes(let body) = response.body else { continue }
+            let problem = try WireDecoder.decodeResponse(Problem.self, from: body)
+            #expect(problem.problemType == .beyondLogHead)
+            #expect(problem.head == 2)
+            #expect(problem.detail.contains("last entry is 2"), "\(problem.detail)")
+        }
+        #expect(app.application.openEventStreams == 0)
+        #expect(try app.send(.get, "/v1/audit?after=2").status == 200)
+        #expect(try Self.respond(app, "/v1/events", [("Last-Event-ID", "2")]).status.code == 200)
+    }
+
+    /// `GET target` with the admin key, answered by the responder (a stream body not run).
+    static func respond(_ app: TestApp, _ target: String, _ headers: [(String, String)]) throws -> HTTPResponse {
+        let parts = target.split(separator: "?", maxSplits: 1).map(String.init)
+        var fields: HTTPHeaders = ["Host": "test", "Authorization": "Bearer \(app.adminKey)"]
+        for (name, value) in headers { fields.add(name: name, value: value) }
+        return try app.application.responder.respond(
+            to: HTTPRequest(
+                head: HTTPRequestHead(
+                    method: .get, target: target, path: parts[0], query: parts.count > 1 ? parts[1] : nil,
+                    version: .http1_1, headers: fields, authority: "test", keepAlive: true, framing: .none,
+                    expectContinue: false)),
+            context: RequestContext(requestId: "r", logger: quietLogger, remoteAddress: "-"))
+    }
+
+    /// PostgreSQL: a position another replica committed and this one does not show yet (its
+    /// follower stopped here) is within the log: the head is the database's, not this replica's.
+    @Test func aPositionCommittedOnAnotherReplicaIsNoConflict() throws {
+        let app = try TestApp()
+        guard let store = app.postgresStore, let connectionString = app.postgresConnectionString else { return }
+        store.close()  // this replica no longer follows the log
+        let other = try PostgresPermissionStore.open(connectionString: connectionString, keyring: .forTests, poolSize: 1)
+        let seq = try other.write { writer in
+            try writer.append(AuditEntry(at: TestApp.start, actor: .system, action: AuditAction("test.elsewhere")))
+        }
+        #expect(try app.store.visibleRevision() < seq)
+        #expect(try Self.respond(app, "/v1/events", [("Last-Event-ID", String(seq))]).status.code == 200)
+        #expect(try app.send(.get, "/v1/audit?after=\(seq)").status == 200)
+        #expect(try app.send(.get, "/v1/audit?after=\(seq + 1)").status == 409)
+    }
+
+    /// A browser's EventSource gives up on an error status: the consent pages' stream resumes a
+    /// `Last-Event-ID` beyond the head at the end of the log, and delivers what comes next.
+    @Test func theConsentStreamStartsAtTheHeadAfterARestore() throws {
+        let live = try Live()
+        defer { live.stop() }
+        let app = live.app
+        try app.registerApp()
+        let cookie = try ConsentSessionTests.session(app)
+        let request =
+            "GET /consent/events HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\nCookie: \(cookie)\r\nLast-Event-ID: 1000\r\n\r\n"
+        let client = try StreamClient(port: live.server.localPort, request: request)
+        try client.read(until: ": connected\n\n")
+        #expect(client.text.hasPrefix("HTTP/1.1 200"))
+        let prompt = try app.prompt("camera", "full")
+        try client.read(until: prompt.id, limit: .seconds(5))
+        try client.close()
+    }
+}
