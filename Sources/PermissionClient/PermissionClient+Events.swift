@@ -6,7 +6,8 @@ public import PermissionWire
 /// names it `audit`; a server may name it after the action).
 extension PermissionClient {
     /// Follows the change feed on the calling thread until `onEvent` returns `false`, the
-    /// server refuses (`.http`), or reconnecting fails `retry.maxAttempts` times in a row.
+    /// server refuses (`.http`; `.beyondLogHead` when it resumed after an entry the log no
+    /// longer has), or reconnecting fails `retry.maxAttempts` times in a row.
     /// A lost connection is resumed after the last entry seen (`Last-Event-ID`), and so is an
     /// answer that says "later": `503` (a replica restarting or overloaded, too many streams),
     /// `502`, `504` and `429` (the key's stream cap), after the `Retry-After` they carry
@@ -104,8 +105,12 @@ extension PermissionClient {
             var retryAfter: String?
             switch result {
             case .success(let raw) where !(200..<300).contains(raw.status):
+                let problem = Self.problem(in: raw)
+                if problem?.problemType == .beyondLogHead, let head = problem?.head {
+                    throw .beyondLogHead(position: lastSeq, head: head, requestId: raw.requestId ?? requestId)
+                }
                 let refusal = PermissionClientError.http(
-                    status: raw.status, problem: Self.problem(in: raw), requestId: raw.requestId ?? requestId)
+                    status: raw.status, problem: problem, requestId: raw.requestId ?? requestId)
                 failures += 1
                 guard Self.feedRetryStatuses.contains(raw.status), failures < configuration.retry.maxAttempts else {
                     throw refusal

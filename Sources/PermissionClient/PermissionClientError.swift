@@ -9,11 +9,16 @@ public import PermissionWire
 /// - `decoding`: a 2xx answer whose body is not the documented shape (malformed, truncated JSON).
 /// - `invalidArgument`: the call could not be built (a base URL that is not http or https, or
 ///   that libcurl cannot parse).
+/// - `beyondLogHead`: the change feed was asked to resume after `position`, but the log ends at
+///   `head` (`409 beyond-log-head`): the server's database was restored from an earlier backup,
+///   and its entries after `head` may reuse seqs already seen. Drop what was derived from the
+///   feed and follow it again from 0 (or after `head`).
 public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case transport(code: Int, message: String, requestId: String?)
     case http(status: Int, problem: Problem?, requestId: String?)
     case decoding(status: Int, message: String, requestId: String?)
     case invalidArgument(String)
+    case beyondLogHead(position: Int64, head: Int64, requestId: String?)
 
     /// The libcurl code returned when a call was cancelled (`CURLE_ABORTED_BY_CALLBACK`).
     public static let cancelledCode = 42
@@ -29,6 +34,7 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
     public var status: Int? {
         switch self {
         case .http(let status, _, _), .decoding(let status, _, _): status
+        case .beyondLogHead: 409
         case .transport, .invalidArgument: nil
         }
     }
@@ -36,13 +42,14 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
     /// The stable problem type of an `http` failure, when the server sent one.
     public var problemType: ProblemType? {
         if case .http(_, let problem?, _) = self { return problem.problemType }
+        if case .beyondLogHead = self { return .beyondLogHead }
         return nil
     }
 
     /// The request id of the failed call (the server's echo when it answered, else the one sent).
     public var requestId: String? {
         switch self {
-        case .transport(_, _, let id), .http(_, _, let id), .decoding(_, _, let id): id
+        case .transport(_, _, let id), .http(_, _, let id), .decoding(_, _, let id), .beyondLogHead(_, _, let id): id
         case .invalidArgument: nil
         }
     }
@@ -73,6 +80,9 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
             return "cannot decode the HTTP \(status) answer: \(message)" + Self.suffix(id)
         case .invalidArgument(let message):
             return "invalid argument: \(message)"
+        case .beyondLogHead(let position, let head, let id):
+            return "the change feed's position \(position) is beyond the end of the log (\(head)): the server's "
+                + "database was restored from an earlier backup; start over" + Self.suffix(id)
         }
     }
 
