@@ -23,6 +23,8 @@ struct EventStreamParser {
 
     /// Whether a line went over `maxLineBytes`, or an event over `maxEventBytes`.
     private(set) var overflowed = false
+    /// The comment lines read so far (the server's `: connected` and `: keep-alive`).
+    private(set) var comments = 0
 
     /// Consumes `bytes`.
     /// - Returns: the events completed by them, in order.
@@ -57,7 +59,10 @@ struct EventStreamParser {
             guard !data.isEmpty else { return nil }
             return Event(id: id, type: type.isEmpty ? "message" : type, data: data.joined(separator: "\n"))
         }
-        guard line[0] != UInt8(ascii: ":") else { return nil }
+        guard line[0] != UInt8(ascii: ":") else {
+            comments += 1
+            return nil
+        }
         let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
         let name = String(decoding: line[..<colon], as: UTF8.self)
         var valueStart = colon < line.endIndex ? colon + 1 : colon

@@ -75,7 +75,11 @@ extension PermissionClient {
                 execute(
                     call, requestId: requestId, cancel: cancel, retry: .none, timeoutMilliseconds: 0,
                     stream: { bytes in
-                        for event in parser.feed(bytes) {
+                        let events = parser.feed(bytes)
+                        // A heartbeat after the opening comment shows the feed works, quiet as
+                        // the log may be: a drop after it (a proxy's timeout) starts the count over.
+                        if parser.comments >= 2 { failures = 0 }
+                        for event in events {
                             do {
                                 let entry = try WireDecoder.decodeResponse(AuditEntry.self, from: Array(event.data.utf8))
                                 lastSeq = entry.seq
@@ -91,7 +95,7 @@ extension PermissionClient {
                             }
                         }
                         return !parser.overflowed
-                    }, idleLimit: idleLimit
+                    }, streamType: Self.eventStreamType, idleLimit: idleLimit
                 ).0
             }
             if let decodeFailure { throw decodeFailure }
@@ -103,6 +107,14 @@ extension PermissionClient {
             }
             if stopped { return }
             var retryAfter: String?
+            if case .success(let raw) = result, (200..<300).contains(raw.status),
+                !Self.isMediaType(raw.contentType, Self.eventStreamType)
+            {
+                // A proxy's page or a wrong URL: reading it again would not make it a feed.
+                throw .decoding(
+                    status: raw.status, message: "the feed answered \(raw.contentType ?? "untyped"), not \(Self.eventStreamType)",
+                    requestId: raw.requestId ?? requestId)
+            }
             switch result {
             case .success(let raw) where !(200..<300).contains(raw.status):
                 let problem = Self.problem(in: raw)
@@ -136,5 +148,7 @@ extension PermissionClient {
 
     /// Statuses after which the feed reconnects (after their `Retry-After`): a proxy's or an
     /// overloaded server's "try again" (`RetryPolicy`'s), and `429` from the per-key stream cap.
+    static let eventStreamType = "text/event-stream"
+
     static let feedRetryStatuses = RetryPolicy.retryableStatuses.union([429])
 }

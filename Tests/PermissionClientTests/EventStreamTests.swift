@@ -168,6 +168,56 @@ struct EventStreamTests {
         #expect(requests[1].at - requests[0].at >= .milliseconds(950), "the date waited out")
     }
 
+    /// On a quiet log a proxy may close the stream after every heartbeat or two: each such
+    /// connection worked, so five of them in a row do not end a feed allowed three failures.
+    /// A connection that closes after its opening comment alone still counts as one.
+    @Test func dropsAfterAHeartbeatDoNotEndAQuietFeed() throws {
+        let server = try ScriptedServer { _, index in
+            let body =
+                index < 5
+                ? ": connected\n\n: keep-alive\n\n" : ": connected\n\nid: 8\nevent: audit\ndata: \(Self.entry(8))\n\n"
+            return .respond(status: 200, headers: [("Content-Type", "text/event-stream")], body: body)
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
+        var seen: [Int64] = []
+        try client.followEvents { entry in
+            seen.append(entry.seq)
+            return false
+        }
+        #expect(seen == [8])
+        #expect(server.requests.count == 6)
+
+        let flapping = try ScriptedServer { _, _ in
+            .respond(status: 200, headers: [("Content-Type", "text/event-stream")], body: ": connected\n\n")
+        }
+        defer { flapping.stop() }
+        let again = try TransportTests.client(flapping, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
+        #expect(throws: PermissionClientError.self) { try again.followEvents { _ in true } }
+        #expect(flapping.requests.count == 3)
+    }
+
+    /// A 200 that is not an event stream (a proxy's page, a wrong base URL) ends the feed with
+    /// `.decoding` at once instead of being read as an empty stream and asked for again.
+    @Test func aPageThatIsNotAnEventStreamEndsTheFeed() throws {
+        let server = try ScriptedServer { _, _ in
+            .respond(status: 200, headers: [("Content-Type", "text/html")], body: "<html>Sign in</html>")
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        do {
+            try client.followEvents { _ in true }
+            Issue.record("expected the feed to end")
+        } catch {
+            guard case .decoding(let status, let message, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(status == 200 && message.contains("text/html"), "\(message)")
+        }
+        #expect(server.requests.count == 1)
+    }
+
     /// Each 503 counts toward `retry.maxAttempts`: after that many the feed ends with it.
     @Test func repeated503sEndTheFeedAfterMaxAttempts() throws {
         let server = try ScriptedServer { _, _ in Self.refusal(503, slug: "unavailable", retryAfter: "0") }
