@@ -50,7 +50,9 @@ extension PermissionClient {
     public func downloadBlocking(
         _ endpoint: Endpoint<[UInt8]>, requestId: String? = nil, toFileDescriptor descriptor: Int32
     ) throws(PermissionClientError) -> PermissionResponse<Int64> {
-        try download(endpoint, requestId: requestId, cancel: nil) { Self.write($0, to: descriptor) }.get()
+        try download(endpoint, requestId: requestId, cancel: nil) {
+            Self.writeAll($0, to: descriptor).map { "cannot write to descriptor \(descriptor): " + $0 }
+        }.get()
     }
 
     /// Performs `endpoint` without blocking the caller, handing its 2xx body to `sink` chunk by
@@ -80,7 +82,9 @@ extension PermissionClient {
         _ endpoint: Endpoint<[UInt8]>, requestId: String? = nil, toFileDescriptor descriptor: Int32
     ) async throws(PermissionClientError) -> PermissionResponse<Int64> {
         try await onCallThread { cancel in
-            self.download(endpoint, requestId: requestId, cancel: cancel) { Self.write($0, to: descriptor) }
+            self.download(endpoint, requestId: requestId, cancel: cancel) {
+                Self.writeAll($0, to: descriptor).map { "cannot write to descriptor \(descriptor): " + $0 }
+            }
         }.get()
     }
 
@@ -148,16 +152,17 @@ extension PermissionClient {
         return type.trimmingCharacters(in: .whitespaces).lowercased() == expected.lowercased()
     }
 
-    /// Writes all of `bytes` to `descriptor`, again after `EINTR`.
-    /// - Returns: `nil`, or why it could not.
-    static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
+    /// Writes all of `bytes` to `descriptor`, again after `EINTR` (`permctl` writes its files
+    /// and standard output with it too).
+    /// - Returns: `nil`, or the `strerror` of the failed `write(2)`.
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
         guard let base = bytes.baseAddress else { return nil }
         var offset = 0
         while offset < bytes.count {
             let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
             if count < 0 {
                 if errno == EINTR { continue }
-                return "cannot write to descriptor \(descriptor): " + String(cString: strerror(errno))
+                return String(cString: strerror(errno))
             }
             offset += count
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PermissionClient
 
 #if canImport(Glibc)
 import Glibc
@@ -29,7 +30,7 @@ final class PrivateFile {
     /// - Returns: `nil`, or why they could not be written (the file is then still to discard).
     func write(_ bytes: UnsafeRawBufferPointer) -> String? {
         guard descriptor >= 0 else { return "the file is closed" }
-        return Self.writeAll(bytes, to: descriptor).map { "cannot write \(path): \($0)" }
+        return PermissionClient.writeAll(bytes, to: descriptor).map { "cannot write \(path): \($0)" }
     }
 
     /// Syncs the file and renames it over `path`.
@@ -58,21 +59,5 @@ final class PrivateFile {
         close(descriptor)
         descriptor = -1
         unlink(temporary)
-    }
-
-    /// Writes all of `bytes` to `descriptor`, again after `EINTR`.
-    /// - Returns: `nil`, or the `strerror` of the failed `write(2)`.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
-        guard let base = bytes.baseAddress else { return nil }
-        var offset = 0
-        while offset < bytes.count {
-            let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return String(cString: strerror(errno))
-            }
-            offset += count
-        }
-        return nil
     }
 }

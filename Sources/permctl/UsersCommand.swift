@@ -57,7 +57,7 @@ struct UsersCommand: ParsableCommand {
                 if let file {
                     writeFailure = file.write(chunk)
                 } else {
-                    writeFailure = PrivateFile.writeAll(chunk, to: STDOUT_FILENO).map { "cannot write the output: \($0)" }
+                    writeFailure = PermissionClient.writeAll(chunk, to: STDOUT_FILENO).map { "cannot write the output: \($0)" }
                 }
                 return writeFailure == nil
             } failed: {
