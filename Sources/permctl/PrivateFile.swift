@@ -1,5 +1,6 @@
 import Foundation
 import PermissionClient
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,6 +11,9 @@ import Glibc
 /// name beside `path` (`FileManager.createFile` sets the mode only after writing, so the file
 /// is briefly readable by others under the umask's mode), written as the bytes come, then
 /// synced and renamed over `path` by `commit()`; `discard()` (or release) removes it instead.
+/// While it is open, SIGINT, SIGTERM and SIGHUP remove it before they end the process as their
+/// default action does, so that Ctrl-C leaves no partial copy of someone's personal data.
+/// One at a time: a second while one is open is a programming error (a precondition).
 final class PrivateFile {
     let path: String
     private let temporary: String
@@ -20,8 +24,15 @@ final class PrivateFile {
     init?(replacing path: String) {
         self.path = path
         temporary = path + ".partial-\(getpid())"
+        // Armed before the file exists: a signal in between finds nothing to remove.
+        Self.arm(temporary)
         descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else {
+            let error = errno
+            Self.disarm()
+            errno = error
+            return nil
+        }
     }
 
     deinit { discard() }
@@ -48,8 +59,10 @@ final class PrivateFile {
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
+            Self.disarm()
             return "cannot rename the written file to \(path): \(reason)"
         }
+        Self.disarm()  // after the rename: a signal in between removes a name that is gone
         return nil
     }
 
@@ -59,5 +72,38 @@ final class PrivateFile {
         close(descriptor)
         descriptor = -1
         unlink(temporary)
+        Self.disarm()
     }
+
+    // MARK: Signals
+
+    static let signals = [SIGINT, SIGTERM, SIGHUP]
+
+    /// The address of the temporary file's name a signal removes (a C string, never freed: a
+    /// handler may be reading it), 0 for none.
+    private static let pending = Atomic<UInt>(0)
+
+    private static func arm(_ temporary: String) {
+        let name = UInt(bitPattern: strdup(temporary))
+        let (exchanged, _) = pending.compareExchange(expected: 0, desired: name, ordering: .sequentiallyConsistent)
+        precondition(exchanged, "one PrivateFile at a time")
+        for number in signals { signal(number, removePendingAndEnd) }
+    }
+
+    private static func disarm() {
+        for number in signals { signal(number, SIG_DFL) }
+        pending.store(0, ordering: .sequentiallyConsistent)
+    }
+
+    /// The handler: only async-signal-safe calls (`unlink`, `signal`, `raise`).
+    fileprivate static func removePending(then number: Int32) {
+        if let path = UnsafePointer<CChar>(bitPattern: pending.load(ordering: .sequentiallyConsistent)) { unlink(path) }
+        signal(number, SIG_DFL)
+        raise(number)
+    }
+}
+
+/// `PrivateFile`'s signal handler, a C function.
+private func removePendingAndEnd(_ number: Int32) {
+    PrivateFile.removePending(then: number)
 }

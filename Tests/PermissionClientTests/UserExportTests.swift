@@ -75,6 +75,37 @@ struct UserExportTests {
     /// stdout, and the SDK's download to a descriptor, each byte for byte what curl gets from
     /// the same endpoint (but for `exportedAt`, the time each read was made); the buffered
     /// `exportDocument` still refuses it.
+    /// Ctrl-C (SIGINT), SIGTERM or SIGHUP while the export is being written removes the
+    /// temporary file before permctl ends as the signal's default action does: no partial copy
+    /// of someone's personal data is left beside the file asked for.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+    func aSignalMidExportLeavesNoPartialFile(signal: Int32) throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+        let server = try ScriptedServer { _, _ in .rawThenSilence(head + #"{"user":"u42","consentRecords":["#) }
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "export-signal-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("u42-export.json").path
+        let exporter = try Permctl.start(
+            ["users", "export", "u42", "--output", file, "--timeout", "30"], url: server.url, key: "k1")
+        func names() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] }
+        let deadline = Date().addingTimeInterval(15)
+        // The bytes sent so far are in the temporary file: the transfer is under way.
+        while Date() < deadline, !names().contains(where: { $0.contains(".partial") && fileSize(directory, $0) > 0 }) {
+            usleep(20_000)
+        }
+        #expect(names().contains { $0.contains(".partial") }, "the export is being written")
+        exporter.process.kill(signal)
+        #expect(exporter.process.wait(timeout: 10) == .signaled(signal))
+        #expect(names() == [], "left behind: \(names())")
+    }
+
+    private func fileSize(_ directory: URL, _ name: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path))?[.size] as? Int) ?? 0
+    }
+
     @Test func anExportOverSixteenMebibytesIsStreamedToTheByte() async throws {
         let server = try LiveServer(environment: ["PERMISSION_MAX_EXPORT_RECORDS": "1000000"])
         defer { server.stop() }
