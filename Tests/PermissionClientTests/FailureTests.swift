@@ -170,10 +170,21 @@ struct FailureTests {
         defer { server.stop() }
         let calls = Calls()
         let client = try TransportTests.client(server, timeout: .seconds(30), onCall: { calls.add($0) })
-        let task = Task { try await client.authorization(user: "u42", app: "com.example.maps", service: "location") }
-        try await Task.sleep(for: .milliseconds(200))
-        task.cancel()
-        let result = await task.result
+        // A child task, not `Task {}`: an unstructured task does not inherit the test's own
+        // threads (`.blocksItsThread`) and waits for Swift's shared pool, which tests blocking
+        // it elsewhere in the run can hold for a minute.
+        let result = try await withThrowingTaskGroup(of: Result<Authorization, any Error>.self) { group in
+            group.addTask {
+                do {
+                    return .success(try await client.authorization(user: "u42", app: "com.example.maps", service: "location"))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            group.cancelAll()
+            return try await group.next()!
+        }
         // The total timeout is 30 s: a call that ended well before it was aborted by the
         // cancellation. Its duration is the client's own record (see the stalled-server test).
         #expect(calls.all.first.map { $0.duration < .seconds(20) } == true, "\(calls.all.map(\.duration))")

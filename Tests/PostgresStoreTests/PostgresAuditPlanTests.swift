@@ -3,6 +3,7 @@ import PermissionDomain
 import PostgresStore
 import PostgresTestServer
 import StoreTestSupport
+import TestThreads
 import Testing
 
 /// An app's own feed (``AuditQuery/affecting``) on PostgreSQL reads the audit log through its
@@ -10,7 +11,7 @@ import Testing
 /// million entries) or of the tables the relation of a user to the app is looked up in, with
 /// the plan PostgreSQL makes for the values and the generic one a cached statement may switch
 /// to. On 200,000 analyzed entries, so that the planner weighs real statistics.
-@Suite(.serialized) struct PostgresAuditPlanTests {
+@Suite(.serialized, .timeLimit(.minutes(2)), .blocksItsThread) struct PostgresAuditPlanTests {
     private static func seed(_ database: String) throws {
         _ = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
         try PostgresConnection(database).execute(
