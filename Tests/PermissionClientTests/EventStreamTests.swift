@@ -272,8 +272,11 @@ struct EventStreamTests {
         }
         #expect(seen == [3, 4])
         let requests = server.requests
-        #expect(requests.map { $0.headers["last-event-id"] } == ["2", "3", "3"])
-        if requests.count == 3 {
+        // After the third connection ends, the feed may ask again (after seq 4) before it sees
+        // that the consumer stopped: only the first three are the test's.
+        #expect(requests.prefix(3).map { $0.headers["last-event-id"] } == ["2", "3", "3"])
+        #expect(requests.dropFirst(3).allSatisfy { $0.headers["last-event-id"] == "4" })
+        if requests.count >= 3 {
             #expect(requests[1].at - requests[0].at >= .milliseconds(950), "dropped after 1 s without a byte")
             #expect(requests[2].at - requests[1].at >= .milliseconds(950), "no head for 1 s is silence too")
         }
