@@ -84,8 +84,6 @@ extension HTTPServer {
         environment?.workers.stop()
         let waiters = stopContinuations
         stopContinuations = []
-        for source in signalSources { source.cancel() }
-        signalSources = []
         lock.broadcast()
         lock.unlock()
         for waiter in waiters { waiter.resume() }
@@ -110,24 +108,6 @@ extension HTTPServer {
             }
             stopContinuations.append(continuation)
             lock.unlock()
-        }
-    }
-
-    /// Installs SIGTERM and SIGINT handlers (Dispatch signal sources) that begin a graceful
-    /// shutdown with the configured grace period. The default dispositions are set to ignore so
-    /// the sources receive the signals.
-    public func installSignalHandlers() {
-        for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: controlQueue)
-            source.setEventHandler { [self] in
-                logger.info("signal received; shutting down gracefully", metadata: ["signal": .stringConvertible(number)])
-                shutdown()
-            }
-            lock.lock()
-            signalSources.append(source)
-            lock.unlock()
-            source.resume()
         }
     }
 }

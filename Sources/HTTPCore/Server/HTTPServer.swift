@@ -20,7 +20,7 @@ internal import Glibc
 /// ```swift
 /// let server = HTTPServer(configuration: config, responder: router.buildResponder(), logger: logger)
 /// try server.start()
-/// server.installSignalHandlers()
+/// signals.serve { _ in server.shutdown() }  // a ShutdownSignals made first thing in main
 /// server.waitUntilStopped()
 /// ```
 public final class HTTPServer: @unchecked Sendable {
@@ -43,7 +43,6 @@ public final class HTTPServer: @unchecked Sendable {
     /// Connections answered 429 or closed at once for being over their address's share.
     var refusedCount: UInt64 = 0
     var sweepTimer: (any DispatchSourceTimer)?
-    var signalSources: [any DispatchSourceSignal] = []
     var stopContinuations: [CheckedContinuation<Void, Never>] = []
     var environment: ServerEnvironment?
     var loops: [EventLoop] = []

@@ -6,6 +6,8 @@ import Logging
 // real service uses (request id, access log at a level that is filtered out, errors).
 // Usage: http-bench-server [port] [host]
 
+// First, while the process has one thread: SIGTERM and SIGINT wait for the signal thread.
+let signals = ShutdownSignals()
 let arguments = CommandLine.arguments
 var configuration = HTTPServerConfiguration(host: arguments.count > 2 ? arguments[2] : "127.0.0.1", port: 8081)
 if arguments.count > 1, let port = Int(arguments[1]) { configuration.port = port }
@@ -35,6 +37,7 @@ do {
     logger.critical("cannot start", metadata: ["error": "\(error)"])
     exit(1)
 }
-server.installSignalHandlers()
+signals.serve { _ in server.shutdown() }
 FileHandle.standardOutput.write(Data("listening on \(server.localPort)\n".utf8))
 server.waitUntilStopped()
+signals.finish()

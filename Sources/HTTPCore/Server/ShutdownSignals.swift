@@ -2,12 +2,21 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
-/// SIGTERM and SIGINT for `serve`, taken by a thread of their own with `sigwait(3)`.
+/// SIGTERM and SIGINT for a server process, taken by a thread of their own with `sigwait(3)`.
 ///
-/// Made first thing in `serve`, while the process has one thread: the two signals are blocked
+/// ```swift
+/// let signals = ShutdownSignals()  // first thing in main
+/// let server = HTTPServer(configuration: config, responder: router.buildResponder(), logger: logger)
+/// try server.start()
+/// signals.serve { _ in server.shutdown() }
+/// server.waitUntilStopped()
+/// signals.finish()
+/// ```
+///
+/// Made first thing, while the process has one thread: the two signals are blocked
 /// in it, so every thread started later inherits the block, and a signal sent at any moment
 /// waits for the signal thread instead of finding a default disposition or no handler. (Dispatch
 /// signal sources, used before, set the signals to ignored and armed themselves later on another
@@ -19,21 +28,22 @@ import Glibc
 ///   a migration, whose transaction SQLite or PostgreSQL then rolls back.
 /// - From ``serve(_:)`` until ``finish()``: each signal runs the action (a graceful shutdown).
 /// - After ``finish()``: signals are ignored while the server closes its database.
-final class ShutdownSignals: Sendable {
+public final class ShutdownSignals: Sendable {
     private enum Phase {
         case starting
         case serving(@Sendable (Int32) -> Void)
         case finished
     }
 
-    static let numbers: [Int32] = [SIGTERM, SIGINT]
+    /// The signals taken: SIGTERM and SIGINT.
+    public static let numbers: [Int32] = [SIGTERM, SIGINT]
 
     private let phase = Mutex(Phase.starting)
 
     /// Blocks the signals in the calling thread and starts the thread that waits for them.
     /// - Precondition: the process has one thread (a thread started earlier would not inherit
     ///   the block, and a signal delivered to it would kill the process).
-    init() {
+    public init() {
         precondition(
             Self.threadCount() == 1,
             "ShutdownSignals must be made while the process has one thread (it has \(Self.threadCount()))")
@@ -57,12 +67,12 @@ final class ShutdownSignals: Sendable {
     }
 
     /// From now on a signal runs `action` (on the signal thread, once per signal).
-    func serve(_ action: @escaping @Sendable (Int32) -> Void) {
+    public func serve(_ action: @escaping @Sendable (Int32) -> Void) {
         phase.withLock { $0 = .serving(action) }
     }
 
     /// From now on signals are ignored.
-    func finish() {
+    public func finish() {
         phase.withLock { $0 = .finished }
     }
 
