@@ -40,9 +40,12 @@ import Testing
 
     #if DEBUG
     @Test("a reader used after its read body returned stops the process")
-    func readerOutsideItsLoanStops() async {
-        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let directory = try TemporaryDirectory()
+    func readerOutsideItsLoanStops() async throws {
+        // The child ends without releasing anything: the directory is made and removed here.
+        let parent = try TemporaryDirectory()
+        let path = parent.path
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let directory = TemporaryDirectory.existing(path)
             let pool = try DatabasePool(path: directory.file("escaped-reader.sqlite"))
             try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
             let escaped = try pool.read { $0 }
@@ -53,9 +56,12 @@ import Testing
     }
 
     @Test("a statement of a reader, stepped after the read body returned, stops the process")
-    func statementOutsideItsLoanStops() async {
-        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let directory = try TemporaryDirectory()
+    func statementOutsideItsLoanStops() async throws {
+        // The child ends without releasing anything: the directory is made and removed here.
+        let parent = try TemporaryDirectory()
+        let path = parent.path
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let directory = TemporaryDirectory.existing(path)
             let pool = try DatabasePool(path: directory.file("escaped-statement.sqlite"))
             try pool.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
             let statement = try pool.read { try $0.prepare("SELECT count(*) FROM t") }
@@ -66,9 +72,12 @@ import Testing
     }
 
     @Test("the writer's connection used outside its queue stops the process")
-    func writerOutsideItsQueueStops() async {
-        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let directory = try TemporaryDirectory()
+    func writerOutsideItsQueueStops() async throws {
+        // The child ends without releasing anything: the directory is made and removed here.
+        let parent = try TemporaryDirectory()
+        let path = parent.path
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let directory = TemporaryDirectory.existing(path)
             let pool = try DatabasePool(path: directory.file("escaped-writer.sqlite"))
             let escaped = try pool.write { $0 }
             try escaped.execute("CREATE TABLE t (x INTEGER)")

@@ -26,9 +26,12 @@ import Testing
     }
 
     @Test("a write body that commits its batch stops the process")
-    func writeBodyThatCommits() async {
-        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let directory = try TemporaryDirectory()
+    func writeBodyThatCommits() async throws {
+        // The child ends without releasing anything: the directory is made and removed here.
+        let parent = try TemporaryDirectory()
+        let path = parent.path
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let directory = TemporaryDirectory.existing(path)
             let pool = try Self.pool(in: directory, "commit-in-write.sqlite")
             try pool.write { database in
                 try database.execute("INSERT INTO t VALUES (1)")
@@ -40,9 +43,12 @@ import Testing
     }
 
     @Test("a store write that rolls back its batch stops the process")
-    func storeWriteThatRollsBack() async {
-        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let directory = try TemporaryDirectory()
+    func storeWriteThatRollsBack() async throws {
+        // The child ends without releasing anything: the directory is made and removed here.
+        let parent = try TemporaryDirectory()
+        let path = parent.path
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let directory = TemporaryDirectory.existing(path)
             let store = try SQLitePermissionStore.open(path: directory.file("rollback-in-write.sqlite"), keyring: .forTests)
             try store.write { writer in
                 guard let session = writer as? StoreSession else { preconditionFailure("not the SQLite store's session") }
@@ -54,9 +60,12 @@ import Testing
     }
 
     @Test("a read body that ends its read transaction stops the process")
-    func readBodyThatCommits() async {
-        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let directory = try TemporaryDirectory()
+    func readBodyThatCommits() async throws {
+        // The child ends without releasing anything: the directory is made and removed here.
+        let parent = try TemporaryDirectory()
+        let path = parent.path
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let directory = TemporaryDirectory.existing(path)
             let pool = try Self.pool(in: directory, "commit-in-read.sqlite")
             _ = try pool.read { database in
                 try database.execute("COMMIT")
@@ -67,9 +76,12 @@ import Testing
     }
 
     @Test("a scan body that ends its read transaction stops the process")
-    func scanBodyThatCommits() async {
-        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let directory = try TemporaryDirectory()
+    func scanBodyThatCommits() async throws {
+        // The child ends without releasing anything: the directory is made and removed here.
+        let parent = try TemporaryDirectory()
+        let path = parent.path
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let directory = TemporaryDirectory.existing(path)
             let pool = try Self.pool(in: directory, "commit-in-scan.sqlite")
             _ = try pool.scan { database in
                 try database.execute("COMMIT")
@@ -104,9 +116,12 @@ import Testing
     }
 
     @Test("a body of inTransaction that commits stops the process")
-    func inTransactionBodyThatCommits() async {
-        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let directory = try TemporaryDirectory()
+    func inTransactionBodyThatCommits() async throws {
+        // The child ends without releasing anything: the directory is made and removed here.
+        let parent = try TemporaryDirectory()
+        let path = parent.path
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let directory = TemporaryDirectory.existing(path)
             let database = try Database(path: directory.file("commit-in-body.sqlite"), mode: .readWrite)
             try database.execute("CREATE TABLE t (x INTEGER)")
             try database.inTransaction {

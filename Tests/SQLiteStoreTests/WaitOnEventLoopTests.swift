@@ -28,9 +28,12 @@ import Testing
 
     #if DEBUG
     @Test("a durable write where waits are forbidden stops the process")
-    func aWriteStops() async {
-        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let directory = try TemporaryDirectory()
+    func aWriteStops() async throws {
+        // The child ends without releasing anything: the directory is made and removed here.
+        let parent = try TemporaryDirectory()
+        let path = parent.path
+        let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let directory = TemporaryDirectory.existing(path)
             let pool = try DatabasePool(path: directory.file("write-on-loop.sqlite"))
             let loop = DispatchQueue(label: "loop")
             _ = QueueOwner("a test loop", marking: loop, forbidsWaiting: true)
