@@ -61,9 +61,7 @@ import Testing
     /// second (its follower stopped here) is 503 `revision-unavailable`, to retry.
     @Test func aRevisionCommittedElsewhereButNotShownHereIs503AfterASecond() throws {
         let app = try TestApp()
-        guard let store = app.postgresStore, let connectionString = app.postgresConnectionString else { return }
-        store.close()  // this replica no longer follows the log
-        let other = try PostgresPermissionStore.open(connectionString: connectionString, keyring: .forTests, poolSize: 1)
+        guard let other = try app.otherReplicaWhileThisOneStopsFollowing() else { return }
         let seq = try other.write { writer in
             try writer.append(AuditEntry(at: TestApp.start, actor: .system, action: AuditAction("test.elsewhere")))
         }
@@ -97,9 +95,7 @@ import Testing
         let path = TestApp.path("u42", "com.example.maps", "camera")
         let first = try app.set("camera", #"{"status":"denied"}"#)
         var changed = try #require(first.headers["Permission-Revision"].flatMap { Int64($0) })
-        if let store = app.postgresStore, let connectionString = app.postgresConnectionString {
-            store.close()  // this replica no longer follows the log
-            let other = try PostgresPermissionStore.open(connectionString: connectionString, keyring: .forTests, poolSize: 1)
+        if let other = try app.otherReplicaWhileThisOneStopsFollowing() {
             let elsewhere = try PermissionService(store: other, clock: app.clock).setAuthorization(
                 user: UserID("u42"), app: AppID("com.example.maps"), service: ServiceID("camera"), status: .authorized,
                 level: Level("full"), actor: .system, requestId: nil)

@@ -53,9 +53,7 @@ extension EventStreamTests {
     /// follower stopped here) is within the log: the head is the database's, not this replica's.
     @Test func aPositionCommittedOnAnotherReplicaIsNoConflict() throws {
         let app = try TestApp()
-        guard let store = app.postgresStore, let connectionString = app.postgresConnectionString else { return }
-        store.close()  // this replica no longer follows the log
-        let other = try PostgresPermissionStore.open(connectionString: connectionString, keyring: .forTests, poolSize: 1)
+        guard let other = try app.otherReplicaWhileThisOneStopsFollowing() else { return }
         let seq = try other.write { writer in
             try writer.append(AuditEntry(at: TestApp.start, actor: .system, action: AuditAction("test.elsewhere")))
         }

@@ -233,3 +233,13 @@ let quietLogger: Logger = {
     logger.logLevel = .critical
     return logger
 }()
+
+extension TestApp {
+    /// PostgreSQL only (nil on SQLite): stops this replica following the log and opens another
+    /// replica's store on the same database, for changes this one has not applied.
+    func otherReplicaWhileThisOneStopsFollowing() throws -> PostgresPermissionStore? {
+        guard let store = postgresStore, let connectionString = postgresConnectionString else { return nil }
+        store.close()  // this replica no longer follows the log
+        return try PostgresPermissionStore.open(connectionString: connectionString, keyring: .forTests, poolSize: 1)
+    }
+}
