@@ -11,7 +11,9 @@ without them it exits 2 saying what is missing. Exits 0 when every test passed, 
 
 import argparse
 import os
+import shutil
 import sys
+import tempfile
 import time
 import unittest
 
@@ -55,6 +57,13 @@ def main():
               file=sys.stderr)
         return 2
 
+    # Everything the run's processes put in the temporary directory (Chromium's singleton
+    # directories, the servers' state) goes to one of its own, removed at the end unless
+    # KEEP_BROWSER_TEST_DIR=1.
+    scratch = tempfile.mkdtemp(prefix="browser-tests-")
+    os.environ["TMPDIR"] = scratch
+    tempfile.tempdir = scratch
+
     loader = unittest.TestLoader()
     loader.testNamePatterns = [f"*{k}*" for k in arguments.patterns] or None
     if arguments.tests:
@@ -67,6 +76,10 @@ def main():
     finally:
         h.quit_drivers()
         h.stop_server()
+        if os.environ.get("KEEP_BROWSER_TEST_DIR") == "1":
+            print(f"browser tests: kept the run's files in {scratch}", file=sys.stderr)
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
     print(f"browser tests: {result.testsRun} run, {len(result.failures)} failed, {len(result.errors)} errors, "
           f"{len(result.skipped)} skipped in {time.monotonic() - started:.0f}s", file=sys.stderr)
     return 0 if result.wasSuccessful() else 1
