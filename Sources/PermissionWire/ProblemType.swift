@@ -32,6 +32,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
     case revisionUnavailable = "revision-unavailable"
     case exportTooLarge = "export-too-large"
     case beyondLogHead = "beyond-log-head"
+    case logDiverged = "log-diverged"
     case internalError = "internal"
 
     /// The common prefix of every problem type URI.
@@ -55,7 +56,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .forbidden: 403
         case .notFound, .unknownService: 404
         case .methodNotAllowed: 405
-        case .restricted, .conflict, .levelInUse, .promptNotPending, .beyondLogHead: 409
+        case .restricted, .conflict, .levelInUse, .promptNotPending, .beyondLogHead, .logDiverged: 409
         case .preconditionFailed: 412
         case .requestTimeout: 408
         case .payloadTooLarge: 413
@@ -106,6 +107,7 @@ public enum ProblemType: String, Sendable, CaseIterable, Codable {
         case .revisionUnavailable: "Revision not yet applied"
         case .exportTooLarge: "Export too large"
         case .beyondLogHead: "Position beyond the end of the log"
+        case .logDiverged: "Position names another entry than was read"
         case .internalError: "Internal server error"
         }
     }

@@ -102,6 +102,8 @@ final class PostgresReadSession: PermissionReader {
 
     func auditHead() throws -> AuditRecord? { try database().auditHead() }
 
+    func auditHash(seq: Int64) throws -> String? { try database().auditHash(seq: seq) }
+
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization? {
         try database().authorization(user: user, app: app, service: service)
     }

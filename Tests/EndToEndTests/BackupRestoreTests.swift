@@ -69,6 +69,10 @@ struct BackupRestoreTests {
         #expect(["200", "201"].contains(try OperationsTests.putApp(first, "com.example.after")))
         let backedUpAudit = try OperationsTests.sqlite(backup, "SELECT seq, action, app FROM audit ORDER BY seq")
         #expect(backedUpAudit.split(separator: "\n").count >= 5)
+        // What a consumer read last before the restore: the entry of com.example.after.
+        let readLast = try OperationsTests.sqlite(database, "SELECT seq || ' ' || hash FROM audit ORDER BY seq DESC LIMIT 1")
+            .split(separator: " ").map(String.init)
+        try #require(readLast.count == 2)
 
         // 2. Stop the server.
         first.send(SIGTERM)
@@ -91,6 +95,16 @@ struct BackupRestoreTests {
         #expect(verify.status == 0, "audit verify: \(verify.stdout) \(verify.stderr)")
         let restoredAudit = try OperationsTests.sqlite(database, "SELECT seq, action, app FROM audit ORDER BY seq")
         #expect(restoredAudit.hasPrefix(backedUpAudit), "the restored log starts with the backed-up one")
+
+        // 5. Once the restored log has grown past what the consumer read, its position is within
+        //    the log again: only the hash it read there tells that the entry is another one.
+        for index in 0..<3 { #expect(["200", "201"].contains(try OperationsTests.putApp(second, "com.example.new\(index)"))) }
+        let (seq, hash) = (readLast[0], readLast[1])
+        let position = "\(second.baseURL)/v1/audit?after=\(seq)"
+        #expect(try OperationsTests.get(position, key: true).status == "200")
+        let diverged = try OperationsTests.get(position + "&afterHash=\(hash)", key: true)
+        #expect(diverged.status == "409")
+        #expect(diverged.body.contains("/problems/log-diverged"), "\(diverged.body)")
         second.send(SIGTERM)
         #expect(second.waitForExit(timeout: 20) == 0, "\(second.log())")
     }

@@ -35,6 +35,69 @@ extension EventStreamTests {
         #expect(try Self.respond(app, "/v1/events", [("Last-Event-ID", "2")]).status.code == 200)
     }
 
+    /// A position sent with the hash of the entry the client read there: the same entry is
+    /// no conflict; another (a log restored from an earlier backup that grew past the position
+    /// again) is `409 log-diverged` naming the head, whichever way the position came.
+    @Test func aPositionWithAnotherEntrysHashIs409LogDiverged() throws {
+        let app = try TestApp()
+        try app.set("camera", #"{"status":"denied"}"#)
+        try app.set("camera", #"{"status":"authorized","level":"full"}"#)
+        try app.set("camera", #"{"status":"denied"}"#)  // the head: 3
+        let entries = try app.send(.get, "/v1/audit").decode(AuditPage.self).items
+        let hashes = entries.map { $0.hash ?? "" }
+        try #require(entries.map(\.seq) == [1, 2, 3] && hashes.allSatisfy { $0.count == 64 })
+        for (target, headers) in [
+            ("/v1/events", [("Last-Event-ID", "2"), ("Last-Event-Hash", hashes[1])]),
+            ("/v1/events?after=2&afterHash=\(hashes[1])", []),
+            ("/v1/audit?after=2&afterHash=\(hashes[1])", []),
+            ("/v1/audit?after=2&afterHash=\(hashes[1])", [("Accept", "application/x-ndjson")]),
+            // A browser resuming with Last-Event-ID on its first URL: after and afterHash are not compared.
+            ("/v1/events?after=1&afterHash=\(hashes[0])", [("Last-Event-ID", "3")]),
+        ] {
+            #expect(try Self.respond(app, target, headers).status.code == 200, "\(target) \(headers)")
+        }
+        for (target, headers) in [
+            ("/v1/events", [("Last-Event-ID", "2"), ("Last-Event-Hash", hashes[0])]),
+            ("/v1/events?after=2&afterHash=\(hashes[2])", []),
+            ("/v1/audit?after=2&afterHash=\(hashes[0])", []),
+            ("/v1/audit?after=2&afterHash=\(String(repeating: "0", count: 64))", [("Accept", "application/x-ndjson")]),
+        ] {
+            let response = try Self.respond(app, target, headers)
+            #expect(response.status.code == 409, "\(target) \(headers)")
+            guard case .bytes(let body) = response.body else { continue }
+            let problem = try WireDecoder.decodeResponse(Problem.self, from: body)
+            #expect(problem.problemType == .logDiverged)
+            #expect(problem.head == 3)
+            #expect(problem.detail.contains("entry 2 is not the one"), "\(problem.detail)")
+        }
+        #expect(app.application.openEventStreams == 0)
+    }
+
+    /// A hash that is not 64 lowercase hex digits, or one without the position it goes with, is
+    /// a 400 naming it, and opens nothing.
+    @Test func aMalformedOrUnpairedHashIs400() throws {
+        let app = try TestApp()
+        try app.set("camera", #"{"status":"denied"}"#)
+        let hash = try #require(try app.send(.get, "/v1/audit").decode(AuditPage.self).items.first?.hash)
+        for (target, headers, name) in [
+            ("/v1/audit?after=1&afterHash=\(hash.uppercased())", [], "afterHash"),
+            ("/v1/audit?after=1&afterHash=\(hash.dropLast())", [], "afterHash"),
+            ("/v1/audit?afterHash=\(hash)", [], "afterHash"),
+            ("/v1/audit?after=0&afterHash=\(hash)", [], "afterHash"),
+            ("/v1/events?afterHash=\(hash)", [], "afterHash"),
+            ("/v1/events?after=1&afterHash=x", [("Last-Event-ID", "1")], "afterHash"),
+            ("/v1/events", [("Last-Event-Hash", hash)], "Last-Event-Hash"),
+            ("/v1/events", [("Last-Event-ID", "1"), ("Last-Event-Hash", "g" + hash.dropFirst())], "Last-Event-Hash"),
+        ] {
+            let response = try Self.respond(app, target, headers)
+            #expect(response.status.code == 400, "\(target) \(headers)")
+            guard case .bytes(let body) = response.body else { continue }
+            let problem = try WireDecoder.decodeResponse(Problem.self, from: body)
+            #expect(problem.detail.hasPrefix(name + ":"), "\(problem.detail)")
+        }
+        #expect(app.application.openEventStreams == 0)
+    }
+
     /// `GET target` with the admin key, answered by the responder (a stream body not run).
     static func respond(_ app: TestApp, _ target: String, _ headers: [(String, String)]) throws -> HTTPResponse {
         let parts = target.split(separator: "?", maxSplits: 1).map(String.init)
@@ -61,6 +124,11 @@ extension EventStreamTests {
         #expect(try Self.respond(app, "/v1/events", [("Last-Event-ID", String(seq))]).status.code == 200)
         #expect(try app.send(.get, "/v1/audit?after=\(seq)").status == 200)
         #expect(try app.send(.get, "/v1/audit?after=\(seq + 1)").status == 409)
+        // Its hash is read from the database, whatever this replica shows.
+        let hash = try #require(try other.read { try $0.auditHash(seq: seq) })
+        #expect(try app.send(.get, "/v1/audit?after=\(seq)&afterHash=\(hash)").status == 200)
+        let events = [("Last-Event-ID", String(seq)), ("Last-Event-Hash", hash)]
+        #expect(try Self.respond(app, "/v1/events", events).status.code == 200)
     }
 
     /// A browser's EventSource gives up on an error status: the consent pages' stream resumes a

@@ -4,9 +4,10 @@ import PermissionDomain
 /// `GET /v1/audit` (SPEC §5): filters by user, app, service, action and time; keyset pages
 /// by `after=<seq>&limit=`; `Accept: application/x-ndjson` streams every matching entry (or
 /// the first `limit`, 1 to `maxPageLimit` like a page), one JSON object a line, page by page
-/// with bounded memory. An `after` beyond the log's head is `409 beyond-log-head`
-/// (``LogPosition``): a client paging on from a cursor it kept would skip entries after a
-/// restore. `app` selects the entries naming the app (an app key's own feed, which also holds
+/// with bounded memory. An `after` beyond the log's head is `409 beyond-log-head`, and one
+/// sent with the hash of the entry read there (`afterHash`) that the log's entry does not have
+/// is `409 log-diverged` (``LogPosition``): a client paging on from a cursor it kept would skip
+/// entries after a restore. `app` selects the entries naming the app (an app key's own feed, which also holds
 /// entries naming no app, is `GET /v1/events`; app keys do not read this log).
 struct AuditController {
     static let ndjson = "application/x-ndjson"
@@ -18,7 +19,8 @@ struct AuditController {
         routes.get("/v1/audit", access: .audit, execution: .worker) { request in
             let query = try QueryParameters(request.http)
             var filter = try Self.filter(query)
-            try LogPosition.require(filter.after, sentAs: "after", permissions)
+            let afterHash = try LogPosition.hash(query.string("afterHash"), sentAs: "afterHash", position: filter.after)
+            try LogPosition.require(filter.after, hash: afterHash, sentAs: "after", hashSentAs: "afterHash", permissions)
             if Self.wantsNDJSON(request.headers["Accept"]) {
                 let filter = filter
                 // `limit` has the same range as for a JSON page; without it the whole export streams.

@@ -5,8 +5,9 @@ import PermissionDomain
 /// entry is `id: <seq>`, `event: <action>`, `data: <entry JSON>`; resumable with
 /// `Last-Event-ID` (or `?after=`), filterable by user, app and service; idle streams get a
 /// comment line every `eventsHeartbeat`. Without a starting point the stream begins at the
-/// current end of the log; a starting point beyond it is `409 beyond-log-head`
-/// (``LogPosition``). An app key's stream is its app's own feed (``AuditQuery/affecting``: also
+/// current end of the log; a starting point beyond it is `409 beyond-log-head`, and one sent
+/// with the hash of the entry read there (`Last-Event-Hash`, `afterHash`) that the log's entry
+/// does not have is `409 log-diverged` (``LogPosition``). An app key's stream is its app's own feed (``AuditQuery/affecting``: also
 /// the entries naming no app that change what the app reads). Streams beyond
 /// `maxEventStreamsPerKey` of one key get 429, beyond `maxEventStreams` in all 503. A stream
 /// ends (and its connection closes) once its key is revoked, before it writes anything
@@ -40,14 +41,17 @@ struct EventsController {
                 filter.affecting = bound
             }
             filter.service = try query.value("service") { try ServiceID($0) }
-            let (resume, name) = try Self.start(request, query)
-            if let resume { try LogPosition.require(resume, sentAs: name, permissions) }
-            filter.after = try resume ?? permissions.lastAuditSeq()
+            let start = try Self.start(request, query)
+            if let resume = start.position {
+                try LogPosition.require(
+                    resume, hash: start.hash, sentAs: start.name, hashSentAs: start.hashName, permissions)
+            }
+            filter.after = try start.position ?? permissions.lastAuditSeq()
             filter.limit = request.configuration.streamPageSize
             let principal = request.principal
             let slot = try Self.slot(limiter, for: principal)
             let heartbeat = request.configuration.eventsHeartbeat
-            let start = filter
+            let first = filter
             let logger = request.logger
             return HTTPResponse(
                 status: .ok,
@@ -62,7 +66,7 @@ struct EventsController {
                     defer { withExtendedLifetime(slot) {} }
                     var check = StreamKeyCheck(principal: principal, authenticator: keys)
                     let end = try Self.run(
-                        writer, permissions, broadcaster, filter: start, heartbeat: heartbeat,
+                        writer, permissions, broadcaster, filter: first, heartbeat: heartbeat,
                         isStillValid: { try check.isStillValid() })
                     if end == .keyRevoked {
                         logger.info(
@@ -90,20 +94,38 @@ struct EventsController {
         }
     }
 
-    /// `Last-Event-ID` (the id of the last event the client saw), else `?after=`, else nil; with
-    /// the name of the one it came from. Both are checked when both are sent, so a malformed
-    /// `after` is a 400 either way.
-    private static func start(_ request: APIRequest, _ query: QueryParameters) throws -> (Int64?, String) {
+    /// Where a stream starts: the position (nil: at the end of the log) and the hash of the
+    /// entry there the client read, if it sent one, with the names they came as.
+    struct Start {
+        var position: Int64?
+        var name: String
+        var hash: String?
+        var hashName: String
+    }
+
+    /// `Last-Event-ID` (the id of the last event the client saw) with `Last-Event-Hash`, else
+    /// `?after=` with `?afterHash=`, else nil. Both pairs are checked when both are sent, so a
+    /// malformed `after` or `afterHash` is a 400 either way; a browser's `EventSource` resumes
+    /// with `Last-Event-ID` on a URL that still holds its first `after` and `afterHash`, which
+    /// then name another entry and are not compared.
+    static func start(_ request: APIRequest, _ query: QueryParameters) throws -> Start {
         let after = try query.sequence("after")
+        let afterHash = try LogPosition.hash(query.string("afterHash"), sentAs: "afterHash", position: after)
         if let header = request.headers["Last-Event-ID"] {
             let digits = header.trimmingCharacters(in: .whitespaces).utf8
             guard (1...19).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                 throw APIProblem.invalidParameter("Last-Event-ID", "must be the id (seq) of an event: 1-19 digits")
             }
             // 19 digits may exceed the largest seq there can be: beyond the log's head, then.
-            return (Int64(String(decoding: digits, as: UTF8.self)) ?? Int64.max, "Last-Event-ID")
+            let position = Int64(String(decoding: digits, as: UTF8.self)) ?? Int64.max
+            let hash = try LogPosition.hash(
+                request.headers["Last-Event-Hash"], sentAs: "Last-Event-Hash", position: position)
+            return Start(position: position, name: "Last-Event-ID", hash: hash, hashName: "Last-Event-Hash")
         }
-        return (after, "after")
+        if request.headers["Last-Event-Hash"] != nil {
+            throw APIProblem.invalidParameter("Last-Event-Hash", "goes with Last-Event-ID")
+        }
+        return Start(position: after, name: "after", hash: afterHash, hashName: "afterHash")
     }
 
     /// Why a stream ended without an error.

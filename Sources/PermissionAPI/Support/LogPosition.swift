@@ -20,15 +20,48 @@ enum LogPosition {
         return head < seq ? head : nil
     }
 
-    /// - Throws: `APIProblem` 409 `beyond-log-head`, with the head as `head`, when `seq` (sent
-    ///   as `name`) is beyond the log's head.
-    static func require(_ seq: Int64, sentAs name: String, _ permissions: PermissionService) throws {
-        guard let head = try headIfBeyond(seq, permissions) else { return }
+    /// Checks a reader's position: `seq`, sent as `name`, and the hash of the entry the client
+    /// read there, if it sent one (as `hashName`).
+    /// - Throws: `APIProblem` 409 `beyond-log-head`, with the head as `head`, when `seq` is
+    ///   beyond the log's head; 409 `log-diverged`, with the head, when the log's entry `seq`
+    ///   has another hash than `hash`: the database was restored from a backup older than what
+    ///   the client read and has grown past it again, so a position within the log no longer
+    ///   names what the client read.
+    static func require(
+        _ seq: Int64, hash: String? = nil, sentAs name: String, hashSentAs hashName: String = "",
+        _ permissions: PermissionService
+    ) throws {
+        if let head = try headIfBeyond(seq, permissions) {
+            throw APIProblem(
+                .beyondLogHead,
+                "\(name) \(seq) is beyond the end of the log (its last entry is \(head)), as after a restore from an "
+                    + "earlier backup: entries up to \(seq) may be new ones. Drop what was read before and resume after "
+                    + "\(head), or from 0.",
+                extensions: [("head", String(head))])
+        }
+        guard let hash, try permissions.auditHash(seq: seq) != hash else { return }
+        let head = try permissions.store.committedRevision()
         throw APIProblem(
-            .beyondLogHead,
-            "\(name) \(seq) is beyond the end of the log (its last entry is \(head)), as after a restore from an "
-                + "earlier backup: entries up to \(seq) may be new ones. Drop what was read before and resume after "
-                + "\(head), or from 0.",
+            .logDiverged,
+            "The log's entry \(seq) is not the one the client read there (\(hashName) names another hash), as after a "
+                + "restore from an earlier backup: entries from some point up to \(seq) may be new ones. Drop what was "
+                + "read before and resume from 0, or after \(head).",
             extensions: [("head", String(head))])
+    }
+
+    /// The hash a client sent with its position (`name`): 64 lowercase hex digits, as entries
+    /// carry it (`hash`), or nil when absent.
+    /// - Throws: `APIProblem` 400 for anything else, or for a hash sent without a position
+    ///   after an entry (`position` nil or 0).
+    static func hash(_ raw: String?, sentAs name: String, position: Int64?) throws -> String? {
+        guard let raw else { return nil }
+        let bytes = raw.utf8
+        guard bytes.count == 64, bytes.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+            throw APIProblem.invalidParameter(name, "must be the hash of the entry read last: 64 lowercase hex digits")
+        }
+        guard let position, position > 0 else {
+            throw APIProblem.invalidParameter(name, "goes with the position of an entry read (1 or more)")
+        }
+        return raw
     }
 }

@@ -166,4 +166,10 @@ extension PermissionService {
     public func lastAuditSeq() throws -> Int64 {
         try store.read { try $0.lastAuditSeq() }
     }
+
+    /// The stored hash of the audit entry `seq`, read from the database whatever this process
+    /// shows yet; nil when the log has no such entry.
+    public func auditHash(seq: Int64) throws -> String? {
+        try store.read { try $0.auditHash(seq: seq) }
+    }
 }

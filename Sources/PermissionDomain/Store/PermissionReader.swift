@@ -75,4 +75,8 @@ public protocol PermissionReader: APIKeyReader, ConsentSessionReader {
     /// The stored record of the last audit entry in the read's snapshot (the chain head),
     /// whatever a read cache shows yet; nil for an empty log.
     func auditHead() throws -> AuditRecord?
+    /// The stored hash of the audit entry `seq` in the read's snapshot, whatever a read cache
+    /// shows yet; nil when the snapshot has no such entry. What a reader's position is checked
+    /// against (a feed resumed with the hash of the last entry it read).
+    func auditHash(seq: Int64) throws -> String?
 }
