@@ -11,8 +11,9 @@ extension PermissionClient {
         public var apiKey: String?
         /// The longest wait for a connection (TCP and TLS handshakes). Default 2 s.
         public var connectTimeout: Duration
-        /// The longest wait for one whole attempt, connection included. Default 10 s; rounded
-        /// up to whole milliseconds, at least 1 ms (libcurl reads 0 as no timeout at all).
+        /// The longest wait for one whole attempt, connection included; an async call's wait
+        /// for a call thread counts toward its first (see `maxCallThreads`). Default 10 s;
+        /// rounded up to whole milliseconds, at least 1 ms (libcurl reads 0 as no timeout at all).
         public var timeout: Duration
         /// When and how to retry; see `RetryPolicy`.
         public var retry: RetryPolicy
@@ -29,8 +30,39 @@ extension PermissionClient {
         /// heartbeats; `.zero` waits for ever. It counts from the request, so it also bounds the
         /// wait for the answer's head; polled about once a second.
         public var eventsIdleTimeout: Duration
-        /// Called after every call, success or failure, on the calling thread.
+        /// The most threads this client's async calls (`send`, the typed methods, `download`)
+        /// run on at once; each holds its thread, and a connection, for its whole exchange. A
+        /// call that finds them all busy waits in a FIFO queue, and that wait counts toward its
+        /// `timeout`: one still waiting when the timeout passes fails with the timeout error
+        /// (`isTimeout`) without sending anything. Default 128: by Little's law (threads =
+        /// calls a second × time each), enough for 25,000 calls a second at 5 ms an answer, or
+        /// 12,800 at 10 ms, while a server that stops answering costs 128 threads instead of one
+        /// per call in flight until each call's timeout (50,000 at 5,000 calls a second and
+        /// 10 s), where a thread that cannot be created ends the process. It also stays under
+        /// the server's per-address connection limit (`--max-connections-per-address`, 256 by
+        /// default) with room for a second process on the host. 1 to 1,024 (the server's
+        /// default connection cap; more threads buy memory and connections, not answers);
+        /// another value is `.invalidArgument`. The threads are the client's own, so the usual
+        /// one client per process makes this the process's cap; a thread left idle 10 s ends.
+        /// The change feed (`events`) runs on a thread of its own outside this cap, as it holds
+        /// it for as long as it is followed; the blocking forms run on the caller's thread.
+        public var maxCallThreads: Int
+        /// The most async calls that wait for a call thread at once; one more fails at once
+        /// with `.callQueueFull`, so that memory stays bounded and a backend facing a hung
+        /// server sheds its load fast rather than holding every call until its timeout. Default
+        /// 1,024: a burst that long drains in 80 ms over 128 threads at 10 ms an answer, and
+        /// against a hung server it fills within a fraction of a second. 0 to 65,536 (0: a call
+        /// that finds every thread busy fails at once); another value is `.invalidArgument`.
+        public var maxQueuedCalls: Int
+        /// Called after every call, success or failure: on the calling thread for the blocking
+        /// forms, on the call's thread for the async ones (for one that never got a thread, on
+        /// the thread that refused it: the caller's, a timer's or the one cancelling its task).
         public var onCall: (@Sendable (CallRecord) -> Void)?
+
+        /// The range `maxCallThreads` must be in.
+        static let callThreadRange = 1...1024
+        /// The range `maxQueuedCalls` must be in.
+        static let queuedCallRange = 0...65_536
 
         /// - Parameters:
         ///   - baseURL: the server's URL (`http` or `https`).
@@ -42,12 +74,15 @@ extension PermissionClient {
         ///   - verifyTLS: certificate verification on `https`.
         ///   - maxIdleHandles: idle handles kept for reuse.
         ///   - eventsIdleTimeout: the change feed's longest wait for a byte (`.zero`: none).
+        ///   - maxCallThreads: the most threads the async calls run on at once (1-1,024).
+        ///   - maxQueuedCalls: the most async calls waiting for a thread (0-65,536).
         ///   - onCall: an observer of finished calls (for logs).
         public init(
             baseURL: String, apiKey: String? = nil, connectTimeout: Duration = .seconds(2),
             timeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy(),
             userAgent: String = "PermissionClient/1.0", verifyTLS: Bool = true, maxIdleHandles: Int = 8,
-            eventsIdleTimeout: Duration = .seconds(45), onCall: (@Sendable (CallRecord) -> Void)? = nil
+            eventsIdleTimeout: Duration = .seconds(45), maxCallThreads: Int = 128, maxQueuedCalls: Int = 1024,
+            onCall: (@Sendable (CallRecord) -> Void)? = nil
         ) {
             self.baseURL = baseURL
             self.apiKey = apiKey
@@ -58,6 +93,8 @@ extension PermissionClient {
             self.verifyTLS = verifyTLS
             self.maxIdleHandles = maxIdleHandles
             self.eventsIdleTimeout = eventsIdleTimeout
+            self.maxCallThreads = maxCallThreads
+            self.maxQueuedCalls = maxQueuedCalls
             self.onCall = onCall
         }
 
@@ -77,6 +114,21 @@ extension PermissionClient {
                 throw .invalidArgument("the server URL is malformed (\(refusal)): '\(baseURL)'")
             }
             return url
+        }
+
+        /// Throws `.invalidArgument` unless the call thread cap and the queue's length are in
+        /// their ranges.
+        func validateCallThreads() throws(PermissionClientError) {
+            guard Self.callThreadRange.contains(maxCallThreads) else {
+                throw .invalidArgument(
+                    "maxCallThreads must be \(Self.callThreadRange.lowerBound) to \(Self.callThreadRange.upperBound), "
+                        + "got \(maxCallThreads)")
+            }
+            guard Self.queuedCallRange.contains(maxQueuedCalls) else {
+                throw .invalidArgument(
+                    "maxQueuedCalls must be \(Self.queuedCallRange.lowerBound) to \(Self.queuedCallRange.upperBound), "
+                        + "got \(maxQueuedCalls)")
+            }
         }
     }
 }

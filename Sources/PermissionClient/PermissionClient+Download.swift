@@ -13,7 +13,10 @@ import Glibc
 /// only when its `Content-Type` is the media type the endpoint accepts. There is no total
 /// timeout: `Configuration.timeout` bounds each wait for a byte instead (the head included, so
 /// for an answer the server builds before its first byte it is the time that may take), and
-/// cancelling the task of the async form aborts the download. An attempt that fails before
+/// cancelling the task of the async form aborts the download. The async form holds one of the
+/// client's call threads (`Configuration.maxCallThreads`) for as long as it runs; its wait for
+/// one is bounded by `timeout` like any wait for a byte, and does not shorten the waits after
+/// it. An attempt that fails before
 /// the sink took a byte is retried as a `GET` is (`RetryPolicy`); once bytes were written it
 /// is not, since the sink cannot take them again.
 extension PermissionClient {
@@ -66,8 +69,10 @@ extension PermissionClient {
         _ endpoint: Endpoint<[UInt8]>, requestId: String? = nil,
         into sink: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
     ) async throws(PermissionClientError) -> PermissionResponse<Int64> {
-        try await onCallThread { cancel in
-            self.download(endpoint, requestId: requestId, cancel: cancel) { sink($0) ? nil : "the sink stopped the download" }
+        try await onCallThread { cancel, admission in
+            self.download(endpoint, requestId: requestId, cancel: cancel, admission: admission) {
+                sink($0) ? nil : "the sink stopped the download"
+            }
         }.get()
     }
 
@@ -81,25 +86,33 @@ extension PermissionClient {
     public func download(
         _ endpoint: Endpoint<[UInt8]>, requestId: String? = nil, toFileDescriptor descriptor: Int32
     ) async throws(PermissionClientError) -> PermissionResponse<Int64> {
-        try await onCallThread { cancel in
-            self.download(endpoint, requestId: requestId, cancel: cancel) {
+        try await onCallThread { cancel, admission in
+            self.download(endpoint, requestId: requestId, cancel: cancel, admission: admission) {
                 Self.writeAll($0, to: descriptor).map { "cannot write to descriptor \(descriptor): " + $0 }
             }
         }.get()
     }
 
     /// The download itself.
-    /// - Parameter write: takes a chunk; a message when it could not (which ends the download).
+    /// - Parameters:
+    ///   - admission: how an async download met the call threads; `nil` for the blocking form.
+    ///   - write: takes a chunk; a message when it could not (which ends the download).
     func download(
         _ endpoint: Endpoint<[UInt8]>, requestId: String?, cancel: CancellationFlag?,
-        write: (UnsafeRawBufferPointer) -> String?
+        admission: CallThreads.Admission? = nil, write: (UnsafeRawBufferPointer) -> String?
     ) -> Result<PermissionResponse<Int64>, PermissionClientError> {
-        let started = ContinuousClock.now
+        let started = admission?.calledAt ?? ContinuousClock.now
+        let waited = admission?.waited ?? .zero
         let id = requestId ?? Self.makeRequestId()
         let call: HTTPCall
         switch Self.prepare(endpoint, requestId: id) {
         case .success(let prepared): call = prepared
         case .failure(let error): return .failure(error)
+        }
+        if let refusal = admission?.refusal {
+            let outcome = Result<PermissionResponse<Int64>, PermissionClientError>.failure(refusal.withRequestId(id))
+            report(outcome, of: call, requestId: id, attempts: 0, started: started, queueWait: waited)
+            return outcome
         }
         var written: Int64 = 0
         var sinkFailure: String?
@@ -140,7 +153,7 @@ extension PermissionClient {
             return .success(
                 PermissionResponse(value: written, status: raw.status, requestId: requestId, etag: raw.etag, attempts: attempts))
         }
-        report(outcome, of: call, requestId: id, attempts: attempts, started: started)
+        report(outcome, of: call, requestId: id, attempts: attempts, started: started, queueWait: waited)
         return outcome
     }
 

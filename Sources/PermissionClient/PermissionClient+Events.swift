@@ -30,6 +30,10 @@ extension PermissionClient {
 
     /// The change feed as an async sequence; it ends when the consuming task stops iterating
     /// (the connection is closed), and throws a `PermissionClientError` when the feed fails.
+    /// It is followed on a thread of its own, started at once, and not on one of the client's
+    /// call threads: a feed may stay open for hours, and would otherwise hold a thread of the
+    /// capped pool (`Configuration.maxCallThreads`) all that time and starve the calls. Each
+    /// open feed costs a thread; the server caps the streams open at once (per key, and in all).
     /// - Parameters:
     ///   - after: start after this `seq` (`nil`: from the beginning of the log).
     ///   - filter: `user`, `app` and `service` narrow the feed.

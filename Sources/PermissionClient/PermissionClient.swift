@@ -17,8 +17,11 @@ import PermissionWire
 /// connection, so that consecutive calls reuse connections.
 ///
 /// **Forms.** Every operation is an `Endpoint` (see `Endpoints`); `send(_:)` performs it
-/// asynchronously (on a thread of its own, started at once, so concurrent calls never wait for
-/// each other; cancellable), `sendBlocking(_:)` on the calling thread.
+/// asynchronously (cancellable), `sendBlocking(_:)` on the calling thread. An async call blocks
+/// one of the client's call threads (``CallThreads``), at most `Configuration.maxCallThreads`
+/// of them: it starts at once on an idle or a new one, and when all are busy it waits its turn
+/// in a FIFO queue of at most `maxQueuedCalls`, the wait counting toward its `timeout` (see
+/// `Configuration.maxCallThreads`). The change feed (`events`) has a thread of its own.
 /// The typed methods (`status`, `authorization`, `requestAccess`, ...) are the async form.
 /// `download(_:into:)` and `download(_:toFileDescriptor:)` stream a body of any size (a user's
 /// export) to the caller's sink instead of holding it (a buffered call holds at most 16 MiB).
@@ -29,14 +32,22 @@ public final class PermissionClient: Sendable {
     private let baseURL: String
     private let pool: HandlePool
     private let fixedFields: [String]
+    /// The threads the async calls run on.
+    package let callThreads: CallThreads
 
     /// Creates a client; no connection is made until the first call.
     /// - Parameter configuration: where and how to connect.
     /// - Throws: `.invalidArgument` for a URL that is not `http(s)://...` or that libcurl cannot
-    ///   parse (a port that is not a number).
-    public init(configuration: Configuration) throws(PermissionClientError) {
+    ///   parse (a port that is not a number), or a call thread cap or queue length out of range.
+    public convenience init(configuration: Configuration) throws(PermissionClientError) {
+        try self.init(configuration: configuration, callThreadIdleLifetime: .seconds(10))
+    }
+
+    /// Creates a client whose idle call threads end after `callThreadIdleLifetime` (tests).
+    package init(configuration: Configuration, callThreadIdleLifetime: Duration) throws(PermissionClientError) {
         self.configuration = configuration
         baseURL = try configuration.normalizedBaseURL()
+        try configuration.validateCallThreads()
         if let apiKey = configuration.apiKey, !Self.isFieldValue(apiKey) {
             throw .invalidArgument("the API key holds a CR, LF or NUL, which would end its header line")
         }
@@ -49,6 +60,9 @@ public final class PermissionClient: Sendable {
                 connectTimeoutMilliseconds: configuration.connectTimeout.roundedUpMilliseconds,
                 userAgent: configuration.userAgent, verifyTLS: configuration.verifyTLS),
             maxIdle: configuration.maxIdleHandles)
+        callThreads = CallThreads(
+            maxThreads: configuration.maxCallThreads, maxWaiting: configuration.maxQueuedCalls,
+            idleLifetime: callThreadIdleLifetime)
     }
 
     /// Creates a client with default timeouts and retries.
@@ -69,18 +83,26 @@ public final class PermissionClient: Sendable {
     ) async throws(PermissionClientError)
         -> PermissionResponse<Value>
     {
-        try await onCallThread { cancel in self.run(endpoint, requestId: requestId, cancel: cancel) }.get()
+        try await onCallThread { cancel, admission in
+            self.run(endpoint, requestId: requestId, cancel: cancel, admission: admission)
+        }.get()
     }
 
-    /// Runs `body` on a thread of its own (``CallThreads``) and waits for it without blocking;
-    /// cancelling the task sets the flag `body` is given.
+    /// Runs `body` on one of the client's call threads (``CallThreads``) and waits for it
+    /// without blocking; cancelling the task sets the flag `body` is given, or withdraws the
+    /// call from the queue. A call that gets no thread (its `timeout` passed or its task was
+    /// cancelled while it waited, or the queue was full) still reaches `body`, with the refusal
+    /// in its admission, on the thread that refused it, so that it is reported like any call.
     func onCallThread<T: Sendable>(
-        _ body: @escaping @Sendable (CancellationFlag) -> Result<T, PermissionClientError>
+        _ body: @escaping @Sendable (CancellationFlag, CallThreads.Admission) -> Result<T, PermissionClientError>
     ) async -> Result<T, PermissionClientError> {
         let cancel = CancellationFlag()
+        let calledAt = ContinuousClock.now
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, PermissionClientError>, Never>) in
-                CallThreads.shared.run { continuation.resume(returning: body(cancel)) }
+                callThreads.submit(calledAt: calledAt, budget: configuration.timeout, cancel: cancel) { admission in
+                    continuation.resume(returning: body(cancel, admission))
+                }
             }
         } onCancel: {
             cancel.cancel()
@@ -100,23 +122,33 @@ public final class PermissionClient: Sendable {
         try run(endpoint, requestId: requestId, cancel: nil).get()
     }
 
+    /// - Parameter admission: how an async call met the call threads; `nil` for the blocking form.
     private func run<Value>(
-        _ endpoint: Endpoint<Value>, requestId: String?, cancel: CancellationFlag?
+        _ endpoint: Endpoint<Value>, requestId: String?, cancel: CancellationFlag?,
+        admission: CallThreads.Admission? = nil
     )
         -> Result<PermissionResponse<Value>, PermissionClientError>
     {
-        let started = ContinuousClock.now
+        let started = admission?.calledAt ?? ContinuousClock.now
+        let waited = admission?.waited ?? .zero
         let id = requestId ?? Self.makeRequestId()
         let call: HTTPCall
         switch Self.prepare(endpoint, requestId: id) {
         case .success(let prepared): call = prepared
         case .failure(let error): return .failure(error)
         }
+        if let refusal = admission?.refusal {
+            let outcome = Result<PermissionResponse<Value>, PermissionClientError>.failure(refusal.withRequestId(id))
+            report(outcome, of: call, requestId: id, attempts: 0, started: started, queueWait: waited)
+            return outcome
+        }
+        // The wait for a thread counts toward the first attempt's timeout.
         let (result, attempts) = execute(
             call, requestId: id, cancel: cancel, retry: configuration.retry,
-            timeoutMilliseconds: max(1, configuration.timeout.roundedUpMilliseconds))
+            timeoutMilliseconds: max(1, configuration.timeout.roundedUpMilliseconds),
+            firstTimeoutMilliseconds: max(1, (configuration.timeout - waited).roundedUpMilliseconds))
         let outcome = result.flatMap { raw in Self.interpret(raw, endpoint: endpoint, sentId: id, attempts: attempts) }
-        report(outcome, of: call, requestId: id, attempts: attempts, started: started)
+        report(outcome, of: call, requestId: id, attempts: attempts, started: started, queueWait: waited)
         return outcome
     }
 
@@ -144,14 +176,17 @@ public final class PermissionClient: Sendable {
     }
 
     /// Gives `configuration.onCall` the record of a finished call.
+    /// - Parameters:
+    ///   - started: when the call was made.
+    ///   - queueWait: how long it waited for a call thread.
     func report<Value>(
         _ outcome: Result<PermissionResponse<Value>, PermissionClientError>, of call: HTTPCall, requestId id: String,
-        attempts: Int, started: ContinuousClock.Instant
+        attempts: Int, started: ContinuousClock.Instant, queueWait: Duration = .zero
     ) {
         guard let onCall = configuration.onCall else { return }
         var record = CallRecord(
             method: call.method, path: call.target, requestId: id, status: nil,
-            attempts: attempts, duration: ContinuousClock.now - started, error: nil)
+            attempts: attempts, duration: ContinuousClock.now - started, queueWait: queueWait, error: nil)
         switch outcome {
         case .success(let response):
             record.requestId = response.requestId
@@ -168,14 +203,16 @@ public final class PermissionClient: Sendable {
     /// - Parameters:
     ///   - stream: receives 2xx body bytes as they arrive (see `EasyHandle.perform`).
     ///   - streamType: the media type a 2xx body must have to reach `stream`, if any.
+    ///   - firstTimeoutMilliseconds: the first attempt's total timeout, when shorter than the
+    ///     others' (what is left of it after the call's wait for a thread).
     ///   - idleLimit: the longest an attempt may go without a byte; `nil` for no limit.
     ///   - mayRetry: asked before a retry `retry` allows; `false` ends the call with the
     ///     last result (a download whose sink already took bytes cannot start over).
     /// - Returns: the last result and the number of attempts made.
     func execute(
         _ call: HTTPCall, requestId: String, cancel: CancellationFlag?, retry: RetryPolicy,
-        timeoutMilliseconds: Int, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil, streamType: String? = nil,
-        idleLimit: Duration? = nil, mayRetry: () -> Bool = { true }
+        timeoutMilliseconds: Int, firstTimeoutMilliseconds: Int? = nil, stream: ((UnsafeRawBufferPointer) -> Bool)? = nil,
+        streamType: String? = nil, idleLimit: Duration? = nil, mayRetry: () -> Bool = { true }
     )
         -> (Result<RawResponse, PermissionClientError>, Int)
     {
@@ -188,7 +225,8 @@ public final class PermissionClient: Sendable {
             do {
                 result = try pool.withHandle { handle in
                     handle.perform(
-                        url: url, call: call, fields: fields, timeoutMilliseconds: timeoutMilliseconds,
+                        url: url, call: call, fields: fields,
+                        timeoutMilliseconds: attempt == 1 ? firstTimeoutMilliseconds ?? timeoutMilliseconds : timeoutMilliseconds,
                         cancel: cancel, stream: stream, streamType: streamType, idleLimit: idleLimit)
                 }
             } catch {

@@ -13,12 +13,18 @@ public import PermissionWire
 ///   `head` (`409 beyond-log-head`): the server's database was restored from an earlier backup,
 ///   and its entries after `head` may reuse seqs already seen. Drop what was derived from the
 ///   feed and follow it again from 0 (or after `head`).
+/// - `callQueueFull`: an async call found every one of the client's `threads` call threads
+///   busy and `queued` calls already waiting for one (`Configuration.maxCallThreads`,
+///   `maxQueuedCalls`), and failed at once without sending anything: the server is slow or not
+///   answering, or the backend makes more calls at once than the threads and the queue hold.
+///   Back off or shed load; raising the limits only lets more calls wait.
 public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case transport(code: Int, message: String, requestId: String?)
     case http(status: Int, problem: Problem?, requestId: String?)
     case decoding(status: Int, message: String, requestId: String?)
     case invalidArgument(String)
     case beyondLogHead(position: Int64, head: Int64, requestId: String?)
+    case callQueueFull(threads: Int, queued: Int)
 
     /// The libcurl code returned when a call was cancelled (`CURLE_ABORTED_BY_CALLBACK`).
     public static let cancelledCode = 42
@@ -35,7 +41,7 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
         switch self {
         case .http(let status, _, _), .decoding(let status, _, _): status
         case .beyondLogHead: 409
-        case .transport, .invalidArgument: nil
+        case .transport, .invalidArgument, .callQueueFull: nil
         }
     }
 
@@ -50,7 +56,7 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
     public var requestId: String? {
         switch self {
         case .transport(_, _, let id), .http(_, _, let id), .decoding(_, _, let id), .beyondLogHead(_, _, let id): id
-        case .invalidArgument: nil
+        case .invalidArgument, .callQueueFull: nil
         }
     }
 
@@ -83,6 +89,9 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
         case .beyondLogHead(let position, let head, let id):
             return "the change feed's position \(position) is beyond the end of the log (\(head)): the server's "
                 + "database was restored from an earlier backup; start over" + Self.suffix(id)
+        case .callQueueFull(let threads, let queued):
+            return "too many calls at once: all \(threads) call threads are busy and \(queued) calls already wait "
+                + "for one; nothing was sent"
         }
     }
 

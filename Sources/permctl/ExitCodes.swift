@@ -9,7 +9,7 @@ enum ExitCodes {
     static let failure: Int32 = 1
     /// EX_USAGE: bad arguments (also what ArgumentParser uses for parse errors).
     static let usage: Int32 = 64
-    /// EX_UNAVAILABLE: no connection, a timeout, a cut response, or 503.
+    /// EX_UNAVAILABLE: no connection, a timeout, a cut response, 503, or too many calls at once.
     static let unavailable: Int32 = 69
     /// EX_CANTCREAT: an output file (or the standard output a download goes to) cannot be written.
     static let cantCreate: Int32 = 73
@@ -19,7 +19,7 @@ enum ExitCodes {
     /// The exit code for a client error.
     static func code(for error: PermissionClientError) -> Int32 {
         switch error {
-        case .transport: unavailable
+        case .transport, .callQueueFull: unavailable
         case .http(let status, _, _) where status == 401 || status == 403: denied
         case .http(503, _, _): unavailable
         case .http, .decoding, .beyondLogHead: failure

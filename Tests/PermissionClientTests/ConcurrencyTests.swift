@@ -35,8 +35,8 @@ struct ConcurrencyTests {
         #expect(Set(server.requests.map(\.connection)).count < 200)
     }
 
-    /// Concurrent async calls all start at once: against a server that answers after 200 ms,
-    /// 32 of them take about one answer's time, not 32 / cores of them.
+    /// Concurrent async calls below the thread cap all start at once: against a server that
+    /// answers after 200 ms, 32 of them take about one answer's time, not 32 / cores of them.
     @Test func concurrentCallsAreNotHeldBack() async throws {
         let server = try ScriptedServer { _, _ in
             Thread.sleep(forTimeInterval: 0.2)
