@@ -16,6 +16,9 @@ public struct Endpoint<Value: Sendable>: Sendable {
     /// A `POST` that only reads (an AuthZEN evaluation, whose question is its body): retried and
     /// kept on a kept-alive connection like a `GET`.
     var readsOnly = false
+    /// The position in the audit log the call reads after (an audit page's `after`), for a
+    /// refusal that names it: `409 beyond-log-head` becomes `.beyondLogHead` with this position.
+    var logPosition: Int64?
 
     init(
         method: String, path: String, body: (@Sendable () throws -> [UInt8])? = nil,

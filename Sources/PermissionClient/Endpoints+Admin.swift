@@ -66,9 +66,14 @@ extension Endpoints {
         .json("DELETE", PathEncoding.path("v1", "users", user))
     }
 
-    /// `GET /v1/audit`: a page of the audit log.
+    /// `GET /v1/audit`: a page of the audit log. An `after` beyond the log's last entry (the
+    /// server's database was restored from an earlier backup) is refused with
+    /// `.beyondLogHead(position:head:requestId:)`, `position` being that `after`.
     public static func audit(_ query: AuditQuery = AuditQuery()) -> Endpoint<AuditPage> {
-        .json("GET", PathEncoding.query("/v1/audit", query.items))
+        var endpoint = Endpoint<AuditPage>.json("GET", PathEncoding.query("/v1/audit", query.items))
+        // The server reads a missing `after` as 0.
+        endpoint.logPosition = query.after ?? 0
+        return endpoint
     }
 
     /// `GET /v1/audit/verify`: check the hash chain.

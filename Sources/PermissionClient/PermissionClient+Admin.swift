@@ -88,6 +88,8 @@ extension PermissionClient {
     }
 
     /// A page of the audit log.
+    /// - Throws: `.beyondLogHead` for an `after` beyond the log's last entry (see
+    ///   `Endpoints.audit(_:)`).
     public func audit(_ query: AuditQuery = AuditQuery()) async throws(PermissionClientError) -> AuditPage {
         try await send(Endpoints.audit(query)).value
     }

@@ -121,12 +121,8 @@ extension PermissionClient {
             }
             switch result {
             case .success(let raw) where !(200..<300).contains(raw.status):
-                let problem = Self.problem(in: raw)
-                if problem?.problemType == .beyondLogHead, let head = problem?.head {
-                    throw .beyondLogHead(position: lastSeq, head: head, requestId: raw.requestId ?? requestId)
-                }
-                let refusal = PermissionClientError.http(
-                    status: raw.status, problem: problem, requestId: raw.requestId ?? requestId)
+                let refusal = Self.refusal(raw, requestId: raw.requestId ?? requestId, logPosition: lastSeq)
+                if case .beyondLogHead = refusal { throw refusal }
                 failures += 1
                 guard Self.feedRetryStatuses.contains(raw.status), failures < configuration.retry.maxAttempts else {
                     throw refusal

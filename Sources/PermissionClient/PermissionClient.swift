@@ -271,7 +271,7 @@ public final class PermissionClient: Sendable {
     {
         let requestId = raw.requestId ?? sentId
         guard (200..<300).contains(raw.status) else {
-            return .failure(.http(status: raw.status, problem: problem(in: raw), requestId: requestId))
+            return .failure(refusal(raw, requestId: requestId, logPosition: endpoint.logPosition))
         }
         do {
             let value = try endpoint.decode(raw)
@@ -282,6 +282,17 @@ public final class PermissionClient: Sendable {
         } catch {
             return .failure(.decoding(status: raw.status, message: error.description, requestId: requestId))
         }
+    }
+
+    /// The error of an answer outside 2xx: `.beyondLogHead` for a `beyond-log-head` problem
+    /// naming the head when the call read after `logPosition` (the change feed, an audit page),
+    /// else `.http` with the problem.
+    static func refusal(_ raw: RawResponse, requestId: String, logPosition: Int64?) -> PermissionClientError {
+        let problem = problem(in: raw)
+        if let logPosition, problem?.problemType == .beyondLogHead, let head = problem?.head {
+            return .beyondLogHead(position: logPosition, head: head, requestId: requestId)
+        }
+        return .http(status: raw.status, problem: problem, requestId: requestId)
     }
 
     /// The RFC 9457 problem of an error answer, or `nil` when the body is not one (a proxy's

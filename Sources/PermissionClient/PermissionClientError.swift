@@ -9,10 +9,11 @@ public import PermissionWire
 /// - `decoding`: a 2xx answer whose body is not the documented shape (malformed, truncated JSON).
 /// - `invalidArgument`: the call could not be built (a base URL that is not http or https, or
 ///   that libcurl cannot parse).
-/// - `beyondLogHead`: the change feed was asked to resume after `position`, but the log ends at
-///   `head` (`409 beyond-log-head`): the server's database was restored from an earlier backup,
-///   and its entries after `head` may reuse seqs already seen. Drop what was derived from the
-///   feed and follow it again from 0 (or after `head`).
+/// - `beyondLogHead`: the change feed was asked to resume after `position` (the last entry it
+///   saw, or its `after`), or an audit page was asked for entries after `position` (its
+///   `after`), but the log ends at `head` (`409 beyond-log-head`): the server's database was
+///   restored from an earlier backup, and its entries after `head` may reuse seqs already seen.
+///   Drop what was derived from the log and read it again from 0 (or after `head`).
 /// - `callQueueFull`: an async call found every one of the client's `threads` call threads
 ///   busy and `queued` calls already waiting for one (`Configuration.maxCallThreads`,
 ///   `maxQueuedCalls`), and failed at once without sending anything: the server is slow or not
@@ -87,7 +88,7 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
         case .invalidArgument(let message):
             return "invalid argument: \(message)"
         case .beyondLogHead(let position, let head, let id):
-            return "the change feed's position \(position) is beyond the end of the log (\(head)): the server's "
+            return "the position \(position) in the audit log is beyond its end (\(head)): the server's "
                 + "database was restored from an earlier backup; start over" + Self.suffix(id)
         case .callQueueFull(let threads, let queued):
             return "too many calls at once: all \(threads) call threads are busy and \(queued) calls already wait "
