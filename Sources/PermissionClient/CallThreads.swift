@@ -153,15 +153,22 @@ package final class CallThreads: Sendable {
         case .newThread:
             startThread()
         case .queued(let ticket):
+            // The cancellation handler only takes the call out of the queue: the call itself
+            // (its report to `onCall` included) fails on a Dispatch thread, not inside the
+            // handler, which runs with the task's cancellation in progress.
             cancel?.whenCancelled { [self] in
-                withdraw(
-                    ticket,
-                    refusal: .transport(code: PermissionClientError.cancelledCode, message: "cancelled", requestId: nil))
+                let refusal = PermissionClientError.transport(
+                    code: PermissionClientError.cancelledCode, message: "cancelled", requestId: nil)
+                guard let admission = withdraw(ticket, refusal: refusal) else { return }
+                DispatchQueue.global().async { admission.job.start(admission.admission) }
             }
             if let deadline {
                 let refusal = Self.timedOut(budget: deadline - calledAt, threads: maxThreads)
                 let wait = Self.interval(deadline - ContinuousClock.now)
-                DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [self] in withdraw(ticket, refusal: refusal) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [self] in
+                    guard let withdrawn = withdraw(ticket, refusal: refusal) else { return }
+                    withdrawn.job.start(withdrawn.admission)
+                }
             }
         case .full:
             start(
@@ -171,10 +178,11 @@ package final class CallThreads: Sendable {
         }
     }
 
-    /// Removes the call with `ticket` if it still waits, and starts it with `refusal`.
-    private func withdraw(_ ticket: UInt64, refusal: PermissionClientError) {
-        guard let job = state.withLock({ $0.state.waiting.removeValue(forKey: ticket) }) else { return }
-        job.start(Admission(calledAt: job.calledAt, waited: ContinuousClock.now - job.calledAt, refusal: refusal))
+    /// Removes the call with `ticket` if it still waits.
+    /// - Returns: the call and its admission with `refusal`, to start; `nil` when it no longer waits.
+    private func withdraw(_ ticket: UInt64, refusal: PermissionClientError) -> (job: Job, admission: Admission)? {
+        guard let job = state.withLock({ $0.state.waiting.removeValue(forKey: ticket) }) else { return nil }
+        return (job, Admission(calledAt: job.calledAt, waited: ContinuousClock.now - job.calledAt, refusal: refusal))
     }
 
     private func startThread() {

@@ -56,7 +56,7 @@ extension PermissionClient {
         public var maxQueuedCalls: Int
         /// Called after every call, success or failure: on the calling thread for the blocking
         /// forms, on the call's thread for the async ones (for one that never got a thread, on
-        /// the thread that refused it: the caller's, a timer's or the one cancelling its task).
+        /// the caller's when the queue was full, else on a Dispatch thread).
         public var onCall: (@Sendable (CallRecord) -> Void)?
 
         /// The range `maxCallThreads` must be in.

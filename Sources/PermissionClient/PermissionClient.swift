@@ -92,7 +92,8 @@ public final class PermissionClient: Sendable {
     /// without blocking; cancelling the task sets the flag `body` is given, or withdraws the
     /// call from the queue. A call that gets no thread (its `timeout` passed or its task was
     /// cancelled while it waited, or the queue was full) still reaches `body`, with the refusal
-    /// in its admission, on the thread that refused it, so that it is reported like any call.
+    /// in its admission (on the caller's thread or a Dispatch thread), so that it is reported
+    /// like any call.
     func onCallThread<T: Sendable>(
         _ body: @escaping @Sendable (CancellationFlag, CallThreads.Admission) -> Result<T, PermissionClientError>
     ) async -> Result<T, PermissionClientError> {
