@@ -12,12 +12,17 @@ public struct AuditQuery: Sendable, Equatable {
     public var until: String?
     /// Entries with a `seq` greater than this (the previous page's `nextAfter`).
     public var after: Int64?
+    /// The `hash` of the entry `after` names, as it was read: when the log's entry there has
+    /// another (the server's database was restored from an earlier backup and has grown past
+    /// it again), the page fails with `.logDiverged` instead of skipping the new entries.
+    public var afterHash: String?
     /// The page size (1-1000).
     public var limit: Int?
 
     public init(
         user: String? = nil, app: String? = nil, service: String? = nil, action: String? = nil,
-        since: String? = nil, until: String? = nil, after: Int64? = nil, limit: Int? = nil
+        since: String? = nil, until: String? = nil, after: Int64? = nil, afterHash: String? = nil,
+        limit: Int? = nil
     ) {
         self.user = user
         self.app = app
@@ -26,6 +31,7 @@ public struct AuditQuery: Sendable, Equatable {
         self.since = since
         self.until = until
         self.after = after
+        self.afterHash = afterHash
         self.limit = limit
     }
 
@@ -33,7 +39,8 @@ public struct AuditQuery: Sendable, Equatable {
     var items: [(String, String?)] {
         [
             ("user", user), ("app", app), ("service", service), ("action", action), ("since", since),
-            ("until", until), ("after", after.map(String.init)), ("limit", limit.map(String.init)),
+            ("until", until), ("after", after.map(String.init)), ("afterHash", afterHash),
+            ("limit", limit.map(String.init)),
         ]
     }
 }

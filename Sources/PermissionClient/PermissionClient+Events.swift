@@ -7,8 +7,11 @@ public import PermissionWire
 extension PermissionClient {
     /// Follows the change feed on the calling thread until `onEvent` returns `false`, the
     /// server refuses (`.http`; `.beyondLogHead` when it resumed after an entry the log no
-    /// longer has), or reconnecting fails `retry.maxAttempts` times in a row.
-    /// A lost connection is resumed after the last entry seen (`Last-Event-ID`), and so is an
+    /// longer has, `.logDiverged` when the entry there is another one than was read), or
+    /// reconnecting fails `retry.maxAttempts` times in a row.
+    /// A lost connection is resumed after the last entry seen (`Last-Event-ID`, with its hash as
+    /// `Last-Event-Hash`, so that a log restored from an earlier backup that has grown past it
+    /// again is told apart), and so is an
     /// answer that says "later": `503` (a replica restarting or overloaded, too many streams),
     /// `502`, `504` and `429` (the key's stream cap), after the `Retry-After` they carry
     /// (seconds or an HTTP-date; at most 60 s, never sooner than the retry policy's delay),
@@ -19,13 +22,16 @@ extension PermissionClient {
     /// - Parameters:
     ///   - after: start after this `seq` (`nil`: from the beginning of the log, sent as
     ///     `Last-Event-ID: 0`; the server alone would start at the current end).
+    ///   - afterHash: the `hash` of the entry `after` names, as it was read (a consumer that
+    ///     keeps its position keeps this with it); `nil` to send none on the first connection.
     ///   - filter: `user`, `app` and `service` narrow the feed; other members are ignored.
     ///   - onEvent: called with each entry, in `seq` order; return `false` to stop.
+    /// - Throws: `.invalidArgument` for an `afterHash` without an `after` of 1 or more.
     public func followEvents(
-        after: Int64? = nil, filter: AuditQuery = AuditQuery(),
+        after: Int64? = nil, afterHash: String? = nil, filter: AuditQuery = AuditQuery(),
         onEvent: (AuditEntry) -> Bool
     ) throws(PermissionClientError) {
-        try followEvents(after: after, filter: filter, cancel: nil, onEvent: onEvent)
+        try followEvents(after: after, afterHash: afterHash, filter: filter, cancel: nil, onEvent: onEvent)
     }
 
     /// The change feed as an async sequence; it ends when the consuming task stops iterating
@@ -36,14 +42,17 @@ extension PermissionClient {
     /// open feed costs a thread; the server caps the streams open at once (per key, and in all).
     /// - Parameters:
     ///   - after: start after this `seq` (`nil`: from the beginning of the log).
+    ///   - afterHash: the `hash` of the entry `after` names, as it was read, if kept.
     ///   - filter: `user`, `app` and `service` narrow the feed.
-    public func events(after: Int64? = nil, filter: AuditQuery = AuditQuery()) -> AsyncThrowingStream<AuditEntry, any Error> {
+    public func events(
+        after: Int64? = nil, afterHash: String? = nil, filter: AuditQuery = AuditQuery()
+    ) -> AsyncThrowingStream<AuditEntry, any Error> {
         let cancel = CancellationFlag()
         let (stream, continuation) = AsyncThrowingStream<AuditEntry, any Error>.makeStream()
         continuation.onTermination = { _ in cancel.cancel() }
         let thread = Thread { [self] in
             do throws(PermissionClientError) {
-                try followEvents(after: after, filter: filter, cancel: cancel) { entry in
+                try followEvents(after: after, afterHash: afterHash, filter: filter, cancel: cancel) { entry in
                     if case .terminated = continuation.yield(entry) { return false }
                     return true
                 }
@@ -58,10 +67,16 @@ extension PermissionClient {
     }
 
     func followEvents(
-        after: Int64?, filter: AuditQuery, cancel: CancellationFlag?,
+        after: Int64?, afterHash: String?, filter: AuditQuery, cancel: CancellationFlag?,
         onEvent: (AuditEntry) -> Bool
     ) throws(PermissionClientError) {
         var lastSeq = after ?? 0
+        if afterHash != nil, lastSeq < 1 {
+            throw .invalidArgument("afterHash goes with the position of an entry read (after 1 or more)")
+        }
+        // The hash of the entry at lastSeq as it was read, sent with it so that the server can
+        // tell whether its entry there is still that one.
+        var lastHash = afterHash
         var failures = 0
         let idleLimit = configuration.eventsIdleTimeout > .zero ? configuration.eventsIdleTimeout : nil
         while true {
@@ -69,7 +84,8 @@ extension PermissionClient {
             var parser = EventStreamParser()
             var stopped = false
             var decodeFailure: PermissionClientError?
-            let headers = [(name: "Last-Event-ID", value: String(lastSeq))]
+            var headers = [(name: "Last-Event-ID", value: String(lastSeq))]
+            if let lastHash { headers.append((name: "Last-Event-Hash", value: lastHash)) }
             let call = HTTPCall(
                 method: "GET",
                 target: PathEncoding.query(
@@ -87,6 +103,7 @@ extension PermissionClient {
                             do {
                                 let entry = try WireDecoder.decodeResponse(AuditEntry.self, from: Array(event.data.utf8))
                                 lastSeq = entry.seq
+                                lastHash = entry.hash
                                 failures = 0
                                 guard onEvent(entry) else {
                                     stopped = true
@@ -122,7 +139,10 @@ extension PermissionClient {
             switch result {
             case .success(let raw) where !(200..<300).contains(raw.status):
                 let refusal = Self.refusal(raw, requestId: raw.requestId ?? requestId, logPosition: lastSeq)
-                if case .beyondLogHead = refusal { throw refusal }
+                switch refusal {
+                case .beyondLogHead, .logDiverged: throw refusal
+                default: break
+                }
                 failures += 1
                 guard Self.feedRetryStatuses.contains(raw.status), failures < configuration.retry.maxAttempts else {
                     throw refusal

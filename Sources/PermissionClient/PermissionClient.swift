@@ -286,12 +286,16 @@ public final class PermissionClient: Sendable {
     }
 
     /// The error of an answer outside 2xx: `.beyondLogHead` for a `beyond-log-head` problem
-    /// naming the head when the call read after `logPosition` (the change feed, an audit page),
-    /// else `.http` with the problem.
+    /// and `.logDiverged` for a `log-diverged` one, naming the head, when the call read after
+    /// `logPosition` (the change feed, an audit page); else `.http` with the problem.
     static func refusal(_ raw: RawResponse, requestId: String, logPosition: Int64?) -> PermissionClientError {
         let problem = problem(in: raw)
-        if let logPosition, problem?.problemType == .beyondLogHead, let head = problem?.head {
-            return .beyondLogHead(position: logPosition, head: head, requestId: requestId)
+        if let logPosition, let head = problem?.head {
+            switch problem?.problemType {
+            case .beyondLogHead?: return .beyondLogHead(position: logPosition, head: head, requestId: requestId)
+            case .logDiverged?: return .logDiverged(position: logPosition, head: head, requestId: requestId)
+            default: break
+            }
         }
         return .http(status: raw.status, problem: problem, requestId: requestId)
     }

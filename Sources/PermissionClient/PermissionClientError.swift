@@ -14,6 +14,11 @@ public import PermissionWire
 ///   `after`), but the log ends at `head` (`409 beyond-log-head`): the server's database was
 ///   restored from an earlier backup, and its entries after `head` may reuse seqs already seen.
 ///   Drop what was derived from the log and read it again from 0 (or after `head`).
+/// - `logDiverged`: a position was sent with the hash of the entry read there (the feed does so
+///   on every reconnect; an audit page with `afterHash`), and the log's entry at `position` has
+///   another (`409 log-diverged`): the server's database was restored from an earlier backup
+///   and has grown past `position` again with new entries. Drop what was derived from the log
+///   and read it again from 0 (or after `head`).
 /// - `callQueueFull`: an async call found every one of the client's `threads` call threads
 ///   busy and `queued` calls already waiting for one (`Configuration.maxCallThreads`,
 ///   `maxQueuedCalls`), and failed at once without sending anything: the server is slow or not
@@ -25,6 +30,7 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
     case decoding(status: Int, message: String, requestId: String?)
     case invalidArgument(String)
     case beyondLogHead(position: Int64, head: Int64, requestId: String?)
+    case logDiverged(position: Int64, head: Int64, requestId: String?)
     case callQueueFull(threads: Int, queued: Int)
 
     /// The libcurl code returned when a call was cancelled (`CURLE_ABORTED_BY_CALLBACK`).
@@ -41,7 +47,7 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
     public var status: Int? {
         switch self {
         case .http(let status, _, _), .decoding(let status, _, _): status
-        case .beyondLogHead: 409
+        case .beyondLogHead, .logDiverged: 409
         case .transport, .invalidArgument, .callQueueFull: nil
         }
     }
@@ -50,13 +56,16 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
     public var problemType: ProblemType? {
         if case .http(_, let problem?, _) = self { return problem.problemType }
         if case .beyondLogHead = self { return .beyondLogHead }
+        if case .logDiverged = self { return .logDiverged }
         return nil
     }
 
     /// The request id of the failed call (the server's echo when it answered, else the one sent).
     public var requestId: String? {
         switch self {
-        case .transport(_, _, let id), .http(_, _, let id), .decoding(_, _, let id), .beyondLogHead(_, _, let id): id
+        case .transport(_, _, let id), .http(_, _, let id), .decoding(_, _, let id), .beyondLogHead(_, _, let id),
+            .logDiverged(_, _, let id):
+            id
         case .invalidArgument, .callQueueFull: nil
         }
     }
@@ -90,6 +99,9 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
         case .beyondLogHead(let position, let head, let id):
             return "the position \(position) in the audit log is beyond its end (\(head)): the server's "
                 + "database was restored from an earlier backup; start over" + Self.suffix(id)
+        case .logDiverged(let position, let head, let id):
+            return "the audit log's entry \(position) is not the one read there (the log now ends at \(head)): the "
+                + "server's database was restored from an earlier backup; start over" + Self.suffix(id)
         case .callQueueFull(let threads, let queued):
             return "too many calls at once: all \(threads) call threads are busy and \(queued) calls already wait "
                 + "for one; nothing was sent"

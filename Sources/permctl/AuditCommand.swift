@@ -12,12 +12,14 @@ struct AuditCommand: ParsableCommand {
             --follow resumes after the last entry it printed when the connection is lost, when the server \
             answers 503 or 429 (after its Retry-After), and when nothing arrives for --idle-timeout seconds \
             (the server sends a heartbeat every 15 s, so a longer silence is a dead connection); it ends after \
-            3 failed attempts in a row.
+            3 failed attempts in a row. It sends the hash of the last entry it printed with its position, so a \
+            log restored from an earlier backup ends it with exit 1 instead of skipping new entries.
             Examples:
               permctl audit --user u42 --service location
               permctl audit --action authorization.revoked --since 2026-11-22T00:00:00.000Z
               permctl audit --app com.example.maps --follow
               permctl audit --app com.example.maps --follow --idle-timeout 120
+              permctl audit --after 1041 --after-hash 9f2c…7f90 --follow
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -28,6 +30,13 @@ struct AuditCommand: ParsableCommand {
     @Option(help: "Entries at or after this instant (RFC 3339).") var since: String?
     @Option(help: "Entries before this instant (RFC 3339).") var until: String?
     @Option(help: "Entries after this seq.") var after: Int64?
+    @Option(
+        name: .customLong("after-hash"),
+        help: ArgumentHelp(
+            "With --after: the hash of the entry --after names, as it was read; if the log's entry there has "
+                + "another (a restore from an earlier backup), the command fails instead of skipping entries.",
+            valueName: "hash"))
+    var afterHash: String?
     @Option(help: "The page size (1-1000).") var limit: Int?
     @Flag(help: "After the page, follow the change feed (GET /v1/events) until interrupted.") var follow = false
     @Option(
@@ -39,6 +48,9 @@ struct AuditCommand: ParsableCommand {
     var idleTimeout: Double?
 
     func validate() throws {
+        if afterHash != nil, (after ?? 0) < 1 {
+            throw ValidationError("--after-hash goes with --after (1 or more)")
+        }
         if follow, action != nil || since != nil || until != nil {
             throw ValidationError("--follow filters only by --user, --app and --service")
         }
@@ -69,7 +81,7 @@ struct AuditCommand: ParsableCommand {
         let client = try connection.makeClient(eventsIdleTimeout: idleTimeout.map { .milliseconds(Int64($0 * 1000)) })
         let query = AuditQuery(
             user: user, app: app, service: service, action: action, since: since, until: until,
-            after: after, limit: limit)
+            after: after, afterHash: afterHash, limit: limit)
         let page = try connection.call(client, Endpoints.audit(query)).value
         if connection.json {
             if follow { page.items.forEach(Output.json) } else { Output.json(page) }
@@ -78,9 +90,9 @@ struct AuditCommand: ParsableCommand {
         }
         guard follow else { return }
         fflush(nil)
-        let last = page.items.last?.seq ?? after
+        let (last, lastHash) = page.items.last.map { ($0.seq, $0.hash) } ?? (after, afterHash)
         do {
-            try client.followEvents(after: last, filter: query) { entry in
+            try client.followEvents(after: last, afterHash: lastHash, filter: query) { entry in
                 if connection.json { Output.json(entry) } else { print(Self.row(entry).joined(separator: "  ")) }
                 fflush(nil)
                 return true

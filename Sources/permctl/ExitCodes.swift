@@ -22,7 +22,7 @@ enum ExitCodes {
         case .transport, .callQueueFull: unavailable
         case .http(let status, _, _) where status == 401 || status == 403: denied
         case .http(503, _, _): unavailable
-        case .http, .decoding, .beyondLogHead: failure
+        case .http, .decoding, .beyondLogHead, .logDiverged: failure
         case .invalidArgument: usage
         }
     }

@@ -11,6 +11,16 @@ struct EventStreamTests {
         #"{"action":"authorization.revoked","actor":{"role":"consent"},"at":"2026-11-22T10:00:00.000Z","seq":\#(seq),"user":"u42"}"#
     }
 
+    /// An entry with its chain hash: 64 hex digits, the seq's in the last ones.
+    static func entry(_ seq: Int, hash: String) -> String {
+        #"{"action":"authorization.revoked","actor":{"role":"consent"},"at":"2026-11-22T10:00:00.000Z","seq":\#(seq),"user":"u42","hash":"\#(hash)"}"#
+    }
+
+    static func hash(_ seq: Int) -> String {
+        let digits = String(seq, radix: 16)
+        return String(repeating: "a", count: 64 - digits.count) + digits
+    }
+
     /// A problem+json refusal with `Retry-After`.
     static func refusal(_ status: Int, slug: String, retryAfter: String) -> ScriptedServer.Action {
         guard case .respond(_, let headers, let body) = ScriptedServer.Action.problem(status, slug: slug, detail: "later") else {
@@ -137,6 +147,48 @@ struct EventStreamTests {
         #expect(requests.count == 3)
         #expect(requests.map { $0.headers["last-event-id"] } == ["0", "1", "1"])
         #expect(requests[2].at - requests[1].at >= .milliseconds(950), "Retry-After: 1 waited out")
+    }
+
+    /// A resumed feed sends, with `Last-Event-ID`, the hash of that entry as it read it
+    /// (`Last-Event-Hash`), so that the server can tell a log restored from an earlier backup
+    /// that grew past the position again; a position given without a hash sends none until an
+    /// entry was read, one given with its hash sends it from the first connection.
+    @Test func aResumedFeedSendsTheHashOfTheLastEntryRead() throws {
+        let server = try ScriptedServer { _, index in
+            let body =
+                switch index {
+                case 0: "id: 5\nevent: audit\ndata: \(Self.entry(5, hash: Self.hash(5)))\n\n"
+                case 1: ": connected\n\n"
+                default: "id: 6\nevent: audit\ndata: \(Self.entry(6, hash: Self.hash(6)))\n\n"
+                }
+            return .respond(status: 200, headers: [("Content-Type", "text/event-stream")], body: body)
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
+        var seen: [Int64] = []
+        try client.followEvents(after: 4) { entry in
+            seen.append(entry.seq)
+            return entry.seq < 6
+        }
+        #expect(seen == [5, 6])
+        let requests = server.requests
+        #expect(requests.map { $0.headers["last-event-id"] } == ["4", "5", "5"])
+        #expect(requests.map { $0.headers["last-event-hash"] } == [nil, Self.hash(5), Self.hash(5)])
+
+        let kept = try ScriptedServer { _, _ in
+            .respond(
+                status: 200, headers: [("Content-Type", "text/event-stream")],
+                body: "id: 8\nevent: audit\ndata: \(Self.entry(8, hash: Self.hash(8)))\n\n")
+        }
+        defer { kept.stop() }
+        try TransportTests.client(kept).followEvents(after: 7, afterHash: Self.hash(7)) { _ in false }
+        #expect(kept.requests.first?.headers["last-event-hash"] == Self.hash(7))
+        #expect(
+            throws: PermissionClientError.invalidArgument("afterHash goes with the position of an entry read (after 1 or more)")
+        ) {
+            try TransportTests.client(kept).followEvents(afterHash: Self.hash(7)) { _ in false }
+        }
+        #expect(kept.requests.count == 1, "nothing sent for an afterHash without a position")
     }
 
     /// The per-key stream cap answers 429 with `Retry-After`, here an HTTP-date 2 s ahead
