@@ -79,7 +79,11 @@ final class ResponseSink {
                 }
                 self.streamType = nil  // checked once, at the first chunk
             }
-            if stream(bytes) { return true }
+            let goOn = stream(bytes)
+            // The time the consumer took with them is not the server's silence: the bytes sent
+            // meanwhile wait in the socket, and the idle limit counts from here.
+            if idleLimit != nil { lastByteAt = ContinuousClock.now }
+            if goOn { return true }
             stoppedByConsumer = true
             return false
         }

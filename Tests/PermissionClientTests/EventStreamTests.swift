@@ -334,6 +334,36 @@ struct EventStreamTests {
         }
     }
 
+    /// A consumer that takes longer with an event than the idle timeout does not make the
+    /// server look silent: the limit counts from when it returns, not from the event's bytes.
+    @Test func aSlowConsumerIsNoSilence() throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+        let server = try ScriptedServer { _, index in
+            index == 0
+                ? .rawThenSilence(head + ": connected\n\nid: 3\nevent: audit\ndata: \(Self.entry(3))\n\n")
+                : .respond(
+                    status: 200, headers: [("Content-Type", "text/event-stream")],
+                    body: "id: 4\nevent: audit\ndata: \(Self.entry(4))\n\n")
+        }
+        defer { server.stop() }
+        let client = try PermissionClient(
+            configuration: .init(
+                baseURL: server.url, apiKey: "k", retry: RetryPolicy(baseDelay: .milliseconds(10)),
+                eventsIdleTimeout: .seconds(1)))
+        var returned: ContinuousClock.Instant?
+        try client.followEvents(after: 2) { entry in
+            guard entry.seq == 3 else { return false }
+            Thread.sleep(forTimeInterval: 2)  // twice the idle timeout, with nothing more sent
+            returned = ContinuousClock.now
+            return true
+        }
+        let requests = server.requests
+        try #require(requests.count == 2, "\(requests.count) requests")
+        let back = try #require(returned)
+        // The silent connection is dropped a whole idle timeout after the consumer returned.
+        #expect(requests[1].at - back >= .milliseconds(950), "\(requests[1].at - back) after the consumer returned")
+    }
+
     /// The documented default is three of the server's 15 s heartbeats.
     @Test func theIdleTimeoutDefaultsToThreeHeartbeats() throws {
         #expect(PermissionClient.Configuration(baseURL: "http://127.0.0.1:1").eventsIdleTimeout == .seconds(45))
