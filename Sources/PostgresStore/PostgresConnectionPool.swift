@@ -46,6 +46,9 @@ final class PostgresConnectionPool: Sendable {
     /// The number of open connections (idle and checked out), for tests.
     var openConnections: Int { guarded.withLock { $0.state.openCount } }
 
+    /// The number of connections checked out now (or being opened), for tests.
+    var checkedOutCount: Int { guarded.withLock { $0.state.openCount - $0.state.idle.count } }
+
     /// Runs `body` with a connection of its own, returned to the pool afterwards (or closed
     /// when broken or left in a transaction).
     /// - Throws: ``PostgresPoolTimeout``, a ``PostgresError`` from connecting, or the body's error.

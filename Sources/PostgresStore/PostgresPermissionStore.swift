@@ -1,5 +1,6 @@
 public import AuditKeys
 import Foundation
+internal import Ownership
 public import PermissionDomain
 
 /// The permission store in one PostgreSQL database, with the semantics of SQLite's
@@ -221,6 +222,47 @@ public final class PostgresPermissionStore: PermissionStore {
     public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
         try writer.write { try body($0) }
     }
+
+    /// A snapshot on a pooled connection (``PostgresSnapshot``), which it holds until closed:
+    /// the transaction begins here, again on a new connection when the pooled one proves broken.
+    public func openSnapshot() throws -> any PermissionSnapshot {
+        var replacedConnection = false
+        while true {
+            do {
+                return PostgresSnapshot(pool: pool, session: try beginSnapshot())
+            } catch let error as PostgresError {
+                if error.isConnectionFailure && !replacedConnection {
+                    replacedConnection = true  // the broken connection was dropped at checkin
+                    continue
+                }
+                throw Self.mapped(error)
+            } catch let error as PostgresPoolTimeout {
+                throw PermissionError.unavailable(why: error.description)
+            }
+        }
+    }
+
+    /// Checks out a connection and begins a read transaction on it, handing back the loan the
+    /// checkout made: the snapshot lends the connection again for each read.
+    private func beginSnapshot() throws -> PostgresSnapshot.Session {
+        if let readModel {
+            let session = PostgresReadSession(pool: pool, model: readModel, keyring: keyring)
+            try session.lent { try session.begin() }  // a failed begin returned the connection
+            return .modelled(session)
+        }
+        let connection = try pool.checkout()
+        do {
+            try connection.execute(Self.beginRead)
+        } catch {
+            pool.checkin(connection)
+            throw error
+        }
+        connection.use.leave()
+        return .direct(connection, keyring)
+    }
+
+    /// The pooled connections checked out now (reads, writes, open snapshots).
+    package var connectionsInUse: Int { pool.checkedOutCount }
 
     /// The group-commit counters (``PostgresWriter/Statistics``), for tests and metrics.
     package var writeStatistics: PostgresWriter.Statistics { writer.currentStatistics }

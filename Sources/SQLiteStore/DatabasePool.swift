@@ -14,6 +14,8 @@ package final class DatabasePool: Sendable {
     package let readers: ReaderPool
     /// One read-only connection for reads of a whole table (``scan(_:)``).
     private let scanner: ReaderPool
+    /// Read-only connections for snapshots kept open across calls (``snapshot()``).
+    package let snapshots: ReaderPool
 
     /// The page cache of the scan connection, in KiB, at most (``scan(_:)``).
     package static let scanCacheSizeKiB = 2_048
@@ -32,6 +34,9 @@ package final class DatabasePool: Sendable {
         scanning.cacheSizeKiB = min(configuration.cacheSizeKiB, Self.scanCacheSizeKiB)
         scanning.maximumReaderCount = 1
         scanner = ReaderPool(path: path, configuration: scanning)
+        var snapshotting = scanning
+        snapshotting.maximumReaderCount = configuration.maximumReaderCount
+        snapshots = ReaderPool(path: path, configuration: snapshotting)
         self.writer = try DatabaseWriter(path: path, configuration: configuration, onCommit: readers.didCommit)
     }
 
@@ -53,6 +58,18 @@ package final class DatabasePool: Sendable {
         try scanner.readLatest(keepingSnapshot: false, body)  // no snapshot left open between scans
     }
 
+    /// A read snapshot that stays open across calls until the lease is closed (a streamed
+    /// export, read a page at a time while a client downloads it), on a connection of its own
+    /// outside the pool of ``read(_:)``: however long a client takes, the pool's readers stay
+    /// free for every other read. The connections are set up like the scan connection (no
+    /// memory map, a small page cache), so what a long read goes through does not stay in the
+    /// process's resident set; at most ``DatabaseConfiguration/maximumReaderCount`` are open at
+    /// once, and one more waits for a lease to close (at most the busy timeout). See
+    /// ``ReaderPool/lease()``.
+    package func snapshot() throws -> ReaderPool.Lease {
+        try snapshots.lease()
+    }
+
     /// Runs `body` in a group-committed write transaction. See ``DatabaseWriter/write(_:)``.
     package func write<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try writer.write(body)
@@ -63,6 +80,7 @@ package final class DatabasePool: Sendable {
     /// fail with `SQLITE_MISUSE`. For a clean stop, after the last request.
     package func close() {
         scanner.close()
+        snapshots.close()
         readers.close()
         writer.close()
     }

@@ -123,10 +123,15 @@ package final class ReaderPool: Sendable {
         guarded.withLock { $0.state.openCount }
     }
 
+    /// The number of connections checked out now (in a read, or held by a ``Lease``).
+    package var checkedOutCount: Int {
+        guarded.withLock { $0.state.openCount - $0.state.idle.count }
+    }
+
     /// Takes an idle reader (ending its transaction when a commit happened since it began) or
     /// opens one; returns it with the current generation. With every reader out, waits for one
     /// at most the busy timeout, then throws `SQLITE_BUSY`.
-    private func checkout() throws -> (Database, UInt64, UInt64) {
+    func checkout() throws -> (Database, UInt64, UInt64) {
         enum Found {
             case idle(Idle, generation: UInt64)
             case open(generation: UInt64)
@@ -183,7 +188,7 @@ package final class ReaderPool: Sendable {
         }
     }
 
-    private func checkin(_ database: Database, generation snapshot: UInt64, snapshotStarted: UInt64) {
+    func checkin(_ database: Database, generation snapshot: UInt64, snapshotStarted: UInt64) {
         database.use.leave()
         let closed = guarded.withLock { access in
             if access.state.closed { return true }
@@ -200,7 +205,7 @@ package final class ReaderPool: Sendable {
 
     /// `BEGIN DEFERRED`, or in debug builds the fault a test asked for.
     @inline(__always)
-    private func beginRead(_ database: Database) throws {
+    func beginRead(_ database: Database) throws {
         #if DEBUG
         if let fault = beginFaults.withLock({ faults -> SQLiteError? in
             guard faults.count > 0 else { return nil }

@@ -10,6 +10,9 @@ extension SQLiteError {
         SQLiteError(code: SQLITE_MISUSE, message: message, sql: sql)
     }
 
+    /// Whether this is `SQLITE_MISUSE` (``misuse(_:sql:)``).
+    var isMisuse: Bool { code == SQLITE_MISUSE }
+
     /// `SQLITE_BUSY`: nothing became free within the busy timeout.
     static func busy(_ message: String) -> SQLiteError {
         SQLiteError(code: SQLITE_BUSY, message: message, sql: nil)

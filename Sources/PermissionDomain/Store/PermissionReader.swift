@@ -79,4 +79,11 @@ public protocol PermissionReader: APIKeyReader, ConsentSessionReader {
     /// shows yet; nil when the snapshot has no such entry. What a reader's position is checked
     /// against (a feed resumed with the hash of the last entry it read).
     func auditHash(seq: Int64) throws -> String?
+
+    /// The rows an export of `user` holds: their authorization records, prompts and location
+    /// alert schedules, and the stored audit records ``auditRecords(user:after:limit:)`` pages
+    /// through (every one of the snapshot). Each of the four is counted on its index up to
+    /// `limit` + 1 rows and no further, so the count costs at most that many index entries
+    /// each, and exceeds `limit` exactly when the rows do.
+    func exportRowCount(user: UserID, upTo limit: Int) throws -> Int
 }

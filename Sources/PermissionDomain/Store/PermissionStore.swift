@@ -12,6 +12,13 @@ public protocol PermissionStore: Sendable {
     /// Runs `body` on a consistent read snapshot; never waits for writers.
     func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T
 
+    /// Opens a consistent read snapshot that stays open until it is closed
+    /// (``PermissionSnapshot``), on a connection of its own meanwhile: it sees every write
+    /// completed before the call, and never waits for writers.
+    /// - Throws: ``PermissionError/unavailable(why:cause:)`` when no connection became free or
+    ///   the database cannot be reached; the store's other errors.
+    func openSnapshot() throws -> any PermissionSnapshot
+
     /// Runs `body` as one atomic, durable transaction, serialized with every other write.
     /// The store may group-commit several concurrent bodies, each atomic on its own (a
     /// savepoint): a body that throws leaves no trace. Returns after the commit is durable.

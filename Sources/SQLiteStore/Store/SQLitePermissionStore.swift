@@ -190,6 +190,23 @@ public final class SQLitePermissionStore: PermissionStore {
         }
     }
 
+    /// A snapshot on a connection of the pool's own for them (``DatabasePool/snapshot()``),
+    /// outside the readers ``read(_:)`` takes from.
+    /// - Throws: ``PermissionError/unavailable(why:cause:)`` when every snapshot connection
+    ///   stayed taken for the busy timeout; other `SQLiteError`s.
+    public func openSnapshot() throws -> any PermissionSnapshot {
+        // Before the checkout: see ReadCache.
+        let generation = readerShared.cache?.generation ?? 0
+        do {
+            return SQLiteSnapshot(lease: try pool.snapshot(), shared: readerShared, cacheGeneration: generation)
+        } catch let error as SQLiteError where error.isBusy {
+            throw PermissionError.unavailable(why: error.message)
+        }
+    }
+
+    /// The snapshot connections checked out now (``openSnapshot()``): each open snapshot holds one.
+    package var snapshotConnectionsInUse: Int { pool.snapshots.checkedOutCount }
+
     /// - Throws: the body's error; ``PermissionError/unavailable(why:cause:)`` when the write lock
     ///   stayed held by another process for the busy timeout; other `SQLiteError`s.
     public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {

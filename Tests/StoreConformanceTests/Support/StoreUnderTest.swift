@@ -61,6 +61,14 @@ final class StoreUnderTest: Sendable {
         }
     }
 
+    /// The connections open snapshots hold now (``PermissionStore/openSnapshot()``): the
+    /// SQLite store's snapshot connections, the PostgreSQL store's pooled connections (which
+    /// nothing else holds between calls).
+    var snapshotConnectionsInUse: Int {
+        if let sqlite { return sqlite.snapshotConnectionsInUse }
+        return (store as? PostgresPermissionStore)?.connectionsInUse ?? -1
+    }
+
     /// Every audit row as stored (sealed personal fields and all), in seq order.
     func storedAuditRows() throws -> [AuditRecord] {
         if let sqlite {
