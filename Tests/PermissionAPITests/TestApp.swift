@@ -89,6 +89,13 @@ final class TestApp: @unchecked Sendable {
         adminKeyId = id.rawValue
     }
 
+    /// The connections open snapshots hold now (`PermissionStore.openSnapshot`, an export in
+    /// flight): the SQLite store's snapshot connections, the PostgreSQL store's pooled
+    /// connections (which nothing else holds between requests).
+    var snapshotConnectionsInUse: Int {
+        sqliteStore?.snapshotConnectionsInUse ?? postgresStore?.connectionsInUse ?? -1
+    }
+
     /// Runs `sql` on the PostgreSQL database behind the store's back (as an attacker with
     /// database access would); only on PostgreSQL.
     func executeOnPostgres(_ sql: String) throws {

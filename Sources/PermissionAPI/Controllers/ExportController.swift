@@ -1,13 +1,22 @@
 import HTTPCore
+import Logging
 import PermissionDomain
 import PermissionWire
 
 /// `GET /v1/users/{user}/export` (GDPR Art. 15 and 20): everything kept about a user as one
 /// JSON document (``PermissionWire/UserExport``), read in one snapshot, at most
-/// `--max-export-records` records (beyond: 422 `export-too-large`, nothing built). The consent
-/// pages offer the same document to the session's user at `/consent/export`
+/// `--max-export-records` records (beyond: 422 `export-too-large`, decided before anything is
+/// sent). The consent pages offer the same document to the session's user at `/consent/export`
 /// (``ConsentController``). A user exists only through their records, so an unknown user's
 /// export is a valid document with none.
+///
+/// The document is streamed (chunked) as its listings are read, a page at a time, so an export
+/// in flight holds one page of rows, not the whole user: the handler opens the export (the
+/// snapshot, the count, the limit) on its worker thread and returns at once; the body is
+/// written on the worker thread the engine runs streams on, from the same snapshot, which is
+/// closed when the body ends, fails or is never sent. A failure after the head was sent ends
+/// the body without its last chunk, so the client sees an incomplete response, never a
+/// document that looks complete.
 struct ExportController {
     let permissions: PermissionService
     let publicURL: String
@@ -18,21 +27,40 @@ struct ExportController {
         routes.get("/v1/users/{user}/export", access: .export, execution: .worker) { request in
             let user = try request.user()
             do {
-                return try Self.response(permissions.export(user: user), publicURL: publicURL)
+                return Self.response(try permissions.export(user: user), publicURL: publicURL, logger: request.logger)
             } catch let error as ExportTooLarge {
                 throw Self.problem(error, user: user)
             }
         }
     }
 
-    /// The document as `application/json`, never cached (it is personal data).
-    /// - Parameter attachment: a file name to offer the document as a download under.
+    /// The document as `application/json`, never cached (it is personal data), streamed from
+    /// `export`, which the response owns: it is closed when the body has been written, when
+    /// writing it failed, or when the response is released unsent.
+    /// - Parameters:
+    ///   - attachment: a file name to offer the document as a download under.
+    ///   - logger: the request's, for a failure of the store after the head was sent.
     static func response(
-        _ export: PermissionDomain.UserExport, publicURL: String, attachment: String? = nil
-    ) throws -> HTTPResponse {
+        _ export: PermissionDomain.UserExport, publicURL: String, attachment: String? = nil, logger: Logger
+    ) -> HTTPResponse {
         var headers: HTTPHeaders = ["Cache-Control": "no-store"]
         if let attachment { headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(attachment)\"") }
-        return try Responses.json(WireMapping.export(export, publicURL: publicURL), headers: headers)
+        headers.add(name: "Content-Type", value: Responses.json)
+        return HTTPResponse(
+            status: .ok, headers: headers,
+            body: .stream { writer in
+                defer { export.close() }
+                do {
+                    try writeDocument(export, publicURL: publicURL, to: writer)
+                } catch let error as SocketError {
+                    throw error  // the client left or stopped reading: the engine logs and resets
+                } catch {
+                    logger.error(
+                        "the export failed after its head was sent; the response ends unterminated",
+                        metadata: ["error": .string(String(reflecting: error))])
+                    throw error
+                }
+            })
     }
 
     /// `export-too-large` (422) for `error`, naming the limit and where the history can be read

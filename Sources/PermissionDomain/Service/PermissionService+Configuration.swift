@@ -18,8 +18,14 @@ extension PermissionService {
         public var maxGrantDuration: TimeInterval
         /// The most records (authorizations, prompts, location alert schedules and audit entries
         /// together) one user's export may hold (`--max-export-records`); beyond it the export is
-        /// refused (``ExportTooLarge``) instead of being built in memory. Default 5000.
+        /// refused (``ExportTooLarge``) before any of them is read. Default 5000.
         public var maxExportRecords: Int = 5_000
+
+        /// The rows an export reads per keyset page of each listing, and so the most of them it
+        /// holds at once (``UserExport``). Default 500; at least 1.
+        public var exportPageSize: Int = 500 {
+            didSet { precondition(exportPageSize >= 1, "an export page holds at least one row") }
+        }
 
         /// The most prompts an app may have pending for one user at once (SPEC §11 prompt
         /// hygiene); one more is refused with `tooManyPrompts`. In `maxPendingPromptsRange`;

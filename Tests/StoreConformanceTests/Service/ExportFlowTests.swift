@@ -56,7 +56,9 @@ import Testing
         let export = try PermissionService(store: fixture.store, clock: ManualClock(Fixtures.t0))
             .export(user: Fixtures.user)
         #expect(export.headSeq == 0 && export.headHash == AuditChain.genesis)
-        #expect(export.records.isEmpty && export.prompts.isEmpty && export.audit.isEmpty)
+        let contents = try ExportContents(export)
+        #expect(contents.records.isEmpty && contents.prompts.isEmpty && contents.audit.isEmpty)
+        #expect(contents.pages.isEmpty, "no empty page is handed over")
     }
 
     @Test(arguments: StoreKind.allCases) func theExportHoldsTheUsersRecordsPromptsSettingsAndHistory(
@@ -72,25 +74,29 @@ import Testing
         h.clock.advance(by: 5)
 
         let export = try h.service.export(user: h.user)
+        let contents = try ExportContents(export)
         let log = try h.auditLog()
         #expect(export.user == h.user && export.exportedAt == Fixtures.t0.addingTimeInterval(5))
         #expect(export.headSeq == log.last?.seq && export.headHash == log.last?.hash)
-        #expect(export.records.map(\.stored.service) == [.camera, .location])
-        #expect(export.records.allSatisfy { $0.stored.user == h.user && $0.appName == "Maps" })
-        #expect(export.records[0].effective.status == .authorized && export.records[1].effective.status == .denied)
-        #expect(export.records[0].stored.purpose == Fixtures.allPurposeStrings["NSCameraUsageDescription"])
-        #expect(export.prompts.count == 3 && export.prompts.allSatisfy { $0.user == h.user })
-        #expect(export.prompts.map(\.state).filter { $0 == .pending }.count == 1)
+        #expect(contents.records.map(\.stored.service) == [.camera, .location])
+        #expect(contents.records.allSatisfy { $0.stored.user == h.user && $0.appName == "Maps" })
+        #expect(contents.records[0].effective.status == .authorized && contents.records[1].effective.status == .denied)
+        #expect(contents.records[0].stored.purpose == Fixtures.allPurposeStrings["NSCameraUsageDescription"])
+        #expect(contents.prompts.count == 3 && contents.prompts.allSatisfy { $0.user == h.user })
+        #expect(contents.prompts.map(\.state).filter { $0 == .pending }.count == 1)
         #expect(export.settings.locale == (try LanguageTag("de")))
         let mine = log.filter { $0.user == h.user }
-        #expect(export.audit.map(\.entry) == mine)
-        for item in export.audit {
+        #expect(contents.audit.map(\.entry) == mine)
+        for item in contents.audit {
             #expect(item.record.seq == item.entry.seq && item.record.hash == item.entry.hash)
             #expect(AuditChain.sha256.hash(of: item.record) == item.record.hash)
         }
+        let counted = try h.fixture.store.read { try $0.exportRowCount(user: h.user, upTo: 100) }
+        #expect(counted == contents.records.count + contents.prompts.count + contents.audit.count)
 
         let stranger = try h.service.export(user: UserID(trusted: "never-seen"))
-        #expect(stranger.records.isEmpty && stranger.prompts.isEmpty && stranger.audit.isEmpty)
+        let nothing = try ExportContents(stranger)
+        #expect(nothing.records.isEmpty && nothing.prompts.isEmpty && nothing.audit.isEmpty)
         #expect(stranger.settings == UserSettings(user: UserID(trusted: "never-seen")))
         #expect(stranger.headSeq == export.headSeq, "the head is the log's, whoever the user")
     }
@@ -98,17 +104,18 @@ import Testing
     @Test(arguments: StoreKind.allCases) func anExportOverTheLimitIsRefused(_ kind: StoreKind) throws {
         let h = try Harness(kind, maxExportRecords: 6)
         try h.grant(.camera, .full, .allow)  // 1 record, 1 prompt, 2 entries
-        #expect(try h.service.export(user: h.user).audit.count == 2)
+        #expect(try ExportContents(h.service.export(user: h.user)).audit.count == 2)
         try h.grant(.microphone, .full, .allow)  // 2 records, 2 prompts, 4 entries: 8
         #expect(throws: ExportTooLarge(limit: 6)) { try h.service.export(user: h.user) }
-        #expect(try h.service.export(user: Fixtures.otherUser).audit.isEmpty, "other users are not affected")
+        #expect(try ExportContents(h.service.export(user: Fixtures.otherUser)).audit.isEmpty, "other users are not affected")
+        #expect(h.fixture.snapshotConnectionsInUse == 0, "a refused export gives its snapshot back")
     }
 
     @Test(arguments: StoreKind.allCases) func anExportReadsOneSnapshotWhileWritesGoOn(_ kind: StoreKind) throws {
         let h = try Harness(kind)
         let (service, user, app, consent) = (h.service, h.user, h.app, h.consent)
         let failures = Collected<String>()
-        let exports = Collected<UserExport>()
+        let exports = Collected<(export: UserExport, contents: ExportContents)>()
         onThreads(2) { thread in
             do {
                 for index in 0..<30 {
@@ -117,7 +124,8 @@ import Testing
                             user: user, app: app, service: .camera, status: index % 2 == 0 ? .authorized : .denied,
                             level: index % 2 == 0 ? Level(trusted: "full") : nil, actor: consent, requestId: nil)
                     } else {
-                        exports.append(try service.export(user: user))
+                        let export = try service.export(user: user)
+                        exports.append((export, try ExportContents(export)))
                     }
                 }
             } catch {
@@ -125,11 +133,11 @@ import Testing
             }
         }
         #expect(failures.elements.isEmpty)
-        for export in exports.elements {
-            let changes = export.audit.filter { $0.entry.service == .camera }.count
-            #expect(Int64(changes) == (export.records.first?.stored.version ?? 0), "records and entries agree")
-            #expect(export.audit.last.map(\.record.seq) ?? 0 <= export.headSeq)
-            if let last = export.audit.last, export.headSeq > 1 {
+        for (export, contents) in exports.elements {
+            let changes = contents.audit.filter { $0.entry.service == .camera }.count
+            #expect(Int64(changes) == (contents.records.first?.stored.version ?? 0), "records and entries agree")
+            #expect(contents.audit.last.map(\.record.seq) ?? 0 <= export.headSeq)
+            if let last = contents.audit.last, export.headSeq > 1 {
                 #expect(last.record.seq == export.headSeq && last.record.hash == export.headHash)
             }
         }

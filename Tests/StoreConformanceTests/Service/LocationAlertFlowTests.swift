@@ -266,14 +266,14 @@ import Testing
             actor: h.consent, requestId: "s")
         _ = try h.service.lifecycle(
             user: Fixtures.otherUser, app: h.app, event: .backgroundLocationUsed, actor: h.consent, requestId: "u")
-        let export = try h.service.export(user: h.user)
+        let export = try ExportContents(h.service.export(user: h.user))
         let schedule = try #require(export.locationAlerts.first)
         #expect(export.locationAlerts.count == 1 && schedule.user == h.user && schedule.app == h.app)
         #expect(schedule.usesSinceAlert == 2 && schedule.recentUses.map(\.count) == [1, 1])
         #expect(
             schedule.recentUses.first?.start
                 == Date(timeIntervalSince1970: 3_600 * ((Self.t0.timeIntervalSince1970 - 7_200) / 3_600).rounded(.down)))
-        #expect(try h.service.export(user: UserID(trusted: "never-seen")).locationAlerts.isEmpty)
+        #expect(try ExportContents(h.service.export(user: UserID(trusted: "never-seen"))).locationAlerts.isEmpty)
     }
 
     @Test(arguments: StoreKind.allCases) func erasureRemovesTheSchedule(_ kind: StoreKind) throws {

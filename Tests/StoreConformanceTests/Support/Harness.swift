@@ -14,6 +14,7 @@ struct Harness {
     init(
         _ kind: StoreKind, promptTTL: TimeInterval = 600, onceTTL: TimeInterval = 3600,
         maxGrantDuration: TimeInterval = 31_536_000, maxPendingPrompts: Int = 3, maxExportRecords: Int = 5_000,
+        exportPageSize: Int = 500,
         registered: App? = Fixtures.registeredApp(), locationAlerts: LocationAlertSettings = LocationAlertSettings(),
         makePromptID: @escaping @Sendable (Date) -> PromptID = PermissionService.Configuration.randomPromptID
     ) throws {
@@ -22,6 +23,7 @@ struct Harness {
             promptTTL: promptTTL, onceTTL: onceTTL, makePromptID: makePromptID, maxGrantDuration: maxGrantDuration,
             maxPendingPrompts: maxPendingPrompts, locationAlerts: locationAlerts)
         configuration.maxExportRecords = maxExportRecords
+        configuration.exportPageSize = exportPageSize
         service = PermissionService(store: fixture.store, clock: clock, configuration: configuration)
         if let registered {
             _ = try service.putApp(
