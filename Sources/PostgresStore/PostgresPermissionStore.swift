@@ -1,6 +1,5 @@
 public import AuditKeys
 import Foundation
-internal import Ownership
 public import PermissionDomain
 
 /// The permission store in one PostgreSQL database, with the semantics of SQLite's
@@ -223,16 +222,25 @@ public final class PostgresPermissionStore: PermissionStore {
         try writer.write { try body($0) }
     }
 
-    /// A snapshot on a pooled connection (``PostgresSnapshot``), which it holds until closed:
-    /// the transaction begins here, again on a new connection when the pooled one proves broken.
+    /// A snapshot on a pooled connection (``PostgresSnapshot``), which it holds until closed,
+    /// read from the database alone (not from the read model): the transaction begins here,
+    /// again on a new connection when the pooled one proves broken.
     public func openSnapshot() throws -> any PermissionSnapshot {
         var replacedConnection = false
         while true {
             do {
-                return PostgresSnapshot(pool: pool, session: try beginSnapshot())
+                let connection = try pool.checkout()
+                do {
+                    try connection.execute(Self.beginRead)
+                } catch {
+                    pool.checkin(connection)  // a broken one is dropped
+                    throw error
+                }
+                connection.use.leave()  // the snapshot lends it again for each read
+                return PostgresSnapshot(pool: pool, connection: connection, keyring: keyring)
             } catch let error as PostgresError {
                 if error.isConnectionFailure && !replacedConnection {
-                    replacedConnection = true  // the broken connection was dropped at checkin
+                    replacedConnection = true
                     continue
                 }
                 throw Self.mapped(error)
@@ -240,25 +248,6 @@ public final class PostgresPermissionStore: PermissionStore {
                 throw PermissionError.unavailable(why: error.description)
             }
         }
-    }
-
-    /// Checks out a connection and begins a read transaction on it, handing back the loan the
-    /// checkout made: the snapshot lends the connection again for each read.
-    private func beginSnapshot() throws -> PostgresSnapshot.Session {
-        if let readModel {
-            let session = PostgresReadSession(pool: pool, model: readModel, keyring: keyring)
-            try session.lent { try session.begin() }  // a failed begin returned the connection
-            return .modelled(session)
-        }
-        let connection = try pool.checkout()
-        do {
-            try connection.execute(Self.beginRead)
-        } catch {
-            pool.checkin(connection)
-            throw error
-        }
-        connection.use.leave()
-        return .direct(connection, keyring)
     }
 
     /// The pooled connections checked out now (reads, writes, open snapshots).

@@ -60,38 +60,6 @@ final class PostgresReadSession: PermissionReader {
         pool.checkin(connection)
     }
 
-    // MARK: Kept open across calls (PostgresSnapshot)
-
-    /// Checks out the connection and begins the snapshot now rather than at the first database
-    /// question.
-    func begin() throws {
-        _ = try database()
-    }
-
-    /// Runs `body` inside a loan of the session's connection to the calling thread: a snapshot
-    /// kept open across calls is used by one thread at a time, not always the same one. A
-    /// connection checked out during `body` (the checkout lends it) is handed back with the rest.
-    func lent<Result>(_ body: () throws -> Result) rethrows -> Result {
-        connection?.use.enter()
-        defer { connection?.use.leave() }
-        return try body()
-    }
-
-    /// Like ``finish()``, from a thread that holds no loan of the connection; on a thread where
-    /// nothing may wait (an event loop releasing a response that was never sent), without the
-    /// round trip of a `ROLLBACK`: the pool closes a connection returned inside its transaction,
-    /// which ends the transaction on the server.
-    func finishFromAnyThread() {
-        guard let connection else { return }
-        connection.use.enter()
-        if QueueOwner.forbidsWaitingHere {
-            self.connection = nil
-            pool.checkin(connection)
-        } else {
-            finish()
-        }
-    }
-
     // MARK: From memory while fresh
 
     func authorizationAndSettings(

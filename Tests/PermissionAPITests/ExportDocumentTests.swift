@@ -90,6 +90,21 @@ import Testing
         #expect(download.body == (try app.send(.get, "/v1/users/u42/export").body))
     }
 
+    /// An export reads its snapshot alone: the apps of its 300 records (never registered, so
+    /// "not registered" is what a read would keep) do not go into the status read cache.
+    @Test func anExportLeavesTheReadCacheAsItWas() throws {
+        let app = try TestApp()
+        try ExportStreamTests.Live.seed(app, records: 300)
+        _ = try app.send(.get, TestApp.path("u42", "com.example.app7", "camera"))  // one entry, one app
+        let entries = { app.sqliteStore?.readCacheStatistics?.entries ?? app.postgresStore?.readCacheStatistics?.entries }
+        let before = try #require(entries())
+        #expect(before > 0)
+        let export = try app.send(.get, "/v1/users/u42/export")
+        #expect(export.status == 200)
+        #expect(try export.decode(PermissionWire.UserExport.self).consentRecords.count == 300)
+        #expect(entries() == before)
+    }
+
     @Test func eachPageIsWrittenAndSentBeforeTheNextIsRead() throws {
         let app = try Self.app(pageSize: 2)
         let export = try app.application.service.export(user: UserID("u42"))

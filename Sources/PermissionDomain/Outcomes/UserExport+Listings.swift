@@ -62,7 +62,7 @@ extension UserExport {
     }
 
     /// Every audit entry about the user in seq order, none after ``headSeq``: readable, and as
-    /// stored (every record of the snapshot, whatever a read cache shows yet).
+    /// stored.
     /// - Throws: as ``records(_:)``; ``PermissionError/unavailable(why:cause:)`` when the readable
     ///   entries and the stored records of a page differ.
     public func audit(_ visit: ([AuditItem]) throws -> Void) throws {

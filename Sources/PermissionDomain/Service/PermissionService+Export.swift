@@ -9,49 +9,26 @@ extension PermissionService {
     /// snapshot, a page at a time, as they are walked; the caller closes it. A user never seen
     /// has an export with no records.
     ///
-    /// A reader with a read cache may not show yet the newest entries its snapshot holds (a
-    /// replica that has not applied them): the export then waits for them (at most 5 s) and
-    /// opens a new snapshot, so its audit entries always reach the head.
-    /// - Throws: ``ExportTooLarge``; `PermissionError.unavailable` when the newest entries do not
-    ///   become visible, or no connection is free for the snapshot.
+    /// The snapshot reads the database alone (``PermissionSnapshot``), not what a replica's read
+    /// model shows yet, so its audit entries always reach its head.
+    /// - Throws: ``ExportTooLarge``; `PermissionError.unavailable` when no connection is free
+    ///   for the snapshot, or the database cannot be reached.
     public func export(user: UserID) throws -> UserExport {
         let limit = configuration.maxExportRecords
-        for _ in 0..<3 {
-            let at = now
-            let snapshot = try store.openSnapshot()
-            let opened: ExportOpening
-            do {
-                opened = try snapshot.read { try openExport($0, user: user, limit: limit) }
-            } catch {
-                snapshot.close()
-                throw error
+        let at = now
+        let snapshot = try store.openSnapshot()
+        do {
+            let (head, settings) = try snapshot.read { reader -> (AuditRecord?, UserSettings) in
+                let head = try reader.auditHead()  // first: it begins the snapshot
+                if try reader.exportRowCount(user: user, upTo: limit) > limit { throw ExportTooLarge(limit: limit) }
+                return (head, try reader.userSettings(user) ?? UserSettings(user: user))
             }
-            switch opened {
-            case .opened(let head, let settings):
-                return UserExport(
-                    user: user, exportedAt: at, headSeq: head?.seq ?? 0, headHash: head?.hash ?? AuditChain.genesis,
-                    settings: settings, snapshot: snapshot, service: self)
-            case .notShownYet(let revision):
-                snapshot.close()
-                _ = try store.awaitRevision(revision, timeout: .seconds(5))
-            }
+            return UserExport(
+                user: user, exportedAt: at, headSeq: head?.seq ?? 0, headHash: head?.hash ?? AuditChain.genesis,
+                settings: settings, snapshot: snapshot, service: self)
+        } catch {
+            snapshot.close()
+            throw error
         }
-        throw PermissionError.unavailable(why: "the newest audit entries are not visible here yet")
-    }
-
-    private enum ExportOpening {
-        /// The chain head (nil for an empty log) and the settings.
-        case opened(head: AuditRecord?, settings: UserSettings)
-        /// The snapshot holds entries up to this revision that the reader does not show yet.
-        case notShownYet(Int64)
-    }
-
-    private func openExport(_ reader: any PermissionReader, user: UserID, limit: Int) throws -> ExportOpening {
-        let head = try reader.auditHead()  // first: it begins the snapshot
-        let headSeq = head?.seq ?? 0
-        guard try reader.lastAuditSeq() >= headSeq else { return .notShownYet(headSeq) }
-        if try reader.exportRowCount(user: user, upTo: limit) > limit { throw ExportTooLarge(limit: limit) }
-        let settings = try reader.userSettings(user) ?? UserSettings(user: user)
-        return .opened(head: head, settings: settings)
     }
 }

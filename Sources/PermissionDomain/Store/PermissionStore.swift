@@ -13,8 +13,8 @@ public protocol PermissionStore: Sendable {
     func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T
 
     /// Opens a consistent read snapshot that stays open until it is closed
-    /// (``PermissionSnapshot``), on a connection of its own meanwhile: it sees every write
-    /// completed before the call, and never waits for writers.
+    /// (``PermissionSnapshot``), on a connection of its own meanwhile, read from the database
+    /// alone: it sees every write committed before the call, and never waits for writers.
     /// - Throws: ``PermissionError/unavailable(why:cause:)`` when no connection became free or
     ///   the database cannot be reached; the store's other errors.
     func openSnapshot() throws -> any PermissionSnapshot

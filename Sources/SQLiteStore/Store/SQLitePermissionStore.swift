@@ -21,6 +21,10 @@ public final class SQLitePermissionStore: PermissionStore {
     private let readerShared: StoreSession.Shared
     /// The same for the writer's sessions, without the cache.
     private let writerShared: StoreSession.Shared
+    /// The same for the sessions of snapshots (``openSnapshot()``): without the cache, and
+    /// with the policy services unknown (every service queried). Both follow the latest
+    /// commits, where a snapshot must show its own state alone, for however long it is open.
+    private let snapshotShared: StoreSession.Shared
 
     /// The default ``open(path:configuration:readCacheEntries:migrationProgress:)`` cache size.
     public static let defaultReadCacheEntries = 1_000_000
@@ -39,6 +43,7 @@ public final class SQLitePermissionStore: PermissionStore {
         readerShared = StoreSession.Shared(policyServices: policyServices, cache: cache, keyring: keyring)
         writerShared = StoreSession.Shared(
             policyServices: policyServices, cache: nil, auditChainTip: auditChainTip, keyring: keyring)
+        snapshotShared = StoreSession.Shared(policyServices: PolicyServices(), cache: nil, keyring: keyring)
     }
 
     /// Opens the store at `path`, creating the file (`0600`) and its parent directory (`0700`)
@@ -191,14 +196,13 @@ public final class SQLitePermissionStore: PermissionStore {
     }
 
     /// A snapshot on a connection of the pool's own for them (``DatabasePool/snapshot()``),
-    /// outside the readers ``read(_:)`` takes from.
+    /// outside the readers ``read(_:)`` takes from, read from the file alone (not through the
+    /// read cache, which a long read would also fill with what only it asks for).
     /// - Throws: ``PermissionError/unavailable(why:cause:)`` when every snapshot connection
     ///   stayed taken for the busy timeout; other `SQLiteError`s.
     public func openSnapshot() throws -> any PermissionSnapshot {
-        // Before the checkout: see ReadCache.
-        let generation = readerShared.cache?.generation ?? 0
         do {
-            return SQLiteSnapshot(lease: try pool.snapshot(), shared: readerShared, cacheGeneration: generation)
+            return SQLiteSnapshot(lease: try pool.snapshot(), shared: snapshotShared)
         } catch let error as SQLiteError where error.isBusy {
             throw PermissionError.unavailable(why: error.message)
         }
