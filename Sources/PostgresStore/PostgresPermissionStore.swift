@@ -1,5 +1,6 @@
 public import AuditKeys
 import Foundation
+internal import Ownership
 public import PermissionDomain
 
 /// The permission store in one PostgreSQL database, with the semantics of SQLite's
@@ -50,6 +51,13 @@ public final class PostgresPermissionStore: PermissionStore {
     public static let defaultMaximumBatchSize = 256
 
     let pool: PostgresConnectionPool
+    /// The snapshots open now (``openSnapshot()``), each holding a pooled connection.
+    private let openSnapshots = Guarded(0)
+    /// The most snapshots open at once: a quarter of the pool, at least 1. A snapshot holds its
+    /// connection for as long as a client downloads an export, and reads and writes take theirs
+    /// from the same pool, so slow downloads (any user may start one from the consent pages)
+    /// must never hold all of it.
+    package var maximumSnapshots: Int { max(1, pool.capacity / 4) }
     /// The audit log's per-user keys (``AuditKeyring``); nil only for `audit verify`, which
     /// reads the stored form.
     let keyring: AuditKeyring?
@@ -225,7 +233,32 @@ public final class PostgresPermissionStore: PermissionStore {
     /// A snapshot on a pooled connection (``PostgresSnapshot``), which it holds until closed,
     /// read from the database alone (not from the read model): the transaction begins here,
     /// again on a new connection when the pooled one proves broken.
+    /// - Throws: ``PermissionError/unavailable(why:cause:)`` when ``maximumSnapshots`` are open
+    ///   already, or no connection came free.
     public func openSnapshot() throws -> any PermissionSnapshot {
+        let maximum = maximumSnapshots
+        let reserved = openSnapshots.withLock { access in
+            guard access.state < maximum else { return false }
+            access.state += 1
+            return true
+        }
+        guard reserved else {
+            throw PermissionError.unavailable(
+                why: "\(maximum) exports are being read already, the most at once (a quarter of --database-pool-size)")
+        }
+        let release: @Sendable () -> Void = { [openSnapshots] in openSnapshots.withLock { $0.state -= 1 } }
+        do {
+            return try openSnapshot(release: release)
+        } catch {
+            release()
+            throw error
+        }
+    }
+
+    /// The snapshots open now, for tests.
+    package var snapshotsOpen: Int { openSnapshots.withLock { $0.state } }
+
+    private func openSnapshot(release: @escaping @Sendable () -> Void) throws -> any PermissionSnapshot {
         var replacedConnection = false
         while true {
             do {
@@ -237,7 +270,7 @@ public final class PostgresPermissionStore: PermissionStore {
                     throw error
                 }
                 connection.use.leave()  // the snapshot lends it again for each read
-                return PostgresSnapshot(pool: pool, connection: connection, keyring: keyring)
+                return PostgresSnapshot(pool: pool, connection: connection, keyring: keyring, onClose: release)
             } catch let error as PostgresError {
                 if error.isConnectionFailure && !replacedConnection {
                     replacedConnection = true

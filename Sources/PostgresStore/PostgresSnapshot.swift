@@ -16,13 +16,20 @@ final class PostgresSnapshot: PermissionSnapshot {
     private let keyring: AuditKeyring?
     /// nil once closed.
     private let connection: Guarded<PostgresConnection?>
+    /// Called once, when the connection has gone back to the pool.
+    private let onClose: @Sendable () -> Void
 
     /// Takes over `connection`, checked out of `pool`, whose transaction has begun and which no
     /// thread holds a loan of.
-    init(pool: PostgresConnectionPool, connection: PostgresConnection, keyring: AuditKeyring?) {
+    /// - Parameter onClose: called once, after the connection went back to the pool.
+    init(
+        pool: PostgresConnectionPool, connection: PostgresConnection, keyring: AuditKeyring?,
+        onClose: @escaping @Sendable () -> Void
+    ) {
         self.pool = pool
         self.keyring = keyring
         self.connection = Guarded(connection)
+        self.onClose = onClose
     }
 
     /// - Throws: the body's error; ``PermissionError/unavailable(why:cause:)`` once closed, when
@@ -55,6 +62,7 @@ final class PostgresSnapshot: PermissionSnapshot {
         taken.use.enter()  // the checkin ends the loan
         if !QueueOwner.forbidsWaitingHere { taken.rollbackIgnoringErrors() }  // read only: nothing to keep
         pool.checkin(taken)
+        onClose()
     }
 
     deinit {

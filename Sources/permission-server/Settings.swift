@@ -29,7 +29,7 @@ enum Settings {
         flag: "database-pool-size", environment: "PERMISSION_DATABASE_POOL_SIZE",
         defaultValue: "16",
         help:
-            "PostgreSQL only: connections a replica opens at most (reads not served from memory and writes share them); each also costs the database a process."
+            "PostgreSQL only: connections a replica opens at most (reads not served from memory and writes share them, and exports being downloaded hold at most a quarter of them); each also costs the database a process."
     )
     static let databasePasswordFile = Setting(
         flag: "database-password-file",

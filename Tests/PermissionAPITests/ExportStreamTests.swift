@@ -142,6 +142,26 @@ import Testing
         try live.waitForSnapshots(0)
     }
 
+    /// PostgreSQL: an export's snapshot holds a connection of the pool that reads and writes
+    /// take theirs from, for as long as its client downloads; so at most a quarter of the pool
+    /// (at least one) is held by exports at once. One more export is `503` at once, and writes
+    /// go on meanwhile.
+    @Test func exportsHoldAtMostAQuarterOfThePostgresPool() throws {
+        let app = try TestApp()
+        guard let store = app.postgresStore else { return }
+        #expect(try app.set("camera", #"{"status":"denied"}"#).status == 200)
+        #expect(store.maximumSnapshots == max(1, TestApp.postgresPoolSize / 4))
+        let held = try (0..<store.maximumSnapshots).map { _ in try store.openSnapshot() }
+        let refused = try app.send(.get, "/v1/users/u42/export")
+        #expect(refused.status == 503, "\(refused.text)")
+        #expect(refused.text.contains("exports are being read already"), "\(refused.text)")
+        #expect(try app.set("camera", #"{"status":"authorized","level":"full"}"#).status == 200)
+        held.forEach { $0.close() }
+        #expect(store.snapshotsOpen == 0)
+        #expect(try app.send(.get, "/v1/users/u42/export").status == 200)
+        #expect(store.snapshotsOpen == 0)
+    }
+
     @Test func aHeadRequestGetsTheHeadAloneAndGivesTheSnapshotBack() throws {
         let live = try Live(records: 10)
         defer { live.stop() }
