@@ -66,7 +66,7 @@ enum Settings {
         flag: "max-export-records", environment: "PERMISSION_MAX_EXPORT_RECORDS",
         defaultValue: "5000",
         help:
-            "Records (authorizations, prompts, location alert schedules and audit entries, about 1-2 KB each in the document) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large. The export is streamed as it is read, 500 records at a time: an export in flight holds one such page in memory, whatever this limit."
+            "Records (authorizations, prompts, location alert schedules and audit entries; in the document about 0.5 KB an authorization and 1 KB an audit entry) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large. The export is streamed as it is read, 500 records at a time: an export in flight holds one such page in memory, whatever this limit."
     )
     static let maxPendingPrompts = Setting(
         flag: "max-pending-prompts", environment: "PERMISSION_MAX_PENDING_PROMPTS",
