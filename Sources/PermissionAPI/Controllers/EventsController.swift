@@ -105,9 +105,10 @@ struct EventsController {
 
     /// `Last-Event-ID` (the id of the last event the client saw) with `Last-Event-Hash`, else
     /// `?after=` with `?afterHash=`, else nil. Both pairs are checked when both are sent, so a
-    /// malformed `after` or `afterHash` is a 400 either way; a browser's `EventSource` resumes
-    /// with `Last-Event-ID` on a URL that still holds its first `after` and `afterHash`, which
-    /// then name another entry and are not compared.
+    /// malformed `after`, `afterHash` or `Last-Event-Hash` is a 400 either way; a browser's
+    /// `EventSource` resumes with `Last-Event-ID` on a URL that still holds its first `after`
+    /// and `afterHash`, which then name another entry and are not compared. A hash without its
+    /// position (or with position 0) has nothing to be compared with and is ignored.
     static func start(_ request: APIRequest, _ query: QueryParameters) throws -> Start {
         let after = try query.sequence("after")
         let afterHash = try LogPosition.hash(query.string("afterHash"), sentAs: "afterHash", position: after)
@@ -122,9 +123,8 @@ struct EventsController {
                 request.headers["Last-Event-Hash"], sentAs: "Last-Event-Hash", position: position)
             return Start(position: position, name: "Last-Event-ID", hash: hash, hashName: "Last-Event-Hash")
         }
-        if request.headers["Last-Event-Hash"] != nil {
-            throw APIProblem.invalidParameter("Last-Event-Hash", "goes with Last-Event-ID")
-        }
+        // A Last-Event-Hash without its Last-Event-ID is checked, and has nothing to go with.
+        _ = try LogPosition.hash(request.headers["Last-Event-Hash"], sentAs: "Last-Event-Hash", position: nil)
         return Start(position: after, name: "after", hash: afterHash, hashName: "afterHash")
     }
 

@@ -50,18 +50,16 @@ enum LogPosition {
     }
 
     /// The hash a client sent with its position (`name`): 64 lowercase hex digits, as entries
-    /// carry it (`hash`), or nil when absent.
-    /// - Throws: `APIProblem` 400 for anything else, or for a hash sent without a position
-    ///   after an entry (`position` nil or 0).
+    /// carry it (`hash`); nil when absent, and when there is no position after an entry to
+    /// compare it at (`position` nil or 0: nothing read yet), where it is ignored.
+    /// - Throws: `APIProblem` 400 for anything else.
     static func hash(_ raw: String?, sentAs name: String, position: Int64?) throws -> String? {
         guard let raw else { return nil }
         let bytes = raw.utf8
         guard bytes.count == 64, bytes.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
             throw APIProblem.invalidParameter(name, "must be the hash of the entry read last: 64 lowercase hex digits")
         }
-        guard let position, position > 0 else {
-            throw APIProblem.invalidParameter(name, "goes with the position of an entry read (1 or more)")
-        }
+        guard let position, position > 0 else { return nil }
         return raw
     }
 }
