@@ -300,10 +300,7 @@ struct EventStreamTests {
             }
         }
         defer { server.stop() }
-        let client = try PermissionClient(
-            configuration: .init(
-                baseURL: server.url, apiKey: "k", retry: RetryPolicy(baseDelay: .milliseconds(10)),
-                eventsIdleTimeout: .seconds(1)))
+        let client = try Self.clientWithAShortIdleTimeout(server)
         let events = client.events(after: 2)
         let seen = try await withThrowingTaskGroup(of: [Int64].self) { group in
             group.addTask {
@@ -346,10 +343,7 @@ struct EventStreamTests {
                     body: "id: 4\nevent: audit\ndata: \(Self.entry(4))\n\n")
         }
         defer { server.stop() }
-        let client = try PermissionClient(
-            configuration: .init(
-                baseURL: server.url, apiKey: "k", retry: RetryPolicy(baseDelay: .milliseconds(10)),
-                eventsIdleTimeout: .seconds(1)))
+        let client = try Self.clientWithAShortIdleTimeout(server)
         var returned: ContinuousClock.Instant?
         try client.followEvents(after: 2) { entry in
             guard entry.seq == 3 else { return false }
@@ -362,6 +356,14 @@ struct EventStreamTests {
         let back = try #require(returned)
         // The silent connection is dropped a whole idle timeout after the consumer returned.
         #expect(requests[1].at - back >= .milliseconds(950), "\(requests[1].at - back) after the consumer returned")
+    }
+
+    /// A client of `server` whose feed drops a connection after 1 s without a byte.
+    static func clientWithAShortIdleTimeout(_ server: ScriptedServer) throws -> PermissionClient {
+        try PermissionClient(
+            configuration: .init(
+                baseURL: server.url, apiKey: "k", retry: RetryPolicy(baseDelay: .milliseconds(10)),
+                eventsIdleTimeout: .seconds(1)))
     }
 
     /// The documented default is three of the server's 15 s heartbeats.
