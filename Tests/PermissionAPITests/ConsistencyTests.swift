@@ -212,11 +212,24 @@ import Testing
             var context = Self.context(connection)
             return app.application.responder.prepare(Self.head(path, key: app.adminKey, headers), context: &context)
         }
+        // Where a read runs right after a read that put its record in memory and had the
+        // connection remember its key. On PostgreSQL memory is trusted only while the follower
+        // read the log to its end within the last second, and a remembered key for 5 s: a
+        // loaded machine may let either lapse before the decision, which is then made again
+        // after another such read (30 s at most).
+        func executionAfterARead(_ headers: [(String, String)]) throws -> HTTPExecution {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while true {
+                try Self.settle(app)
+                #expect(try app.send(.get, path, connection: connection).status == 200)
+                let decided = execution(headers)
+                if decided == .eventLoop || ContinuousClock.now > deadline { return decided }
+            }
+        }
         try Self.settle(app)
         if !TestApp.onSQLite { #expect(execution([]) == .worker) }  // not cached yet
-        #expect(try app.send(.get, path, connection: connection).status == 200)  // caches it, remembers the key
-        #expect(execution([]) == .eventLoop)
-        #expect(execution([("Permission-Consistency", "at-least 1")]) == .eventLoop)
+        #expect(try executionAfterARead([]) == .eventLoop)
+        #expect(try executionAfterARead([("Permission-Consistency", "at-least 1")]) == .eventLoop)
         // A revision not shown: on PostgreSQL it may still come, so the read waits where waiting
         // is allowed; SQLite shows every commit when it returns, so there it was never made and
         // the answer is a 412 at once, on the loop, with no per-request decision at all.
