@@ -35,8 +35,9 @@ extension PermissionClient {
     public func downloadBlocking(
         _ endpoint: Endpoint<[UInt8]>, requestId: String? = nil, into sink: (UnsafeRawBufferPointer) -> Bool
     ) throws(PermissionClientError) -> PermissionResponse<Int64> {
+        let prepared = try Self.prepare(endpoint, requestId: requestId).get()
         let result = withoutActuallyEscaping(sink) { sink in
-            download(endpoint, requestId: requestId, cancel: nil) { sink($0) ? nil : "the sink stopped the download" }
+            download(prepared, cancel: nil) { sink($0) ? nil : "the sink stopped the download" }
         }
         return try result.get()
     }
@@ -53,7 +54,7 @@ extension PermissionClient {
     public func downloadBlocking(
         _ endpoint: Endpoint<[UInt8]>, requestId: String? = nil, toFileDescriptor descriptor: Int32
     ) throws(PermissionClientError) -> PermissionResponse<Int64> {
-        try download(endpoint, requestId: requestId, cancel: nil) {
+        try download(Self.prepare(endpoint, requestId: requestId).get(), cancel: nil) {
             Self.writeAll($0, to: descriptor).map { "cannot write to descriptor \(descriptor): " + $0 }
         }.get()
     }
@@ -69,8 +70,9 @@ extension PermissionClient {
         _ endpoint: Endpoint<[UInt8]>, requestId: String? = nil,
         into sink: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
     ) async throws(PermissionClientError) -> PermissionResponse<Int64> {
-        try await onCallThread { cancel, admission in
-            self.download(endpoint, requestId: requestId, cancel: cancel, admission: admission) {
+        let prepared = try Self.prepare(endpoint, requestId: requestId).get()  // a bad argument fails at once
+        return try await onCallThread { cancel, admission in
+            self.download(prepared, cancel: cancel, admission: admission) {
                 sink($0) ? nil : "the sink stopped the download"
             }
         }.get()
@@ -86,8 +88,9 @@ extension PermissionClient {
     public func download(
         _ endpoint: Endpoint<[UInt8]>, requestId: String? = nil, toFileDescriptor descriptor: Int32
     ) async throws(PermissionClientError) -> PermissionResponse<Int64> {
-        try await onCallThread { cancel, admission in
-            self.download(endpoint, requestId: requestId, cancel: cancel, admission: admission) {
+        let prepared = try Self.prepare(endpoint, requestId: requestId).get()  // a bad argument fails at once
+        return try await onCallThread { cancel, admission in
+            self.download(prepared, cancel: cancel, admission: admission) {
                 Self.writeAll($0, to: descriptor).map { "cannot write to descriptor \(descriptor): " + $0 }
             }
         }.get()
@@ -95,20 +98,16 @@ extension PermissionClient {
 
     /// The download itself.
     /// - Parameters:
+    ///   - prepared: the byte endpoint's exchange and request id (``prepare(_:requestId:)``).
     ///   - admission: how an async download met the call threads; `nil` for the blocking form.
     ///   - write: takes a chunk; a message when it could not (which ends the download).
     func download(
-        _ endpoint: Endpoint<[UInt8]>, requestId: String?, cancel: CancellationFlag?,
+        _ prepared: PreparedCall, cancel: CancellationFlag?,
         admission: CallThreads.Admission? = nil, write: (UnsafeRawBufferPointer) -> String?
     ) -> Result<PermissionResponse<Int64>, PermissionClientError> {
         let started = admission?.calledAt ?? ContinuousClock.now
         let waited = admission?.waited ?? .zero
-        let id = requestId ?? Self.makeRequestId()
-        let call: HTTPCall
-        switch Self.prepare(endpoint, requestId: id) {
-        case .success(let prepared): call = prepared
-        case .failure(let error): return .failure(error)
-        }
+        let (id, call) = (prepared.requestId, prepared.call)
         if let refusal = admission?.refusal {
             let outcome = Result<PermissionResponse<Int64>, PermissionClientError>.failure(refusal.withRequestId(id))
             report(outcome, of: call, requestId: id, attempts: 0, started: started, queueWait: waited)

@@ -83,8 +83,10 @@ public final class PermissionClient: Sendable {
     ) async throws(PermissionClientError)
         -> PermissionResponse<Value>
     {
-        try await onCallThread { cancel, admission in
-            self.run(endpoint, requestId: requestId, cancel: cancel, admission: admission)
+        // Prepared before it takes a thread: a bad argument fails at once, not after its turn.
+        let prepared = try Self.prepare(endpoint, requestId: requestId).get()
+        return try await onCallThread { cancel, admission in
+            self.run(prepared, endpoint, cancel: cancel, admission: admission)
         }.get()
     }
 
@@ -120,24 +122,21 @@ public final class PermissionClient: Sendable {
     ) throws(PermissionClientError)
         -> PermissionResponse<Value>
     {
-        try run(endpoint, requestId: requestId, cancel: nil).get()
+        try run(Self.prepare(endpoint, requestId: requestId).get(), endpoint, cancel: nil).get()
     }
 
-    /// - Parameter admission: how an async call met the call threads; `nil` for the blocking form.
+    /// - Parameters:
+    ///   - prepared: `endpoint`'s exchange and request id (``prepare(_:requestId:)``).
+    ///   - admission: how an async call met the call threads; `nil` for the blocking form.
     private func run<Value>(
-        _ endpoint: Endpoint<Value>, requestId: String?, cancel: CancellationFlag?,
+        _ prepared: PreparedCall, _ endpoint: Endpoint<Value>, cancel: CancellationFlag?,
         admission: CallThreads.Admission? = nil
     )
         -> Result<PermissionResponse<Value>, PermissionClientError>
     {
         let started = admission?.calledAt ?? ContinuousClock.now
         let waited = admission?.waited ?? .zero
-        let id = requestId ?? Self.makeRequestId()
-        let call: HTTPCall
-        switch Self.prepare(endpoint, requestId: id) {
-        case .success(let prepared): call = prepared
-        case .failure(let error): return .failure(error)
-        }
+        let (id, call) = (prepared.requestId, prepared.call)
         if let refusal = admission?.refusal {
             let outcome = Result<PermissionResponse<Value>, PermissionClientError>.failure(refusal.withRequestId(id))
             report(outcome, of: call, requestId: id, attempts: 0, started: started, queueWait: waited)
@@ -153,9 +152,23 @@ public final class PermissionClient: Sendable {
         return outcome
     }
 
-    /// The exchange for `endpoint`, or `.invalidArgument` for a header value or request id that
-    /// would end its line early, or a body that cannot be encoded.
-    static func prepare<Value>(_ endpoint: Endpoint<Value>, requestId id: String) -> Result<HTTPCall, PermissionClientError> {
+    /// A call ready to be sent: its exchange and the request id it goes with.
+    struct PreparedCall: Sendable {
+        let requestId: String
+        let call: HTTPCall
+    }
+
+    /// The exchange for `endpoint` with `requestId` (a new one when `nil`), or `.invalidArgument`
+    /// for a header value or request id that would end its line early, or a body that cannot be
+    /// encoded.
+    static func prepare<Value>(_ endpoint: Endpoint<Value>, requestId: String?) -> Result<PreparedCall, PermissionClientError> {
+        let id = requestId ?? makeRequestId()
+        return exchange(endpoint, requestId: id).map { PreparedCall(requestId: id, call: $0) }
+    }
+
+    private static func exchange<Value>(
+        _ endpoint: Endpoint<Value>, requestId id: String
+    ) -> Result<HTTPCall, PermissionClientError> {
         if let bad = endpoint.headers.first(where: { !Self.isFieldValue($0.value) }) {
             return .failure(.invalidArgument("the \(bad.name) value holds a CR, LF or NUL, which would end its header line"))
         }

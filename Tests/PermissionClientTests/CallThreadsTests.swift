@@ -184,6 +184,44 @@ struct CallThreadsTests {
         #expect(server.requests.map(\.target) == ["/v1/users/holder/export", Self.statusPath("u2")])
     }
 
+    /// A call that cannot be built (a request id that would end its header line) fails with
+    /// `.invalidArgument` at once, every thread busy or not: it never takes a place in the queue
+    /// to wait its turn, or its timeout, for an error it had from the start.
+    @Test func aCallThatCannotBeBuiltFailsAtOnceWithoutWaitingItsTurn() async throws {
+        let gate = Gate()
+        let server = try Self.exportServer()
+        defer {
+            gate.open()
+            server.stop()
+        }
+        let client = try Self.client(server, threads: 1, timeout: .seconds(20))
+        let holder = Self.hold(client, at: gate)
+        #expect(await Self.eventually { gate.held == 1 })
+
+        let started = ContinuousClock.now
+        let status = Endpoints.status(user: "u1", app: Self.app, service: "location")
+        let calls: [Task<Void, any Error>] = [
+            Self.task { _ = try await client.send(status, requestId: "id\r\nX-Injected: 1") },
+            Self.task { _ = try await client.download(Endpoints.exportDocument(user: "u1"), requestId: "id\n") { _ in true } },
+            Self.task {
+                _ = try await client.download(Endpoints.exportDocument(user: "u1"), requestId: "\r", toFileDescriptor: 1)
+            },
+        ]
+        for call in calls {
+            let failure = await call.result.failure as? PermissionClientError
+            guard case .invalidArgument(let message)? = failure else {
+                Issue.record("expected invalidArgument, got \(String(describing: failure))")
+                continue
+            }
+            #expect(message.contains("request id"), "\(message)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(client.callThreads.load.waiting == 0)
+        gate.open()
+        await holder.value
+        #expect(server.requests.map(\.target) == ["/v1/users/holder/export"])
+    }
+
     @Test func aCallBeyondTheQueueFailsAtOnceAndTheQueueIsFirstInFirstOut() async throws {
         let gate = Gate()
         let server = try Self.exportServer()
