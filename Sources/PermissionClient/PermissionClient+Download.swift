@@ -105,14 +105,12 @@ extension PermissionClient {
         _ prepared: PreparedCall, cancel: CancellationFlag?,
         admission: CallThreads.Admission? = nil, write: (UnsafeRawBufferPointer) -> String?
     ) -> Result<PermissionResponse<Int64>, PermissionClientError> {
+        if let refused: Result<PermissionResponse<Int64>, PermissionClientError> = refused(prepared, admission) {
+            return refused
+        }
         let started = admission?.calledAt ?? ContinuousClock.now
         let waited = admission?.waited ?? .zero
         let (id, call) = (prepared.requestId, prepared.call)
-        if let refusal = admission?.refusal {
-            let outcome = Result<PermissionResponse<Int64>, PermissionClientError>.failure(refusal.withRequestId(id))
-            report(outcome, of: call, requestId: id, attempts: 0, started: started, queueWait: waited)
-            return outcome
-        }
         var written: Int64 = 0
         var sinkFailure: String?
         let (result, attempts) = withoutActuallyEscaping(write) { write in

@@ -134,14 +134,12 @@ public final class PermissionClient: Sendable {
     )
         -> Result<PermissionResponse<Value>, PermissionClientError>
     {
+        if let refused: Result<PermissionResponse<Value>, PermissionClientError> = refused(prepared, admission) {
+            return refused
+        }
         let started = admission?.calledAt ?? ContinuousClock.now
         let waited = admission?.waited ?? .zero
         let (id, call) = (prepared.requestId, prepared.call)
-        if let refusal = admission?.refusal {
-            let outcome = Result<PermissionResponse<Value>, PermissionClientError>.failure(refusal.withRequestId(id))
-            report(outcome, of: call, requestId: id, attempts: 0, started: started, queueWait: waited)
-            return outcome
-        }
         // The wait for a thread counts toward the first attempt's timeout.
         let (result, attempts) = execute(
             call, requestId: id, cancel: cancel, retry: configuration.retry,
@@ -149,6 +147,21 @@ public final class PermissionClient: Sendable {
             firstTimeoutMilliseconds: max(1, (configuration.timeout - waited).roundedUpMilliseconds))
         let outcome = result.flatMap { raw in Self.interpret(raw, endpoint: endpoint, sentId: id, attempts: attempts) }
         report(outcome, of: call, requestId: id, attempts: attempts, started: started, queueWait: waited)
+        return outcome
+    }
+
+    /// The failure of a call that got no call thread (its admission's refusal: its timeout passed
+    /// or its task was cancelled while it waited, or the queue was full), reported like any
+    /// call; nil for one that runs.
+    func refused<Value>(
+        _ prepared: PreparedCall, _ admission: CallThreads.Admission?
+    ) -> Result<PermissionResponse<Value>, PermissionClientError>? {
+        guard let admission, let refusal = admission.refusal else { return nil }
+        let outcome = Result<PermissionResponse<Value>, PermissionClientError>.failure(
+            refusal.withRequestId(prepared.requestId))
+        report(
+            outcome, of: prepared.call, requestId: prepared.requestId, attempts: 0, started: admission.calledAt,
+            queueWait: admission.waited)
         return outcome
     }
 
