@@ -28,8 +28,7 @@ enum LogPosition {
     ///   the client read and has grown past it again, so a position within the log no longer
     ///   names what the client read.
     static func require(
-        _ seq: Int64, hash: String? = nil, sentAs name: String, hashSentAs hashName: String = "",
-        _ permissions: PermissionService
+        _ seq: Int64, hash: String?, sentAs name: String, hashSentAs hashName: String, _ permissions: PermissionService
     ) throws {
         if let head = try headIfBeyond(seq, permissions) {
             throw APIProblem(
