@@ -22,6 +22,10 @@ public struct APIConfiguration: Sendable {
     /// Most concurrent `GET /v1/events` streams of one key; beyond it, 429 with `Retry-After`
     /// (RFC 6585 §4), so that one key cannot take every slot. Default 4.
     public var maxEventStreamsPerKey: Int = 4
+    /// Time one user's export (`GET /v1/users/{user}/export`, the consent pages' download) may
+    /// take from its snapshot's opening to its last byte; past it the body ends unterminated and
+    /// the snapshot is given back, however steadily the client reads. Default 600 s.
+    public var exportTimeout: Duration = .seconds(600)
     /// Entries written per page of an NDJSON audit export or an event stream. Default 500.
     public var streamPageSize: Int = 500
     /// Failed authentications (a presented key that is unknown, revoked or malformed) one

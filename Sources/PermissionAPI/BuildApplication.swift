@@ -48,7 +48,8 @@ public func buildApplication(
     AuditController(permissions: service).register(on: &routes)
     KeysController(permissions: service, authenticator: keys).register(on: &routes)
     ConsentSessionsController(permissions: service, publicURL: configuration.publicURL).register(on: &routes)
-    ExportController(permissions: service, publicURL: configuration.publicURL).register(on: &routes)
+    ExportController(permissions: service, publicURL: configuration.publicURL, timeout: configuration.exportTimeout)
+        .register(on: &routes)
     ConsentController(
         permissions: service, sessions: ConsentSessionAuthenticator(permissions: service),
         cookieSecure: configuration.consentCookieSecure, broadcaster: broadcaster, limiter: limiter,

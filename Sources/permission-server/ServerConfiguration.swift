@@ -31,6 +31,7 @@ struct ServerConfiguration: Sendable {
     var maxGrantDuration: Int
     /// Records one user's export may hold at most (`GET /v1/users/{user}/export`).
     var maxExportRecords: Int
+    var exportTimeout: Int
     /// Prompts an app may have pending for one user at once (SPEC §11 prompt hygiene).
     var maxPendingPrompts: Int
     /// When location alerts come (SPEC §11).
@@ -115,6 +116,7 @@ struct ServerConfiguration: Sendable {
         onceTTL = try resolver.int(Settings.onceTTL, range: 1...31_536_000)
         maxGrantDuration = try resolver.int(Settings.maxGrantDuration, range: 60...315_360_000)
         maxExportRecords = try resolver.int(Settings.maxExportRecords, range: 100...1_000_000)
+        exportTimeout = try resolver.int(Settings.exportTimeout, range: 1...86_400)
         maxPendingPrompts = try resolver.int(
             Settings.maxPendingPrompts, range: PermissionService.Configuration.maxPendingPromptsRange)
         let intervalsText = resolver.string(Settings.locationAlertIntervals) ?? ""
@@ -247,6 +249,7 @@ struct ServerConfiguration: Sendable {
         configuration.service.onceTTL = TimeInterval(onceTTL)
         configuration.service.maxGrantDuration = TimeInterval(maxGrantDuration)
         configuration.service.maxExportRecords = maxExportRecords
+        configuration.exportTimeout = .seconds(exportTimeout)
         configuration.service.maxPendingPrompts = maxPendingPrompts
         configuration.service.locationAlerts = locationAlerts
         configuration.authFailureBurst = authFailureBurst

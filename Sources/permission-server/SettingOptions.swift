@@ -30,6 +30,8 @@ struct SettingOptions: ParsableArguments {
     var maxGrantDuration: String?
     @Option(name: .customLong(Settings.maxExportRecords.flag), help: Settings.maxExportRecords.argumentHelp)
     var maxExportRecords: String?
+    @Option(name: .customLong(Settings.exportTimeout.flag), help: Settings.exportTimeout.argumentHelp)
+    var exportTimeout: String?
     @Option(name: .customLong(Settings.maxPendingPrompts.flag), help: Settings.maxPendingPrompts.argumentHelp)
     var maxPendingPrompts: String?
     @Option(name: .customLong(Settings.locationAlertIntervals.flag), help: Settings.locationAlertIntervals.argumentHelp)
@@ -84,7 +86,7 @@ struct SettingOptions: ParsableArguments {
             (Settings.databasePoolSize, databasePoolSize),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
             (Settings.onceTTL, onceTTL), (Settings.maxGrantDuration, maxGrantDuration),
-            (Settings.maxExportRecords, maxExportRecords),
+            (Settings.maxExportRecords, maxExportRecords), (Settings.exportTimeout, exportTimeout),
             (Settings.maxPendingPrompts, maxPendingPrompts),
             (Settings.locationAlertIntervals, locationAlertIntervals),
             (Settings.locationAlertThreshold, locationAlertThreshold),

@@ -68,6 +68,12 @@ enum Settings {
         help:
             "Records (authorizations, prompts, location alert schedules and audit entries; in the document about 0.5 KB an authorization and 1 KB an audit entry) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large. The export is streamed as it is read, 500 records at a time: an export in flight holds one such page in memory, whatever this limit."
     )
+    static let exportTimeout = Setting(
+        flag: "export-timeout", environment: "PERMISSION_EXPORT_TIMEOUT",
+        defaultValue: "600",
+        help:
+            "Seconds one user's export may take to send, from the opening of the snapshot it reads to its last byte (1-86400); past it the download ends incomplete and the snapshot is given back, however steadily the client reads. An open snapshot keeps SQLite from restarting its write-ahead log and PostgreSQL from vacuuming; 600 s lets the default limit's largest export (about 5 MB) arrive at 9 KB/s."
+    )
     static let maxPendingPrompts = Setting(
         flag: "max-pending-prompts", environment: "PERMISSION_MAX_PENDING_PROMPTS",
         defaultValue: "3",
@@ -170,7 +176,7 @@ enum Settings {
     static let all: [Setting] = [
         host, port, database, databasePasswordFile, databasePoolSize, auditKeyFile, auditKey, readCacheEntries, logFormat,
         logLevel, promptTTL, onceTTL, maxGrantDuration, maxPendingPrompts, locationAlertIntervals,
-        locationAlertThreshold, maxExportRecords, maxConnections,
+        locationAlertThreshold, maxExportRecords, exportTimeout, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
         maxEventStreamsPerKey, consentSessionTTL, consentCookieSecure, publicURL, bootstrapAdminKey, config,

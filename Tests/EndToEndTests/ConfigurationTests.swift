@@ -93,6 +93,7 @@ struct ConfigurationTests {
                 "(from environment)"
             ),
             (["--event-loops", "1000"], [:], "--event-loops / PERMISSION_EVENT_LOOPS", "integer"),
+            (["--export-timeout", "0"], [:], "--export-timeout / PERMISSION_EXPORT_TIMEOUT", "1...86400"),
             (["--read-cache-entries=-1"], [:], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES", "0...100000000"),
             (
                 [], ["PERMISSION_READ_CACHE_ENTRIES": "all"], "--read-cache-entries / PERMISSION_READ_CACHE_ENTRIES",

@@ -5,8 +5,9 @@ import Testing
 
 /// The export streamed over real sockets, on either store: chunked and complete, the
 /// snapshot it reads from given back whichever way the response ends (sent whole, a `HEAD`,
-/// a client that leaves or stops reading, a failure after the head), and a failure after the
-/// head ending the body without its last chunk, so the client sees it incomplete.
+/// a client that leaves or stops reading, one too slow for `--export-timeout`, a failure after
+/// the head), and a failure after the head ending the body without its last chunk, so the
+/// client sees it incomplete.
 @Suite struct ExportStreamTests {
     /// A live server over a TestApp whose user `u42` has `records` authorization records (about
     /// 420 bytes each in the document), written straight into the database.
@@ -14,10 +15,14 @@ import Testing
         let app: TestApp
         let server: HTTPServer
 
-        init(records: Int, pageSize: Int = 500, _ adjust: (inout HTTPServerConfiguration) -> Void = { _ in }) throws {
+        init(
+            records: Int, pageSize: Int = 500, exportTimeout: Duration = .seconds(600),
+            _ adjust: (inout HTTPServerConfiguration) -> Void = { _ in }
+        ) throws {
             app = try TestApp {
                 $0.service.exportPageSize = pageSize
                 $0.service.maxExportRecords = 1_000_000
+                $0.exportTimeout = exportTimeout
             }
             try Self.seed(app, records: records)
             server = try EngineRefusalTests.server(app, adjust)
@@ -199,6 +204,37 @@ import Testing
         #expect(received.head.hasPrefix("HTTP/1.1 200 "))
         let complete = received.body.complete
         #expect(!complete, "dropped, not finished: \(received.bytes.count) bytes")
+    }
+
+    /// A client that never stops reading, only slowly (4 KiB every 10 ms, far inside the 30 s
+    /// write timeout), is cut at `--export-timeout` (1 s here), counted from the snapshot's
+    /// opening: the body ends unterminated and the snapshot goes back, where before the client
+    /// kept it for the whole 21 MB document (about a minute at that rate).
+    @Test func aClientTooSlowForTheExportTimeoutIsCutAndTheSnapshotGoesBack() throws {
+        let live = try Live(records: Self.manyRecords, exportTimeout: .seconds(1))
+        defer { live.stop() }
+        let socket = try live.send("GET", "/v1/users/u42/export", receiveBuffer: 4096)
+        let started = ContinuousClock.now
+        var received = Received()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now - started < .seconds(20) {
+            let count: Int?
+            do {
+                count = try chunk.withUnsafeMutableBytes { try socket.read(into: $0.baseAddress!, count: $0.count) }
+            } catch {
+                received.reset = true
+                break
+            }
+            guard let count, count > 0 else { break }
+            received.bytes += chunk[0..<count]
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let took = ContinuousClock.now - started
+        #expect(took >= .seconds(1) && took < .seconds(5), "ended after \(took)")
+        #expect(received.head.hasPrefix("HTTP/1.1 200 "), "\(received.head)")
+        #expect(!received.body.complete, "cut, not finished: \(received.bytes.count) bytes")
+        #expect(received.bytes.count < 10_000_000, "\(received.bytes.count) bytes of about 21 MB")
+        try live.waitForSnapshots(0)
     }
 
     /// A record that does not parse (written behind the store's back) fails the export's read

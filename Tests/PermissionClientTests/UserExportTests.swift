@@ -175,6 +175,59 @@ struct UserExportTests {
         }
     }
 
+    /// The README's operator with curl: a download slower than `--export-timeout` (2 s here;
+    /// curl held to 100 KB/s on a document of about 11 MB, more than the kernel buffers between
+    /// them) ends incomplete at the timeout (curl exit 18 or 56), the server says why in its log, and
+    /// the next export, read at full speed, is whole.
+    @Test func aDownloadSlowerThanTheExportTimeoutEndsIncomplete() async throws {
+        let server = try LiveServer(
+            environment: ["PERMISSION_EXPORT_TIMEOUT": "2", "PERMISSION_MAX_EXPORT_RECORDS": "1000000"])
+        defer { server.stop() }
+        let client = try LiveServerTests.client(server)
+        let services = ["camera", "microphone", "contacts", "calendars", "photos", "reminders", "motion", "bluetooth"]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for service in services {
+                group.addTask {
+                    for index in 0..<1_250 {
+                        _ = try await client.send(
+                            Endpoints.setAuthorization(
+                                user: "u42", app: Self.app, service: service,
+                                SettingsChange(
+                                    status: index % 2 == 0 ? .denied : .authorized, level: index % 2 == 0 ? nil : "full")),
+                            requestId: "slow-\(service)-\(index)-" + String(repeating: "r", count: 200))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        func curl(_ extra: [String]) throws -> (status: Int32, bytes: Int, took: Duration) {
+            let output = server.directory.appendingPathComponent("curl-\(UUID().uuidString.prefix(8)).json")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments =
+                ["-sS", "--fail", "--max-time", "30", "-H", "Authorization: Bearer \(server.adminKey)", "-o", output.path]
+                + extra + [server.url + "/v1/users/u42/export"]
+            process.standardError = FileHandle.nullDevice
+            let started = ContinuousClock.now
+            try process.run()
+            process.waitUntilExit()
+            return (
+                process.terminationStatus, fileSize(server.directory, output.lastPathComponent), ContinuousClock.now - started
+            )
+        }
+        let whole = try curl([])
+        #expect(whole.status == 0 && whole.bytes > 10_000_000, "\(whole)")
+        let slow = try curl(["--limit-rate", "100k"])
+        // 18: the connection closed with data outstanding; 56: reset, with the server's last
+        // bytes still unread (the engine aborts a stream it ends early).
+        #expect(slow.status == 18 || slow.status == 56, "curl ends with an incomplete transfer: \(slow)")
+        #expect(slow.took >= .seconds(2) && slow.took < .seconds(8), "\(slow)")
+        #expect(slow.bytes > 0 && slow.bytes < whole.bytes, "\(slow.bytes) of \(whole.bytes) bytes")
+        let log = server.server.log(waitingFor: "was not sent within --export-timeout")
+        #expect(log.contains("was not sent within --export-timeout"), "\(log.suffix(2000))")
+        #expect(try curl([]).status == 0)
+    }
+
     /// `bytes` with the value of its outermost `exportedAt` (the time the export was read, the
     /// one member two reads of the same data differ in) replaced by zeros.
     static func withoutExportedAt(_ bytes: Data) -> Data {

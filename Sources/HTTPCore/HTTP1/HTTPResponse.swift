@@ -1,9 +1,17 @@
 /// Writes a streamed response body. Each `write` is sent as one chunk; `flush` pushes buffered
 /// bytes to the socket. Both throw when the client has gone or stopped reading past the write
-/// timeout, which is the streaming handler's signal to stop.
+/// timeout, or when the body ran past the time `limitDuration(to:)` gave it, which is the
+/// streaming handler's signal to stop.
 public protocol HTTPBodyWriter {
     func write(_ bytes: [UInt8]) throws
     func flush() throws
+    /// Bounds the time the rest of the body may take, from now: once `duration` has passed, a
+    /// write or flush throws ``StreamDeadlineExceeded``, and one blocked on a slow client throws
+    /// when it passes, so the body ends unterminated and the connection is reset. The write
+    /// timeout only catches a client that stops reading; this catches one that reads slowly but
+    /// steadily, for a stream that holds something costly to its end (a database snapshot). A
+    /// later call replaces the bound.
+    func limitDuration(to duration: Duration)
     /// Whether the client has closed or reset the connection, looked at without waiting and
     /// without consuming anything it sent. A stream that writes rarely (an idle event feed)
     /// asks between writes, so that a client that left frees what the stream holds at once
@@ -14,6 +22,20 @@ public protocol HTTPBodyWriter {
 extension HTTPBodyWriter {
     /// Writers that cannot tell (in-memory ones) say the peer is there: a write finds out.
     public var isPeerGone: Bool { false }
+
+    /// Writers that never wait for a client (in-memory ones) have nothing to bound.
+    public func limitDuration(to duration: Duration) {}
+}
+
+/// A streamed body ran past the time its handler gave it (``HTTPBodyWriter/limitDuration(to:)``);
+/// the engine ends it unterminated and resets the connection.
+public struct StreamDeadlineExceeded: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The bound that was given.
+    public let limit: Duration
+
+    public init(limit: Duration) { self.limit = limit }
+
+    public var description: String { "the response body was not sent within \(limit)" }
 }
 
 /// A response body: bytes known up front (sent with Content-Length) or a stream written by a

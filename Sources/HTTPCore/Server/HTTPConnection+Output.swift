@@ -45,8 +45,10 @@ extension HTTPConnection {
     }
 
     /// Sends until at most `threshold` bytes stay buffered, blocking in `poll(2)` for up to
-    /// `writeTimeout` without progress. Used by streamed bodies, on a worker thread.
-    func flushBlocking(threshold: Int) throws {
+    /// `writeTimeout` without progress, and never past `deadline` (``MonotonicClock``
+    /// nanoseconds, with the bound it came from), however steady the progress. Used by
+    /// streamed bodies, on a worker thread.
+    func flushBlocking(threshold: Int, deadline: (at: UInt64, limit: Duration)? = nil) throws {
         assertWorkerOwnsOutput()
         let timeout = environment.configuration.writeTimeout.nanoseconds
         var progressAt = MonotonicClock.now()
@@ -54,16 +56,18 @@ extension HTTPConnection {
             let sent = try output.withUnsafeBytes { raw in
                 try socket.send(UnsafeRawBufferPointer(rebasing: raw[outputSent...]))
             }
+            let now = MonotonicClock.now()
+            if let deadline, now >= deadline.at { throw StreamDeadlineExceeded(limit: deadline.limit) }
             if let sent {
                 outputSent += sent
-                progressAt = MonotonicClock.now()
+                progressAt = now
                 continue
             }
-            let now = MonotonicClock.now()
             guard now < progressAt + timeout else {
                 throw SocketError(operation: "send", code: ETIMEDOUT, message: "client stopped reading")
             }
-            let waitMs = Int32(min((progressAt + timeout - now) / 1_000_000 + 1, 1000))
+            let until = min(progressAt + timeout, deadline?.at ?? .max)  // after now: both checked above
+            let waitMs = Int32(min((until > now ? until - now : 0) / 1_000_000 + 1, 1000))
             _ = try socket.waitWritable(timeoutMilliseconds: waitMs)
             if server.isForceClosing {
                 throw SocketError(operation: "send", code: ECANCELED, message: "server stopped")

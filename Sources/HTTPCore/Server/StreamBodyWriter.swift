@@ -4,7 +4,8 @@ import Glibc
 
 /// The writer a streamed response body gets: each `write` becomes one chunk (RFC 9112 §7.1)
 /// appended to the connection's output; `flush` sends it; past `maxBufferedOutputBytes` a write
-/// blocks until the client reads, and throws once it stops reading for `writeTimeout`.
+/// blocks until the client reads, and throws once it stops reading for `writeTimeout`, or once
+/// the bound `limitDuration(to:)` set has passed.
 /// Valid only while the stream closure runs, on a worker thread that owns the connection's
 /// output meanwhile (checked in debug builds).
 final class StreamBodyWriter: HTTPBodyWriter {
@@ -14,6 +15,8 @@ final class StreamBodyWriter: HTTPBodyWriter {
     unowned let connection: HTTPConnection
     let chunked: Bool
     var finished = false
+    /// When the body must have been sent by (``MonotonicClock`` nanoseconds), and the bound it came from.
+    private var deadline: (at: UInt64, limit: Duration)?
 
     init(connection: HTTPConnection, chunked: Bool) {
         self.connection = connection
@@ -23,6 +26,7 @@ final class StreamBodyWriter: HTTPBodyWriter {
     func write(_ bytes: [UInt8]) throws {
         guard !finished else { throw SocketError(operation: "write", code: 0, message: "the response has ended") }
         connection.assertWorkerOwnsOutput()
+        try checkDeadline()
         guard !bytes.isEmpty else { return }  // an empty chunk would end the body
         if chunked {
             appendHex(bytes.count)
@@ -36,13 +40,23 @@ final class StreamBodyWriter: HTTPBodyWriter {
         }
         let buffered = connection.output.count - connection.outputSent
         if buffered > connection.environment.configuration.maxBufferedOutputBytes {
-            try connection.flushBlocking(threshold: 0)
+            try connection.flushBlocking(threshold: 0, deadline: deadline)
         }
     }
 
     func flush() throws {
         guard !finished else { throw SocketError(operation: "flush", code: 0, message: "the response has ended") }
-        try connection.flushBlocking(threshold: 0)
+        try checkDeadline()
+        try connection.flushBlocking(threshold: 0, deadline: deadline)
+    }
+
+    func limitDuration(to duration: Duration) {
+        precondition(duration >= .zero, "a stream's time limit cannot be negative")
+        deadline = (MonotonicClock.now() &+ duration.nanoseconds, duration)
+    }
+
+    private func checkDeadline() throws {
+        if let deadline, MonotonicClock.now() >= deadline.at { throw StreamDeadlineExceeded(limit: deadline.limit) }
     }
 
     /// A peek at the socket (`recv` with `MSG_PEEK | MSG_DONTWAIT`): end of file or an error

@@ -8,11 +8,12 @@ extension ConsentController {
     func registerExport(on routes: inout APIRoutes) {
         let permissions = permissions
         let publicURL = configuration.publicURL
+        let timeout = configuration.exportTimeout
         routes.page(.get, "/consent/export", access: .export, sessions: sessions) { _, context, visit in
             do {
                 return ExportController.response(
                     try permissions.export(user: visit.user), publicURL: publicURL,
-                    attachment: "permissions-\(visit.user.rawValue).json", logger: context.logger)
+                    attachment: "permissions-\(visit.user.rawValue).json", timeout: timeout, logger: context.logger)
             } catch is ExportTooLarge {
                 throw ConsentPageError.exportTooLarge
             }

@@ -16,18 +16,24 @@ import PermissionWire
 /// written on the worker thread the engine runs streams on, from the same snapshot, which is
 /// closed when the body ends, fails or is never sent. A failure after the head was sent ends
 /// the body without its last chunk, so the client sees an incomplete response, never a
-/// document that looks complete.
+/// document that looks complete. So does an export not sent whole within `--export-timeout` of
+/// its snapshot's opening, which bounds how long a slow but steady client holds the snapshot
+/// (and with it the database's log or vacuum).
 struct ExportController {
     let permissions: PermissionService
     let publicURL: String
+    /// `--export-timeout`.
+    let timeout: Duration
 
     func register(on routes: inout APIRoutes) {
         let permissions = permissions
         let publicURL = publicURL
+        let timeout = timeout
         routes.get("/v1/users/{user}/export", access: .export, execution: .worker) { request in
             let user = try request.user()
             do {
-                return Self.response(try permissions.export(user: user), publicURL: publicURL, logger: request.logger)
+                return Self.response(
+                    try permissions.export(user: user), publicURL: publicURL, timeout: timeout, logger: request.logger)
             } catch let error as ExportTooLarge {
                 throw Self.problem(error, user: user)
             }
@@ -36,22 +42,33 @@ struct ExportController {
 
     /// The document as `application/json`, never cached (it is personal data), streamed from
     /// `export`, which the response owns: it is closed when the body has been written, when
-    /// writing it failed, or when the response is released unsent.
+    /// writing it failed, when `timeout` (counted from now, the snapshot having just opened)
+    /// ran out first, or when the response is released unsent.
     /// - Parameters:
     ///   - attachment: a file name to offer the document as a download under.
-    ///   - logger: the request's, for a failure of the store after the head was sent.
+    ///   - timeout: `--export-timeout`.
+    ///   - logger: the request's, for a failure of the store after the head was sent, and an
+    ///     export cut at `timeout`.
     static func response(
-        _ export: PermissionDomain.UserExport, publicURL: String, attachment: String? = nil, logger: Logger
+        _ export: PermissionDomain.UserExport, publicURL: String, attachment: String? = nil, timeout: Duration,
+        logger: Logger
     ) -> HTTPResponse {
         var headers: HTTPHeaders = ["Cache-Control": "no-store"]
         if let attachment { headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(attachment)\"") }
         headers.add(name: "Content-Type", value: Responses.json)
+        let opened = ContinuousClock.now
         return HTTPResponse(
             status: .ok, headers: headers,
             body: .stream { writer in
                 defer { export.close() }
+                writer.limitDuration(to: max(.zero, opened + timeout - ContinuousClock.now))
                 do {
                     try writeDocument(export, publicURL: publicURL, to: writer)
+                } catch let error as StreamDeadlineExceeded {
+                    logger.warning(
+                        "the export was not sent within --export-timeout; it ends unterminated",
+                        metadata: ["user": .string(export.user.rawValue), "limit": .stringConvertible(error.limit)])
+                    throw error
                 } catch let error as SocketError {
                     throw error  // the client left or stopped reading: the engine logs and resets
                 } catch {
