@@ -7,6 +7,8 @@ public enum AuditKeyError: Error, Equatable, CustomStringConvertible {
     /// A stored key or sealed field does not open: the database was changed outside the
     /// program, or belongs to another server key.
     case unreadable(String)
+    /// A rotation was asked for to the server key already in use.
+    case sameServerKey
 
     public var description: String {
         switch self {
@@ -15,6 +17,7 @@ public enum AuditKeyError: Error, Equatable, CustomStringConvertible {
         case .wrongServerKey:
             "the audit server key does not match the one this database's audit keys were wrapped with"
         case .unreadable(let what): "cannot open \(what) with the audit server key"
+        case .sameServerKey: "the new audit server key is the one the database's audit keys are wrapped with already"
         }
     }
 }

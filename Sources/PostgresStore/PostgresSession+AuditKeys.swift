@@ -27,11 +27,26 @@ extension PostgresSession {
         }
     }
 
+    /// The check value of the server key the users' keys are wrapped under, locked against a
+    /// rotation (which takes it `FOR UPDATE`) until the transaction ends.
+    static let shareCheckValue = PreparedStatement("SELECT check_value FROM audit_keyring WHERE id = 1 FOR SHARE")
+
     /// Seals an entry's personal fields under its user's key, creating the key the first time.
+    ///
+    /// A new key is wrapped only after the database's check value was read, locked, and found to
+    /// be `keyring`'s: a replica still running on a server key that `audit rotate-key` replaced
+    /// would otherwise wrap it under the old key, which the others no longer use. Its writes
+    /// about a new user are refused instead (503), and the lock makes a rotation either wait for
+    /// this transaction (and wrap its new key again) or be seen by it.
     func sealer(_ keyring: AuditKeyring) -> SubjectSealer {
         SubjectSealer(keyring: keyring) { user in
             try auditSubject(of: user).map { ($0.pseudonym, $0.wrappedKey) }
         } insert: { user, pseudonym, wrappedKey in
+            let stored = try row(Self.shareCheckValue) { try $0.string(at: 0) }
+            guard let stored, keyring.matches(checkValue: stored) else {
+                throw PermissionError.unavailable(
+                    why: "the audit server key was replaced; this server must be restarted with the new one")
+            }
             _ = try connection.execute(
                 Self.insertSubject, [.text(user), .text(pseudonym), .text(wrappedKey), .int64(Date().millisecondsSince1970)])
         }

@@ -5,6 +5,6 @@ struct AuditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
         abstract: "Work on the audit log of the database file.",
-        subcommands: [AuditVerifyCommand.self]
+        subcommands: [AuditVerifyCommand.self, AuditRotateKeyCommand.self]
     )
 }

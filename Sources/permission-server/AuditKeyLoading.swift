@@ -119,7 +119,7 @@ enum AuditKeyLoading {
         return nil
     }
 
-    private static func read(_ file: String, logger: Logger) throws -> AuditKeyring {
+    static func read(_ file: String, logger: Logger) throws -> AuditKeyring {
         do {
             let text = try PlainFile.text(at: file)
             var info = stat()

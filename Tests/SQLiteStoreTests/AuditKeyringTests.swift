@@ -43,6 +43,27 @@ import Testing
         #expect(throws: AuditKeyError.malformedServerKey) { try AuditKeyring(serverKey: [1, 2, 3]) }
     }
 
+    /// Rotation: a user's key wrapped again under another server key is the same key (what was
+    /// sealed under it opens with the new keyring), bound to the same pseudonym, and no longer
+    /// opens with the old server key, nor under another pseudonym.
+    @Test func aKeyWrappedAgainUnderAnotherServerKeyIsTheSameKey() throws {
+        let old = AuditKeyring.random()
+        let (pseudonym, wrapped) = old.newSubject()
+        let fields = PersonalFields(user: "u42", purpose: "Scan documents.", detail: nil)
+        let sealed = try old.seal(fields, wrappedKey: wrapped, pseudonym: pseudonym, seq: 3)
+        let newKey = AuditKeyring.newServerKey()
+        let new = try AuditKeyring(serverKey: newKey)
+        let rewrapped = try old.rewrap(wrapped, pseudonym: pseudonym, under: new)
+        #expect(rewrapped != wrapped)
+        // Fresh keyrings: one that unwrapped a key remembers it by its wrapped form.
+        #expect(try AuditKeyring(serverKey: newKey).open(sealed, wrappedKey: rewrapped, pseudonym: pseudonym, seq: 3) == fields)
+        #expect(throws: AuditKeyError.self) { try AuditKeyring.random().unwrap(rewrapped, pseudonym: pseudonym) }
+        #expect(throws: AuditKeyError.self) {
+            try AuditKeyring(serverKey: newKey).unwrap(rewrapped, pseudonym: new.newSubject().pseudonym)
+        }
+        #expect(throws: AuditKeyError.self) { try new.rewrap(wrapped, pseudonym: pseudonym, under: old) }
+    }
+
     /// A first write about a user draws its pseudonym's bits, its key and the wrapping's nonce
     /// at once, and its entry's nonce once more: two system calls, where 8 bytes a call took ten.
     @Test func aNewUserAndItsFirstEntryTakeTwoDraws() throws {

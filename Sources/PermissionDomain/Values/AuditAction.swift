@@ -53,4 +53,8 @@ public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
     /// `system`, by a migration); `detail` has the old format's `previousHead` and `previousSeq`,
     /// so the old chain's head stays provable in the new one.
     public static let auditResealed = AuditAction("audit.resealed")
+    /// The audit server key was replaced (actor `system`, by `permission-server audit rotate-key`):
+    /// every user's audit key was wrapped again under the new one, the entries left as they
+    /// were; `detail` has `subjects`, the number of users' keys wrapped again.
+    public static let auditKeyRotated = AuditAction("audit.key.rotated")
 }

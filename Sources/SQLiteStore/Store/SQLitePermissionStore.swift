@@ -20,7 +20,7 @@ public final class SQLitePermissionStore: PermissionStore {
     /// policy query for the others) and the read cache.
     private let readerShared: StoreSession.Shared
     /// The same for the writer's sessions, without the cache.
-    private let writerShared: StoreSession.Shared
+    let writerShared: StoreSession.Shared
     /// The same for the sessions of snapshots (``openSnapshot()``): without the cache, and
     /// with the policy services unknown (every service queried). Both follow the latest
     /// commits, where a snapshot must show its own state alone, for however long it is open.

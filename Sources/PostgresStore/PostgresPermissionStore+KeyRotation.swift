@@ -1,0 +1,67 @@
+public import AuditKeys
+import Foundation
+import PermissionDomain
+
+/// Replacing the audit server key (``AuditKeyring``): `permission-server audit rotate-key`.
+extension PostgresPermissionStore {
+    /// Users' keys wrapped again per batch, between two progress reports.
+    static let rewrapBatchSize = 1_000
+
+    private static let lockCheckValue = PreparedStatement("SELECT check_value FROM audit_keyring WHERE id = 1 FOR UPDATE")
+    private static let subjectCount = PreparedStatement("SELECT count(*) FROM audit_subjects")
+    private static let subjectBatch = PreparedStatement(
+        "SELECT user_id, pseudonym, wrapped_key FROM audit_subjects WHERE user_id > $1 ORDER BY user_id LIMIT $2")
+    private static let updateSubject = PreparedStatement("UPDATE audit_subjects SET wrapped_key = $2 WHERE user_id = $1")
+    private static let updateCheckValue = PreparedStatement("UPDATE audit_keyring SET check_value = $1 WHERE id = 1")
+
+    /// Wraps every user's audit key again under `newKeyring`'s server key, makes the database's
+    /// check value `newKeyring`'s, and appends one `audit.key.rotated` entry (actor `system`,
+    /// `detail.subjects` the number of keys), in one transaction: an error or a lost connection
+    /// leaves the database under the old key, whole. The users' keys themselves do not change,
+    /// so no entry is rewritten and the chain still verifies.
+    ///
+    /// The check value is locked first: a replica that wraps a new user's key locks it too
+    /// (``PostgresSession/sealer(_:)``), so that key is either committed before and wrapped
+    /// again here, or refused after, never left under the old key. Replicas still running on
+    /// the old key cannot read the keys wrapped again: stop them first, start them with the new
+    /// key after. This store keeps the old key: close it once this returns.
+    /// - Parameter progress: after each batch: the keys done, and how many there are.
+    /// - Returns: the number of users' keys wrapped again.
+    /// - Throws: ``AuditKeyError/wrongServerKey`` when the database's key is no longer this
+    ///   store's (rotated meanwhile); ``AuditKeyError/sameServerKey`` when `newKeyring` is the
+    ///   key in use; ``AuditKeyError/unreadable(_:)`` when a stored key does not open with it.
+    ///   The database is then unchanged.
+    public func rotateAuditServerKey(
+        to newKeyring: AuditKeyring, progress: (_ done: Int64, _ total: Int64) -> Void
+    ) throws -> Int64 {
+        guard let old = keyring else { preconditionFailure("a store opened without the audit keyring rotates nothing") }
+        return try pool.withConnection { connection in
+            try connection.inTransaction {
+                let session = PostgresSession(connection: connection, keyring: newKeyring)
+                let stored = try session.row(Self.lockCheckValue) { try $0.string(at: 0) }
+                guard let stored, old.matches(checkValue: stored) else { throw AuditKeyError.wrongServerKey }
+                guard !newKeyring.matches(checkValue: stored) else { throw AuditKeyError.sameServerKey }
+                let total = try session.row(Self.subjectCount) { try $0.int64(at: 0) } ?? 0
+                var done: Int64 = 0
+                var after = ""
+                while true {
+                    let batch = try session.rows(Self.subjectBatch, [.text(after), .int64(Int64(Self.rewrapBatchSize))]) {
+                        (user: try $0.string(at: 0), pseudonym: try $0.string(at: 1), wrappedKey: try $0.string(at: 2))
+                    }
+                    guard let last = batch.last else { break }
+                    for subject in batch {
+                        let wrapped = try old.rewrap(subject.wrappedKey, pseudonym: subject.pseudonym, under: newKeyring)
+                        _ = try session.run(Self.updateSubject, [.text(subject.user), .text(wrapped)])
+                    }
+                    after = last.user
+                    done += Int64(batch.count)
+                    progress(done, total)
+                }
+                _ = try session.run(Self.updateCheckValue, [.text(newKeyring.newCheckValue())])
+                try session.append(
+                    AuditEntry(at: Date(), actor: .system, action: .auditKeyRotated, detail: ["subjects": String(done)]))
+                return done
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import AuditKeys
+import Foundation
+import Logging
+import PostgresStore
+import SQLiteStore
+
+/// `permission-server audit rotate-key --new-key-file FILE`: replaces the audit server key
+/// (SPEC §12). Every user's audit key is wrapped again under the new server key in one
+/// transaction, with one `audit.key.rotated` entry; no entry changes, so the chain still
+/// verifies. The current key comes from the usual settings (`--audit-key-file`,
+/// `PERMISSION_AUDIT_KEY`, or `<database>.audit-key`).
+///
+/// A server still running on the old key could not read the keys wrapped again and would wrap
+/// a new user's key under the old one, so the rotation runs with no server on the database: on
+/// SQLite it takes the file's serve lock (a serving server makes it exit 69, and none can start
+/// until it is done); on PostgreSQL the operator stops the replicas, and one left running
+/// refuses to make a new user's key afterwards (503) rather than make it under the old key.
+struct AuditRotateKeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rotate-key",
+        abstract: "Wrap every user's audit key under a new audit server key (no server may run on the database).",
+        discussion: """
+            Make the new key with `openssl rand -base64 32 > FILE; chmod 600 FILE`. The current key \
+            comes from --audit-key-file, PERMISSION_AUDIT_KEY or <database>.audit-key, as for `serve`. \
+            Afterwards start the server (every replica) with --audit-key-file FILE, and keep the old key \
+            as long as you keep backups taken before: they still need it.
+
+            Exit status: 0 rotated; 1 the database failed meanwhile (nothing changed); 64 a bad setting; \
+            65 the database is newer than this program; 66 no database file; 69 a server serves the file, \
+            or a PostgreSQL database that cannot be reached; 78 a key missing, malformed or unreadable, the \
+            current key not the database's, or the new key the same.
+            """
+    )
+
+    @Option(
+        name: .customLong("new-key-file"),
+        help: ArgumentHelp("The new audit server key: a file holding 32 random bytes in base64.", valueName: "file"))
+    var newKeyFile: String
+
+    @OptionGroup var options: SettingOptions
+
+    func run() throws {
+        let configuration = try ServerConfiguration.resolve(options)
+        LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        let logger = Logger(label: "permission-server.audit-rotate-key")
+        let newKeyring = try AuditKeyLoading.read(newKeyFile, logger: logger)
+        let progress: (Int64, Int64) -> Void = { done, total in
+            logger.info("wrapping the users' audit keys again", metadata: ["done": "\(done)", "total": "\(total)"])
+        }
+        let rotated: Int64
+        switch configuration.database {
+        case .sqlite(let path):
+            guard FileManager.default.fileExists(atPath: path) else {
+                logger.critical("no database at --database", metadata: ["database": "\(path)"])
+                throw ExitCode(ExitCodes.noInput)
+            }
+            let lock: ServeLock
+            do {
+                lock = try ServeLock(path: path)
+            } catch {
+                logger.critical("cannot rotate the audit key: \(error)", metadata: ["database": "\(path)"])
+                throw ExitCode(error.isHeld ? ExitCodes.unavailable : ExitCodes.noInput)
+            }
+            // The store is closed before the lock goes: closing the lock's descriptor first
+            // would drop SQLite's own locks on the file.
+            let store = try StoreOpening.open(path: path, keys: configuration.auditKeys, logger: logger)
+            defer {
+                StoreOpening.close(store, logger: logger)
+                lock.release()
+            }
+            rotated = try Self.rotating(logger, database: configuration.database) {
+                try store.rotateAuditServerKey(to: newKeyring, progress: progress)
+            }
+        case .postgres(let connectionString):
+            let store: PostgresPermissionStore
+            do {
+                store = try StoreOpening.openPostgres(connectionString, keys: configuration.auditKeys, logger: logger)
+            } catch let code as ExitCode where code == .failure {
+                throw ExitCode(ExitCodes.unavailable)  // logged: the database cannot be reached
+            }
+            defer { store.close() }
+            rotated = try Self.rotating(logger, database: configuration.database) {
+                try store.rotateAuditServerKey(to: newKeyring, progress: progress)
+            }
+        }
+        print(
+            """
+            audit server key rotated: \(rotated) users' keys wrapped under \(newKeyFile); start the server with \
+            --audit-key-file \(newKeyFile), and keep the old key for the backups taken before
+            """)
+    }
+
+    /// Runs `rotation`, mapping its failures to an exit status, the reason logged first.
+    private static func rotating(
+        _ logger: Logger, database: DatabaseLocation, _ rotation: () throws -> Int64
+    ) throws -> Int64 {
+        do {
+            let rotated = try rotation()
+            logger.notice(
+                "the audit server key was rotated; the old key opens only backups taken before",
+                metadata: ["database": "\(database.described)", "subjects": "\(rotated)"])
+            return rotated
+        } catch let error as AuditKeyError {
+            logger.critical(
+                "cannot rotate the audit key: \(error); nothing changed", metadata: ["database": "\(database.described)"])
+            throw ExitCode(ExitCodes.configuration)
+        } catch {
+            logger.critical(
+                "cannot rotate the audit key: \(database.scrubbed(error)); nothing changed",
+                metadata: ["database": "\(database.described)"])
+            throw ExitCode.failure
+        }
+    }
+}
