@@ -196,13 +196,21 @@ public final class PostgresPermissionStore: PermissionStore {
     /// The number of open pooled connections (for tests).
     package var openConnections: Int { pool.openConnections }
 
-    /// For `/readyz`: throws unless the database answers and every known migration is applied.
+    /// For `/readyz`: throws unless the database answers, every known migration is applied, and
+    /// the database's audit keys are still wrapped under this replica's server key.
     /// Migrations a newer version applied while this replica runs (a rolling update) keep it
     /// ready: taking every old replica out the moment the new version migrates would leave no
     /// replica serving. A newer schema is refused at start only.
     public func checkReady() throws {
         try run(begin: Self.beginRead, lockHead: false) { session in
             try PostgresSchema.migrations.checkKnownApplied(session.connection)
+            // A replica left on a server key that `audit rotate-key` replaced can read no
+            // rewrapped key: out of the load balancer's rotation until it restarts on the new one.
+            if let keyring, let stored = try session.row(Self.checkValue, decode: { try $0.string(at: 0) }),
+                !keyring.matches(checkValue: stored)
+            {
+                throw AuditKeyError.wrongServerKey
+            }
         }
     }
 

@@ -126,12 +126,14 @@ import Testing
         let refused = try Self.call(
             stale, "PUT", "/v1/users/u9/apps/com.example.scan/authorizations/camera", #"{"status": "denied"}"#)
         #expect(refused.status == 503 && refused.body.contains("audit server key was replaced"), "\(refused)")
+        #expect(try Self.call(stale, "GET", "/readyz").status == 503, "out of the load balancer's rotation")
         stale.send(SIGTERM)
         _ = stale.waitForExit(timeout: 20)
 
         let current = try ServerProcess(
             database: uri, directory: directory, extraArguments: ["--audit-key-file", newKey], environment: password)
         defer { current.killNow() }
+        #expect(try Self.call(current, "GET", "/readyz").status == 200)
         let audit = try Self.call(current, "GET", "/v1/audit?user=u2")
         #expect(audit.status == 200 && audit.body.contains(#""user":"u2""#), "\(audit)")
         #expect(
