@@ -72,7 +72,7 @@ enum Settings {
         flag: "export-timeout", environment: "PERMISSION_EXPORT_TIMEOUT",
         defaultValue: "600",
         help:
-            "Seconds one user's export may take to send, from the opening of the snapshot it reads to its last byte (1-86400); past it the download ends incomplete and the snapshot is given back, however steadily the client reads. An open snapshot keeps SQLite from restarting its write-ahead log and PostgreSQL from vacuuming; 600 s lets the default limit's largest export (about 5 MB) arrive at 9 KB/s."
+            "Seconds one user's export may keep its read snapshot open while it streams, from the count of its records to the last of the document handed to the connection (1-86400); a download not done by then ends incomplete and the snapshot is given back, however steadily the client reads. An open snapshot keeps SQLite from restarting its write-ahead log and PostgreSQL from vacuuming; 600 s lets the default limit's largest export (about 5 MB) arrive at 9 KB/s."
     )
     static let maxPendingPrompts = Setting(
         flag: "max-pending-prompts", environment: "PERMISSION_MAX_PENDING_PROMPTS",

@@ -104,11 +104,11 @@ import Testing
             router.get("/late") { _, _ in
                 HTTPResponse(
                     body: .stream { writer in
-                        writer.limitDuration(to: .milliseconds(200))
+                        writer.limitDuration(to: .seconds(1))
                         try outcome.run {
                             try writer.write(Array("early".utf8))
                             try writer.flush()
-                            Thread.sleep(forTimeInterval: 0.4)
+                            Thread.sleep(forTimeInterval: 1.5)
                             try writer.write(Array("late".utf8))
                         }
                     })
@@ -120,9 +120,37 @@ import Testing
         let (received, _) = try Self.readSlowly(client, bytes: 65536, pause: 0)
         let error = try outcome.error()
         #expect(
-            error as? StreamDeadlineExceeded == StreamDeadlineExceeded(limit: .milliseconds(200)), "\(String(describing: error))")
+            error as? StreamDeadlineExceeded == StreamDeadlineExceeded(limit: .seconds(1)), "\(String(describing: error))")
         let text = String(decoding: received, as: UTF8.self)
         #expect(text.contains("\r\n5\r\nearly\r\n") && !text.contains("late") && !text.hasSuffix("0\r\n\r\n"), "\(text)")
+    }
+
+    /// A closure that catches its writer's deadline error and returns has still not sent its
+    /// body whole: the body ends unterminated, never with a last chunk that makes it look
+    /// complete.
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aClosureThatSwallowsTheDeadlineStillEndsUnterminated() throws {
+        let live = try LiveServer { router in
+            router.get("/swallow") { _, _ in
+                HTTPResponse(
+                    body: .stream { writer in
+                        try writer.write(Array("early".utf8))
+                        try writer.flush()
+                        writer.limitDuration(to: .zero)
+                        do {
+                            try writer.write(Array("late".utf8))
+                        } catch {
+                            // swallowed: the closure returns as if it were done
+                        }
+                    })
+            }
+        }
+        defer { live.stop() }
+        let client = try live.client()
+        try client.send(rawGet("/swallow"))
+        let (received, _) = try Self.readSlowly(client, bytes: 65536, pause: 0)
+        let text = String(decoding: received, as: UTF8.self)
+        #expect(text.contains("\r\n5\r\nearly\r\n") && !text.contains("late"), "\(text)")
+        #expect(!text.hasSuffix("0\r\n\r\n"), "no last chunk: \(text)")
     }
 
     /// A stream done within its bound ends as any other, its last chunk sent, and the

@@ -194,7 +194,7 @@ struct UserExportTests {
                                 user: "u42", app: Self.app, service: service,
                                 SettingsChange(
                                     status: index % 2 == 0 ? .denied : .authorized, level: index % 2 == 0 ? nil : "full")),
-                            requestId: "slow-\(service)-\(index)-" + String(repeating: "r", count: 200))
+                            requestId: "slow-\(service)-\(index)-" + String(repeating: "r", count: 100))
                     }
                 }
             }

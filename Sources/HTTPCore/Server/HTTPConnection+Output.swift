@@ -44,6 +44,20 @@ extension HTTPConnection {
         return true
     }
 
+    /// Sends what the socket takes now, without waiting. Used by streamed bodies, on a worker
+    /// thread, before the stream closure runs.
+    func sendAvailable() throws {
+        assertWorkerOwnsOutput()
+        while outputSent < output.count {
+            let sent = try output.withUnsafeBytes { raw in
+                try socket.send(UnsafeRawBufferPointer(rebasing: raw[outputSent...]))
+            }
+            guard let sent else { return }
+            outputSent += sent
+        }
+        resetOutput()
+    }
+
     /// Sends until at most `threshold` bytes stay buffered, blocking in `poll(2)` for up to
     /// `writeTimeout` without progress, and never past `deadline` (``MonotonicClock``
     /// nanoseconds, with the bound it came from), however steady the progress. Used by

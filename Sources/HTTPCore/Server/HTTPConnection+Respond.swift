@@ -131,8 +131,8 @@ extension HTTPConnection {
         }
     }
 
-    /// Sends what is buffered (the head and any earlier pipelined responses), then runs the
-    /// stream closure. Each write is one chunk; buffered output past `maxBufferedOutputBytes`
+    /// Sends what the socket takes of what is buffered (the head and any earlier pipelined
+    /// responses), then runs the stream closure. Each write is one chunk; buffered output past `maxBufferedOutputBytes`
     /// blocks the writer until the socket drains or `writeTimeout` passes without progress,
     /// when the writer throws.
     /// - Returns: false when the stream failed; the connection must then be reset.
@@ -143,8 +143,13 @@ extension HTTPConnection {
         defer { bodyWriter.finished = true }
         assertWorkerOwnsOutput()
         do {
-            try flushBlocking(threshold: 0)
+            // The head (and earlier pipelined answers) go as far as the socket takes them now;
+            // the rest is sent by the stream's writes, under its limits (the write timeout, and
+            // the time limit the closure may set first thing).
+            try sendAvailable()
             try produce(bodyWriter)
+            // A closure that caught its writer's deadline error has an unfinished body.
+            if bodyWriter.ranPastDeadline { return false }
             if chunked { output.append(contentsOf: StreamBodyWriter.lastChunk) }
             return true
         } catch {

@@ -88,10 +88,14 @@ extension HTTPServerConfiguration {
 }
 
 extension Duration {
-    /// Whole nanoseconds, saturating at zero for negative durations.
+    /// Whole nanoseconds, saturating at zero for negative durations and at `UInt64.max` for
+    /// ones too long to count (about 584 years).
     var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
         if seconds < 0 { return 0 }
-        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(max(attoseconds, 0) / 1_000_000_000)
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return .max }
+        let (total, carry) = whole.addingReportingOverflow(UInt64(max(attoseconds, 0) / 1_000_000_000))
+        return carry ? .max : total
     }
 }

@@ -17,6 +17,9 @@ final class StreamBodyWriter: HTTPBodyWriter {
     var finished = false
     /// When the body must have been sent by (``MonotonicClock`` nanoseconds), and the bound it came from.
     private var deadline: (at: UInt64, limit: Duration)?
+    /// Whether a write or flush threw ``StreamDeadlineExceeded``: the body is unfinished even
+    /// if the stream closure caught that and returned.
+    private(set) var ranPastDeadline = false
 
     init(connection: HTTPConnection, chunked: Bool) {
         self.connection = connection
@@ -40,23 +43,35 @@ final class StreamBodyWriter: HTTPBodyWriter {
         }
         let buffered = connection.output.count - connection.outputSent
         if buffered > connection.environment.configuration.maxBufferedOutputBytes {
-            try connection.flushBlocking(threshold: 0, deadline: deadline)
+            try flushBlocking()
         }
     }
 
     func flush() throws {
         guard !finished else { throw SocketError(operation: "flush", code: 0, message: "the response has ended") }
         try checkDeadline()
-        try connection.flushBlocking(threshold: 0, deadline: deadline)
+        try flushBlocking()
     }
 
     func limitDuration(to duration: Duration) {
         precondition(duration >= .zero, "a stream's time limit cannot be negative")
-        deadline = (MonotonicClock.now() &+ duration.nanoseconds, duration)
+        let (at, overflow) = MonotonicClock.now().addingReportingOverflow(duration.nanoseconds)
+        deadline = (overflow ? .max : at, duration)
     }
 
     private func checkDeadline() throws {
-        if let deadline, MonotonicClock.now() >= deadline.at { throw StreamDeadlineExceeded(limit: deadline.limit) }
+        guard let deadline, MonotonicClock.now() >= deadline.at else { return }
+        ranPastDeadline = true
+        throw StreamDeadlineExceeded(limit: deadline.limit)
+    }
+
+    private func flushBlocking() throws {
+        do {
+            try connection.flushBlocking(threshold: 0, deadline: deadline)
+        } catch let error as StreamDeadlineExceeded {
+            ranPastDeadline = true
+            throw error
+        }
     }
 
     /// A peek at the socket (`recv` with `MSG_PEEK | MSG_DONTWAIT`): end of file or an error

@@ -67,7 +67,7 @@ struct ExportController {
                 } catch let error as StreamDeadlineExceeded {
                     logger.warning(
                         "the export was not sent within --export-timeout; it ends unterminated",
-                        metadata: ["user": .string(export.user.rawValue), "limit": .stringConvertible(error.limit)])
+                        metadata: ["user": .string(export.user.rawValue), "export-timeout": .stringConvertible(timeout)])
                     throw error
                 } catch let error as SocketError {
                     throw error  // the client left or stopped reading: the engine logs and resets
