@@ -20,14 +20,17 @@ extension PostgresPermissionStore {
     /// leaves the database under the old key, whole. The users' keys themselves do not change,
     /// so no entry is rewritten and the chain still verifies.
     ///
-    /// The check value is locked first: a replica that wraps a new user's key locks it too
-    /// (``PostgresSession/sealer(_:)``), so that key is either committed before and wrapped
-    /// again here, or refused after, never left under the old key. Replicas still running on
-    /// the old key cannot read the keys wrapped again: stop them first, start them with the new
-    /// key after. This store keeps the old key: close it once this returns.
+    /// The audit chain's head is locked first, then the check value, in the order every write
+    /// batch takes them (a write that makes a new user's key locks the check value under the
+    /// head's lock, ``PostgresSession/sealer(_:)``): no write runs meanwhile, and a new user's
+    /// key is either committed before and wrapped again here, or refused after, never left
+    /// under the old key. Replicas still running on the old key cannot read the keys wrapped
+    /// again: stop them first, start them with the new key after. This store keeps the old
+    /// key: close it once this returns.
     /// - Parameter progress: after each batch: the keys done, and how many there are.
     /// - Returns: the number of users' keys wrapped again.
-    /// - Throws: ``AuditKeyError/wrongServerKey`` when the database's key is no longer this
+    /// - Throws: ``KeyRotationOutcomeUnknown`` when the connection failed at the commit (the
+    ///   rotation may or may not be in the database); ``AuditKeyError/wrongServerKey`` when the database's key is no longer this
     ///   store's (rotated meanwhile); ``AuditKeyError/sameServerKey`` when `newKeyring` is the
     ///   key in use; ``AuditKeyError/unreadable(_:)`` when a stored key does not open with it.
     ///   The database is then unchanged.
@@ -36,8 +39,9 @@ extension PostgresPermissionStore {
     ) throws -> Int64 {
         guard let old = keyring else { preconditionFailure("a store opened without the audit keyring rotates nothing") }
         return try pool.withConnection { connection in
-            try connection.inTransaction {
+            try Self.inTransactionReportingCommit(connection) {
                 let session = PostgresSession(connection: connection, keyring: newKeyring)
+                _ = try session.lockAuditChainHead()
                 let stored = try session.row(Self.lockCheckValue) { try $0.string(at: 0) }
                 guard let stored, old.matches(checkValue: stored) else { throw AuditKeyError.wrongServerKey }
                 guard !newKeyring.matches(checkValue: stored) else { throw AuditKeyError.sameServerKey }
@@ -63,5 +67,39 @@ extension PostgresPermissionStore {
                 return done
             }
         }
+    }
+
+    /// Runs `body` in a READ COMMITTED transaction whose commit, when the connection fails at
+    /// it, is reported as ``KeyRotationOutcomeUnknown`` rather than as a failure: it may have
+    /// been applied.
+    private static func inTransactionReportingCommit<Result>(
+        _ connection: PostgresConnection, _ body: () throws -> Result
+    ) throws -> Result {
+        try connection.execute(PostgresConnection.IsolationLevel.readCommitted.sql)
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            connection.rollbackIgnoringErrors()
+            throw error
+        }
+        do {
+            try connection.commitOrReportUnknownOutcome()
+        } catch let error as PostgresCommitOutcomeUnknown {
+            throw KeyRotationOutcomeUnknown(cause: error.underlying.message)
+        }
+        return result
+    }
+}
+
+/// The connection failed at the commit of an audit server key rotation: the database may be
+/// under the old key or the new one. Opening it with either key tells (the other is refused).
+public struct KeyRotationOutcomeUnknown: Error, CustomStringConvertible {
+    /// The driver's message (it may name the database's host: for the log only).
+    public let cause: String
+
+    public var description: String {
+        "the connection was lost during the commit, so the rotation may or may not have been applied: "
+            + "`permission-server keys list --audit-key-file NEW` exits 0 if it was, 78 if not"
     }
 }

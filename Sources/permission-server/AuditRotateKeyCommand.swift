@@ -58,6 +58,11 @@ struct AuditRotateKeyCommand: ParsableCommand {
             let lock: ServeLock
             do {
                 lock = try ServeLock(path: path)
+                if let reason = lock.unsupported {
+                    logger.warning(
+                        "cannot lock the database file (\(reason)); make sure no server runs on it (one on the old key will refuse to make new users' keys)",
+                        metadata: ["database": "\(path)"])
+                }
             } catch {
                 logger.critical("cannot rotate the audit key: \(error)", metadata: ["database": "\(path)"])
                 throw ExitCode(error.isHeld ? ExitCodes.unavailable : ExitCodes.noInput)
@@ -101,6 +106,11 @@ struct AuditRotateKeyCommand: ParsableCommand {
                 "the audit server key was rotated; the old key opens only backups taken before",
                 metadata: ["database": "\(database.described)", "subjects": "\(rotated)"])
             return rotated
+        } catch let error as KeyRotationOutcomeUnknown {
+            logger.critical(
+                "cannot tell whether the audit key was rotated: \(error)",
+                metadata: ["database": "\(database.described)", "cause": "\(database.scrubbed(text: error.cause))"])
+            throw ExitCode.failure
         } catch let error as AuditKeyError {
             logger.critical(
                 "cannot rotate the audit key: \(error); nothing changed", metadata: ["database": "\(database.described)"])

@@ -40,9 +40,14 @@ enum DatabaseLocation: Sendable, Equatable {
 
     /// `error`'s description with any password of the connection string replaced by `***`.
     func scrubbed(_ error: any Error) -> String {
+        scrubbed(text: "\(error)")
+    }
+
+    /// `text` (a driver's message) without the connection string's passwords.
+    func scrubbed(text: String) -> String {
         switch self {
-        case .sqlite: "\(error)"
-        case .postgres(let connectionString): ConnectionString.scrub("\(error)", passwordsOf: connectionString)
+        case .sqlite: text
+        case .postgres(let connectionString): ConnectionString.scrub(text, passwordsOf: connectionString)
         }
     }
 

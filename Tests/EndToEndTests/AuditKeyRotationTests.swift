@@ -49,6 +49,7 @@ import Testing
         let database = directory.appendingPathComponent("rotate.sqlite").path
         let newKey = try Self.keyFile(directory, "new.key", byte: 7)
         let served = try ServerProcess(database: database, directory: directory)
+        defer { served.killNow() }
         try Self.grantCamera(served, to: ["u1", "u2", "u3"])
         #expect(try Self.call(served, "DELETE", "/v1/users/u3").status == 200)
 
@@ -70,6 +71,7 @@ import Testing
         let old = try SubcommandTests.server(["keys", "list", "--database", database])
         #expect(old.status == 78 && old.stderr.contains("does not match"), "\(old.stderr)")
         let again = try ServerProcess(database: database, directory: directory, extraArguments: ["--audit-key-file", newKey])
+        defer { again.killNow() }
         // An entry's `user` is a personal field, stored sealed under the user's key: read back, it
         // proves the key opens.
         let audit = try Self.call(again, "GET", "/v1/audit?user=u1")

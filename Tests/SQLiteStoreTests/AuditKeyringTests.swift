@@ -38,6 +38,10 @@ import Testing
         let check = keyring.newCheckValue()
         #expect(try AuditKeyring(serverKey: key).matches(checkValue: check))
         #expect(!AuditKeyring.random().matches(checkValue: check))
+        // The match remembered spares opening it again, and answers for that value alone.
+        #expect(keyring.matches(checkValue: check) && keyring.matches(checkValue: check))
+        #expect(!keyring.matches(checkValue: AuditKeyring.random().newCheckValue()))
+        #expect(keyring.matches(checkValue: keyring.newCheckValue()), "another value of the same key")
         #expect(try AuditKeyring.serverKey(fromText: AuditKeyring.text(of: key) + "\n") == key)
         #expect(throws: AuditKeyError.malformedServerKey) { try AuditKeyring.serverKey(fromText: "c2hvcnQ=") }
         #expect(throws: AuditKeyError.malformedServerKey) { try AuditKeyring(serverKey: [1, 2, 3]) }
@@ -57,7 +61,7 @@ import Testing
         #expect(rewrapped != wrapped)
         // Fresh keyrings: one that unwrapped a key remembers it by its wrapped form.
         #expect(try AuditKeyring(serverKey: newKey).open(sealed, wrappedKey: rewrapped, pseudonym: pseudonym, seq: 3) == fields)
-        #expect(throws: AuditKeyError.self) { try AuditKeyring.random().unwrap(rewrapped, pseudonym: pseudonym) }
+        #expect(throws: AuditKeyError.self) { try old.unwrap(rewrapped, pseudonym: pseudonym) }
         #expect(throws: AuditKeyError.self) {
             try AuditKeyring(serverKey: newKey).unwrap(rewrapped, pseudonym: new.newSubject().pseudonym)
         }

@@ -14,11 +14,24 @@ extension StoreSession {
         "INSERT INTO audit_subjects (user, pseudonym, wrapped_key, created_at) VALUES (?1, ?2, ?3, ?4)")
     private static let selectSubject = StatementSlot("SELECT pseudonym, wrapped_key FROM audit_subjects WHERE user = ?1")
 
+    private static let checkValue = StatementSlot("SELECT check_value FROM audit_keyring WHERE id = 1")
+
     /// Seals an entry's personal fields under its user's key, creating the key the first time.
+    ///
+    /// A new key is wrapped only after the database's check value was found to be `keyring`'s,
+    /// in the same write transaction: a process still running on a server key that `audit
+    /// rotate-key` replaced (where the file system gives the serve lock no force) would
+    /// otherwise wrap it under the old key, which the database no longer uses. Its writes about
+    /// a new user are refused instead (503).
     func sealer(_ keyring: AuditKeyring) -> SubjectSealer {
         SubjectSealer(keyring: keyring) { user in
             try auditSubject(of: user).map { ($0.pseudonym, $0.wrappedKey) }
         } insert: { user, pseudonym, wrappedKey in
+            let stored = try row(Self.checkValue, bind: { _ in }) { $0.string(at: 0) } ?? nil
+            guard let stored, keyring.matches(checkValue: stored) else {
+                throw PermissionError.unavailable(
+                    why: "the audit server key was replaced; this server must be restarted with the new one")
+            }
             try run(Self.insertSubject) {
                 $0.bind(user, at: 1)
                 $0.bind(pseudonym, at: 2)
