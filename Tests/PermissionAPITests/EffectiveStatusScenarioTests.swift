@@ -38,6 +38,32 @@ import Testing
         #expect(on.reason == .userConsent)
     }
 
+    /// Switching Location Services off cancels the user's pending location prompts (iOS shows
+    /// no location alert while it is off, and an answer would change nothing the user sees);
+    /// their other prompts, and other users' location prompts, stay pending. Switching it off
+    /// again, or a settings change that leaves it off, cancels nothing more.
+    @Test func locationServicesOffCancelsThePendingLocationPrompts() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        let location = try app.prompt("location", "whenInUse")
+        let camera = try app.prompt("camera", "full")
+        let otherUser = try app.prompt("location", "whenInUse", user: "u7")
+        try app.send(.put, "/v1/users/u42/settings", json: #"{"locationServicesEnabled":false}"#)
+        #expect(try app.promptState(location) == .cancelled)
+        #expect(try app.promptState(camera) == .pending)
+        #expect(try app.promptState(otherUser) == .pending)
+        let cancelled = try app.audit("action=prompt.cancelled")
+        #expect(cancelled.map(\.promptId) == [location.id])
+        let answer = try app.send(.post, "/v1/prompts/\(location.id)/decision", json: #"{"choice":"allowWhileUsing"}"#)
+        #expect(answer.status == 409, "\(answer.text)")
+        #expect(try app.authorization("location").reason == .servicesDisabled)
+        try app.send(.put, "/v1/users/u42/settings", json: #"{"locationServicesEnabled":false,"locale":"de"}"#)
+        #expect(try app.audit("action=prompt.cancelled").count == 1)
+        // On again: a new request prompts as before.
+        try app.send(.put, "/v1/users/u42/settings", json: #"{"locationServicesEnabled":true}"#)
+        #expect(try app.request("location", "whenInUse").status == 202)
+    }
+
     @Test func allowPolicyPreApproves() throws {
         let app = try TestApp()
         try app.registerApp()

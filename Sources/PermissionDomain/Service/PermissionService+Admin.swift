@@ -49,20 +49,27 @@ extension PermissionService {
                 AuditEntry(
                     at: context.now, actor: context.actor, action: .policyPut, user: user, app: app, service: service,
                     requestId: context.requestId, detail: detail))
-            try cancelPromptsDecided(writer, by: policy, service: definition, context: context)
+            try cancelPromptsNoLongerDue(
+                writer, matching: PromptFilter(user: policy.user, app: policy.app, service: policy.service, state: .pending),
+                context: context)
             return Upserted(value: policy, created: created)
         }
     }
 
-    /// Cancels the pending prompts matching `policy` that are no longer due under it.
-    private func cancelPromptsDecided(
-        _ writer: any PermissionWriter, by policy: Policy, service: ServiceDefinition, context: ChangeContext
+    /// Cancels the pending prompts matching `filter` that are no longer due as the state now
+    /// stands (a policy that decides them, Location Services switched off): the user would
+    /// answer an alert iOS no longer shows, and the answer would change nothing they can see.
+    /// - Parameter only: which services' prompts to look at; nil for all.
+    private func cancelPromptsNoLongerDue(
+        _ writer: any PermissionWriter, matching filter: PromptFilter,
+        only: (ServiceDefinition) -> Bool = { _ in true }, context: ChangeContext
     ) throws {
-        let filter = PromptFilter(user: policy.user, app: policy.app, service: policy.service, state: .pending)
         var after: PromptID?
         while true {
             let page = try writer.prompts(matching: filter, after: after, limit: 100)
             for prompt in page {
+                guard let service = try Catalogue.builtin(prompt.service) ?? writer.service(prompt.service), only(service)
+                else { continue }
                 let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
                 let due =
                     switch prompt.kind {
@@ -265,6 +272,13 @@ extension PermissionService {
                 AuditEntry(
                     at: context.now, actor: context.actor, action: .settingsChanged, user: user,
                     requestId: context.requestId, detail: detail))
+            // Switched off: the user's pending location prompts are no longer shown (iOS shows no
+            // location alert while Location Services is off).
+            if current.locationServicesEnabled, !changed.locationServicesEnabled {
+                try cancelPromptsNoLongerDue(
+                    writer, matching: PromptFilter(user: user, state: .pending), only: \.hasLocationServicesSwitch,
+                    context: context)
+            }
             return changed
         }
     }

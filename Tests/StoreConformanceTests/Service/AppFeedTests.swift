@@ -85,7 +85,12 @@ import Testing
             try policy(h, "stranger-photos", .photos, app: nil, user: stranger)
         }
         try step(h, &story, "the switch of a user with a record", inFeed: [true]) { try switchOff(h, granted) }
-        try step(h, &story, "the switch of a user with a pending prompt", inFeed: [true]) { try switchOff(h, asked) }
+        // The switch cancels the user's pending location prompt, their only tie to the app: the
+        // app's feed holds the cancellation (it names the app, and the authorization whose read
+        // changed), not the switch of a user it no longer deals with.
+        try step(h, &story, "the switch of a user with a pending prompt, which it cancels", inFeed: [false, true]) {
+            try switchOff(h, asked)
+        }
         try step(h, &story, "the switch of a stranger", inFeed: [false]) { try switchOff(h, stranger) }
         try step(h, &story, "the switch of a user never seen", inFeed: [false]) { try switchOff(h, nobody) }
         try step(h, &story, "a custom service's definition", inFeed: [true]) {
@@ -166,12 +171,13 @@ import Testing
         #expect(try actions(AuditQuery(user: try UserID("u-never"))).count == 7, "the entries for every user only")
         #expect(
             try actions(AuditQuery(service: .location)) == [
-                registration, "prompt.created u43 \(maps) location", "settings.changed u42 - -", "settings.changed u43 - -",
+                registration, "prompt.created u43 \(maps) location", "settings.changed u42 - -",
+                "prompt.cancelled u43 \(maps) location",
             ])
         #expect(
             try actions(AuditQuery(service: .photos)) == [registration, "policy.put u42 - photos"],
             "the switch changes location only")
-        #expect(try actions(AuditQuery(action: .settingsChanged)) == ["settings.changed u42 - -", "settings.changed u43 - -"])
+        #expect(try actions(AuditQuery(action: .settingsChanged)) == ["settings.changed u42 - -"])
         #expect(try actions(AuditQuery(action: .appPut)) == [registration])
     }
 
