@@ -68,11 +68,17 @@ public func buildApplication(
     router.use(ConsentSecurityHeaders())
     router.use(AccessLogMiddleware())
     if let metrics { router.use(HTTPMetricsMiddleware(metrics: metrics.http)) }
-    router.use(ErrorMiddleware(mapper: { error, context in ErrorMapping.httpError(for: error, context: context) }))
+    let purposeStringRefusals = PurposeStringRefusals()
+    router.use(
+        ErrorMiddleware(mapper: { error, context in
+            if case PermissionError.missingPurposeString(let key) = error { purposeStringRefusals.record(key) }
+            return ErrorMapping.httpError(for: error, context: context)
+        }))
     router.use(ConsentRouteMisses())  // inside ErrorMiddleware: the router's misses under /consent become pages
     let sweeper = Sweeper(
         permissions: service, broadcaster: broadcaster, interval: configuration.sweepInterval, logger: logger)
     return PermissionApplication(
-        responder: router.buildResponder(), service: service, keys: keys, broadcaster: broadcaster,
+        responder: router.buildResponder(), service: service, keys: keys, purposeStringRefusals: purposeStringRefusals,
+        broadcaster: broadcaster,
         limiter: limiter, sweeper: sweeper)
 }

@@ -12,17 +12,21 @@ public final class PermissionApplication: Sendable {
     /// separate `/metrics` port) authenticates with this same one, so that a revocation through
     /// the API, which empties its cache, ends a key on every listener at once.
     public let keys: KeyAuthenticator
+    /// The requests refused for a missing purpose string, by key.
+    public let purposeStringRefusals: PurposeStringRefusals
     let broadcaster: ChangeBroadcaster
     let limiter: StreamLimiter
     let sweeper: Sweeper
 
     init(
         responder: any HTTPResponder, service: PermissionService, keys: KeyAuthenticator,
-        broadcaster: ChangeBroadcaster, limiter: StreamLimiter, sweeper: Sweeper
+        purposeStringRefusals: PurposeStringRefusals, broadcaster: ChangeBroadcaster, limiter: StreamLimiter,
+        sweeper: Sweeper
     ) {
         self.responder = responder
         self.service = service
         self.keys = keys
+        self.purposeStringRefusals = purposeStringRefusals
         self.broadcaster = broadcaster
         self.limiter = limiter
         self.sweeper = sweeper

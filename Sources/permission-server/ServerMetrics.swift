@@ -71,6 +71,13 @@ final class ServerMetrics: Sendable {
         if let application {
             text.family("permission_event_streams_open", help: "GET /v1/events streams open now.", type: .gauge)
             text.sample("permission_event_streams_open", value: application.openEventStreams)
+            text.family(
+                "permission_missing_purpose_strings_total",
+                help: "Requests refused with 422 missing-purpose-string, by the purpose key the app lacked.",
+                type: .counter)
+            for (key, count) in application.purposeStringRefusals.byKey {
+                text.sample("permission_missing_purpose_strings_total", labels: [("key", key)], value: Double(count))
+            }
         }
         switch store {
         case .sqlite(let store): Self.renderDatabase(try store.metricsSnapshot(), into: &text)

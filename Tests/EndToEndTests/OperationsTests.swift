@@ -91,12 +91,22 @@ struct OperationsTests {
             let created = try Self.putApp(server, "com.example.metrics")
             #expect(created == "201" || created == "200")
             #expect(try Self.get("\(server.baseURL)/v1/apps/com.example.metrics").status == "401")
+            // An app without the microphone's purpose string asks for it: 422, counted by key.
+            let refused = try Subprocess.curl([
+                "-s", "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(Self.adminKey)",
+                "-o", "/dev/null", "-w", "%{http_code}", "--data", #"{"level": "full"}"#,
+                "\(server.baseURL)/v1/users/u1/apps/com.example.metrics/authorizations/microphone/request",
+            ]).stdout
+            #expect(refused == "422")
 
             let scrape = try Self.get("\(server.baseURL)/metrics")
             #expect(scrape.status == "200")
             let text = scrape.body
             #expect(Self.sample(text, #"http_requests_total{route="/healthz",method="GET",status="200"}"#) == 3)
             #expect(Self.sample(text, #"http_requests_total{route="unmatched",method="GET",status="404"}"#) == 1)
+            #expect(
+                Self.sample(text, #"permission_missing_purpose_strings_total{key="NSMicrophoneUsageDescription"}"#) == 1,
+                "SPEC §4: the refusal is logged and counted")
             #expect(Self.sample(text, #"http_requests_total{route="/v1/apps/{app}",method="PUT",status="\#(created)"}"#) == 1)
             #expect(Self.sample(text, #"http_requests_total{route="/v1/apps/{app}",method="GET",status="401"}"#) == 1)
             #expect(Self.sample(text, #"http_request_duration_seconds_count{route="/healthz",method="GET"}"#) == 3)
