@@ -234,6 +234,27 @@ import Testing
         #expect(try browser.post("/consent/settings/location/com.example.hike", [("value", "always")]).status == 303)
     }
 
+    /// On grants the strongest level the app has the purpose strings of, not the service's
+    /// strongest: calendars On for an app with only the write-only key is write-only access.
+    /// An app with none of the service's keys is offered no On at all.
+    @Test func onGrantsOnlyALevelTheAppHasThePurposeStringsOf() throws {
+        let app = try TestApp()
+        try app.registerApp("com.example.maps", ["NSCalendarsWriteOnlyAccessUsageDescription": "Adds your trips."])
+        try app.registerApp("com.example.hike", ["NSCameraUsageDescription": "Scans trail signs."])
+        try app.set("calendars", #"{"status":"denied"}"#)
+        try app.set("calendars", #"{"status":"denied"}"#, app: "com.example.hike")
+        let browser = try ConsentBrowser(app)
+        let page = try browser.get("/consent/settings").text
+        #expect(try Markup.radios(service: "calendars", app: "com.example.maps", in: page).map(\.value) == ["off", "on"])
+        #expect(try Markup.radios(service: "calendars", app: "com.example.hike", in: page).map(\.value) == ["off"])
+        #expect(try browser.post("/consent/settings/calendars/com.example.maps", [("value", "on")]).status == 303)
+        let calendars = try app.authorization("calendars")
+        #expect(calendars.status == .authorized && calendars.level == "writeOnly", "\(calendars)")
+        let seq = try app.lastSeq()
+        #expect(try browser.post("/consent/settings/calendars/com.example.hike", [("value", "on")]).status == 400)
+        #expect(try app.lastSeq() == seq && app.authorization("calendars", app: "com.example.hike").status == .denied)
+    }
+
     @Test func otherEntriesAndFormsWithoutTheTokenChangeNothing() throws {
         let app = try TestApp()
         try app.registerApp()

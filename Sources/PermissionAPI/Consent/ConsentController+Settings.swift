@@ -53,7 +53,8 @@ extension ConsentController {
             // whatever the user's own choice), an option the entry does not show is refused.
             if entry.managed { return try refused(.conflict, .errorRestricted) }
             guard let option = form.value("value").flatMap(ConsentSettingOption.init(rawValue:)),
-                entry.options.contains(option), let change = option.change(for: entry.service, current: entry.authorization)
+                entry.options.contains(option),
+                let change = option.change(for: entry.service, current: entry.authorization, app: entry.app)
             else { return try refused(.badRequest, .errorInvalidSetting) }
             do {
                 _ = try permissions.setAuthorization(

@@ -23,17 +23,30 @@ enum ConsentSettingOption: String, Sendable, CaseIterable {
 
     /// The options `app`'s entry for `service` offers: as on iOS, an option that grants a level
     /// only when the app has every purpose string that level needs (no Always for an app without
-    /// `NSLocationAlwaysAndWhenInUseUsageDescription`), except the `current` one, which is
-    /// shown as it is.
+    /// `NSLocationAlwaysAndWhenInUseUsageDescription`; no On for an app with none of the
+    /// service's), except the `current` one, which is shown as it is.
     static func options(
         for service: ServiceDefinition, app: App?, current: ConsentSettingOption?
     )
         -> [ConsentSettingOption]
     {
         options(for: service).filter { option in
-            guard option != current, let level = option.level, service.has(level) else { return true }
-            return service.purposeKeys(for: level).allSatisfy { app?.purposeStrings[$0] != nil }
+            guard option != current else { return true }
+            if option == .on { return onLevel(for: service, app: app) != nil }
+            guard let level = option.level, service.has(level) else { return true }
+            return hasPurposeStrings(app, for: level, of: service)
         }
+    }
+
+    /// The level On grants an entry not on yet: the strongest of `service`'s levels whose
+    /// purpose strings `app` has (calendars On for an app with only the write-only key is
+    /// write-only access, as iOS would ask it), nil when it has none.
+    static func onLevel(for service: ServiceDefinition, app: App?) -> Level? {
+        service.levels.last { hasPurposeStrings(app, for: $0, of: service) }
+    }
+
+    private static func hasPurposeStrings(_ app: App?, for level: Level, of service: ServiceDefinition) -> Bool {
+        service.purposeKeys(for: level).allSatisfy { app?.purposeStrings[$0] != nil }
     }
 
     /// The level this option grants, for the options that name one.
@@ -49,10 +62,12 @@ enum ConsentSettingOption: String, Sendable, CaseIterable {
     }
 
     /// The settings change this option is for `service`: the status and level to set.
-    /// `on` is the service's strongest level, except that an entry already on keeps its level
-    /// (turning on what is on changes nothing).
-    /// - Returns: nil when `service`'s entries do not offer this option.
-    func change(for service: ServiceDefinition, current: Authorization) -> (status: AuthorizationStatus, level: Level?)? {
+    /// `on` is the strongest level `app` has the purpose strings of (``onLevel(for:app:)``),
+    /// except that an entry already on keeps its level (turning on what is on changes nothing).
+    /// - Returns: nil when `service`'s entries do not offer this option, or `on` grants no level.
+    func change(
+        for service: ServiceDefinition, current: Authorization, app: App?
+    ) -> (status: AuthorizationStatus, level: Level?)? {
         guard Self.options(for: service).contains(self) else { return nil }
         switch self {
         case .never, .noAccess, .off: return (.denied, nil)
@@ -64,7 +79,7 @@ enum ConsentSettingOption: String, Sendable, CaseIterable {
         case .full: return (.authorized, .full)
         case .on:
             if current.status == .authorized, let level = current.level { return (.authorized, level) }
-            return (.authorized, service.strongestLevel)
+            return Self.onLevel(for: service, app: app).map { (.authorized, $0) }
         }
     }
 

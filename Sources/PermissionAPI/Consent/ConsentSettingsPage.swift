@@ -13,12 +13,15 @@ enum ConsentSettingsPage {
         let service: ServiceDefinition
         let appName: String
         let authorization: Authorization
+        /// The registered app, nil when never registered: its purpose strings decide the options.
+        let app: App?
         let options: [ConsentSettingOption]
 
         init(service: ServiceDefinition, appName: String, authorization: Authorization, app: App?) {
             self.service = service
             self.appName = appName
             self.authorization = authorization
+            self.app = app
             options = ConsentSettingOption.options(
                 for: service, app: app, current: ConsentSettingOption.current(authorization, service: service))
         }
