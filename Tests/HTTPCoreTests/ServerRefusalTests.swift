@@ -115,4 +115,18 @@ import Testing
         #expect(method("HE(AD /") == nil)
         #expect(method("") == nil)
     }
+
+    @Test func theRefusalOfAPathFromTheRequestLine() {
+        func path(_ text: String) -> String? {
+            Array(text.utf8).withUnsafeBytes { HTTPRequestParser.path(ofRefusedHead: $0) }
+        }
+        #expect(path("GET /consent/settings HTTP/1.1\r\nCookie: ...") == "/consent/settings")
+        #expect(path("\r\nPOST /consent/prompts/1?x=1 HTTP/1.1") == "/consent/prompts/1")
+        #expect(path("GET /consent/aaaa") == "/consent/aaaa", "a target cut short gives its beginning")
+        #expect(path("GET /" + String(repeating: "a", count: 5000)).map(\.utf8.count) == 1024, "bounded")
+        #expect(path("GET * HTTP/1.1") == nil)
+        #expect(path("GET http://a/consent HTTP/1.1") == nil)
+        #expect(path("GET") == nil)
+        #expect(path("") == nil)
+    }
 }

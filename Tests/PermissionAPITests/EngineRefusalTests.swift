@@ -193,6 +193,39 @@ import Testing
 
     }
 
+    /// A consent page's request refused whole at its head (too large a cookie: 431; too long a
+    /// target: 414; a malformed line: 400) is known by its request line's path, and answered
+    /// with a page a browser shows, not problem+json; the same refusals elsewhere keep theirs.
+    @Test func aConsentPageRefusedAtItsHeadIsAPage() throws {
+        let app = try TestApp()
+        defer { app.application.stop() }
+        let server = try Self.server(app) {
+            $0.limits.maxRequestLineBytes = 1024
+            $0.limits.maxHeaderBytes = 8192
+        }
+        defer { Self.stop(server) }
+        let cookie = "Cookie: c=" + String(repeating: "x", count: 9000) + "\r\n"
+        let cases: [(request: String, status: Int, page: Bool)] = [
+            ("GET /consent/settings HTTP/1.1\r\nHost: a\r\n" + cookie + "\r\n", 431, true),
+            ("GET /consent/" + String(repeating: "a", count: 2000) + " HTTP/1.1\r\nHost: a\r\n\r\n", 414, true),
+            ("GET /consent/settings HTTP/1.1\r\nHost: a\r\nBad Header\r\n\r\n", 400, true),
+            ("GET /v1/apps HTTP/1.1\r\nHost: a\r\n" + cookie + "\r\n", 431, false),
+            ("GET /consentx HTTP/1.1\r\nHost: a\r\n" + cookie + "\r\n", 431, false),
+        ]
+        for (request, status, page) in cases {
+            let (head, body) = try Self.exchange(server.localPort, Array(request.utf8))
+            let label = "\(status) \(request.prefix(40))"
+            #expect(head.hasPrefix("HTTP/1.1 \(status) "), "\(label): \(head)")
+            if page {
+                #expect(Self.field("Content-Type", in: head) == "text/html; charset=utf-8", "\(label): \(head)")
+                #expect(body.hasPrefix("<!DOCTYPE html>") && body.contains(#"<html lang="en">"#), "\(label)")
+                #expect(Self.field("Content-Security-Policy", in: head) != nil, "\(label): the pages' headers")
+            } else {
+                #expect(Self.field("Content-Type", in: head) == "application/problem+json", "\(label): \(head)")
+            }
+        }
+    }
+
     /// A connection over the address's share: too-many-requests with an id of its own.
     @Test func theAddressSharesRefusal() throws {
         let app = try TestApp()

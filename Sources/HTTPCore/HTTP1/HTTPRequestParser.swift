@@ -116,6 +116,30 @@ public struct HTTPRequestParser: Sendable {
         return method(bytes, start..<i)
     }
 
+    /// The path of a request whose head was refused (or never completed), as far as its request
+    /// line got: the target after the method and its SP, up to `?`, SP, CR or LF, or to the end
+    /// of what was buffered (so a target cut short, a `414`'s, gives its beginning). Enough to
+    /// tell which part of a site a refused request was for.
+    /// - Parameter bytes: what was buffered of the head.
+    /// - Returns: the path or its beginning, or nil when no method, SP and `/` begin the bytes.
+    public static func path(ofRefusedHead bytes: UnsafeRawBufferPointer) -> String? {
+        var i = 0
+        while i + 1 < bytes.count, bytes[i] == ASCII.cr, bytes[i + 1] == ASCII.lf { i += 2 }
+        let methodStart = i
+        while i < bytes.count, ASCII.isTchar(bytes[i]) { i += 1 }
+        guard i > methodStart, i + 1 < bytes.count, bytes[i] == ASCII.sp, bytes[i + 1] == UInt8(ascii: "/") else {
+            return nil
+        }
+        let start = i + 1
+        var end = start
+        while end < bytes.count, end - start < 1024 {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "?") || byte == ASCII.sp || byte == ASCII.cr || byte == ASCII.lf { break }
+            end += 1
+        }
+        return bytes.string(start..<end)
+    }
+
     /// The method as a value, reusing the constants for the common ones.
     private static func method(_ b: UnsafeRawBufferPointer, _ range: Range<Int>) -> HTTPMethod {
         switch range.count {

@@ -171,8 +171,10 @@ extension HTTPConnection {
     ///   - headers: extra fields, e.g. `Retry-After`.
     func reject(_ status: HTTPStatus, detail: String, head: HTTPRequestHead? = nil, headers: HTTPHeaders = HTTPHeaders()) {
         let method = head?.method ?? HTTPRequestParser.method(ofRefusedHead: input.readable)
+        let path = head == nil ? HTTPRequestParser.path(ofRefusedHead: input.readable) : nil
         let refusal = HTTPRefusal(
-            status: status, detail: detail, headers: headers, head: head, method: method, requestId: makeRequestId())
+            status: status, detail: detail, headers: headers, head: head, method: method, path: path,
+            requestId: makeRequestId())
         let response = environment.configuration.refusalRenderer(refusal)
         // The id the answer carries, when the renderer chose one (the caller's, say).
         let requestId = response.headers[RequestIdMiddleware.headerName] ?? refusal.requestId

@@ -16,18 +16,23 @@ public struct HTTPRefusal: Sendable {
     /// The method: the head's, or the request line's when the head was refused after it; nil
     /// when no method was read.
     public var method: HTTPMethod?
+    /// The request's path: the head's, or as much of it as the request line held when the head
+    /// was refused (``HTTPRequestParser/path(ofRefusedHead:)``: a target cut short gives its
+    /// beginning); nil when no path was read.
+    public var path: String?
     /// A request id the engine made for this answer, unique per server run.
     public var requestId: String
 
     public init(
         status: HTTPStatus, detail: String, headers: HTTPHeaders = HTTPHeaders(), head: HTTPRequestHead? = nil,
-        method: HTTPMethod? = nil, requestId: String
+        method: HTTPMethod? = nil, path: String? = nil, requestId: String
     ) {
         self.status = status
         self.detail = detail
         self.headers = headers
         self.head = head
         self.method = method ?? head?.method
+        self.path = path ?? head?.path
         self.requestId = requestId
     }
 

@@ -5,9 +5,10 @@ import HTTPCore
 /// in the `X-Request-Id` field and the body's `requestId`. That id is the caller's
 /// `X-Request-Id` when the head was parsed and the id passes the check every request's does
 /// (``RequestIdMiddleware/isSane(_:)``), else the one the engine made; a refused head has no
-/// caller's id to echo. A refused request to a consent page whose head was read is answered
-/// with a page in its language and the pages' security headers instead (``ConsentPageError/refused(_:)``):
-/// a browser shows it. Installed into the engine by `main` (`APIConfiguration.refusalRenderer`).
+/// caller's id to echo. A refused request to a consent page is answered with a page and the
+/// pages' security headers instead (``ConsentPageError/refused(_:)``), in the request's language
+/// when its head was read: a browser shows it. A head refused whole (too large, malformed) is
+/// known for a consent page by the path its request line began with. Installed into the engine by `main` (`APIConfiguration.refusalRenderer`).
 enum EngineRefusals {
     /// The response for `refusal`.
     static func response(for refusal: HTTPRefusal) -> HTTPResponse {
@@ -16,8 +17,10 @@ enum EngineRefusals {
             ?? refusal.requestId
         var headers = refusal.headers
         headers.replaceOrAdd(name: RequestIdMiddleware.headerName, value: requestId)
-        if let head = refusal.head, ConsentSecurityHeaders.covers(head.path) {
-            var page = ConsentPageError.refused(refusal.status).page(ConsentLanguage.of(head.headers)).response
+        if let path = refusal.path, ConsentSecurityHeaders.covers(path) {
+            // A refused head's fields are unread: the page is then in the default language.
+            let language = refusal.head.map { ConsentLanguage.of($0.headers) } ?? ConsentLanguage.of(HTTPHeaders())
+            var page = ConsentPageError.refused(refusal.status).page(language).response
             for (name, value) in headers.fields { page.headers.replaceOrAdd(name: name, value: value) }
             for (name, value) in ConsentSecurityHeaders.fields { page.headers.replaceOrAdd(name: name, value: value) }
             return page
