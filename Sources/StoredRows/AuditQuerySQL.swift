@@ -11,7 +11,7 @@ package import PermissionDomain
 /// in seq order and each stopping at `n` rows: the entries naming the app (`audit_by_app`), and
 /// one scan per action of ``AuditQuery/wideActions`` (`audit_by_action`), whose rows are
 /// checked against the app by index lookups (the user's pseudonym in `audit_subjects`, their
-/// authorization and pending prompt by (user, app); an erasure's pseudonym in `audit_by_user`).
+/// authorization by (user, app) and prompts by user; an erasure's pseudonym in `audit_by_user`).
 /// The wide scans stop at the n-th entry naming the app (`bound`): none after it can be in
 /// the page. So a page reads at most n rows of each index beyond the relation checks of the
 /// wide entries it passes, however long the log: a feed that follows the head reads a few rows,
@@ -184,13 +184,14 @@ package struct AuditQuerySQL {
     }
 
     /// Whether the user of the `audit` row (its pseudonym) has an authorization record with the
-    /// app or a pending prompt of it; two parameters, the app twice.
+    /// app or a prompt of it, in any state (`prompts_by_user`: a user has few); two parameters,
+    /// the app twice.
     private static func related(_ dialect: Dialect) -> String {
         let user = dialect.user
         return """
             EXISTS (SELECT 1 FROM audit_subjects AS s WHERE s.pseudonym = audit.\(user) AND (\
             EXISTS (SELECT 1 FROM authorizations AS a WHERE a.\(user) = s.\(user) AND a.app = ?) OR \
-            EXISTS (SELECT 1 FROM prompts AS p WHERE p.\(user) = s.\(user) AND p.app = ? AND p.state = 'pending')))
+            EXISTS (SELECT 1 FROM prompts AS p WHERE p.\(user) = s.\(user) AND p.app = ?)))
             """
     }
 

@@ -35,8 +35,9 @@ public struct AuditQuery: Hashable, Sendable {
     ///   holds an entry about that user naming the app.
     ///
     /// A user is related to the app while they have an authorization record with it (any status)
-    /// or a pending prompt of it, as the store holds them when the entry is read: an app learns
-    /// nothing about a user it has no dealings with. An erasure has deleted both, so its
+    /// or a prompt of it (any state: one that expired or was cancelled without a record still
+    /// leaves reads the user's switch changes), as the store holds them when the entry is read: an
+    /// app learns nothing about a user it has no dealings with. An erasure has deleted both, so its
     /// relation is the log's instead (the app's own entries carry the pseudonym it names).
     ///
     /// `user` and `service` narrow the feed to what changes the app's reads for that user or

@@ -115,6 +115,6 @@ import Testing
         #expect(text.contains("audit_by_action (action=? AND seq>? AND seq<?)"), "\(text)")
         #expect(text.contains("audit_by_user (user=? AND seq<?)"), "an erasure's pseudonym: \(text)")
         #expect(text.contains("(pseudonym=?)"), "\(text)")
-        #expect(text.contains("prompts_pending_by_authorization (user=? AND app=?)"), "\(text)")
+        #expect(text.contains("prompts_by_user (user=?)"), "\(text)")
     }
 }

@@ -85,10 +85,9 @@ import Testing
             try policy(h, "stranger-photos", .photos, app: nil, user: stranger)
         }
         try step(h, &story, "the switch of a user with a record", inFeed: [true]) { try switchOff(h, granted) }
-        // The switch cancels the user's pending location prompt, their only tie to the app: the
-        // app's feed holds the cancellation (it names the app, and the authorization whose read
-        // changed), not the switch of a user it no longer deals with.
-        try step(h, &story, "the switch of a user with a pending prompt, which it cancels", inFeed: [false, true]) {
+        // The switch cancels the user's pending location prompt; the cancelled prompt keeps them
+        // related, so the switch is in the feed, as it will be when it is turned on again.
+        try step(h, &story, "the switch of a user with a pending prompt, which it cancels", inFeed: [true, true]) {
             try switchOff(h, asked)
         }
         try step(h, &story, "the switch of a stranger", inFeed: [false]) { try switchOff(h, stranger) }
@@ -171,14 +170,30 @@ import Testing
         #expect(try actions(AuditQuery(user: try UserID("u-never"))).count == 7, "the entries for every user only")
         #expect(
             try actions(AuditQuery(service: .location)) == [
-                registration, "prompt.created u43 \(maps) location", "settings.changed u42 - -",
+                registration, "prompt.created u43 \(maps) location", "settings.changed u42 - -", "settings.changed u43 - -",
                 "prompt.cancelled u43 \(maps) location",
             ])
         #expect(
             try actions(AuditQuery(service: .photos)) == [registration, "policy.put u42 - photos"],
             "the switch changes location only")
-        #expect(try actions(AuditQuery(action: .settingsChanged)) == ["settings.changed u42 - -"])
+        #expect(try actions(AuditQuery(action: .settingsChanged)) == ["settings.changed u42 - -", "settings.changed u43 - -"])
         #expect(try actions(AuditQuery(action: .appPut)) == [registration])
+    }
+
+    /// A user whose only tie to the app was a pending location prompt, which switching Location
+    /// Services off cancels: both switches, off and on again, are in the app's feed, as the app's
+    /// reads of the user follow them (`denied` while off, `notDetermined` after).
+    @Test(arguments: StoreKind.allCases) func theSwitchThatCancelsTheOnlyPromptStillReachesTheApp(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
+        let asked = try UserID("u-asked")
+        _ = try h.prompt(.location, .whenInUse, user: asked)
+        let before = try h.service.lastAuditSeq()
+        _ = try h.service.setLocationServices(user: asked, enabled: false, actor: h.consent, requestId: nil)
+        _ = try h.service.setLocationServices(user: asked, enabled: true, actor: h.consent, requestId: nil)
+        let entries = try h.service.audit(query: AuditQuery(after: before, limit: 10))
+        #expect(entries.map(\.action) == [.settingsChanged, .promptCancelled, .settingsChanged])
+        #expect(try feed(h, AuditQuery(after: before, limit: 100, affecting: h.app)) == entries.map(\.seq))
+        #expect(try feed(h, AuditQuery(after: before, limit: 100, affecting: Fixtures.otherApp)).isEmpty)
     }
 
     /// A user's erasure names only their pseudonym: it is in the feed of the apps whose own
