@@ -27,7 +27,7 @@ import Testing
         refusals.record("Key0")
         let counted = refusals.byKey
         #expect(counted.count == PurposeStringRefusals.maximumKeys + 1)
-        #expect(counted.first { $0.key == "other" }?.count == 10)
+        #expect(counted.first { $0.key == PurposeStringRefusals.overflowLabel }?.count == 10)
         #expect(counted.first { $0.key == "Key0" }?.count == 2, "a key counted apart stays apart")
     }
 }

@@ -3,10 +3,13 @@ import Synchronization
 /// The requests refused with `422 missing-purpose-string` (SPEC §4: "logged and counted"), by the
 /// purpose key the app lacked, for `/metrics` (`permission_missing_purpose_strings_total`): an
 /// operator sees which keys apps ship without. The keys come from the service catalogue, so
-/// their number is small; past ``maximumKeys`` distinct keys the rest count under `other`.
+/// their number is small; past ``maximumKeys`` distinct keys the rest count under `_other`
+/// (no purpose key has an underscore, so it names none).
 public final class PurposeStringRefusals: Sendable {
     /// Most distinct keys counted apart.
     static let maximumKeys = 256
+    /// The label of the keys past ``maximumKeys``.
+    static let overflowLabel = "_other"
     private let counts = Mutex<[String: UInt64]>([:])
 
     init() {}
@@ -14,7 +17,7 @@ public final class PurposeStringRefusals: Sendable {
     /// Counts one refusal for `key`.
     func record(_ key: String) {
         counts.withLock { counts in
-            let label = counts[key] != nil || counts.count < Self.maximumKeys ? key : "other"
+            let label = counts[key] != nil || counts.count < Self.maximumKeys ? key : Self.overflowLabel
             counts[label, default: 0] += 1
         }
     }
