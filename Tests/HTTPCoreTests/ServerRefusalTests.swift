@@ -125,7 +125,10 @@ import Testing
         #expect(path("GET /consent/aaaa") == "/consent/aaaa", "a target cut short gives its beginning")
         #expect(path("GET /" + String(repeating: "a", count: 5000)).map(\.utf8.count) == 1024, "bounded")
         #expect(path("GET * HTTP/1.1") == nil)
-        #expect(path("GET http://a/consent HTTP/1.1") == nil)
+        #expect(path("GET http://a.example/consent/settings HTTP/1.1") == "/consent/settings", "absolute-form")
+        #expect(path("GET HTTPS://a.example:8443/consent?x HTTP/1.1") == "/consent")
+        #expect(path("GET http://a.example HTTP/1.1") == nil)
+        #expect(path("GET ftp://a/consent HTTP/1.1") == nil)
         #expect(path("GET") == nil)
         #expect(path("") == nil)
     }

@@ -120,6 +120,21 @@ import Testing
         Self.expectSecurityHeaders(home)
     }
 
+    /// The router decodes a path's segments before it matches, so `/%63onsent/start` is the
+    /// start page: it gets the pages' security headers as `/consent/start` does.
+    @Test func aConsentPageReachedThroughAnEncodedPathHasTheSecurityHeaders() throws {
+        let app = try TestApp()
+        let link = try Self.link(app)
+        let encoded = link.url.replacingOccurrences(of: "/consent/", with: "/%63onsent/")
+        #expect(encoded != link.url)
+        let head = try app.send(.head, encoded, headers: [Self.noKey])
+        #expect(head.status == 200, "\(head.status)")
+        Self.expectSecurityHeaders(head)
+        let missing = try app.send(.get, "/%63onsent/nothing-here", headers: [Self.noKey])
+        #expect(missing.status == 404 && missing.headers["Content-Type"] == "text/html; charset=utf-8")
+        Self.expectSecurityHeaders(missing)
+    }
+
     @Test func theCookieIsNotSecureWhenConfiguredForPlainHTTP() throws {
         let app = try TestApp { $0.consentCookieSecure = false }
         let (response, _) = try Self.open(app, try Self.link(app))

@@ -117,20 +117,32 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// The path of a request whose head was refused (or never completed), as far as its request
-    /// line got: the target after the method and its SP, up to `?`, SP, CR or LF, or to the end
-    /// of what was buffered (so a target cut short, a `414`'s, gives its beginning). Enough to
-    /// tell which part of a site a refused request was for.
+    /// line got: the target after the method and its SP (an absolute-form target's after its
+    /// scheme and authority), up to `?`, SP, CR or LF, or to the end of what was buffered (so a
+    /// target cut short, a `414`'s, gives its beginning). Enough to tell which part of a site a
+    /// refused request was for.
     /// - Parameter bytes: what was buffered of the head.
-    /// - Returns: the path or its beginning, or nil when no method, SP and `/` begin the bytes.
+    /// - Returns: the path or its beginning, or nil when no method, SP and a path begin the bytes.
     public static func path(ofRefusedHead bytes: UnsafeRawBufferPointer) -> String? {
         var i = 0
         while i + 1 < bytes.count, bytes[i] == ASCII.cr, bytes[i + 1] == ASCII.lf { i += 2 }
         let methodStart = i
         while i < bytes.count, ASCII.isTchar(bytes[i]) { i += 1 }
-        guard i > methodStart, i + 1 < bytes.count, bytes[i] == ASCII.sp, bytes[i + 1] == UInt8(ascii: "/") else {
-            return nil
+        guard i > methodStart, i + 1 < bytes.count, bytes[i] == ASCII.sp else { return nil }
+        i += 1
+        // absolute-form (RFC 9112 §3.2.2): "http://" or "https://", then the authority.
+        for scheme in ["http://", "https://"] where i + scheme.utf8.count <= bytes.count {
+            let prefix = UnsafeRawBufferPointer(rebasing: bytes[i..<(i + scheme.utf8.count)])
+            if prefix.elementsEqual(scheme.utf8, by: { ASCII.lower($0) == $1 }) {
+                i += scheme.utf8.count
+                while i < bytes.count, bytes[i] != ASCII.slash, bytes[i] != ASCII.question, bytes[i] != ASCII.sp {
+                    i += 1
+                }
+                break
+            }
         }
-        let start = i + 1
+        guard i < bytes.count, bytes[i] == ASCII.slash else { return nil }
+        let start = i
         var end = start
         while end < bytes.count, end - start < 1024 {
             let byte = bytes[end]

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPCore
 
 /// The security headers of every `/consent/` response, pages and refusals alike (SPEC §10):
@@ -13,8 +14,14 @@ struct ConsentSecurityHeaders: HTTPMiddleware {
         ("X-Content-Type-Options", "nosniff"),
     ]
 
-    /// Whether `path` is under the consent pages.
-    static func covers(_ path: String) -> Bool { path == "/consent" || path.hasPrefix("/consent/") }
+    /// Whether `path` (as the request sent it) is under the consent pages. The router decodes
+    /// each segment before it matches (`/%63onsent/start` runs the start page), so an encoded
+    /// first segment is decoded here too: every response of a consent page gets the headers.
+    static func covers(_ path: String) -> Bool {
+        if path == "/consent" || path.hasPrefix("/consent/") { return true }
+        guard path.hasPrefix("/%"), let decoded = path.removingPercentEncoding else { return false }
+        return decoded == "/consent" || decoded.hasPrefix("/consent/")
+    }
 
     func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
         guard Self.covers(request.head.path) else { return try next.respond(to: request, context: context) }
