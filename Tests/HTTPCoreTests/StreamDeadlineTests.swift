@@ -85,8 +85,10 @@ import Testing
         defer { live.stop() }
         let client = try live.client()
         try client.socket.setReceiveBufferSize(4096)
+        let sent = ContinuousClock.now  // before the request: the server's bound starts after it
         try client.send(rawGet("/slow"))
-        let (received, took) = try Self.readSlowly(client, bytes: 4096, pause: 0.005)
+        let (received, _) = try Self.readSlowly(client, bytes: 4096, pause: 0.005)
+        let took = ContinuousClock.now - sent
         let error = try outcome.error()
         #expect(
             error as? StreamDeadlineExceeded == StreamDeadlineExceeded(limit: .milliseconds(600)), "\(String(describing: error))")
@@ -153,8 +155,20 @@ import Testing
         #expect(!text.hasSuffix("0\r\n\r\n"), "no last chunk: \(text)")
     }
 
+    /// A duration as the engine counts it: whole nanoseconds, zero for a negative one, and
+    /// `UInt64.max` for one too long to count (`.seconds(Int64.max)` as "no bound" must not wrap
+    /// to a deadline in the past).
+    @Test func durationsSaturateInsteadOfWrapping() {
+        #expect(Duration.milliseconds(1500).nanoseconds == 1_500_000_000)
+        #expect(Duration.seconds(-1).nanoseconds == 0)
+        #expect(Duration.seconds(Int64.max).nanoseconds == .max)
+        #expect(Duration.seconds(18_446_744_074).nanoseconds == .max, "just past UInt64.max nanoseconds")
+        #expect(Duration.seconds(18_446_744_073).nanoseconds == 18_446_744_073_000_000_000)
+    }
+
     /// A stream done within its bound ends as any other, its last chunk sent, and the
-    /// connection serves the next request.
+    /// connection serves the next request; a bound too long to count (which would wrap to one
+    /// in the past) is as good as none.
     @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aStreamDoneInTimeEndsNormally() throws {
         let outcome = Outcome()
         let live = try LiveServer { router in
@@ -162,6 +176,7 @@ import Testing
                 HTTPResponse(
                     body: .stream { writer in
                         writer.limitDuration(to: .seconds(5))
+                        writer.limitDuration(to: .seconds(Int64.max))  // replaces it: as good as none
                         try outcome.run {
                             for part in ["a", "b", "c"] { try writer.write(Array(part.utf8)) }
                         }

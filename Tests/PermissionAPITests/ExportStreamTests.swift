@@ -213,8 +213,8 @@ import Testing
     @Test func aClientTooSlowForTheExportTimeoutIsCutAndTheSnapshotGoesBack() throws {
         let live = try Live(records: Self.manyRecords, exportTimeout: .seconds(1))
         defer { live.stop() }
+        let started = ContinuousClock.now  // before the request: the timeout starts after it
         let socket = try live.send("GET", "/v1/users/u42/export", receiveBuffer: 4096)
-        let started = ContinuousClock.now
         var received = Received()
         var chunk = [UInt8](repeating: 0, count: 4096)
         while ContinuousClock.now - started < .seconds(20) {
