@@ -138,14 +138,17 @@ import Testing
         server.waitUntilStopped()
     }
 
+    /// Limits the live refusal tests go past: a 64 KiB body, a 1 KiB request line, 8 KiB of fields.
+    static func smallLimits(_ configuration: inout HTTPServerConfiguration) {
+        configuration.limits.maxBodyBytes = 65_536
+        configuration.limits.maxRequestLineBytes = 1024
+        configuration.limits.maxHeaderBytes = 8192
+    }
+
     @Test func liveRefusalsCarryTheirTypeAndRequestId() throws {
         let app = try TestApp()
         defer { app.application.stop() }
-        let server = try Self.server(app) {
-            $0.limits.maxBodyBytes = 65_536
-            $0.limits.maxRequestLineBytes = 1024
-            $0.limits.maxHeaderBytes = 8192
-        }
+        let server = try Self.server(app, Self.smallLimits)
         defer { Self.stop(server) }
         let port = server.localPort
         let cases: [(request: String, status: Int, type: ProblemType, echoed: Bool)] = [
@@ -199,10 +202,7 @@ import Testing
     @Test func aConsentPageRefusedAtItsHeadIsAPage() throws {
         let app = try TestApp()
         defer { app.application.stop() }
-        let server = try Self.server(app) {
-            $0.limits.maxRequestLineBytes = 1024
-            $0.limits.maxHeaderBytes = 8192
-        }
+        let server = try Self.server(app, Self.smallLimits)
         defer { Self.stop(server) }
         let cookie = "Cookie: c=" + String(repeating: "x", count: 9000) + "\r\n"
         let cases: [(request: String, status: Int, page: Bool)] = [
