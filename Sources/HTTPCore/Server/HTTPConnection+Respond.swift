@@ -132,9 +132,10 @@ extension HTTPConnection {
     }
 
     /// Sends what the socket takes of what is buffered (the head and any earlier pipelined
-    /// responses), then runs the stream closure. Each write is one chunk; buffered output past `maxBufferedOutputBytes`
-    /// blocks the writer until the socket drains or `writeTimeout` passes without progress,
-    /// when the writer throws.
+    /// responses), then runs the stream closure. Each write is one chunk; buffered output past
+    /// `maxBufferedOutputBytes` blocks the writer until the socket drains, or until
+    /// `writeTimeout` passes without progress or the closure's time limit passes, when the
+    /// writer throws.
     /// - Returns: false when the stream failed; the connection must then be reset.
     private func stream(
         _ produce: @Sendable (any HTTPBodyWriter) throws -> Void, chunked: Bool, logger: Logger
