@@ -47,6 +47,38 @@ struct CallThreadsTests {
         }
     }
 
+    /// A client of one call thread over ``exportServer(other:)``, that thread held (and seen
+    /// held) by a download waiting at `gate`; `stop()` lets it go and stops the server.
+    struct HeldThread {
+        let gate: Gate
+        let server: ScriptedServer
+        let client: PermissionClient
+        let holder: Task<Void, Never>
+
+        func stop() {
+            gate.open()
+            server.stop()
+        }
+    }
+
+    static func holdTheOnlyThread(
+        other: ScriptedServer.Action = .authorization(status: "denied"), queued: Int = 64, timeout: Duration,
+        records: Records? = nil
+    ) async throws -> HeldThread {
+        let gate = Gate()
+        let server = try exportServer(other: other)
+        let client: PermissionClient
+        do {
+            client = try Self.client(server, threads: 1, queued: queued, timeout: timeout, records: records)
+        } catch {
+            server.stop()
+            throw error
+        }
+        let holder = hold(client, at: gate)
+        #expect(await eventually { gate.held == 1 })
+        return HeldThread(gate: gate, server: server, client: client, holder: holder)
+    }
+
     /// A task that runs on threads of its own, as the test does (`.blocksItsThread`): an
     /// unstructured task would otherwise run on Swift concurrency's shared pool, which other
     /// tests of the run may hold for seconds.
@@ -101,16 +133,10 @@ struct CallThreadsTests {
     }
 
     @Test func aCallWaitingPastItsTimeoutFailsWithNothingSent() async throws {
-        let gate = Gate()
-        let server = try Self.exportServer()
-        defer {
-            gate.open()
-            server.stop()
-        }
         let records = Records()
-        let client = try Self.client(server, threads: 1, timeout: .milliseconds(500), records: records)
-        let holder = Self.hold(client, at: gate)
-        #expect(await Self.eventually { gate.held == 1 })
+        let held = try await Self.holdTheOnlyThread(timeout: .milliseconds(500), records: records)
+        defer { held.stop() }
+        let (gate, server, client, holder) = (held.gate, held.server, held.client, held.holder)
 
         let started = ContinuousClock.now
         let error = await #expect(throws: PermissionClientError.self) {
@@ -131,15 +157,9 @@ struct CallThreadsTests {
     }
 
     @Test func theWaitForAThreadCountsTowardTheTimeout() async throws {
-        let gate = Gate()
-        let server = try Self.exportServer(other: .stall)
-        defer {
-            gate.open()
-            server.stop()
-        }
-        let client = try Self.client(server, threads: 1, timeout: .seconds(2))
-        let holder = Self.hold(client, at: gate)
-        #expect(await Self.eventually { gate.held == 1 })
+        let held = try await Self.holdTheOnlyThread(other: .stall, timeout: .seconds(2))
+        defer { held.stop() }
+        let (gate, server, client, holder) = (held.gate, held.server, held.client, held.holder)
 
         let started = ContinuousClock.now
         let call = Self.task { try await client.status(user: "u1", app: Self.app, service: "location") }
@@ -157,15 +177,9 @@ struct CallThreadsTests {
     }
 
     @Test func aCancelledWaitingCallLeavesTheQueueAtOnce() async throws {
-        let gate = Gate()
-        let server = try Self.exportServer()
-        defer {
-            gate.open()
-            server.stop()
-        }
-        let client = try Self.client(server, threads: 1, timeout: .seconds(20))
-        let holder = Self.hold(client, at: gate)
-        #expect(await Self.eventually { gate.held == 1 })
+        let held = try await Self.holdTheOnlyThread(timeout: .seconds(20))
+        defer { held.stop() }
+        let (gate, server, client, holder) = (held.gate, held.server, held.client, held.holder)
 
         let waiting = Self.task { try await client.status(user: "u1", app: Self.app, service: "location") }
         #expect(await Self.eventually { client.callThreads.load.waiting == 1 })
@@ -188,15 +202,9 @@ struct CallThreadsTests {
     /// `.invalidArgument` at once, every thread busy or not: it never takes a place in the queue
     /// to wait its turn, or its timeout, for an error it had from the start.
     @Test func aCallThatCannotBeBuiltFailsAtOnceWithoutWaitingItsTurn() async throws {
-        let gate = Gate()
-        let server = try Self.exportServer()
-        defer {
-            gate.open()
-            server.stop()
-        }
-        let client = try Self.client(server, threads: 1, timeout: .seconds(20))
-        let holder = Self.hold(client, at: gate)
-        #expect(await Self.eventually { gate.held == 1 })
+        let held = try await Self.holdTheOnlyThread(timeout: .seconds(20))
+        defer { held.stop() }
+        let (gate, server, client, holder) = (held.gate, held.server, held.client, held.holder)
 
         let started = ContinuousClock.now
         let status = Endpoints.status(user: "u1", app: Self.app, service: "location")
@@ -223,16 +231,10 @@ struct CallThreadsTests {
     }
 
     @Test func aCallBeyondTheQueueFailsAtOnceAndTheQueueIsFirstInFirstOut() async throws {
-        let gate = Gate()
-        let server = try Self.exportServer()
-        defer {
-            gate.open()
-            server.stop()
-        }
         let records = Records()
-        let client = try Self.client(server, threads: 1, queued: 2, timeout: .seconds(20), records: records)
-        let holder = Self.hold(client, at: gate)
-        #expect(await Self.eventually { gate.held == 1 })
+        let held = try await Self.holdTheOnlyThread(queued: 2, timeout: .seconds(20), records: records)
+        defer { held.stop() }
+        let (gate, server, client, holder) = (held.gate, held.server, held.client, held.holder)
         let first = Self.task { try await client.status(user: "q1", app: Self.app, service: "location") }
         #expect(await Self.eventually { client.callThreads.load.waiting == 1 })
         let second = Self.task { try await client.status(user: "q2", app: Self.app, service: "location") }
