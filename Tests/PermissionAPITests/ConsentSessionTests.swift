@@ -120,19 +120,39 @@ import Testing
         Self.expectSecurityHeaders(home)
     }
 
-    /// The router decodes a path's segments before it matches, so `/%63onsent/start` is the
-    /// start page: it gets the pages' security headers as `/consent/start` does.
-    @Test func aConsentPageReachedThroughAnEncodedPathHasTheSecurityHeaders() throws {
+    /// The router decodes a path's segments before it matches, so `/%63onsent/start` and
+    /// `/c%6Fnsent/start` are the start page: they get the pages' security headers as
+    /// `/consent/start` does, and a miss there is a page.
+    @Test(arguments: ["%63onsent", "c%6Fnsent", "consen%74", "%63%6F%6E%73%65%6E%74"])
+    func aConsentPageReachedThroughAnEncodedPathHasTheSecurityHeaders(segment: String) throws {
         let app = try TestApp()
         let link = try Self.link(app)
-        let encoded = link.url.replacingOccurrences(of: "/consent/", with: "/%63onsent/")
+        let encoded = link.url.replacingOccurrences(of: "/consent/", with: "/\(segment)/")
         #expect(encoded != link.url)
         let head = try app.send(.head, encoded, headers: [Self.noKey])
         #expect(head.status == 200, "\(head.status)")
         Self.expectSecurityHeaders(head)
-        let missing = try app.send(.get, "/%63onsent/nothing-here", headers: [Self.noKey])
+        let missing = try app.send(.get, "/\(segment)/nothing-here", headers: [Self.noKey])
         #expect(missing.status == 404 && missing.headers["Content-Type"] == "text/html; charset=utf-8")
         Self.expectSecurityHeaders(missing)
+        let bare = try app.send(.get, "/\(segment)", headers: [Self.noKey])
+        #expect(bare.status == 303 && bare.headers["Location"] == "/consent/")
+        Self.expectSecurityHeaders(bare)
+    }
+
+    /// Paths that only look like the pages' are not theirs: an encoded "/" keeps its segment
+    /// whole, and another first segment is another route.
+    @Test func onlyAFirstSegmentDecodingToConsentIsAConsentPath() {
+        #expect(ConsentSecurityHeaders.covers("/consent"))
+        #expect(ConsentSecurityHeaders.covers("/consent/"))
+        #expect(ConsentSecurityHeaders.covers("/consent/%zz"))
+        #expect(ConsentSecurityHeaders.covers("/C%6fnsent/start") == false)
+        #expect(ConsentSecurityHeaders.covers("/consent%2Fstart") == false)
+        #expect(ConsentSecurityHeaders.covers("/consents/start") == false)
+        #expect(ConsentSecurityHeaders.covers("/v1/consent/start") == false)
+        #expect(ConsentSecurityHeaders.covers("/c%zznsent/start") == false)
+        #expect(ConsentSecurityHeaders.covers("consent/start") == false)
+        #expect(ConsentSecurityHeaders.covers("/") == false)
     }
 
     @Test func theCookieIsNotSecureWhenConfiguredForPlainHTTP() throws {

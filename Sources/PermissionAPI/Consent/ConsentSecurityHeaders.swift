@@ -14,14 +14,23 @@ struct ConsentSecurityHeaders: HTTPMiddleware {
         ("X-Content-Type-Options", "nosniff"),
     ]
 
-    /// Whether `path` (as the request sent it) is under the consent pages. The router decodes
-    /// each segment before it matches (`/%63onsent/start` runs the start page), so an encoded
-    /// first segment is decoded here too: every response of a consent page gets the headers.
+    /// Whether `path` (as the request sent it) is under the consent pages: whether its first
+    /// segment is `consent`. The router splits the raw path on "/" and decodes each segment
+    /// holding a "%" before it matches (`/%63onsent/start` and `/c%6Fnsent/start` run the start
+    /// page), so the first segment is decoded here the same way: every response of a consent
+    /// page gets the headers, whichever of its spellings the request used.
     static func covers(_ path: String) -> Bool {
-        if path == "/consent" || path.hasPrefix("/consent/") { return true }
-        guard path.hasPrefix("/%"), let decoded = path.removingPercentEncoding else { return false }
-        return decoded == "/consent" || decoded.hasPrefix("/consent/")
+        let utf8 = path.utf8
+        guard utf8.first == UInt8(ascii: "/") else { return false }
+        let first = utf8.dropFirst().prefix { $0 != UInt8(ascii: "/") }
+        if first.elementsEqual(consentSegment) { return true }
+        guard first.contains(UInt8(ascii: "%")),
+            let decoded = Substring(first).removingPercentEncoding
+        else { return false }
+        return decoded == "consent"
     }
+
+    private static let consentSegment = Array("consent".utf8)
 
     func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) throws -> HTTPResponse {
         guard Self.covers(request.head.path) else { return try next.respond(to: request, context: context) }
