@@ -19,9 +19,15 @@ public struct APIConfiguration: Sendable {
     /// Most concurrent `GET /v1/events` streams; beyond it, 503. Each holds a worker thread.
     /// Default 32.
     public var maxEventStreams: Int = 32
-    /// Most concurrent `GET /v1/events` streams of one key; beyond it, 429 with `Retry-After`
-    /// (RFC 6585 §4), so that one key cannot take every slot. Default 4.
+    /// Most concurrent `GET /v1/events` streams of one key, and `GET /consent/events` streams of
+    /// one consent session; beyond it, 429 with `Retry-After` (RFC 6585 §4), so that one key
+    /// cannot take every slot. Default 4.
     public var maxEventStreamsPerKey: Int = 4
+    /// Most concurrent `GET /consent/events` streams (the consent pages' live updates), counted
+    /// apart from `maxEventStreams` so that users with the pages open never take the change
+    /// feed's slots from the backends; beyond it, 503 (the pages work on without live updates).
+    /// Each holds a worker thread. Default 64.
+    public var maxConsentEventStreams: Int = 64
     /// Time one user's export (`GET /v1/users/{user}/export`, the consent pages' download) may
     /// take from its snapshot's opening to its last byte; past it the body ends unterminated and
     /// the snapshot is given back, however steadily the client reads. Default 600 s.

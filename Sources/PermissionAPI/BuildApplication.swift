@@ -22,6 +22,8 @@ public func buildApplication(
     let broadcaster = ChangeBroadcaster()
     let limiter = StreamLimiter(
         maximum: configuration.maxEventStreams, maximumPerKey: configuration.maxEventStreamsPerKey)
+    let consentLimiter = StreamLimiter(
+        maximum: configuration.maxConsentEventStreams, maximumPerKey: configuration.maxEventStreamsPerKey)
     let keys = KeyAuthenticator(
         service: service, failureBurst: configuration.authFailureBurst,
         failureRefillPerSecond: configuration.authFailureRefillPerSecond)
@@ -52,7 +54,7 @@ public func buildApplication(
         .register(on: &routes)
     ConsentController(
         permissions: service, sessions: ConsentSessionAuthenticator(permissions: service),
-        cookieSecure: configuration.consentCookieSecure, broadcaster: broadcaster, limiter: limiter,
+        cookieSecure: configuration.consentCookieSecure, broadcaster: broadcaster, limiter: consentLimiter,
         configuration: configuration
     ).register(on: &routes)
     if let verifier = store as? any AuditChainVerifier {
@@ -79,6 +81,5 @@ public func buildApplication(
         permissions: service, broadcaster: broadcaster, interval: configuration.sweepInterval, logger: logger)
     return PermissionApplication(
         responder: router.buildResponder(), service: service, keys: keys, purposeStringRefusals: purposeStringRefusals,
-        broadcaster: broadcaster,
-        limiter: limiter, sweeper: sweeper)
+        broadcaster: broadcaster, limiter: limiter, consentLimiter: consentLimiter, sweeper: sweeper)
 }

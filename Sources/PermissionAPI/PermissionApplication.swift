@@ -16,12 +16,13 @@ public final class PermissionApplication: Sendable {
     public let purposeStringRefusals: PurposeStringRefusals
     let broadcaster: ChangeBroadcaster
     let limiter: StreamLimiter
+    let consentLimiter: StreamLimiter
     let sweeper: Sweeper
 
     init(
         responder: any HTTPResponder, service: PermissionService, keys: KeyAuthenticator,
         purposeStringRefusals: PurposeStringRefusals, broadcaster: ChangeBroadcaster, limiter: StreamLimiter,
-        sweeper: Sweeper
+        consentLimiter: StreamLimiter, sweeper: Sweeper
     ) {
         self.responder = responder
         self.service = service
@@ -29,6 +30,7 @@ public final class PermissionApplication: Sendable {
         self.purposeStringRefusals = purposeStringRefusals
         self.broadcaster = broadcaster
         self.limiter = limiter
+        self.consentLimiter = consentLimiter
         self.sweeper = sweeper
     }
 
@@ -49,6 +51,9 @@ public final class PermissionApplication: Sendable {
         sweeper.tick()
     }
 
-    /// Event streams open now.
+    /// `GET /v1/events` streams open now.
     public var openEventStreams: Int { limiter.activeCount }
+
+    /// `GET /consent/events` streams open now (the consent pages' live updates).
+    public var openConsentEventStreams: Int { consentLimiter.activeCount }
 }

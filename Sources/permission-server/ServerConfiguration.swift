@@ -60,6 +60,7 @@ struct ServerConfiguration: Sendable {
     /// `GET /v1/events` streams open at most, in all and per API key.
     var maxEventStreams: Int
     var maxEventStreamsPerKey: Int
+    var maxConsentEventStreams: Int
     /// Seconds a consent session lasts from its creation.
     var consentSessionTTL: Int
     /// Whether the consent cookie is `Secure`.
@@ -152,6 +153,7 @@ struct ServerConfiguration: Sendable {
             .first { !$0.isEmpty }
         maxEventStreams = try resolver.int(Settings.maxEventStreams, range: 1...128)
         maxEventStreamsPerKey = try resolver.int(Settings.maxEventStreamsPerKey, range: 1...128)
+        maxConsentEventStreams = try resolver.int(Settings.maxConsentEventStreams, range: 1...1_024)
         consentSessionTTL = try resolver.int(Settings.consentSessionTTL, range: 60...86_400)
         consentCookieSecure = try resolver.choice(Settings.consentCookieSecure, among: ["true", "false"]) == "true"
         publicURL = try Self.publicURL(resolver)
@@ -256,6 +258,7 @@ struct ServerConfiguration: Sendable {
         configuration.authFailureRefillPerSecond = Double(authFailureRefill)
         configuration.maxEventStreams = maxEventStreams
         configuration.maxEventStreamsPerKey = maxEventStreamsPerKey
+        configuration.maxConsentEventStreams = maxConsentEventStreams
         configuration.service.consentSessionTTL = TimeInterval(consentSessionTTL)
         configuration.consentCookieSecure = consentCookieSecure
         configuration.publicURL = publicURL

@@ -72,6 +72,10 @@ final class ServerMetrics: Sendable {
             text.family("permission_event_streams_open", help: "GET /v1/events streams open now.", type: .gauge)
             text.sample("permission_event_streams_open", value: application.openEventStreams)
             text.family(
+                "permission_consent_event_streams_open",
+                help: "GET /consent/events streams (the consent pages' live updates) open now.", type: .gauge)
+            text.sample("permission_consent_event_streams_open", value: application.openConsentEventStreams)
+            text.family(
                 "permission_missing_purpose_strings_total",
                 help: "Requests refused with 422 missing-purpose-string, by the purpose key the app lacked.",
                 type: .counter)

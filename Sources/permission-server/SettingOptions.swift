@@ -68,6 +68,8 @@ struct SettingOptions: ParsableArguments {
     var maxEventStreams: String?
     @Option(name: .customLong(Settings.maxEventStreamsPerKey.flag), help: Settings.maxEventStreamsPerKey.argumentHelp)
     var maxEventStreamsPerKey: String?
+    @Option(name: .customLong(Settings.maxConsentEventStreams.flag), help: Settings.maxConsentEventStreams.argumentHelp)
+    var maxConsentEventStreams: String?
     @Option(name: .customLong(Settings.consentSessionTTL.flag), help: Settings.consentSessionTTL.argumentHelp)
     var consentSessionTTL: String?
     @Option(name: .customLong(Settings.consentCookieSecure.flag), help: Settings.consentCookieSecure.argumentHelp)
@@ -98,6 +100,7 @@ struct SettingOptions: ParsableArguments {
             (Settings.metrics, metrics), (Settings.metricsPort, metricsPort),
             (Settings.authFailureBurst, authFailureBurst), (Settings.authFailureRefill, authFailureRefill),
             (Settings.maxEventStreams, maxEventStreams), (Settings.maxEventStreamsPerKey, maxEventStreamsPerKey),
+            (Settings.maxConsentEventStreams, maxConsentEventStreams),
             (Settings.consentSessionTTL, consentSessionTTL), (Settings.consentCookieSecure, consentCookieSecure),
             (Settings.publicURL, publicURL), (Settings.config, config),
         ]

@@ -144,7 +144,13 @@ enum Settings {
         flag: "max-event-streams", environment: "PERMISSION_MAX_EVENT_STREAMS",
         defaultValue: "32",
         help:
-            "Event streams (GET /v1/events and /consent/events) open at most, each holding a worker thread (1-128); beyond it 503."
+            "Change feed streams (GET /v1/events) open at most, each holding a worker thread (1-128); beyond it 503."
+    )
+    static let maxConsentEventStreams = Setting(
+        flag: "max-consent-event-streams", environment: "PERMISSION_MAX_CONSENT_EVENT_STREAMS",
+        defaultValue: "64",
+        help:
+            "The consent pages' live-update streams (GET /consent/events) open at most, apart from --max-event-streams, each holding a worker thread (1-1024); beyond it 503 and the pages update on reload."
     )
     static let maxEventStreamsPerKey = Setting(
         flag: "max-event-streams-per-key",
@@ -179,6 +185,7 @@ enum Settings {
         locationAlertThreshold, maxExportRecords, exportTimeout, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
-        maxEventStreamsPerKey, consentSessionTTL, consentCookieSecure, publicURL, bootstrapAdminKey, config,
+        maxEventStreamsPerKey, maxConsentEventStreams, consentSessionTTL, consentCookieSecure, publicURL, bootstrapAdminKey,
+        config,
     ]
 }

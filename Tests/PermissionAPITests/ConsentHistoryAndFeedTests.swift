@@ -121,8 +121,15 @@ import Testing
         let foreign = try app.prompt("camera", "full", user: "u43")
         try app.set("microphone", #"{"status":"denied"}"#)  // the user's, but no prompt
         let own = try app.prompt("camera", "full")
-        try client.read(until: own.id, limit: .seconds(5))
-        #expect(client.text.contains("event: prompt.created"))
+        let created = try app.lastSeq()
+        try client.read(until: "id: \(created)\n", limit: .seconds(5))
+        try client.read(until: "\n\n", limit: .seconds(5))
+        #expect(client.text.contains("id: \(created)\nevent: prompt.created\ndata: {\"seq\":\(created)}\n\n"))
+        // The page re-reads its fragment on an event: the browser is sent no audit entry (the
+        // actors' key ids, the chain's hashes, the request ids).
+        for field in ["actor", "keyId", "hash", "requestId", own.id] {
+            #expect(!client.text.contains(field), "\(field) is sent to the browser")
+        }
         #expect(!client.text.contains(foreign.id), "another user's prompt is not sent")
         #expect(!client.text.contains("authorization.set"), "only prompt changes")
         #expect(try app.send(.delete, "/v1/consent-sessions/\(link.id)").status == 204)
@@ -165,6 +172,36 @@ import Testing
         #expect(second.text.contains("Retry-After: 5"))
         try first.close()
         try second.close()
+    }
+
+    /// Users with the pages open must not take the backends' change feed: the pages' streams
+    /// have their own cap (`--max-consent-event-streams`), and each pool fills alone.
+    @Test func thePagesStreamsAndTheChangeFeedHaveCapsOfTheirOwn() throws {
+        let live = try EventStreamTests.Live {
+            $0.maxEventStreams = 1
+            $0.maxConsentEventStreams = 1
+        }
+        defer { live.stop() }
+        let request = { (cookie: String) in "GET /consent/events HTTP/1.1\r\nHost: test\r\nCookie: \(cookie)\r\n\r\n" }
+        let page = try EventStreamTests.StreamClient(
+            port: live.server.localPort, request: request(try ConsentSessionTests.session(live.app)))
+        try page.read(until: ": connected\n\n")
+        #expect(live.app.application.openConsentEventStreams == 1 && live.app.application.openEventStreams == 0)
+
+        let feed = try EventStreamTests.StreamClient(port: live.server.localPort, request: live.get("/v1/events"))
+        try feed.read(until: ": connected\n\n")
+        #expect(feed.text.hasPrefix("HTTP/1.1 200"), "a page's stream takes no slot of the change feed")
+        #expect(live.app.application.openEventStreams == 1)
+
+        let another = try EventStreamTests.StreamClient(
+            port: live.server.localPort, request: request(try ConsentSessionTests.session(live.app, user: "u43")))
+        try another.read(until: "</html>")
+        #expect(another.text.hasPrefix("HTTP/1.1 503"), "the pages' own cap")
+        #expect(another.text.contains("Retry-After: 5"))
+        let secondFeed = try EventStreamTests.StreamClient(port: live.server.localPort, request: live.get("/v1/events"))
+        try secondFeed.read(until: "}")
+        #expect(secondFeed.text.hasPrefix("HTTP/1.1 503"), "the change feed's own cap")
+        for client in [page, feed, another, secondFeed] { try client.close() }
     }
 
     @Test func theStaticFilesHaveTheirMediaTypesAndKeepTheSecurityHeaders() throws {

@@ -152,8 +152,8 @@ extension EventStreamTests {
         let client = try StreamClient(port: live.server.localPort, request: request)
         try client.read(until: ": connected\n\n")
         #expect(client.text.hasPrefix("HTTP/1.1 200"))
-        let prompt = try app.prompt("camera", "full")
-        try client.read(until: prompt.id, limit: .seconds(5))
+        _ = try app.prompt("camera", "full")
+        try client.read(until: "id: \(try app.lastSeq())\nevent: prompt.created\n", limit: .seconds(5))
         try client.close()
     }
 }

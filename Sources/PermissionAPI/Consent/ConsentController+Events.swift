@@ -3,11 +3,14 @@ import HTTPCore
 import PermissionDomain
 
 /// `GET /consent/events`: the session user's own prompt changes (`prompt.*` audit entries) as
-/// Server-Sent Events, run by the `/v1/events` loop (``EventsController/run``): the same
-/// stream caps (a session counts as one key: ``StreamLimiter``), heartbeats, resumption with
-/// `Last-Event-ID` (one beyond the log's head, ``LogPosition``, starts at the end of the log
-/// instead of `/v1/events`' 409); it ends at shutdown and when the session ends or expires. The prompts
-/// page's script re-reads `/consent/prompts-fragment` on each event.
+/// Server-Sent Events, run by the `/v1/events` loop (``EventsController/run``): heartbeats,
+/// resumption with `Last-Event-ID` (one beyond the log's head, ``LogPosition``, starts at the
+/// end of the log instead of `/v1/events`' 409); it ends at shutdown and when the session ends
+/// or expires. Its streams have caps of their own (`--max-consent-event-streams`; a session
+/// counts as one key: ``StreamLimiter``), so that open pages never take the backends' feed.
+/// The prompts page's script re-reads `/consent/prompts-fragment` on each event, so an event
+/// carries its name and seq only (``appendPromptEvent(_:to:)``), not the audit entry: the
+/// browser has no use for the actors' key ids, the chain's hashes or the request ids.
 extension ConsentController {
     func registerEvents(on routes: inout APIRoutes) {
         let permissions = permissions
@@ -45,9 +48,16 @@ extension ConsentController {
                     _ = try EventsController.run(
                         writer, permissions, broadcaster, filter: start, heartbeat: heartbeat,
                         isStillValid: { try check.isStillValid() },
-                        include: { $0.action.rawValue.hasPrefix("prompt.") })
+                        include: { $0.action.rawValue.hasPrefix("prompt.") }, event: Self.appendPromptEvent)
                 })
         }
+    }
+
+    /// One event of the page's stream: its seq (the id `Last-Event-ID` resumes after) and the
+    /// entry's action, with a `data` line, without which `EventSource` dispatches nothing
+    /// (WHATWG HTML §9.2.6).
+    static func appendPromptEvent(_ entry: AuditEntry, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "id: \(entry.seq)\nevent: \(entry.action.rawValue)\ndata: {\"seq\":\(entry.seq)}\n\n".utf8)
     }
 
     /// A well-formed `Last-Event-ID` (the seq of the last event seen), else nil: the browser

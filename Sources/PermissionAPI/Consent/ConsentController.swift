@@ -16,7 +16,8 @@ struct ConsentController {
     let cookieSecure: Bool
     /// Wakes `/consent/events` streams after writes; closed at shutdown.
     let broadcaster: ChangeBroadcaster
-    /// The event streams' caps, shared with `/v1/events` (a session counts as one key).
+    /// The caps of `/consent/events` streams (a session counts as one key), apart from
+    /// `/v1/events`' own: users' open pages never take the backends' feed slots.
     let limiter: StreamLimiter
     /// Heartbeat and page size of the event stream.
     let configuration: APIConfiguration

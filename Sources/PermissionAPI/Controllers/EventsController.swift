@@ -143,11 +143,12 @@ struct EventsController {
     /// no longer valid (`isStillValid`, asked between reading a page and writing anything), the
     /// client is seen gone while idle, or a write throws (the client left or stopped reading).
     /// The consent pages' stream (`/consent/events`) runs this too, with its session as the
-    /// credential and only the entries `include` takes.
+    /// credential, only the entries `include` takes, and each written as `event` writes it.
     static func run(
         _ writer: any HTTPBodyWriter, _ permissions: PermissionService, _ broadcaster: ChangeBroadcaster,
         filter: AuditQuery, heartbeat: Duration, isStillValid: () throws -> Bool,
-        include: (AuditEntry) -> Bool = { _ in true }
+        include: (AuditEntry) -> Bool = { _ in true },
+        event: (AuditEntry, inout [UInt8]) throws -> Void = append
     ) throws -> StreamEnd {
         let clock = ContinuousClock()
         var query = filter
@@ -163,7 +164,7 @@ struct EventsController {
             if let last = page.last {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(page.count * 320)
-                for entry in page where include(entry) { try append(entry, to: &bytes) }
+                for entry in page where include(entry) { try event(entry, &bytes) }
                 if !bytes.isEmpty {
                     try writer.write(bytes)
                     try writer.flush()
