@@ -277,6 +277,51 @@ import Testing
         #expect(try app.authorization("camera").status == .denied)
     }
 
+    /// A link to a prompt answered or ended meanwhile (a notification's deep link) says so and
+    /// shows the prompts still waiting, not an empty list.
+    @Test func aLinkToAnEndedPromptShowsThePromptsStillWaiting() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        let answered = try app.prompt("camera", "full")
+        let waiting = try app.prompt("microphone", "full")
+        _ = try app.decide(answered, "deny")
+        let browser = try ConsentBrowser(app)
+        let page = try browser.get("/consent/prompts/\(answered.id)")
+        #expect(page.status == 200)
+        #expect(
+            page.text.contains(#"<p id="flash" class="error" role="alert">This request is no longer waiting for an answer.</p>"#))
+        #expect(page.text.contains(#"data-prompt-id="\#(waiting.id)""#), "the prompt still waiting is shown")
+        #expect(!page.text.contains(#"data-prompt-id="\#(answered.id)""#) && !page.text.contains("no-prompts"))
+        #expect(!page.text.contains("Nothing was changed"), "a GET changes nothing to begin with")
+    }
+
+    /// The page shows at most 50 prompts, the oldest; when more are pending it says so, so that
+    /// none waits unseen until it expires.
+    @Test func morePendingPromptsThanThePageShowsAreSaidToWait() throws {
+        let app = try TestApp()
+        var prompts: [Prompt] = []
+        for index in 0..<17 {
+            let bundle = "com.example.app\(index)"
+            try app.registerApp(bundle)
+            for service in ["camera", "microphone", "contacts"] {
+                prompts.append(try app.prompt(service, "full", app: bundle))
+                app.clock.advance(by: 1)  // ids order creation by the millisecond
+            }
+        }
+        let created = prompts.map(\.id)
+        #expect(created.count == 51)
+        let browser = try ConsentBrowser(app)
+        for target in ["/consent/", "/consent/prompts-fragment"] {
+            let page = try browser.get(target).text
+            let shown = page.matches(of: #/data-prompt-id="([^"]+)"/#).map { String($0.1) }
+            #expect(shown == Array(created.prefix(50)), "\(target): the oldest 50, oldest first")
+            #expect(page.contains(#"<p id="more-prompts">More requests are waiting for an answer."#), "\(target)")
+        }
+        _ = try app.decide(prompts[0], "deny")
+        let all = try browser.get("/consent/").text
+        #expect(all.matches(of: #/data-prompt-id="/#).count == 50 && !all.contains("more-prompts"), "all 50 fit")
+    }
+
     /// An app's name is isolated wherever a page places it (the alert's title, the Settings
     /// entry, the history), and the directional controls it holds are dropped, so a name
     /// ending in RIGHT-TO-LEFT OVERRIDE cannot reverse the words after it.

@@ -10,13 +10,15 @@ extension ConsentController {
         let permissions = permissions
         routes.page(.get, "/consent/", access: .readPrompts, sessions: sessions) { request, _, visit in
             let language = ConsentLanguage.of(request.headers)
-            let shown = try Self.pending(visit, ConsentLanguage.preferences(request.headers), permissions)
-            return ConsentPromptsPage.page(shown, visit: visit, language: language, flash: Self.flash(request)).response
+            let pending = try Self.pending(visit, ConsentLanguage.preferences(request.headers), permissions)
+            return ConsentPromptsPage.page(
+                pending.shown, more: pending.more, visit: visit, language: language, flash: Self.flash(request)
+            ).response
         }
         routes.page(.get, "/consent/prompts-fragment", access: .readPrompts, sessions: sessions) { request, _, visit in
             let language = ConsentLanguage.of(request.headers)
-            let shown = try Self.pending(visit, ConsentLanguage.preferences(request.headers), permissions)
-            let html = ConsentPromptsPage.section(shown, visit: visit, language: language)
+            let pending = try Self.pending(visit, ConsentLanguage.preferences(request.headers), permissions)
+            let html = ConsentPromptsPage.section(pending.shown, more: pending.more, visit: visit, language: language)
             return HTTPResponse(
                 status: .ok, headers: ["Content-Type": "text/html; charset=utf-8"], body: .bytes(Array(html.rendered.utf8)))
         }
@@ -24,8 +26,12 @@ extension ConsentController {
             let prompt = try Self.ownPrompt(context, visit, permissions)
             let language = ConsentLanguage.of(request.headers)
             guard prompt.effectiveState(at: permissions.clock.now) == .pending else {
-                return ConsentPromptsPage.page([], visit: visit, language: language, flash: .error(.errorNotPending))
-                    .response
+                // A link to a prompt answered or ended meanwhile: the prompts still waiting.
+                let pending = try Self.pending(visit, ConsentLanguage.preferences(request.headers), permissions)
+                return ConsentPromptsPage.page(
+                    pending.shown, more: pending.more, visit: visit, language: language,
+                    flash: .error(.promptNoLongerWaiting)
+                ).response
             }
             var names = ConsentApps()
             let shown = try ConsentShownPrompt(
@@ -38,9 +44,10 @@ extension ConsentController {
             let prompt = try Self.ownPrompt(context, visit, permissions)
             let languages = ConsentLanguage.preferences(request.headers)
             func refused(_ status: HTTPStatus, _ key: ConsentText.Key) throws -> HTTPResponse {
-                let shown = try Self.pending(visit, languages, permissions)
+                let pending = try Self.pending(visit, languages, permissions)
                 return ConsentPromptsPage.page(
-                    shown, visit: visit, language: ConsentLanguage.of(request.headers), flash: .error(key), status: status
+                    pending.shown, more: pending.more, visit: visit, language: ConsentLanguage.of(request.headers),
+                    flash: .error(key), status: status
                 ).response
             }
             guard let choice = form.value("choice") else { return try refused(.badRequest, .errorInvalidChoice) }
@@ -66,20 +73,25 @@ extension ConsentController {
         }
     }
 
-    /// The session user's pending prompts as shown for `languages`, oldest first.
+    /// The session user's pending prompts as shown for `languages`, oldest first, at most
+    /// ``maxPendingShown``, and whether more are pending.
     static func pending(
         _ visit: ConsentVisit, _ languages: [String], _ permissions: PermissionService
     ) throws
-        -> [ConsentShownPrompt]
+        -> (shown: [ConsentShownPrompt], more: Bool)
     {
+        // One more than is shown, to tell whether more are pending; the oldest (by id) are shown.
         let page = try permissions.prompts(
-            matching: PromptFilter(user: visit.user, state: .pending), after: nil, limit: maxPendingShown)
+            matching: PromptFilter(user: visit.user, state: .pending), after: nil, limit: maxPendingShown + 1)
         var names = ConsentApps()
         // Ids follow creation to the millisecond; within one, the clock decides nothing more.
-        let items = page.items.sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
-        return try items.map {
+        let items = page.items.prefix(maxPendingShown).sorted {
+            ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue)
+        }
+        let shown = try items.map {
             try ConsentShownPrompt($0, languages: languages, permissions: permissions, names: &names)
         }
+        return (shown, page.items.count > maxPendingShown)
     }
 
     /// The prompt of the route's `{id}` when it is the session user's.

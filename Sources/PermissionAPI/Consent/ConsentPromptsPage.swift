@@ -10,17 +10,18 @@ enum ConsentPromptsPage {
     /// The choices iOS sets in bold (the one it recommends).
     static let preferred: Set<Choice> = [.allow, .allowWhileUsing, .allowFull, .changeToAlways]
 
-    /// The page.
+    /// The page. `more`: the user has more pending prompts than `prompts` holds, which the
+    /// page says, so that none waits unseen until it expires.
     static func page(
-        _ prompts: [ConsentShownPrompt], visit: ConsentVisit, language: ConsentLanguage, flash: ConsentFlash?,
-        status: HTTPStatus = .ok
+        _ prompts: [ConsentShownPrompt], more: Bool = false, visit: ConsentVisit, language: ConsentLanguage,
+        flash: ConsentFlash?, status: HTTPStatus = .ok
     ) -> ConsentPage {
         var page = ConsentPage(
             status: status, title: ConsentText.text(.promptsHeading, language),
             content: [
                 HTML.element(
                     "section", ["id": "prompts", "aria-live": "polite", "tabindex": "-1"],
-                    section(prompts, visit: visit, language: language))
+                    section(prompts, more: more, visit: visit, language: language))
             ],
             language: language)
         page.visit = visit
@@ -30,11 +31,15 @@ enum ConsentPromptsPage {
     }
 
     /// The inside of `section#prompts` (also `/consent/prompts-fragment`).
-    static func section(_ prompts: [ConsentShownPrompt], visit: ConsentVisit, language: ConsentLanguage) -> HTML {
+    static func section(
+        _ prompts: [ConsentShownPrompt], more: Bool = false, visit: ConsentVisit, language: ConsentLanguage
+    ) -> HTML {
         guard !prompts.isEmpty else {
             return HTML.element("p", ["id": "no-prompts"], HTML(ConsentText.text(.noPrompts, language)))
         }
-        return HTML.join(prompts.map { alert($0, visit: visit, language: language) })
+        let alerts = prompts.map { alert($0, visit: visit, language: language) }
+        guard more else { return HTML.join(alerts) }
+        return HTML.join(alerts + [HTML.element("p", ["id": "more-prompts"], HTML(ConsentText.text(.morePrompts, language)))])
     }
 
     /// One alert.

@@ -6,7 +6,7 @@ enum ConsentText {
     /// A fixed text.
     enum Key: CaseIterable {
         case navigation, navPrompts, navSettings, navHistory, signOut
-        case promptsHeading, noPrompts
+        case promptsHeading, noPrompts, morePrompts, promptNoLongerWaiting
         case doneDecided, doneSaved, doneLocationOn, doneLocationOff
         case errorPurposeChanged, errorTextNotSent, errorNotPending, errorInvalidChoice, errorRestricted, errorInvalidSetting,
             errorInvalidSwitch
@@ -42,6 +42,16 @@ enum ConsentText {
         case .signOut: return ("Sign Out", "Abmelden")
         case .promptsHeading: return ("Requests", "Anfragen")
         case .noPrompts: return ("No app is waiting for an answer.", "Keine App wartet auf eine Antwort.")
+        case .morePrompts:
+            return (
+                "More requests are waiting for an answer. They appear here as you answer these.",
+                "Weitere Anfragen warten auf eine Antwort. Sie erscheinen hier, sobald du diese beantwortest."
+            )
+        case .promptNoLongerWaiting:
+            return (
+                "This request is no longer waiting for an answer.",
+                "Diese Anfrage wartet nicht mehr auf eine Antwort."
+            )
         case .doneDecided: return ("Your answer was saved.", "Deine Antwort wurde gesichert.")
         case .doneSaved: return ("Your setting was saved.", "Deine Einstellung wurde gesichert.")
         case .doneLocationOn: return ("Location Services are on.", "Ortungsdienste sind eingeschaltet.")
