@@ -187,6 +187,10 @@ import Testing
             #expect(response.text.contains("Ask the app or service that sent you the link for a new one."))
             Self.expectSecurityHeaders(response, "\(target)")
         }
+        // A link opened again (the mail's link clicked twice) leads on to the pages, where the
+        // session it opened is still live in the browser that opened it.
+        let again = try app.send(.get, used.url, headers: [Self.noKey])
+        #expect(again.text.contains(#"<a id="open" href="/consent/">Open My Privacy Choices</a>"#))
         app.clock.advance(by: 900)
         let late = try app.send(.get, expired.url, headers: [Self.noKey])
         #expect(late.status == 410 && late.text.contains("expired") && late.headers["Set-Cookie"] == nil)

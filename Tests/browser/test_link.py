@@ -48,6 +48,28 @@ class ConsentLinkTests(p.PagesTestCase):
         self.browser.back()  # the link's page is not in the history: back leaves the service
         h.wait(self.browser, lambda b: b.title == "Mail", message="the mail page again")
 
+    def test_a_link_clicked_twice_in_the_mail_leads_back_to_the_open_session(self):
+        """The second click is cross-site too, so it carries no cookie and the link is used: the
+        page says so and links on to the pages, where the session the first click opened is
+        still live in this browser."""
+        user = h.unique("twice")
+        prompt = self.server.prompt_for(user, self.maps_app(), "camera", "full")
+        _, url = self.server.consent_link(user)
+        self.browser.get(url.split("/consent/", 1)[0] + "/consent/static/style.css")
+        self.browser.delete_all_cookies()
+        mail = "<!doctype html><title>Mail</title><a id='open' href='%s'>Your privacy choices</a>" % url
+        for _ in range(2):
+            self.browser.get("data:text/html;charset=utf-8," + urllib.parse.quote(mail))
+            self.browser.find_element(By.ID, "open").click()
+            h.wait(self.browser, lambda b: b.title != "Mail", message="the service's page")
+            h.wait_for_landing(self.browser)
+        self.assertIn("already used", p.h1(self.browser))
+        self.browser.find_element(By.ID, "open").click()
+        h.wait(self.browser, lambda b: p.path(b) == "/consent/", message="the prompts page")
+        h.wait_for_landing(self.browser)
+        self.assert_prompts_page()
+        self.assertEqual([a.get_attribute("data-prompt-id") for a in p.alerts(self.browser)], [prompt["id"]])
+
     def test_link_page_without_its_refresh_has_a_link_on(self):
         pair, start = self.server.session_cookie(h.unique("goeson"))
         self.assertIn(h.GOES_ON, start.text)

@@ -58,7 +58,25 @@ enum ConsentPageError: Error, Sendable, Equatable {
         case .noSession: return page(.unauthorized, .linkExpiredTitle, [.linkExpiredText, .askForNewLink])
         case .malformedLink: return page(.badRequest, .linkIncompleteTitle, [.linkIncompleteText, .askForNewLink])
         case .link(.unknownToken): return page(.badRequest, .linkInvalidTitle, [.linkInvalidText, .askForNewLink])
-        case .link(.alreadyUsed): return page(gone, .linkUsedTitle, [.linkUsedText, .askForNewLink])
+        case .link(.alreadyUsed):
+            // Opened again (a second click in the mail): the click is cross-site, so it carries no
+            // SameSite=Strict cookie, and the session it opened may still be live. A link of this
+            // page is a same-site navigation, which carries the cookie: the session's pages, or
+            // the expired-link page when there is none.
+            let sentence = [ConsentText.Key.linkUsedText, .askForNewLink].map { ConsentText.text($0, language) }
+            return ConsentPage(
+                status: gone, title: ConsentText.text(.linkUsedTitle, language),
+                content: [
+                    ConsentPage.paragraph(sentence.joined(separator: " ")),
+                    HTML.element(
+                        "p", [:],
+                        [
+                            HTML(ConsentText.text(.linkUsedMayBeOpen, language) + " "),
+                            HTML.element(
+                                "a", ["id": "open", "href": "/consent/"], HTML(ConsentText.text(.openingLink, language))),
+                        ]),
+                ],
+                language: language)
         case .link(.expired): return page(gone, .linkTimedOutTitle, [.linkTimedOutText, .askForNewLink])
         case .link(.ended): return page(gone, .linkWithdrawnTitle, [.linkWithdrawnText, .askForNewLink])
         case .csrf: return page(.forbidden, .csrfTitle, [.csrfText])

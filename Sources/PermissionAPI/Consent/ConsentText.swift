@@ -15,7 +15,8 @@ enum ConsentText {
         case historyHeading, noHistory, olderEntries, downloadData, exportTooLargeTitle, exportTooLargeText
         case openInBrowserTitle, openInBrowserText, openingTitle, openingText, openingLink, signedOutTitle, signedOutText
         case askForNewLink, linkExpiredTitle, linkExpiredText, linkIncompleteTitle, linkIncompleteText
-        case linkInvalidTitle, linkInvalidText, linkUsedTitle, linkUsedText, linkTimedOutTitle, linkTimedOutText
+        case linkInvalidTitle, linkInvalidText, linkUsedTitle, linkUsedText, linkUsedMayBeOpen, linkTimedOutTitle
+        case linkTimedOutText
         case linkWithdrawnTitle, linkWithdrawnText, csrfTitle, csrfText, badFormTitle, badFormText
         case badFormMediaType, badFormTooLarge, badFormEncoding, badFormTooManyFields
         case forbiddenTitle, forbiddenText, notFoundTitle, notFoundText, failedTitle, failedText
@@ -157,6 +158,11 @@ enum ConsentText {
         case .linkInvalidText: return ("The link's code is not one we made.", "Den Code dieses Links haben wir nicht erstellt.")
         case .linkUsedTitle: return ("This link was already used", "Dieser Link wurde schon verwendet")
         case .linkUsedText: return ("Each link opens one session, once.", "Jeder Link öffnet eine Sitzung, einmal.")
+        case .linkUsedMayBeOpen:
+            return (
+                "If you opened it in this browser, your choices may still be open here:",
+                "Wenn du ihn in diesem Browser geöffnet hast, ist deine Auswahl hier vielleicht noch offen:"
+            )
         case .linkTimedOutTitle: return ("This link has expired", "Dieser Link ist abgelaufen")
         case .linkTimedOutText: return ("Links work for a limited time only.", "Links gelten nur eine begrenzte Zeit.")
         case .linkWithdrawnTitle: return ("This link was withdrawn", "Dieser Link wurde zurückgezogen")
