@@ -5,10 +5,9 @@ extension PostgresPermissionStore {
     package struct MetricsSnapshot: Sendable {
         /// The revision this replica's reads see.
         package var visibleRevision: Int64
-        /// The last audit seq in the database.
-        package var auditSeq: Int64
-        /// Authorization records by status.
-        package var authorizationsByStatus: [String: Int]
+        /// What the scrape read from the database; nil when it could not be reached (the rest,
+        /// kept in memory, is shown all the same).
+        package var counts: StoreMetricsCounts?
         /// Whether the change log was read within the last second (memory trusted).
         package var readModelFresh: Bool
         /// Open pooled connections.
@@ -19,10 +18,10 @@ extension PostgresPermissionStore {
 
     private static let statusCounts = PreparedStatement("SELECT status, count(*) FROM authorizations GROUP BY status")
 
-    /// Reads the audit head and the records by status (one scan of an index).
-    /// - Throws: ``PermissionError/unavailable(why:cause:)`` when the database cannot be reached.
-    package func metricsSnapshot() throws -> MetricsSnapshot {
-        let (seq, statuses) = try run(begin: Self.beginRead, lockHead: false) { session -> (Int64, [String: Int]) in
+    /// Reads the audit head and the records by status (one scan of an index). When the database
+    /// cannot be reached, `counts` is nil and the rest is given.
+    package func metricsSnapshot() -> MetricsSnapshot {
+        let counts = try? run(begin: Self.beginRead, lockHead: false) { session -> StoreMetricsCounts in
             var statuses: [String: Int] = [:]
             for (status, count) in try session.rows(
                 Self.statusCounts,
@@ -32,10 +31,10 @@ extension PostgresPermissionStore {
             {
                 statuses[status] = count
             }
-            return (try session.lastAuditSeq(), statuses)
+            return StoreMetricsCounts(auditSeq: try session.lastAuditSeq(), authorizationsByStatus: statuses)
         }
         return MetricsSnapshot(
-            visibleRevision: readModel?.visibleRevision ?? seq, auditSeq: seq, authorizationsByStatus: statuses,
+            visibleRevision: readModel?.visibleRevision ?? counts?.auditSeq ?? 0, counts: counts,
             readModelFresh: readModel?.isFresh ?? true, openConnections: pool.openConnections,
             readCache: readModel?.cache.statistics)
     }

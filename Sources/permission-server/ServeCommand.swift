@@ -69,7 +69,7 @@ struct ServeCommand: ParsableCommand {
             readiness: opened.readiness, logger: logger,
             metrics: APIMetrics(
                 http: metrics.http, route: configuration.metricsPort == nil ? exposure : nil,
-                render: { try metrics.render() }))
+                render: { metrics.render() }))
         metrics.attach(application)
         try BootstrapKey.apply(
             bootstrapSecret, service: application.service, databasePath: configuration.databasePath, logger: logger)
@@ -83,7 +83,7 @@ struct ServeCommand: ParsableCommand {
             http.port = port
             http.maxConnections = 64
             let responder = buildMetricsResponder(
-                metrics: APIMetrics(http: metrics.http, route: exposure, render: { try metrics.render() }),
+                metrics: APIMetrics(http: metrics.http, route: exposure, render: { metrics.render() }),
                 access: exposure,
                 authenticator: application.keys)
             let listener = HTTPServer(configuration: http, responder: responder, logger: logger)

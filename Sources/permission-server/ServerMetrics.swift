@@ -42,9 +42,9 @@ final class ServerMetrics: Sendable {
         attached.withLock { $0.application = application }
     }
 
-    /// The whole exposition.
-    /// - Throws: when the database cannot be read.
-    func render() throws -> String {
+    /// The whole exposition; what cannot be read from the database is left out
+    /// (`permission_database_up` 0), never the rest.
+    func render() -> String {
         let (listeners, application) = attached.withLock { ($0.listeners, $0.application) }
 
         var text = PrometheusText()
@@ -84,20 +84,32 @@ final class ServerMetrics: Sendable {
             }
         }
         switch store {
-        case .sqlite(let store): Self.renderDatabase(try store.metricsSnapshot(), into: &text)
-        case .postgres(let store): Self.renderDatabase(try store.metricsSnapshot(), into: &text)
+        case .sqlite(let store): Self.renderDatabase(store.metricsSnapshot(), into: &text)
+        case .postgres(let store): Self.renderDatabase(store.metricsSnapshot(), into: &text)
         }
         return text.output
     }
 
-    private static func renderDatabase(_ database: SQLitePermissionStore.MetricsSnapshot, into text: inout PrometheusText) {
+    /// What the scrape read from the database, and whether it could: without it (the database
+    /// unreachable, its file unreadable) the page still has everything kept in memory, which is
+    /// when an operator needs it most.
+    private static func renderCounts(_ counts: StoreMetricsCounts?, into text: inout PrometheusText) {
+        text.family(
+            "permission_database_up", help: "1 when this scrape read the database, else 0 (its series below are then absent).",
+            type: .gauge)
+        text.sample("permission_database_up", value: counts == nil ? 0 : 1)
+        guard let counts else { return }
         text.family("permission_audit_seq", help: "The last audit log sequence number.", type: .gauge)
-        text.sample("permission_audit_seq", value: Double(database.auditSeq))
+        text.sample("permission_audit_seq", value: Double(counts.auditSeq))
         text.family("permission_authorizations", help: "Authorization records by status.", type: .gauge)
         for status in ["authorized", "denied", "notDetermined"] {
             text.sample(
-                "permission_authorizations", labels: [("status", status)], value: database.authorizationsByStatus[status] ?? 0)
+                "permission_authorizations", labels: [("status", status)], value: counts.authorizationsByStatus[status] ?? 0)
         }
+    }
+
+    private static func renderDatabase(_ database: SQLitePermissionStore.MetricsSnapshot, into text: inout PrometheusText) {
+        renderCounts(database.counts, into: &text)
         text.family(
             "sqlite_write_transaction_duration_seconds",
             help: "Group-commit write transactions, BEGIN to end of COMMIT (fsync included).", type: .histogram)
@@ -130,8 +142,7 @@ final class ServerMetrics: Sendable {
     }
 
     private static func renderDatabase(_ database: PostgresPermissionStore.MetricsSnapshot, into text: inout PrometheusText) {
-        text.family("permission_audit_seq", help: "The last audit log sequence number.", type: .gauge)
-        text.sample("permission_audit_seq", value: Double(database.auditSeq))
+        renderCounts(database.counts, into: &text)
         text.family(
             "permission_visible_revision", help: "The revision (audit seq) this replica's reads and event feed show.",
             type: .gauge)
@@ -141,11 +152,6 @@ final class ServerMetrics: Sendable {
             help: "1 when the change log was read within the last second (reads may come from memory), else 0.",
             type: .gauge)
         text.sample("permission_read_model_fresh", value: database.readModelFresh ? 1 : 0)
-        text.family("permission_authorizations", help: "Authorization records by status.", type: .gauge)
-        for status in ["authorized", "denied", "notDetermined"] {
-            text.sample(
-                "permission_authorizations", labels: [("status", status)], value: database.authorizationsByStatus[status] ?? 0)
-        }
         text.family("postgres_open_connections", help: "Pooled PostgreSQL connections open now.", type: .gauge)
         text.sample("postgres_open_connections", value: database.openConnections)
         renderReadCache(database.readCache, into: &text)

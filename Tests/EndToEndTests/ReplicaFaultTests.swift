@@ -37,11 +37,29 @@ struct ReplicaFaultTests {
         // Memory is not trusted once the log could not be read for a second: reads fail too.
         let stale = try ReplicaTests.within(5) { try cluster.call(1, "GET", Self.camera).status == 503 }
         #expect(stale != nil, "replica 1 kept answering from memory")
+        // /metrics still answers, with what memory holds and the database's series left out:
+        // an outage is when an operator reads it.
+        func metrics(_ replica: Int) throws -> (status: String, text: String) {
+            let answer = try Subprocess.curl(["-s", "-w", "\n%{http_code}", cluster.replicas[replica].baseURL + "/metrics"])
+                .stdout
+            let lines = answer.split(separator: "\n", omittingEmptySubsequences: false)
+            return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
+        }
+        let unfresh = try ReplicaTests.within(5) { try metrics(1).text.contains("permission_read_model_fresh 0") }
+        #expect(unfresh != nil, "memory is not trusted after a second without the log")
+        let during = try metrics(1)
+        #expect(during.status == "200", "\(during.text)")
+        for line in ["permission_database_up 0", "permission_read_model_fresh 0", "http_open_connections{"] {
+            #expect(during.text.contains(line), "\(line): \(during.text)")
+        }
+        #expect(!during.text.contains("permission_audit_seq "), "a figure the scrape could not read")
 
         _ = try CopyToPostgresTests.psql(
             postgres, "postgres", "ALTER DATABASE \"\(cluster.name)\" ALLOW_CONNECTIONS true")
         let back = try ReplicaTests.within(15) { try ready(0) == "200" && ready(1) == "200" }
         #expect(back != nil, "the replicas did not become ready again")
+        let after = try metrics(1)
+        #expect(after.text.contains("permission_database_up 1") && after.text.contains("permission_audit_seq "))
         let written = try cluster.call(0, "PUT", Self.camera, body: #"{"status":"authorized","level":"full"}"#)
         #expect(written.status == 200, "\(written.body)")
         let revision = written.headers["permission-revision"] ?? "0"

@@ -3,10 +3,9 @@ package import PermissionDomain
 extension SQLitePermissionStore {
     /// What `/metrics` samples from the database at scrape time.
     package struct MetricsSnapshot: Sendable {
-        /// The last audit sequence number (0 when the log is empty).
-        package var auditSeq: Int64
-        /// Authorization records by status (`notDetermined`, `denied`, `authorized`).
-        package var authorizationsByStatus: [String: Int]
+        /// What the scrape read from the database; nil when it could not be read (the rest,
+        /// kept in memory, is shown all the same).
+        package var counts: StoreMetricsCounts?
         /// The writer's counters (commits, committed and failed writes).
         package var writer: DatabaseWriter.Statistics
         /// Transaction durations and sizes.
@@ -21,9 +20,9 @@ extension SQLitePermissionStore {
     /// counters. Two indexed queries: `max(seq)` is one b-tree descent; the status counts scan
     /// the `authorizations_by_app_service_status` index once, on the scan connection
     /// (``DatabasePool/scan(_:)``), which leaves none of it mapped.
-    /// - Throws: `SQLiteError` when the database cannot be read.
-    package func metricsSnapshot() throws -> MetricsSnapshot {
-        let (seq, statuses) = try pool.scan { database -> (Int64, [String: Int]) in
+    /// When the database cannot be read, `counts` is nil and the rest is given.
+    package func metricsSnapshot() -> MetricsSnapshot {
+        let counts = try? pool.scan { database -> StoreMetricsCounts in
             let seq = try database.withStatement("SELECT coalesce(max(seq), 0) FROM audit") { statement in
                 try statement.step() ? statement.int64(at: 0) : 0
             }
@@ -36,10 +35,10 @@ extension SQLitePermissionStore {
                     "notDetermined": statement.int(at: 2),
                 ]
             }
-            return (seq, statuses)
+            return StoreMetricsCounts(auditSeq: seq, authorizationsByStatus: statuses)
         }
         return MetricsSnapshot(
-            auditSeq: seq, authorizationsByStatus: statuses, writer: pool.writer.currentStatistics,
+            counts: counts, writer: pool.writer.currentStatistics,
             writes: pool.writer.metrics.snapshot, checkpoints: pool.writer.checkpointer.statistics,
             readCache: readCacheStatistics)
     }
