@@ -59,7 +59,8 @@ public final class KeyAuthenticator: Authenticator {
     /// - Parameters:
     ///   - service: where keys are read from.
     ///   - cacheTTL: how long a verified key is trusted without a store read; a revocation by
-    ///     another process (the `keys revoke` subcommand) takes effect within it. Default 5 s.
+    ///     another process (the `keys revoke` subcommand) takes effect within it, or sooner when
+    ///     the store reports that process's commit (`invalidate()`). Default 5 s.
     ///   - failureBurst: failed authentications one address may make at once. Default 10.
     ///   - failureRefillPerSecond: how fast that allowance comes back. Default 1 per second.
     public init(

@@ -31,14 +31,17 @@ public final class SQLitePermissionStore: PermissionStore {
 
     /// Keeps the read cache in step with the writer; nil when the cache is off.
     let readCacheTracker: ReadCacheTracker?
+    /// Told of every commit; tells ``observeChanges(_:)``'s observers of other processes' ones.
+    private let commitObserver: StoreCommitObserver
 
     private init(
         pool: DatabasePool, policyServices: PolicyServices, auditChainTip: AuditChainTipCache, tracker: ReadCacheTracker?,
-        keyring: AuditKeyring
+        keyring: AuditKeyring, commitObserver: StoreCommitObserver
     ) {
         let cache = tracker?.cache
         self.pool = pool
         self.readCacheTracker = tracker
+        self.commitObserver = commitObserver
         self.path = pool.path
         readerShared = StoreSession.Shared(policyServices: policyServices, cache: cache, keyring: keyring)
         writerShared = StoreSession.Shared(
@@ -80,9 +83,19 @@ public final class SQLitePermissionStore: PermissionStore {
         }
         let policyServices = PolicyServices()
         // Loads the policy services and the audit head, then follows every commit.
-        try pool.writer.attach(StoreCommitObserver(policyServices: policyServices, tracker: tracker))
+        let commitObserver = StoreCommitObserver(policyServices: policyServices, tracker: tracker)
+        try pool.writer.attach(commitObserver)
         return SQLitePermissionStore(
-            pool: pool, policyServices: policyServices, auditChainTip: auditChainTip, tracker: tracker, keyring: keyring)
+            pool: pool, policyServices: policyServices, auditChainTip: auditChainTip, tracker: tracker, keyring: keyring,
+            commitObserver: commitObserver)
+    }
+
+    /// Calls `observer` when the writer sees a commit of another process (the `keys`
+    /// subcommand, a second server on the same file), within
+    /// ``DatabaseWriter/foreignCommitCheckInterval``, on the writer's queue; its own commits
+    /// are visible when they return and are not reported.
+    public func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void) {
+        commitObserver.observe(observer)
     }
 
     /// Throws ``AuditKeyError/wrongServerKey`` unless `keyring` is the one the database's audit

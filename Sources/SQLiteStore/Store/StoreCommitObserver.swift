@@ -1,4 +1,5 @@
 import PermissionDomain
+import Synchronization
 
 /// What the store keeps in memory beside the file, told about the writer's commits
 /// (``CommitObserver``): the services that may have policies, always, and the read cache when
@@ -6,11 +7,15 @@ import PermissionDomain
 ///
 /// Attached for the store's whole life, so the writer's `PRAGMA data_version` check runs with
 /// the cache off too: a policy written by another process (a second server, the `sqlite3`
-/// shell, a restore) is seen within ``DatabaseWriter/foreignCommitCheckInterval``.
+/// shell, a restore) is seen within ``DatabaseWriter/foreignCommitCheckInterval``. Such a
+/// commit is also told to the store's change observers
+/// (``SQLitePermissionStore/observeChanges(_:)``): a key that `permission-server keys revoke`
+/// revoked stops working within that interval, not at the end of the key cache's lifetime.
 final class StoreCommitObserver: CommitObserver, Sendable {
     let policyServices: PolicyServices
     /// nil when the read cache is off.
     let tracker: ReadCacheTracker?
+    private let observers = Mutex<[@Sendable (VisibleChanges) -> Void]>([])
 
     init(policyServices: PolicyServices, tracker: ReadCacheTracker?) {
         self.policyServices = policyServices
@@ -33,5 +38,18 @@ final class StoreCommitObserver: CommitObserver, Sendable {
     func didLoseTrack(_ database: Database) {
         policyServices.reload(from: database)
         tracker?.didLoseTrack(database)
+        let observers = observers.withLock { $0 }
+        guard !observers.isEmpty else { return }
+        // What another process wrote is unknown: an API key may have been made or revoked.
+        let revision =
+            (try? database.withStatement("SELECT coalesce(max(seq), 0) FROM audit") { try $0.step() ? $0.int64(at: 0) : 0 })
+            ?? 0
+        for observer in observers { observer(VisibleChanges(revision: revision, keysChanged: true)) }
+    }
+
+    /// Adds `observer`, called on the writer's queue after a commit of another process (or one
+    /// whose outcome the writer could not follow): it must be quick.
+    func observe(_ observer: @escaping @Sendable (VisibleChanges) -> Void) {
+        observers.withLock { $0.append(observer) }
     }
 }
