@@ -1,6 +1,9 @@
 /// Percent-encoding of path segments and query components (RFC 3986 §2.1, §3.3, §3.4): every
 /// byte outside the unreserved set `A-Z a-z 0-9 - . _ ~` becomes `%XX`, so that an id can never
-/// add a path segment or a query parameter.
+/// add a path segment or a query parameter; and a segment that is all dots, `.` or `..`, has
+/// them encoded, `%2E`, so that it can never remove one (§5.2.4: libcurl, like any client,
+/// removes the dot-segments of a path before it sends it, and `users/../apps` would reach
+/// `apps`). A user id may be `.` or `..`.
 enum PathEncoding {
     /// Encodes one path segment or query value.
     /// - Parameter text: the raw text.
@@ -26,14 +29,24 @@ enum PathEncoding {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Joins encoded segments under `/`: `path(["v1", "users", "u 1"])` → `/v1/users/u%201`.
+    /// Joins encoded segments under `/`: `path(["v1", "users", "u 1"])` → `/v1/users/u%201`,
+    /// `path(["v1", "users", ".."])` → `/v1/users/%2E%2E`.
     static func path(_ segments: String...) -> String {
         var result = ""
         for segment in segments {
             result += "/"
-            result += encode(segment)
+            result += Self.segment(segment)
         }
         return result
+    }
+
+    /// One path segment, encoded: a dot-segment (`.`, `..`) has its dots encoded too.
+    static func segment(_ text: String) -> String {
+        switch text {
+        case ".": "%2E"
+        case "..": "%2E%2E"
+        default: encode(text)
+        }
     }
 
     /// Appends `?name=value&...` for the items whose value is present.

@@ -87,6 +87,32 @@ struct LiveServerTests {
         #expect(value16 == .denied)
     }
 
+    /// `.` and `..` are user ids (SPEC §1: 1-128 of `A-Z a-z 0-9 . _ : @ + -`); in a path they
+    /// would be dot-segments, which libcurl removes before sending, so that `users erase ..`
+    /// would have sent `DELETE /v1/`. Every call naming such a user reaches that user.
+    @Test(arguments: [".", "..", "..."])
+    func dotSegmentUserIdsReachTheirUser(user: String) async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let client = try Self.client(server)
+        _ = try await client.registerApp(Self.app, name: "Maps", purposeStrings: ["NSCameraUsageDescription": "Scan tickets."])
+        let set = try await client.setAuthorization(
+            user: user, app: Self.app, service: "camera", SettingsChange(status: .denied))
+        #expect(set.user == user)
+        let value = try await client.status(user: user, app: Self.app, service: "camera")
+        #expect(value == .denied)
+        let listed = try await client.authorizations(user: user).items.map(\.user)
+        #expect(listed == [user])
+        let export = try await client.export(user: user)
+        #expect(export.user == user)
+        let erased = try await client.eraseUser(user)
+        #expect(erased.authorizations == 1)
+        let after = try await client.status(user: user, app: Self.app, service: "camera")
+        #expect(after == .notDetermined)
+        let other = try await client.status(user: "u1", app: Self.app, service: "camera")
+        #expect(other == .notDetermined)
+    }
+
     @Test func operatorCalls() async throws {
         let server = try LiveServer()
         defer { server.stop() }
