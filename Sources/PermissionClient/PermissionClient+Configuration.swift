@@ -15,8 +15,15 @@ extension PermissionClient {
         /// for a call thread counts toward its first (see `maxCallThreads`). Default 10 s;
         /// rounded up to whole milliseconds, at least 1 ms (libcurl reads 0 as no timeout at all).
         public var timeout: Duration
-        /// When and how to retry; see `RetryPolicy`.
+        /// When and how to retry a call; see `RetryPolicy`.
         public var retry: RetryPolicy
+        /// When and how the change feed (`followEvents`, `events`) reconnects after a lost
+        /// connection or a "later" answer, and how many failed attempts in a row end it. Not
+        /// `retry`: a call has a caller waiting on it, while a feed is followed for hours and
+        /// must ride out a server's restart or a rolling update. Default ``RetryPolicy/feed``: 20
+        /// attempts, from 200 ms doubling to at most 10 s apart, which give up after about one
+        /// to two minutes without a server.
+        public var eventsRetry: RetryPolicy
         /// The `User-Agent` sent (RFC 9110 §10.1.5).
         public var userAgent: String
         /// Verify the server's certificate and host name on `https` (default true).
@@ -69,7 +76,8 @@ extension PermissionClient {
         ///   - apiKey: the bearer key, or `nil` to send none.
         ///   - connectTimeout: connection timeout.
         ///   - timeout: total timeout per attempt.
-        ///   - retry: the retry policy.
+        ///   - retry: the retry policy of calls.
+        ///   - eventsRetry: the change feed's reconnection policy.
         ///   - userAgent: the `User-Agent`.
         ///   - verifyTLS: certificate verification on `https`.
         ///   - maxIdleHandles: idle handles kept for reuse.
@@ -79,7 +87,7 @@ extension PermissionClient {
         ///   - onCall: an observer of finished calls (for logs).
         public init(
             baseURL: String, apiKey: String? = nil, connectTimeout: Duration = .seconds(2),
-            timeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy(),
+            timeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy(), eventsRetry: RetryPolicy = .feed,
             userAgent: String = "PermissionClient/1.0", verifyTLS: Bool = true, maxIdleHandles: Int = 8,
             eventsIdleTimeout: Duration = .seconds(45), maxCallThreads: Int = 128, maxQueuedCalls: Int = 1024,
             onCall: (@Sendable (CallRecord) -> Void)? = nil
@@ -89,6 +97,7 @@ extension PermissionClient {
             self.connectTimeout = connectTimeout
             self.timeout = timeout
             self.retry = retry
+            self.eventsRetry = eventsRetry
             self.userAgent = userAgent
             self.verifyTLS = verifyTLS
             self.maxIdleHandles = maxIdleHandles

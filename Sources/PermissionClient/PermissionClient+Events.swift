@@ -8,7 +8,8 @@ extension PermissionClient {
     /// Follows the change feed on the calling thread until `onEvent` returns `false`, the
     /// server refuses (`.http`; `.beyondLogHead` when it resumed after an entry the log no
     /// longer has, `.logDiverged` when the entry there is another one than was read), or
-    /// reconnecting fails `retry.maxAttempts` times in a row.
+    /// reconnecting fails `configuration.eventsRetry.maxAttempts` times in a row (by default
+    /// about one to two minutes without a server: a restart or a rolling update is ridden out).
     /// A lost connection is resumed after the last entry seen (`Last-Event-ID`, with its hash as
     /// `Last-Event-Hash`, so that a log restored from an earlier backup that has grown past it
     /// again is told apart), and so is an
@@ -144,21 +145,21 @@ extension PermissionClient {
                 default: break
                 }
                 failures += 1
-                guard Self.feedRetryStatuses.contains(raw.status), failures < configuration.retry.maxAttempts else {
+                guard Self.feedRetryStatuses.contains(raw.status), failures < configuration.eventsRetry.maxAttempts else {
                     throw refusal
                 }
                 retryAfter = raw.retryAfter
             case .failure(let error) where error.isCancelled:
                 throw error
-            case .failure(let error) where failures + 1 >= configuration.retry.maxAttempts:
+            case .failure(let error) where failures + 1 >= configuration.eventsRetry.maxAttempts:
                 throw error
             case .success, .failure:
                 failures += 1
-                guard failures < configuration.retry.maxAttempts else {
+                guard failures < configuration.eventsRetry.maxAttempts else {
                     throw .transport(code: 52, message: "the event stream ended", requestId: requestId)
                 }
             }
-            let delay = configuration.retry.delay(after: failures, retryAfter: retryAfter, now: Date())
+            let delay = configuration.eventsRetry.delay(after: failures, retryAfter: retryAfter, now: Date())
             let sleeper = cancel ?? CancellationFlag()
             guard sleeper.sleep(for: delay) else {
                 throw .transport(code: PermissionClientError.cancelledCode, message: "cancelled", requestId: requestId)

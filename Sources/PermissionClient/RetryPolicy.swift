@@ -31,6 +31,11 @@ public struct RetryPolicy: Sendable, Equatable {
     /// No retries at all.
     public static let none = RetryPolicy(maxAttempts: 1)
 
+    /// The change feed's default (`Configuration.eventsRetry`): 20 attempts in a row, from
+    /// 200 ms doubling to at most 10 s apart (each between half and all of that), so that a feed
+    /// outlives a server's restart and gives up after about one to two minutes without one.
+    public static let feed = RetryPolicy(maxAttempts: 20, baseDelay: .milliseconds(200), maxDelay: .seconds(10))
+
     /// The delay before attempt `attempt + 1`, after `attempt` failed ones (1-based).
     /// - Parameter attempt: how many attempts were made so far.
     /// - Returns: a delay between half and all of `min(maxDelay, baseDelay × 2^(attempt-1))`.

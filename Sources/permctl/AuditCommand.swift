@@ -12,7 +12,8 @@ struct AuditCommand: ParsableCommand {
             --follow resumes after the last entry it printed when the connection is lost, when the server \
             answers 503 or 429 (after its Retry-After), and when nothing arrives for --idle-timeout seconds \
             (the server sends a heartbeat every 15 s, so a longer silence is a dead connection); it ends after \
-            3 failed attempts in a row. It sends the hash of the last entry it printed with its position, so a \
+            20 failed attempts in a row, from 0.2 s doubling to 10 s apart: about one to two minutes without a \
+            server, so a restart or a rolling update is ridden out. It sends the hash of the last entry it printed with its position, so a \
             log restored from an earlier backup ends it with exit 1 instead of skipping new entries.
             Examples:
               permctl audit --user u42 --service location

@@ -123,7 +123,8 @@ struct EventFeedRestoreTests {
         defer { restored.killNow() }
         let again = try PermissionClient(
             configuration: .init(
-                baseURL: restored.baseURL, apiKey: server.adminKey, retry: RetryPolicy(baseDelay: .milliseconds(20))))
+                baseURL: restored.baseURL, apiKey: server.adminKey, retry: RetryPolicy(baseDelay: .milliseconds(20)),
+                eventsRetry: RetryPolicy(baseDelay: .milliseconds(20))))
 
         #expect(throws: PermissionClientError.beyondLogHead(position: position, head: backedUp, requestId: nil)) {
             try Self.withoutRequestId { try again.followEvents(after: position, afterHash: hash) { _ in false } }

@@ -164,7 +164,7 @@ struct EventStreamTests {
             return .respond(status: 200, headers: [("Content-Type", "text/event-stream")], body: body)
         }
         defer { server.stop() }
-        let client = try TransportTests.client(server, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
+        let client = try TransportTests.client(server, eventsRetry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
         var seen: [Int64] = []
         try client.followEvents(after: 4) { entry in
             seen.append(entry.seq)
@@ -231,7 +231,7 @@ struct EventStreamTests {
             return .respond(status: 200, headers: [("Content-Type", "text/event-stream")], body: body)
         }
         defer { server.stop() }
-        let client = try TransportTests.client(server, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
+        let client = try TransportTests.client(server, eventsRetry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
         var seen: [Int64] = []
         try client.followEvents { entry in
             seen.append(entry.seq)
@@ -244,7 +244,7 @@ struct EventStreamTests {
             .respond(status: 200, headers: [("Content-Type", "text/event-stream")], body: ": connected\n\n")
         }
         defer { flapping.stop() }
-        let again = try TransportTests.client(flapping, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
+        let again = try TransportTests.client(flapping, eventsRetry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
         #expect(throws: PermissionClientError.self) { try again.followEvents { _ in true } }
         #expect(flapping.requests.count == 3)
     }
@@ -270,11 +270,11 @@ struct EventStreamTests {
         #expect(server.requests.count == 1)
     }
 
-    /// Each 503 counts toward `retry.maxAttempts`: after that many the feed ends with it.
+    /// Each 503 counts toward `eventsRetry.maxAttempts`: after that many the feed ends with it.
     @Test func repeated503sEndTheFeedAfterMaxAttempts() throws {
         let server = try ScriptedServer { _, _ in Self.refusal(503, slug: "unavailable", retryAfter: "0") }
         defer { server.stop() }
-        let client = try TransportTests.client(server, retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
+        let client = try TransportTests.client(server, eventsRetry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
         do {
             try client.followEvents { _ in true }
             Issue.record("expected the feed to end")
@@ -362,7 +362,7 @@ struct EventStreamTests {
     static func clientWithAShortIdleTimeout(_ server: ScriptedServer) throws -> PermissionClient {
         try PermissionClient(
             configuration: .init(
-                baseURL: server.url, apiKey: "k", retry: RetryPolicy(baseDelay: .milliseconds(10)),
+                baseURL: server.url, apiKey: "k", eventsRetry: RetryPolicy(baseDelay: .milliseconds(10)),
                 eventsIdleTimeout: .seconds(1)))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import PermissionClient
 import PermissionWire
 import TestThreads
@@ -117,6 +118,44 @@ struct PermctlTests {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, !follower.stdoutSoFar.contains("authorization.revoked") { usleep(50_000) }
         #expect(follower.stdoutSoFar.contains("authorization.revoked"))
+        #expect(follower.process.isRunning)
+    }
+
+    /// `audit --follow` outlives a restart of the server: refused connections while it is down
+    /// are retried (`Configuration.eventsRetry`, about one to two minutes of them), and the feed
+    /// resumes after the last entry printed once the server is back on its port.
+    @Test func auditFollowRidesOutARestartOfTheServer() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        #expect(
+            try Permctl.run(
+                ["apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan."],
+                url: server.url, key: server.adminKey
+            ).status == 0)
+        let follower = try Permctl.start(
+            ["audit", "--app", "com.example.cam", "--follow"], url: server.url, key: server.adminKey)
+        #expect(
+            try Permctl.run(["revoke", "u7", "com.example.cam", "camera"], url: server.url, key: server.adminKey).status == 0)
+        var deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !follower.stdoutSoFar.contains("u7") { usleep(50_000) }
+        #expect(follower.stdoutSoFar.contains("u7"))
+
+        server.server.send(SIGTERM)
+        #expect(server.server.waitForExit(timeout: 20) == 0)
+        usleep(2_000_000)  // down for longer than three quick attempts take
+        #expect(follower.process.isRunning, "the feed gave up while the server was down: \(follower.stderrSoFar)")
+        let restarted = try ServerProcess(
+            database: server.directory.appendingPathComponent("db.sqlite").path, directory: server.directory,
+            extraArguments: ["--port", String(server.port)],
+            environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": server.adminKey])
+        defer { restarted.killNow() }
+        #expect(restarted.port == server.port)
+        #expect(
+            try Permctl.run(["revoke", "u8", "com.example.cam", "camera"], url: server.url, key: server.adminKey).status == 0)
+        deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !follower.stdoutSoFar.contains("u8") { usleep(50_000) }
+        #expect(follower.stdoutSoFar.contains("u8"), "\(follower.stdoutSoFar) \(follower.stderrSoFar)")
+        #expect(follower.stdoutSoFar.components(separatedBy: "u7").count == 2, "nothing printed twice")
         #expect(follower.process.isRunning)
     }
 

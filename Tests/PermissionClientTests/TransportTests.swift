@@ -12,12 +12,13 @@ struct TransportTests {
     static func client(
         _ server: ScriptedServer, key: String? = "k-secret", timeout: Duration = .seconds(5),
         retry: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(10)),
+        eventsRetry: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(10)),
         onCall: (@Sendable (CallRecord) -> Void)? = nil
     ) throws -> PermissionClient {
         try PermissionClient(
             configuration: .init(
                 baseURL: server.url + "/", apiKey: key, connectTimeout: .seconds(1),
-                timeout: timeout, retry: retry, userAgent: "client-tests/1", onCall: onCall))
+                timeout: timeout, retry: retry, eventsRetry: eventsRetry, userAgent: "client-tests/1", onCall: onCall))
     }
 
     @Test func statusSendsKeyAgentRequestIdAndEncodedPath() async throws {

@@ -58,9 +58,14 @@ enum Permctl {
         }
 
         /// The standard output so far.
-        var stdoutSoFar: String {
+        var stdoutSoFar: String { soFar("stdout") }
+
+        /// The standard error so far.
+        var stderrSoFar: String { soFar("stderr") }
+
+        private func soFar(_ name: String) -> String {
             String(
-                decoding: FileManager.default.contents(atPath: directory.appendingPathComponent("stdout").path) ?? Data(),
+                decoding: FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) ?? Data(),
                 as: UTF8.self)
         }
     }
