@@ -166,13 +166,15 @@ final class PostgresChangeFollower: @unchecked Sendable {
         }
     }
 
-    /// The catalogue, read in one snapshot.
-    static func catalogue(on connection: PostgresConnection) throws -> PostgresCatalogue {
+    /// The catalogue, and the last audit seq, read in one snapshot.
+    static func catalogue(on connection: PostgresConnection) throws -> (catalogue: PostgresCatalogue, asOf: Int64) {
         try connection.execute(PostgresPermissionStore.beginRead)
         do {
-            let catalogue = try PostgresSession(connection: connection).catalogue()
+            let session = PostgresSession(connection: connection)
+            let catalogue = try session.catalogue()
+            let asOf = try session.lastAuditSeq()
             try connection.execute("COMMIT")
-            return catalogue
+            return (catalogue, asOf)
         } catch {
             connection.rollbackIgnoringErrors()
             throw error

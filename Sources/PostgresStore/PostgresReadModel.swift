@@ -21,9 +21,25 @@ final class PostgresReadModel: Sendable {
     static let maximumTrackedChanges = 4_096
 
     let cache: ReadCache
+    /// The catalogue and the revision of the snapshot it was read in (`asOf`). `catalogue` is
     /// nil until loaded, and after a failed load: every service may then have policies, and
-    /// custom services are read from the database.
-    private let catalogue = Mutex<PostgresCatalogue?>(nil)
+    /// custom services are read from the database. The writer (after its own commits) and the
+    /// follower apply entries at the same time, each loading the catalogue when they changed it:
+    /// a load read in an older snapshot than the one held never replaces it, or a policy the
+    /// newer one has would go unseen until the next change of the catalogue.
+    private let catalogue = Mutex(HeldCatalogue())
+
+    private struct HeldCatalogue {
+        var catalogue: PostgresCatalogue?
+        var asOf: Int64 = 0
+
+        /// Keeps `loaded` unless what is held was read in a newer snapshot.
+        mutating func offer(_ loaded: PostgresCatalogue, asOf revision: Int64) {
+            guard revision >= asOf else { return }
+            catalogue = loaded
+            asOf = revision
+        }
+    }
     /// When the log was last read to its end, as nanoseconds of `clock`; `Int64.min`: never.
     private let lastSync = Atomic<Int64>(.min)
     private let clock = ContinuousClock()
@@ -56,7 +72,7 @@ final class PostgresReadModel: Sendable {
     /// body decides once, when it begins.
     var trusted: (fresh: Bool, catalogue: PostgresCatalogue?) {
         guard isFresh else { return (false, nil) }
-        return (true, catalogue.withLock { $0 })
+        return (true, catalogue.withLock { $0.catalogue })
     }
 
     /// The log was read to its end by a query that started at `instant`.
@@ -64,9 +80,10 @@ final class PostgresReadModel: Sendable {
         _ = lastSync.max((instant - origin).nanoseconds, ordering: .releasing)
     }
 
-    /// Starts from `revision` with `loaded` as the catalogue (at open, before any read).
+    /// Starts from `revision` with `loaded` as the catalogue, read in the same snapshot (at
+    /// open, before any read).
     func start(at revision: Int64, catalogue loaded: PostgresCatalogue?) {
-        catalogue.withLock { $0 = loaded }
+        catalogue.withLock { $0 = HeldCatalogue(catalogue: loaded, asOf: revision) }
         cache.removeAll(publishing: revision)
     }
 
@@ -85,12 +102,14 @@ final class PostgresReadModel: Sendable {
     ///   - entries: consecutive entries from `seq + 1` (a gap is a broken promise of the log,
     ///     see ``PostgresSession/changes(after:limit:)``: the run is cut there, and debug
     ///     builds stop).
-    ///   - catalogue: loads the catalogue, called when the entries changed it.
+    ///   - catalogue: loads the catalogue, called when the entries changed it, with the last
+    ///     audit seq of the snapshot it was read in (at least the entries' last).
     /// - Returns: the seq shown now (at least the last applied entry's).
     /// - Throws: what `catalogue` throws; nothing is shown then.
     @discardableResult
     func apply(
-        _ entries: [ChangeLogEntry], after seq: Int64, catalogue load: () throws -> PostgresCatalogue
+        _ entries: [ChangeLogEntry], after seq: Int64,
+        catalogue load: () throws -> (catalogue: PostgresCatalogue, asOf: Int64)
     ) rethrows
         -> Int64
     {
@@ -108,9 +127,13 @@ final class PostgresReadModel: Sendable {
         if changes.catalogueChanged {
             do {
                 let loaded = try load()
-                catalogue.withLock { $0 = loaded }
+                catalogue.withLock { $0.offer(loaded.catalogue, asOf: loaded.asOf) }
             } catch {
-                catalogue.withLock { $0 = nil }  // unknown: every service is queried
+                catalogue.withLock { held in
+                    // Unknown: every service is queried, until a load as new as these entries.
+                    held.catalogue = nil
+                    held.asOf = max(held.asOf, changes.through)
+                }
                 throw error
             }
         }

@@ -66,6 +66,41 @@ import Testing
         #expect(try replica.read { try $0.audit(query: AuditQuery(after: 0, limit: 10)) }.map(\.seq) == [1, 2, 3])
     }
 
+    /// The writer and the follower apply entries at once, each loading the catalogue when they
+    /// changed it. The follower read policy 1's entry and loaded before policy 2 committed; the
+    /// writer applied both and stored the newer catalogue first. The follower's older load must
+    /// not replace it: policy 2's service would be read as having no policy.
+    @Test func anOlderCatalogueNeverReplacesANewerOne() {
+        let model = PostgresReadModel(cacheCapacity: 10)
+        model.start(at: 0, catalogue: PostgresCatalogue(services: [:], policyServices: []))
+        model.synced(at: ContinuousClock.now)
+        let camera = ServiceID(trusted: "camera")
+        let microphone = ServiceID(trusted: "microphone")
+        func policy(_ seq: Int64, _ service: ServiceID) -> ChangeLogEntry {
+            ChangeLogEntry(seq: seq, action: .policyPut, user: nil, app: nil, service: service)
+        }
+        let newer = PostgresCatalogue(services: [:], policyServices: [camera, microphone])
+        let older = PostgresCatalogue(services: [:], policyServices: [camera])
+        model.apply([policy(1, camera), policy(2, microphone)], after: 0) { (newer, 2) }
+        model.apply([policy(1, camera)], after: 0) { (older, 1) }
+        #expect(model.trusted.catalogue?.policyServices == [camera, microphone])
+        // A load as new or newer is taken.
+        let newest = PostgresCatalogue(services: [:], policyServices: [microphone])
+        model.apply([policy(3, camera)], after: 2) { (newest, 3) }
+        #expect(model.trusted.catalogue?.policyServices == [microphone])
+        // A failed load leaves it unknown (every service queried), and an older load that
+        // finishes afterwards does not bring back what the failed one should have replaced.
+        struct Unreachable: Error {}
+        #expect(throws: Unreachable.self) {
+            try model.apply([policy(4, camera)], after: 3) { throw Unreachable() }
+        }
+        #expect(model.trusted.catalogue == nil)
+        model.apply([policy(3, camera)], after: 2) { (older, 3) }
+        #expect(model.trusted.catalogue == nil)
+        model.apply([policy(4, camera)], after: 3) { (newer, 4) }
+        #expect(model.trusted.catalogue?.policyServices == [camera, microphone])
+    }
+
     @Test func aRevisionThatDoesNotComeTimesOut() throws {
         let store = try Self.serving(try PostgresServer.shared.get().freshDatabase())
         let started = ContinuousClock.now
