@@ -57,6 +57,46 @@ import Testing
         #expect(ContinuousClock.now - started < .milliseconds(900))  // nothing to wait for
     }
 
+    /// A write sends `Permission-Consistency` too: an app's request decides from this replica's
+    /// memory whether to prompt, so after a change acknowledged on another replica it waits
+    /// until this one shows it (PostgreSQL; on SQLite every revision made is shown at once).
+    @Test func aWriteWaitsForTheRevisionItAsksFor() throws {
+        let app = try TestApp(followInterval: .seconds(60))
+        try app.registerApp()
+        _ = try app.grant("camera", "full", "allow")
+        let path = TestApp.path("u42", "com.example.maps", "camera") + "/request"
+        #expect(
+            try app.send(.post, path, json: #"{"level":"full"}"#).decode(RequestOutcome.self).authorization.status == .authorized)
+        // A revision no write made: 412 at once, nothing written.
+        let before = try app.lastSeq()
+        let unmade = try app.send(
+            .post, path, json: #"{"level":"full"}"#, headers: [("Permission-Consistency", "at-least \(before + 50)")])
+        #expect(unmade.status == 412 && unmade.problemType == .preconditionFailed)
+        #expect(
+            try app.send(
+                .put, TestApp.path("u42", "com.example.maps", "microphone"), json: #"{"status":"denied"}"#,
+                headers: [("Permission-Consistency", "at-most 1")]
+            ).status == 400)
+        #expect(try app.lastSeq() == before, "nothing was written")
+        guard let connectionString = app.postgresConnectionString else { return }
+        // Another replica revokes; this one's follower sleeps, so its memory still says authorized.
+        let other = try PostgresPermissionStore.open(
+            connectionString: connectionString, keyring: .forTests, poolSize: 1,
+            readModel: .init(cacheEntries: 100))
+        defer { other.close() }
+        let revoked = try PermissionService(store: other, clock: app.clock).revoke(
+            user: UserID("u42"), app: AppID("com.example.maps"), service: ServiceID("camera"), actor: .system,
+            requestId: "r")
+        let revision = try other.visibleRevision()
+        #expect(revoked.status == .denied && revision > before)
+        let stale = try app.send(.post, path, json: #"{"level":"full"}"#).decode(RequestOutcome.self)
+        #expect(stale.authorization.status == .authorized, "(this replica has not read the log yet)")
+        let fresh = try app.send(
+            .post, path, json: #"{"level":"full"}"#, headers: [("Permission-Consistency", "at-least \(revision)")])
+        #expect(fresh.status == 200, "\(fresh.text)")
+        #expect(try fresh.decode(RequestOutcome.self).authorization.status == .denied, "\(fresh.text)")
+    }
+
     /// PostgreSQL: a revision another replica committed that this one does not show within a
     /// second (its follower stopped here) is 503 `revision-unavailable`, to retry.
     @Test func aRevisionCommittedElsewhereButNotShownHereIs503AfterASecond() throws {

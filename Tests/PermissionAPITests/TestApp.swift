@@ -47,7 +47,12 @@ final class TestApp: @unchecked Sendable {
     private let lock = NSLock()
     private var counter = 0
 
-    init(database: DatabaseConfiguration = .init(), _ adjust: (inout APIConfiguration) -> Void = { _ in }) throws {
+    /// - Parameter followInterval: on PostgreSQL, how often the replica reads the change log
+    ///   by itself (a long one leaves what other replicas write to a test to make visible).
+    init(
+        database: DatabaseConfiguration = .init(), followInterval: Duration = .milliseconds(100),
+        _ adjust: (inout APIConfiguration) -> Void = { _ in }
+    ) throws {
         directory = try TemporaryDirectory()
         let checkReady: @Sendable () throws -> Void
         if Self.onSQLite {
@@ -63,7 +68,7 @@ final class TestApp: @unchecked Sendable {
             // As `serve` opens it: reads from the read model, the change log followed.
             let postgres = try PostgresPermissionStore.open(
                 connectionString: connectionString, keyring: .forTests, poolSize: Self.postgresPoolSize,
-                readModel: .init(cacheEntries: 10_000))
+                readModel: .init(cacheEntries: 10_000, followInterval: followInterval))
             postgresStore = postgres
             sqliteStore = nil
             postgresConnectionString = connectionString

@@ -66,7 +66,9 @@ struct APIRoutes {
         let writes = method != .get && !reads
         let decide: (@Sendable (HTTPRequestHead, RequestContext) -> HTTPExecution)?
         if writes {
-            decide = submits && store is any SubmittingPermissionStore ? Self.decideSubmitted(keys: keys, access: access) : nil
+            decide =
+                submits && store is any SubmittingPermissionStore
+                ? Self.decideSubmitted(store: store, keys: keys, access: access) : nil
         } else if execution == .worker {
             decide = nil
         } else {
@@ -82,12 +84,13 @@ struct APIRoutes {
             }
             let api = APIRequest(http: request, context: context, principal: principal, configuration: configuration)
             try api.checkBodySize()
-            guard writes else {
-                if let store, let revision = try Consistency.requiredRevision(request.headers) {
-                    try Consistency.await(revision, store: store)
-                }
-                return try handler(api)
+            // A write waits for the revision too: its rules read this replica's memory before
+            // the write itself (an app's request decides there whether to prompt), which must
+            // show what the client already saw acknowledged elsewhere.
+            if let store, let revision = try Consistency.requiredRevision(request.headers) {
+                try Consistency.await(revision, store: store)
             }
+            guard writes else { return try handler(api) }
             let response: HTTPResponse
             do {
                 response = try handler(api)
@@ -161,10 +164,11 @@ struct APIRoutes {
     /// (an `HTTPDeferredResponse`); on a worker when the key is not verified from memory
     /// (verifying it reads the database).
     private static func decideSubmitted(
-        keys: KeyAuthenticator?, access: RouteAccess
+        store: (any PermissionStore)?, keys: KeyAuthenticator?, access: RouteAccess
     ) -> @Sendable (HTTPRequestHead, RequestContext) -> HTTPExecution {
         { head, context in
-            access == .open || keys?.verifiesFromMemory(head, context: context) == true ? .eventLoop : .worker
+            if let store, store.readsMayWait, Consistency.mustWait(head, store: store) { return .worker }
+            return access == .open || keys?.verifiesFromMemory(head, context: context) == true ? .eventLoop : .worker
         }
     }
 
