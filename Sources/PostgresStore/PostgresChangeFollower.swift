@@ -28,6 +28,8 @@ final class PostgresChangeFollower: @unchecked Sendable {
     static let pageSize = 1_000
 
     let interval: Duration
+    /// Its connection's longest wait for an answer (``PostgresConnection/answerTimeout``).
+    let answerTimeout: Duration?
     private let conninfo: String
     private let model: PostgresReadModel
     private let report: @Sendable (Event) -> Void
@@ -67,10 +69,14 @@ final class PostgresChangeFollower: @unchecked Sendable {
         }
     }
 
-    init(conninfo: String, model: PostgresReadModel, interval: Duration, report: @escaping @Sendable (Event) -> Void) {
+    init(
+        conninfo: String, model: PostgresReadModel, interval: Duration, answerTimeout: Duration? = nil,
+        report: @escaping @Sendable (Event) -> Void
+    ) {
         self.conninfo = conninfo
         self.model = model
         self.interval = interval
+        self.answerTimeout = answerTimeout
         self.report = report
     }
 
@@ -134,7 +140,13 @@ final class PostgresChangeFollower: @unchecked Sendable {
     /// Reads and applies the log to its end, once.
     private func follow() {
         do {
-            let connection = try self.connection ?? PostgresConnection(conninfo, applicationName: "permission-service follower")
+            let connection: PostgresConnection
+            if let open = self.connection {
+                connection = open
+            } else {
+                connection = try PostgresConnection(conninfo, applicationName: "permission-service follower")
+                connection.answerTimeout = answerTimeout
+            }
             self.connection = connection
             try Self.follow(on: connection, model: model)
             if failing {

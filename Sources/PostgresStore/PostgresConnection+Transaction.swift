@@ -68,7 +68,7 @@ extension PostgresConnection {
     /// `COMMIT`; throws when the server rolled back instead (the transaction had failed).
     package func commit() throws {
         QueueOwner.assertMayWait("a PostgreSQL round trip")
-        let result = PQexec(handle, "COMMIT")
+        let result = try roundTrip(sql: "COMMIT") { PQsendQuery(handle, "COMMIT") }
         defer { PQclear(result) }
         try check(result, sql: "COMMIT")
         let tag = PQcmdStatus(result).map { String(cString: $0) }

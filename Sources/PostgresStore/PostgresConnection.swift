@@ -12,7 +12,11 @@ import Darwin
 /// A connection has exactly one owner at a time (whoever checked it out of a pool), so it is
 /// not `Sendable`; libpq itself is thread-safe across distinct connections. It prepares each
 /// ``PreparedStatement`` once, the first time it runs it, and keeps it for its lifetime. Calls
-/// block the calling thread until the server answers.
+/// block the calling thread until the server answers, or until ``answerTimeout`` passes without
+/// the whole answer: the connection is then abandoned (closed when released, never reused) and
+/// the call fails as a lost connection. TCP keepalives and `tcp_user_timeout` end a connection
+/// whose peer is gone; they cannot end one to a server that is there and does not answer (a
+/// stopped process, a stalled disk, a hung pooler), whose kernel acknowledges every packet.
 package final class PostgresConnection {
     /// The `PGconn*` handle.
     let handle: OpaquePointer
@@ -23,6 +27,12 @@ package final class PostgresConnection {
     /// The pool lends the connection to one thread at a time; debug builds check every call
     /// against the loan (a connection that was never lent, like the change follower's, is not checked).
     let use = ExclusiveUse("a PostgreSQL connection")
+    /// The longest one round trip (a statement, a `COMMIT`) may take to be answered whole; nil
+    /// waits for ever (the operator commands, migrations). Set by a serving store's pool.
+    package var answerTimeout: Duration?
+    /// Set when a round trip was abandoned at ``answerTimeout``: the server may still answer it
+    /// later, so the connection is never used again (``isConnected`` is false).
+    private(set) var abandoned = false
 
     /// The `application_name` a connection reports unless its connection string sets one
     /// (https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNECT-FALLBACK-APPLICATION-NAME).
@@ -90,7 +100,7 @@ package final class PostgresConnection {
 
     /// Whether libpq still considers the connection usable (`PQstatus` is `CONNECTION_OK`); a
     /// dropped socket shows here only after a call has failed on it.
-    package var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+    package var isConnected: Bool { !abandoned && PQstatus(handle) == CONNECTION_OK }
 
     /// The value of connection option `keyword` as this connection uses it (`PQconninfo`), nil
     /// when unset or unknown.
@@ -116,7 +126,7 @@ package final class PostgresConnection {
     package func execute(_ sql: String) throws {
         use.check()
         QueueOwner.assertMayWait("a PostgreSQL round trip")
-        let result = PQexec(handle, sql)
+        let result = try roundTrip(sql: sql) { PQsendQuery(handle, sql) }
         defer { PQclear(result) }
         try check(result, sql: sql)
     }
@@ -161,8 +171,10 @@ package final class PostgresConnection {
         }
         let copies = texts.map { $0.map { strdup($0) } ?? nil }
         defer { copies.forEach { free($0) } }
-        let result = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
-            PQexecPrepared(handle, statement.name, Int32(parameters.count), values.baseAddress, nil, nil, 0)
+        let result = try roundTrip(sql: statement.sql) {
+            copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+                PQsendQueryPrepared(handle, statement.name, Int32(parameters.count), values.baseAddress, nil, nil, 0)
+            }
         }
         do {
             try check(result, sql: statement.sql, parameters: texts.compactMap { $0 })
@@ -178,15 +190,85 @@ package final class PostgresConnection {
     /// `PQdescribePrepared` for its number of parameters); returns that number.
     private func prepareIfNeeded(_ statement: PreparedStatement) throws -> Int {
         if let count = prepared[statement.name] { return count }
-        let result = PQprepare(handle, statement.name, statement.sql, 0, nil)
+        let result = try roundTrip(sql: statement.sql) { PQsendPrepare(handle, statement.name, statement.sql, 0, nil) }
         defer { PQclear(result) }
         try check(result, sql: statement.sql)
-        let description = PQdescribePrepared(handle, statement.name)
+        let description = try roundTrip(sql: statement.sql) { PQsendDescribePrepared(handle, statement.name) }
         defer { PQclear(description) }
         try check(description, sql: statement.sql)
         let count = Int(PQnparams(description))
         prepared[statement.name] = count
         return count
+    }
+
+    /// Sends one command with `send` (a `PQsend…` call) and waits for its whole answer, as the
+    /// blocking `PQexec` family does, but at most ``answerTimeout``: the results in order, of
+    /// which it returns the first that failed, else the last (what `PQexec` returns; the
+    /// caller clears it). Past the timeout the connection is ``abandoned``.
+    /// - Throws: ``PostgresError`` when the command cannot be sent or the connection fails
+    ///   while waiting (`isConnectionBad`), or when no whole answer came in time.
+    func roundTrip(sql: String, _ send: () -> Int32) throws -> OpaquePointer? {
+        guard !abandoned else {
+            // A rollback after the timeout, say: the pool closes the connection on its return.
+            throw PostgresError(message: "the connection was given up at its answer timeout", sql: sql, isConnectionBad: true)
+        }
+        guard send() == 1 else { throw error(nil, sql: sql, parameters: [], connectionBad: true) }
+        let deadline = answerTimeout.map { ContinuousClock.now.advanced(by: $0) }
+        // Sent whole first (a large statement may not fit the socket's buffer at once).
+        while true {
+            let flushed = PQflush(handle)
+            if flushed == 0 { break }
+            guard flushed > 0 else { throw error(nil, sql: sql, parameters: [], connectionBad: true) }
+            try wait(for: Int16(POLLIN | POLLOUT), until: deadline, sql: sql)
+            guard PQconsumeInput(handle) == 1 else { throw error(nil, sql: sql, parameters: [], connectionBad: true) }
+        }
+        var kept: OpaquePointer?
+        var failed = false
+        while true {
+            while PQisBusy(handle) == 1 {
+                do {
+                    try wait(for: Int16(POLLIN), until: deadline, sql: sql)
+                    guard PQconsumeInput(handle) == 1 else {
+                        throw error(nil, sql: sql, parameters: [], connectionBad: true)
+                    }
+                } catch {
+                    PQclear(kept)
+                    throw error
+                }
+            }
+            guard let result = PQgetResult(handle) else { return kept }
+            if failed {
+                PQclear(result)  // after a failure the rest is read and dropped
+                continue
+            }
+            let status = PQresultStatus(result)
+            PQclear(kept)
+            kept = result
+            failed = status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY
+        }
+    }
+
+    /// Waits until the connection's socket is ready for `events`, at most until `deadline`.
+    /// - Throws: ``PostgresError`` (`isConnectionBad`) at the deadline, after marking the
+    ///   connection ``abandoned``.
+    private func wait(for events: Int16, until deadline: ContinuousClock.Instant?, sql: String) throws {
+        var descriptor = pollfd(fd: PQsocket(handle), events: events, revents: 0)
+        while true {
+            var milliseconds: Int32 = -1
+            if let deadline {
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else {
+                    abandoned = true
+                    throw PostgresError(
+                        message: "PostgreSQL did not answer within \(answerTimeout ?? .zero); the connection was given up",
+                        sql: sql, isAnswerTimeout: true)
+                }
+                milliseconds = Int32(clamping: (left.nanoseconds + 999_999) / 1_000_000)
+            }
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR { throw error(nil, sql: sql, parameters: [], connectionBad: true) }
+        }
     }
 
     /// Throws unless `result` reports success (`PGRES_COMMAND_OK`, `PGRES_TUPLES_OK`, or
@@ -200,7 +282,7 @@ package final class PostgresConnection {
 
     /// The error `result` reports (or the connection's last one when there is no result),
     /// with every bound value the message quotes (`"value"`) replaced by `"***"`.
-    func error(_ result: OpaquePointer?, sql: String, parameters: [String]) -> PostgresError {
+    func error(_ result: OpaquePointer?, sql: String, parameters: [String], connectionBad: Bool = false) -> PostgresError {
         func field(_ code: Int32) -> String? {
             result.flatMap { PQresultErrorField($0, code) }.map { String(cString: $0) }
         }
@@ -211,7 +293,8 @@ package final class PostgresConnection {
         }
         return PostgresError(
             sqlState: field(clibpq_diag_sqlstate()), message: message, sql: sql,
-            constraint: field(clibpq_diag_constraint_name()), isConnectionBad: PQstatus(handle) == CONNECTION_BAD)
+            constraint: field(clibpq_diag_constraint_name()),
+            isConnectionBad: connectionBad || PQstatus(handle) == CONNECTION_BAD)
     }
 
     /// `PQerrorMessage`, without its trailing newline.

@@ -21,6 +21,8 @@ final class PostgresConnectionPool: Sendable {
     let checkoutTimeout: Double
     /// SQL run once on each new connection (session settings).
     private let setUp: String
+    /// Each new connection's ``PostgresConnection/answerTimeout``.
+    private let answerTimeout: Duration?
 
     private struct State {
         var idle: [PostgresConnection] = []
@@ -35,12 +37,14 @@ final class PostgresConnectionPool: Sendable {
     ///   - capacity: the most connections open at once (at least 1).
     ///   - checkoutTimeout: seconds a checkout waits when every connection is out.
     ///   - setUp: SQL run on each new connection, e.g. `SET lock_timeout = '5s'`.
-    init(conninfo: String, capacity: Int, checkoutTimeout: Double, setUp: String) {
+    ///   - answerTimeout: each connection's longest wait for an answer; nil for none.
+    init(conninfo: String, capacity: Int, checkoutTimeout: Double, setUp: String, answerTimeout: Duration? = nil) {
         precondition(capacity >= 1, "a pool holds at least one connection")
         self.conninfo = conninfo
         self.capacity = capacity
         self.checkoutTimeout = checkoutTimeout
         self.setUp = setUp
+        self.answerTimeout = answerTimeout
     }
 
     /// The number of open connections (idle and checked out), for tests.
@@ -77,6 +81,7 @@ final class PostgresConnectionPool: Sendable {
         }
         do {
             let connection = try PostgresConnection(conninfo)
+            connection.answerTimeout = answerTimeout
             connection.use.enter()
             if !setUp.isEmpty { try connection.execute(setUp) }
             return connection

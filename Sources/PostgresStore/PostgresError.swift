@@ -22,18 +22,23 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
     public let connection: String?
     /// Whether the connection was unusable (`CONNECTION_BAD`) after the error.
     public let isConnectionBad: Bool
+    /// Whether the server did not answer within the connection's answer timeout (the
+    /// connection was given up, `isConnectionBad`): a database that stopped answering, which
+    /// another connection at once would not find answering either, so it is not retried.
+    public let isAnswerTimeout: Bool
 
     /// Creates an error from its parts. `connection` is redacted here, whatever the caller passes.
     public init(
         sqlState: String? = nil, message: String, sql: String? = nil, constraint: String? = nil,
-        connection: String? = nil, isConnectionBad: Bool = false
+        connection: String? = nil, isConnectionBad: Bool = false, isAnswerTimeout: Bool = false
     ) {
         self.sqlState = sqlState
         self.message = message
         self.sql = sql
         self.constraint = constraint
         self.connection = connection.map(ConnectionString.redacted)
-        self.isConnectionBad = isConnectionBad
+        self.isConnectionBad = isConnectionBad || isAnswerTimeout
+        self.isAnswerTimeout = isAnswerTimeout
     }
 
     /// `40001` serialization_failure: a serializable or repeatable-read transaction lost a race;

@@ -74,15 +74,23 @@ public final class PostgresPermissionStore: PermissionStore {
         public var cacheEntries: Int
         /// How often the follower reads the change log.
         public var followInterval: Duration
+        /// The longest a serving replica's round trip to the database (a statement, a commit)
+        /// may take: past it the call fails with `unavailable` (503) and its connection is given
+        /// up (``PostgresConnection/answerTimeout``), so that a database that stops answering
+        /// without closing its connections (a stopped process, a stalled disk) cannot hold
+        /// every request for as long as it lasts. Default 10 s, twice the lock timeout.
+        public var answerTimeout: Duration
         /// Told when the follower fails and when it recovers (for the log).
         public var report: @Sendable (_ message: String, _ failed: Bool) -> Void
 
         public init(
             cacheEntries: Int, followInterval: Duration = .milliseconds(100),
+            answerTimeout: Duration = PostgresPermissionStore.defaultAnswerTimeout,
             report: @escaping @Sendable (_ message: String, _ failed: Bool) -> Void = { _, _ in }
         ) {
             self.cacheEntries = cacheEntries
             self.followInterval = followInterval
+            self.answerTimeout = answerTimeout
             self.report = report
         }
     }
@@ -128,9 +136,15 @@ public final class PostgresPermissionStore: PermissionStore {
         precondition(keyring != nil || (!migrating && options == nil), "only a verifying store opens without the audit keyring")
         let pool = PostgresConnectionPool(
             conninfo: connectionString, capacity: poolSize, checkoutTimeout: checkoutTimeout,
-            setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)")
+            setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)", answerTimeout: options?.answerTimeout)
         if migrating {
-            _ = try pool.withConnection { try PostgresSchema.migrator(keyring: keyring).migrate($0) }
+            _ = try pool.withConnection { connection in
+                // A migration may rewrite every row: it is not bounded by the serving timeout.
+                let bound = connection.answerTimeout
+                connection.answerTimeout = nil
+                defer { connection.answerTimeout = bound }
+                return try PostgresSchema.migrator(keyring: keyring).migrate(connection)
+            }
         } else {
             try pool.withConnection { try PostgresSchema.migrations.checkMigrated($0) }
         }
@@ -149,7 +163,7 @@ public final class PostgresPermissionStore: PermissionStore {
             model.synced(at: started)
         }
         let follower = PostgresChangeFollower(
-            conninfo: connectionString, model: model, interval: options.followInterval
+            conninfo: connectionString, model: model, interval: options.followInterval, answerTimeout: options.answerTimeout
         ) { event in
             switch event {
             case .failed(let message): options.report("cannot read the change log: \(message)", true)
@@ -180,6 +194,9 @@ public final class PostgresPermissionStore: PermissionStore {
     deinit {
         follower?.stop()
     }
+
+    /// ``ReadModelOptions/answerTimeout``'s default.
+    public static let defaultAnswerTimeout: Duration = .seconds(10)
 
     /// Applies pending migrations to the database and returns their ids.
     @discardableResult
@@ -223,7 +240,7 @@ public final class PostgresPermissionStore: PermissionStore {
             do {
                 return try body(session)
             } catch let error as PostgresError {
-                if error.isConnectionFailure && !replacedConnection {
+                if error.isConnectionFailure && !error.isAnswerTimeout && !replacedConnection {
                     replacedConnection = true  // the broken connection is dropped at checkin
                     continue
                 }
@@ -280,7 +297,7 @@ public final class PostgresPermissionStore: PermissionStore {
                 connection.use.leave()  // the snapshot lends it again for each read
                 return PostgresSnapshot(pool: pool, connection: connection, keyring: keyring, onClose: release)
             } catch let error as PostgresError {
-                if error.isConnectionFailure && !replacedConnection {
+                if error.isConnectionFailure && !error.isAnswerTimeout && !replacedConnection {
                     replacedConnection = true
                     continue
                 }
@@ -312,7 +329,7 @@ public final class PostgresPermissionStore: PermissionStore {
                 }
             } catch let error as PostgresError {
                 if error.isRetryableTransactionFailure && attempt < Self.maximumAttempts { continue }
-                if error.isConnectionFailure && !replacedConnection {
+                if error.isConnectionFailure && !error.isAnswerTimeout && !replacedConnection {
                     // The broken connection was dropped at checkin; nothing was committed.
                     replacedConnection = true
                     continue

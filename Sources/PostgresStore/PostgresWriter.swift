@@ -211,7 +211,7 @@ package final class PostgresWriter: Sendable {
                     retries += 1
                     continue
                 }
-                if error.isConnectionFailure && !replacedConnection {
+                if error.isConnectionFailure && !error.isAnswerTimeout && !replacedConnection {
                     // The broken connection was dropped at checkin; nothing was committed.
                     replacedConnection = true
                     retries += 1
