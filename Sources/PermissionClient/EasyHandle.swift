@@ -97,9 +97,10 @@ final class EasyHandle {
             // The progress callback polls the cancellation flag and the idle limit.
             try check(ccurl_setopt_long(curl, CURLOPT_NOPROGRESS, cancel == nil && idleLimit == nil ? 1 : 0))
             // libcurl silently resends a request once when a reused connection dies before the
-            // answer; for a POST that may already have been applied (RFC 9112 §9.3.1), so a
-            // POST always goes on a fresh connection, which libcurl never resends.
-            try check(ccurl_setopt_long(curl, CURLOPT_FRESH_CONNECT, call.isIdempotent ? 0 : 1))
+            // answer; for a POST, a DELETE or a conditional PUT that may already have been
+            // applied (RFC 9112 §9.3.1), so these always go on a fresh connection, which libcurl
+            // never resends.
+            try check(ccurl_setopt_long(curl, CURLOPT_FRESH_CONNECT, call.repeatsSafely ? 0 : 1))
         } catch {
             return .failure(error)
         }

@@ -15,6 +15,17 @@ struct HTTPCall: Sendable {
     /// `GET`, `PUT` and `DELETE` are idempotent (RFC 9110 §9.2.2); `POST` is not, unless it
     /// only reads.
     var isIdempotent: Bool { method != "POST" || readsOnly }
+
+    /// Whether sending the call again after one that may have reached the server answers what
+    /// the first would have: an unconditional `GET` or `PUT` (or a reading `POST`). Idempotent
+    /// is not enough: a `DELETE` that took effect answers `404` the second time (an erasure's
+    /// result would be lost, the call reported failed), and a `PUT` with `If-Match` answers
+    /// `412`, its precondition spent by the first. Those are retried only when nothing reached
+    /// the server, or it said so (`503`).
+    var repeatsSafely: Bool {
+        isIdempotent && method != "DELETE"
+            && !headers.contains { $0.name.lowercased() == "if-match" || $0.name.lowercased() == "if-none-match" }
+    }
 }
 
 /// What came back: the status, the few header fields the SDK uses and the body.

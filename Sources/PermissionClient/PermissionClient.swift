@@ -263,7 +263,7 @@ public final class PermissionClient: Sendable {
             var retryAfter: String?
             switch result {
             case .success(let raw):
-                again = retry.mayRetry(status: raw.status, idempotent: call.isIdempotent)
+                again = retry.mayRetry(status: raw.status, idempotent: call.isIdempotent, repeatsSafely: call.repeatsSafely)
                 retryAfter = raw.retryAfter
                 // A server that asks for a longer wait than the policy's longest delay gets its
                 // answer back to the caller now rather than an attempt it said would fail.
@@ -272,7 +272,8 @@ public final class PermissionClient: Sendable {
                 {
                     again = false
                 }
-            case .failure(.transport(let code, _, _)): again = retry.mayRetry(transportCode: code, idempotent: call.isIdempotent)
+            case .failure(.transport(let code, _, _)):
+                again = retry.mayRetry(transportCode: code, repeatsSafely: call.repeatsSafely)
             case .failure: again = false
             }
             guard again, attempt < retry.maxAttempts, mayRetry() else {

@@ -4,10 +4,15 @@ package import Foundation
 /// ("full jitter" between half and all of the capped delay).
 ///
 /// A call is retried only where that is safe (RFC 9110 §9.2.2): a connection that could not be
-/// established (nothing reached the server) for any method; and, for the idempotent methods
-/// `GET`, `PUT` and `DELETE` only, a connection lost before the answer and the statuses
-/// `502`, `503` and `504`. A `POST` that may have reached the server is never retried, and a
-/// timeout is never retried (the timeout is the caller's budget for one attempt). A retried
+/// established (nothing reached the server) for any method; for the idempotent methods `GET`,
+/// `PUT` and `DELETE`, the status `503` (the server changed nothing); and, for a call that
+/// answers the same when sent again (an unconditional `GET` or `PUT`: not a `DELETE`, whose
+/// repeat finds nothing to delete, nor a `PUT` with `If-Match`, whose repeat finds its
+/// precondition spent), a connection lost before the answer and the proxies' `502` and `504`,
+/// after which the first attempt may have taken effect. A `POST` that may have reached the
+/// server is never retried, and a timeout is never retried (the timeout is the caller's budget
+/// for one attempt); the caller then gets that failure, and may read the state to learn the
+/// outcome. A retried
 /// answer's `Retry-After` is honoured: the next attempt waits at least that long, and one that
 /// asks for longer than `maxDelay` is not retried (the caller gets the answer at once).
 public struct RetryPolicy: Sendable, Equatable {
@@ -101,13 +106,22 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Whether a failed attempt may be retried.
     /// - Parameters:
     ///   - code: the libcurl code of the failure.
-    ///   - idempotent: whether the method is idempotent.
-    func mayRetry(transportCode code: Int, idempotent: Bool) -> Bool {
-        Self.notSentCodes.contains(code) || (idempotent && Self.lostConnectionCodes.contains(code))
+    ///   - repeatsSafely: whether sending the call again answers what the first would have
+    ///     (``HTTPCall/repeatsSafely``).
+    func mayRetry(transportCode code: Int, repeatsSafely: Bool) -> Bool {
+        Self.notSentCodes.contains(code) || (repeatsSafely && Self.lostConnectionCodes.contains(code))
     }
 
     /// Whether an answer with `status` may be retried.
-    func mayRetry(status: Int, idempotent: Bool) -> Bool {
-        idempotent && Self.retryableStatuses.contains(status)
+    /// - Parameters:
+    ///   - idempotent: whether the method is idempotent: a `503` changed nothing.
+    ///   - repeatsSafely: whether a `502` or `504`, which a proxy answers without knowing what
+    ///     the server did, may be retried.
+    func mayRetry(status: Int, idempotent: Bool, repeatsSafely: Bool) -> Bool {
+        switch status {
+        case 503: idempotent
+        case 502, 504: repeatsSafely
+        default: false
+        }
     }
 }

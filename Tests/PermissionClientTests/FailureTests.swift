@@ -165,6 +165,35 @@ struct FailureTests {
         #expect(methods.filter { $0 == "GET" }.count >= 3)
     }
 
+    /// A `DELETE` or a `PUT` with `If-Match` whose connection is lost after it was sent is not
+    /// retried: the first may have taken effect, and the repeat would answer `404` (an erasure's
+    /// result lost) or `412` (the precondition the first spent) for a change that was made.
+    /// The caller gets the lost connection. A `503`, which changed nothing, is retried.
+    @Test func aDeleteOrAConditionalPutIsNotRepeatedOnceItMayHaveTakenEffect() async throws {
+        let server = try ScriptedServer { _, _ in .close }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        await #expect(throws: PermissionClientError.self) { _ = try await client.eraseUser("u42") }
+        await #expect(throws: PermissionClientError.self) { try await client.deletePolicy(id: "p1") }
+        await #expect(throws: PermissionClientError.self) {
+            _ = try await client.setAuthorization(
+                user: "u42", app: "com.example.maps", service: "camera", SettingsChange(status: .denied),
+                ifMatch: "\"1-abc\"")
+        }
+        #expect(server.requests.map(\.method) == ["DELETE", "DELETE", "PUT"], "each sent once")
+        // Without If-Match the PUT is retried: sent again, it sets the same state.
+        await #expect(throws: PermissionClientError.self) {
+            _ = try await client.setAuthorization(
+                user: "u42", app: "com.example.maps", service: "camera", SettingsChange(status: .denied))
+        }
+        #expect(server.requests.filter { $0.method == "PUT" }.count >= 4, "the unconditional PUT was retried")
+        // A 503 changed nothing: a DELETE is retried after it.
+        let busy = try ScriptedServer { _, _ in .problem(503, slug: "unavailable", detail: "busy") }
+        defer { busy.stop() }
+        await #expect(throws: PermissionClientError.self) { _ = try await TransportTests.client(busy).eraseUser("u42") }
+        #expect(busy.requests.count == 3, "three attempts")
+    }
+
     @Test func cancellingTheTaskAbortsTheCall() async throws {
         let server = try ScriptedServer { _, _ in .stall }
         defer { server.stop() }
