@@ -90,17 +90,25 @@ struct AuditCommand: ParsableCommand {
             Output.table(Self.headers, page.items.map(Self.row))
         }
         guard follow else { return }
-        fflush(nil)
+        guard Output.standardOutputWritten() else { throw Self.outputFailed() }
         let (last, lastHash) = page.items.last.map { ($0.seq, $0.hash) } ?? (after, afterHash)
+        var written = true
         do {
             try client.followEvents(after: last, afterHash: lastHash, filter: query) { entry in
                 if connection.json { Output.json(entry) } else { print(Self.row(entry).joined(separator: "  ")) }
-                fflush(nil)
-                return true
+                // A reader that went away ends the feed, rather than a feed printed to nobody.
+                written = Output.standardOutputWritten()
+                return written
             }
         } catch {
             Output.error(error.description)
             throw ExitCode(ExitCodes.code(for: error))
         }
+        if !written { throw Self.outputFailed() }
+    }
+
+    private static func outputFailed() -> ExitCode {
+        Output.error("cannot write the standard output: \(String(cString: strerror(errno)))")
+        return ExitCode(ExitCodes.cantCreate)
     }
 }

@@ -58,6 +58,29 @@ enum Output {
         }
     }
 
+    /// The C library's `stdout`, which `print` writes through and buffers. Swift 6 refuses to
+    /// name the C global (shared mutable state), so it is looked up once by its symbol, which
+    /// glibc exports (`dlsym` with `RTLD_DEFAULT`, the null handle); nil if it could not be.
+    nonisolated(unsafe) static let standardOutput: UnsafeMutablePointer<FILE>? = {
+        guard let symbol = dlsym(nil, "stdout") else { return nil }
+        return symbol.assumingMemoryBound(to: UnsafeMutablePointer<FILE>?.self).pointee
+    }()
+
+    /// Whether everything printed so far reached the standard output (`fflush`, `ferror`): a
+    /// full disk, a closed pipe.
+    static func standardOutputWritten() -> Bool {
+        guard let standardOutput else { return fflush(nil) == 0 }
+        return fflush(standardOutput) == 0 && ferror(standardOutput) == 0
+    }
+
+    /// After a command that succeeded: exits 73 when what it printed could not be written, so
+    /// that `permctl keys create > full-disk/key.json` never exits 0 with the secret lost.
+    static func finishStandardOutput() {
+        guard !standardOutputWritten() else { return }
+        error("cannot write the standard output: \(String(cString: strerror(errno)))")
+        exit(ExitCodes.cantCreate)
+    }
+
     /// Writes `message` to stderr.
     static func error(_ message: String) {
         FileHandle.standardError.write(Data(("permctl: " + message + "\n").utf8))

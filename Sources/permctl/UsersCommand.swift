@@ -74,7 +74,10 @@ struct UsersCommand: ParsableCommand {
                 throw ExitCode(ExitCodes.unavailable)
             }
             guard let file else {
-                FileHandle.standardOutput.write(Data("\n".utf8))
+                if let failure = Array("\n".utf8).withUnsafeBytes({ PermissionClient.writeAll($0, to: STDOUT_FILENO) }) {
+                    Output.error("cannot write the output: \(failure)")
+                    throw ExitCode(ExitCodes.cantCreate)
+                }
                 return
             }
             if let failure = file.commit() {

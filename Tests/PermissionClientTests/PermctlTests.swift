@@ -2,6 +2,7 @@ import Foundation
 import LiveTestSupport
 import PermissionClient
 import PermissionWire
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -157,6 +158,28 @@ struct PermctlTests {
         #expect(follower.stdoutSoFar.contains("u8"), "\(follower.stdoutSoFar) \(follower.stderrSoFar)")
         #expect(follower.stdoutSoFar.components(separatedBy: "u7").count == 2, "nothing printed twice")
         #expect(follower.process.isRunning)
+    }
+
+    /// Output that cannot be written is exit 73 (EX_CANTCREAT) with a line on standard error,
+    /// never 0 (a key's secret printed into a full disk is lost) nor a SIGPIPE death (141): a
+    /// full device for a key's creation and for `audit --follow`, a reader that went away for
+    /// an export.
+    @Test func outputThatCannotBeWrittenIsExit73() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let script = """
+            "$PERMCTL" --json keys create --role auditor --name lost > /dev/full; echo "keys=$?"
+            "$PERMCTL" audit --follow > /dev/full; echo "follow=$?"
+            "$PERMCTL" users export u1 | head -c 1 > /dev/null; echo "export=${PIPESTATUS[0]}"
+            """
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
+        environment["PERMISSION_URL"] = server.url
+        environment["PERMISSION_KEY"] = server.adminKey
+        environment["PERMCTL"] = LiveServer.binary("permctl")
+        let done = try ChildProcess.run("/bin/bash", ["-c", script], environment: environment, timeout: 60)
+        #expect(done.standardOutput == "keys=73\nfollow=73\nexport=73\n", "\(done.standardOutput) \(done.standardError)")
+        #expect(done.standardError.contains("permctl: cannot write the standard output: No space left on device"))
+        #expect(done.standardError.contains("Broken pipe"), "\(done.standardError)")
     }
 
     /// `audit --follow --idle-timeout 1`: a feed that goes silent after its head is dropped
