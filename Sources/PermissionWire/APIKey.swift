@@ -9,15 +9,21 @@ public struct APIKey: Codable, Sendable, Equatable {
     /// A label for operators.
     public var name: String?
     public var createdAt: Date
-    public var lastUsedAt: Date?
+    /// Never sent: the server does not record a key's last use (the audit log names the key of
+    /// every change it made, `actor.keyId`). Kept so that code that reads it still builds.
+    @available(*, deprecated, message: "the server does not record a key's last use; always nil")
+    public var lastUsedAt: Date? { nil }
 
-    public init(id: String, role: Role, app: String? = nil, name: String? = nil, createdAt: Date, lastUsedAt: Date? = nil) {
+    public init(id: String, role: Role, app: String? = nil, name: String? = nil, createdAt: Date) {
         self.id = id
         self.role = role
         self.app = app
         self.name = name
         self.createdAt = createdAt
-        self.lastUsedAt = lastUsedAt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, role, app, name, createdAt
     }
 
     /// What a key may do (SPEC §6 table).

@@ -17,10 +17,10 @@ struct KeysCommand: ParsableCommand {
         subcommands: [List.self, Create.self, Delete.self],
         defaultSubcommand: List.self)
 
-    static let headers = ["ID", "ROLE", "APP", "NAME", "CREATED", "LAST USED"]
+    static let headers = ["ID", "ROLE", "APP", "NAME", "CREATED"]
 
     static func row(_ key: APIKey) -> [String] {
-        [key.id, key.role.rawValue, key.app ?? "-", key.name ?? "-", Output.time(key.createdAt), Output.time(key.lastUsedAt)]
+        [key.id, key.role.rawValue, key.app ?? "-", key.name ?? "-", Output.time(key.createdAt)]
     }
 
     struct List: ParsableCommand {

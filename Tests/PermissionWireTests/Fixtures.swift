@@ -55,7 +55,7 @@ enum Fixtures {
         detail: ["promptId": "p_9"], hash: "ab12")
 
     static let apiKey = APIKey(
-        id: "k_1", role: .app, app: "com.example.maps", name: "maps backend", createdAt: t0, lastUsedAt: t1)
+        id: "k_1", role: .app, app: "com.example.maps", name: "maps backend", createdAt: t0)
 
     static let problem = Problem(
         .missingPurposeString, detail: "no purpose string for NSLocationAlwaysAndWhenInUseUsageDescription",
