@@ -247,6 +247,8 @@ public final class PostgresPermissionStore: PermissionStore {
                 throw Self.mapped(error)
             } catch let error as PostgresPoolTimeout {
                 throw PermissionError.unavailable(why: error.description)
+            } catch let error as AuditKeyError {
+                throw mapped(error)
             }
         }
     }
@@ -290,7 +292,10 @@ public final class PostgresPermissionStore: PermissionStore {
                 let connection = try pool.checkout()
                 do {
                     try connection.execute(Self.beginRead)
+                    // Before anything is sent: an export's entries would not open past here.
+                    try refuseReplacedServerKey(connection)
                 } catch {
+                    connection.rollbackIgnoringErrors()
                     pool.checkin(connection)  // a broken one is dropped
                     throw error
                 }
@@ -340,9 +345,41 @@ public final class PostgresPermissionStore: PermissionStore {
                     why: "the database connection was lost during the commit", cause: error.underlying.message)
             } catch let error as PostgresPoolTimeout {
                 throw PermissionError.unavailable(why: error.description)
+            } catch let error as AuditKeyError {
+                throw mapped(error)
             }
         }
     }
+
+    /// What a replica whose server key `audit rotate-key` replaced is told when it reads the
+    /// audit log: no user's key opens under its key, as it would under no key of a damaged
+    /// database. When the database's check value is another key's, that is the rotation: 503
+    /// (`/readyz` is already false), as its writes about new users are; otherwise the error
+    /// stands (a 500: the database was changed outside the program).
+    private func mapped(_ error: AuditKeyError) -> any Error {
+        guard case .unreadable = error else { return error }
+        do {
+            try pool.withConnection { try refuseReplacedServerKey($0) }
+        } catch let replaced as PermissionError {
+            return replaced
+        } catch {
+            // The check itself failed: the original error says more.
+        }
+        return error
+    }
+
+    /// Throws ``PermissionError/unavailable(why:cause:)`` when the database's audit keys are
+    /// wrapped under another server key than this store's (a rotation since it opened).
+    private func refuseReplacedServerKey(_ connection: PostgresConnection) throws {
+        guard let keyring else { return }
+        let result = try connection.query(Self.checkValue)
+        let stored = result.count > 0 ? result[0].optionalString(at: 0) : nil
+        guard let stored, !keyring.matches(checkValue: stored) else { return }
+        throw PermissionError.unavailable(why: Self.serverKeyReplaced)
+    }
+
+    /// Why a replica on a replaced server key refuses (its writes about new users say the same).
+    package static let serverKeyReplaced = "the audit server key was replaced; this server must be restarted with the new one"
 
     private func transaction<T>(
         on connection: PostgresConnection, begin: String, lockHead: Bool, _ body: (PostgresSession) throws -> T

@@ -44,8 +44,7 @@ extension PostgresSession {
         } insert: { user, pseudonym, wrappedKey in
             let stored = try row(Self.shareCheckValue) { try $0.string(at: 0) }
             guard let stored, keyring.matches(checkValue: stored) else {
-                throw PermissionError.unavailable(
-                    why: "the audit server key was replaced; this server must be restarted with the new one")
+                throw PermissionError.unavailable(why: PostgresPermissionStore.serverKeyReplaced)
             }
             _ = try connection.execute(
                 Self.insertSubject, [.text(user), .text(pseudonym), .text(wrappedKey), .int64(Date().millisecondsSince1970)])

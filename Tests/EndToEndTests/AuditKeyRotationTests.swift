@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test(
-        "PostgreSQL: rotated under a replica left on the old key, which then refuses a new user's key (503); a replica on the new key reads and writes"
+        "PostgreSQL: rotated under a replica left on the old key, which then refuses a new user's key, reads of the log and exports (503); a replica on the new key reads and writes"
     )
     func rotatingTheKeyOfAPostgresDatabase() throws {
         let postgres = try PostgresServer.shared.get()
@@ -129,6 +129,12 @@ import Testing
             stale, "PUT", "/v1/users/u9/apps/com.example.scan/authorizations/camera", #"{"status": "denied"}"#)
         #expect(refused.status == 503 && refused.body.contains("audit server key was replaced"), "\(refused)")
         #expect(try Self.call(stale, "GET", "/readyz").status == 503, "out of the load balancer's rotation")
+        // Its reads of the log and its exports say the same, before anything is sent: no
+        // user's key opens under its key any more.
+        for path in ["/v1/audit?limit=10", "/v1/audit?user=u1", "/v1/users/u1/export"] {
+            let read = try Self.call(stale, "GET", path)
+            #expect(read.status == 503 && read.body.contains("audit server key was replaced"), "\(path): \(read)")
+        }
         stale.send(SIGTERM)
         _ = stale.waitForExit(timeout: 20)
 
