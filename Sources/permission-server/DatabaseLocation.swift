@@ -13,6 +13,20 @@ enum DatabaseLocation: Sendable, Equatable {
         ConnectionString.uriSchemes.contains { value.hasPrefix($0) }
     }
 
+    /// Whether `value` starts as libpq's `key=value` form does (`host=db dbname=app …`), with one
+    /// of its connection keywords: not a path anyone means.
+    static func isKeyValueConnectionString(_ value: String) -> Bool {
+        let trimmed = value.drop { $0 == " " }
+        let keyword = trimmed.prefix { $0.isASCII && ($0.isLetter || $0 == "_") }
+        guard trimmed.dropFirst(keyword.count).drop(while: { $0 == " " }).first == "=" else { return false }
+        return libpqKeywords.contains(String(keyword))
+    }
+
+    private static let libpqKeywords: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service", "sslmode", "connect_timeout",
+        "application_name", "options", "target_session_attrs", "sslrootcert", "sslcert", "sslkey", "requiressl",
+    ]
+
     /// - Parameters:
     ///   - value: a SQLite path or a PostgreSQL URI.
     ///   - password: the password to connect with (from `--database-password-file`); it

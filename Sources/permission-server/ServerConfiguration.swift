@@ -4,6 +4,7 @@ import HTTPCore
 import Logging
 import PermissionAPI
 import PermissionDomain
+import PostgresStore
 
 /// The effective configuration of one run, resolved once from flags, environment, config file
 /// and defaults (STYLE 9: `main` builds one Sendable configuration and injects it).
@@ -86,6 +87,12 @@ struct ServerConfiguration: Sendable {
         host = try Self.nonEmpty(resolver, Settings.host)
         port = try resolver.int(Settings.port, range: 0...65_535)
         databasePath = try Self.nonEmpty(resolver, Settings.database)
+        if DatabaseLocation.isKeyValueConnectionString(databasePath), let (_, source) = resolver.value(Settings.database) {
+            // Taken as a path, it would become a SQLite file named after it, password and all.
+            throw .invalid(
+                Settings.database, ConnectionString.redacted(databasePath), source,
+                "a SQLite file path or a PostgreSQL URI (postgres://user@host/db); a key=value connection string is not taken")
+        }
         databasePassword = try Self.password(resolver)
         if passwordForDatabase, databasePassword != nil, !DatabaseLocation.isPostgresURI(databasePath),
             let (file, source) = resolver.value(Settings.databasePasswordFile)

@@ -23,7 +23,7 @@ enum Settings {
         flag: "database", environment: "PERMISSION_DATABASE",
         defaultValue: "./data/permissions.sqlite",
         help:
-            "Path of the SQLite database file (its directory is created if missing), or a PostgreSQL URI postgres://user@host:5432/db?sslmode=verify-full (TLS and other libpq options as query parameters) that any number of replicas serve."
+            "Path of the SQLite database file (its directory is created if missing), or a PostgreSQL URI postgres://user@host:5432/db?sslmode=verify-full (TLS and other libpq options as query parameters) that any number of replicas serve; libpq's key=value form (host=… dbname=…) is refused."
     )
     static let databasePoolSize = Setting(
         flag: "database-pool-size", environment: "PERMISSION_DATABASE_POOL_SIZE",

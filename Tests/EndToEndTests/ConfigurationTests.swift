@@ -171,6 +171,24 @@ struct ConfigurationTests {
         #expect(!FileManager.default.fileExists(atPath: database), "nothing was created")
     }
 
+    /// libpq's `key=value` form is not taken: read as a path, it became a SQLite file named
+    /// after it, password and all. Refused (64), with the password hidden, and nothing created.
+    @Test("a key=value connection string in --database is refused without showing its password")
+    func keyValueConnectionStringIsRefused() throws {
+        let value = "host=/nonexistent-socket-dir dbname=app password=S3cretPassw0rdXYZ"
+        for (arguments, environment) in [
+            (["migrate", "--database", value], [String: String]()), (["serve"], ["PERMISSION_DATABASE": " " + value]),
+        ] {
+            let result = try Subprocess.run(Paths.serverBinary, arguments, environment: environment, timeout: 20)
+            defer { try? FileManager.default.removeItem(atPath: "host=") }
+            #expect(result.status == 64, "\(result.stderr)")
+            #expect(result.stderr.contains("key=value connection string is not taken"), "\(result.stderr)")
+            #expect(result.stderr.contains("password=***"), "\(result.stderr)")
+            #expect(!(result.stdout + result.stderr).contains("S3cretPassw0rdXYZ"))
+            #expect(!FileManager.default.fileExists(atPath: "host="), "nothing was created")
+        }
+    }
+
     @Test("a config file line naming an unknown setting is refused with its line number")
     func unknownConfigFileSetting() throws {
         let directory = try Paths.makeTemporaryDirectory("badfile")
