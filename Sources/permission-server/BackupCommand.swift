@@ -41,6 +41,13 @@ struct BackupCommand: ParsableCommand {
             logger.critical("no database to back up", metadata: ["database": "\(source)"])
             throw ExitCode(ExitCodes.noInput)
         }
+        try StoreOpening.refuseUnopenable(source, writing: false, logger: logger)
+        let parent = (destination as NSString).deletingLastPathComponent
+        var parentIsDirectory: ObjCBool = false
+        if !parent.isEmpty, !(files.fileExists(atPath: parent, isDirectory: &parentIsDirectory) && parentIsDirectory.boolValue) {
+            logger.critical("cannot back up to --to: its directory does not exist", metadata: ["to": "\(destination)"])
+            throw ExitCode(ExitCodes.cannotCreate)
+        }
         let target = standardized(destination)
         let deployment =
             [source, source + "-wal", source + "-shm", source + "-journal"]

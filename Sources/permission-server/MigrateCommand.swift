@@ -27,9 +27,13 @@ struct MigrateCommand: ParsableCommand {
             switch database {
             case .sqlite(let path):
                 known = SQLitePermissionStore.knownMigrations.count
-                let keyring = try AuditKeyLoading.keyring(sqlite: path, settings: configuration.auditKeys, logger: logger).keyring
-                applied = try SQLitePermissionStore.migrate(path: path, keyring: keyring) { message, done, total in
-                    logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
+                try StoreOpening.refuseUnopenable(path, logger: logger)
+                applied = try StoreOpening.reportingPrivateFiles(path, logger: logger) {
+                    let keyring = try AuditKeyLoading.keyring(sqlite: path, settings: configuration.auditKeys, logger: logger)
+                        .keyring
+                    return try SQLitePermissionStore.migrate(path: path, keyring: keyring) { message, done, total in
+                        logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
+                    }
                 }
             case .postgres(let connectionString):
                 known = PostgresPermissionStore.knownMigrations.count

@@ -15,36 +15,65 @@ enum StoreOpening {
     static func open(
         path: String, keys: AuditKeySettings, readCacheEntries: Int = 0, logger: Logger
     ) throws -> SQLitePermissionStore {
+        try refuseUnopenable(path, logger: logger)
+        return try reportingPrivateFiles(path, logger: logger) {
+            let (keyring, createdKeyFile) = try AuditKeyLoading.keyring(sqlite: path, settings: keys, logger: logger)
+            do {
+                return try SQLitePermissionStore.open(path: path, keyring: keyring, readCacheEntries: readCacheEntries) {
+                    message, done, total in
+                    logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
+                }
+            } catch let error as MigrationError {
+                logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
+                throw ExitCode(ExitCodes.dataError)
+            } catch let error as AuditKeyError {
+                if let createdKeyFile { AuditKeyLoading.forget(createdFile: createdKeyFile, logger: logger) }
+                logger.critical("refusing to open the database: \(error)", metadata: ["database": "\(path)"])
+                throw ExitCode(ExitCodes.configuration)
+            } catch {
+                logger.critical("cannot open the database: \(error)", metadata: ["database": "\(path)"])
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    /// Exits 73 (EX_CANTCREAT) when `path` names something that is not a database file this
+    /// process may read and write: a directory, a file without the permission. (A missing file
+    /// is made, with its directory, by the store.) The reason is logged first.
+    static func refuseUnopenable(_ path: String, writing: Bool = true, logger: Logger) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        if isDirectory.boolValue {
+            logger.critical("cannot open the database: the path is a directory", metadata: ["database": "\(path)"])
+            throw ExitCode(ExitCodes.cannotCreate)
+        }
+        let descriptor = Glibc.open(path, (writing ? O_RDWR : O_RDONLY) | O_CLOEXEC)
+        guard descriptor < 0 else {
+            Glibc.close(descriptor)
+            return
+        }
+        logger.critical(
+            "cannot open the database: \(String(cString: strerror(errno)))", metadata: ["database": "\(path)"])
+        throw ExitCode(ExitCodes.cannotCreate)
+    }
+
+    /// Runs `body`, which opens (or migrates) the database file at `path`, and logs one
+    /// `notice` for each of its files (the database, `-wal`, `-shm`) that was readable or
+    /// writable by others and no longer is: the store makes them private, and says so.
+    static func reportingPrivateFiles<T>(_ path: String, logger: Logger, _ body: () throws -> T) rethrows -> T {
         // The modes as the operator left them, before anything here opens the file (the key
         // check reads it, and SQLite makes its -wal and -shm with the file's mode).
         let files = [path, path + "-wal", path + "-shm"]
         let before = files.map(mode)
-        let (keyring, createdKeyFile) = try AuditKeyLoading.keyring(sqlite: path, settings: keys, logger: logger)
-        do {
-            let store = try SQLitePermissionStore.open(
-                path: path, keyring: keyring, readCacheEntries: readCacheEntries
-            ) { message, done, total in
-                logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
-            }
-            // The store takes the group's and others' bits off files that had them: say so.
+        defer {
             for (file, was) in zip(files, before) {
                 guard let was, was & 0o077 != 0, let now = mode(file), now != was else { continue }
                 logger.notice(
                     "the database's file was readable or writable by others; made it private to its owner",
                     metadata: ["file": "\(file)", "was": "\(String(was, radix: 8))", "now": "\(String(now, radix: 8))"])
             }
-            return store
-        } catch let error as MigrationError {
-            logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
-            throw ExitCode(ExitCodes.dataError)
-        } catch let error as AuditKeyError {
-            if let createdKeyFile { AuditKeyLoading.forget(createdFile: createdKeyFile, logger: logger) }
-            logger.critical("refusing to open the database: \(error)", metadata: ["database": "\(path)"])
-            throw ExitCode(ExitCodes.configuration)
-        } catch {
-            logger.critical("cannot open the database: \(error)", metadata: ["database": "\(path)"])
-            throw ExitCode.failure
         }
+        return try body()
     }
 
     /// Opens the store `location` names (SQLite: ``open(path:readCacheEntries:logger:)``;

@@ -91,6 +91,25 @@ struct StartupTests {
         let asDirectory = try SubcommandTests.server(["serve", "--host", "127.0.0.1", "--port", "0", "--database", folder])
         #expect(asDirectory.status == 73, "\(asDirectory.stderr)")
         #expect(asDirectory.stderr.contains("refusing to start: cannot open"), "\(asDirectory.stderr)")
+        // The other subcommands that open it the same: 73 too, not 1 with SQLite's "disk I/O error".
+        for command in [["migrate"], ["keys", "create", "--role", "admin", "--name", "a"], ["keys", "list"]] {
+            let refused = try SubcommandTests.server(command + ["--database", folder])
+            #expect(refused.status == 73, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.contains("cannot open the database: the path is a directory"), "\(refused.stderr)")
+        }
+        // A backup into a directory that does not exist: 73, as a file it cannot create.
+        let source = directory.appendingPathComponent("db.sqlite").path
+        #expect(try SubcommandTests.server(["migrate", "--database", source]).status == 0)
+        let backup = try SubcommandTests.server(
+            ["backup", "--database", source, "--to", directory.appendingPathComponent("missing/dir/b.sqlite").path])
+        #expect(backup.status == 73 && backup.stderr.contains("its directory does not exist"), "\(backup.stderr)")
+        // migrate makes a loose file private as serve does, and says so.
+        chmod(source, 0o666)
+        let tightened = try SubcommandTests.server(["migrate", "--database", source])
+        #expect(tightened.status == 0)
+        #expect(
+            tightened.stderr.contains("made it private to its owner") && tightened.stderr.contains("was=666"),
+            "\(tightened.stderr)")
         let notes = directory.appendingPathComponent("notes.txt").path
         try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: notes))
         let notDatabase = try SubcommandTests.server(["serve", "--host", "127.0.0.1", "--port", "0", "--database", notes])
