@@ -128,9 +128,12 @@ public final class PostgresPermissionStore: PermissionStore {
     ///   - keyring: the audit log's per-user keys, wrapped by the server key; every replica and
     ///     command opens one database with the same server key. nil only to verify the chain
     ///   (not migrating, no read model): entries can then be neither appended nor read.
+    ///   - checkingServerKey: false for `copy` alone, which binds an empty database to the
+    ///     source's key in its own transaction (``copyIn(_:)``) whichever key migrated it.
     public static func open(
         connectionString: String, keyring: AuditKeyring?, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5,
-        maximumBatchSize: Int = defaultMaximumBatchSize, migrating: Bool = true, readModel options: ReadModelOptions? = nil
+        maximumBatchSize: Int = defaultMaximumBatchSize, migrating: Bool = true, readModel options: ReadModelOptions? = nil,
+        checkingServerKey: Bool = true
     ) throws -> PostgresPermissionStore {
         precondition(maximumBatchSize >= 1, "a batch holds at least one write")
         precondition(keyring != nil || (!migrating && options == nil), "only a verifying store opens without the audit keyring")
@@ -148,7 +151,7 @@ public final class PostgresPermissionStore: PermissionStore {
         } else {
             try pool.withConnection { try PostgresSchema.migrations.checkMigrated($0) }
         }
-        if let keyring { try pool.withConnection { try checkServerKey($0, keyring: keyring) } }
+        if let keyring, checkingServerKey { try pool.withConnection { try checkServerKey($0, keyring: keyring) } }
         guard let options else {
             return PostgresPermissionStore(
                 pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, readModel: nil, follower: nil)

@@ -73,7 +73,10 @@ struct CopyCommand: ParsableCommand {
             logger.critical("refusing to copy: \(AuditKeyError.wrongServerKey)", metadata: ["from": "\(source)"])
             throw ExitCode(ExitCodes.configuration)
         }
-        let store = try StoreOpening.openPostgres(connectionString, keyring: keyring, logger: logger)
+        // Whichever key an earlier `migrate` (or a failed copy) bound the target to: an empty
+        // target takes the file's in the copy's transaction, and a non-empty one is refused there.
+        let store = try StoreOpening.openPostgres(
+            connectionString, keyring: keyring, checkingServerKey: false, logger: logger)
         let metadata: Logger.Metadata = ["from": "\(source)", "to": "\(destination.described)"]
         logger.info("copying", metadata: metadata)
 

@@ -106,13 +106,13 @@ enum StoreOpening {
     /// ``openPostgres(_:keys:migrating:poolSize:readModel:logger:)`` with the keyring given.
     static func openPostgres(
         _ connectionString: String, keyring: AuditKeyring?, migrating: Bool = true, poolSize: Int = 2,
-        readModel: PostgresPermissionStore.ReadModelOptions? = nil, logger: Logger
+        readModel: PostgresPermissionStore.ReadModelOptions? = nil, checkingServerKey: Bool = true, logger: Logger
     ) throws -> PostgresPermissionStore {
         let redacted = ConnectionString.redacted(connectionString)
         do {
             return try PostgresPermissionStore.open(
                 connectionString: connectionString, keyring: keyring, poolSize: poolSize, migrating: migrating,
-                readModel: readModel)
+                readModel: readModel, checkingServerKey: checkingServerKey)
         } catch let error as MigrationError {
             logger.critical("refusing to open the database: \(error)", metadata: ["database": "\(redacted)"])
             throw ExitCode(ExitCodes.dataError)

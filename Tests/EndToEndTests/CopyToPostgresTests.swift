@@ -181,6 +181,11 @@ struct CopyToPostgresTests {
 
         let onFile = try SubcommandTests.server(["audit", "verify", "--database", file])
         #expect(onFile.status == 0 && onFile.stdout.hasPrefix("audit chain intact:"), "\(onFile.stdout)")
+        // An operator who ran `migrate` on the target first, with another key (or a copy that
+        // failed there), bound the empty database to that key: the copy takes the file's over.
+        let otherKey = try AuditKeyRotationTests.keyFile(directory, "other.key", byte: 9)
+        let premigrated = try server(["migrate", "--database", uri, "--audit-key-file", otherKey])
+        #expect(premigrated.status == 0, "\(premigrated.stderr)")
         let copied = try server(["copy", "--from", file, "--to", uri, "--progress-every", "2"])
         #expect(copied.status == 0, "\(copied.stdout) \(copied.stderr)")
         #expect(copied.stdout.contains(onFile.stdout.trimmingCharacters(in: .newlines)), "\(copied.stdout)")
@@ -202,6 +207,9 @@ struct CopyToPostgresTests {
         // The copy is refused into a database that holds data now, and the data stays.
         let again = try server(["copy", "--from", file, "--to", uri])
         #expect(again.status == 73 && again.stderr.contains("the target database is not empty"), "\(again.stderr)")
+        // And the other key opens it no more.
+        let withOther = try server(["keys", "list", "--database", uri, "--audit-key-file", otherKey])
+        #expect(withOther.status == 78 && withOther.stderr.contains("does not match"), "\(withOther.stderr)")
         #expect(try server(["audit", "verify", "--database", uri]).stdout == onFile.stdout)
 
         // keys on the URI write there; serve serves the copy; backup refuses it.
