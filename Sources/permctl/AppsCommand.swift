@@ -34,7 +34,7 @@ struct AppsCommand: ParsableCommand {
                 list.items.map { app in
                     [app.id, app.name, app.purposeStrings.keys.sorted().joined(separator: ","), Output.time(app.updatedAt)]
                 })
-            if let next = list.nextCursor { print("(more: --after \(next))") }
+            Output.more(after: list.nextCursor)
         }
     }
 
@@ -145,7 +145,7 @@ struct AppsCommand: ParsableCommand {
                 list.items.map { item in
                     [item.user, item.service, Output.status(item), item.purpose ?? "-", item.purposeLanguage ?? "-"]
                 })
-            if let next = list.nextCursor { print("(more: --after \(next))") }
+            Output.more(after: list.nextCursor)
         }
     }
 }

@@ -88,6 +88,8 @@ struct AuditCommand: ParsableCommand {
             if follow { page.items.forEach(Output.json) } else { Output.json(page) }
         } else {
             Output.table(Self.headers, page.items.map(Self.row))
+            // The log is oldest first: a page that stops short of the end says where it goes on.
+            if !follow { Output.more(after: page.nextAfter.map(String.init)) }
         }
         guard follow else { return }
         guard Output.standardOutputWritten() else { throw Self.outputFailed() }

@@ -81,6 +81,12 @@ enum Output {
         exit(ExitCodes.cantCreate)
     }
 
+    /// After a page printed as a table: the option that continues it, when there is more (the
+    /// JSON form carries the cursor itself).
+    static func more(after cursor: String?) {
+        if let cursor { print("(more: --after \(cursor))") }
+    }
+
     /// Writes `message` to stderr.
     static func error(_ message: String) {
         FileHandle.standardError.write(Data(("permctl: " + message + "\n").utf8))

@@ -34,6 +34,7 @@ struct PoliciesCommand: ParsableCommand {
             let list = try connection.call(client, Endpoints.policies(after: after, limit: limit)).value
             if connection.json { return Output.json(list) }
             Output.table(PoliciesCommand.headers, PoliciesCommand.rows(list.items))
+            Output.more(after: list.nextCursor)
         }
     }
 

@@ -12,12 +12,14 @@ struct PromptsCommand: ParsableCommand {
             Example:
               permctl prompts u42
               permctl prompts u42 --state all
+              permctl prompts u42 --state all --after 01a1ee565e00-72c4d6e1a3b2f908
             """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The user id.") var user: String
     @Option(help: "pending (default), answered, expired, cancelled or all.") var state = "pending"
     @Option(help: "The page size (1-1000).") var limit: Int?
+    @Option(help: "Continue after this cursor (the previous page's nextCursor).") var after: String?
 
     func validate() throws {
         guard state == "all" || Prompt.State(rawValue: state) != nil else {
@@ -27,10 +29,12 @@ struct PromptsCommand: ParsableCommand {
 
     func run() throws {
         let client = try connection.makeClient()
-        let list = try connection.call(client, Endpoints.prompts(user: user, state: Prompt.State(rawValue: state), limit: limit))
-            .value
+        let list = try connection.call(
+            client, Endpoints.prompts(user: user, state: Prompt.State(rawValue: state), after: after, limit: limit)
+        ).value
         if connection.json { return Output.json(list) }
         Output.table(Output.promptHeaders, list.items.map(Output.promptRow))
+        Output.more(after: list.nextCursor)
     }
 }
 

@@ -71,6 +71,20 @@ struct PermctlTests {
 
         let audit = try run("audit", "--user", "u42", "--service", "location")
         #expect(audit.status == 0 && audit.stdout.contains("prompt.answered") && audit.stdout.contains("authorization."))
+        #expect(!audit.stdout.contains("(more:"), "the whole log fits")
+        // A page that stops short says how to go on, in every listing that pages.
+        let firstPage = try run("audit", "--user", "u42", "--limit", "1")
+        let more = try #require(firstPage.stdout.split(separator: "\n").last, "\(firstPage.stdout)")
+        #expect(more.hasPrefix("(more: --after "), "\(firstPage.stdout)")
+        let seq = String(more.dropFirst("(more: --after ".count).dropLast())
+        #expect(try run("audit", "--user", "u42", "--limit", "1", "--after", seq).stdout.contains(" prompt.answered"))
+        _ = try run("request", "u42", "com.example.maps", "location", "--level", "whenInUse")
+        let promptPage = try run("prompts", "u42", "--state", "all", "--limit", "1")
+        let promptCursor = try #require(
+            promptPage.stdout.split(separator: "\n").last.map { String($0.dropFirst("(more: --after ".count).dropLast()) })
+        #expect(promptPage.stdout.contains(prompt.id) && promptCursor == prompt.id, "\(promptPage.stdout)")
+        let nextPrompts = try run("prompts", "u42", "--state", "all", "--after", promptCursor)
+        #expect(nextPrompts.status == 0 && !nextPrompts.stdout.contains(prompt.id) && !nextPrompts.stdout.contains("(more:"))
         let created = try run("keys", "create", "--role", "consent", "--name", "consent-ui")
         #expect(created.status == 0 && created.stdout.contains("secret: "), "\(created.stderr)")
         let keys = try run("keys")
