@@ -97,8 +97,9 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
         case .invalidArgument(let message):
             return "invalid argument: \(message)"
         case .beyondLogHead(let position, let head, let id):
-            return "the position \(position) in the audit log is beyond its end (\(head)): the server's "
-                + "database was restored from an earlier backup; start over" + Self.suffix(id)
+            return "the position \(position) in the audit log is beyond its end (\(head)): a position read "
+                + "from another server, mistyped, or kept from before the server's database was restored from "
+                + "an earlier backup; start over" + Self.suffix(id)
         case .logDiverged(let position, let head, let id):
             return "the audit log's entry \(position) is not the one read there (the log now ends at \(head)): the "
                 + "server's database was restored from an earlier backup; start over" + Self.suffix(id)

@@ -131,7 +131,7 @@ struct SetCommand: ParsableCommand {
             status: Authorization.Status(rawValue: status) ?? .denied, level: level, until: until.flatMap(Timestamp.parse))
         let response = try connection.call(
             client, Endpoints.setAuthorization(user: user, app: app, service: service, change, ifMatch: ifMatch))
-        if connection.json { return Output.json(response.value) }
+        if connection.json { return Output.json(response.value, adding: ("etag", response.etag)) }
         Output.authorization(response.value, etag: response.etag)
     }
 }
@@ -153,7 +153,7 @@ struct RevokeCommand: ParsableCommand {
     func run() throws {
         let client = try connection.makeClient()
         let response = try connection.call(client, Endpoints.revoke(user: user, app: app, service: service, ifMatch: ifMatch))
-        if connection.json { return Output.json(response.value) }
+        if connection.json { return Output.json(response.value, adding: ("etag", response.etag)) }
         Output.authorization(response.value, etag: response.etag)
     }
 }

@@ -9,7 +9,9 @@ enum ExitCodes {
     static let failure: Int32 = 1
     /// EX_USAGE: bad arguments (also what ArgumentParser uses for parse errors).
     static let usage: Int32 = 64
-    /// EX_UNAVAILABLE: no connection, a timeout, a cut response, 503, or too many calls at once.
+    /// EX_UNAVAILABLE: no connection, a timeout, a cut response, or an answer that says "later":
+    /// 503, a proxy's 502 or 504, 429 (too many requests, too many streams); or too many calls
+    /// at once. A script may retry after it.
     static let unavailable: Int32 = 69
     /// EX_CANTCREAT: an output file (or the standard output a download goes to) cannot be written.
     static let cantCreate: Int32 = 73
@@ -21,7 +23,7 @@ enum ExitCodes {
         switch error {
         case .transport, .callQueueFull: unavailable
         case .http(let status, _, _) where status == 401 || status == 403: denied
-        case .http(503, _, _): unavailable
+        case .http(let status, _, _) where [429, 502, 503, 504].contains(status): unavailable
         case .http, .decoding, .beyondLogHead, .logDiverged: failure
         case .invalidArgument: usage
         }

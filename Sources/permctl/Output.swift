@@ -88,8 +88,25 @@ enum Output {
     }
 
     /// Writes `message` to stderr.
+    /// Control characters in it (a problem's title or detail from a hostile server or proxy,
+    /// say: an escape sequence would reach the terminal) are shown as `\u{1B}` and the like;
+    /// line breaks stay.
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data(("permctl: " + message + "\n").utf8))
+        FileHandle.standardError.write(Data(("permctl: " + visible(message) + "\n").utf8))
+    }
+
+    /// `text` with its control characters (C0 but the line feed, DEL, C1) written out as
+    /// `\u{XX}`, so that a terminal shows them instead of acting on them.
+    static func visible(_ text: String) -> String {
+        var output = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: output.unicodeScalars.append(scalar)
+            case 0x00...0x1F, 0x7F...0x9F: output += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output
     }
 
     /// An RFC 3339 timestamp, or `-`.

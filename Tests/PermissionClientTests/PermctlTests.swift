@@ -58,6 +58,15 @@ struct PermctlTests {
         #expect(matched.status == 0, "\(matched.stdout) \(matched.stderr)")
         let set = try run("set", "u42", "com.example.maps", "location", "denied")
         #expect(set.status == 0 && set.stdout.contains("denied"))
+        // set and revoke carry the new entity-tag in their JSON too, for the next --if-match.
+        for verb in ["set", "revoke"] {
+            let arguments =
+                verb == "set"
+                ? ["set", "u42", "com.example.maps", "location", "denied"] : ["revoke", "u42", "com.example.maps", "location"]
+            let answer = try Permctl.run(arguments + ["--json"], url: server.url, key: server.adminKey)
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any])
+            #expect((fields["etag"] as? String)?.hasPrefix("\"") == true, "\(verb): \(answer.stdout)")
+        }
         let revoked = try run("revoke", "u42", "com.example.maps", "location")
         #expect(revoked.status == 0 && revoked.stdout.contains("userSet"))
         let reset = try run("reset", "location", "--app", "com.example.maps", "--user", "u42")
@@ -184,14 +193,16 @@ struct PermctlTests {
         let script = """
             "$PERMCTL" --json keys create --role auditor --name lost > /dev/full; echo "keys=$?"
             "$PERMCTL" audit --follow > /dev/full; echo "follow=$?"
-            "$PERMCTL" users export u1 | head -c 1 > /dev/null; echo "export=${PIPESTATUS[0]}"
+            # The reader is gone before the export writes: true never reads, and has ended.
+            (sleep 1; "$PERMCTL" users export u1; echo "export=$?" >&2) | true
             """
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
         environment["PERMISSION_URL"] = server.url
         environment["PERMISSION_KEY"] = server.adminKey
         environment["PERMCTL"] = LiveServer.binary("permctl")
         let done = try ChildProcess.run("/bin/bash", ["-c", script], environment: environment, timeout: 60)
-        #expect(done.standardOutput == "keys=73\nfollow=73\nexport=73\n", "\(done.standardOutput) \(done.standardError)")
+        #expect(done.standardOutput == "keys=73\nfollow=73\n", "\(done.standardOutput) \(done.standardError)")
+        #expect(done.standardError.contains("export=73"), "\(done.standardError)")
         #expect(done.standardError.contains("permctl: cannot write the standard output: No space left on device"))
         #expect(done.standardError.contains("Broken pipe"), "\(done.standardError)")
     }
@@ -340,6 +351,22 @@ struct PermctlTests {
         server.stop()
         let down = try Permctl.run(["status", "u42", "com.example.maps", "location", "--timeout", "2"], url: url, key: admin)
         #expect(down.status == 69 && down.stderr.contains("transport error"))
+    }
+
+    /// An answer that says "later" is 69 whoever gives it: a proxy's 502 or 504 and a 429 as
+    /// the server's 503, so that a script that retries on 69 retries them. What the answer's
+    /// problem says reaches the terminal with its control characters written out, not acted on.
+    @Test(arguments: [502, 504, 429])
+    func answersThatSayLaterAreExit69(status: Int) throws {
+        let server = try ScriptedServer { _, _ in
+            // JSON escapes: the decoded detail holds ESC and BEL.
+            .problem(status, slug: "unavailable", detail: #"busy \u001B]0;pwned\u0007\u001B[31mred"#)
+        }
+        defer { server.stop() }
+        let result = try Permctl.run(["status", "u42", "com.example.maps", "location"], url: server.url, key: "k")
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\u{07}"), "\(result.stderr)")
+        #expect(result.stderr.contains(#"busy \u{1B}]0;pwned\u{7}\u{1B}[31mred"#), "\(result.stderr)")
     }
 
     /// A `--timeout` under 1 ms is 1 ms, not libcurl's "no timeout".
