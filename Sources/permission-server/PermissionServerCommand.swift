@@ -11,7 +11,7 @@ struct PermissionServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "permission-server",
         abstract:
-            "Per-user app permissions (the iOS TCC model) over HTTP, with the state in one SQLite file (or PostgreSQL, for the operator commands).",
+            "Per-user app permissions (the iOS TCC model) over HTTP, with the state in one SQLite file, or in one PostgreSQL database that several replicas serve.",
         discussion: """
             Settings come from flags, then PERMISSION_* environment variables, then the file named \
             by --config / PERMISSION_CONFIG, then the defaults shown in each subcommand's --help.

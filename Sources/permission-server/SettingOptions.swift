@@ -124,6 +124,10 @@ extension Setting {
         case "database-password-file", "audit-key-file", "config": "path"
         case "log-format", "log-level": "name"
         case "metrics": "mode"
+        case "consent-cookie-secure": "true|false"
+        case "public-url": "url"
+        case "location-alert-intervals": "durations"
+        case "audit-key", "bootstrap-admin-key": "secret"
         default: flag.hasSuffix("timeout") || flag.hasSuffix("ttl") || flag == "shutdown-grace" ? "seconds" : "n"
         }
     }
