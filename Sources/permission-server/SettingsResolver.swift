@@ -47,7 +47,8 @@ struct SettingsResolver {
         }
         let known = Set(Settings.all.map(\.environment) + secretEnvironmentNames)
         var result: [String: String] = [:]
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Any line break: "\r\n" (a file written on Windows) is one Character, and is one.
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let eq = line.firstIndex(of: "=") else { throw .badFileLine(path, index + 1, "expected NAME=value") }

@@ -189,6 +189,19 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("a config file written with CRLF line ends is read as one with LF")
+    func configFileWithCRLFLineEnds() throws {
+        let directory = try Paths.makeTemporaryDirectory("crlf")
+        defer { Paths.removeTemporary(directory) }
+        let file = directory.appendingPathComponent("permission.conf")
+        try Data("# written on Windows\r\nPERMISSION_PROMPT_TTL=120\r\nPERMISSION_ONCE_TTL='900'\r\n".utf8).write(to: file)
+        let server = try ServerProcess(
+            database: directory.appendingPathComponent("crlf.sqlite").path, directory: directory,
+            environment: ["PERMISSION_CONFIG": file.path])
+        defer { server.killNow() }
+        #expect(server.log().contains("prompt-ttl=120 (file)") && server.log().contains("once-ttl=900 (file)"), "\(server.log())")
+    }
+
     @Test("a config file line naming an unknown setting is refused with its line number")
     func unknownConfigFileSetting() throws {
         let directory = try Paths.makeTemporaryDirectory("badfile")
