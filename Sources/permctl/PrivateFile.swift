@@ -21,18 +21,27 @@ final class PrivateFile {
 
     /// Creates the temporary file beside `path`.
     /// - Returns: `nil` (with `errno` set) when it cannot be created.
+    /// The temporary name is `path.partial-PID-RANDOM`: a file left by a run that was killed
+    /// (SIGKILL, out of memory) never blocks a later one, even one with the same process id (a
+    /// container's permctl is always process 1).
     init?(replacing path: String) {
         self.path = path
-        temporary = path + ".partial-\(getpid())"
-        // Armed before the file exists: a signal in between finds nothing to remove.
-        Self.arm(temporary)
-        descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
+        var candidate = ""
+        var opened: Int32 = -1
+        for _ in 0..<8 {
+            candidate = path + ".partial-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+            // Armed before the file exists: a signal in between finds nothing to remove.
+            Self.arm(candidate)
+            opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if opened >= 0 { break }
             let error = errno
             Self.disarm()
             errno = error
-            return nil
+            if error != EEXIST { break }
         }
+        temporary = candidate
+        descriptor = opened
+        guard opened >= 0 else { return nil }
     }
 
     deinit { discard() }

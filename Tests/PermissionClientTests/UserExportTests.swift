@@ -1,6 +1,7 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -61,6 +62,24 @@ struct UserExportTests {
         #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: server.directory.path).filter { $0.contains(".partial") } == [])
+
+        // A temporary file left by a run that was killed, under a name a later run with the
+        // same process id would have chosen (a container's permctl is process 1), blocks nothing.
+        let leftover = file + ".partial-1"
+        #expect(FileManager.default.createFile(atPath: leftover, contents: Data("{".utf8)))
+        if geteuid() == 0 {  // as process 1 of a PID namespace of its own (root only; CI runs as root)
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
+            environment["PERMISSION_URL"] = server.url
+            environment["PERMISSION_KEY"] = server.adminKey
+            let asProcessOne = try ChildProcess.run(
+                "/usr/bin/unshare",
+                ["--fork", "--pid", LiveServer.binary("permctl"), "users", "export", "u42", "--output", file],
+                environment: environment, timeout: 30)
+            #expect(asProcessOne.status == 0, "\(asProcessOne.standardError)")
+        }
+        #expect(try Permctl.run(["users", "export", "u42", "--output", file], url: server.url, key: server.adminKey).status == 0)
+        #expect(try same(Array(try Data(contentsOf: URL(fileURLWithPath: file)))))
+        try FileManager.default.removeItem(atPath: leftover)
 
         let unwritable = try Permctl.run(
             ["users", "export", "u42", "--output", "/nonexistent-dir/x.json"], url: server.url, key: server.adminKey)
