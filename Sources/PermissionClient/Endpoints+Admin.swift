@@ -90,6 +90,17 @@ extension Endpoints {
     /// `DELETE /v1/keys/{id}` (204).
     public static func deleteKey(id: String) -> Endpoint<Void> { .empty("DELETE", PathEncoding.path("v1", "keys", id)) }
 
+    /// `POST /v1/users/{user}/consent-sessions` (201): a one-time link to the consent pages for
+    /// `user`; its token is in the answer, once.
+    public static func createConsentSession(user: String) -> Endpoint<ConsentSessionLink> {
+        .json("POST", PathEncoding.path("v1", "users", user, "consent-sessions"), body: jsonBody(NewConsentSession()))
+    }
+
+    /// `DELETE /v1/consent-sessions/{id}` (204): ends the session at once.
+    public static func deleteConsentSession(id: String) -> Endpoint<Void> {
+        .empty("DELETE", PathEncoding.path("v1", "consent-sessions", id))
+    }
+
     /// `GET /healthz`: liveness.
     public static func health() -> Endpoint<Health> { .json("GET", "/healthz") }
 

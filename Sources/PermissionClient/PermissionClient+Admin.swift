@@ -110,6 +110,16 @@ extension PermissionClient {
     /// Revokes a key.
     public func deleteKey(id: String) async throws(PermissionClientError) { _ = try await send(Endpoints.deleteKey(id: id)) }
 
+    /// A one-time link to the consent pages for `user` (SPEC §10), to give to that user.
+    public func createConsentSession(user: String) async throws(PermissionClientError) -> ConsentSessionLink {
+        try await send(Endpoints.createConsentSession(user: user)).value
+    }
+
+    /// Ends a consent session at once (its cookie and its link stop working).
+    public func deleteConsentSession(id: String) async throws(PermissionClientError) {
+        _ = try await send(Endpoints.deleteConsentSession(id: id))
+    }
+
     /// Liveness (`/healthz`).
     public func health() async throws(PermissionClientError) -> Health { try await send(Endpoints.health()).value }
 

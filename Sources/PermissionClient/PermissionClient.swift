@@ -328,14 +328,23 @@ public final class PermissionClient: Sendable {
     }
 
     /// The RFC 9457 problem of an error answer, or `nil` when the body is not one (a proxy's
-    /// HTML page, an empty body): the status alone still describes the failure.
+    /// HTML page, an empty body): the status alone still describes the failure. A problem
+    /// without this API's members (a gateway's, whose every member RFC 9457 makes optional) is
+    /// read for its `type`, `title` and `detail`, with the answer's status and request id.
     static func problem(in raw: RawResponse) -> Problem? {
         guard !raw.body.isEmpty else { return nil }
-        do {
-            return try WireDecoder.decodeResponse(Problem.self, from: raw.body)
-        } catch {
-            return nil
+        if let problem = try? WireDecoder.decodeResponse(Problem.self, from: raw.body) { return problem }
+        struct Other: Decodable {
+            var type: String?
+            var title: String?
+            var detail: String?
         }
+        guard let other = try? JSONDecoder().decode(Other.self, from: Data(raw.body)),
+            other.title != nil || other.detail != nil
+        else { return nil }
+        return Problem(
+            type: other.type ?? "about:blank", title: other.title ?? "", status: raw.status, detail: other.detail ?? "",
+            requestId: raw.requestId ?? "")
     }
 
     /// Whether `value` can be sent as a header field's value: no CR, LF or NUL, which would

@@ -194,6 +194,36 @@ struct FailureTests {
         #expect(busy.requests.count == 3, "three attempts")
     }
 
+    /// A gateway's problem (RFC 9457 makes every member optional: no request id here) is read
+    /// for what it says, not dropped for lacking this API's members; a body that is no
+    /// problem at all still leaves the status alone.
+    @Test func aGatewaysProblemIsReadForItsTitleAndDetail() async throws {
+        let server = try ScriptedServer { request, _ in
+            request.target.contains("u-html")
+                ? .respond(status: 404, headers: [("Content-Type", "text/html")], body: "<html>no</html>")
+                : .respond(
+                    status: 404, headers: [("Content-Type", "application/problem+json")],
+                    body: #"{"type":"about:blank","title":"Not Found","status":404,"detail":"No route at the gateway"}"#)
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        do {
+            _ = try await client.status(user: "u42", app: "com.example.maps", service: "location")
+            Issue.record("expected a 404")
+        } catch {
+            #expect(error.status == 404 && error.description.contains("Not Found: No route at the gateway"), "\(error)")
+        }
+        do {
+            _ = try await client.status(user: "u-html", app: "com.example.maps", service: "location")
+            Issue.record("expected a 404")
+        } catch {
+            guard case .http(404, nil, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+    }
+
     @Test func cancellingTheTaskAbortsTheCall() async throws {
         let server = try ScriptedServer { _, _ in .stall }
         defer { server.stop() }

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -145,6 +146,14 @@ struct LiveServerTests {
         #expect(page.items.contains { $0.action == "prompt.created" })
         let value22 = try await client.openAPIDocument().hasPrefix("openapi: 3.1")
         #expect(value22)
+
+        // A consent link, and its session ended: the link then opens nothing (410).
+        let link = try await client.createConsentSession(user: "u42")
+        #expect(link.url.hasPrefix("/consent/start?token=") && link.expiresAt > Date(), "\(link)")
+        try await client.deleteConsentSession(id: link.id)
+        let opened = try ChildProcess.run(
+            "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", server.url + link.url], timeout: 20)
+        #expect(opened.standardOutput == "410", "\(opened.standardOutput)")
 
         var feed = client.events(after: 0, filter: AuditQuery(app: Self.app)).makeAsyncIterator()
         let first = try #require(try await feed.next())
