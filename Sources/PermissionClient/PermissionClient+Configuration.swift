@@ -113,16 +113,31 @@ extension PermissionClient {
             var url = baseURL
             while url.hasSuffix("/") { url.removeLast() }
             let lower = url.lowercased()
+            let shown = Self.redacted(baseURL)
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-                throw .invalidArgument("the server URL must start with http:// or https://, got '\(baseURL)'")
+                throw .invalidArgument("the server URL must start with http:// or https://, got '\(shown)'")
             }
             guard url.count > (lower.hasPrefix("https") ? 8 : 7) else {
-                throw .invalidArgument("the server URL has no host: '\(baseURL)'")
+                throw .invalidArgument("the server URL has no host: '\(shown)'")
+            }
+            // Every call's path is appended to it: a query or a fragment would end up before it.
+            guard !url.contains("?"), !url.contains("#") else {
+                throw .invalidArgument("the server URL must have no query (?) or fragment (#): '\(shown)'")
             }
             if let refusal = URLSyntax.refusal(of: url) {
-                throw .invalidArgument("the server URL is malformed (\(refusal)): '\(baseURL)'")
+                throw .invalidArgument("the server URL is malformed (\(refusal)): '\(shown)'")
             }
             return url
+        }
+
+        /// `url` with the password of its user information, if any, shown as `***`
+        /// (`http://user:***@host`): an error names the URL, never a password in it.
+        static func redacted(_ url: String) -> String {
+            guard let scheme = url.range(of: "://") else { return url }
+            let rest = url[scheme.upperBound...]
+            let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return url }
+            return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
         }
 
         /// Throws `.invalidArgument` unless the call thread cap and the queue's length are in

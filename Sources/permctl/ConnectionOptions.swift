@@ -24,7 +24,9 @@ struct ConnectionOptions: ParsableArguments {
     var timeout: Double = 10
 
     func validate() throws {
-        guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+        guard timeout > 0, timeout <= 3600 else {
+            throw ValidationError("--timeout must be more than 0 and at most 3600 seconds")
+        }
     }
 
     /// The client for these options; a bad URL exits with 64.
@@ -33,7 +35,8 @@ struct ConnectionOptions: ParsableArguments {
     func makeClient(eventsIdleTimeout: Duration? = nil) throws -> PermissionClient {
         let environment = ProcessInfo.processInfo.environment
         let base = url ?? environment["PERMISSION_URL"] ?? "http://127.0.0.1:8080"
-        let apiKey = key ?? environment["PERMISSION_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        // An empty key, given either way, is none (rather than a `Bearer ` with nothing after it).
+        let apiKey = (key ?? environment["PERMISSION_KEY"]).flatMap { $0.isEmpty ? nil : $0 }
         var configuration = PermissionClient.Configuration(
             baseURL: base, apiKey: apiKey, connectTimeout: .seconds(min(timeout, 5)),
             timeout: .seconds(timeout), userAgent: "permctl/1.0")

@@ -418,6 +418,18 @@ struct PermctlTests {
             #expect(refused.status == 64, "\(malformed): \(refused.stderr)")
             #expect(refused.stderr.contains("the server URL is malformed"), "\(malformed): \(refused.stderr)")
         }
+        // A query or a fragment would come before every call's path: refused, not a 404 on each.
+        for url in [server.url + "/?tenant=1", server.url + "#top"] {
+            let refused = try Permctl.run(["--url", url, "services"], url: nil, key: server.adminKey)
+            #expect(refused.status == 64 && refused.stderr.contains("no query (?) or fragment (#)"), "\(refused.stderr)")
+        }
+        // A password in the URL is never echoed.
+        let withPassword = try Permctl.run(["--url", "http://ops:hunter2secret@127.0.0.1:notaport", "services"], url: nil)
+        #expect(withPassword.status == 64 && withPassword.stderr.contains("http://ops:***@127.0.0.1:notaport"))
+        #expect(!withPassword.stderr.contains("hunter2secret"))
+        // An empty key is no key, given either way: 401, as with none.
+        let emptyKey = try Permctl.run(["--key", "", "services"], url: server.url)
+        #expect(emptyKey.status == 77 && emptyKey.stderr.contains("401"), "\(emptyKey.stderr)")
     }
 
     @Test(arguments: verbs)
