@@ -85,7 +85,7 @@ struct ServerConfiguration: Sendable {
     ) throws(ConfigurationError) {
         let resolver = try Self.resolver(flags: flags, environment: environment)
         host = try Self.nonEmpty(resolver, Settings.host)
-        port = try resolver.int(Settings.port, range: 0...65_535)
+        port = try resolver.int(Settings.port)
         databasePath = try Self.nonEmpty(resolver, Settings.database)
         if DatabaseLocation.isKeyValueConnectionString(databasePath), let (_, source) = resolver.value(Settings.database) {
             // Taken as a path, it would become a SQLite file named after it, password and all.
@@ -114,19 +114,18 @@ struct ServerConfiguration: Sendable {
                 Settings.auditKeyFile, fileSource, Settings.auditKey, keySource,
                 "give the audit server key one way only (unset one of them)")
         }
-        readCacheEntries = try resolver.int(Settings.readCacheEntries, range: 0...100_000_000)
-        databasePoolSize = try resolver.int(Settings.databasePoolSize, range: 1...1_000)
+        readCacheEntries = try resolver.int(Settings.readCacheEntries)
+        databasePoolSize = try resolver.int(Settings.databasePoolSize)
         logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])
         let level = try resolver.choice(
             Settings.logLevel, among: Logger.Level.allCases.map(\.rawValue))
         logLevel = Logger.Level(rawValue: level) ?? .info
-        promptTTL = try resolver.int(Settings.promptTTL, range: 1...31_536_000)
-        onceTTL = try resolver.int(Settings.onceTTL, range: 1...31_536_000)
-        maxGrantDuration = try resolver.int(Settings.maxGrantDuration, range: 60...315_360_000)
-        maxExportRecords = try resolver.int(Settings.maxExportRecords, range: 100...1_000_000)
-        exportTimeout = try resolver.int(Settings.exportTimeout, range: 1...86_400)
-        maxPendingPrompts = try resolver.int(
-            Settings.maxPendingPrompts, range: PermissionService.Configuration.maxPendingPromptsRange)
+        promptTTL = try resolver.int(Settings.promptTTL)
+        onceTTL = try resolver.int(Settings.onceTTL)
+        maxGrantDuration = try resolver.int(Settings.maxGrantDuration)
+        maxExportRecords = try resolver.int(Settings.maxExportRecords)
+        exportTimeout = try resolver.int(Settings.exportTimeout)
+        maxPendingPrompts = try resolver.int(Settings.maxPendingPrompts)
         let intervalsText = resolver.string(Settings.locationAlertIntervals) ?? ""
         guard let intervals = LocationAlertSettings.intervals(parsing: intervalsText) else {
             throw .invalid(
@@ -136,32 +135,32 @@ struct ServerConfiguration: Sendable {
         }
         locationAlerts = LocationAlertSettings(
             intervals: intervals,
-            threshold: try resolver.int(Settings.locationAlertThreshold, range: LocationAlertSettings.thresholdRange))
-        maxConnections = try resolver.int(Settings.maxConnections, range: 1...1_000_000)
-        maxConnectionsPerAddress = try resolver.int(Settings.maxConnectionsPerAddress, range: 0...1_000_000)
-        eventLoops = try resolver.int(Settings.eventLoops, range: 0...256)
-        maxRequestsPerConnection = try resolver.int(Settings.maxRequestsPerConnection, range: 1...Int(Int32.max))
-        maxBodyBytes = try resolver.int(Settings.maxBodyBytes, range: 1_024...(64 << 20))
-        headerTimeout = try resolver.int(Settings.headerTimeout, range: 1...3_600)
-        idleTimeout = try resolver.int(Settings.idleTimeout, range: 1...86_400)
-        writeTimeout = try resolver.int(Settings.writeTimeout, range: 1...3_600)
-        shutdownGrace = try resolver.int(Settings.shutdownGrace, range: 0...3_600)
+            threshold: try resolver.int(Settings.locationAlertThreshold))
+        maxConnections = try resolver.int(Settings.maxConnections)
+        maxConnectionsPerAddress = try resolver.int(Settings.maxConnectionsPerAddress)
+        eventLoops = try resolver.int(Settings.eventLoops)
+        maxRequestsPerConnection = try resolver.int(Settings.maxRequestsPerConnection)
+        maxBodyBytes = try resolver.int(Settings.maxBodyBytes)
+        headerTimeout = try resolver.int(Settings.headerTimeout)
+        idleTimeout = try resolver.int(Settings.idleTimeout)
+        writeTimeout = try resolver.int(Settings.writeTimeout)
+        shutdownGrace = try resolver.int(Settings.shutdownGrace)
         metrics = try resolver.choice(Settings.metrics, among: ["open", "admin", "off"])
         metricsPort =
-            resolver.value(Settings.metricsPort) == nil ? nil : try resolver.int(Settings.metricsPort, range: 0...65_535)
+            resolver.value(Settings.metricsPort) == nil ? nil : try resolver.int(Settings.metricsPort)
         if let metricsPort, metricsPort != 0, metricsPort == port, let (value, source) = resolver.value(Settings.metricsPort) {
             throw .invalid(Settings.metricsPort, value, source, "a port other than the main port \(port)")
         }
-        authFailureBurst = try resolver.int(Settings.authFailureBurst, range: 1...1_000_000_000)
-        authFailureRefill = try resolver.int(Settings.authFailureRefill, range: 1...1_000_000_000)
+        authFailureBurst = try resolver.int(Settings.authFailureBurst)
+        authFailureRefill = try resolver.int(Settings.authFailureRefill)
         // An empty variable counts as unset, so that the config file's line still applies.
         let bootstrapName = Settings.bootstrapAdminKey.environment
         bootstrapAdminKey = [environment[bootstrapName], resolver.file[bootstrapName]].lazy.compactMap { $0 }
             .first { !$0.isEmpty }
-        maxEventStreams = try resolver.int(Settings.maxEventStreams, range: 1...128)
-        maxEventStreamsPerKey = try resolver.int(Settings.maxEventStreamsPerKey, range: 1...128)
-        maxConsentEventStreams = try resolver.int(Settings.maxConsentEventStreams, range: 1...1_024)
-        consentSessionTTL = try resolver.int(Settings.consentSessionTTL, range: 60...86_400)
+        maxEventStreams = try resolver.int(Settings.maxEventStreams)
+        maxEventStreamsPerKey = try resolver.int(Settings.maxEventStreamsPerKey)
+        maxConsentEventStreams = try resolver.int(Settings.maxConsentEventStreams)
+        consentSessionTTL = try resolver.int(Settings.consentSessionTTL)
         consentCookieSecure = try resolver.choice(Settings.consentCookieSecure, among: ["true", "false"]) == "true"
         publicURL = try Self.publicURL(resolver)
         described = Settings.all.compactMap { setting in

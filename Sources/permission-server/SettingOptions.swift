@@ -113,7 +113,7 @@ struct SettingOptions: ParsableArguments {
 extension Setting {
     /// The `--help` entry: the help text, then the environment variable and the default.
     var argumentHelp: ArgumentHelp {
-        ArgumentHelp("\(help) (env: \(environment); default: \(defaultValue ?? "none"))", valueName: valueName)
+        ArgumentHelp("\(described) (env: \(environment); default: \(defaultValue ?? "none"))", valueName: valueName)
     }
 
     /// The placeholder shown after the flag in `--help`.

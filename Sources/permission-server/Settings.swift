@@ -1,3 +1,5 @@
+import PermissionDomain
+
 /// One configurable setting: its flag, its environment variable, its default and its help.
 /// The table `Settings.all` is the single source for `--help`, the table in docs/configuration.md and resolution.
 struct Setting: Sendable {
@@ -10,6 +12,16 @@ struct Setting: Sendable {
     let help: String
     /// A secret is never logged and never accepted as a flag (flags are visible in `ps`).
     var isSecret = false
+    /// The values an integer setting takes: what the configuration checks (``SettingsResolver/int(_:)``)
+    /// and what `--help` and the settings table say (``described``). nil for other settings.
+    var range: ClosedRange<Int>? = nil
+
+    /// `help`, with the range said when `help` does not already say it (`(1-128)`).
+    var described: String {
+        guard let range else { return help }
+        let bounds = "\(range.lowerBound)-\(range.upperBound)"
+        return help.contains(bounds) ? help : help + " Range: \(bounds)."
+    }
 }
 
 enum Settings {
@@ -18,7 +30,7 @@ enum Settings {
         help: "Address to listen on (IPv4 or IPv6; 0.0.0.0 or :: for all interfaces).")
     static let port = Setting(
         flag: "port", environment: "PERMISSION_PORT", defaultValue: "8080",
-        help: "TCP port to listen on; 0 picks a free port, which is logged.")
+        help: "TCP port to listen on; 0 picks a free port, which is logged.", range: 0...65_535)
     static let database = Setting(
         flag: "database", environment: "PERMISSION_DATABASE",
         defaultValue: "./data/permissions.sqlite",
@@ -29,7 +41,8 @@ enum Settings {
         flag: "database-pool-size", environment: "PERMISSION_DATABASE_POOL_SIZE",
         defaultValue: "16",
         help:
-            "PostgreSQL only: connections a replica opens at most (reads not served from memory and writes share them, and exports being downloaded hold at most a quarter of them); each also costs the database a process."
+            "PostgreSQL only: connections a replica opens at most (reads not served from memory and writes share them, and exports being downloaded hold at most a quarter of them); each also costs the database a process.",
+        range: 1...1_000
     )
     static let databasePasswordFile = Setting(
         flag: "database-password-file",
@@ -54,30 +67,34 @@ enum Settings {
         help: "Lowest log level: trace, debug, info, notice, warning, error or critical.")
     static let promptTTL = Setting(
         flag: "prompt-ttl", environment: "PERMISSION_PROMPT_TTL", defaultValue: "600",
-        help: "Seconds a prompt stays pending before it expires.")
+        help: "Seconds a prompt stays pending before it expires.", range: 1...31_536_000)
     static let onceTTL = Setting(
         flag: "once-ttl", environment: "PERMISSION_ONCE_TTL", defaultValue: "3600",
-        help: "Seconds an Allow Once grant lasts when no sessionEnded event ends it first.")
+        help: "Seconds an Allow Once grant lasts when no sessionEnded event ends it first.", range: 1...31_536_000)
     static let maxGrantDuration = Setting(
         flag: "max-grant-duration", environment: "PERMISSION_MAX_GRANT_DURATION",
         defaultValue: "31536000",
-        help: "Seconds ahead an expiring grant's until may lie at most (60-315360000); one further is refused with 422.")
+        help: "Seconds ahead an expiring grant's until may lie at most (60-315360000); one further is refused with 422.",
+        range: 60...315_360_000)
     static let maxExportRecords = Setting(
         flag: "max-export-records", environment: "PERMISSION_MAX_EXPORT_RECORDS",
         defaultValue: "5000",
         help:
-            "Records (authorizations, prompts, location alert schedules and audit entries; in the document about 0.5 KB an authorization and 1 KB an audit entry) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large. The export is streamed as it is read, 500 records at a time: an export in flight holds one such page in memory, whatever this limit."
+            "Records (authorizations, prompts, location alert schedules and audit entries; in the document about 0.5 KB an authorization and 1 KB an audit entry) one user's export may hold (100-1000000); a larger one is refused with 422 export-too-large. The export is streamed as it is read, 500 records at a time: an export in flight holds one such page in memory, whatever this limit.",
+        range: 100...1_000_000
     )
     static let exportTimeout = Setting(
         flag: "export-timeout", environment: "PERMISSION_EXPORT_TIMEOUT",
         defaultValue: "600",
         help:
-            "Seconds one user's export may keep its read snapshot open while it streams, from the count of its records to the last of the document handed to the connection (1-86400); a download not done by then ends incomplete and the snapshot is given back, however steadily the client reads. An open snapshot keeps SQLite from restarting its write-ahead log and PostgreSQL from vacuuming; 600 s lets the default limit's largest export (about 5 MB) arrive at 9 KB/s."
+            "Seconds one user's export may keep its read snapshot open while it streams, from the count of its records to the last of the document handed to the connection (1-86400); a download not done by then ends incomplete and the snapshot is given back, however steadily the client reads. An open snapshot keeps SQLite from restarting its write-ahead log and PostgreSQL from vacuuming; 600 s lets the default limit's largest export (about 5 MB) arrive at 9 KB/s.",
+        range: 1...86_400
     )
     static let maxPendingPrompts = Setting(
         flag: "max-pending-prompts", environment: "PERMISSION_MAX_PENDING_PROMPTS",
         defaultValue: "3",
-        help: "Prompts an app may have pending for one user at once (1-100); one more is refused with 429 too-many-prompts.")
+        help: "Prompts an app may have pending for one user at once (1-100); one more is refused with 429 too-many-prompts.",
+        range: PermissionService.Configuration.maxPendingPromptsRange)
     static let locationAlertIntervals = Setting(
         flag: "location-alert-intervals", environment: "PERMISSION_LOCATION_ALERT_INTERVALS",
         defaultValue: "3,7,14,30",
@@ -88,77 +105,86 @@ enum Settings {
         flag: "location-alert-threshold", environment: "PERMISSION_LOCATION_ALERT_THRESHOLD",
         defaultValue: "1",
         help:
-            "Background uses of location reported since the last location alert that make the next one due once its interval has passed (1-1000000)."
+            "Background uses of location reported since the last location alert that make the next one due once its interval has passed (1-1000000).",
+        range: LocationAlertSettings.thresholdRange
     )
     static let readCacheEntries = Setting(
         flag: "read-cache-entries", environment: "PERMISSION_READ_CACHE_ENTRIES",
         defaultValue: "1000000",
         help:
-            "Authorization records the status read keeps in memory (about 93 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database."
+            "Authorization records the status read keeps in memory (about 93 bytes a record), loaded at start on SQLite and as they are read on PostgreSQL; 0 reads every one from the database.",
+        range: 0...100_000_000
     )
     static let maxConnections = Setting(
         flag: "max-connections", environment: "PERMISSION_MAX_CONNECTIONS",
-        defaultValue: "1024", help: "Open connections at most; beyond it new ones wait in the kernel backlog.")
+        defaultValue: "1024", help: "Open connections at most; beyond it new ones wait in the kernel backlog.",
+        range: 1...1_000_000)
     static let maxConnectionsPerAddress = Setting(
         flag: "max-connections-per-address",
         environment: "PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", defaultValue: "256",
         help:
-            "Open connections one client address (IPv4 or IPv6, any port) may hold; beyond it a new one gets 429 and is closed. 0: no such limit (e.g. behind a proxy, where every client shares its address)."
+            "Open connections one client address (IPv4 or IPv6, any port) may hold; beyond it a new one gets 429 and is closed. 0: no such limit (e.g. behind a proxy, where every client shares its address).",
+        range: 0...1_000_000
     )
     static let eventLoops = Setting(
         flag: "event-loops", environment: "PERMISSION_EVENT_LOOPS",
-        defaultValue: "0", help: "Event loops serving connections (0: one per CPU the process may use).")
+        defaultValue: "0", help: "Event loops serving connections (0: one per CPU the process may use).", range: 0...256)
     static let maxRequestsPerConnection = Setting(
         flag: "max-requests-per-connection",
         environment: "PERMISSION_MAX_REQUESTS_PER_CONNECTION", defaultValue: "10000",
-        help: "Requests served on one keep-alive connection before it is closed.")
+        help: "Requests served on one keep-alive connection before it is closed.", range: 1...Int(Int32.max))
     static let maxBodyBytes = Setting(
         flag: "max-body-bytes", environment: "PERMISSION_MAX_BODY_BYTES",
-        defaultValue: "65536", help: "Largest request body accepted, in bytes (larger: 413).")
+        defaultValue: "65536", help: "Largest request body accepted, in bytes (larger: 413).", range: 1_024...(64 << 20))
     static let headerTimeout = Setting(
         flag: "header-timeout", environment: "PERMISSION_HEADER_TIMEOUT",
-        defaultValue: "10", help: "Seconds a client has to send a complete request head (else 408).")
+        defaultValue: "10", help: "Seconds a client has to send a complete request head (else 408).", range: 1...3_600)
     static let idleTimeout = Setting(
         flag: "idle-timeout", environment: "PERMISSION_IDLE_TIMEOUT",
-        defaultValue: "60", help: "Seconds an idle keep-alive connection is kept open.")
+        defaultValue: "60", help: "Seconds an idle keep-alive connection is kept open.", range: 1...86_400)
     static let writeTimeout = Setting(
         flag: "write-timeout", environment: "PERMISSION_WRITE_TIMEOUT",
-        defaultValue: "30", help: "Seconds a client may stop reading before it is dropped.")
+        defaultValue: "30", help: "Seconds a client may stop reading before it is dropped.", range: 1...3_600)
     static let shutdownGrace = Setting(
         flag: "shutdown-grace", environment: "PERMISSION_SHUTDOWN_GRACE",
-        defaultValue: "10", help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT.")
+        defaultValue: "10", help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT.", range: 0...3_600)
     static let metrics = Setting(
         flag: "metrics", environment: "PERMISSION_METRICS", defaultValue: "open",
         help: "Who may read /metrics: open (anyone who reaches the port), admin (an admin key) or off.")
     static let metricsPort = Setting(
         flag: "metrics-port", environment: "PERMISSION_METRICS_PORT", defaultValue: nil,
-        help: "Serve /metrics on this separate port (same host) instead of the main one; 0 picks a free port.")
+        help: "Serve /metrics on this separate port (same host) instead of the main one; 0 picks a free port.", range: 0...65_535)
     static let authFailureBurst = Setting(
         flag: "auth-failure-burst", environment: "PERMISSION_AUTH_FAILURE_BURST",
         defaultValue: "10",
-        help: "Failed authentications (unknown, revoked or malformed keys) one address may make at once before it gets 429.")
+        help: "Failed authentications (unknown, revoked or malformed keys) one address may make at once before it gets 429.",
+        range: 1...1_000_000_000)
     static let authFailureRefill = Setting(
         flag: "auth-failure-refill", environment: "PERMISSION_AUTH_FAILURE_REFILL",
-        defaultValue: "1", help: "Failed authentications per second that come back to an address's allowance.")
+        defaultValue: "1", help: "Failed authentications per second that come back to an address's allowance.",
+        range: 1...1_000_000_000)
     static let maxEventStreams = Setting(
         flag: "max-event-streams", environment: "PERMISSION_MAX_EVENT_STREAMS",
         defaultValue: "32",
         help:
-            "Change feed streams (GET /v1/events) open at most, each holding a worker thread (1-128); beyond it 503."
+            "Change feed streams (GET /v1/events) open at most, each holding a worker thread (1-128); beyond it 503.",
+        range: 1...128
     )
     static let maxConsentEventStreams = Setting(
         flag: "max-consent-event-streams", environment: "PERMISSION_MAX_CONSENT_EVENT_STREAMS",
         defaultValue: "64",
         help:
-            "The consent pages' live-update streams (GET /consent/events) open at most, apart from --max-event-streams, each holding a worker thread (1-1024); beyond it 503 and the pages update on reload."
+            "The consent pages' live-update streams (GET /consent/events) open at most, apart from --max-event-streams, each holding a worker thread (1-1024); beyond it 503 and the pages update on reload.",
+        range: 1...1_024
     )
     static let maxEventStreamsPerKey = Setting(
         flag: "max-event-streams-per-key",
         environment: "PERMISSION_MAX_EVENT_STREAMS_PER_KEY", defaultValue: "4",
-        help: "Event streams one API key or consent session may hold open at most (1-128); beyond it 429 with Retry-After.")
+        help: "Event streams one API key or consent session may hold open at most (1-128); beyond it 429 with Retry-After.",
+        range: 1...128)
     static let consentSessionTTL = Setting(
         flag: "consent-session-ttl", environment: "PERMISSION_CONSENT_SESSION_TTL",
-        defaultValue: "900", help: "Seconds a consent session lasts from the making of its link (60-86400).")
+        defaultValue: "900", help: "Seconds a consent session lasts from the making of its link (60-86400).", range: 60...86_400)
     static let consentCookieSecure = Setting(
         flag: "consent-cookie-secure",
         environment: "PERMISSION_CONSENT_COOKIE_SECURE", defaultValue: "true",

@@ -22,7 +22,9 @@ struct SettingsResolver {
 
     func string(_ setting: Setting) -> String? { value(setting)?.value }
 
-    func int(_ setting: Setting, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+    /// The integer value of `setting`, within its ``Setting/range``.
+    func int(_ setting: Setting) throws(ConfigurationError) -> Int {
+        guard let range = setting.range else { preconditionFailure("--\(setting.flag) has no range: not an integer setting") }
         guard let (text, source) = value(setting) else { throw .missing(setting) }
         guard let n = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(n) else {
             throw .invalid(setting, text, source, "an integer in \(range.lowerBound)...\(range.upperBound)")

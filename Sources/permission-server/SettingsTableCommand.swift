@@ -19,7 +19,7 @@ struct SettingsTableCommand: ParsableCommand {
         for setting in settings {
             let value = setting.defaultValue.map { "`\($0)`" } ?? "none"
             let flag = setting.isSecret ? "(no flag)" : "`--\(setting.flag)`"
-            text += "| \(flag) | `\(setting.environment)` | \(value) | \(setting.help.replacingPipes) |\n"
+            text += "| \(flag) | `\(setting.environment)` | \(value) | \(setting.described.replacingPipes) |\n"
         }
         return text
     }
