@@ -116,6 +116,12 @@ struct ServerConfiguration: Sendable {
         }
         readCacheEntries = try resolver.int(Settings.readCacheEntries)
         databasePoolSize = try resolver.int(Settings.databasePoolSize)
+        if !DatabaseLocation.isPostgresURI(databasePath), let (value, source) = resolver.value(Settings.databasePoolSize),
+            source != .default
+        {
+            // A SQLite file has no connection pool to size: said, not ignored.
+            throw .invalid(Settings.databasePoolSize, value, source, "only with a PostgreSQL URI in --database")
+        }
         logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])
         let level = try resolver.choice(
             Settings.logLevel, among: Logger.Level.allCases.map(\.rawValue))
@@ -150,6 +156,10 @@ struct ServerConfiguration: Sendable {
             resolver.value(Settings.metricsPort) == nil ? nil : try resolver.int(Settings.metricsPort)
         if let metricsPort, metricsPort != 0, metricsPort == port, let (value, source) = resolver.value(Settings.metricsPort) {
             throw .invalid(Settings.metricsPort, value, source, "a port other than the main port \(port)")
+        }
+        if metrics == "off", let (value, source) = resolver.value(Settings.metricsPort) {
+            // Nothing would listen there.
+            throw .invalid(Settings.metricsPort, value, source, "no port with --metrics off (unset one of them)")
         }
         authFailureBurst = try resolver.int(Settings.authFailureBurst)
         authFailureRefill = try resolver.int(Settings.authFailureRefill)

@@ -41,7 +41,7 @@ enum Settings {
         flag: "database-pool-size", environment: "PERMISSION_DATABASE_POOL_SIZE",
         defaultValue: "16",
         help:
-            "PostgreSQL only: connections a replica opens at most (reads not served from memory and writes share them, and exports being downloaded hold at most a quarter of them); each also costs the database a process.",
+            "PostgreSQL only (refused beside a SQLite file): connections a replica opens at most (reads not served from memory and writes share them, and exports being downloaded hold at most a quarter of them); each also costs the database a process.",
         range: 1...1_000
     )
     static let databasePasswordFile = Setting(
@@ -153,7 +153,9 @@ enum Settings {
         help: "Who may read /metrics: open (anyone who reaches the port), admin (an admin key) or off.")
     static let metricsPort = Setting(
         flag: "metrics-port", environment: "PERMISSION_METRICS_PORT", defaultValue: nil,
-        help: "Serve /metrics on this separate port (same host) instead of the main one; 0 picks a free port.", range: 0...65_535)
+        help:
+            "Serve /metrics on this separate port (same host) instead of the main one; 0 picks a free port. Not with --metrics off.",
+        range: 0...65_535)
     static let authFailureBurst = Setting(
         flag: "auth-failure-burst", environment: "PERMISSION_AUTH_FAILURE_BURST",
         defaultValue: "10",

@@ -123,6 +123,12 @@ struct ConfigurationTests {
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
             (["--consent-session-ttl", "59"], [:], "--consent-session-ttl / PERMISSION_CONSENT_SESSION_TTL", "60...86400"),
             (["--database-pool-size", "0"], [:], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE", "1...1000"),
+            // Settings that would do nothing here are said, not ignored.
+            (
+                [], ["PERMISSION_DATABASE_POOL_SIZE": "8"], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE",
+                "only with a PostgreSQL URI"
+            ),
+            (["--metrics", "off", "--metrics-port", "9999"], [:], "--metrics-port / PERMISSION_METRICS_PORT", "--metrics off"),
             (
                 [], ["PERMISSION_DATABASE_POOL_SIZE": "lots"], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE",
                 "(from environment)"
