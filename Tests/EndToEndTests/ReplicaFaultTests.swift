@@ -53,6 +53,12 @@ struct ReplicaFaultTests {
             #expect(during.text.contains(line), "\(line): \(during.text)")
         }
         #expect(!during.text.contains("permission_audit_seq "), "a figure the scrape could not read")
+        // The change feed is refused before its head (503, to wait out), not opened and cut.
+        let feed = try Subprocess.curl([
+            "-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "10", "-H", "Authorization: Bearer \(ServerProcess.adminKey)",
+            cluster.replicas[1].baseURL + "/v1/events?after=0",
+        ])
+        #expect(feed.stdout == "503", "\(feed.stdout) \(feed.stderr)")
 
         _ = try CopyToPostgresTests.psql(
             postgres, "postgres", "ALTER DATABASE \"\(cluster.name)\" ALLOW_CONNECTIONS true")

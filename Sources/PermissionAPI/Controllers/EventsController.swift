@@ -51,6 +51,10 @@ struct EventsController {
             let principal = request.principal
             let slot = try Self.slot(limiter, for: principal)
             let heartbeat = request.configuration.eventsHeartbeat
+            // The first page is read before the answer's head: a database that cannot be read
+            // is a 503 the client waits out, not a 200 cut off at once, again and again. The
+            // broadcaster's generation is taken before it, as the loop does before each read.
+            let firstPage = (seen: broadcaster.current, entries: try permissions.audit(query: filter))
             let first = filter
             let logger = request.logger
             return HTTPResponse(
@@ -66,7 +70,7 @@ struct EventsController {
                     defer { withExtendedLifetime(slot) {} }
                     var check = StreamKeyCheck(principal: principal, authenticator: keys)
                     let end = try Self.run(
-                        writer, permissions, broadcaster, filter: first, heartbeat: heartbeat,
+                        writer, permissions, broadcaster, filter: first, firstPage: firstPage, heartbeat: heartbeat,
                         isStillValid: { try check.isStillValid() })
                     if end == .keyRevoked {
                         logger.info(
@@ -144,9 +148,12 @@ struct EventsController {
     /// client is seen gone while idle, or a write throws (the client left or stopped reading).
     /// The consent pages' stream (`/consent/events`) runs this too, with its session as the
     /// credential, only the entries `include` takes, and each written as `event` writes it.
+    /// `firstPage`, when given, is the first page of `filter`, read before the stream began,
+    /// with the broadcaster's generation taken just before that read.
     static func run(
         _ writer: any HTTPBodyWriter, _ permissions: PermissionService, _ broadcaster: ChangeBroadcaster,
-        filter: AuditQuery, heartbeat: Duration, isStillValid: () throws -> Bool,
+        filter: AuditQuery, firstPage: (seen: UInt64, entries: [AuditEntry])? = nil, heartbeat: Duration,
+        isStillValid: () throws -> Bool,
         include: (AuditEntry) -> Bool = { _ in true },
         event: (AuditEntry, inout [UInt8]) throws -> Void = append
     ) throws -> StreamEnd {
@@ -156,9 +163,11 @@ struct EventsController {
         try writer.write(Array(": connected\n\n".utf8))
         try writer.flush()
         var lastWrite = clock.now
+        var prefetched = firstPage
         while !broadcaster.isClosed {
-            let seen = broadcaster.current
-            let page = try permissions.audit(query: query)
+            let seen = prefetched?.seen ?? broadcaster.current
+            let page = try prefetched?.entries ?? permissions.audit(query: query)
+            prefetched = nil
             // After the read and before any write: a page read after a revocation is not sent.
             guard try isStillValid() else { return .keyRevoked }
             if let last = page.last {
