@@ -4,12 +4,11 @@ package import Foundation
 /// ("full jitter" between half and all of the capped delay).
 ///
 /// A call is retried only where that is safe (RFC 9110 §9.2.2): a connection that could not be
-/// established (nothing reached the server) for any method; for the idempotent methods `GET`,
-/// `PUT` and `DELETE`, the status `503` (the server changed nothing); and, for a call that
-/// answers the same when sent again (an unconditional `GET` or `PUT`: not a `DELETE`, whose
-/// repeat finds nothing to delete, nor a `PUT` with `If-Match`, whose repeat finds its
-/// precondition spent), a connection lost before the answer and the proxies' `502` and `504`,
-/// after which the first attempt may have taken effect. A `POST` that may have reached the
+/// established (nothing reached the server) for any method; and, for a call that answers the
+/// same when sent again (an unconditional `GET` or `PUT`: not a `DELETE`, whose repeat finds
+/// nothing to delete, nor a `PUT` with `If-Match`, whose repeat finds its precondition spent),
+/// a connection lost before the answer and the statuses `502`, `503` and `504`, after some of
+/// which the first attempt may have taken effect. A `POST` that may have reached the
 /// server is never retried, and a timeout is never retried (the timeout is the caller's budget
 /// for one attempt); the caller then gets that failure, and may read the state to learn the
 /// outcome. A retried
@@ -112,16 +111,12 @@ public struct RetryPolicy: Sendable, Equatable {
         Self.notSentCodes.contains(code) || (repeatsSafely && Self.lostConnectionCodes.contains(code))
     }
 
-    /// Whether an answer with `status` may be retried.
-    /// - Parameters:
-    ///   - idempotent: whether the method is idempotent: a `503` changed nothing.
-    ///   - repeatsSafely: whether a `502` or `504`, which a proxy answers without knowing what
-    ///     the server did, may be retried.
-    func mayRetry(status: Int, idempotent: Bool, repeatsSafely: Bool) -> Bool {
-        switch status {
-        case 503: idempotent
-        case 502, 504: repeatsSafely
-        default: false
-        }
+    /// Whether an answer with `status` may be retried: `502`, `503` and `504` for a call that
+    /// answers the same when sent again. Not for the other idempotent ones (a `DELETE`, a `PUT`
+    /// with `If-Match`): a proxy's `502` or `504` does not know what the server did, and the
+    /// server's own `503` may say that a commit's outcome is unknown (its connection to
+    /// PostgreSQL was lost during it), when the first attempt may have taken effect.
+    func mayRetry(status: Int, repeatsSafely: Bool) -> Bool {
+        repeatsSafely && Self.retryableStatuses.contains(status)
     }
 }

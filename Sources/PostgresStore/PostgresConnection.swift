@@ -92,6 +92,12 @@ package final class PostgresConnection {
                 isConnectionBad: true)
         }
         clibpq_ignore_notices(connection)
+        // Non-blocking, so that sending is bounded by the answer timeout too (``roundTrip``).
+        guard PQsetnonblocking(connection, 1) == 0 else {
+            let message = Self.lastMessage(of: connection)
+            PQfinish(connection)
+            throw PostgresError(message: message, connection: conninfo, isConnectionBad: true)
+        }
         handle = connection
         redactedConnectionString = ConnectionString.redacted(conninfo)
     }
@@ -202,19 +208,22 @@ package final class PostgresConnection {
     }
 
     /// Sends one command with `send` (a `PQsend…` call) and waits for its whole answer, as the
-    /// blocking `PQexec` family does, but at most ``answerTimeout``: the results in order, of
-    /// which it returns the first that failed, else the last (what `PQexec` returns; the
-    /// caller clears it). Past the timeout the connection is ``abandoned``.
+    /// blocking `PQexec` family does, but at most ``answerTimeout``, its sending included (the
+    /// connection is non-blocking): the results in order, of which it returns the first that
+    /// failed, else the last (what `PQexec` returns; the caller clears it). Past the timeout the
+    /// connection is ``abandoned``.
     /// - Throws: ``PostgresError`` when the command cannot be sent or the connection fails
-    ///   while waiting (`isConnectionBad`), or when no whole answer came in time.
+    ///   while waiting (`isConnectionBad`), or when no whole answer came in time
+    ///   (`isAnswerTimeout`).
     func roundTrip(sql: String, _ send: () -> Int32) throws -> OpaquePointer? {
         guard !abandoned else {
             // A rollback after the timeout, say: the pool closes the connection on its return.
-            throw PostgresError(message: "the connection was given up at its answer timeout", sql: sql, isConnectionBad: true)
+            throw PostgresError(
+                message: "the connection was given up at its answer timeout", sql: sql, isAnswerTimeout: true)
         }
-        guard send() == 1 else { throw error(nil, sql: sql, parameters: [], connectionBad: true) }
+        guard send() == 1 else { throw error(nil, sql: sql, parameters: []) }
         let deadline = answerTimeout.map { ContinuousClock.now.advanced(by: $0) }
-        // Sent whole first (a large statement may not fit the socket's buffer at once).
+        // Non-blocking: a command larger than the socket's buffer goes out as it drains.
         while true {
             let flushed = PQflush(handle)
             if flushed == 0 { break }
@@ -248,13 +257,17 @@ package final class PostgresConnection {
         }
     }
 
-    /// Waits until the connection's socket is ready for `events`, at most until `deadline`.
-    /// - Throws: ``PostgresError`` (`isConnectionBad`) at the deadline, after marking the
+    /// Waits until the connection's socket may be ready for `events`, at most until
+    /// `deadline`. Over TLS it returns at least every 50 ms: OpenSSL may hold decrypted bytes
+    /// of the answer that the socket no longer shows (`PQconsumeInput` reads one record at a
+    /// time), which only reading again finds, so the caller reads after every slice.
+    /// - Throws: ``PostgresError`` (`isAnswerTimeout`) at the deadline, after marking the
     ///   connection ``abandoned``.
     private func wait(for events: Int16, until deadline: ContinuousClock.Instant?, sql: String) throws {
         var descriptor = pollfd(fd: PQsocket(handle), events: events, revents: 0)
+        let slice: Int32? = PQsslInUse(handle) == 1 ? 50 : nil
         while true {
-            var milliseconds: Int32 = -1
+            var milliseconds = slice ?? -1
             if let deadline {
                 let left = deadline - ContinuousClock.now
                 guard left > .zero else {
@@ -263,10 +276,11 @@ package final class PostgresConnection {
                         message: "PostgreSQL did not answer within \(answerTimeout ?? .zero); the connection was given up",
                         sql: sql, isAnswerTimeout: true)
                 }
-                milliseconds = Int32(clamping: (left.nanoseconds + 999_999) / 1_000_000)
+                let leftMilliseconds = Int32(clamping: (left.nanoseconds + 999_999) / 1_000_000)
+                milliseconds = slice.map { min($0, leftMilliseconds) } ?? leftMilliseconds
             }
             let ready = poll(&descriptor, 1, milliseconds)
-            if ready > 0 { return }
+            if ready > 0 || (ready == 0 && slice != nil) { return }
             if ready < 0 && errno != EINTR { throw error(nil, sql: sql, parameters: [], connectionBad: true) }
         }
     }

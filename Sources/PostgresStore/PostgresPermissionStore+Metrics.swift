@@ -16,22 +16,32 @@ extension PostgresPermissionStore {
         package var readCache: ReadCache.Statistics?
     }
 
+    /// The longest a scrape waits for the database's figures.
+    static let metricsAnswerTimeout: Duration = .seconds(2)
+
     private static let statusCounts = PreparedStatement("SELECT status, count(*) FROM authorizations GROUP BY status")
 
     /// Reads the audit head and the records by status (one scan of an index). When the database
     /// cannot be reached, `counts` is nil and the rest is given.
     package func metricsSnapshot() -> MetricsSnapshot {
-        let counts = try? run(begin: Self.beginRead, lockHead: false) { session -> StoreMetricsCounts in
-            var statuses: [String: Int] = [:]
-            for (status, count) in try session.rows(
-                Self.statusCounts,
-                decode: {
-                    (try $0.required(0, "authorizations", "status"), Int(try $0.int64(at: 1)))
-                })
-            {
-                statuses[status] = count
+        // At most 2 s for the database's part: a scrape waits for the whole page, and
+        // Prometheus gives one 10 s by default; without it the page says permission_database_up 0.
+        let counts = try? pool.withConnection { connection -> StoreMetricsCounts in
+            let bound = connection.answerTimeout
+            connection.answerTimeout = min(bound ?? Self.metricsAnswerTimeout, Self.metricsAnswerTimeout)
+            defer { connection.answerTimeout = bound }
+            return try transaction(on: connection, begin: Self.beginRead, lockHead: false) { session -> StoreMetricsCounts in
+                var statuses: [String: Int] = [:]
+                for (status, count) in try session.rows(
+                    Self.statusCounts,
+                    decode: {
+                        (try $0.required(0, "authorizations", "status"), Int(try $0.int64(at: 1)))
+                    })
+                {
+                    statuses[status] = count
+                }
+                return StoreMetricsCounts(auditSeq: try session.lastAuditSeq(), authorizationsByStatus: statuses)
             }
-            return StoreMetricsCounts(auditSeq: try session.lastAuditSeq(), authorizationsByStatus: statuses)
         }
         return MetricsSnapshot(
             visibleRevision: readModel?.visibleRevision ?? counts?.auditSeq ?? 0, counts: counts,

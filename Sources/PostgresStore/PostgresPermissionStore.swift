@@ -137,15 +137,27 @@ public final class PostgresPermissionStore: PermissionStore {
     ) throws -> PostgresPermissionStore {
         precondition(maximumBatchSize >= 1, "a batch holds at least one write")
         precondition(keyring != nil || (!migrating && options == nil), "only a verifying store opens without the audit keyring")
+        // A serving replica's statements end on the server a second before the client gives
+        // them up (``ReadModelOptions/answerTimeout``): one the client no longer waits for does
+        // not keep running there, and each give-up starting another would pile them up.
+        let statementTimeout = options.map { max(1, Int(($0.answerTimeout - .seconds(1)).nanoseconds / 1_000_000)) }
         let pool = PostgresConnectionPool(
             conninfo: connectionString, capacity: poolSize, checkoutTimeout: checkoutTimeout,
-            setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)", answerTimeout: options?.answerTimeout)
+            setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)"
+                + (statementTimeout.map { "; SET statement_timeout = \($0)" } ?? ""),
+            answerTimeout: options?.answerTimeout)
         if migrating {
             _ = try pool.withConnection { connection in
-                // A migration may rewrite every row: it is not bounded by the serving timeout.
+                // A migration may rewrite every row: it is bounded by neither serving timeout.
                 let bound = connection.answerTimeout
                 connection.answerTimeout = nil
-                defer { connection.answerTimeout = bound }
+                if statementTimeout != nil { try connection.execute("SET statement_timeout = 0") }
+                defer {
+                    connection.answerTimeout = bound
+                    if let statementTimeout, connection.isConnected {
+                        try? connection.execute("SET statement_timeout = \(statementTimeout)")
+                    }
+                }
                 return try PostgresSchema.migrator(keyring: keyring).migrate(connection)
             }
         } else {
@@ -251,6 +263,7 @@ public final class PostgresPermissionStore: PermissionStore {
             } catch let error as PostgresPoolTimeout {
                 throw PermissionError.unavailable(why: error.description)
             } catch let error as AuditKeyError {
+                session.finish()  // its connection back first: the check takes one of its own
                 throw mapped(error)
             }
         }
@@ -345,7 +358,7 @@ public final class PostgresPermissionStore: PermissionStore {
                 throw Self.mapped(error)
             } catch let error as PostgresCommitOutcomeUnknown {
                 throw PermissionError.unavailable(
-                    why: "the database connection was lost during the commit", cause: error.underlying.message)
+                    why: PermissionError.commitOutcomeUnknown, cause: error.underlying.message)
             } catch let error as PostgresPoolTimeout {
                 throw PermissionError.unavailable(why: error.description)
             } catch let error as AuditKeyError {
@@ -384,7 +397,7 @@ public final class PostgresPermissionStore: PermissionStore {
     /// Why a replica on a replaced server key refuses (its writes about new users say the same).
     package static let serverKeyReplaced = "the audit server key was replaced; this server must be restarted with the new one"
 
-    private func transaction<T>(
+    func transaction<T>(
         on connection: PostgresConnection, begin: String, lockHead: Bool, _ body: (PostgresSession) throws -> T
     ) throws -> T {
         try connection.execute(begin)

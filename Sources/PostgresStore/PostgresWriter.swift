@@ -220,7 +220,7 @@ package final class PostgresWriter: Sendable {
                 batchFailure = PostgresPermissionStore.mapped(error)
             } catch let error as PostgresCommitOutcomeUnknown {
                 batchFailure = PermissionError.unavailable(
-                    why: "the database connection was lost during the commit", cause: error.underlying.message)
+                    why: PermissionError.commitOutcomeUnknown, cause: error.underlying.message)
             } catch let error as PostgresPoolTimeout {
                 batchFailure = PermissionError.unavailable(why: error.description)
             } catch {

@@ -1,12 +1,14 @@
 import Foundation
 import HTTPCore
-import PermissionAPI
+import PermissionDomain
 import PermissionWire
 import PostgresStore
 import PostgresTestServer
 import SQLiteStore
 import TestThreads
 import Testing
+
+@testable import PermissionAPI
 
 /// Every refusal is problem+json with a stable type and the request id, and changes nothing.
 @Suite struct ErrorMappingTests {
@@ -129,6 +131,21 @@ import Testing
         #expect(returned.wait(timeout: .now() + 10) == .success)
         #expect(try app.send(.get, Self.target).status != 503)
     }
+    /// A commit sent and not answered may have been made: 503 with a detail that says so and no
+    /// Retry-After, rather than "retry shortly", which would have a client repeat the change.
+    @Test func aCommitOfUnknownOutcomeIsNotToBeRetried() {
+        let context = RequestContext(requestId: "r1", logger: quietLogger, remoteAddress: "127.0.0.1:1")
+        let unknown = ErrorMapping.httpError(
+            for: PermissionError.unavailable(why: PermissionError.commitOutcomeUnknown, cause: "server closed the connection"),
+            context: context)
+        #expect(unknown.status.code == 503)
+        #expect(unknown.headers["Retry-After"] == nil)
+        #expect(unknown.detail?.contains("whether the change was made is unknown") == true, "\(unknown.detail ?? "")")
+        #expect(unknown.detail?.contains("retry shortly") == false)
+        let busy = ErrorMapping.httpError(for: PermissionError.unavailable(why: "every reader is busy"), context: context)
+        #expect(busy.headers["Retry-After"] == "1" && busy.detail == "Every reader is busy; retry shortly.")
+    }
+
     /// PostgreSQL down: 503 with a detail that says so and nothing more; libpq's message (it
     /// names the database's socket or host and port) stays in the server's log.
     @Test(

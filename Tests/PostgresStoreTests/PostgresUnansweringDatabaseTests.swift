@@ -71,6 +71,28 @@ import Testing
         #expect(seqs == Array(1...recovered) && seqs.contains(first))
     }
 
+    /// A serving replica's statements end on the server a second before the client would give
+    /// them up, so that none keeps running there unwaited for; a migration is bounded by neither.
+    @Test func servingConnectionsEndTheirStatementsOnTheServerFirst() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        let store = try PostgresPermissionStore.open(
+            connectionString: database, keyring: .forTests, poolSize: 1,
+            readModel: .init(cacheEntries: 10, answerTimeout: .seconds(3)))
+        defer { store.close() }
+        let shown = try store.run(begin: PostgresPermissionStore.beginRead, lockHead: false) { session in
+            try session.connection.query(PreparedStatement("SHOW statement_timeout"))[0].string(at: 0)
+        }
+        #expect(shown == "2s")
+        let slow = try PostgresConnection(database)
+        try slow.execute("SET statement_timeout = 200")
+        #expect(throws: PostgresError.self) { try slow.execute("SELECT pg_sleep(2)") }
+        let commands = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
+        let unbounded = try commands.run(begin: PostgresPermissionStore.beginRead, lockHead: false) { session in
+            try session.connection.query(PreparedStatement("SHOW statement_timeout"))[0].string(at: 0)
+        }
+        #expect(unbounded == "0", "the operator commands' statements are not bounded")
+    }
+
     /// A round trip that takes longer than the timeout because the server is busy fails the
     /// same way; without a timeout (the operator commands, migrations) it waits.
     @Test func aSlowStatementFailsAtTheTimeoutAndOnlyWhenOneIsSet() throws {

@@ -34,7 +34,14 @@ public enum PermissionError: Error, Hashable, Sendable {
     case tooManyPrompts(limit: Int, pending: [Prompt])
     /// The store cannot serve now but may soon: every database connection is busy, or another
     /// process holds a lock, for longer than the store waits, or the database cannot be reached.
-    /// Worth retrying. `why` is said to the client; `cause` (a database driver's own message,
-    /// which may name the database's host and port) goes to the server's log only.
+    /// Worth retrying, but for ``commitOutcomeUnknown``. `why` is said to the client; `cause` (a
+    /// database driver's own message, which may name the database's host and port) goes to the
+    /// server's log only.
     case unavailable(why: String, cause: String? = nil)
+
+    /// The `why` of an ``unavailable(why:cause:)`` write whose commit was sent and not answered
+    /// (the connection was lost, or given up at its answer timeout): it may have been made, so
+    /// it is not to be repeated blindly.
+    public static let commitOutcomeUnknown =
+        "the database connection was lost during the commit, so whether the change was made is unknown: read the state before sending it again"
 }
