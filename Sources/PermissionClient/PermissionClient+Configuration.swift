@@ -132,10 +132,11 @@ extension PermissionClient {
 
         /// `url` with the password of its user information, if any, shown as `***`
         /// (`http://user:***@host`): an error names the URL, never a password in it.
+        /// The user information is what comes before the authority's last `@`, with or without a
+        /// scheme, whatever characters the password holds but `/`.
         static func redacted(_ url: String) -> String {
-            guard let scheme = url.range(of: "://") else { return url }
-            let rest = url[scheme.upperBound...]
-            let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            let start = url.range(of: "://")?.upperBound ?? url.startIndex
+            let authority = url[start...].prefix { $0 != "/" }
             guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return url }
             return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
         }

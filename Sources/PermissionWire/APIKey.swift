@@ -22,6 +22,12 @@ public struct APIKey: Codable, Sendable, Equatable {
         self.createdAt = createdAt
     }
 
+    /// The form that took a last use, which the server never records: it is ignored.
+    @available(*, deprecated, message: "the server does not record a key's last use; drop lastUsedAt")
+    public init(id: String, role: Role, app: String? = nil, name: String? = nil, createdAt: Date, lastUsedAt: Date?) {
+        self.init(id: id, role: role, app: app, name: name, createdAt: createdAt)
+    }
+
     private enum CodingKeys: String, CodingKey {
         case id, role, app, name, createdAt
     }

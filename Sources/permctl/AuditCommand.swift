@@ -97,7 +97,7 @@ struct AuditCommand: ParsableCommand {
         var written = true
         do {
             try client.followEvents(after: last, afterHash: lastHash, filter: query) { entry in
-                if connection.json { Output.json(entry) } else { print(Self.row(entry).joined(separator: "  ")) }
+                if connection.json { Output.json(entry) } else { print(Output.visible(Self.row(entry).joined(separator: "  "))) }
                 // A reader that went away ends the feed, rather than a feed printed to nobody.
                 written = Output.standardOutputWritten()
                 return written
@@ -110,7 +110,7 @@ struct AuditCommand: ParsableCommand {
     }
 
     private static func outputFailed() -> ExitCode {
-        Output.error("cannot write the standard output: \(String(cString: strerror(errno)))")
+        Output.error("cannot write the standard output: \(Output.outputFailure)")
         return ExitCode(ExitCodes.cantCreate)
     }
 }

@@ -1,11 +1,14 @@
 import Foundation
+import PermissionClient
 import PermissionWire
 
 /// Printing: aligned tables for people, the API's JSON (one line per value) for scripts, and
 /// errors on stderr prefixed with `permctl:`.
 enum Output {
-    /// Prints `rows` under `headers`, columns padded to their widest cell.
+    /// Prints `rows` under `headers`, columns padded to their widest cell; what the server sent
+    /// (app names, purpose strings) with its control characters written out (``visible(_:)``).
     static func table(_ headers: [String], _ rows: [[String]]) {
+        let rows = rows.map { $0.map(visible) }
         var widths = headers.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() where index < widths.count {
@@ -28,7 +31,7 @@ enum Output {
     static func fields(_ pairs: [(String, String)]) {
         let width = pairs.map(\.0.count).max() ?? 0
         for (key, value) in pairs {
-            print((key + ":").padding(toLength: width + 2, withPad: " ", startingAt: 0) + value)
+            print((key + ":").padding(toLength: width + 2, withPad: " ", startingAt: 0) + visible(value))
         }
     }
 
@@ -66,18 +69,23 @@ enum Output {
         return symbol.assumingMemoryBound(to: UnsafeMutablePointer<FILE>?.self).pointee
     }()
 
+    /// Why the standard output could not be written, as `standardOutputWritten()` found it
+    /// (the error of the failed flush, taken at once).
+    nonisolated(unsafe) private(set) static var outputFailure = "an earlier write failed"
+
     /// Whether everything printed so far reached the standard output (`fflush`, `ferror`): a
     /// full disk, a closed pipe.
     static func standardOutputWritten() -> Bool {
-        guard let standardOutput else { return fflush(nil) == 0 }
-        return fflush(standardOutput) == 0 && ferror(standardOutput) == 0
+        let flushed = standardOutput.map { fflush($0) } ?? fflush(nil)
+        if flushed != 0 { outputFailure = String(cString: strerror(errno)) }
+        return flushed == 0 && (standardOutput.map { ferror($0) == 0 } ?? true)
     }
 
     /// After a command that succeeded: exits 73 when what it printed could not be written, so
     /// that `permctl keys create > full-disk/key.json` never exits 0 with the secret lost.
     static func finishStandardOutput() {
         guard !standardOutputWritten() else { return }
-        error("cannot write the standard output: \(String(cString: strerror(errno)))")
+        error("cannot write the standard output: \(outputFailure)")
         exit(ExitCodes.cantCreate)
     }
 
@@ -91,18 +99,23 @@ enum Output {
     /// Control characters in it (a problem's title or detail from a hostile server or proxy,
     /// say: an escape sequence would reach the terminal) are shown as `\u{1B}` and the like;
     /// line breaks stay.
+    /// Written with write(2): `FileHandle.write` traps when the write fails (a closed pipe, with
+    /// SIGPIPE ignored), and a message nobody can read is no reason to crash.
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data(("permctl: " + visible(message) + "\n").utf8))
+        let line = Array(("permctl: " + visible(message) + "\n").utf8)
+        _ = line.withUnsafeBytes { PermissionClient.writeAll($0, to: STDERR_FILENO) }
     }
 
-    /// `text` with its control characters (C0 but the line feed, DEL, C1) written out as
-    /// `\u{XX}`, so that a terminal shows them instead of acting on them.
+    /// `text` with its control characters (C0 but the line feed, DEL, C1) and the directional
+    /// formatting ones (U+202A-U+202E, U+2066-U+2069) written out as `\u{XX}`, so that a
+    /// terminal shows them instead of acting on them or reordering the text around them.
     static func visible(_ text: String) -> String {
         var output = ""
         for scalar in text.unicodeScalars {
             switch scalar.value {
             case 0x0A: output.unicodeScalars.append(scalar)
-            case 0x00...0x1F, 0x7F...0x9F: output += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
+                output += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             default: output.unicodeScalars.append(scalar)
             }
         }

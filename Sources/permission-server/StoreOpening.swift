@@ -47,11 +47,9 @@ enum StoreOpening {
             logger.critical("cannot open the database: the path is a directory", metadata: ["database": "\(path)"])
             throw ExitCode(ExitCodes.cannotCreate)
         }
-        let descriptor = Glibc.open(path, (writing ? O_RDWR : O_RDONLY) | O_CLOEXEC)
-        guard descriptor < 0 else {
-            Glibc.close(descriptor)
-            return
-        }
+        // access(2), not open(2): closing a descriptor of the file would drop every POSIX lock
+        // this process holds on it, SQLite's included.
+        guard access(path, writing ? R_OK | W_OK : R_OK) != 0 else { return }
         logger.critical(
             "cannot open the database: \(String(cString: strerror(errno)))", metadata: ["database": "\(path)"])
         throw ExitCode(ExitCodes.cannotCreate)

@@ -66,8 +66,6 @@ import Testing
             "GET /v1/keys",
             // AuthZEN evaluations are the status read asked in a body; the metadata is static.
             "POST /access/v1/evaluation", "POST /access/v1/evaluations", "GET /.well-known/authzen-configuration",
-            // Its body is a stream, which always runs on the worker queue.
-            "GET /v1/events",
             // On SQLite a settings change is checked on the loop and handed to the writer, and
             // answered when the writer's completion comes (`HTTPDeferredResponse`): no thread waits.
             "PUT /v1/users/{user}/apps/{app}/authorizations/{service}",

@@ -195,6 +195,8 @@ struct PermctlTests {
             "$PERMCTL" audit --follow > /dev/full; echo "follow=$?"
             # The reader is gone before the export writes: true never reads, and has ended.
             (sleep 1; "$PERMCTL" users export u1; echo "export=$?" >&2) | true
+            # Its error message too: a write error on standard error is no crash.
+            { (sleep 1; "$PERMCTL" --url http://127.0.0.1:1 services 2>&1; echo "stderr-gone=$?" >&3) | true; } 3>&2
             """
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERMISSION_") }
         environment["PERMISSION_URL"] = server.url
@@ -203,6 +205,7 @@ struct PermctlTests {
         let done = try ChildProcess.run("/bin/bash", ["-c", script], environment: environment, timeout: 60)
         #expect(done.standardOutput == "keys=73\nfollow=73\n", "\(done.standardOutput) \(done.standardError)")
         #expect(done.standardError.contains("export=73"), "\(done.standardError)")
+        #expect(done.standardError.contains("stderr-gone=69"), "\(done.standardError)")
         #expect(done.standardError.contains("permctl: cannot write the standard output: No space left on device"))
         #expect(done.standardError.contains("Broken pipe"), "\(done.standardError)")
     }
@@ -427,6 +430,11 @@ struct PermctlTests {
         let withPassword = try Permctl.run(["--url", "http://ops:hunter2secret@127.0.0.1:notaport", "services"], url: nil)
         #expect(withPassword.status == 64 && withPassword.stderr.contains("http://ops:***@127.0.0.1:notaport"))
         #expect(!withPassword.stderr.contains("hunter2secret"))
+        for url in ["ops:hunter2secret@127.0.0.1:8080", "http://ops:hunter2#secret@127.0.0.1"] {
+            let refused = try Permctl.run(["--url", url, "services"], url: nil)
+            #expect(refused.status == 64 && refused.stderr.contains("ops:***@127.0.0.1"), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("hunter2"), "\(refused.stderr)")
+        }
         // An empty key is no key, given either way: 401, as with none.
         let emptyKey = try Permctl.run(["--key", "", "services"], url: server.url)
         #expect(emptyKey.status == 77 && emptyKey.stderr.contains("401"), "\(emptyKey.stderr)")

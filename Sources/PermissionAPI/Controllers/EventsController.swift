@@ -28,7 +28,9 @@ struct EventsController {
         let broadcaster = broadcaster
         let limiter = limiter
         let keys = keys
-        routes.get("/v1/events", access: .readEvents) { request in
+        // On a worker: its first page is read before the head (up to 500 entries, decrypted),
+        // and its stream holds a worker anyway.
+        routes.get("/v1/events", access: .readEvents, execution: .worker) { request in
             let query = try QueryParameters(request.http)
             var filter = AuditQuery()
             filter.user = try query.value("user") { try UserID($0) }
