@@ -137,10 +137,14 @@ public final class PostgresPermissionStore: PermissionStore {
     ) throws -> PostgresPermissionStore {
         precondition(maximumBatchSize >= 1, "a batch holds at least one write")
         precondition(keyring != nil || (!migrating && options == nil), "only a verifying store opens without the audit keyring")
-        // A serving replica's statements end on the server a second before the client gives
-        // them up (``ReadModelOptions/answerTimeout``): one the client no longer waits for does
-        // not keep running there, and each give-up starting another would pile them up.
-        let statementTimeout = options.map { max(1, Int(($0.answerTimeout - .seconds(1)).nanoseconds / 1_000_000)) }
+        // A serving replica's statements end on the server before the client gives them up
+        // (``ReadModelOptions/answerTimeout``; a tenth of it before, at most a second): one
+        // the client no longer waits for does not keep running there, and each give-up starting
+        // another would pile them up.
+        let statementTimeout = options.map { options -> Int in
+            let answer = options.answerTimeout
+            return max(1, Int((answer - min(.seconds(1), answer / 10)).nanoseconds / 1_000_000))
+        }
         let pool = PostgresConnectionPool(
             conninfo: connectionString, capacity: poolSize, checkoutTimeout: checkoutTimeout,
             setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)"
