@@ -126,16 +126,21 @@ struct PermctlTests {
         #expect(status.stdout.contains("Scannen."), "\(status.stdout)")
     }
 
-    @Test func auditFollowPrintsNewChangesFromTheFeed() throws {
-        let server = try LiveServer()
-        defer { server.stop() }
+    /// Registers `com.example.cam` on `server` and starts `permctl audit --app com.example.cam
+    /// --follow` against it.
+    private static func followCam(_ server: LiveServer) throws -> Permctl.Running {
         #expect(
             try Permctl.run(
                 ["apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan."],
                 url: server.url, key: server.adminKey
             ).status == 0)
-        let follower = try Permctl.start(
-            ["audit", "--app", "com.example.cam", "--follow"], url: server.url, key: server.adminKey)
+        return try Permctl.start(["audit", "--app", "com.example.cam", "--follow"], url: server.url, key: server.adminKey)
+    }
+
+    @Test func auditFollowPrintsNewChangesFromTheFeed() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let follower = try Self.followCam(server)
         usleep(300_000)
         #expect(
             try Permctl.run(["revoke", "u7", "com.example.cam", "camera"], url: server.url, key: server.adminKey).status == 0)
@@ -151,13 +156,7 @@ struct PermctlTests {
     @Test func auditFollowRidesOutARestartOfTheServer() throws {
         let server = try LiveServer()
         defer { server.stop() }
-        #expect(
-            try Permctl.run(
-                ["apps", "register", "com.example.cam", "--name", "Cam", "--purpose", "NSCameraUsageDescription=Scan."],
-                url: server.url, key: server.adminKey
-            ).status == 0)
-        let follower = try Permctl.start(
-            ["audit", "--app", "com.example.cam", "--follow"], url: server.url, key: server.adminKey)
+        let follower = try Self.followCam(server)
         #expect(
             try Permctl.run(["revoke", "u7", "com.example.cam", "camera"], url: server.url, key: server.adminKey).status == 0)
         var deadline = Date().addingTimeInterval(10)

@@ -19,6 +19,17 @@ SECURITY_HEADERS = {
 
 class ConsentLinkTests(p.PagesTestCase):
 
+    def forget_cookies(self, url):
+        """Drops the browser's cookies of the service `url` is on (a page of it is open first)."""
+        self.browser.get(url.split("/consent/", 1)[0] + "/consent/static/style.css")
+        self.browser.delete_all_cookies()
+
+    def click_in_mail(self, url):
+        """Clicks `url` on a page of another origin, as in a mail: a cross-site navigation."""
+        mail = "<!doctype html><title>Mail</title><a id='open' href='%s'>Your privacy choices</a>" % url
+        self.browser.get("data:text/html;charset=utf-8," + urllib.parse.quote(mail))
+        self.browser.find_element(By.ID, "open").click()
+
     def test_link_opens_the_prompts_page_and_drops_the_token(self):
         user = h.unique("link")
         self.open_session(user)
@@ -35,11 +46,8 @@ class ConsentLinkTests(p.PagesTestCase):
         user = h.unique("crosssite")
         prompt = self.server.prompt_for(user, self.maps_app(), "camera", "full")
         _, url = self.server.consent_link(user)
-        self.browser.get(url.split("/consent/", 1)[0] + "/consent/static/style.css")
-        self.browser.delete_all_cookies()
-        mail = "<!doctype html><title>Mail</title><a id='open' href='%s'>Your privacy choices</a>" % url
-        self.browser.get("data:text/html;charset=utf-8," + urllib.parse.quote(mail))
-        self.browser.find_element(By.ID, "open").click()
+        self.forget_cookies(url)
+        self.click_in_mail(url)
         h.wait(self.browser, lambda b: p.path(b) == "/consent/", message="the prompts page")
         h.wait_for_landing(self.browser)
         self.assert_prompts_page()
@@ -55,12 +63,9 @@ class ConsentLinkTests(p.PagesTestCase):
         user = h.unique("twice")
         prompt = self.server.prompt_for(user, self.maps_app(), "camera", "full")
         _, url = self.server.consent_link(user)
-        self.browser.get(url.split("/consent/", 1)[0] + "/consent/static/style.css")
-        self.browser.delete_all_cookies()
-        mail = "<!doctype html><title>Mail</title><a id='open' href='%s'>Your privacy choices</a>" % url
+        self.forget_cookies(url)
         for _ in range(2):
-            self.browser.get("data:text/html;charset=utf-8," + urllib.parse.quote(mail))
-            self.browser.find_element(By.ID, "open").click()
+            self.click_in_mail(url)
             h.wait(self.browser, lambda b: b.title != "Mail", message="the service's page")
             h.wait_for_landing(self.browser)
         self.assertIn("already used", p.h1(self.browser))
