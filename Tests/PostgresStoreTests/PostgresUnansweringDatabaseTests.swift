@@ -13,7 +13,8 @@ import Testing
 /// long as it lasts; the given-up connections are never used again, and all recovers by itself.
 @Suite(.timeLimit(.minutes(2)), .blocksItsThread) struct PostgresUnansweringDatabaseTests {
     private static let now = Date(millisecondsSince1970: 1_795_000_000_000)
-    private static let timeout = Duration.milliseconds(1_500)  // the statements end on the server at 1.35 s: room for a loaded machine
+    /// The statements end on the server at 1.35 s: room for a loaded machine.
+    private static let timeout = Duration.milliseconds(1_500)
 
     private static func append(_ store: PostgresPermissionStore) throws -> Int64 {
         try store.write { try $0.append(AuditEntry(at: now, actor: .system, action: AuditAction("test.answered"))) }
