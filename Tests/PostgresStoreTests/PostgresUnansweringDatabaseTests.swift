@@ -72,34 +72,29 @@ import Testing
         #expect(seqs == Array(1...recovered) && seqs.contains(first))
     }
 
-    /// A serving replica's statements end on the server a second before the client would give
-    /// them up, so that none keeps running there unwaited for; a migration is bounded by neither.
-    @Test func servingConnectionsEndTheirStatementsOnTheServerFirst() throws {
-        let database = try PostgresServer.shared.get().freshDatabase()
+    /// The `statement_timeout` a store's pooled connections run with: a serving one's answer
+    /// timeout, or none (`nil`: the operator commands').
+    private static func statementTimeout(_ database: String, answerTimeout: Duration?) throws -> String {
         let store = try PostgresPermissionStore.open(
             connectionString: database, keyring: .forTests, poolSize: 1,
-            readModel: .init(cacheEntries: 10, answerTimeout: .seconds(20)))
+            readModel: answerTimeout.map { .init(cacheEntries: 10, answerTimeout: $0) })
         defer { store.close() }
-        let shown = try store.run(begin: PostgresPermissionStore.beginRead, lockHead: false) { session in
+        return try store.run(begin: PostgresPermissionStore.beginRead, lockHead: false) { session in
             try session.connection.query(PreparedStatement("SHOW statement_timeout"))[0].string(at: 0)
         }
-        #expect(shown == "19s", "a second before the answer timeout")
-        let short = try PostgresPermissionStore.open(
-            connectionString: database, keyring: .forTests, poolSize: 1,
-            readModel: .init(cacheEntries: 10, answerTimeout: .milliseconds(500)))
-        defer { short.close() }
-        let tenth = try short.run(begin: PostgresPermissionStore.beginRead, lockHead: false) { session in
-            try session.connection.query(PreparedStatement("SHOW statement_timeout"))[0].string(at: 0)
-        }
-        #expect(tenth == "450ms", "a tenth of it before a timeout shorter than 10 s")
+    }
+
+    /// A serving replica's statements end on the server before the client would give them up
+    /// (a tenth of the answer timeout before it, at most a second), so that none keeps running
+    /// there unwaited for; the operator commands' (and migrations) are bounded by neither.
+    @Test func servingConnectionsEndTheirStatementsOnTheServerFirst() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        #expect(try Self.statementTimeout(database, answerTimeout: .seconds(20)) == "19s")
+        #expect(try Self.statementTimeout(database, answerTimeout: .milliseconds(500)) == "450ms")
+        #expect(try Self.statementTimeout(database, answerTimeout: nil) == "0")
         let slow = try PostgresConnection(database)
         try slow.execute("SET statement_timeout = 200")
         #expect(throws: PostgresError.self) { try slow.execute("SELECT pg_sleep(2)") }
-        let commands = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
-        let unbounded = try commands.run(begin: PostgresPermissionStore.beginRead, lockHead: false) { session in
-            try session.connection.query(PreparedStatement("SHOW statement_timeout"))[0].string(at: 0)
-        }
-        #expect(unbounded == "0", "the operator commands' statements are not bounded")
     }
 
     /// A round trip that takes longer than the timeout because the server is busy fails the
