@@ -223,37 +223,45 @@ package final class PostgresConnection {
         }
         guard send() == 1 else { throw error(nil, sql: sql, parameters: []) }
         let deadline = answerTimeout.map { ContinuousClock.now.advanced(by: $0) }
+        var kept: OpaquePointer?
+        // A command in flight that fails on its way (the socket broke, the time ran out) leaves
+        // the connection mid-exchange: never to be used again.
+        func failed(_ error: any Error) -> any Error {
+            PQclear(kept)
+            abandoned = true
+            return error
+        }
         // Non-blocking: a command larger than the socket's buffer goes out as it drains.
         while true {
             let flushed = PQflush(handle)
             if flushed == 0 { break }
-            guard flushed > 0 else { throw error(nil, sql: sql, parameters: [], connectionBad: true) }
-            try wait(for: Int16(POLLIN | POLLOUT), until: deadline, sql: sql)
-            guard PQconsumeInput(handle) == 1 else { throw error(nil, sql: sql, parameters: [], connectionBad: true) }
+            guard flushed > 0 else { throw failed(error(nil, sql: sql, parameters: [], connectionBad: true)) }
+            do {
+                try wait(for: Int16(POLLIN | POLLOUT), until: deadline, sql: sql)
+            } catch {
+                throw failed(error)
+            }
+            guard PQconsumeInput(handle) == 1 else { throw failed(error(nil, sql: sql, parameters: [], connectionBad: true)) }
         }
-        var kept: OpaquePointer?
-        var failed = false
+        var resultFailed = false
         while true {
             while PQisBusy(handle) == 1 {
                 do {
                     try wait(for: Int16(POLLIN), until: deadline, sql: sql)
-                    guard PQconsumeInput(handle) == 1 else {
-                        throw error(nil, sql: sql, parameters: [], connectionBad: true)
-                    }
                 } catch {
-                    PQclear(kept)
-                    throw error
+                    throw failed(error)
                 }
+                guard PQconsumeInput(handle) == 1 else { throw failed(error(nil, sql: sql, parameters: [], connectionBad: true)) }
             }
             guard let result = PQgetResult(handle) else { return kept }
-            if failed {
+            if resultFailed {
                 PQclear(result)  // after a failure the rest is read and dropped
                 continue
             }
             let status = PQresultStatus(result)
             PQclear(kept)
             kept = result
-            failed = status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY
+            resultFailed = status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY
         }
     }
 
@@ -261,8 +269,7 @@ package final class PostgresConnection {
     /// `deadline`. Over TLS it returns at least every 50 ms: OpenSSL may hold decrypted bytes
     /// of the answer that the socket no longer shows (`PQconsumeInput` reads one record at a
     /// time), which only reading again finds, so the caller reads after every slice.
-    /// - Throws: ``PostgresError`` (`isAnswerTimeout`) at the deadline, after marking the
-    ///   connection ``abandoned``.
+    /// - Throws: ``PostgresError`` (`isAnswerTimeout`) at the deadline.
     private func wait(for events: Int16, until deadline: ContinuousClock.Instant?, sql: String) throws {
         var descriptor = pollfd(fd: PQsocket(handle), events: events, revents: 0)
         let slice: Int32? = PQsslInUse(handle) == 1 ? 50 : nil
@@ -271,7 +278,6 @@ package final class PostgresConnection {
             if let deadline {
                 let left = deadline - ContinuousClock.now
                 guard left > .zero else {
-                    abandoned = true
                     throw PostgresError(
                         message: "PostgreSQL did not answer within \(answerTimeout ?? .zero); the connection was given up",
                         sql: sql, isAnswerTimeout: true)

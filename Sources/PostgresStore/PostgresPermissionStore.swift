@@ -151,19 +151,9 @@ public final class PostgresPermissionStore: PermissionStore {
                 + (statementTimeout.map { "; SET statement_timeout = \($0)" } ?? ""),
             answerTimeout: options?.answerTimeout)
         if migrating {
-            _ = try pool.withConnection { connection in
-                // A migration may rewrite every row: it is bounded by neither serving timeout.
-                let bound = connection.answerTimeout
-                connection.answerTimeout = nil
-                if statementTimeout != nil { try connection.execute("SET statement_timeout = 0") }
-                defer {
-                    connection.answerTimeout = bound
-                    if let statementTimeout, connection.isConnected {
-                        try? connection.execute("SET statement_timeout = \(statementTimeout)")
-                    }
-                }
-                return try PostgresSchema.migrator(keyring: keyring).migrate(connection)
-            }
+            // On a connection of its own, as `migrate` runs them: a migration may rewrite every
+            // row, and is bounded by none of the serving pool's timeouts.
+            _ = try PostgresSchema.migrator(keyring: keyring).migrate(PostgresConnection(connectionString))
         } else {
             try pool.withConnection { try PostgresSchema.migrations.checkMigrated($0) }
         }
@@ -196,12 +186,19 @@ public final class PostgresPermissionStore: PermissionStore {
 
     private static let checkValue = PreparedStatement("SELECT check_value FROM audit_keyring WHERE id = 1")
 
+    /// The check value of the server key the database's audit keys are wrapped under; nil
+    /// before the migration that makes it.
+    private static func storedCheckValue(_ connection: PostgresConnection) throws -> String? {
+        let result = try connection.query(checkValue)
+        return result.count > 0 ? result[0].optionalString(at: 0) : nil
+    }
+
     /// Throws ``AuditKeyError/wrongServerKey`` unless `keyring` is the one the database's audit
     /// keys were wrapped with (its check value, written by the migration that made the keys).
     private static func checkServerKey(_ connection: PostgresConnection, keyring: AuditKeyring) throws {
-        let result = try connection.query(checkValue)
-        let stored = result.count > 0 ? result[0].optionalString(at: 0) : nil
-        guard let stored, keyring.matches(checkValue: stored) else { throw AuditKeyError.wrongServerKey }
+        guard let stored = try storedCheckValue(connection), keyring.matches(checkValue: stored) else {
+            throw AuditKeyError.wrongServerKey
+        }
     }
 
     /// Stops the change-log follower (a serving replica's shutdown); also done when the store
@@ -242,9 +239,7 @@ public final class PostgresPermissionStore: PermissionStore {
             try PostgresSchema.migrations.checkKnownApplied(session.connection)
             // A replica left on a server key that `audit rotate-key` replaced can read no
             // rewrapped key: out of the load balancer's rotation until it restarts on the new one.
-            if let keyring, let stored = try session.row(Self.checkValue, decode: { try $0.string(at: 0) }),
-                !keyring.matches(checkValue: stored)
-            {
+            if let keyring, let stored = try Self.storedCheckValue(session.connection), !keyring.matches(checkValue: stored) {
                 throw AuditKeyError.wrongServerKey
             }
         }
@@ -391,10 +386,9 @@ public final class PostgresPermissionStore: PermissionStore {
     /// Throws ``PermissionError/unavailable(why:cause:)`` when the database's audit keys are
     /// wrapped under another server key than this store's (a rotation since it opened).
     private func refuseReplacedServerKey(_ connection: PostgresConnection) throws {
-        guard let keyring else { return }
-        let result = try connection.query(Self.checkValue)
-        let stored = result.count > 0 ? result[0].optionalString(at: 0) : nil
-        guard let stored, !keyring.matches(checkValue: stored) else { return }
+        guard let keyring, let stored = try Self.storedCheckValue(connection), !keyring.matches(checkValue: stored) else {
+            return
+        }
         throw PermissionError.unavailable(why: Self.serverKeyReplaced)
     }
 
