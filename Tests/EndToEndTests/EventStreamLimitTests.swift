@@ -27,6 +27,9 @@ struct EventStreamLimitTests {
         let stream = try StreamingCurl(url: "\(server.baseURL)/v1/events", key: auditor.secret, directory: directory)
         #expect(stream.waitFor(": connected", timeout: 10), "the stream did not open: \(stream.text)")
         #expect(try Self.openStreams(server) == 1)
+        // The consent pages' streams have a gauge of their own, which this stream is not in.
+        let page = try OperationsTests.get("\(server.baseURL)/metrics").body
+        #expect(OperationsTests.sample(page, "permission_consent_event_streams_open") == 0, "\(page)")
         // Verified, so the key is in the server's cache of verified keys.
         #expect(try KeysSubcommandTests.status("\(server.baseURL)/v1/audit", key: auditor.secret) == "200")
 

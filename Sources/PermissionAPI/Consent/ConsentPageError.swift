@@ -47,11 +47,13 @@ enum ConsentPageError: Error, Sendable, Equatable {
 
     /// The page that says so, in `language`.
     func page(_ language: ConsentLanguage) -> ConsentPage {
-        func page(_ status: HTTPStatus, _ title: ConsentText.Key, _ texts: [ConsentText.Key]) -> ConsentPage {
+        func page(
+            _ status: HTTPStatus, _ title: ConsentText.Key, _ texts: [ConsentText.Key], then more: [HTML] = []
+        ) -> ConsentPage {
             let sentence = texts.map { ConsentText.text($0, language) }.joined(separator: " ")
             return ConsentPage(
-                status: status, title: ConsentText.text(title, language), content: [ConsentPage.paragraph(sentence)],
-                language: language)
+                status: status, title: ConsentText.text(title, language),
+                content: [ConsentPage.paragraph(sentence)] + more, language: language)
         }
         let gone = HTTPStatus(code: 410)
         switch self {
@@ -63,20 +65,13 @@ enum ConsentPageError: Error, Sendable, Equatable {
             // SameSite=Strict cookie, and the session it opened may still be live. A link of this
             // page is a same-site navigation, which carries the cookie: the session's pages, or
             // the expired-link page when there is none.
-            let sentence = [ConsentText.Key.linkUsedText, .askForNewLink].map { ConsentText.text($0, language) }
-            return ConsentPage(
-                status: gone, title: ConsentText.text(.linkUsedTitle, language),
-                content: [
-                    ConsentPage.paragraph(sentence.joined(separator: " ")),
-                    HTML.element(
-                        "p", [:],
-                        [
-                            HTML(ConsentText.text(.linkUsedMayBeOpen, language) + " "),
-                            HTML.element(
-                                "a", ["id": "open", "href": "/consent/"], HTML(ConsentText.text(.openingLink, language))),
-                        ]),
-                ],
-                language: language)
+            let onward = HTML.element(
+                "p", [:],
+                [
+                    HTML(ConsentText.text(.linkUsedMayBeOpen, language) + " "),
+                    HTML.element("a", ["id": "open", "href": "/consent/"], HTML(ConsentText.text(.openingLink, language))),
+                ])
+            return page(gone, .linkUsedTitle, [.linkUsedText, .askForNewLink], then: [onward])
         case .link(.expired): return page(gone, .linkTimedOutTitle, [.linkTimedOutText, .askForNewLink])
         case .link(.ended): return page(gone, .linkWithdrawnTitle, [.linkWithdrawnText, .askForNewLink])
         case .csrf: return page(.forbidden, .csrfTitle, [.csrfText])
