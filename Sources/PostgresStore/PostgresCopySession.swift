@@ -71,6 +71,13 @@ package struct PostgresCopySession {
             .cached("INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"), values)
     }
 
+    /// Sets the version floor (``PostgresSession/versionFloor()``) to the source's, so that a
+    /// record its erased users held is never followed by a lower version here.
+    package func copyVersionFloor(_ version: Int64) throws {
+        precondition(version >= 0, "a version floor is never negative")
+        try session.run(.cached("UPDATE version_floor SET version = $1 WHERE id = 1"), [.int64(version)])
+    }
+
     /// Appends `record` to the audit log with its stored `prev_hash` and `hash` as they are
     /// (the copy carries the source's chain, it does not make a new one), and moves the chain
     /// head to it. The chain is checked row by row before anything commits: `record` must

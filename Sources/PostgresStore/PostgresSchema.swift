@@ -26,6 +26,7 @@ enum PostgresSchema {
             PostgresMigration(id: "5-location-button", sql: version5),
             sealedAudit(keyring: keyring),
             PostgresMigration(id: "7-location-alerts", sql: version7),
+            PostgresMigration(id: "8-version-floor", sql: version8),
         ])
     }
 

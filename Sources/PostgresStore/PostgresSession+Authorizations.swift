@@ -42,6 +42,32 @@ extension PostgresSession {
         ON CONFLICT (user_id, app, service) DO UPDATE SET \(StoredAuthorization.upsertAssignments)
         """)
 
+    private static let selectVersionFloor = PreparedStatement("SELECT version FROM version_floor WHERE id = 1")
+    private static let raiseVersionFloor = PreparedStatement(
+        """
+        UPDATE version_floor
+        SET version = greatest(version, (SELECT coalesce(max(version), 0) FROM authorizations WHERE user_id = $1))
+        WHERE id = 1
+        """)
+
+    func versionFloor() throws -> Int64 {
+        if let floor = versionFloorMemo?.value { return floor }
+        guard let floor = try row(Self.selectVersionFloor, decode: { try $0.int64(at: 0) }) else {
+            throw Self.corrupt("version_floor", "id")
+        }
+        versionFloorMemo?.remember(floor)
+        return floor
+    }
+
+    /// Raises the version floor to the highest version of `user`'s records, before an erasure
+    /// deletes them.
+    func raiseVersionFloor(toRecordsOf user: UserID) throws {
+        versionFloorMemo?.forget()
+        guard try connection.execute(Self.raiseVersionFloor, [.text(user.rawValue)]) == 1 else {
+            throw Self.corrupt("version_floor", "id")
+        }
+    }
+
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization? {
         try row(Self.selectOne, [.text(user.rawValue), .text(app.rawValue), .text(service.rawValue)]) {
             try Self.decodeAuthorization($0, user: user, app: app, service: service, offset: 0)

@@ -18,10 +18,17 @@ struct PostgresSession: PermissionWriter {
     /// append to nor read the audit log's entries (the follower, the catalogue).
     let keyring: AuditKeyring?
 
-    init(connection: PostgresConnection, tracking changes: PostgresChangeTracker? = nil, keyring: AuditKeyring? = nil) {
+    /// The version floor as the writer's batch read it (nil outside a batch: read each time).
+    let versionFloorMemo: VersionFloorMemo?
+
+    init(
+        connection: PostgresConnection, tracking changes: PostgresChangeTracker? = nil, keyring: AuditKeyring? = nil,
+        versionFloorMemo: VersionFloorMemo? = nil
+    ) {
         self.connection = connection
         self.changes = changes
         self.keyring = keyring
+        self.versionFloorMemo = versionFloorMemo
     }
 
     /// ``keyring``, which a session that appends to or reads the audit log must have.
@@ -75,4 +82,18 @@ extension PostgresValue {
     static func date(_ date: Date?) -> PostgresValue { date.map { .int64($0.millisecondsSince1970) } ?? .null }
     /// An integer, or NULL.
     static func optional(_ value: Int64?) -> PostgresValue { value.map(PostgresValue.int64) ?? .null }
+}
+
+/// The version floor (``PostgresSession/versionFloor()``) that one writer batch read, so that
+/// its bodies that create records ask the database once. Sound because the batch holds the
+/// chain head's lock from before its first read: every other writer, on any replica, raises
+/// the floor only in a batch of its own, which waits for that lock. An erasure in the batch
+/// forgets the value (``forget()``), so the next body reads it again; a body rolled back
+/// after a read can only leave it higher than the database's, which no version is hurt by.
+/// Used by one batch on one thread.
+final class VersionFloorMemo {
+    private(set) var value: Int64?
+
+    func remember(_ floor: Int64) { value = floor }
+    func forget() { value = nil }
 }

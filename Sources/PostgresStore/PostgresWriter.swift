@@ -263,6 +263,7 @@ package final class PostgresWriter: Sendable {
             try connection.execute(Self.begin)
             do {
                 head = try PostgresSession(connection: connection).lockAuditChainHead()
+                let versionFloor = VersionFloorMemo()  // read under the head's lock, by the first body that needs it
                 var savepoint = false  // whether `body` is open (released by the next one or by COMMIT)
                 for job in batch {
                     job.failure = nil  // from an earlier attempt
@@ -271,7 +272,7 @@ package final class PostgresWriter: Sendable {
                     savepoint = true
                     let session = PostgresSession(
                         connection: connection, tracking: checksAuditing ? PostgresChangeTracker() : nil,
-                        keyring: keyring)
+                        keyring: keyring, versionFloorMemo: versionFloor)
                     do {
                         try job.run?(session)
                         // A body that committed or rolled back the batch would end it early:

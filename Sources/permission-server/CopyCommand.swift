@@ -142,6 +142,12 @@ struct CopyCommand: ParsableCommand {
             Self.progress(logger, table, count, total)
             copied.rows.append((table, count))
         }
+        let floor = try file.withStatement("SELECT version FROM version_floor WHERE id = 1") { statement in
+            defer { statement.reset() }
+            return try statement.step() ? statement.int64(at: 0) : 0
+        }
+        try session.copyVersionFloor(floor)
+        logger.info("copied the version floor", metadata: ["version": "\(floor)"])
         let total = try Self.count("audit", file)
         var count = 0
         try file.withStatement("SELECT \(AuditRecord.selectList) FROM audit ORDER BY seq") { statement in

@@ -44,6 +44,7 @@ struct CopyToPostgresTests {
             ),
             ("api_keys", ["id", "role", "app", "name", "secret_hash", "created_at", "revoked_at"], "id"),
             ("audit_subjects", ["user", "pseudonym", "wrapped_key", "created_at"], "user"),
+            ("version_floor", ["id", "version"], "id"),
             (
                 "audit",
                 [
@@ -140,6 +141,13 @@ struct CopyToPostgresTests {
         #expect(used.contains(#""usageRecorded":true"#), "a location alert schedule to copy: \(used)")
         _ = try call(
             "PUT", "/v1/policies/no-camera-u44", #"{"service": "camera", "app": null, "user": "u44", "effect": "restrict"}"#)
+        // An erased user whose record had reached version 2: the version floor to copy.
+        for status in ["authorized", "denied"] {
+            let level = status == "authorized" ? #", "level": "full""# : ""
+            _ = try call(
+                "PUT", "/v1/users/u47/apps/com.example.maps/authorizations/camera", #"{"status": "\#(status)"\#(level)}"#)
+        }
+        _ = try call("DELETE", "/v1/users/u47")
         _ = try call("POST", "/v1/keys", #"{"role": "auditor", "name": "kept"}"#)
         let issued = try call("POST", "/v1/keys", #"{"role": "app", "app": "com.example.maps", "name": "gone"}"#)
         _ = try call("DELETE", "/v1/keys/\(try firstID(in: issued[...]))")
@@ -198,6 +206,7 @@ struct CopyToPostgresTests {
         #expect(keysOnPostgres.status == 0 && keysOnPostgres.stdout == keysOnFile.stdout)
         #expect(keysOnFile.stdout.contains("revoked") && keysOnFile.stdout.contains("active"))
 
+        #expect(try Self.sqlite(file, "SELECT version FROM version_floor") == "2\n", "the erased record's version")
         for (table, sqliteQuery, postgresQuery) in Self.tableQueries {
             let expected = try Self.sqlite(file, sqliteQuery)
             #expect(!expected.isEmpty || table == "nothing", "\(table) is empty at the source")

@@ -1,7 +1,9 @@
 extension PermissionService {
     /// Saves `next` as the new version of `old` (version + 1, `updatedAt` now) and appends
-    /// one audit entry with the before and after states. Writes nothing when `next` does not
-    /// differ from `old`. Returns the record as stored.
+    /// one audit entry with the before and after states. A record not stored (`old.version`
+    /// 0: never written, or erased) follows the store's ``PermissionWriter/versionFloor()``
+    /// instead. Writes nothing when `next` does not differ from `old`. Returns the record as
+    /// stored.
     @discardableResult
     func commit(
         _ writer: any PermissionWriter, old: StoredAuthorization, next: StoredAuthorization, action: AuditAction,
@@ -9,7 +11,7 @@ extension PermissionService {
     ) throws -> StoredAuthorization {
         guard next.differsInContent(from: old) else { return old }
         var saved = next
-        saved.version = old.version + 1
+        saved.version = (old.version > 0 ? old.version : try writer.versionFloor()) + 1
         saved.updatedAt = context.now
         try writer.save(saved)
         try writer.append(

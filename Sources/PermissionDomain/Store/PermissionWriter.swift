@@ -1,8 +1,15 @@
 /// The changes of the permission model, inside `PermissionStore.write`. Each `save` is an
 /// upsert by the value's identity; reads through the writer see the body's own changes.
 public protocol PermissionWriter: PermissionReader, APIKeyWriter, ConsentSessionWriter {
-    /// Upserts by (user, app, service). The service sets `version` (old + 1) and `updatedAt`.
+    /// Upserts by (user, app, service). The service sets `version` (old + 1, or
+    /// ``versionFloor()`` + 1 for a record not stored) and `updatedAt`.
     func save(_ authorization: StoredAuthorization) throws
+    /// What a record that is not stored counts as having had: 0 until a user is erased, then
+    /// at least the highest `version` any erased record held. A record written for the first
+    /// time, or again after its user's erasure, takes the next version, so that a
+    /// (user, app, service)'s version never goes back (SPEC §3) although erasure keeps nothing
+    /// about the user. It only grows; ``eraseUser(_:)`` raises it.
+    func versionFloor() throws -> Int64
     /// Upserts by id.
     func save(_ app: App) throws
     /// Upserts a custom service by id.
@@ -27,8 +34,9 @@ public protocol PermissionWriter: PermissionReader, APIKeyWriter, ConsentSession
     /// Erases `user` (GDPR Art. 17): deletes their authorization records, prompts, settings,
     /// location alert schedules, the policies that name them and their consent sessions, and destroys their audit key, so
     /// the personal fields of their audit entries can no longer be read (the entries stay, and
-    /// the chain, which hashes their sealed form, still verifies). Returns what it deleted; the
-    /// caller appends the `user.erased` entry.
+    /// the chain, which hashes their sealed form, still verifies). Raises ``versionFloor()`` to
+    /// the highest version of the records it deletes. Returns what it deleted; the caller
+    /// appends the `user.erased` entry.
     func eraseUser(_ user: UserID) throws -> UserErasure
     /// Appends an entry, assigning `seq = lastAuditSeq() + 1` (gap-free; the entry's own `seq`
     /// is ignored), and returns that seq.

@@ -2,7 +2,9 @@ public import Foundation
 
 /// The stored record of one (user, app, service): the user's or operator's last choice,
 /// before policies, the Location Services switch and once-grant lapse are applied (SPEC §3).
-/// Records are never deleted; a reset writes `notDetermined`, so `version` never goes back.
+/// A reset writes `notDetermined` rather than deleting, so `version` never goes back; only an
+/// erasure deletes records, and the store's version floor (``PermissionWriter/versionFloor()``)
+/// keeps a record written after it above the versions it deleted.
 public struct StoredAuthorization: Hashable, Sendable {
     public let user: UserID
     public let app: AppID
@@ -32,7 +34,7 @@ public struct StoredAuthorization: Hashable, Sendable {
     public var buttonConfirmed: Bool
     /// When the record last changed; nil until first written.
     public var updatedAt: Date?
-    /// Grows with every change; 0 for a record never written.
+    /// Grows with every change; 0 for a record not stored (never written, or erased).
     public var version: Int64
 
     public init(

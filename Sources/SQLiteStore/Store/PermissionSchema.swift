@@ -23,6 +23,7 @@ enum PermissionSchema {
             sealedAudit(keyring: keyring),
             Migration(id: "9-fewer-listing-indexes", sql: version9),
             Migration(id: "10-location-alerts", sql: version10),
+            Migration(id: "11-version-floor", sql: version11),
         ])
     }
 

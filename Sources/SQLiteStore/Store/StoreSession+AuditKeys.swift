@@ -63,6 +63,7 @@ extension StoreSession {
             return database.changes
         }
         let pseudonym = try auditSubject(of: user.rawValue)?.pseudonym
+        try raiseVersionFloor(toRecordsOf: user)
         let erasure = UserErasure(
             pseudonym: pseudonym, authorizations: try delete("authorizations"), prompts: try delete("prompts"),
             settings: try delete("user_settings") > 0, policies: try delete("policies"),

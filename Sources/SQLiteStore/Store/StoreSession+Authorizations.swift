@@ -27,6 +27,27 @@ extension StoreSession {
         LEFT JOIN user_settings AS s ON s.user = ?1
         """)
 
+    private static let selectVersionFloor = StatementSlot("SELECT version FROM version_floor WHERE id = 1")
+    private static let raiseVersionFloor = StatementSlot(
+        """
+        UPDATE version_floor SET version = max(version, (SELECT coalesce(max(version), 0) FROM authorizations WHERE user = ?1))
+        WHERE id = 1
+        """)
+
+    func versionFloor() throws -> Int64 {
+        guard let floor = try row(Self.selectVersionFloor, bind: { _ in }, decode: { $0.int64(at: 0) }) else {
+            throw Self.corrupt("version_floor", "id")
+        }
+        return floor
+    }
+
+    /// Raises the version floor to the highest version of `user`'s records, before an erasure
+    /// deletes them.
+    func raiseVersionFloor(toRecordsOf user: UserID) throws {
+        try run(Self.raiseVersionFloor) { $0.bind(user.rawValue, at: 1) }
+        guard database.changes == 1 else { throw Self.corrupt("version_floor", "id") }
+    }
+
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization? {
         try database.withStatement(Self.selectOne) { statement in
             try statement.withTexts(user.rawValue, app.rawValue, service.rawValue) { statement in

@@ -89,6 +89,69 @@ import Testing
         #expect(try h.service.lastAuditSeq() == erased)
     }
 
+    /// SPEC §3: a (user, app, service)'s version never goes back. Erasure keeps nothing about
+    /// the user, so the store's version floor does it: a record written after an erasure
+    /// starts above every version an erased record held, and the floor never falls.
+    @Test(arguments: StoreKind.allCases) func aRecordWrittenAfterItsUsersErasureStartsAboveItsOldVersion(
+        _ kind: StoreKind
+    ) throws {
+        let h = try Harness(kind)
+        let other = Fixtures.otherUser
+        #expect(try h.grant(.camera, .full, .allow, user: other).version == 1, "no erasure yet: a new record starts at 1")
+        try h.grant(.camera, .full, .allow)
+        _ = try h.service.revoke(user: h.user, app: h.app, service: .camera, actor: h.consent, requestId: nil)
+        let held = try h.service.setAuthorization(
+            user: h.user, app: h.app, service: .camera, status: .authorized, level: .full, actor: h.consent,
+            requestId: nil
+        ).version
+        #expect(held == 3)
+        let before = try h.current(.camera)
+
+        _ = try h.service.eraseUser(h.user, actor: admin, requestId: nil)
+        #expect(try h.current(.camera).version == 0, "not stored: reads as never written")
+        let again = try h.grant(.camera, .full, .allow)
+        #expect(again.version == held + 1)
+        #expect(again.status == before.status && again.etag != before.etag, "an If-Match of before cannot match again")
+        #expect(try h.grant(.microphone, .full, .allow).version == held + 1, "every record not stored starts above it")
+        // A record that is stored goes on from its own version.
+        let revoked = try h.service.revoke(user: other, app: h.app, service: .camera, actor: h.consent, requestId: nil)
+        #expect(revoked.version == 2)
+
+        // Erasing a user whose records are below the floor leaves it where it is.
+        _ = try h.service.eraseUser(other, actor: admin, requestId: nil)
+        #expect(try h.grant(.camera, .full, .allow, user: other).version == held + 1)
+        // Erasing one above it raises it.
+        _ = try h.service.eraseUser(h.user, actor: admin, requestId: nil)
+        #expect(try h.grant(.reminders, .full, .allow).version == held + 2)
+    }
+
+    /// A database whose users were erased before the version floor existed: their versions
+    /// went with them, and no version was ever above the log's last seq, so the migration
+    /// starts the floor there; without an erasure in the log it starts at 0.
+    @Test(arguments: StoreKind.allCases) func theFloorOfADatabaseErasedBeforeItStartsAtTheLastSeq(
+        _ kind: StoreKind
+    ) throws {
+        for erased in [true, false] {
+            let h = try Harness(kind)
+            try h.grant(.camera, .full, .allow)
+            _ = try h.service.revoke(user: h.user, app: h.app, service: .camera, actor: h.consent, requestId: nil)
+            try h.grant(.camera, .full, .allow, user: Fixtures.otherUser)
+            if erased { _ = try h.service.eraseUser(h.user, actor: admin, requestId: nil) }
+            let lastSeq = try h.service.lastAuditSeq()
+            // Back to the schema before the floor; opening the store again migrates it.
+            let migration = try h.fixture.migrationID(endingWith: "version-floor")
+            try h.fixture.execute("DROP TABLE version_floor; DELETE FROM schema_migrations WHERE id = '\(migration)'")
+            let again = PermissionService(store: try h.fixture.openAgain(), clock: h.clock)
+            let prompt = try #require(
+                try again.request(
+                    user: h.user, app: h.app, service: .microphone, level: .full, actor: .anonymous, requestId: nil
+                )
+                .prompt)
+            let granted = try again.decide(promptID: prompt.id, choice: "allow", actor: h.consent, requestId: nil)
+            #expect(granted.authorization.version == (erased ? lastSeq + 1 : 1), "erased: \(erased)")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func theStoredFormHoldsNoPersonalFieldInClear(_ kind: StoreKind) throws {
         let h = try Harness(kind)
         try populate(h)  // a policy named after the user too

@@ -90,6 +90,26 @@ final class StoreUnderTest: Sendable {
         }
     }
 
+    /// Runs `sql` (statements without rows) on the store's database outside any transaction:
+    /// to put a database into a state an older version left it in.
+    func execute(_ sql: String) throws {
+        if let sqlite {
+            try sqlite.pool.writeWithoutTransaction { try $0.execute(sql) }
+            return
+        }
+        let postgres = try #require(store as? PostgresPermissionStore)
+        try postgres.pool.withConnection { try $0.execute(sql) }
+    }
+
+    /// The id the store's migrations list `suffix`'s migration under (`11-version-floor` on
+    /// SQLite, `8-version-floor` on PostgreSQL, for `version-floor`).
+    func migrationID(endingWith suffix: String) throws -> String {
+        let ids =
+            kind == .sqlite
+            ? PermissionSchema.migrations.migrations.map(\.id) : PostgresSchema.migrations.migrations.map(\.id)
+        return try #require(ids.first { $0.hasSuffix("-" + suffix) })
+    }
+
     /// The primary message of a store's own error (a trigger's or a constraint's), nil for
     /// any other error.
     static func message(of error: (any Error)?) -> String? {
