@@ -22,7 +22,7 @@ struct CopyCommand: ParsableCommand {
             prompt, API key or audit entry. The password comes from the URI, PGPASSWORD or \
             --database-password-file. Exit status: 0 copied and verified, 1 failed (nothing copied) or the \
             copy's chain does not verify, 65 the file is not migrated to this version, 66 no such file, \
-            73 the target is not empty.
+            69 the target cannot be reached or refuses the login, 73 the target is not empty.
             """
     )
 

@@ -50,7 +50,7 @@ struct MigrateCommand: ParsableCommand {
             throw exit
         } catch {
             logger.critical("cannot migrate: \(database.scrubbed(error))", metadata: ["database": "\(database.described)"])
-            throw ExitCode.failure
+            throw StoreOpening.exitCode(openingPostgres: error)
         }
         if applied.isEmpty {
             print("\(database.described): up to date (\(known) migrations)")

@@ -87,7 +87,10 @@ enum StoreOpening {
     /// migrations unless `migrating` is false (then they must be applied already). Logs and
     /// errors show the connection string redacted only.
     /// - Throws: `ExitCode` 65 (EX_DATAERR) when the database is newer than this program (or
-    ///   not migrated, when not migrating), 1 when it cannot be reached; the reason is logged first.
+    ///   not migrated, when not migrating), 78 (EX_CONFIG) for an audit server key that is not
+    ///   the database's, 69 (EX_UNAVAILABLE) when it cannot be reached or refuses the login
+    ///   (worth retrying, as for a file another server holds), 1 for any other failure; the
+    ///   reason is logged first.
     /// - Parameters:
     ///   - poolSize: pooled connections (the subcommands need two at most).
     ///   - readModel: for `serve`: the read model's options.
@@ -120,8 +123,16 @@ enum StoreOpening {
         } catch {
             let message = ConnectionString.scrub("\(error)", passwordsOf: connectionString)
             logger.critical("cannot open the database: \(message)", metadata: ["database": "\(redacted)"])
-            throw ExitCode.failure
+            throw exitCode(openingPostgres: error)
         }
+    }
+
+    /// The exit status of a command that failed to open or migrate a PostgreSQL database with
+    /// `error`: 69 (EX_UNAVAILABLE) when the database cannot be reached or refuses the login,
+    /// which is worth retrying (a replica that starts before its database, a password being
+    /// rotated), as a file another server holds is; 1 for anything else.
+    static func exitCode(openingPostgres error: any Error) -> ExitCode {
+        (error as? PostgresError)?.isConnectionFailure == true ? ExitCode(ExitCodes.unavailable) : .failure
     }
 
     /// The permission bits of `file`, or nil when it does not exist.

@@ -258,8 +258,22 @@ struct CopyToPostgresTests {
         let refused = try SubcommandTests.server(
             ["migrate", "--database", empty, "--database-password-file", wrongFile],
             environment: ["PGPASSWORD": "", "PERMISSION_AUDIT_KEY_FILE": keyFile])
-        #expect(refused.status == 1 && refused.stderr.contains("password=***"), "\(refused.stderr)")
+        #expect(refused.status == 69 && refused.stderr.contains("password=***"), "\(refused.stderr)")
         #expect(refused.stderr.contains("authentication failed"), "\(refused.stderr)")
         #expect(!(refused.stdout + refused.stderr).contains(wrong))
+
+        // A database that cannot be reached: 69 (worth retrying) from every command, as `audit
+        // verify` and `audit rotate-key` always did, never the 1 of any other failure.
+        let nowhere = "postgres://postgres@127.0.0.1:1/nowhere"
+        let commands: [[String]] = [
+            ["migrate", "--database", nowhere], ["keys", "list", "--database", nowhere],
+            ["serve", "--port", "0", "--database", nowhere], ["copy", "--from", file, "--to", nowhere],
+            ["audit", "verify", "--database", nowhere],
+        ]
+        for command in commands {
+            let unreached = try server(command)
+            #expect(unreached.status == 69, "\(command): \(unreached.stdout) \(unreached.stderr)")
+            #expect(unreached.stderr.contains("Connection refused"), "\(command): \(unreached.stderr)")
+        }
     }
 }
