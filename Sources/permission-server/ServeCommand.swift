@@ -60,6 +60,11 @@ struct ServeCommand: ParsableCommand {
         logger.info("starting with the effective configuration", metadata: configuration.startupMetadata)
 
         let bootstrapSecret = try BootstrapKey.secret(configuration, logger: logger)
+        // Bound before the database is opened (which may create it and its key, or migrate it):
+        // an address in use is refused with nothing made.
+        let apiAddress = try Self.reserve(host: configuration.host, port: configuration.port, logger: logger)
+        let metricsAddress =
+            try configuration.metricsPort.map { try Self.reserve(host: configuration.host, port: $0, logger: logger) }
         let opened = try Self.open(configuration, logger: logger)
         let store = opened.store
         let metrics = ServerMetrics(store: opened.metrics)
@@ -74,7 +79,7 @@ struct ServeCommand: ParsableCommand {
         try BootstrapKey.apply(
             bootstrapSecret, service: application.service, databasePath: configuration.databasePath, logger: logger)
         let server = HTTPServer(configuration: configuration.http, responder: application.responder, logger: logger)
-        try Self.start(server, host: configuration.host, port: configuration.port, logger: logger)
+        try Self.start(server, on: apiAddress, host: configuration.host, port: configuration.port, logger: logger)
         metrics.attach(server, listener: "api")
 
         var metricsServer: HTTPServer?
@@ -87,7 +92,7 @@ struct ServeCommand: ParsableCommand {
                 access: exposure,
                 authenticator: application.keys)
             let listener = HTTPServer(configuration: http, responder: responder, logger: logger)
-            try Self.start(listener, host: configuration.host, port: port, logger: logger)
+            try Self.start(listener, on: metricsAddress, host: configuration.host, port: port, logger: logger)
             metrics.attach(listener, listener: "metrics")
             metricsServer = listener
         }
@@ -171,10 +176,23 @@ struct ServeCommand: ParsableCommand {
         }
     }
 
-    /// Starts `server`, logging and exiting 69 (EX_UNAVAILABLE) when it cannot listen.
-    private static func start(_ server: HTTPServer, host: String, port: Int, logger: Logger) throws {
+    /// Binds `host`:`port` for a server to start on later, logging and exiting 69
+    /// (EX_UNAVAILABLE) when it cannot.
+    private static func reserve(host: String, port: Int, logger: Logger) throws -> ReservedAddress {
         do {
-            try server.start()
+            return try ReservedAddress(host: host, port: port)
+        } catch {
+            logger.critical("cannot listen", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(error)"])
+            throw ExitCode(ExitCodes.unavailable)
+        }
+    }
+
+    /// Starts `server` on `reserved`, logging and exiting 69 (EX_UNAVAILABLE) when it cannot listen.
+    private static func start(
+        _ server: HTTPServer, on reserved: consuming ReservedAddress?, host: String, port: Int, logger: Logger
+    ) throws {
+        do {
+            try server.start(on: reserved)
         } catch {
             logger.critical("cannot listen", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(error)"])
             throw ExitCode(ExitCodes.unavailable)

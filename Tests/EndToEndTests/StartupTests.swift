@@ -186,6 +186,25 @@ struct StartupTests {
         #expect(try KeysSubcommandTests.status("\(next.baseURL)/v1/apps", key: ServerProcess.adminKey) == "200")
     }
 
+    @Test("a serve whose address is taken exits 69 before it makes the database or its key, for the API and the metrics port")
+    func aTakenAddressIsRefusedBeforeTheDatabaseIsMade() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-taken")
+        defer { Paths.removeTemporary(directory) }
+        let first = try ServerProcess(database: directory.appendingPathComponent("first.sqlite").path, directory: directory)
+        defer { first.killNow() }
+        let database = directory.appendingPathComponent("second.sqlite").path
+        for ports in [["--port", "\(first.port)"], ["--port", "0", "--metrics-port", "\(first.port)"]] {
+            let refused = try SubcommandTests.server(["serve", "--host", "127.0.0.1", "--database", database] + ports)
+            #expect(refused.status == 69, "\(ports): \(refused.stderr)")
+            let log = refused.stderr
+            #expect(log.contains("cannot listen") && log.contains("port=\(first.port)"), "\(log)")
+            for made in [database, database + ".audit-key", database + "-wal"] {
+                #expect(!FileManager.default.fileExists(atPath: made), "\(ports): \(made) was made")
+            }
+        }
+        #expect(try KeysSubcommandTests.status("\(first.baseURL)/v1/apps", key: ServerProcess.adminKey) == "200")
+    }
+
     @Test(
         "the bootstrap key may come from the config file; a config file that cannot be read is named with the reason, not a dump")
     func bootstrapKeyFromTheConfigFile() throws {

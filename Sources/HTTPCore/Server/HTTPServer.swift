@@ -85,7 +85,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// Binds, listens and starts accepting. Ignores `SIGPIPE` for the process (sends also use
     /// `MSG_NOSIGNAL`).
     /// - Throws: `SocketError` when the address cannot be bound (in use, bad host, no permission).
-    public func start() throws {
+    public func start() throws { try start(on: nil) }
+
+    /// ``start()`` on `reserved`, bound before for the configuration's host and port, or on
+    /// an address bound now when nil.
+    /// - Throws: `SocketError` when the address cannot be bound or listened on.
+    public func start(on reserved: consuming ReservedAddress?) throws {
         signal(SIGPIPE, SIG_IGN)
         lock.lock()
         guard state == .idle else {
@@ -93,7 +98,16 @@ public final class HTTPServer: @unchecked Sendable {
             throw SocketError(operation: "start", code: 0, message: "the server was already started")
         }
         lock.unlock()
-        let socket = try Socket.listen(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+        let socket: Socket
+        switch consume reserved {
+        case .some(let reserved):
+            precondition(
+                reserved.requestedPort == configuration.port,
+                "an address reserved for port \(reserved.requestedPort) given to a server for port \(configuration.port)")
+            socket = try reserved.listen(backlog: configuration.backlog)
+        case .none:
+            socket = try Socket.listen(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+        }
         let port: Int
         do {
             port = try socket.localPort()

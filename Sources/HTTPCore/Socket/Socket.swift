@@ -18,6 +18,20 @@ public struct Socket: Sendable, Hashable {
     ///   - port: the TCP port, 0 for any free one.
     ///   - backlog: the kernel accept queue length (`listen(2)`).
     public static func listen(host: String, port: Int, backlog: Int32) throws -> Socket {
+        let socket = try bound(host: host, port: port)
+        do {
+            try socket.listen(backlog: backlog)
+        } catch {
+            _ = Glibc.close(socket.fd)
+            throw error
+        }
+        return socket
+    }
+
+    /// Creates a TCP socket bound to `host`:`port` (port 0 picks a free port), with
+    /// `SO_REUSEADDR` set, that does not listen yet: a connection to it is refused until
+    /// ``listen(backlog:)``, and binding it fails while another socket listens on the address.
+    public static func bound(host: String, port: Int) throws -> Socket {
         let address = try SocketAddress.resolve(host: host, port: port, passive: true)
         let fd = Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError.lastError("socket") }
@@ -27,13 +41,17 @@ public struct Socket: Sendable, Hashable {
             try address.withSockAddr { pointer, length in
                 guard Glibc.bind(fd, pointer, length) == 0 else { throw SocketError.lastError("bind \(host):\(port)") }
             }
-            guard Glibc.listen(fd, backlog) == 0 else { throw SocketError.lastError("listen") }
-            try socket.setNonBlocking()
         } catch {
             _ = Glibc.close(fd)
             throw error
         }
         return socket
+    }
+
+    /// Makes a bound socket listen (`listen(2)`, a `backlog` long accept queue) and non-blocking.
+    public func listen(backlog: Int32) throws {
+        guard Glibc.listen(fd, backlog) == 0 else { throw SocketError.lastError("listen") }
+        try setNonBlocking()
     }
 
     /// Connects a blocking TCP client socket (used by tests and tools, never on the server path).
