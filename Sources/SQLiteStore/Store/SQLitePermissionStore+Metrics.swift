@@ -23,9 +23,7 @@ extension SQLitePermissionStore {
     /// When the database cannot be read, `counts` is nil and the rest is given.
     package func metricsSnapshot() -> MetricsSnapshot {
         let counts = try? pool.scan { database -> StoreMetricsCounts in
-            let seq = try database.withStatement("SELECT coalesce(max(seq), 0) FROM audit") { statement in
-                try statement.step() ? statement.int64(at: 0) : 0
-            }
+            let seq = try database.lastAuditSeq()
             // One pass, no GROUP BY: grouping sorts every row in memory first (about 50 MB at
             // 1,000,000 records, which malloc keeps resident after the scrape).
             let statuses = try database.withStatement(Self.statusCounts) { statement -> [String: Int] in

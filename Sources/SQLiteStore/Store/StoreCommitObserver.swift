@@ -41,9 +41,7 @@ final class StoreCommitObserver: CommitObserver, Sendable {
         let observers = observers.withLock { $0 }
         guard !observers.isEmpty else { return }
         // What another process wrote is unknown: an API key may have been made or revoked.
-        let revision =
-            (try? database.withStatement("SELECT coalesce(max(seq), 0) FROM audit") { try $0.step() ? $0.int64(at: 0) : 0 })
-            ?? 0
+        let revision = (try? database.lastAuditSeq()) ?? 0
         for observer in observers { observer(VisibleChanges(revision: revision, keysChanged: true)) }
     }
 

@@ -29,7 +29,7 @@ extension StoreSession {
     /// The last entry's seq; for a reader with a read cache, at most ``ReadCache/visibleAuditSeq``.
     func lastAuditSeq() throws -> Int64 {
         let visible = shared?.cache?.visibleAuditSeq  // before the query: it only grows
-        let last = try row("SELECT coalesce(max(seq), 0) FROM audit", bind: { _ in }) { $0.int64(at: 0) } ?? 0
+        let last = try database.lastAuditSeq()
         guard let visible else { return last }
         return min(last, visible)
     }
@@ -140,5 +140,15 @@ extension StoreSession {
             }
         }
         return (built.sql, values)
+    }
+}
+
+extension Database {
+    private static let lastAuditSeq = StatementSlot("SELECT coalesce(max(seq), 0) FROM audit")
+
+    /// The audit log's last seq, 0 for an empty log: one descent of its primary key. Sessions
+    /// read it through ``StoreSession/lastAuditSeq()``, which a read cache may bound.
+    func lastAuditSeq() throws -> Int64 {
+        try withStatement(Self.lastAuditSeq) { try $0.step() ? $0.int64(at: 0) : 0 }
     }
 }
