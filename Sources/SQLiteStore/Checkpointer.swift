@@ -34,6 +34,10 @@ package final class Checkpointer: Sendable {
         package var writerCheckpoints = 0
         /// WAL pages after the last commit.
         package var walPages = 0
+        /// WAL scrubs (``scrubWAL()``) that emptied the WAL.
+        package var scrubs = 0
+        /// Scrub attempts that found the writer or an older reader in the way, and were tried again later.
+        package var scrubRetries = 0
     }
 
     /// The WAL size, in multiples of the threshold, at which the writer stops waiting for this
@@ -41,6 +45,8 @@ package final class Checkpointer: Sendable {
     static let writerFallbackFactor = 2
 
     let threshold: Int
+    /// The connection's busy timeout, which a scrub attempt shortens for itself.
+    private let configuredBusyTimeout: Int32
     private let queue = DispatchQueue(label: "SQLiteStore.checkpointer")
     private let connection: QueueOwned<Database>
     /// A checkpoint is queued and has not started: later requests join it.
@@ -48,11 +54,20 @@ package final class Checkpointer: Sendable {
     /// Holds the queue (tests: a checkpointer that falls behind).
     private let held = Atomic(false)
     private let counters = Mutex(Statistics())
+    /// A scrub is wanted and has not completed: later requests join it.
+    private let scrubPending = Atomic(false)
+    /// Closed: a scrub retry scheduled before must not touch the connection.
+    private let closed = Atomic(false)
+    /// How long a scrub attempt waits for the writer or readers of older snapshots (it holds
+    /// up the writer meanwhile), and the delays between attempts.
+    static let scrubBusyTimeoutMilliseconds: Int32 = 100
+    static let scrubRetryDelays: [Double] = [0.1, 0.25, 0.5, 1, 2, 5, 10, 30]
 
     /// Opens the checkpointer's own read-write connection to `path`, which the writer has
     /// already opened in WAL mode.
     init(path: String, configuration: DatabaseConfiguration) throws {
         threshold = configuration.checkpointPages
+        configuredBusyTimeout = configuration.busyTimeoutMilliseconds
         let owner = QueueOwner("the SQLite checkpointer", marking: queue)
         connection = QueueOwned(try Database(path: path, mode: .readWrite, configuration: configuration), owner: owner)
     }
@@ -99,6 +114,46 @@ package final class Checkpointer: Sendable {
         }
     }
 
+    /// Empties the WAL soon: a checkpoint that copies all of it back into the file and
+    /// truncates it to nothing (`TRUNCATE`), for after an erasure. Deleted rows' pages are zeroed
+    /// in the file (`secure_delete`), but the WAL is reused from its start without being cut,
+    /// so frames written before the erasure (the user's rows, their wrapped key) would stay in
+    /// it past a passive checkpoint, until overwritten or until a clean stop removes it.
+    ///
+    /// It needs the writer's lock and every reader on the newest snapshot; an attempt waits for
+    /// them ``scrubBusyTimeoutMilliseconds`` at most (holding up writes that long), and is tried
+    /// again after ``scrubRetryDelays`` until it succeeds (a long export holds an old snapshot).
+    /// Asked before the erasure's transaction commits, it cannot take the lock until then, and
+    /// an erasure rolled back costs one checkpoint.
+    func scrubWAL() {
+        guard scrubPending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        queue.async { self.scrub(attempt: 0) }
+    }
+
+    /// One scrub attempt. On `queue` only.
+    private func scrub(attempt: Int) {
+        guard !closed.load(ordering: .acquiring) else { return }
+        let database = connection.value
+        let emptied = database.use.lend { () -> Bool in
+            sqlite3_busy_timeout(database.handle, Self.scrubBusyTimeoutMilliseconds)
+            defer { sqlite3_busy_timeout(database.handle, configuredBusyTimeout) }
+            // One row: whether it could not complete (1), the WAL's frames, the frames copied back.
+            let busy = try? database.withStatement("PRAGMA wal_checkpoint(TRUNCATE)") { statement in
+                try statement.step() ? statement.int64(at: 0) : 1
+            }
+            return busy == 0
+        }
+        if emptied {
+            scrubPending.store(false, ordering: .releasing)
+            counters.withLock { $0.scrubs += 1 }
+            return
+        }
+        counters.withLock { $0.scrubRetries += 1 }
+        let delay = Self.scrubRetryDelays[min(attempt, Self.scrubRetryDelays.count - 1)]
+        queue.asyncAfter(deadline: .now() + delay) { self.scrub(attempt: attempt + 1) }
+    }
+
     /// Tests: while held, no checkpoint starts here (the writer's fallback then bounds the WAL).
     func hold(_ hold: Bool) {
         held.store(hold, ordering: .relaxed)
@@ -107,6 +162,7 @@ package final class Checkpointer: Sendable {
     /// Waits for a queued checkpoint, then closes the connection; part of the writer's close,
     /// before its own connection closes (the last one checkpoints and removes the WAL).
     func close() {
+        closed.store(true, ordering: .releasing)
         queue.sync {
             let database = connection.value
             database.use.lend { database.close() }

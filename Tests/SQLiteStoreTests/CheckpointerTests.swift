@@ -96,4 +96,29 @@ import Testing
         #expect(statistics.walPages > 0 && statistics.walPages < Self.threshold)
         #expect(statistics.checkpoints == 0 && statistics.writerCheckpoints == 0)
     }
+
+    /// After an erasure: the WAL emptied to nothing, once no reader holds an older snapshot,
+    /// and the writer not held up meanwhile beyond the attempts' short waits.
+    @Test func aScrubEmptiesTheWALOnceNoReaderHoldsAnOlderSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try makePool(directory)
+        let checkpointer = pool.writer.checkpointer
+        for id in 0..<5 { try insert(pool, id) }
+        let snapshot = try pool.snapshot()
+        #expect(try snapshot.read { try $0.withStatement("SELECT count(*) FROM t") { try $0.step() ? $0.int(at: 0) : -1 } } == 5)
+        for id in 5..<10 { try insert(pool, id) }  // the snapshot is older now
+        #expect(walPages(directory) >= 10)
+
+        checkpointer.scrubWAL()
+        #expect(eventually { checkpointer.statistics.scrubRetries >= 2 }, "tried, and again later")
+        #expect(checkpointer.statistics.scrubs == 0 && walPages(directory) >= 10)
+        try insert(pool, 10)  // writes go on meanwhile
+        snapshot.close()
+        #expect(eventually { checkpointer.statistics.scrubs == 1 })
+        let size = try FileManager.default.attributesOfItem(atPath: directory.file("db.sqlite-wal"))[.size] as? Int
+        #expect(size == 0, "truncated")
+        #expect(try count(pool) == 11)
+        try insert(pool, 11)
+        #expect(try count(pool) == 12)
+    }
 }

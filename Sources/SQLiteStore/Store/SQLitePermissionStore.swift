@@ -44,8 +44,10 @@ public final class SQLitePermissionStore: PermissionStore {
         self.commitObserver = commitObserver
         self.path = pool.path
         readerShared = StoreSession.Shared(policyServices: policyServices, cache: cache, keyring: keyring)
+        let checkpointer = pool.writer.checkpointer
         writerShared = StoreSession.Shared(
-            policyServices: policyServices, cache: nil, auditChainTip: auditChainTip, keyring: keyring)
+            policyServices: policyServices, cache: nil, auditChainTip: auditChainTip, keyring: keyring,
+            scrubWAL: { checkpointer.scrubWAL() })
         snapshotShared = StoreSession.Shared(policyServices: PolicyServices(), cache: nil, keyring: keyring)
     }
 

@@ -70,6 +70,8 @@ extension StoreSession {
             consentSessions: try delete("consent_sessions"))
         _ = try delete("location_alerts")
         _ = try delete("audit_subjects")
+        // The file's pages are zeroed (secure_delete); the WAL's older frames go once it is emptied.
+        shared?.scrubWAL?()
         return erasure
     }
 }

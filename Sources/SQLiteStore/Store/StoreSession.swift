@@ -22,15 +22,19 @@ struct StoreSession: PermissionWriter {
         let auditChainTip: AuditChainTipCache?
         /// The per-user keys of the audit log's personal fields.
         let keyring: AuditKeyring
+        /// The writer only: empties the WAL once the transaction has committed
+        /// (``Checkpointer/scrubWAL()``), which an erasure asks for.
+        let scrubWAL: (@Sendable () -> Void)?
 
         init(
             policyServices: PolicyServices, cache: ReadCache?, auditChainTip: AuditChainTipCache? = nil,
-            keyring: AuditKeyring
+            keyring: AuditKeyring, scrubWAL: (@Sendable () -> Void)? = nil
         ) {
             self.policyServices = policyServices
             self.cache = cache
             self.auditChainTip = auditChainTip
             self.keyring = keyring
+            self.scrubWAL = scrubWAL
         }
     }
 
