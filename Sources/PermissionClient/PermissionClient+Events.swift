@@ -9,7 +9,9 @@ extension PermissionClient {
     /// server refuses (`.http`; `.beyondLogHead` when it resumed after an entry the log no
     /// longer has, `.logDiverged` when the entry there is another one than was read), or
     /// reconnecting fails `configuration.eventsRetry.maxAttempts` times in a row (by default
-    /// about one to two minutes without a server: a restart or a rolling update is ridden out).
+    /// about one to two minutes without a server: a restart or a rolling update is ridden out),
+    /// or a connection fails in a way a reconnection would meet again (`.transport` with the
+    /// libcurl code: a URL libcurl refuses, a TLS certificate that does not verify).
     /// A lost connection is resumed after the last entry seen (`Last-Event-ID`, with its hash as
     /// `Last-Event-Hash`, so that a log restored from an earlier backup that has grown past it
     /// again is told apart), and so is an
@@ -151,6 +153,8 @@ extension PermissionClient {
                 retryAfter = raw.retryAfter
             case .failure(let error) where error.isCancelled:
                 throw error
+            case .failure(.transport(let code, let message, let id)) where RetryPolicy.permanentCodes.contains(code):
+                throw .transport(code: code, message: message, requestId: id)  // the next attempt would meet it again
             case .failure(let error) where failures + 1 >= configuration.eventsRetry.maxAttempts:
                 throw error
             case .success, .failure:

@@ -99,6 +99,12 @@ public struct RetryPolicy: Sendable, Equatable {
     /// libcurl codes of a connection lost mid-call: empty reply, send or receive failure,
     /// a body shorter than announced.
     static let lostConnectionCodes: Set<Int> = [18, 52, 55, 56]
+    /// libcurl codes that another attempt meets again, whatever the server does meanwhile: a
+    /// URL libcurl refuses, and a TLS peer or local TLS setup it refuses (the server's
+    /// certificate does not verify, a pinned key differs, a CA, CRL or client certificate file
+    /// is bad, no shared cipher). A handshake cut short (35) is not among them: a server
+    /// restarting causes it.
+    static let permanentCodes: Set<Int> = [1, 3, 58, 59, 60, 77, 82, 83, 90, 91, 98]
     /// Statuses that say "try again" from a proxy or an overloaded server.
     static let retryableStatuses: Set<Int> = [502, 503, 504]
 
