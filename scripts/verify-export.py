@@ -4,16 +4,24 @@
 usage: verify-export.py EXPORT [--database FILE]   (EXPORT may be - for standard input)
 
 Without --database: every audit entry's hash is recomputed from its stored values and its
-previous hash, the entries come in increasing seq, none after the head, and the entry at the
-head (when it is the user's) has the head's hash.
-With --database FILE (the server's SQLite file, opened read-only): each entry is the one stored
-at its seq, and the chain from seq 1 to the head is intact and ends in the head's hash.
+previous hash, the entries come in increasing seq, none after the head, the entry at the head
+(when it is the user's) has the head's hash, all of them are under one pseudonym, and each
+readable entry says what its stored values say (its purpose text hashing to the stored
+purpose hash). The user id, purpose text and detail are sealed under the user's key in the
+stored form, so offline nothing shows that the entries are this user's rather than another's,
+nor that none was left out; the consent records, prompts and settings are the server's current
+state, which no chain covers.
+With --database FILE (the server's SQLite file, opened read-only) also: each entry is the one
+stored at its seq, the chain from seq 1 to the head is intact and ends in the head's hash, the
+entries are under the database's pseudonym of the user, every entry about the user up to the
+head is in the export, and, unless the user's state changed after the export, the consent
+records, prompts and settings are the database's.
 
 The canonical encoding's tag and column list come from the document (auditEncoding), not from
 this script, so a new storage format needs no change here (docs/walkthrough.md, "Exporting a user's data").
 Exit 0 verified, 1 not, 2 unusable input.
 """
-import hashlib, json, sqlite3, struct, sys
+import calendar, datetime, hashlib, json, sqlite3, struct, sys
 
 
 class Broken(Exception):
@@ -39,6 +47,44 @@ def encode(tag, values):
 
 def digest(tag, values):
     return hashlib.sha256(encode(tag, values)).hexdigest()
+
+
+def millis(text):
+    """An RFC 3339 UTC time as the server writes it (2026-11-27T22:25:34.170Z) in Unix milliseconds."""
+    stamp = datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ" if "." in text else "%Y-%m-%dT%H:%M:%SZ")
+    return calendar.timegm(stamp.timetuple()) * 1000 + stamp.microsecond // 1000
+
+
+def readable_values(entry):
+    """What each stored column holds for the readable entry; columns sealed in the stored form
+    (purpose, detail, personal) or not shown are absent."""
+    actor = entry.get("actor") or {}
+    values = {
+        "seq": entry.get("seq"), "at": millis(entry["at"]), "actor_key": actor.get("keyId"),
+        "actor_role": actor.get("role"), "action": entry.get("action"), "user": entry.get("pseudonym"),
+        "app": entry.get("app"), "service": entry.get("service"), "reason": entry.get("reason"),
+        "purpose_hash": entry.get("purposeHash"), "prompt_id": entry.get("promptId"),
+        "request_id": entry.get("requestId"), "prev_hash": entry.get("prevHash"),
+    }
+    for side in ("from", "to"):
+        state = entry.get(side)
+        values[side + "_status"] = state.get("status") if state else None
+        values[side + "_level"] = state.get("level") if state else None
+        for flag in ("provisional", "once"):
+            values[side + "_" + flag] = int(state[flag]) if state and flag in state else None
+    return values
+
+
+def check_readable(where, entry, columns, stored):
+    for column, value in readable_values(entry).items():
+        if column in columns and stored[columns.index(column)] != value:
+            raise Broken(f"{where}: the readable entry's {column} is not the stored one")
+    purpose = entry.get("purpose")
+    if purpose is not None:
+        if "purpose_hash" in columns and hashlib.sha256(purpose.encode("utf-8")).hexdigest() != stored[columns.index("purpose_hash")]:
+            raise Broken(f"{where}: the readable purpose does not hash to the stored purpose hash")
+        if "purpose" in columns and stored[columns.index("purpose")] not in (None, purpose):
+            raise Broken(f"{where}: the readable purpose is not the stored one")
 
 
 def verify_document(export):
@@ -70,7 +116,10 @@ def verify_document(export):
             raise Broken(f"{where}: the readable entry is not this entry of {export['user']}")
         if seq == head["seq"] and item["hash"] != head["hash"]:
             raise Broken(f"{where}: the head's hash is not this entry's")
+        check_readable(where, item["entry"], columns, stored)
         previous_seq = seq
+    if "user" in columns and len({item["stored"][columns.index("user")] for item in export["audit"]}) > 1:
+        raise Broken("the entries are under more than one pseudonym")
     return tag, columns, genesis, head
 
 
@@ -96,6 +145,54 @@ def verify_database(path, tag, columns, genesis, head, export):
         raise Broken(f"database: the chain ends at seq {expected - 1}, not at the head (seq {head['seq']})")
     if wanted:
         raise Broken(f"seq {min(wanted)}: not in the database")
+    return verify_coverage(db, columns, head, export)
+
+
+def verify_coverage(db, columns, head, export):
+    """The entries are all of the user's up to the head, and the state is the database's unless
+    it changed since; returns what was compared, for the verdict."""
+    user = export["user"]
+    subject = db.execute("SELECT pseudonym FROM audit_subjects WHERE user = ?", (user,)).fetchone()
+    pseudonyms = {item["stored"][columns.index("user")] for item in export["audit"]} if "user" in columns else set()
+    if subject is None:
+        if pseudonyms:
+            raise Broken(f"the database holds no key of {user}: not this user's entries, or the user was erased since")
+        return "; the database holds nothing about the user in its audit log"
+    pseudonym = subject[0]
+    if pseudonyms and pseudonyms != {pseudonym}:
+        raise Broken(f"the entries are under {min(pseudonyms)}, not {user}'s pseudonym in the database")
+    exported = {item["seq"] for item in export["audit"]}
+    about = {row[0] for row in db.execute("SELECT seq FROM audit WHERE user = ? AND seq <= ?", (pseudonym, head["seq"]))}
+    if about - exported:
+        raise Broken(f"seq {min(about - exported)}: an entry about {user} that the export leaves out")
+    later = db.execute("SELECT count(*) FROM audit WHERE user = ? AND seq > ?", (pseudonym, head["seq"])).fetchone()[0]
+    if later:
+        return f"; every entry about {user} is in it ({later} more after the head: the records, prompts and settings were not compared)"
+    records = {
+        (row[0], row[1]): (row[2], row[3], row[4], row[5])
+        for row in db.execute(
+            "SELECT app, service, version, purpose, purpose_language, updated_at FROM authorizations WHERE user = ?", (user,))
+    }
+    shown = {}
+    for record in export["consentRecords"]:
+        purpose = record.get("purpose") or {}
+        given = record.get("givenAt")
+        shown[(record["controller"]["id"], record["dataCategory"])] = (
+            record.get("version"), purpose.get("text"), purpose.get("language"), millis(given) if given else None)
+        if record.get("principal") != user:
+            raise Broken(f"a consent record names {record.get('principal')}, not {user}")
+    if shown != records:
+        differing = sorted(set(shown) ^ set(records) or {key for key in shown if shown[key] != records[key]})
+        raise Broken(f"the consent record of {differing[0][0]} {differing[0][1]} is not the database's")
+    prompts = {row[0]: row[1] for row in db.execute("SELECT id, choice FROM prompts WHERE user = ?", (user,))}
+    if {prompt["id"]: prompt.get("choice") for prompt in export["prompts"]} != prompts:
+        raise Broken("the prompts are not the database's")
+    settings = db.execute("SELECT location_services_enabled, locale FROM user_settings WHERE user = ?", (user,)).fetchone()
+    expected = {"locationServicesEnabled": bool(settings[0]), "locale": settings[1]} if settings else {
+        "locationServicesEnabled": True, "locale": None}
+    if {key: export["settings"].get(key) for key in expected} != expected:
+        raise Broken("the settings are not the database's")
+    return f"; every entry about {user} is in it, and its records, prompts and settings are the database's"
 
 
 def main(argv):
@@ -120,8 +217,9 @@ def main(argv):
         return 2
     try:
         tag, columns, genesis, head = verify_document(export)
+        covered = ""
         if database is not None:
-            verify_database(database, tag, columns, genesis, head, export)
+            covered = verify_database(database, tag, columns, genesis, head, export)
     except Broken as failure:
         print(f"not verified: {failure}")
         return 1
@@ -131,7 +229,9 @@ def main(argv):
     except sqlite3.Error as error:
         print(f"unusable database: {error}", file=sys.stderr)
         return 2
-    against = f"; the chain in {database} is intact from seq 1 to the head" if database else ""
+    against = (
+        f"; the chain in {database} is intact from seq 1 to the head{covered}" if database
+        else " (offline: not that these are all of the user's entries, nor the records, prompts and settings: --database checks them)")
     print(f"verified: {len(export['audit'])} entries of {export['user']}, head {head['seq']} {head['hash']}{against}")
     return 0
 

@@ -5,8 +5,10 @@ import Testing
 
 /// `scripts/verify-export.py` on a real server's export of a user: verified on its own and
 /// against the database file, then refused for copies tampered with in each way it checks
-/// (a stored value, an entry's hash, the order, an entry after the head, a stored value that
-/// is not the database's), and for a database whose chain was edited.
+/// (a stored value, an entry's hash, the order, an entry after the head, a readable field that
+/// is not the stored one; against the database: a stored value that is not the database's, an
+/// entry left out, another user's name, the records and settings), and for a database whose
+/// chain was edited.
 @Suite(.serialized, .timeLimit(.minutes(2)), .startsProcesses)
 struct ExportVerificationTests {
     static func verify(_ arguments: [String]) throws -> ProcessResult {
@@ -69,6 +71,10 @@ struct ExportVerificationTests {
             ("a column dropped", "d['auditEncoding']['columns'].pop(1)", "stored values for"),
             ("the tag", "d['auditEncoding']['tag'] = 'permission-audit-v0'", "hash mismatch"),
             ("another user's entry", "d['audit'][0]['entry']['user'] = 'u2'", "not this entry of u1"),
+            ("the readable state", "d['audit'][1]['entry']['to']['status'] = 'denied'", "entry's to_status is not the stored"),
+            ("the readable action", "d['audit'][1]['entry']['action'] = 'prompt.answered'", "entry's action is not the stored"),
+            ("the readable time", "d['audit'][0]['entry']['at'] = '2020-01-01T00:00:00.000Z'", "entry's at is not the stored"),
+            ("the readable purpose", "d['audit'][1]['entry']['purpose'] = 'Forged.'", "does not hash to the stored purpose hash"),
         ]
         for (name, change, reason) in tamperings {
             try Self.tamper(exportPath, change, to: copy)
@@ -89,12 +95,40 @@ struct ExportVerificationTests {
                     else: b = v.encode(); out += b'\\x02' + struct.pack('>I', len(b)) + b
                 return bytes(out)
             item = d['audit'][0]
-            item['stored'][d['auditEncoding']['columns'].index('request_id')] = 'forged'
+            item['stored'][d['auditEncoding']['columns'].index('request_id')] = item['entry']['requestId'] = 'forged'
             item['hash'] = item['entry']['hash'] = hashlib.sha256(enc(d['auditEncoding']['tag'], item['stored'])).hexdigest()
             """, to: copy)
         #expect(try Self.verify([copy]).status == 0, "self-consistent")
         let forged = try Self.verify([copy, "--database", database])
         #expect(forged.status == 1 && forged.stdout.contains("not the entry the database stores"), "\(forged.stdout)")
+        let covered = "every entry about u1 is in it, and its records, prompts and settings are the database's"
+        #expect(against.stdout.contains(covered), "\(against.stdout)")
+        #expect(offline.stdout.contains("offline: not that these are all of the user's entries"), "\(offline.stdout)")
+
+        // What offline cannot tell, against the database: left out, another user's, the state.
+        let againstDatabase: [(String, String, String)] = [
+            ("an entry left out", "d['audit'].pop(0)", "an entry about u1 that the export leaves out"),
+            (
+                "another user named", "d['user'] = 'u3'\nfor i in d['audit']: i['entry']['user'] = 'u3'",
+                "the database holds no key of u3"
+            ),
+            ("a consent record", "d['consentRecords'][0]['version'] = 9", "the consent record of"),
+            ("the settings", "d['settings']['locationServicesEnabled'] = False", "the settings are not the database's"),
+        ]
+        for (name, change, reason) in againstDatabase {
+            try Self.tamper(exportPath, change, to: copy)
+            #expect(try Self.verify([copy]).status == 0, "\(name): offline, nothing shows")
+            let refused = try Self.verify([copy, "--database", database])
+            #expect(refused.status == 1 && refused.stdout.contains(reason), "\(name): \(refused.stdout)")
+        }
+        // A change after the export: the entries are still all there, the state is not compared.
+        let later = try Subprocess.adminCurl([
+            "-sf", "-X", "PUT", "-H", "Content-Type: application/json", "--data", #"{"status": "denied"}"#,
+            "\(server.baseURL)/v1/users/u1/apps/\(DurabilityTests.app)/authorizations/camera",
+        ])
+        #expect(later.status == 0, "\(later.stderr)")
+        let after = try Self.verify([exportPath, "--database", database])
+        #expect(after.status == 0 && after.stdout.contains("1 more after the head"), "\(after.stdout)")
 
         server.send(SIGTERM)
         #expect(server.waitForExit(timeout: 10) == 0)
