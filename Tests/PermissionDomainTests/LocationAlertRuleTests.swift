@@ -148,7 +148,8 @@ import Testing
         #expect(Rules.locationAlertPrompt(service: Self.location, app: nil, uses: 1) == nil)
     }
 
-    /// `keepAlways` changes nothing, provisional or not; `changeToWhileUsing` grants whenInUse.
+    /// `keepAlways` keeps an explicit grant as it is and makes a provisional one final (SPEC §4:
+    /// an explicit choice ends the provisional flow); `changeToWhileUsing` grants whenInUse.
     @Test func theAnswersDoWhatTheySay() throws {
         let plan = try #require(Rules.locationAlertPrompt(service: Self.location, app: Fixtures.registeredApp(), uses: 2))
         let prompt = Prompt(
@@ -161,7 +162,14 @@ import Testing
         ] {
             let kept = try Rules.decide(
                 prompt: prompt, choice: .keepAlways, stored: stored, service: Self.location, now: Self.t0, onceTTL: 3600)
-            #expect(kept == stored)
+            if stored.provisional {
+                var final = stored
+                final.provisional = false
+                final.purpose = plan.purpose
+                #expect(kept == final, "not provisional, under the Always text the alert showed")
+            } else {
+                #expect(kept == stored)
+            }
             let narrowed = try Rules.decide(
                 prompt: prompt, choice: .changeToWhileUsing, stored: stored, service: Self.location, now: Self.t0,
                 onceTTL: 3600)

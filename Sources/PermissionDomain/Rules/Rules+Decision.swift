@@ -6,7 +6,7 @@ extension Rules {
     /// `allowWhileUsing` → whenInUse, or for an Always request Always provisional;
     /// `keepWhileUsing` → the weakest level; `changeToAlways` → the requested (strongest) level;
     /// `selectItems` → limited; `allowFull` → full; on a location alert `keepAlways` → the
-    /// requested (strongest) level, kept as it is (``decide(prompt:choice:stored:service:now:onceTTL:until:maxGrantDuration:)``),
+    /// requested (strongest) level, made final when provisional (``decide(prompt:choice:stored:service:now:onceTTL:until:maxGrantDuration:)``),
     /// and `changeToWhileUsing` → the weakest level.
     public static func grant(for choice: Choice, prompt: Prompt, service: ServiceDefinition) -> Grant? {
         let weakest = service.levels[0]
@@ -35,7 +35,9 @@ extension Rules {
     ///   `keepWhileUsing` also marks the stronger level as declined; `allowOnce` on the location
     ///   button's prompt also confirms the button (`buttonConfirmed`);
     /// - `deny` on the location button's prompt → nothing changes (the next press asks again);
-    /// - `keepAlways` on a location alert → nothing changes (the grant, provisional or not, stays);
+    /// - `keepAlways` on a location alert → an explicit grant stays as it is; a provisional one
+    ///   becomes final (an explicit choice ends the provisional flow, SPEC §4): not provisional,
+    ///   `userConsent`, with the Always purpose the alert showed, so no upgrade prompt follows;
     /// - `deny` while a grant is held (a prompt for more than is held) → the grant is kept;
     /// - `deny` otherwise → denied (`userConsent`, the prompt's purpose);
     /// and on `deny` every level the prompt offered is marked declined: never prompted again.
@@ -69,7 +71,14 @@ extension Rules {
         }
         let end = try expiry(until: until, now: now, maxDuration: maxGrantDuration)
         var next = stored
-        if choice == .keepAlways { return next }
+        if choice == .keepAlways {
+            guard stored.provisional else { return next }
+            next.provisional = false
+            next.reason = .userConsent
+            next.purpose = prompt.purpose
+            next.purposeLanguage = prompt.purposeLanguage
+            return next
+        }
         if let grant = granted {
             next.status = .authorized
             next.level = grant.level
