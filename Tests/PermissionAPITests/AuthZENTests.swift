@@ -182,6 +182,11 @@ import Testing
         #expect(response.status == 200, "\(response.text)")
         #expect(try response.decode(AccessEvaluationResponse.self).decision)
         #expect(!response.text.contains("evaluations"))
+        // AuthZEN 1.0 §7.1: an empty array is the same as none.
+        let empty = try app.send(
+            .post, "/access/v1/evaluations", json: String(Self.body(action: "camera").dropLast()) + #","evaluations":[]}"#)
+        #expect(empty.status == 200, "\(empty.text)")
+        #expect(empty.text == response.text)
     }
 
     /// Each body → 400 with the problem type and a detail starting with the field it names;
@@ -292,7 +297,7 @@ import Testing
             "unknown-member", "evaluations: unknown member"
         ),
         ("/access/v1/evaluations", #"{"evaluations":{}}"#, "invalid-request", "evaluations: expected an array"),
-        ("/access/v1/evaluations", #"{"evaluations":[]}"#, "invalid-request", "evaluations: must hold 1 to 100 items, not 0"),
+        ("/access/v1/evaluations", #"{"evaluations":[]}"#, "invalid-request", "subject: required member is missing"),
         (
             "/access/v1/evaluations",
             #"{"subject":{"type":"app","id":"com.example.maps"},"resource":{"type":"user","id":"u42"},"evaluations":[{"action":{"name":"camera"}}, {}]}"#,
@@ -371,7 +376,7 @@ import Testing
         #expect(try full.decode(AccessEvaluationsResponse.self).evaluations.count == 100)
         let over = try app.send(.post, "/access/v1/evaluations", json: batch(101))
         #expect(over.status == 400)
-        #expect(over.problem?.detail.hasPrefix("evaluations: must hold 1 to 100 items, not 101") == true)
+        #expect(over.problem?.detail.hasPrefix("evaluations: must hold at most 100 items, not 101") == true)
         let padding = String(repeating: " ", count: 65_536)
         let large = try app.send(.post, "/access/v1/evaluation", json: Self.body(action: "camera") + padding)
         #expect(large.status == 413)

@@ -41,7 +41,8 @@ struct AuthZENController {
 
     /// `POST /access/v1/evaluations`: every item gets the top-level members it leaves out; the
     /// whole request is refused (400, 403) before anything is evaluated when any item is bad
-    /// or names an app the key is not bound to. Without `evaluations` it is one evaluation.
+    /// or names an app the key is not bound to. Without `evaluations`, or with none in it, it
+    /// is one evaluation.
     private static func evaluations(_ request: APIRequest, _ permissions: PermissionService) throws -> HTTPResponse {
         let body = try AccessEvaluationParser.batch(try jsonBody(request), limits: limits(request))
         var semantic = EvaluationSemantic.executeAll
@@ -53,14 +54,16 @@ struct AuthZENController {
             }
             semantic = chosen
         }
-        guard let items = body.evaluations else {
+        // AuthZEN 1.0 §7.1: without an evaluations array, or with an empty one, the request is
+        // the single evaluation of its top-level members.
+        guard let items = body.evaluations, !items.isEmpty else {
             let query = try query(
                 subject: try required(body.subject, "/subject"), action: try required(body.action, "/action"),
                 resource: try required(body.resource, "/resource"), principal: request.principal)
             return json(wire(try evaluate([query], semantic: .executeAll, permissions)[0]).jsonBytes)
         }
-        guard (1...maxEvaluations).contains(items.count) else {
-            throw invalid("/evaluations", "must hold 1 to \(maxEvaluations) items, not \(items.count)")
+        guard items.count <= maxEvaluations else {
+            throw invalid("/evaluations", "must hold at most \(maxEvaluations) items, not \(items.count)")
         }
         try checkDefaults(body, principal: request.principal, permissions)
         var queries: [AccessQuery] = []
