@@ -41,7 +41,10 @@ enum AuditKeyLoading {
     {
         if let given = try given(settings, logger: logger) { return (given, nil) }
         let file = defaultFile(forDatabase: path)
-        if FileManager.default.fileExists(atPath: file) { return (try read(file, logger: logger), nil) }
+        if FileManager.default.fileExists(atPath: file) {
+            makePrivate(file, logger: logger)
+            return (try read(file, logger: logger), nil)
+        }
         // A new key only for a database that has none: one whose users' keys are wrapped already
         // needs its own key back, and a new file in its place would only hide that it is lost.
         let keeps: Bool
@@ -117,6 +120,26 @@ enum AuditKeyLoading {
         }
         if let file = settings.file { return try read(file, logger: logger) }
         return nil
+    }
+
+    /// Makes the key file the server keeps beside its database (`<database>.audit-key`) private
+    /// to its owner, as it does the database: the key undoes every erasure of a copy of the
+    /// file. A file named with `--audit-key-file` is the operator's to arrange (a secret mounted
+    /// for the server may need to stay readable to others), so only its write bits are warned
+    /// about, in ``read(_:logger:)``.
+    private static func makePrivate(_ file: String, logger: Logger) {
+        var info = stat()
+        guard lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o077 != 0 else { return }
+        let was = info.st_mode & 0o7777
+        guard chmod(file, was & 0o700) == 0 else {
+            logger.warning(
+                "the audit key file is readable or writable by others and cannot be made private: \(String(cString: strerror(errno)))",
+                metadata: ["audit-key-file": "\(file)", "mode": "\(String(was, radix: 8))"])
+            return
+        }
+        logger.notice(
+            "the audit key file was readable or writable by others; made it private to its owner",
+            metadata: ["audit-key-file": "\(file)", "was": "\(String(was, radix: 8))", "now": "\(String(was & 0o700, radix: 8))"])
     }
 
     static func read(_ file: String, logger: Logger) throws -> AuditKeyring {

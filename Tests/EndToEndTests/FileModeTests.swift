@@ -59,4 +59,26 @@ struct FileModeTests {
                 && told[0].contains("now=600"),
             "one line names the file and both modes: \(server.log())")
     }
+
+    @Test("the audit key file beside the database, left readable by others, is made private at start")
+    func looseKeyFileTightened() throws {
+        let directory = try Paths.makeTemporaryDirectory("modes-key")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("keyed.sqlite").path
+        let key = database + ".audit-key"
+        let first = try ServerProcess(database: database, directory: directory, environment: OperationsTests.keyEnvironment)
+        #expect(try OperationsTests.putApp(first, "com.example.keyed") == "201")
+        first.send(SIGTERM)
+        #expect(first.waitForExit(timeout: 20) == 0)
+        #expect(Self.octal(Self.mode(key)) == "600", "made private")
+        #expect(chmod(key, 0o644) == 0)
+
+        let again = try ServerProcess(database: database, directory: directory, environment: OperationsTests.keyEnvironment)
+        defer { again.killNow() }
+        #expect(try OperationsTests.putApp(again, "com.example.keyed2") == "201", "the same key still opens it")
+        #expect(Self.octal(Self.mode(key)) == "600")
+        let notice = "the audit key file was readable or writable by others"
+        let told = again.log().split(separator: "\n").filter { $0.contains(notice) }
+        #expect(told.count == 1 && told[0].contains("was=644") && told[0].contains("now=600"), "\(again.log())")
+    }
 }
