@@ -65,6 +65,30 @@ import Testing
         #expect(next.purpose == F.allPurposeStrings["NSLocationWhenInUseUsageDescription"])
         #expect(next.buttonConfirmed && next.declinedLevels == [.always], "the confirmation and declined levels stay")
         #expect(next.version == 3, "the service sets the version")
+        #expect(next.purposeLanguage == nil, "no locale: the base string")
+    }
+
+    /// SPEC §11: the text in the user's language, as the button's prompt shows it; the base
+    /// string for a language the app has no text in.
+    @Test func aConfirmedPressKeepsTheTextInTheUsersLanguage() throws {
+        let key = "NSLocationWhenInUseUsageDescription"
+        let base = F.registeredApp()
+        let app = try App(
+            id: base.id, name: base.name, purposeStrings: base.purposeStrings,
+            localizedPurposeStrings: [LanguageTag("de"): [key: PurposeString("Haltestellen in der Nähe.")]], updatedAt: F.t0)
+        let stored = confirmed(F.stored(.location))
+        for (locale, text, language) in [
+            ("de-CH", "Haltestellen in der Nähe.", "de"), ("fr", F.allPurposeStrings[key]?.rawValue, nil),
+        ] {
+            let plan = try Rules.locationButton(
+                service: F.service(.location), app: app, stored: stored, effective: F.plain(stored, at: F.t0), pending: nil,
+                now: F.t0, onceTTL: Self.onceTTL, locale: try LanguageTag(locale))
+            guard case .grant(let next) = plan else {
+                Issue.record("expected a grant")
+                continue
+            }
+            #expect(next.purpose?.rawValue == text && next.purposeLanguage?.rawValue == language, "\(locale)")
+        }
     }
 
     @Test func aPressWhileAllowOnceIsInForceRenewsItAndALapsedOneIsGrantedAgain() throws {

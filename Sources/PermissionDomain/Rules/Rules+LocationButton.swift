@@ -11,8 +11,9 @@ extension Rules {
     /// 3. authorized other than Allow Once (While Using, Always, provisional, by a policy) →
     ///    unchanged (`alreadyAuthorized`);
     /// 4. otherwise (notDetermined, a lapsed grant, or Allow Once in force): once the user has
-    ///    confirmed the button, Allow Once is granted now (`userConsent`, the base purpose
-    ///    string), lasting `onceTTL` from the press, so a press while Allow Once is in force
+    ///    confirmed the button, Allow Once is granted now (`userConsent`, the purpose string in
+    ///    the user's `locale` as the button's prompt shows it, else the base string, SPEC §11),
+    ///    lasting `onceTTL` from the press, so a press while Allow Once is in force
     ///    renews it; before that, the button's prompt (`allowOnce`, `deny`), or the one already
     ///    pending at `now`.
     /// - Parameters:
@@ -23,9 +24,10 @@ extension Rules {
     ///   - pending: the stored-pending prompt of this authorization, if any (of any kind).
     ///   - now: the time of the press.
     ///   - onceTTL: how long an Allow Once grant lasts, seconds.
+    ///   - locale: the user's settings `locale`, nil when not set.
     public static func locationButton(
         service: ServiceDefinition, app: App?, stored: StoredAuthorization, effective: Authorization, pending: Prompt?,
-        now: Date, onceTTL: TimeInterval
+        now: Date, onceTTL: TimeInterval, locale: LanguageTag? = nil
     ) throws(PermissionError) -> LocationButtonPlan {
         guard service.specials.contains(.allowOnce), let weakest = service.levels.first else {
             throw .notFound(what: "location button for service \(service.id)")
@@ -61,8 +63,9 @@ extension Rules {
         next.once = true
         next.expiresAt = now.addingTimeInterval(onceTTL).truncatedToMilliseconds
         next.reason = .userConsent
-        next.purpose = purpose
-        next.purposeLanguage = nil
+        let localized = locale.flatMap { app?.localizedPurpose(key: key, languages: [$0.rawValue]) }
+        next.purpose = localized?.text ?? purpose
+        next.purposeLanguage = localized?.language
         return .grant(next)
     }
 }

@@ -59,7 +59,8 @@ extension PermissionService {
         let loaded = try load(reader, user: user, app: app, service: service, now: now)
         let plan = try Rules.locationButton(
             service: loaded.service, app: try reader.app(app), stored: loaded.stored, effective: loaded.effective,
-            pending: try reader.pendingPrompt(user: user, app: app, service: service), now: now, onceTTL: onceTTL)
+            pending: try reader.pendingPrompt(user: user, app: app, service: service), now: now, onceTTL: onceTTL,
+            locale: try reader.userSettings(user)?.locale)
         return (plan, loaded)
     }
 
