@@ -49,13 +49,21 @@ import Testing
         #expect(malformed.status == 78 && malformed.stderr.contains("32 random bytes"), "\(malformed.stderr)")
         #expect(!malformed.stderr.contains("too-short"), "the key is never logged")
 
-        // Restored: the server starts again on it, and says so when others could replace it.
+        // Restored: the server starts again on it, made private as the database is, and says so.
         try saved.write(to: URL(fileURLWithPath: keyFile))
         #expect(chmod(keyFile, 0o666) == 0)
         let again = try ServerProcess(database: database, directory: directory)
         defer { again.killNow() }
-        #expect(again.log().contains("the audit key file is writable by others"), "\(again.log())")
+        #expect(again.log().contains("the audit key file was readable or writable by others; made it private"), "\(again.log())")
+        #expect(Self.mode(keyFile) == 0o600)
         #expect(try SubcommandTests.server(["audit", "verify", "--database", database]).status == 0)
+        // A file named with --audit-key-file is the operator's: warned about, left as it is.
+        let named = directory.appendingPathComponent("named.key").path
+        try saved.write(to: URL(fileURLWithPath: named))
+        #expect(chmod(named, 0o666) == 0)
+        let listed = try SubcommandTests.server(["keys", "list", "--database", database, "--audit-key-file", named])
+        #expect(listed.status == 0 && listed.stderr.contains("the audit key file is writable by others"), "\(listed.stderr)")
+        #expect(Self.mode(named) == 0o666)
     }
 
     @Test("a key file and PERMISSION_AUDIT_KEY together are refused with 64 by every command that loads the key, naming both")
