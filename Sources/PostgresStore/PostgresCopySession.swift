@@ -22,6 +22,7 @@ package struct PostgresCopySession {
             [
                 "user_id", "app", "service", "status", "level", "provisional", "once", "expires_at", "reason", "purpose",
                 "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language", "button_confirmed",
+                "purpose_key",
             ]
         ),
         (

@@ -27,6 +27,7 @@ enum PostgresSchema {
             sealedAudit(keyring: keyring),
             PostgresMigration(id: "7-location-alerts", sql: version7),
             PostgresMigration(id: "8-version-floor", sql: version8),
+            PostgresMigration(id: "9-purpose-keys", sql: version9),
         ])
     }
 

@@ -6,13 +6,13 @@ import StoredRows
 extension PostgresSession {
     private static let columns = """
         user_id, app, service, status, level, provisional, once, expires_at, reason, purpose, \
-        declined_levels, updated_at, version, purpose_language, button_confirmed
+        declined_levels, updated_at, version, purpose_language, button_confirmed, purpose_key
         """
 
     private static let selectOne = PreparedStatement(
         """
         SELECT status, level, provisional, once, expires_at, reason, purpose, declined_levels, updated_at, version,
-            purpose_language, button_confirmed
+            purpose_language, button_confirmed, purpose_key
         FROM authorizations WHERE user_id = $1 AND app = $2 AND service = $3
         """)
 
@@ -21,7 +21,8 @@ extension PostgresSession {
     private static let selectOneWithSettings = PreparedStatement(
         """
         SELECT a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose, a.declined_levels,
-            a.updated_at, a.version, a.purpose_language, a.button_confirmed, s.location_services_enabled, s.updated_at,
+            a.updated_at, a.version, a.purpose_language, a.button_confirmed, a.purpose_key, s.location_services_enabled,
+            s.updated_at,
             s.locale
         FROM (SELECT 1) AS one
         LEFT JOIN authorizations AS a ON a.user_id = $1 AND a.app = $2 AND a.service = $3
@@ -38,7 +39,7 @@ extension PostgresSession {
     private static let upsert = PreparedStatement(
         """
         INSERT INTO authorizations (\(columns), purpose_hash)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
         ON CONFLICT (user_id, app, service) DO UPDATE SET \(StoredAuthorization.upsertAssignments)
         """)
 
@@ -86,11 +87,11 @@ extension PostgresSession {
             let stored =
                 row.isNull(at: 0) ? nil : try Self.decodeAuthorization(row, user: user, app: app, service: service, offset: 0)
             let settings =
-                row.isNull(at: 12)
+                row.isNull(at: 13)
                 ? nil
                 : UserSettings(
-                    user: user, locationServicesEnabled: try row.bool(at: 12),
-                    locale: row.optionalString(at: 14).map(LanguageTag.init(trusted:)), updatedAt: try row.date(13))
+                    user: user, locationServicesEnabled: try row.bool(at: 13),
+                    locale: row.optionalString(at: 15).map(LanguageTag.init(trusted:)), updatedAt: try row.date(14))
             return (stored, settings)
         }
         return found ?? (nil, nil)
@@ -133,7 +134,7 @@ extension PostgresSession {
                 .optional(authorization.purpose?.rawValue),
                 .text(authorization.declinedLevels.map(\.rawValue).joined(separator: ",")), .date(authorization.updatedAt),
                 .int64(authorization.version), .optional(authorization.purposeLanguage?.rawValue),
-                .bool(authorization.buttonConfirmed),
+                .bool(authorization.buttonConfirmed), .optional(authorization.purposeKey),
                 // The hash of the purpose string the user was shown (GDPR Art. 7(1)).
                 .optional(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }),
             ])
@@ -161,6 +162,7 @@ extension PostgresSession {
             reason: try row.enumeration(Reason.self, at: offset + 5, "authorizations", "reason"),
             purpose: row.optionalString(at: offset + 6).map(PurposeString.init(trusted:)),
             purposeLanguage: row.optionalString(at: offset + 10).map(LanguageTag.init(trusted:)),
+            purposeKey: row.optionalString(at: offset + 12),
             declinedLevels: row.list(offset + 7).map { Level(trusted: String($0)) },
             buttonConfirmed: try row.bool(at: offset + 11),
             updatedAt: try row.date(offset + 8),

@@ -10,6 +10,6 @@ extension StoredAuthorization {
         purpose = excluded.purpose, declined_levels = excluded.declined_levels,
         updated_at = excluded.updated_at, version = excluded.version,
         purpose_language = excluded.purpose_language, button_confirmed = excluded.button_confirmed,
-        purpose_hash = excluded.purpose_hash
+        purpose_hash = excluded.purpose_hash, purpose_key = excluded.purpose_key
         """
 }

@@ -26,6 +26,7 @@ struct CopyToPostgresTests {
                 [
                     "user", "app", "service", "status", "level", "provisional", "once", "expires_at", "reason", "purpose",
                     "purpose_hash", "declined_levels", "updated_at", "version", "purpose_language", "button_confirmed",
+                    "purpose_key",
                 ], "user, app, service"
             ),
             (

@@ -166,6 +166,7 @@ import Testing
                 var final = stored
                 final.provisional = false
                 final.purpose = plan.purpose
+                final.purposeKey = plan.purposeKey
                 #expect(kept == final, "not provisional, under the Always text the alert showed")
             } else {
                 #expect(kept == stored)

@@ -40,6 +40,7 @@ struct ReadCacheRecords {
         let level: Level?
         let purpose: PurposeString?
         let purposeLanguage: LanguageTag?
+        let purposeKey: String?
         let declinedLevels: [Level]
 
         init(_ stored: StoredAuthorization) {
@@ -51,6 +52,7 @@ struct ReadCacheRecords {
             level = stored.level
             purpose = stored.purpose
             purposeLanguage = stored.purposeLanguage
+            purposeKey = stored.purposeKey
             declinedLevels = stored.declinedLevels
         }
     }
@@ -288,7 +290,7 @@ struct ReadCacheRecords {
             provisional: shape.provisional, once: shape.once,
             expiresAt: record.expiresAt == .min ? nil : Date(millisecondsSince1970: record.expiresAt),
             reason: shape.reason, purpose: shape.purpose, purposeLanguage: shape.purposeLanguage,
-            declinedLevels: shape.declinedLevels, buttonConfirmed: shape.buttonConfirmed,
+            purposeKey: shape.purposeKey, declinedLevels: shape.declinedLevels, buttonConfirmed: shape.buttonConfirmed,
             updatedAt: record.updatedAt == .min ? nil : Date(millisecondsSince1970: record.updatedAt),
             version: record.version)
     }

@@ -97,6 +97,7 @@ extension Rules {
         next.reason = reason
         next.purpose = nil
         next.purposeLanguage = nil
+        next.purposeKey = nil
         return next
     }
 }

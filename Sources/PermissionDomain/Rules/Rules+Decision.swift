@@ -77,6 +77,7 @@ extension Rules {
             next.reason = .userConsent
             next.purpose = prompt.purpose
             next.purposeLanguage = prompt.purposeLanguage
+            next.purposeKey = prompt.purposeKey
             return next
         }
         if let grant = granted {
@@ -88,6 +89,7 @@ extension Rules {
             next.reason = .userConsent
             next.purpose = prompt.purpose
             next.purposeLanguage = prompt.purposeLanguage
+            next.purposeKey = prompt.purposeKey
             if choice == .keepWhileUsing {
                 next.declinedLevels = merge(next.declinedLevels, [prompt.requestedLevel])
             }
@@ -108,6 +110,7 @@ extension Rules {
         next.reason = .userConsent
         next.purpose = prompt.purpose
         next.purposeLanguage = prompt.purposeLanguage
+        next.purposeKey = prompt.purposeKey
         return next
     }
 

@@ -66,6 +66,7 @@ extension Rules {
         let localized = locale.flatMap { app?.localizedPurpose(key: key, languages: [$0.rawValue]) }
         next.purpose = localized?.text ?? purpose
         next.purposeLanguage = localized?.language
+        next.purposeKey = key
         return .grant(next)
     }
 }

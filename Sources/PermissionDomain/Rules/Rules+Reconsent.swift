@@ -1,10 +1,10 @@
 extension Rules {
     /// Whether `stored` is a grant given under a purpose string the app no longer shows
-    /// (SPEC §11, re-consent): `authorized` with a purpose, and that purpose is none of the
-    /// app's current texts for the service's purpose keys in the language it was shown in
-    /// (the translation into `purposeLanguage`, or the base string when it was the base one).
-    /// All of the service's keys count, because the key a prompt showed is not kept: location
-    /// `always` shows the whenInUse text on a request and the Always text on the upgrade prompt.
+    /// (SPEC §11, re-consent): `authorized` with a purpose, and that purpose is not the app's
+    /// current text for the key it was shown under (`purposeKey`), in the language it was
+    /// shown in (the translation into `purposeLanguage`, or the base string when it was the
+    /// base one). A grant recorded before the key was kept is compared with every key of the
+    /// service, and counts as changed only when none of them has its text any more.
     ///
     /// Denials do not count: a denial made under an old text is still a denial, and asking
     /// again would let an app re-prompt a person who said no by rewording its text, which iOS
@@ -22,6 +22,7 @@ extension Rules {
         } else {
             current = app.purposeStrings
         }
+        if let key = stored.purposeKey { return current[key] != purpose }
         for keys in service.purposeKeys {
             for key in keys where current[key] == purpose { return false }
         }

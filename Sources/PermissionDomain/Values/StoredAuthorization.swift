@@ -25,6 +25,10 @@ public struct StoredAuthorization: Hashable, Sendable {
     public var purpose: PurposeString?
     /// The language of `purpose` (one of the app's localizations), nil for the base string.
     public var purposeLanguage: LanguageTag?
+    /// The Info.plist key whose text `purpose` is (the prompt's `purposeKey`), so that
+    /// re-consent compares it with that key's text now (SPEC §11); nil without a purpose, and
+    /// for grants recorded before the key was kept.
+    public var purposeKey: String?
     /// Levels the user declined on a prompt for more than was held, or narrowed on the
     /// upgrade prompt: the app is not prompted for them again (SPEC §4). Sorted.
     public var declinedLevels: [Level]
@@ -41,7 +45,7 @@ public struct StoredAuthorization: Hashable, Sendable {
         user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus = .notDetermined,
         level: Level? = nil, provisional: Bool = false, once: Bool = false, expiresAt: Date? = nil,
         reason: Reason = .default, purpose: PurposeString? = nil, purposeLanguage: LanguageTag? = nil,
-        declinedLevels: [Level] = [], buttonConfirmed: Bool = false,
+        purposeKey: String? = nil, declinedLevels: [Level] = [], buttonConfirmed: Bool = false,
         updatedAt: Date? = nil, version: Int64 = 0
     ) {
         self.user = user
@@ -55,6 +59,7 @@ public struct StoredAuthorization: Hashable, Sendable {
         self.reason = reason
         self.purpose = purpose
         self.purposeLanguage = purposeLanguage
+        self.purposeKey = purposeKey
         self.declinedLevels = declinedLevels.count > 1 ? declinedLevels.sorted() : declinedLevels  // no copy for 0 or 1
         self.buttonConfirmed = buttonConfirmed
         self.updatedAt = updatedAt?.truncatedToMilliseconds

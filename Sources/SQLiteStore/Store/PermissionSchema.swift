@@ -24,6 +24,7 @@ enum PermissionSchema {
             Migration(id: "9-fewer-listing-indexes", sql: version9),
             Migration(id: "10-location-alerts", sql: version10),
             Migration(id: "11-version-floor", sql: version11),
+            Migration(id: "12-purpose-keys", sql: version12),
         ])
     }
 

@@ -6,13 +6,13 @@ import StoredRows
 extension StoreSession {
     private static let columns = """
         user, app, service, status, level, provisional, once, expires_at, reason, purpose, \
-        declined_levels, updated_at, version, purpose_language, button_confirmed
+        declined_levels, updated_at, version, purpose_language, button_confirmed, purpose_key
         """
 
     private static let selectOne = StatementSlot(
         """
         SELECT status, level, provisional, once, expires_at, reason, purpose, declined_levels, updated_at, version,
-            purpose_language, button_confirmed
+            purpose_language, button_confirmed, purpose_key
         FROM authorizations WHERE user = ?1 AND app = ?2 AND service = ?3
         """)
 
@@ -21,7 +21,8 @@ extension StoreSession {
     private static let selectOneWithSettings = StatementSlot(
         """
         SELECT a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose, a.declined_levels,
-            a.updated_at, a.version, a.purpose_language, a.button_confirmed, s.location_services_enabled, s.updated_at,
+            a.updated_at, a.version, a.purpose_language, a.button_confirmed, a.purpose_key, s.location_services_enabled,
+            s.updated_at,
             s.locale
         FROM (SELECT 1) LEFT JOIN authorizations AS a ON a.user = ?1 AND a.app = ?2 AND a.service = ?3
         LEFT JOIN user_settings AS s ON s.user = ?1
@@ -98,18 +99,18 @@ extension StoreSession {
             statement.isNull(at: 0)
             ? nil : try decodeAuthorization(statement, user: user, app: app, service: service, offset: 0)
         let settings =
-            statement.isNull(at: 12)
+            statement.isNull(at: 13)
             ? nil
             : UserSettings(
-                user: user, locationServicesEnabled: statement.bool(at: 12),
-                locale: statement.string(at: 14).map(LanguageTag.init(trusted:)), updatedAt: statement.date(at: 13))
+                user: user, locationServicesEnabled: statement.bool(at: 13),
+                locale: statement.string(at: 15).map(LanguageTag.init(trusted:)), updatedAt: statement.date(at: 14))
         return (stored, settings)
     }
 
     private static let pageWithSettings = StatementSlot(
         """
         SELECT a.user, a.app, a.service, a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose,
-            a.declined_levels, a.updated_at, a.version, a.purpose_language, a.button_confirmed,
+            a.declined_levels, a.updated_at, a.version, a.purpose_language, a.button_confirmed, a.purpose_key,
             s.location_services_enabled, s.updated_at, s.locale
         FROM authorizations AS a LEFT JOIN user_settings AS s ON s.user = a.user
         WHERE (a.user, a.app, a.service) > (?1, ?2, ?3) ORDER BY a.user, a.app, a.service LIMIT ?4
@@ -138,11 +139,11 @@ extension StoreSession {
                 let service = ServiceID(trusted: try statement.requiredString(at: 2, "authorizations", "service"))
                 let stored = try Self.decodeAuthorization(statement, user: user, app: app, service: service, offset: 3)
                 let settings =
-                    statement.isNull(at: 15)
+                    statement.isNull(at: 16)
                     ? nil
                     : UserSettings(
-                        user: user, locationServicesEnabled: statement.bool(at: 15),
-                        locale: statement.string(at: 17).map(LanguageTag.init(trusted:)), updatedAt: statement.date(at: 16))
+                        user: user, locationServicesEnabled: statement.bool(at: 16),
+                        locale: statement.string(at: 18).map(LanguageTag.init(trusted:)), updatedAt: statement.date(at: 17))
                 page.append((stored, settings))
             }
             return page
@@ -203,7 +204,7 @@ extension StoreSession {
     private static let upsert = StatementSlot(
         """
         INSERT INTO authorizations (\(columns), purpose_hash)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
         ON CONFLICT (user, app, service) DO UPDATE SET \(StoredAuthorization.upsertAssignments)
         """)
 
@@ -224,8 +225,9 @@ extension StoreSession {
             statement.bind(authorization.version, at: 13)
             statement.bind(authorization.purposeLanguage?.rawValue, at: 14)
             statement.bind(authorization.buttonConfirmed, at: 15)
+            statement.bind(authorization.purposeKey, at: 16)
             // The hash of the purpose string the user was shown (GDPR Art. 7(1)).
-            statement.bind(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }, at: 16)
+            statement.bind(authorization.purpose.map { AuditChain.sha256.purposeHash(of: $0.rawValue) }, at: 17)
         }
     }
 
@@ -254,6 +256,7 @@ extension StoreSession {
             reason: try statement.enumeration(Self.reasons, at: offset + 5, "authorizations", "reason"),
             purpose: statement.string(at: offset + 6).map(PurposeString.init(trusted:)),
             purposeLanguage: statement.string(at: offset + 10).map(LanguageTag.init(trusted:)),
+            purposeKey: statement.string(at: offset + 12),
             declinedLevels: statement.list(at: offset + 7).map { Level(trusted: String($0)) },
             buttonConfirmed: statement.bool(at: offset + 11),
             updatedAt: statement.date(at: offset + 8),

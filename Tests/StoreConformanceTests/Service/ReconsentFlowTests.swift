@@ -71,6 +71,28 @@ import Testing
         #expect(try h.fixture.store.verifyAuditChain(batchSize: 100, progress: nil).isIntact)
     }
 
+    /// The grant keeps the key its text was shown under: a text that moves to another key of
+    /// the same service, while the key gets a new one, is a change (SPEC §11).
+    @Test(arguments: StoreKind.allCases) func aTextMovedToAnotherKeyOfTheServiceIsAChange(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
+        let prompt = try h.prompt(.photos, .full)
+        #expect(prompt.purposeKey == "NSPhotoLibraryUsageDescription")
+        let granted = try h.service.decide(promptID: prompt.id, choice: "allowFull", actor: h.consent, requestId: "d")
+        #expect(!granted.authorization.purposeChanged)
+        var strings = F.allPurposeStrings
+        strings["NSPhotoLibraryAddUsageDescription"] = strings["NSPhotoLibraryUsageDescription"]
+        strings["NSPhotoLibraryUsageDescription"] = try PurposeString("Sells your photos.")
+        _ = try h.service.putApp(
+            id: F.app, name: "Maps", purposeStrings: strings, actor: Actor(keyId: "k-admin", role: "admin"),
+            requestId: "put")
+        #expect(try h.current(.photos).purposeChanged, "the text shown is now another key's")
+        let page = try h.service.purposeChangedGrants(app: h.app, after: nil, limit: 10)
+        #expect(page.items.map(\.service) == [.photos])
+        // Another process (SQLite) or replica (PostgreSQL) reads the key from the store too.
+        let again = PermissionService(store: try h.fixture.openAgain(), clock: h.clock)
+        #expect(try again.authorization(user: h.user, app: h.app, service: .photos).purposeChanged)
+    }
+
     @Test(arguments: StoreKind.allCases) func aGermanGrantFollowsItsTranslation(_ kind: StoreKind) throws {
         let h = try Harness(kind)
         try Self.changeCamera(h.service, to: "Purpose of \(Self.camera).", german: "Die Kamera scannt Fahrkarten.")
