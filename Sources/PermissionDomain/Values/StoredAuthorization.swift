@@ -89,7 +89,7 @@ public struct StoredAuthorization: Hashable, Sendable {
     func differsInContent(from other: StoredAuthorization) -> Bool {
         status != other.status || level != other.level || provisional != other.provisional || once != other.once
             || expiresAt != other.expiresAt || reason != other.reason || purpose != other.purpose
-            || purposeLanguage != other.purposeLanguage
+            || purposeLanguage != other.purposeLanguage || purposeKey != other.purposeKey
             || declinedLevels != other.declinedLevels || buttonConfirmed != other.buttonConfirmed
     }
 }

@@ -60,6 +60,7 @@ import Testing
         let again = try h.service.setAuthorization(
             user: h.user, app: h.app, service: .camera, status: .authorized, level: .full, actor: h.consent, requestId: "s")
         #expect(again.expiresAt == nil && again.version == 2, "the same status without until ends the expiry")
+        #expect(try h.auditLog().last?.detail["until"] == "", "the entry says the end was taken away")
 
         let outcome = try h.service.lifecycle(user: h.user, app: h.app, event: .sessionEnded, actor: .anonymous, requestId: nil)
         #expect(outcome.changed.isEmpty, "sessionEnded ends Allow Once grants only")
