@@ -163,19 +163,32 @@ final class PostgresChangeFollower: @unchecked Sendable {
     }
 
     /// Reads the log after `model`'s visible revision to its end on `connection` (outside a
-    /// transaction), a page at a time, and applies it.
+    /// transaction), a page at a time, and applies it in one step. The end is the log's last
+    /// seq when the read starts: seqs are given in commit order under the chain head's lock, so
+    /// that is the last entry of a committed transaction, and reads never see part of one (a
+    /// reset of thousands of records, whose entries span several pages). What the pages
+    /// changed is collected as it is read, naming at most
+    /// ``PostgresReadModel/maximumTrackedChanges`` records (beyond, everything is forgotten).
     static func follow(on connection: PostgresConnection, model: PostgresReadModel) throws {
         let session = PostgresSession(connection: connection)
-        while true {
-            let started = ContinuousClock.now
-            let after = model.visibleRevision
+        let started = ContinuousClock.now
+        let head = try session.lastAuditSeq()
+        var after = model.visibleRevision
+        var changes = ReadModelChanges()
+        reading: while after < head {
             let entries = try session.changes(after: after, limit: pageSize)
-            try model.apply(entries, after: after) { try catalogue(on: connection) }
-            if entries.count < pageSize {
-                model.synced(at: started)
-                return
+            for entry in entries where entry.seq <= head {
+                guard entry.seq == after + 1 else {
+                    assertionFailure("the change log skipped from \(after) to \(entry.seq)")
+                    break reading
+                }
+                changes.add(entry, namingAtMost: PostgresReadModel.maximumTrackedChanges)
+                after = entry.seq
             }
+            if entries.count < pageSize { break }
         }
+        try model.apply(changes) { try catalogue(on: connection) }
+        model.synced(at: started)
     }
 
     /// The catalogue, and the last audit seq, read in one snapshot.

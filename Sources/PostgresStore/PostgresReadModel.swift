@@ -123,6 +123,17 @@ final class PostgresReadModel: Sendable {
             changes.add(entry)
             expected += 1
         }
+        return try apply(changes, catalogue: load)
+    }
+
+    /// Applies what a run of entries changed (``apply(_:after:catalogue:)``), all at once: reads
+    /// see none of it before they see all of it.
+    @discardableResult
+    func apply(
+        _ changes: ReadModelChanges, catalogue load: () throws -> (catalogue: PostgresCatalogue, asOf: Int64)
+    ) rethrows
+        -> Int64
+    {
         guard changes.through > 0 else { return visibleRevision }
         if changes.catalogueChanged {
             do {

@@ -68,4 +68,19 @@ import Testing
         #expect(ReadModelChanges.unaudited(saved: saved, appended: ReadModelChanges()) == ["app com.a"])
         #expect(ReadModelChanges.unaudited(saved: saved, appended: ReadModelChanges([entry(1, .appPut, app: "com.a")])).isEmpty)
     }
+
+    /// A long run names at most so many records and users; beyond, it is everything.
+    @Test func aRunPastTheLimitIsEverything() throws {
+        var changes = ReadModelChanges()
+        for index in 0..<5 {
+            changes.add(
+                ChangeLogEntry(
+                    seq: Int64(index + 1), action: .authorizationSet, user: try UserID("u\(index)"),
+                    app: try AppID("com.example.a"), service: .camera),
+                namingAtMost: 4)
+            #expect(changes.everything == (index == 4) && changes.records.count == (index == 4 ? 0 : index + 1))
+        }
+        changes.add(ChangeLogEntry(seq: 6, action: .keyCreated, user: nil, app: nil, service: nil), namingAtMost: 4)
+        #expect(changes.everything && changes.keysChanged && changes.through == 6 && changes.records.isEmpty)
+    }
 }

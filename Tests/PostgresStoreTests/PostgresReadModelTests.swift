@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 import PostgresTestServer
 import StoreTestSupport
+import Synchronization
 import TestThreads
 import Testing
 
@@ -99,6 +100,37 @@ import Testing
         #expect(model.trusted.catalogue == nil)
         model.apply([policy(4, camera)], after: 3) { (newer, 4) }
         #expect(model.trusted.catalogue?.policyServices == [camera, microphone])
+    }
+
+    /// A transaction of more entries than a page of the log (a reset of many records) becomes
+    /// visible on another replica all at once: its follower never shows a revision inside it.
+    @Test func aTransactionLongerThanAPageIsShownWhole() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        let command = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
+        try Self.set(command, .denied, version: 1)  // seq 1
+        let count = PostgresChangeFollower.pageSize + 500
+        let last = try command.write { writer -> Int64 in
+            var seq: Int64 = 0
+            for index in 0..<count {
+                seq = try writer.append(
+                    AuditEntry(
+                        at: Self.now, actor: .system, action: .authorizationSet, user: UserID(trusted: "u\(index)"),
+                        app: Self.key.app, service: Self.key.service))
+            }
+            return seq
+        }
+        #expect(last == Int64(count) + 1)
+
+        let model = PostgresReadModel(cacheCapacity: 10)
+        model.start(at: 0, catalogue: PostgresCatalogue(services: [:], policyServices: []))
+        final class Shown: Sendable {
+            let revisions = Mutex<[Int64]>([])
+        }
+        let shown = Shown()
+        model.observe { changes in shown.revisions.withLock { $0.append(changes.revision) } }
+        try PostgresChangeFollower.follow(on: try PostgresConnection(database), model: model)
+        #expect(shown.revisions.withLock { $0 } == [last], "one step to the end of the transaction, never a page of it")
+        #expect(model.visibleRevision == last)
     }
 
     @Test func aRevisionThatDoesNotComeTimesOut() throws {

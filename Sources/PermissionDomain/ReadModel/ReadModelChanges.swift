@@ -55,6 +55,17 @@ package struct ReadModelChanges: Sendable, Equatable {
         }
     }
 
+    /// ``add(_:)``, naming at most `limit` records and users' settings: past that, the run is
+    /// ``everything`` and names none (a reset of every record), so that what is collected for
+    /// a long run stays small.
+    package mutating func add(_ entry: ChangeLogEntry, namingAtMost limit: Int) {
+        add(entry)
+        guard !everything, records.count + settingsOf.count > limit else { return }
+        everything = true
+        records = []
+        settingsOf = []
+    }
+
     /// The changes a write made that no entry it appended accounts for, described for a
     /// failed check: a replica would keep serving the old value from memory.
     /// - Parameters:
