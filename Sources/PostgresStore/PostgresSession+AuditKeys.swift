@@ -59,7 +59,7 @@ extension PostgresSession {
 
     func eraseUser(_ user: UserID) throws -> UserErasure {
         let pseudonym = try auditSubject(of: user.rawValue)?.pseudonym
-        try raiseVersionFloor(toRecordsOf: user)
+        forgetVersionFloor()
         var deleted: [String: Int] = [:]
         for (table, statement) in Self.erasures {
             deleted[table] = try connection.execute(statement, [.text(user.rawValue)])

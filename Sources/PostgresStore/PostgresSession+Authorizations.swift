@@ -44,13 +44,6 @@ extension PostgresSession {
         """)
 
     private static let selectVersionFloor = PreparedStatement("SELECT version FROM version_floor WHERE id = 1")
-    private static let raiseVersionFloor = PreparedStatement(
-        """
-        UPDATE version_floor
-        SET version = greatest(version, (SELECT coalesce(max(version), 0) FROM authorizations WHERE user_id = $1))
-        WHERE id = 1
-        """)
-
     func versionFloor() throws -> Int64 {
         if let floor = versionFloorMemo?.value { return floor }
         guard let floor = try row(Self.selectVersionFloor, decode: { try $0.int64(at: 0) }) else {
@@ -60,13 +53,10 @@ extension PostgresSession {
         return floor
     }
 
-    /// Raises the version floor to the highest version of `user`'s records, before an erasure
-    /// deletes them.
-    func raiseVersionFloor(toRecordsOf user: UserID) throws {
+    /// Before an erasure: the batch reads the floor again after it, which the deletes raise
+    /// (the `version_floor_raised` trigger, ``PostgresSchema/version8``).
+    func forgetVersionFloor() {
         versionFloorMemo?.forget()
-        guard try connection.execute(Self.raiseVersionFloor, [.text(user.rawValue)]) == 1 else {
-            throw Self.corrupt("version_floor", "id")
-        }
     }
 
     func authorization(user: UserID, app: AppID, service: ServiceID) throws -> StoredAuthorization? {

@@ -78,4 +78,40 @@ import Testing
         #expect(store.writeStatistics.largestBatch == 3)
         #expect(try authorize(service, "later", .authorized) == 6, "and in the batches after it")
     }
+
+    /// A replica of the previous version serves on during a rolling update and knows nothing of
+    /// the floor: its erasure deletes records without raising it, and it writes a new record at
+    /// version 1. The database's triggers keep the floor for it.
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func theDatabaseKeepsTheFloorForAReplicaThatDoesNotKnowIt() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        _ = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)  // migrates
+        let connection = try PostgresConnection(database)
+        func floor() throws -> Int64 {
+            try connection.query(PreparedStatement("SELECT version FROM version_floor WHERE id = 1"))[0].int64(at: 0)
+        }
+        func insert(_ user: String, version: Int64) throws {
+            try connection.execute(
+                """
+                INSERT INTO authorizations (user_id, app, service, status, provisional, once, reason, declined_levels,
+                                            updated_at, version)
+                VALUES ('\(user)', 'com.example.scanner', 'camera', 'denied', false, false, 'userSet', '', 0, \(version))
+                ON CONFLICT (user_id, app, service) DO UPDATE SET version = excluded.version
+                """)
+        }
+        func version(_ user: String) throws -> Int64 {
+            try connection.query(
+                PreparedStatement("SELECT version FROM authorizations WHERE user_id = $1"), [.text(user)])[0].int64(at: 0)
+        }
+        try insert("erased", version: 5)
+        try insert("kept", version: 2)
+        #expect(try floor() == 0)
+        try connection.execute("DELETE FROM authorizations WHERE user_id = 'erased'")
+        #expect(try floor() == 5, "raised by the delete itself")
+        try insert("erased", version: 1)
+        #expect(try version("erased") == 6, "a new record at or below the floor is stored above it")
+        try insert("kept", version: 3)
+        #expect(try version("kept") == 3, "a stored record goes on from its own version")
+        try connection.execute("DELETE FROM authorizations WHERE user_id = 'kept'")
+        #expect(try floor() == 5, "a lower delete leaves it")
+    }
 }

@@ -140,7 +140,12 @@ import Testing
             let lastSeq = try h.service.lastAuditSeq()
             // Back to the schema before the floor; opening the store again migrates it.
             let migration = try h.fixture.migrationID(endingWith: "version-floor")
-            try h.fixture.execute("DROP TABLE version_floor; DELETE FROM schema_migrations WHERE id = '\(migration)'")
+            let triggers =
+                kind == .postgres
+                ? "DROP FUNCTION version_floor_raised() CASCADE; DROP FUNCTION authorizations_above_version_floor() CASCADE;"
+                : ""
+            try h.fixture.execute(
+                "\(triggers) DROP TABLE version_floor; DELETE FROM schema_migrations WHERE id = '\(migration)'")
             let again = PermissionService(store: try h.fixture.openAgain(), clock: h.clock)
             let prompt = try #require(
                 try again.request(
