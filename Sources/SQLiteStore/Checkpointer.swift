@@ -54,8 +54,10 @@ package final class Checkpointer: Sendable {
     /// Holds the queue (tests: a checkpointer that falls behind).
     private let held = Atomic(false)
     private let counters = Mutex(Statistics())
-    /// A scrub is wanted and has not completed: later requests join it.
+    /// A scrub attempt is queued and has not started: later requests join it.
     private let scrubPending = Atomic(false)
+    /// A scrub is wanted once the writer's transaction commits (``scrubAfterCommit()``).
+    private let scrubAtCommit = Atomic(false)
     /// Closed: a scrub retry scheduled before must not touch the connection.
     private let closed = Atomic(false)
     /// How long a scrub attempt waits for the writer or readers of older snapshots (it holds
@@ -77,6 +79,9 @@ package final class Checkpointer: Sendable {
     /// Called by the writer's WAL hook after each commit, on the writer's thread, with the
     /// pages now in the WAL. Returns whether the writer must checkpoint itself, now.
     func walGrew(to pages: Int) -> Bool {
+        if scrubAtCommit.load(ordering: .relaxed), scrubAtCommit.exchange(false, ordering: .acquiringAndReleasing) {
+            scrubWAL()
+        }
         let fallback = pages >= threshold * Self.writerFallbackFactor
         counters.withLock { $0.walPages = pages }
         if fallback { return true }
@@ -123,17 +128,26 @@ package final class Checkpointer: Sendable {
     /// It needs the writer's lock and every reader on the newest snapshot; an attempt waits for
     /// them ``scrubBusyTimeoutMilliseconds`` at most (holding up writes that long), and is tried
     /// again after ``scrubRetryDelays`` until it succeeds (a long export holds an old snapshot).
-    /// Asked before the erasure's transaction commits, it cannot take the lock until then, and
-    /// an erasure rolled back costs one checkpoint.
+    /// ``scrubAfterCommit()`` asks for it once the writer's transaction has committed.
     func scrubWAL() {
         guard scrubPending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         queue.async { self.scrub(attempt: 0) }
     }
 
+    /// ``scrubWAL()`` once the writer's current transaction commits (its WAL hook runs after
+    /// every commit), so that the attempt does not wait for it, holding the checkpoint lock; a
+    /// transaction rolled back leaves the request to the next commit.
+    func scrubAfterCommit() {
+        scrubAtCommit.store(true, ordering: .releasing)
+    }
+
     /// One scrub attempt. On `queue` only.
     private func scrub(attempt: Int) {
         guard !closed.load(ordering: .acquiring) else { return }
+        // Cleared before the attempt: a request made while it runs (a later erasure's commit,
+        // whose pages the attempt may have missed) queues an attempt of its own.
+        scrubPending.store(false, ordering: .releasing)
         let database = connection.value
         let emptied = database.use.lend { () -> Bool in
             sqlite3_busy_timeout(database.handle, Self.scrubBusyTimeoutMilliseconds)
@@ -145,11 +159,13 @@ package final class Checkpointer: Sendable {
             return busy == 0
         }
         if emptied {
-            scrubPending.store(false, ordering: .releasing)
             counters.withLock { $0.scrubs += 1 }
             return
         }
         counters.withLock { $0.scrubRetries += 1 }
+        // Again later, unless a request made meanwhile has queued an attempt already.
+        guard scrubPending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
         let delay = Self.scrubRetryDelays[min(attempt, Self.scrubRetryDelays.count - 1)]
         queue.asyncAfter(deadline: .now() + delay) { self.scrub(attempt: attempt + 1) }
     }

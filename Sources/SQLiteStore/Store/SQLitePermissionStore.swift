@@ -47,7 +47,7 @@ public final class SQLitePermissionStore: PermissionStore {
         let checkpointer = pool.writer.checkpointer
         writerShared = StoreSession.Shared(
             policyServices: policyServices, cache: nil, auditChainTip: auditChainTip, keyring: keyring,
-            scrubWAL: { checkpointer.scrubWAL() })
+            scrubWAL: { checkpointer.scrubAfterCommit() })
         snapshotShared = StoreSession.Shared(policyServices: PolicyServices(), cache: nil, keyring: keyring)
     }
 

@@ -70,8 +70,9 @@ extension StoreSession {
             consentSessions: try delete("consent_sessions"))
         _ = try delete("location_alerts")
         _ = try delete("audit_subjects")
-        // The file's pages are zeroed (secure_delete); the WAL's older frames go once it is emptied.
-        shared?.scrubWAL?()
+        // The file's pages are zeroed (secure_delete); the WAL's older frames go once it is
+        // emptied. Nothing erased: the caller rolls back, and there is nothing to empty.
+        if !erasure.isEmpty { shared?.scrubWAL?() }
         return erasure
     }
 }

@@ -23,7 +23,7 @@ struct StoreSession: PermissionWriter {
         /// The per-user keys of the audit log's personal fields.
         let keyring: AuditKeyring
         /// The writer only: empties the WAL once the transaction has committed
-        /// (``Checkpointer/scrubWAL()``), which an erasure asks for.
+        /// (``Checkpointer/scrubAfterCommit()``), which an erasure asks for.
         let scrubWAL: (@Sendable () -> Void)?
 
         init(
