@@ -95,10 +95,14 @@ public final class PostgresPermissionStore: PermissionStore {
         }
     }
 
+    /// The migrations this store's open applied, in order (none when the database was up to date).
+    public let appliedMigrations: [String]
+
     private init(
         pool: PostgresConnectionPool, maximumBatchSize: Int, keyring: AuditKeyring?, readModel: PostgresReadModel?,
-        follower: PostgresChangeFollower?
+        follower: PostgresChangeFollower?, appliedMigrations: [String]
     ) {
+        self.appliedMigrations = appliedMigrations
         self.pool = pool
         self.keyring = keyring
         self.readModel = readModel
@@ -150,17 +154,19 @@ public final class PostgresPermissionStore: PermissionStore {
             setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)"
                 + (statementTimeout.map { "; SET statement_timeout = \($0)" } ?? ""),
             answerTimeout: options?.answerTimeout)
+        var applied: [String] = []
         if migrating {
             // On a connection of its own, as `migrate` runs them: a migration may rewrite every
             // row, and is bounded by none of the serving pool's timeouts.
-            _ = try PostgresSchema.migrator(keyring: keyring).migrate(PostgresConnection(connectionString))
+            applied = try PostgresSchema.migrator(keyring: keyring).migrate(PostgresConnection(connectionString))
         } else {
             try pool.withConnection { try PostgresSchema.migrations.checkMigrated($0) }
         }
         if let keyring, checkingServerKey { try pool.withConnection { try checkServerKey($0, keyring: keyring) } }
         guard let options else {
             return PostgresPermissionStore(
-                pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, readModel: nil, follower: nil)
+                pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, readModel: nil, follower: nil,
+                appliedMigrations: applied)
         }
         let model = PostgresReadModel(cacheCapacity: options.cacheEntries)
         try pool.withConnection { connection in
@@ -181,7 +187,8 @@ public final class PostgresPermissionStore: PermissionStore {
         }
         follower.start()
         return PostgresPermissionStore(
-            pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, readModel: model, follower: follower)
+            pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, readModel: model, follower: follower,
+            appliedMigrations: applied)
     }
 
     private static let checkValue = PreparedStatement("SELECT check_value FROM audit_keyring WHERE id = 1")

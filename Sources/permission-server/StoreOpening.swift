@@ -19,10 +19,12 @@ enum StoreOpening {
         return try reportingPrivateFiles(path, logger: logger) {
             let (keyring, createdKeyFile) = try AuditKeyLoading.keyring(sqlite: path, settings: keys, logger: logger)
             do {
-                return try SQLitePermissionStore.open(path: path, keyring: keyring, readCacheEntries: readCacheEntries) {
+                let store = try SQLitePermissionStore.open(path: path, keyring: keyring, readCacheEntries: readCacheEntries) {
                     message, done, total in
                     logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
                 }
+                logApplied(store.appliedMigrations, known: SQLitePermissionStore.knownMigrations.count, database: path, logger)
+                return store
             } catch let error as MigrationError {
                 logger.critical("refusing to start: \(error)", metadata: ["database": "\(path)"])
                 throw ExitCode(ExitCodes.dataError)
@@ -34,6 +36,22 @@ enum StoreOpening {
                 logger.critical("cannot open the database: \(error)", metadata: ["database": "\(path)"])
                 throw ExitCode.failure
             }
+        }
+    }
+
+    /// Says what opening a database migrated: every command and `serve` apply pending
+    /// migrations, and a database migrated cannot be served by the previous version again
+    /// (rolling back means restoring a backup). A new database's schema is one line.
+    private static func logApplied(_ applied: [String], known: Int, database: String, _ logger: Logger) {
+        guard !applied.isEmpty else { return }
+        if applied.count == known {
+            logger.info("made the database's schema", metadata: ["database": "\(database)", "migrations": "\(known)"])
+            return
+        }
+        for id in applied {
+            logger.notice(
+                "applied a migration: a previous version refuses to start on this database now",
+                metadata: ["database": "\(database)", "migration": "\(id)"])
         }
     }
 
@@ -111,9 +129,12 @@ enum StoreOpening {
     ) throws -> PostgresPermissionStore {
         let redacted = ConnectionString.redacted(connectionString)
         do {
-            return try PostgresPermissionStore.open(
+            let store = try PostgresPermissionStore.open(
                 connectionString: connectionString, keyring: keyring, poolSize: poolSize, migrating: migrating,
                 readModel: readModel, checkingServerKey: checkingServerKey)
+            logApplied(
+                store.appliedMigrations, known: PostgresPermissionStore.knownMigrations.count, database: redacted, logger)
+            return store
         } catch let error as MigrationError {
             logger.critical("refusing to open the database: \(error)", metadata: ["database": "\(redacted)"])
             throw ExitCode(ExitCodes.dataError)

@@ -205,6 +205,27 @@ struct StartupTests {
         #expect(try KeysSubcommandTests.status("\(first.baseURL)/v1/apps", key: ServerProcess.adminKey) == "200")
     }
 
+    @Test("a command that migrates a database says which migrations it applied; a new database's schema is one line")
+    func appliedMigrationsAreLogged() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-migrations")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("m.sqlite").path
+        let created = try SubcommandTests.server(["keys", "create", "--role", "admin", "--name", "m", "--database", database])
+        #expect(created.status == 0 && created.stderr.contains("made the database's schema"), "\(created.stderr)")
+        #expect(!created.stderr.contains("applied a migration"), "\(created.stderr)")
+        // The file as the version before the last migration left it.
+        let undo =
+            "ALTER TABLE authorizations DROP COLUMN purpose_key; DELETE FROM schema_migrations WHERE id = '12-purpose-keys'"
+        let older = try Subprocess.run(Paths.sqlite3, [database, undo])
+        #expect(older.status == 0, "\(older.stderr)")
+        let listed = try SubcommandTests.server(["keys", "list", "--database", database])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let lines = listed.stderr.split(separator: "\n").filter { $0.contains("applied a migration") }
+        #expect(lines.count == 1 && lines[0].contains("migration=12-purpose-keys"), "\(listed.stderr)")
+        let again = try SubcommandTests.server(["keys", "list", "--database", database])
+        #expect(!again.stderr.contains("applied a migration") && !again.stderr.contains("made the database"), "\(again.stderr)")
+    }
+
     @Test(
         "the bootstrap key may come from the config file; a config file that cannot be read is named with the reason, not a dump")
     func bootstrapKeyFromTheConfigFile() throws {

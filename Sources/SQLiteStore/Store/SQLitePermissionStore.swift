@@ -34,10 +34,14 @@ public final class SQLitePermissionStore: PermissionStore {
     /// Told of every commit; tells ``observeChanges(_:)``'s observers of other processes' ones.
     private let commitObserver: StoreCommitObserver
 
+    /// The migrations this store's open applied, in order (none when the file was up to date).
+    public let appliedMigrations: [String]
+
     private init(
         pool: DatabasePool, policyServices: PolicyServices, auditChainTip: AuditChainTipCache, tracker: ReadCacheTracker?,
-        keyring: AuditKeyring, commitObserver: StoreCommitObserver
+        keyring: AuditKeyring, commitObserver: StoreCommitObserver, appliedMigrations: [String]
     ) {
+        self.appliedMigrations = appliedMigrations
         let cache = tracker?.cache
         self.pool = pool
         self.readCacheTracker = tracker
@@ -73,9 +77,10 @@ public final class SQLitePermissionStore: PermissionStore {
         let pool = try openPool(path: path, configuration: configuration)
         let auditChainTip = AuditChainTipCache()
         pool.writer.track(auditChainTip)  // undone with rolled-back bodies, forgotten on unseen changes
-        _ = try pool.writeWithoutTransaction { database in
-            try PermissionSchema.migrator(keyring: keyring).migrate(database, progress: migrationProgress)
+        let applied = try pool.writeWithoutTransaction { database in
+            let applied = try PermissionSchema.migrator(keyring: keyring).migrate(database, progress: migrationProgress)
             try checkServerKey(database, keyring: keyring)
+            return applied
         }
         var tracker: ReadCacheTracker?
         if readCacheEntries > 0 {
@@ -89,7 +94,7 @@ public final class SQLitePermissionStore: PermissionStore {
         try pool.writer.attach(commitObserver)
         return SQLitePermissionStore(
             pool: pool, policyServices: policyServices, auditChainTip: auditChainTip, tracker: tracker, keyring: keyring,
-            commitObserver: commitObserver)
+            commitObserver: commitObserver, appliedMigrations: applied)
     }
 
     /// Calls `observer` when the writer sees a commit of another process (the `keys`
