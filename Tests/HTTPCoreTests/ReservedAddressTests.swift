@@ -4,8 +4,9 @@ import Logging
 import Testing
 
 /// Live: an address reserved before its server exists (``ReservedAddress``) refuses
-/// connections until a server starts on it, keeps another server off it meanwhile, and is
-/// free again once dropped.
+/// connections until a server starts on it, cannot be reserved where a server listens, and is
+/// free again once dropped. It is an early check, not a hold: bound with `SO_REUSEADDR` and not
+/// listening, it does not keep another process from binding the address meanwhile.
 @Suite struct ReservedAddressTests {
     private func server(port: Int) -> HTTPServer {
         var router = Router()
@@ -17,7 +18,7 @@ import Testing
             logger: logger)
     }
 
-    @Test func aReservedAddressRefusesUntilItsServerStartsAndHoldsOffOthers() throws {
+    @Test func aReservedAddressRefusesUntilItsServerStartsAndCannotBeTakenWhereOneListens() throws {
         let reserved = try ReservedAddress(host: "127.0.0.1", port: 0)
         let port = reserved.port
         #expect(port > 0)

@@ -4,6 +4,10 @@
 /// are refused until ``HTTPServer/start(on:)`` makes it listen, and binding it fails while
 /// another socket listens on the address.
 ///
+/// It is an early check, not a hold: the socket is bound with `SO_REUSEADDR` and does not
+/// listen, so another process may still bind the address meanwhile, and then whichever listens
+/// second fails (``HTTPServer/start(on:)`` throws).
+///
 /// It owns its socket: noncopyable, so that one server at most starts on it, and closing the
 /// socket when it is dropped without a server started on it.
 public struct ReservedAddress: ~Copyable {
