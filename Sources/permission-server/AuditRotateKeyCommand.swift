@@ -26,9 +26,9 @@ struct AuditRotateKeyCommand: ParsableCommand {
             Afterwards start the server (every replica) with --audit-key-file FILE, and keep the old key \
             as long as you keep backups taken before: they still need it.
 
-            Exit status: 0 rotated; 1 the database failed meanwhile (nothing changed); 64 a bad setting; \
-            65 the database is newer than this program; 66 no database file; 69 a server serves the file, \
-            or a PostgreSQL database that cannot be reached; 78 a key missing, malformed or unreadable, the \
+            Exit status: 0 rotated; 1 the database failed meanwhile or could not be opened (nothing \
+            changed); 64 a bad setting; 65 the database is newer than this program; 66 no database file; \
+            69 a server serves the file, or a PostgreSQL database that cannot be reached or refuses the login; 78 a key missing, malformed or unreadable, the \
             current key not the database's, or the new key the same.
             """
     )
@@ -78,12 +78,8 @@ struct AuditRotateKeyCommand: ParsableCommand {
                 try store.rotateAuditServerKey(to: newKeyring, progress: progress)
             }
         case .postgres(let connectionString):
-            let store: PostgresPermissionStore
-            do {
-                store = try StoreOpening.openPostgres(connectionString, keys: configuration.auditKeys, logger: logger)
-            } catch let code as ExitCode where code == .failure {
-                throw ExitCode(ExitCodes.unavailable)  // logged: the database cannot be reached
-            }
+            // 69 when it cannot be reached or refuses the login, 1 for any other failure (logged).
+            let store = try StoreOpening.openPostgres(connectionString, keys: configuration.auditKeys, logger: logger)
             defer { store.close() }
             rotated = try Self.rotating(logger, database: configuration.database) {
                 try store.rotateAuditServerKey(to: newKeyring, progress: progress)
