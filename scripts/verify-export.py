@@ -160,7 +160,9 @@ def verify_coverage(db, columns, head, export):
         return "; the database holds nothing about the user in its audit log"
     pseudonym = subject[0]
     if pseudonyms and pseudonyms != {pseudonym}:
-        raise Broken(f"the entries are under {min(pseudonyms)}, not {user}'s pseudonym in the database")
+        raise Broken(
+            f"the entries are under {min(pseudonyms)}, not {user}'s pseudonym in the database: not this user's"
+            " entries, or the user was erased and written again since the export")
     exported = {item["seq"] for item in export["audit"]}
     about = {row[0] for row in db.execute("SELECT seq FROM audit WHERE user = ? AND seq <= ?", (pseudonym, head["seq"]))}
     if about - exported:

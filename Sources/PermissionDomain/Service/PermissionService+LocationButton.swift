@@ -34,9 +34,11 @@ extension PermissionService {
             case .existing(let prompt):
                 return .prompted(prompt, loaded.effective)
             case .grant(let next):
+                var detail = ["until": String((next.expiresAt ?? context.now).millisecondsSince1970)]
+                detail["purposeLanguage"] = next.purposeLanguage?.rawValue  // as a prompt's entry names it
                 let saved = try commit(
                     writer, old: loaded.stored, next: next, action: .locationButtonGranted, context: context,
-                    detail: ["until": String((next.expiresAt ?? context.now).millisecondsSince1970)])
+                    detail: detail)
                 try cancelPendingPrompt(writer, key: saved.key, context: context)
                 return .granted(try effective(writer, stored: saved, service: loaded.service, now: context.now))
             case .prompt(let plan):
