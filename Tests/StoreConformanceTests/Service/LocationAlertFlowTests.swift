@@ -106,6 +106,22 @@ import Testing
         #expect(try pendingAlert(h) != nil)
     }
 
+    /// Keep Always on a provisional grant's alert is the explicit choice that ends the
+    /// provisional flow (SPEC §4): the next background use brings no upgrade prompt back.
+    @Test(arguments: StoreKind.allCases) func keepAlwaysMakesAProvisionalGrantFinal(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
+        try always(h, provisional: true)
+        _ = try #require(try used(h).prompt)  // the upgrade prompt, left to expire
+        h.clock.advance(by: 3 * Self.day)
+        #expect(try h.service.sweep().locationAlerts == 1)
+        let alert = try #require(try pendingAlert(h))
+        let kept = try h.service.decide(promptID: alert.id, choice: "keepAlways", actor: h.consent, requestId: "k")
+        #expect(kept.authorization.status == .authorized && kept.authorization.level == .always)
+        #expect(!kept.authorization.provisional && kept.authorization.purpose == alert.purpose)
+        let after = try used(h)
+        #expect(after.prompt == nil && after.usageRecorded == true, "no upgrade prompt: Always is final")
+    }
+
     @Test(arguments: StoreKind.allCases) func aPendingPromptPutsTheAlertOffUntilItEnds(_ kind: StoreKind) throws {
         let h = try Harness(kind, promptTTL: 30 * 86_400)
         try always(h, provisional: true)

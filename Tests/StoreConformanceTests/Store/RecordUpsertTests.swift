@@ -3,6 +3,8 @@ import PermissionDomain
 import TestSupport
 import Testing
 
+@testable import SQLiteStore
+
 /// The rest of the round trips on both stores: empty and nil fields, dates to the
 /// millisecond, API keys, and a second save of every record replacing the first.
 @Suite struct RecordUpsertTests {
@@ -12,6 +14,38 @@ import Testing
     init() throws {
         u1 = try user("u1")
         maps = try app("com.example.maps")
+    }
+
+    /// Every column of a record, the last ones added included (its purpose's key and language),
+    /// comes back the same through every read that decodes one, beside settings with a locale.
+    @Test(arguments: StoreKind.allCases) func everyColumnComesBackThroughEveryRead(_ kind: StoreKind) throws {
+        let fixture = try kind.open()
+        let full = StoredAuthorization(
+            user: u1, app: maps, service: .location, status: .authorized, level: .always, provisional: true, once: false,
+            expiresAt: Date(millisecondsSince1970: 1_795_000_600_000), reason: .userConsent,
+            purpose: try purpose("Haltestellen in der Nähe."), purposeLanguage: try LanguageTag("de"),
+            purposeKey: "NSLocationWhenInUseUsageDescription", declinedLevels: [.whenInUse], buttonConfirmed: true,
+            updatedAt: Date(millisecondsSince1970: 1_795_000_000_000), version: 7)
+        let settings = UserSettings(
+            user: u1, locationServicesEnabled: false, locale: try LanguageTag("de-CH"),
+            updatedAt: Date(millisecondsSince1970: 1_795_000_000_001))
+        try fixture.store.write { writer in
+            try writer.save(full)
+            try writer.save(settings)
+        }
+        try fixture.store.read { (reader: any PermissionReader) throws in
+            #expect(try reader.authorization(user: u1, app: maps, service: .location) == full)
+            let both = try reader.authorizationAndSettings(user: u1, app: maps, service: .location, withSettings: true)
+            #expect(both.stored == full && both.settings == settings)
+            #expect(try reader.authorizations(matching: AuthorizationFilter(user: u1), after: nil, limit: 10) == [full])
+            #expect(try reader.dueGrants(before: Date(millisecondsSince1970: 1_795_000_600_000), limit: 10) == [full])
+        }
+        if let sqlite = fixture.sqlite {
+            let warm = try sqlite.pool.read { database in
+                try StoreSession(database: database).authorizationsWithSettings(after: nil, limit: 10)
+            }
+            #expect(warm.count == 1 && warm.first?.stored == full && warm.first?.settings == settings)
+        }
     }
 
     @Test(arguments: StoreKind.allCases) func emptyAndNilFieldsAndMillisecondsRoundTrip(_ kind: StoreKind) throws {
