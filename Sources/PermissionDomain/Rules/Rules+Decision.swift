@@ -75,9 +75,7 @@ extension Rules {
             guard stored.provisional else { return next }
             next.provisional = false
             next.reason = .userConsent
-            next.purpose = prompt.purpose
-            next.purposeLanguage = prompt.purposeLanguage
-            next.purposeKey = prompt.purposeKey
+            next.takePurpose(of: prompt)
             return next
         }
         if let grant = granted {
@@ -87,9 +85,7 @@ extension Rules {
             next.once = grant.once
             next.expiresAt = grant.once ? now.addingTimeInterval(onceTTL).truncatedToMilliseconds : end
             next.reason = .userConsent
-            next.purpose = prompt.purpose
-            next.purposeLanguage = prompt.purposeLanguage
-            next.purposeKey = prompt.purposeKey
+            next.takePurpose(of: prompt)
             if choice == .keepWhileUsing {
                 next.declinedLevels = merge(next.declinedLevels, [prompt.requestedLevel])
             }
@@ -108,14 +104,22 @@ extension Rules {
         next.once = false
         next.expiresAt = nil
         next.reason = .userConsent
-        next.purpose = prompt.purpose
-        next.purposeLanguage = prompt.purposeLanguage
-        next.purposeKey = prompt.purposeKey
+        next.takePurpose(of: prompt)
         return next
     }
 
     /// The sorted union of two level lists.
     static func merge(_ lhs: [Level], _ rhs: [Level]) -> [Level] {
         Array(Set(lhs).union(rhs)).sorted()
+    }
+}
+
+extension StoredAuthorization {
+    /// The purpose `prompt` showed, as the record decided on it keeps it: the text, its
+    /// language and its key.
+    fileprivate mutating func takePurpose(of prompt: Prompt) {
+        purpose = prompt.purpose
+        purposeLanguage = prompt.purposeLanguage
+        purposeKey = prompt.purposeKey
     }
 }
