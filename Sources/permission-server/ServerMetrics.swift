@@ -138,6 +138,13 @@ final class ServerMetrics: Sendable {
             "sqlite_wal_checkpoint_failures_total", help: "Checkpointer runs that failed (another process held a lock).",
             type: .counter)
         text.sample("sqlite_wal_checkpoint_failures_total", value: database.checkpoints.failures)
+        text.family(
+            "sqlite_wal_scrubs_total",
+            help:
+                "WAL truncations after erasures, by outcome: emptied, or retried later (a read of an older snapshot or the writer was in the way).",
+            type: .counter)
+        text.sample("sqlite_wal_scrubs_total", labels: [("outcome", "emptied")], value: database.checkpoints.scrubs)
+        text.sample("sqlite_wal_scrubs_total", labels: [("outcome", "retried")], value: database.checkpoints.scrubRetries)
         Self.renderReadCache(database.readCache, into: &text)
     }
 

@@ -59,6 +59,8 @@ import Testing
         let deadline = Date().addingTimeInterval(10)
         while !Self.found(user, in: files).isEmpty, Date() < deadline { usleep(20_000) }
         #expect(Self.found(user, in: files).isEmpty, "still served: the user id remains in \(Self.found(user, in: files))")
+        let metrics = try OperationsTests.get("\(base)/metrics").body
+        #expect(OperationsTests.sample(metrics, #"sqlite_wal_scrubs_total{outcome="emptied"}"#) == 1, "\(metrics)")
         #expect(try call("GET", "/v1/users/other-user-1/apps/com.example.erase/authorizations/camera").stdout.hasSuffix("200"))
 
         // A clean stop checkpoints the WAL into the file; a backup taken afterwards copies it.
