@@ -21,9 +21,8 @@ extension PostgresSession {
     private static let selectOneWithSettings = PreparedStatement(
         """
         SELECT a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose, a.declined_levels,
-            a.updated_at, a.version, a.purpose_language, a.button_confirmed, a.purpose_key, s.location_services_enabled,
-            s.updated_at,
-            s.locale
+            a.updated_at, a.version, a.purpose_language, a.button_confirmed, a.purpose_key,
+            s.location_services_enabled, s.updated_at, s.locale
         FROM (SELECT 1) AS one
         LEFT JOIN authorizations AS a ON a.user_id = $1 AND a.app = $2 AND a.service = $3
         LEFT JOIN user_settings AS s ON s.user_id = $1

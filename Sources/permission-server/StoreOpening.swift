@@ -40,7 +40,7 @@ enum StoreOpening {
     }
 
     /// Says what opening a database migrated: every command and `serve` apply pending
-    /// migrations, and a database migrated cannot be served by the previous version again
+    /// migrations, and the previous version refuses to start on a database migrated past it
     /// (rolling back means restoring a backup). A new database's schema is one line.
     private static func logApplied(_ applied: [String], known: Int, database: String, _ logger: Logger) {
         guard !applied.isEmpty else { return }

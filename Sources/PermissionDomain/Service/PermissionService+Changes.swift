@@ -117,10 +117,14 @@ extension PermissionService {
             guard next.differsInContent(from: loaded.stored) else { return loaded.effective }
             // The end of the grant, and "" when the change takes away the end of one that had it
             // (the entry's from and to do not carry the end).
-            let removedEnd =
-                next.status == .authorized && loaded.stored.status == .authorized && !loaded.stored.once
-                && loaded.stored.expiresAt != nil
-            let detail = next.expiresAt.map { ["until": String($0.millisecondsSince1970)] } ?? (removedEnd ? ["until": ""] : [:])
+            var detail: [String: String] = [:]
+            if let end = next.expiresAt {
+                detail["until"] = String(end.millisecondsSince1970)
+            } else if next.status == .authorized, loaded.stored.status == .authorized, !loaded.stored.once,
+                loaded.stored.expiresAt != nil
+            {
+                detail["until"] = ""
+            }
             let saved = try commit(writer, old: loaded.stored, next: next, action: action, context: context, detail: detail)
             try cancelPendingPrompt(writer, key: saved.key, context: context)
             return try effective(writer, stored: saved, service: loaded.service, now: context.now)

@@ -21,9 +21,8 @@ extension StoreSession {
     private static let selectOneWithSettings = StatementSlot(
         """
         SELECT a.status, a.level, a.provisional, a.once, a.expires_at, a.reason, a.purpose, a.declined_levels,
-            a.updated_at, a.version, a.purpose_language, a.button_confirmed, a.purpose_key, s.location_services_enabled,
-            s.updated_at,
-            s.locale
+            a.updated_at, a.version, a.purpose_language, a.button_confirmed, a.purpose_key,
+            s.location_services_enabled, s.updated_at, s.locale
         FROM (SELECT 1) LEFT JOIN authorizations AS a ON a.user = ?1 AND a.app = ?2 AND a.service = ?3
         LEFT JOIN user_settings AS s ON s.user = ?1
         """)
