@@ -77,7 +77,7 @@ struct CopyToPostgresTests {
         guard let name = conninfo.split(separator: " ").first(where: { $0.hasPrefix("dbname=") })?.dropFirst(7) else {
             throw ServerProcess.StartupError(description: "no dbname in the test database's connection string")
         }
-        return ("postgresql://postgres@/\(name)?host=\(server.directory)&port=\(PostgresServer.port)", String(name))
+        return ("postgresql://postgres@/\(name)?host=\(server.directory)&port=\(server.port)", String(name))
     }
 
     static func psql(_ server: PostgresServer, _ database: String, _ sql: String) throws -> String {
@@ -85,7 +85,7 @@ struct CopyToPostgresTests {
             try PostgresServer.binDirectory() + "/psql",
             [
                 "-X", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1", "-c", sql,
-                "host=\(server.directory) port=\(PostgresServer.port) user=postgres dbname=\(database)",
+                "host=\(server.directory) port=\(server.port) user=postgres dbname=\(database)",
             ],
             environment: ["PGPASSWORD": server.password])
         #expect(result.status == 0, "psql: \(result.stderr)")

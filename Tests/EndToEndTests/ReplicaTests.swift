@@ -20,10 +20,18 @@ struct ReplicaTests {
         let passwordFile: String
         let replicas: [ServerProcess]
 
-        init(_ name: String, count: Int = 3, extraArguments: [String] = []) throws {
-            let postgres = try PostgresServer.shared.get()
+        /// - Parameters:
+        ///   - server: the tests' shared PostgreSQL unless given.
+        ///   - tcpQuery: when set, the replicas reach the database over TCP (``PostgresServer/tcpURI(database:host:query:)``,
+        ///     a server started with TLS) with this query; otherwise over the Unix socket.
+        init(
+            _ name: String, count: Int = 3, extraArguments: [String] = [], on server: PostgresServer? = nil,
+            tcpQuery: String? = nil
+        ) throws {
+            let postgres = try server ?? PostgresServer.shared.get()
             let directory = try Paths.makeTemporaryDirectory(name)
-            let (uri, name) = try CopyToPostgresTests.freshDatabase(postgres)
+            var (uri, name) = try CopyToPostgresTests.freshDatabase(postgres)
+            if let tcpQuery { uri = postgres.tcpURI(database: name, query: tcpQuery) }
             let passwordFile = directory.appendingPathComponent("pgpassword").path
             try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
             // Started together: the migrations and the bootstrap key must not race.

@@ -261,11 +261,11 @@ import Testing
         #expect(keyValue?.connection?.contains("password=***") == true)
         #expect(keyValue.map { !$0.description.contains(wrong) } == true)
 
-        let uri = "postgresql://postgres:\(wrong)@/postgres?host=\(server.directory)&port=\(PostgresServer.port)"
+        let uri = "postgresql://postgres:\(wrong)@/postgres?host=\(server.directory)&port=\(server.port)"
         let uriError = #expect(throws: PostgresError.self) { _ = try PostgresConnection(uri) }
         #expect(uriError?.isConnectionFailure == true)
         #expect(
-            uriError?.connection == "postgresql://postgres:***@/postgres?host=\(server.directory)&port=\(PostgresServer.port)")
+            uriError?.connection == "postgresql://postgres:***@/postgres?host=\(server.directory)&port=\(server.port)")
         #expect(uriError.map { !$0.description.contains(wrong) } == true)
     }
 

@@ -33,7 +33,7 @@ import Testing
 
     @Test func callsToADatabaseThatStopsAnsweringFailAtTheAnswerTimeout() throws {
         let server = try PostgresServer.shared.get()
-        let proxy = try FreezingProxy(serverDirectory: server.directory, port: PostgresServer.port)
+        let proxy = try FreezingProxy(serverDirectory: server.directory, port: server.port)
         defer { proxy.stop() }
         // A connection opened while frozen waits for its connect_timeout (here 2 s, libpq's
         // least) and is tried once more: the answer timeout bounds only round trips.

@@ -8,7 +8,9 @@ import TestProcesses
 /// ``start()`` runs `initdb` into `/tmp/pgtest-XXXXXX` (short, since the Unix socket's path is
 /// limited to 107 bytes), with password authentication (scram-sha-256) for the superuser
 /// `postgres`, and starts the server with `pg_ctl` listening only on a Unix socket in that
-/// directory: no TCP port, so parallel runs never collide. PostgreSQL refuses to run as root,
+/// directory: no TCP port, so parallel runs never collide. ``start(watching:durable:tls:)`` with
+/// `tls` also listens on a free loopback TCP port with TLS on (libpq never uses TLS on a Unix
+/// socket), its certificate made by `openssl` for `127.0.0.1` only. PostgreSQL refuses to run as root,
 /// so when the tests run as root (CI does) both run as `nobody:nogroup` through
 /// `setpriv --reuid --regid --clear-groups`, with the directory handed to that user.
 ///
@@ -32,8 +34,21 @@ package final class PostgresServer: Sendable {
     /// Set once stopped.
     private let stopped = Mutex(false)
 
-    /// The port number names the socket file (`.s.PGSQL.5432`); nothing listens on TCP.
-    package static let port = 5432
+    /// The port: it names the socket file (`.s.PGSQL.5432`), and with TLS it is also the
+    /// loopback TCP port (a free one then).
+    package let port: Int
+    /// The certificates of a server started with TLS; nil without.
+    package let tls: TLSFiles?
+
+    /// What a client of a server with TLS needs: the CA that signed its certificate (issued for
+    /// the IP address `127.0.0.1`, no host name), and a CA that signed nothing the server has.
+    package struct TLSFiles: Sendable {
+        package let caFile: String
+        package let otherCAFile: String
+    }
+
+    /// The port of a server without TCP.
+    private static let socketOnlyPort = 5432
 
     /// One server for the whole test run, started on first use and stopped at exit.
     package static let shared: Result<PostgresServer, any Error> = {
@@ -48,7 +63,15 @@ package final class PostgresServer: Sendable {
 
     /// A connection string for `database` as the superuser, with `password` (the right one by default).
     package func connectionString(database: String = "postgres", password: String? = nil) -> String {
-        "host=\(directory) port=\(Self.port) user=postgres dbname=\(database) password=\(password ?? self.password)"
+        "host=\(directory) port=\(port) user=postgres dbname=\(database) password=\(password ?? self.password)"
+    }
+
+    /// A `postgresql://` URI for `database` over TCP to `host` (`127.0.0.1`, or another name
+    /// for the same address), with `query` (e.g. `sslmode=verify-full&sslrootcert=…`) and no
+    /// password: pass it in the query or a password file. Only for a server started with TLS.
+    package func tcpURI(database: String = "postgres", host: String = "127.0.0.1", query: String) -> String {
+        precondition(tls != nil, "only a server started with TLS listens on TCP")
+        return "postgresql://postgres@\(host):\(port)/\(database)?\(query)"
     }
 
     /// Creates a database of its own for one test (`CREATE DATABASE`) and returns its
@@ -68,8 +91,13 @@ package final class PostgresServer: Sendable {
     /// Whether the postmaster this object started is still running (a zombie counts as gone).
     package var isRunning: Bool { Self.startTime(of: pid) == startTime }
 
-    private init(directory: String, pid: pid_t, startTime: String, password: String, watchdog: ChildProcess) {
+    private init(
+        directory: String, port: Int, tls: TLSFiles?, pid: pid_t, startTime: String, password: String,
+        watchdog: ChildProcess
+    ) {
         self.watchdog = watchdog
+        self.port = port
+        self.tls = tls
         self.directory = directory
         self.pid = pid
         self.startTime = startTime
@@ -117,7 +145,27 @@ package final class PostgresServer: Sendable {
     ///   - watched: the process whose end the watchdog waits for; this one by default.
     ///   - durable: `fsync` and `full_page_writes` on, as in production, so that a commit waits
     ///     for its WAL flush (for measurements); off by default.
-    package static func start(watching watched: pid_t = getpid(), durable: Bool = false) throws -> PostgresServer {
+    ///   - tls: also listen on a free loopback TCP port, with TLS (``tls`` names the CA files).
+    ///     The port is found free just before the start; a start that loses it to another
+    ///     process is tried again, three times at most.
+    package static func start(
+        watching watched: pid_t = getpid(), durable: Bool = false, tls: Bool = false
+    ) throws
+        -> PostgresServer
+    {
+        guard tls else { return try startOnce(watching: watched, durable: durable, tcpPort: nil) }
+        var attempt = 1
+        while true {
+            do {
+                return try startOnce(watching: watched, durable: durable, tcpPort: try freeLoopbackPort())
+            } catch let error as StartError where attempt < 3 {
+                FileHandle.standardError.write(Data("PostgresServer: start with TLS failed, trying again: \(error)\n".utf8))
+                attempt += 1
+            }
+        }
+    }
+
+    private static func startOnce(watching watched: pid_t, durable: Bool, tcpPort: Int?) throws -> PostgresServer {
         let bin = try binDirectory()
         var template = Array("/tmp/pgtest-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else {
@@ -125,7 +173,7 @@ package final class PostgresServer: Sendable {
         }
         let directory = String(cString: created)
         do {
-            return try start(bin: bin, directory: directory, watched: watched, durable: durable)
+            return try start(bin: bin, directory: directory, watched: watched, durable: durable, tcpPort: tcpPort)
         } catch {
             // Whatever did start in the directory is stopped by the PID it wrote, then removed.
             if let pid = postmasterPID(directory: directory), startTime(of: pid) != nil { kill(pid, SIGKILL) }
@@ -134,7 +182,9 @@ package final class PostgresServer: Sendable {
         }
     }
 
-    private static func start(bin: String, directory: String, watched: pid_t, durable: Bool) throws -> PostgresServer {
+    private static func start(
+        bin: String, directory: String, watched: pid_t, durable: Bool, tcpPort: Int?
+    ) throws -> PostgresServer {
         let user = try unprivilegedUser()
         if let user { guard chown(directory, user.uid, user.gid) == 0 else { throw StartError(description: "chown: \(errno)") } }
         let password = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 36) }.joined()
@@ -149,10 +199,20 @@ package final class PostgresServer: Sendable {
                 "-D", directory + "/data", "-U", "postgres", "--pwfile=" + passwordFile, "--auth=scram-sha-256",
                 "-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions",
             ], as: user, log: directory + "/initdb.log")
-        // Only a Unix socket in the directory; no fsync unless durable (a test server never
-        // outlives a crash).
+        // Only a Unix socket in the directory unless TLS is asked for; no fsync unless durable (a
+        // test server never outlives a crash).
+        let port = tcpPort ?? socketOnlyPort
+        var tls: TLSFiles?
+        var listen = "-c listen_addresses=''"
+        if tcpPort != nil {
+            let (files, serverFiles) = try makeCertificates(in: directory, owner: user)
+            tls = files
+            listen =
+                "-c listen_addresses='127.0.0.1' -c ssl=on -c ssl_cert_file='\(serverFiles.certificate)'"
+                + " -c ssl_key_file='\(serverFiles.key)'"
+        }
         let options =
-            "-c listen_addresses='' -c unix_socket_directories='\(directory)' -c port=\(port)"
+            "\(listen) -c unix_socket_directories='\(directory)' -c port=\(port)"
             + (durable ? "" : " -c fsync=off -c full_page_writes=off") + " -c max_connections=200"
         try run(
             bin + "/pg_ctl",
@@ -164,7 +224,9 @@ package final class PostgresServer: Sendable {
             throw StartError(description: "no running postmaster in \(directory)/data/postmaster.pid")
         }
         let watchdog = try startWatchdog(watched: watched, pid: pid, startTime: startTime, directory: directory)
-        let server = PostgresServer(directory: directory, pid: pid, startTime: startTime, password: password, watchdog: watchdog)
+        let server = PostgresServer(
+            directory: directory, port: port, tls: tls, pid: pid, startTime: startTime, password: password,
+            watchdog: watchdog)
         // pg_ctl -w waited for "ready"; connect once to be sure, within a bounded time.
         var lastError: (any Error)?
         let ready = waitUntil(seconds: 30) {
@@ -199,6 +261,62 @@ package final class PostgresServer: Sendable {
                     "no PostgreSQL server under \(root) (install Debian's postgresql: scripts/setup.sh), or set PG_BINDIR")
         }
         return "\(root)/\(newest)/bin"
+    }
+
+    /// A loopback TCP port nothing listens on now: bound with port 0, read, closed.
+    private static func freeLoopbackPort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw StartError(description: "socket: \(String(cString: strerror(errno)))") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(socket, socketAddress, length) == 0 && getsockname(socket, socketAddress, &length) == 0
+            }
+        }
+        guard bound else { throw StartError(description: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Makes, with `openssl`, in `directory/tls`: a CA, the server's key and certificate signed
+    /// by it for `IP:127.0.0.1` (no host name), and a second CA that signed nothing. The
+    /// server's key belongs to `owner` (PostgreSQL refuses a key others can read).
+    private static func makeCertificates(
+        in directory: String, owner: (uid: uid_t, gid: gid_t)?
+    ) throws -> (TLSFiles, server: (certificate: String, key: String)) {
+        let tls = directory + "/tls"
+        try FileManager.default.createDirectory(atPath: tls, withIntermediateDirectories: false)
+        let log = tls + "/openssl.log"
+        func openssl(_ arguments: [String]) throws { try run("/usr/bin/openssl", arguments, as: nil, log: log) }
+        for ca in ["ca", "other-ca"] {
+            try openssl([
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                "-subj", "/CN=permission-service test \(ca)", "-keyout", "\(tls)/\(ca).key", "-out", "\(tls)/\(ca).pem",
+            ])
+        }
+        try openssl([
+            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1",
+            "-keyout", "\(tls)/server.key", "-out", "\(tls)/server.csr",
+        ])
+        let extensions = tls + "/server.ext"
+        try Data("subjectAltName = IP:127.0.0.1\n".utf8).write(to: URL(fileURLWithPath: extensions))
+        try openssl([
+            "x509", "-req", "-in", "\(tls)/server.csr", "-CA", "\(tls)/ca.pem", "-CAkey", "\(tls)/ca.key",
+            "-CAcreateserial", "-days", "2", "-extfile", extensions, "-out", "\(tls)/server.pem",
+        ])
+        let key = tls + "/server.key"
+        chmod(key, 0o600)
+        if let owner {
+            guard chown(tls, owner.uid, owner.gid) == 0, chown(key, owner.uid, owner.gid) == 0 else {
+                throw StartError(description: "chown \(tls): \(errno)")
+            }
+        }
+        let files = TLSFiles(caFile: tls + "/ca.pem", otherCAFile: tls + "/other-ca.pem")
+        return (files, (tls + "/server.pem", key))
     }
 
     /// `nobody:nogroup` when running as root, nil otherwise.
