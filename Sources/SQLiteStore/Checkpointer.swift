@@ -38,6 +38,14 @@ package final class Checkpointer: Sendable {
         package var scrubs = 0
         /// Scrub attempts that found the writer or an older reader in the way, and were tried again later.
         package var scrubRetries = 0
+        /// When the first attempt of the scrub still to be done was put off; nil when none waits.
+        /// The erased rows are in the WAL's older frames until then.
+        package var scrubWaitingSince: ContinuousClock.Instant?
+
+        /// How long the waiting scrub has waited at `now`; zero when none waits.
+        package func scrubWaiting(at now: ContinuousClock.Instant = .now) -> Duration {
+            scrubWaitingSince.map { now - $0 } ?? .zero
+        }
     }
 
     /// The WAL size, in multiples of the threshold, at which the writer stops waiting for this
@@ -159,10 +167,16 @@ package final class Checkpointer: Sendable {
             return busy == 0
         }
         if emptied {
-            counters.withLock { $0.scrubs += 1 }
+            counters.withLock {
+                $0.scrubs += 1
+                $0.scrubWaitingSince = nil
+            }
             return
         }
-        counters.withLock { $0.scrubRetries += 1 }
+        counters.withLock {
+            $0.scrubRetries += 1
+            if $0.scrubWaitingSince == nil { $0.scrubWaitingSince = .now }
+        }
         // Again later, unless a request made meanwhile has queued an attempt already.
         guard scrubPending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }

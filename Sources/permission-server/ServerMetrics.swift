@@ -145,6 +145,15 @@ final class ServerMetrics: Sendable {
             type: .counter)
         text.sample("sqlite_wal_scrubs_total", labels: [("outcome", "emptied")], value: database.checkpoints.scrubs)
         text.sample("sqlite_wal_scrubs_total", labels: [("outcome", "retried")], value: database.checkpoints.scrubRetries)
+        text.family(
+            "sqlite_wal_scrub_waiting_seconds",
+            help:
+                "How long the WAL truncation after an erasure has been put off (0: none waits); the erased rows stay in the WAL's older frames meanwhile.",
+            type: .gauge)
+        let waiting = database.checkpoints.scrubWaiting()
+        text.sample(
+            "sqlite_wal_scrub_waiting_seconds",
+            value: Double(waiting.components.seconds) + Double(waiting.components.attoseconds) / 1e18)
         Self.renderReadCache(database.readCache, into: &text)
     }
 

@@ -61,6 +61,7 @@ import Testing
         #expect(Self.found(user, in: files).isEmpty, "still served: the user id remains in \(Self.found(user, in: files))")
         let metrics = try OperationsTests.get("\(base)/metrics").body
         #expect(OperationsTests.sample(metrics, #"sqlite_wal_scrubs_total{outcome="emptied"}"#) == 1, "\(metrics)")
+        #expect(OperationsTests.sample(metrics, "sqlite_wal_scrub_waiting_seconds") == 0, "\(metrics)")
         #expect(try call("GET", "/v1/users/other-user-1/apps/com.example.erase/authorizations/camera").stdout.hasSuffix("200"))
 
         // A clean stop checkpoints the WAL into the file; a backup taken afterwards copies it.

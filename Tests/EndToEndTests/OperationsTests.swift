@@ -131,6 +131,7 @@ struct OperationsTests {
             #expect(Self.sample(text, #"sqlite_wal_checkpoints_total{by="writer"}"#) == 0)
             #expect(Self.sample(text, "sqlite_wal_checkpoint_failures_total") == 0)
             #expect(Self.sample(text, #"sqlite_wal_scrubs_total{outcome="emptied"}"#) == 0, "no erasure")
+            #expect(Self.sample(text, "sqlite_wal_scrub_waiting_seconds") == 0, "none waits")
             // The scrape itself runs on a worker thread.
             #expect(Self.sample(text, #"http_worker_threads{listener="api",state="busy"}"#) == 1)
             #expect(Self.sample(text, #"http_worker_threads{listener="api",state="idle"}"#).map { $0 >= 0 } == true)

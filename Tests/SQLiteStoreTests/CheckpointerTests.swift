@@ -112,9 +112,13 @@ import Testing
         checkpointer.scrubWAL()
         #expect(eventually { checkpointer.statistics.scrubRetries >= 2 }, "tried, and again later")
         #expect(checkpointer.statistics.scrubs == 0 && walPages(directory) >= 10)
+        let waiting = try #require(checkpointer.statistics.scrubWaitingSince, "a put-off scrub is waiting")
+        #expect(checkpointer.statistics.scrubWaiting(at: waiting + .seconds(3)) == .seconds(3))
         try insert(pool, 10)  // writes go on meanwhile
         snapshot.close()
         #expect(eventually { checkpointer.statistics.scrubs == 1 })
+        #expect(checkpointer.statistics.scrubWaitingSince == nil, "none waits once the WAL is emptied")
+        #expect(checkpointer.statistics.scrubWaiting() == .zero)
         let size = try FileManager.default.attributesOfItem(atPath: directory.file("db.sqlite-wal"))[.size] as? Int
         #expect(size == 0, "truncated")
         #expect(try count(pool) == 11)
