@@ -194,13 +194,14 @@ struct UserExportTests {
         }
     }
 
-    /// The README's operator with curl: a download slower than `--export-timeout` (2 s here;
+    /// The README's operator with curl: a download slower than `--export-timeout` (5 s here;
     /// curl held to 100 KB/s on a document of about 11 MB, more than the kernel buffers between
     /// them) ends incomplete at the timeout (curl exit 18 or 56), the server says why in its log, and
-    /// the next export, read at full speed, is whole.
+    /// the next export, read at full speed, is whole. The timeout leaves a full-speed export of
+    /// these 11 MB room on a loaded machine (it took over 2 s with a build beside the tests).
     @Test func aDownloadSlowerThanTheExportTimeoutEndsIncomplete() async throws {
         let server = try LiveServer(
-            environment: ["PERMISSION_EXPORT_TIMEOUT": "2", "PERMISSION_MAX_EXPORT_RECORDS": "1000000"])
+            environment: ["PERMISSION_EXPORT_TIMEOUT": "5", "PERMISSION_MAX_EXPORT_RECORDS": "1000000"])
         defer { server.stop() }
         let client = try LiveServerTests.client(server)
         let services = ["camera", "microphone", "contacts", "calendars", "photos", "reminders", "motion", "bluetooth"]
@@ -240,7 +241,7 @@ struct UserExportTests {
         // 18: the connection closed with data outstanding; 56: reset, with the server's last
         // bytes still unread (the engine aborts a stream it ends early).
         #expect(slow.status == 18 || slow.status == 56, "curl ends with an incomplete transfer: \(slow)")
-        #expect(slow.took >= .seconds(2) && slow.took < .seconds(8), "\(slow)")
+        #expect(slow.took >= .seconds(5) && slow.took < .seconds(12), "\(slow)")
         #expect(slow.bytes > 0 && slow.bytes < whole.bytes, "\(slow.bytes) of \(whole.bytes) bytes")
         let log = server.server.log(waitingFor: "was not sent within --export-timeout")
         #expect(log.contains("was not sent within --export-timeout"), "\(log.suffix(2000))")
