@@ -66,11 +66,11 @@ struct ReplicaFaultTests {
         #expect(back != nil, "the replicas did not become ready again")
         let after = try metrics(1)
         #expect(after.text.contains("permission_database_up 1") && after.text.contains("permission_audit_seq "))
-        let written = try cluster.call(0, "PUT", Self.camera, body: #"{"status":"authorized","level":"full"}"#)
+        let written = try cluster.call(0, "PUT", Self.camera, body: #"{"status":"denied"}"#)
         #expect(written.status == 200, "\(written.body)")
         let revision = written.headers["permission-revision"] ?? "0"
         let read = try cluster.call(1, "GET", Self.camera, headers: ["Permission-Consistency: at-least \(revision)"])
-        #expect(read.status == 200 && read.body.contains(#""status":"authorized""#), "\(read.body)")
+        #expect(read.status == 200 && read.body.contains(#""status":"denied""#), "\(read.body)")
         let log = cluster.replicas[1].log()
         #expect(log.contains("cannot read the change log") && log.contains("reading the change log again"), "\(log)")
     }

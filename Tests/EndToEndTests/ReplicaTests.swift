@@ -191,7 +191,7 @@ struct ReplicaTests {
                 port = ports[index % len(ports)]
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
                 for n in range(25):
-                    body = json.dumps({"status": "denied" if n % 2 else "authorized", "level": "full"} if n % 2 == 0 else {"status": "denied"})
+                    body = json.dumps({"status": "denied" if n % 2 == 0 else "notDetermined"})
                     connection.request("PUT", f"/v1/users/w{index}/apps/com.example.maps/authorizations/microphone", body,
                         {"Authorization": "Bearer " + key, "Content-Type": "application/json"})
                     response = connection.getresponse(); response.read()

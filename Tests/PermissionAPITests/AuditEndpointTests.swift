@@ -6,7 +6,7 @@ import Testing
 
 /// `GET /v1/audit`: filters, keyset paging, NDJSON (SPEC §5).
 @Suite struct AuditEndpointTests {
-    /// Ten entries: five users × (camera set, then microphone set), one second apart.
+    /// Ten entries: five users × (camera denied, then microphone denied), one second apart.
     static func populated() throws -> TestApp { try populated { _ in } }
 
     @Test func seqIsGapFreeAndPaged() throws {
@@ -121,7 +121,7 @@ extension AuditEndpointTests {
         for index in 1...5 {
             try app.set("camera", #"{"status":"denied"}"#, user: "u\(index)")
             app.clock.advance(by: 1)
-            try app.set("microphone", #"{"status":"authorized","level":"full"}"#, user: "u\(index)")
+            try app.set("microphone", #"{"status":"denied"}"#, user: "u\(index)")
             app.clock.advance(by: 1)
         }
         return app

@@ -133,6 +133,7 @@ import Testing
 
     @Test func aBatchTakesTheTopLevelDefaultsAndAnswersInOrder() throws {
         let app = try TestApp()
+        try app.registerApp()
         try app.set("camera", #"{"status":"authorized","level":"full"}"#)
         try app.set("camera", #"{"status":"authorized","level":"full"}"#, user: "u7")
         let response = try app.send(
@@ -161,6 +162,7 @@ import Testing
     ])
     func aShortCircuitStopsAfterTheDecidingItem(_ semantic: String, _ decisions: [Bool], _ expected: [Bool]) throws {
         let app = try TestApp()
+        try app.registerApp()
         for (index, permit) in decisions.enumerated() where permit {
             try app.set("camera", #"{"status":"authorized","level":"full"}"#, user: "u\(index)")
         }
@@ -177,6 +179,7 @@ import Testing
 
     @Test func withoutEvaluationsTheBatchEndpointAnswersOneDecision() throws {
         let app = try TestApp()
+        try app.registerApp()
         try app.set("camera", #"{"status":"authorized","level":"full"}"#)
         let response = try app.send(.post, "/access/v1/evaluations", json: Self.body(action: "camera"))
         #expect(response.status == 200, "\(response.text)")
@@ -389,6 +392,7 @@ import Testing
 
     @Test func anAppKeyEvaluatesOnlyItsOwnAppAndABatchIsRefusedWhole() throws {
         let app = try TestApp()
+        try app.registerApp()
         try app.set("camera", #"{"status":"authorized","level":"full"}"#)
         let own = [("Authorization", "Bearer " + (try app.storeKey(role: .app, app: "com.example.maps").secret))]
         #expect(try Self.evaluate(app, "camera", headers: own).decision)
@@ -429,6 +433,7 @@ import Testing
 
     @Test func aConsistencyHeaderIsHonouredAsOnTheStatusRead() throws {
         let app = try TestApp()
+        try app.registerApp()
         let set = try app.set("camera", #"{"status":"authorized","level":"full"}"#)
         let revision = try #require(set.headers["Permission-Revision"])
         let fresh = try app.send(

@@ -54,6 +54,7 @@ import Testing
 
     @Test func ifMatchOnSettings() throws {
         let app = try TestApp()
+        try app.registerApp()
         let etag = try #require(try app.send(.get, Self.camera).headers["ETag"])
         let first = try app.set("camera", #"{"status":"denied"}"#, headers: [("If-Match", etag)])
         #expect(first.status == 200)

@@ -18,7 +18,7 @@ import Testing
         let first = try app.set("camera", #"{"status":"denied"}"#)
         #expect(first.status == 200)
         #expect(first.headers["Permission-Revision"] == "1")
-        let second = try app.set("microphone", #"{"status":"authorized","level":"full"}"#)
+        let second = try app.set("microphone", #"{"status":"denied"}"#)
         #expect(second.headers["Permission-Revision"] == "2")
         // The audit log agrees: the revision is the seq of the write's entry.
         #expect(try app.audit().map(\.seq) == [1, 2])
@@ -132,6 +132,7 @@ import Testing
     /// anywhere at that revision shows what the write answered.
     @Test func aWriteThatChangesNothingAnswersARevisionThatShowsItsState() throws {
         let app = try TestApp()
+        try app.registerApp()
         let path = TestApp.path("u42", "com.example.maps", "camera")
         let first = try app.set("camera", #"{"status":"denied"}"#)
         var changed = try #require(first.headers["Permission-Revision"].flatMap { Int64($0) })
@@ -161,6 +162,7 @@ import Testing
     /// meanwhile (a key revoked). Both answer what the write left.
     @Test func aReadSentToTheLoopWhoseAnswerLeftMemoryRunsOnAWorker() throws {
         let app = try TestApp()
+        try app.registerApp()
         #expect(try app.set("camera", #"{"status":"denied"}"#).status == 200)
         let path = TestApp.path("u42", "com.example.maps", "camera")
         let connection = ConnectionStorage()
@@ -283,10 +285,10 @@ import Testing
             #expect(ContinuousClock.now - started < .milliseconds(500))
         }
         // A change replaces the record in memory: the next read from memory sees it.
-        let authorized = try app.set("camera", #"{"status":"authorized","level":"full"}"#)
-        #expect(authorized.status == 200, "\(authorized.text)")
+        let askAgain = try app.set("camera", #"{"status":"notDetermined"}"#)
+        #expect(askAgain.status == 200, "\(askAgain.text)")
         let read = try app.send(.get, path, connection: connection)
-        #expect(try read.decode(Authorization.self).status == .authorized)
+        #expect(try read.decode(Authorization.self).status == .notDetermined)
     }
 }
 

@@ -9,6 +9,7 @@ import Testing
 @Suite struct EffectiveStatusScenarioTests {
     @Test func restrictPolicyGivesRestricted() throws {
         let app = try TestApp()
+        try app.registerApp()
         try app.set("camera", #"{"status":"authorized","level":"full"}"#)
         try app.policy("r", #"{"service":"camera","app":"com.example.maps","user":null,"effect":"restrict"}"#)
         let authorization = try app.authorization("camera")

@@ -81,6 +81,7 @@ import Testing
 
     @Test func jsonWithParametersAndSuffixIsAccepted() throws {
         let app = try TestApp()
+        try app.registerApp()
         let charset = try app.send(
             .put, Self.target, body: Array(#"{"status":"denied"}"#.utf8),
             headers: [("Content-Type", "application/json; charset=utf-8")])

@@ -15,7 +15,7 @@ extension EventStreamTests {
     @Test func aPositionBeyondTheLogsHeadIs409() throws {
         let app = try TestApp()
         try app.set("camera", #"{"status":"denied"}"#)
-        try app.set("camera", #"{"status":"authorized","level":"full"}"#)  // the head: 2
+        try app.set("camera", #"{"status":"notDetermined"}"#)  // the head: 2
         for (target, headers) in [
             ("/v1/events", [("Last-Event-ID", "3")]), ("/v1/events?after=3", []),
             ("/v1/events", [("Last-Event-ID", "9999999999999999999")]), ("/v1/audit?after=3", []),
@@ -41,7 +41,7 @@ extension EventStreamTests {
     @Test func aPositionWithAnotherEntrysHashIs409LogDiverged() throws {
         let app = try TestApp()
         try app.set("camera", #"{"status":"denied"}"#)
-        try app.set("camera", #"{"status":"authorized","level":"full"}"#)
+        try app.set("camera", #"{"status":"notDetermined"}"#)
         try app.set("camera", #"{"status":"denied"}"#)  // the head: 3
         let entries = try app.send(.get, "/v1/audit").decode(AuditPage.self).items
         let hashes = entries.map { $0.hash ?? "" }

@@ -82,14 +82,14 @@ import Testing
         #expect(client.text.lowercased().contains("content-type: text/event-stream"))
         #expect(!client.text.contains("id: 1\n"), "a stream without a start begins at the end of the log")
         try live.app.send(.post, TestApp.path("u42", "com.example.maps", "camera") + "/revoke")
-        try live.app.set("camera", #"{"status":"authorized","level":"full"}"#)  // seq 2
+        try live.app.set("camera", #"{"status":"notDetermined"}"#)  // seq 2
         let elapsed = try client.read(until: "id: 2\n")
         #expect(elapsed < .seconds(1))
         #expect(client.text.contains("event: authorization.set\ndata: {"))
         let line = try #require(client.text.split(separator: "\n").first { $0.hasPrefix("data: ") })
         let entry = try WireDecoder.decodeResponse(AuditEntry.self, from: Array(line.dropFirst(6).utf8))
         #expect(entry.seq == 2)
-        #expect(entry.to?.status == .authorized)
+        #expect(entry.to?.status == .notDetermined)
         try client.close()
 
         let resumed = try StreamClient(port: live.server.localPort, request: live.get("/v1/events", "Last-Event-ID: 0\r\n"))

@@ -160,7 +160,7 @@ import Testing
         let refused = try app.send(.get, "/v1/users/u42/export")
         #expect(refused.status == 503, "\(refused.text)")
         #expect(refused.text.contains("exports are being read already"), "\(refused.text)")
-        #expect(try app.set("camera", #"{"status":"authorized","level":"full"}"#).status == 200)
+        #expect(try app.set("camera", #"{"status":"notDetermined"}"#).status == 200)
         held.forEach { $0.close() }
         #expect(store.snapshotsOpen == 0)
         #expect(try app.send(.get, "/v1/users/u42/export").status == 200)

@@ -9,6 +9,8 @@ import Testing
     /// u1..u5 on maps: camera authorized for odd users, denied for even ones; u1 also has photos.
     static func populated() throws -> TestApp {
         let app = try TestApp()
+        try app.registerApp()
+        try app.registerApp("com.example.chat")
         for index in 1...5 {
             let body = index % 2 == 1 ? #"{"status":"authorized","level":"full"}"# : #"{"status":"denied"}"#
             #expect(try app.set("camera", body, user: "u\(index)").status == 200)
@@ -122,7 +124,7 @@ import Testing
             try app.registerApp(id)
         }
         let apps = try app.send(.get, "/v1/apps?after=com.example.c").decode(AppList.self)
-        #expect(apps.items.map(\.id) == ["com.example.chat", "com.example.zz"])
+        #expect(apps.items.map(\.id) == ["com.example.chat", "com.example.maps", "com.example.zz"])
         let firstApps = try app.send(.get, "/v1/apps?limit=1").decode(AppList.self)
         #expect(firstApps.nextCursor == "com.example.b")
         #expect(try app.send(.get, "/v1/apps?after=com").status == 400, "an app position is an app id")

@@ -19,6 +19,7 @@ extension MaliciousInputTests {
     func rawHostileTargetIsRefusedOnTheWire(_ target: [UInt8]) throws {
         let live = try EventStreamTests.Live()
         defer { live.stop() }
+        try live.app.registerApp()
         try live.app.set("camera", #"{"status":"authorized","level":"full"}"#)
         let before = try live.app.lastSeq()
         let socket = try Socket.connect(host: "127.0.0.1", port: live.server.localPort)

@@ -15,6 +15,8 @@ struct AuthZENLiveTests {
         let server = try LiveServer()
         defer { server.stop() }
         let client = try LiveServerTests.client(server)
+        _ = try await client.registerApp(
+            Self.app, name: "Maps", purposeStrings: ["NSLocationWhenInUseUsageDescription": "Shows nearby stops."])
         _ = try await client.setAuthorization(
             user: "u42", app: Self.app, service: "location", SettingsChange(status: .authorized, level: "whenInUse"))
         let permit = try await client.evaluate(app: Self.app, user: "u42", action: "location.whenInUse")
@@ -67,6 +69,9 @@ struct AuthZENLiveTests {
         func run(_ arguments: String...) throws -> Permctl.Result {
             try Permctl.run(arguments, url: server.url, key: server.adminKey)
         }
+        #expect(
+            try run("apps", "register", Self.app, "--name", "Maps", "--purpose", "NSCameraUsageDescription=Scans tickets.").status
+                == 0)
         #expect(try run("set", "u42", Self.app, "camera", "authorized", "--level", "full").status == 0)
         let one = try run("evaluate", "--app", Self.app, "--user", "u42", "--action", "camera", "--json")
         #expect(one.status == 0, "\(one.stderr)")

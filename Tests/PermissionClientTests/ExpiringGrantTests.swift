@@ -55,6 +55,10 @@ struct ExpiringGrantTests {
         func run(_ arguments: String...) throws -> Permctl.Result {
             try Permctl.run(arguments, url: server.url, key: server.adminKey)
         }
+        let registered = try run(
+            "apps", "register", Self.app, "--name", "Maps", "--purpose", "NSLocationWhenInUseUsageDescription=Shows nearby stops."
+        )
+        #expect(registered.status == 0, "\(registered.stderr)")
         let until = Timestamp.format(Date().addingTimeInterval(3600))
         let set = try run("set", "u42", Self.app, "location", "authorized", "--level", "whenInUse", "--until", until, "--json")
         #expect(set.status == 0, "\(set.stderr)")
@@ -68,7 +72,7 @@ struct ExpiringGrantTests {
         #expect(
             try run("set", "u42", Self.app, "location", "authorized", "--level", "always", "--until", "tomorrow").status == 64)
         let past = try run(
-            "set", "u42", Self.app, "location", "authorized", "--level", "always", "--until", "2020-01-01T00:00:00Z")
+            "set", "u42", Self.app, "location", "authorized", "--level", "whenInUse", "--until", "2020-01-01T00:00:00Z")
         #expect(past.status == 1 && past.stderr.contains("422") && past.stderr.contains("until"), "\(past.stderr)")
         #expect(try run("decide", "some-prompt", "allow", "--until", "soon").status == 64)
 

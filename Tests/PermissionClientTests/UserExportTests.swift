@@ -125,10 +125,18 @@ struct UserExportTests {
         ((try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path))?[.size] as? Int) ?? 0
     }
 
+    /// The purpose strings the bulk writes' full grants need: the app registered with them.
+    static let bulkPurposes = [
+        "NSCameraUsageDescription", "NSMicrophoneUsageDescription", "NSContactsUsageDescription",
+        "NSCalendarsFullAccessUsageDescription", "NSPhotoLibraryUsageDescription", "NSRemindersFullAccessUsageDescription",
+        "NSMotionUsageDescription", "NSBluetoothAlwaysUsageDescription",
+    ].reduce(into: [String: String]()) { $0[$1] = "Purpose for \($1)." }
+
     @Test func anExportOverSixteenMebibytesIsStreamedToTheByte() async throws {
         let server = try LiveServer(environment: ["PERMISSION_MAX_EXPORT_RECORDS": "1000000"])
         defer { server.stop() }
         let client = try LiveServerTests.client(server)
+        _ = try await client.registerApp(Self.app, name: "Maps", purposeStrings: Self.bulkPurposes)
         let services = ["camera", "microphone", "contacts", "calendars", "photos", "reminders", "motion", "bluetooth"]
         let perService = 1_700
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -204,6 +212,7 @@ struct UserExportTests {
             environment: ["PERMISSION_EXPORT_TIMEOUT": "5", "PERMISSION_MAX_EXPORT_RECORDS": "1000000"])
         defer { server.stop() }
         let client = try LiveServerTests.client(server)
+        _ = try await client.registerApp(Self.app, name: "Maps", purposeStrings: Self.bulkPurposes)
         let services = ["camera", "microphone", "contacts", "calendars", "photos", "reminders", "motion", "bluetooth"]
         try await withThrowingTaskGroup(of: Void.self) { group in
             for service in services {

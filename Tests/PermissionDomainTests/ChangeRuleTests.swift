@@ -48,7 +48,8 @@ import Testing
     @Test(arguments: settingsRows)
     func settingsChange(row: SettingsRow) throws {
         let next = try Rules.settings(
-            stored: row.stored, effective: F.plain(row.stored), service: F.service(row.stored.service), status: row.status,
+            stored: row.stored, effective: F.plain(row.stored), service: F.service(row.stored.service), app: F.registeredApp(),
+            status: row.status,
             level: row.level, now: F.t0)
         #expect(next.status == row.status && next.level == row.expectedLevel)
         #expect(!next.provisional && !next.once && next.expiresAt == nil)
@@ -83,7 +84,8 @@ import Testing
     func settingsRefusals(row: BadSettings) {
         #expect(throws: row.error) {
             try Rules.settings(
-                stored: Self.provisional, effective: F.plain(Self.provisional), service: F.service(.location), status: row.status,
+                stored: Self.provisional, effective: F.plain(Self.provisional), service: F.service(.location),
+                app: F.registeredApp(), status: row.status,
                 level: row.level, now: F.t0)
         }
     }
@@ -95,9 +97,49 @@ import Testing
         let conflict = PermissionError.restrictedByPolicy
         #expect(throws: conflict) {
             try Rules.settings(
-                stored: stored, effective: restricted, service: F.service(.camera), status: .denied, level: nil, now: F.t0)
+                stored: stored, effective: restricted, service: F.service(.camera), app: F.registeredApp(), status: .denied,
+                level: nil, now: F.t0)
         }
         #expect(throws: conflict) { try Rules.revoke(stored: stored, effective: restricted) }
+    }
+
+    /// An allow policy decides the effective status too: the change would answer `authorized`
+    /// as before, so it is refused as the consent pages refuse it (a managed setting).
+    @Test func grantedByAnAllowPolicyCannotBeChangedOrRevoked() throws {
+        let stored = F.stored(.camera, .denied, version: 1)
+        let allow = F.policy("p", .camera, .allow, .full)
+        let granted = Rules.effective(
+            stored: stored, service: F.service(.camera), policies: [allow], settings: nil, now: F.t0)
+        #expect(granted.status == .authorized && granted.reason == .policy)
+        #expect(throws: PermissionError.grantedByPolicy) {
+            try Rules.settings(
+                stored: stored, effective: granted, service: F.service(.camera), app: F.registeredApp(), status: .denied,
+                level: nil, now: F.t0)
+        }
+        #expect(throws: PermissionError.grantedByPolicy) { try Rules.revoke(stored: stored, effective: granted) }
+    }
+
+    /// As iOS Settings offers an app only the levels its Info.plist describes: authorizing
+    /// needs the level's purpose strings (both location keys for Always); taking access away
+    /// never does.
+    @Test func authorizingNeedsTheLevelsPurposeStrings() throws {
+        let stored = F.stored(.location, version: 1)
+        func set(_ app: App?, _ status: AuthorizationStatus, _ level: Level?) throws(PermissionError) -> StoredAuthorization {
+            try Rules.settings(
+                stored: stored, effective: F.plain(stored), service: F.service(.location), app: app, status: status,
+                level: level, now: F.t0)
+        }
+        let always = "NSLocationAlwaysAndWhenInUseUsageDescription"
+        let whenInUse = "NSLocationWhenInUseUsageDescription"
+        let onlyWhenInUse = F.registeredApp(without: [always])
+        #expect(try set(onlyWhenInUse, .authorized, .whenInUse).level == .whenInUse)
+        #expect(throws: PermissionError.missingPurposeString(key: always)) { try set(onlyWhenInUse, .authorized, .always) }
+        #expect(throws: PermissionError.missingPurposeString(key: whenInUse)) {
+            try set(F.registeredApp(without: [whenInUse]), .authorized, .always)
+        }
+        #expect(throws: PermissionError.missingPurposeString(key: whenInUse)) { try set(nil, .authorized, .whenInUse) }
+        #expect(try set(nil, .denied, nil).status == .denied, "never registered: it can still be denied")
+        #expect(try set(nil, .notDetermined, nil).status == .notDetermined)
     }
 
     @Test func revokeDeniesUserSet() throws {

@@ -63,7 +63,8 @@ import Testing
         let until = F.t0.addingTimeInterval(60)
         func set(_ status: AuthorizationStatus, _ level: Level?, _ until: Date?) throws(PermissionError) -> StoredAuthorization {
             try Rules.settings(
-                stored: stored, effective: F.plain(stored), service: F.service(.location), status: status, level: level,
+                stored: stored, effective: F.plain(stored), service: F.service(.location), app: F.registeredApp(), status: status,
+                level: level,
                 now: F.t0, until: until, maxGrantDuration: Self.horizon)
         }
         #expect(try set(.authorized, .always, until).expiresAt == until)

@@ -71,7 +71,8 @@ import Testing
             prompt: prompt, choice: .deny, stored: F.stored(.camera), service: service, now: F.t0, onceTTL: 60)
         #expect(denied.purposeLanguage?.rawValue == "de")
         let set = try Rules.settings(
-            stored: granted, effective: F.plain(granted), service: service, status: .denied, level: nil, now: F.t0)
+            stored: granted, effective: F.plain(granted), service: service, app: F.registeredApp(), status: .denied, level: nil,
+            now: F.t0)
         #expect(set.purpose == nil && set.purposeLanguage == nil)
         #expect(Rules.reset(stored: granted, reason: .reset)?.purposeLanguage == nil)
     }

@@ -51,6 +51,11 @@ enum ErrorMapping {
                 extensions: [("key", ProblemJSON.quoted(key))])
         case .restrictedByPolicy:
             return make(.restricted, "The authorization is restricted by a policy.")
+        case .grantedByPolicy:
+            return make(
+                .conflict,
+                "The authorization is granted by an allow policy (a pre-approval), so it is managed: change or delete the policy instead."
+            )
         case .conflict(let why):
             return make(.conflict, capitalized(why) + ".")
         case .levelInUse(let service, let level, let authorizations, let pendingPrompts, let policies):

@@ -6,23 +6,27 @@ extension Rules {
     /// which also forgets declined levels). An explicit choice ends the provisional flow and
     /// any once grant; the reason is `userSet`, the purpose nil. `authorized` may carry
     /// `until`: the grant then ends then (SPEC §11, ``expiry(until:now:maxDuration:)``).
+    /// As on iOS, where Settings offers an app only the levels its Info.plist has usage
+    /// descriptions for, `authorized` needs the purpose strings of the level, as a request does.
     /// - Parameters:
+    ///   - app: the app as registered, nil when it never was (it has no purpose strings); read
+    ///     only for `authorized`.
     ///   - now: the time of the change.
     ///   - until: when an authorized grant ends, nil for none.
     ///   - maxGrantDuration: the longest a grant may last (the horizon for `until`), seconds.
-    /// - Throws: `conflict` when the effective status is `restricted`; `invalidArgument` for
+    /// - Throws: ``PermissionError/restrictedByPolicy`` or ``PermissionError/grantedByPolicy``
+    ///   when a policy decides the effective status (``requireUnmanaged(_:)``); `invalidArgument` for
     ///   `restricted`, a missing level with `authorized` or a level with another status;
     ///   `invalidCombination` (field `until`) for `until` with another status than
     ///   `authorized`, in the past or beyond `maxGrantDuration`; `unknownLevel` for a level
-    ///   the service lacks.
+    ///   the service lacks; `missingPurposeString` for an authorized level whose purpose string
+    ///   the app does not have.
     public static func settings(
-        stored: StoredAuthorization, effective: Authorization, service: ServiceDefinition,
+        stored: StoredAuthorization, effective: Authorization, service: ServiceDefinition, app: App?,
         status: AuthorizationStatus, level: Level?, now: Date, until: Date? = nil,
         maxGrantDuration: TimeInterval = .infinity
     ) throws(PermissionError) -> StoredAuthorization {
-        guard effective.status != .restricted else {
-            throw .restrictedByPolicy
-        }
+        try requireUnmanaged(effective)
         if until != nil, status != .authorized {
             throw .invalidCombination(field: "until", why: "only an authorized status can have an end")
         }
@@ -34,6 +38,9 @@ extension Rules {
             throw .invalidCombination(field: "level", why: "required when status is authorized")
         case (.authorized, let level?):
             try service.requireLevel(level)
+            for key in service.purposeKeys(for: level) where app?.purposeStrings[key] == nil {
+                throw .missingPurposeString(key: key)
+            }
             let rank = service.rank(of: level) ?? 0
             next.status = .authorized
             next.level = level
@@ -50,18 +57,26 @@ extension Rules {
     }
 
     /// The stored record after the user revokes access (SPEC §4 Revoke): `denied` (`userSet`).
-    /// - Throws: `conflict` when the effective status is `restricted`.
+    /// - Throws: as ``requireUnmanaged(_:)``.
     public static func revoke(
         stored: StoredAuthorization, effective: Authorization
     ) throws(PermissionError)
         -> StoredAuthorization
     {
-        guard effective.status != .restricted else {
-            throw .restrictedByPolicy
-        }
+        try requireUnmanaged(effective)
         var next = cleared(stored, reason: .userSet)
         next.status = .denied
         return next
+    }
+
+    /// Refuses a change by the user (settings, revoke) of an authorization a policy decides: a
+    /// restrict policy (``PermissionError/restrictedByPolicy``, SPEC §4 Settings) or an allow
+    /// policy (``PermissionError/grantedByPolicy``); the effective status would not move, so the
+    /// answer would say the change was made while nothing the caller sees changed. With Location
+    /// Services off the switch decides instead, and the stored choice may change beneath it.
+    static func requireUnmanaged(_ effective: Authorization) throws(PermissionError) {
+        guard effective.reason == .policy else { return }
+        throw effective.status == .restricted ? .restrictedByPolicy : .grantedByPolicy
     }
 
     /// The record back to `notDetermined` with `reason` (reset, reinstall), declined levels and

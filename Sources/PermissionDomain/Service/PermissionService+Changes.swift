@@ -7,15 +7,17 @@ extension PermissionService {
     ///     at most `configuration.maxGrantDuration` ahead.
     ///   - ifMatch: the `If-Match` precondition, checked against the current entity-tag.
     /// - Returns: the effective authorization after the change.
-    /// - Throws: `PermissionError.preconditionFailed`, `.conflict` (restricted),
-    ///   `.invalidArgument`, `.invalidCombination` (`until`), `.unknownLevel`, `.unknownService`.
+    /// - Throws: `PermissionError.preconditionFailed`, `.restrictedByPolicy`, `.grantedByPolicy`,
+    ///   `.invalidArgument`, `.invalidCombination` (`until`), `.unknownLevel`, `.unknownService`,
+    ///   `.missingPurposeString` (an authorized level whose purpose string the app lacks).
     public func setAuthorization(
         user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus, level: Level?,
         until: Date? = nil, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
     ) throws -> Authorization {
         try change(
             user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor,
-            requestId: requestId, rule: settingsRule(status: status, level: level, until: until))
+            requestId: requestId, loadingApp: status == .authorized,
+            rule: settingsRule(status: status, level: level, until: until))
     }
 
     /// The rule of a settings change (SPEC §4 Settings), for the blocking and the submitted form.
@@ -25,13 +27,14 @@ extension PermissionService {
         let maxGrantDuration = configuration.maxGrantDuration
         return { loaded, now throws(PermissionError) in
             try Rules.settings(
-                stored: loaded.stored, effective: loaded.effective, service: loaded.service, status: status, level: level,
-                now: now, until: until, maxGrantDuration: maxGrantDuration)
+                stored: loaded.stored, effective: loaded.effective, service: loaded.service, app: loaded.app, status: status,
+                level: level, now: now, until: until, maxGrantDuration: maxGrantDuration)
         }
     }
 
     /// The user revokes access (SPEC §4 Revoke): `denied` (`userSet`), at once on the change feed.
-    /// - Throws: `PermissionError.preconditionFailed`, `.conflict` (restricted), `.unknownService`.
+    /// - Throws: `PermissionError.preconditionFailed`, `.restrictedByPolicy`, `.grantedByPolicy`,
+    ///   `.unknownService`.
     public func revoke(
         user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
     ) throws -> Authorization {
@@ -51,7 +54,9 @@ extension PermissionService {
     ) -> Bool {
         submitChange(
             user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor,
-            requestId: requestId, rule: settingsRule(status: status, level: level, until: until), completion: completion)
+            requestId: requestId, loadingApp: status == .authorized,
+            rule: settingsRule(status: status, level: level, until: until),
+            completion: completion)
     }
 
     /// ``revoke(user:app:service:ifMatch:actor:requestId:)`` without a thread waiting for the
@@ -71,45 +76,46 @@ extension PermissionService {
         try Rules.revoke(stored: loaded.stored, effective: loaded.effective)
     }
 
-    /// Hands ``change(user:app:service:ifMatch:action:actor:requestId:rule:)``'s body to a store
-    /// that completes writes without a waiting thread; false when the store cannot.
+    /// Hands ``change(user:app:service:ifMatch:action:actor:requestId:loadingApp:rule:)``'s body
+    /// to a store that completes writes without a waiting thread; false when the store cannot.
     private func submitChange(
         user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, action: AuditAction, actor: Actor,
-        requestId: String?,
+        requestId: String?, loadingApp: Bool = false,
         rule: @escaping @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization,
         completion: @escaping @Sendable (Result<Authorization, any Error>) -> Void
     ) -> Bool {
         guard let store = store as? any SubmittingPermissionStore else { return false }
         let body = changeBody(
             user: user, app: app, service: service, ifMatch: ifMatch, action: action, actor: actor, requestId: requestId,
-            rule: rule)
+            loadingApp: loadingApp, rule: rule)
         store.submit(body, completion: completion)
         return true
     }
 
-    /// One user change of one authorization: precondition, rule (given the record and the time
-    /// of the change), commit, cancel the pending prompt.
+    /// One user change of one authorization: precondition, rule (given the record, the app
+    /// when `loadingApp`, and the time of the change), commit, cancel the pending prompt.
     private func change(
         user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, action: AuditAction, actor: Actor,
-        requestId: String?,
+        requestId: String?, loadingApp: Bool = false,
         rule: @escaping @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization
     ) throws -> Authorization {
         try store.write(
             changeBody(
                 user: user, app: app, service: service, ifMatch: ifMatch, action: action, actor: actor,
-                requestId: requestId, rule: rule))
+                requestId: requestId, loadingApp: loadingApp, rule: rule))
     }
 
-    /// The write body of ``change(user:app:service:ifMatch:action:actor:requestId:rule:)``, for
-    /// the blocking and the submitted form alike.
+    /// The write body of ``change(user:app:service:ifMatch:action:actor:requestId:loadingApp:rule:)``,
+    /// for the blocking and the submitted form alike.
     private func changeBody(
         user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, action: AuditAction, actor: Actor,
-        requestId: String?,
+        requestId: String?, loadingApp: Bool,
         rule: @escaping @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization
     ) -> @Sendable (any PermissionWriter) throws -> Authorization {
         { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
-            let loaded = try load(writer, user: user, app: app, service: service, now: context.now)
+            var loaded = try load(writer, user: user, app: app, service: service, now: context.now)
+            if loadingApp { loaded.app = try writer.app(app) }
             if let ifMatch, !ifMatch.isSatisfied(by: loaded.effective.etag) {
                 throw PermissionError.preconditionFailed(current: loaded.effective.etag)
             }

@@ -17,6 +17,8 @@ extension PermissionError: CustomStringConvertible {
             "the app declares no purpose string \(key)"
         case .restrictedByPolicy:
             "the authorization is restricted by a policy"
+        case .grantedByPolicy:
+            "the authorization is granted by an allow policy"
         case .conflict(let why):
             why
         case .levelInUse(let service, let level, let authorizations, let pendingPrompts, let policies):

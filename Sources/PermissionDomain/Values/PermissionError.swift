@@ -16,6 +16,10 @@ public enum PermissionError: Error, Hashable, Sendable {
     case missingPurposeString(key: String)
     /// A policy restricts the authorization, so the user cannot change it (SPEC §4 Settings).
     case restrictedByPolicy
+    /// An allow policy grants the authorization (a pre-approval): it is managed, so neither
+    /// settings nor a revocation change it, as a restricted one (the consent pages show both
+    /// disabled, as iOS shows a managed privacy setting).
+    case grantedByPolicy
     /// The change contradicts the current state (a built-in service, an id that exists).
     case conflict(why: String)
     /// A redefinition of a custom service would drop `level`, which stored authorizations

@@ -14,11 +14,18 @@ extension StoreSession {
         return found
     }
 
+    /// The statements of ``storedApp(_:)``, which a settings write that authorizes runs too (for
+    /// the level's purpose strings): slots, never looked up by their text.
+    private static let selectApp = StatementSlot("SELECT name, updated_at, version FROM apps WHERE id = ?1")
+    private static let selectPurposeStrings = StatementSlot("SELECT key, purpose FROM app_purpose_strings WHERE app = ?1")
+    private static let selectLocalizedPurposeStrings = StatementSlot(
+        "SELECT language, key, purpose FROM app_localized_purpose_strings WHERE app = ?1")
+
     /// ``app(_:)`` from the file.
     private func storedApp(_ id: AppID) throws -> App? {
         guard
             let (name, updatedAt, version) = try row(
-                "SELECT name, updated_at, version FROM apps WHERE id = ?1", bind: { $0.bind(id.rawValue, at: 1) },
+                Self.selectApp, bind: { $0.bind(id.rawValue, at: 1) },
                 decode: {
                     (try $0.requiredString(at: 0, "apps", "name"), $0.int64(at: 1), $0.string(at: 2))
                 })
@@ -49,7 +56,7 @@ extension StoreSession {
     }
 
     private func purposeStrings(of app: AppID) throws -> [String: PurposeString] {
-        let pairs = try rows("SELECT key, purpose FROM app_purpose_strings WHERE app = ?1") {
+        let pairs = try rows(Self.selectPurposeStrings) {
             $0.bind(app.rawValue, at: 1)
         } decode: {
             (
@@ -61,7 +68,7 @@ extension StoreSession {
     }
 
     private func localizedPurposeStrings(of app: AppID) throws -> [LanguageTag: [String: PurposeString]] {
-        let rows = try rows("SELECT language, key, purpose FROM app_localized_purpose_strings WHERE app = ?1") {
+        let rows = try rows(Self.selectLocalizedPurposeStrings) {
             $0.bind(app.rawValue, at: 1)
         } decode: {
             (

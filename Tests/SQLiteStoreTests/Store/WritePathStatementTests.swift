@@ -21,6 +21,10 @@ import Testing
         let fixture = try StoreFixture()
         let service = PermissionService(store: fixture.store, clock: ManualClock(epoch))
         let scanner = try app("com.example.scanner")
+        // Authorizing reads the app's purpose strings: registered, with the camera's.
+        _ = try service.putApp(
+            id: scanner, name: "Scanner", purposeStrings: ["NSCameraUsageDescription": try PurposeString("Scans tickets.")],
+            actor: consent, requestId: nil)
         // The first writes prepare their statements; after them the counter must stand still.
         _ = try service.setAuthorization(
             user: try user("u0"), app: scanner, service: .camera, status: .denied, level: nil, actor: consent,
@@ -44,7 +48,7 @@ import Testing
         #expect(done.wait(timeout: .now() + 20) == .success)
 
         #expect(try Self.textLookups(fixture) == before)
-        #expect(try fixture.store.read { try $0.lastAuditSeq() } == 4, "every write was made and audited")
+        #expect(try fixture.store.read { try $0.lastAuditSeq() } == 5, "the app and every write were made and audited")
         // The counter counts: a statement by its text moves it.
         try fixture.store.pool.write { database in
             try database.withStatement("SELECT count(*) FROM audit") { _ = try $0.step() }
