@@ -108,6 +108,34 @@ import Testing
         #expect(entries[0].actor.role == "user" && entries[1].actor.role == "admin")
     }
 
+    /// Saving the option the entry shows as its state writes nothing: a provisional Always
+    /// (shown While Using), an Allow Once (shown Ask Next Time) and an expiring grant (shown
+    /// On) stay as they are, with the purpose the user was shown.
+    @Test func savingTheOptionShownChangesNothing() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        _ = try app.grant("location", "always", "allowWhileUsing", user: "u42")
+        _ = try app.grant("photos", "full", "allowFull", user: "u42")
+        let until = Timestamp.format(app.clock.now.addingTimeInterval(7200))
+        try app.set("camera", #"{"status":"authorized","level":"full","until":"\#(until)"}"#)
+        let browser = try ConsentBrowser(app)  // its session's entries come first
+        let before = try app.lastSeq()
+        for (service, value) in [("location", "whileUsing"), ("photos", "full"), ("camera", "on")] {
+            let saved = try browser.post("/consent/settings/\(service)/com.example.maps", [("value", value)])
+            #expect(saved.status == 303 && saved.headers["Location"] == "/consent/settings?done=saved", "\(service)")
+        }
+        #expect(try app.lastSeq() == before, "nothing written")
+        let location = try app.authorization("location")
+        #expect(location.provisional && location.level == "always" && location.purpose != nil)
+        #expect(try app.authorization("camera").expiresAt != nil)
+        // Another option is a change.
+        #expect(try browser.post("/consent/settings/location/com.example.maps", [("value", "whileUsing")]).status == 303)
+        #expect(try app.lastSeq() == before, "still the state shown")
+        #expect(try browser.post("/consent/settings/location/com.example.maps", [("value", "always")]).status == 303)
+        #expect(try app.lastSeq() == before + 1)
+        #expect(try !app.authorization("location").provisional)
+    }
+
     /// An entry's and its Save button's accessible names are in the page's language, the
     /// visible label first.
     @Test func theEntriesAccessibleNamesAreInThePagesLanguage() throws {

@@ -56,13 +56,21 @@ extension ConsentController {
                 entry.options.contains(option),
                 let change = option.change(for: entry.service, current: entry.authorization, app: entry.app)
             else { return try refused(.badRequest, .errorInvalidSetting) }
+            // The option shown as the entry's state changes nothing, as tapping the selected row
+            // in iOS Settings: saving it as a change would end a provisional Always, an Allow Once
+            // or an expiring grant's end, and drop the purpose the user was shown.
+            if option == ConsentSettingOption.current(entry.authorization, service: entry.service) {
+                return Self.redirect("/consent/settings?done=\(ConsentFlash.Done.saved.rawValue)")
+            }
             do {
                 _ = try permissions.setAuthorization(
                     user: visit.user, app: app, service: service, status: change.status, level: change.level,
                     actor: visit.session.actor, requestId: context.requestId)
-            } catch PermissionError.restrictedByPolicy {
+            } catch PermissionError.restrictedByPolicy, PermissionError.grantedByPolicy {
                 return try refused(.conflict, .errorRestricted)
-            } catch PermissionError.invalidArgument, PermissionError.invalidCombination, PermissionError.unknownLevel {
+            } catch PermissionError.invalidArgument, PermissionError.invalidCombination, PermissionError.unknownLevel,
+                PermissionError.missingPurposeString
+            {
                 return try refused(.badRequest, .errorInvalidSetting)
             }
             return Self.redirect("/consent/settings?done=\(ConsentFlash.Done.saved.rawValue)")
