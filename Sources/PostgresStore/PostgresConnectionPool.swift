@@ -2,7 +2,9 @@ import Foundation
 internal import Ownership
 
 /// A small pool of ``PostgresConnection``s, opened lazily up to ``capacity``; a checkout waits
-/// (up to ``checkoutTimeout``) for one to come back once all are out.
+/// (up to ``checkoutTimeout``) for one to come back once all are out, or once the server
+/// refuses to open another while some are out (its connection limits are shared by every
+/// client: a replica below its own capacity can still meet them).
 ///
 /// ``withConnection(_:)`` returns the connection on every path. A connection that libpq reports
 /// as broken (a lost socket, a terminated backend: the failed call leaves it `CONNECTION_BAD`),
@@ -85,6 +87,23 @@ final class PostgresConnectionPool: Sendable {
             connection.use.enter()
             if !setUp.isEmpty { try connection.execute(setUp) }
             return connection
+        } catch let error as PostgresError where error.isConnectionFailure {
+            // The server refused one more connection while this pool holds others (its
+            // max_connections, or the role's or database's CONNECTION LIMIT, reached by all
+            // its clients together): wait for one of ours to come back rather than fail a
+            // request a moment before it would. With none open, or none back by the deadline
+            // (a database that is gone fails the busy ones too), the refusal stands.
+            let returned = guarded.withLock { access -> PostgresConnection? in
+                access.state.openCount -= 1
+                access.signal()
+                while access.state.idle.isEmpty && access.state.openCount > 0 {
+                    guard access.wait(until: deadline) else { return nil }
+                }
+                return access.state.idle.popLast()
+            }
+            guard let returned else { throw error }
+            returned.use.enter()
+            return returned
         } catch {
             guarded.withLock { access in
                 access.state.openCount -= 1

@@ -1,0 +1,75 @@
+import Foundation
+import PostgresTestServer
+import Synchronization
+import Testing
+
+@testable import PostgresStore
+
+/// Live: the pool under the server's connection limits, which every client of the database
+/// shares (max_connections, a role's or a database's CONNECTION LIMIT; superusers are exempt,
+/// so the test connects as a role of its own).
+@Suite struct PostgresPoolLimitTests {
+    @Test func aConnectionTheServerRefusesWhileOthersAreOutWaitsForOneOfThem() throws {
+        let server = try PostgresServer.shared.get()
+        let conninfo = try server.freshDatabase()
+        let database = try #require(conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7))
+        let role = "limited_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try PostgresConnection(conninfo)
+        try admin.execute("CREATE ROLE \(role) LOGIN PASSWORD 'limited-pw' CONNECTION LIMIT 1")
+        try admin.execute("GRANT ALL ON DATABASE \(database) TO \(role)")
+        let limited = "host=\(server.directory) port=\(server.port) user=\(role) dbname=\(database) password=limited-pw"
+
+        let pool = PostgresConnectionPool(conninfo: limited, capacity: 4, checkoutTimeout: 10, setUp: "")
+        // A connection is lent to one thread: another thread takes the first and gives it back
+        // half a second later.
+        let out = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        let firstIdentity = Mutex<ObjectIdentifier?>(nil)
+        Thread.detachNewThread {
+            guard let first = try? pool.checkout() else {
+                out.signal()
+                return
+            }
+            firstIdentity.withLock { $0 = ObjectIdentifier(first) }
+            out.signal()
+            Thread.sleep(forTimeInterval: 0.5)
+            pool.checkin(first)
+            released.signal()
+        }
+        #expect(out.wait(timeout: .now() + 10) == .success)
+        let first = try #require(firstIdentity.withLock { $0 }, "the first checkout")
+        // A second connection of the role is refused by the server: without a connection of
+        // the pool out, that refusal is the answer.
+        let alone = PostgresConnectionPool(conninfo: limited, capacity: 4, checkoutTimeout: 10, setUp: "")
+        let refused = #expect(throws: PostgresError.self) { try alone.checkout() }
+        #expect(refused?.message.contains("too many connections") == true, "\(String(describing: refused))")
+
+        // With one out, the checkout waits for it instead, and gets it once it is back.
+        let started = ContinuousClock.now
+        let second = try pool.checkout()
+        #expect(ContinuousClock.now - started >= .milliseconds(300), "it waited for the first")
+        #expect(ObjectIdentifier(second) == first, "the connection that came back")
+        #expect(released.wait(timeout: .now() + 10) == .success)
+        pool.checkin(second)
+        #expect(pool.openConnections == 1)
+    }
+
+    @Test func aRefusalWithNoneOutIsImmediateAndOneThatOutlastsTheTimeoutStands() throws {
+        let server = try PostgresServer.shared.get()
+        let conninfo = try server.freshDatabase()
+        let database = try #require(conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7))
+        let role = "limited_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try PostgresConnection(conninfo)
+        try admin.execute("CREATE ROLE \(role) LOGIN PASSWORD 'limited-pw' CONNECTION LIMIT 1")
+        try admin.execute("GRANT ALL ON DATABASE \(database) TO \(role)")
+        let limited = "host=\(server.directory) port=\(server.port) user=\(role) dbname=\(database) password=limited-pw"
+        let pool = PostgresConnectionPool(conninfo: limited, capacity: 4, checkoutTimeout: 0.5, setUp: "")
+        let held = try pool.checkout()
+        defer { pool.checkin(held) }
+        let started = ContinuousClock.now
+        let refused = #expect(throws: PostgresError.self) { try pool.checkout() }
+        #expect(refused?.message.contains("too many connections") == true, "\(String(describing: refused))")
+        #expect(ContinuousClock.now - started < .seconds(5), "bounded by the checkout timeout")
+        #expect(pool.openConnections == 1)
+    }
+}
