@@ -26,7 +26,8 @@ struct PostgresTLSTests {
         let written = try cluster.call(0, "PUT", ReplicaTests.camera, body: #"{"status":"denied"}"#)
         #expect(written.status == 200, "\(written.body)")
         let revision = try #require(written.headers["permission-revision"].flatMap { Int($0) })
-        // The other replica learns of the write by LISTEN/NOTIFY on its own TLS connection.
+        // The other replica learns of the write from its follower, which reads the change log on a
+        // TLS connection of its own.
         let seen = try ReplicaTests.within(5) {
             try cluster.call(1, "GET", ReplicaTests.camera).body.contains(#""status":"denied""#)
         }
@@ -34,7 +35,7 @@ struct PostgresTLSTests {
         #expect(stream.waitFor("\"seq\":\(revision)", timeout: 5), "the stream on replica 1: \(stream.text)")
 
         // Every connection to the database but psql's own (over the Unix socket) is the
-        // replicas', and each one is TLS: the writers, the readers and the listeners.
+        // replicas', and each one is TLS: their pools' and their followers'.
         let connections = try CopyToPostgresTests.psql(
             postgres, cluster.name,
             """
@@ -45,7 +46,7 @@ struct PostgresTLSTests {
         ).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
         #expect(connections.count == 3, "\(connections)")
         let total = Int(connections.first ?? "") ?? 0
-        #expect(total >= 4, "two replicas keep at least a writer and a listener each: \(connections)")
+        #expect(total >= 4, "two replicas keep at least a pooled connection and a follower each: \(connections)")
         #expect(connections.dropFirst().first == connections.first, "connections without TLS: \(connections)")
         #expect(connections.last?.hasPrefix("TLSv1.") == true, "\(connections)")
     }
