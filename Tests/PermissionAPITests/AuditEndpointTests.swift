@@ -39,6 +39,7 @@ import Testing
         let response = try app.send(.get, "/v1/audit?service=camera", headers: [("Accept", "application/x-ndjson")])
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "application/x-ndjson")
+        #expect(response.headers["Vary"] == "Accept" && response.headers["Cache-Control"] == "no-store")
         #expect(response.text.hasSuffix("\n"))
         let lines = response.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         let entries = try lines.map { try WireDecoder.decodeResponse(AuditEntry.self, from: Array($0.utf8)) }
@@ -48,6 +49,7 @@ import Testing
         #expect(limited.text.split(separator: "\n").count == 2)
         let refused = try app.send(.get, "/v1/audit", headers: [("Accept", "application/x-ndjson;q=0, application/json")])
         #expect(refused.headers["Content-Type"] == "application/json")
+        #expect(refused.headers["Vary"] == "Accept" && refused.headers["Cache-Control"] == "no-store", "personal data")
     }
 
     @Test(

@@ -35,7 +35,10 @@ struct AuditController {
             let rows = try permissions.audit(query: filter)
             let items = Array(rows.prefix(limit))
             let next = rows.count > limit ? items.last?.seq : nil
-            return try Responses.json(Wire.AuditPage(items: items.map(WireMapping.audit), nextAfter: next))
+            // Personal data, and the form depends on Accept (RFC 9110 §12.5.5).
+            return try Responses.json(
+                Wire.AuditPage(items: items.map(WireMapping.audit), nextAfter: next),
+                headers: ["Cache-Control": "no-store", "Vary": "Accept"])
         }
     }
 
@@ -92,7 +95,7 @@ struct AuditController {
         -> HTTPResponse
     {
         HTTPResponse(
-            status: .ok, headers: ["Content-Type": ndjson, "Cache-Control": "no-store"],
+            status: .ok, headers: ["Content-Type": ndjson, "Cache-Control": "no-store", "Vary": "Accept"],
             body: .stream { writer in
                 var query = filter
                 var remaining = total ?? Int.max

@@ -29,15 +29,22 @@ enum Responses {
     static func authorization(_ value: PermissionDomain.Authorization, status: HTTPStatus = .ok) -> HTTPResponse {
         let bytes = WireMapping.authorization(value).jsonBytes  // sized by the encoder: one allocation
         // Built in place: a dictionary literal would make an array of its elements and copy it.
-        var headers = HTTPHeaders(minimumCapacity: 4)  // room for what middleware adds (X-Request-Id)
+        var headers = HTTPHeaders(minimumCapacity: 5)  // room for what middleware adds (X-Request-Id, the revision)
         headers.add(name: "Content-Type", value: json)
         headers.add(name: "ETag", value: value.etag)
+        headers.add(name: "Cache-Control", value: authorizationCaching)
         return HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
     }
 
-    /// 304 Not Modified: the validator fields of the 200 it stands for, no body (RFC 9110 §15.4.5).
+    /// An authorization may be kept by a client's cache but never used without asking again
+    /// (RFC 9111 §5.2.2.4): a revoked grant must not be answered from a cache's heuristic
+    /// freshness. The `ETag` makes asking again cheap (`If-None-Match`, 304).
+    static let authorizationCaching = "no-cache"
+
+    /// 304 Not Modified: the fields of the 200 it stands for that a cache updates, no body
+    /// (RFC 9110 §15.4.5).
     static func notModified(etag: String) -> HTTPResponse {
-        HTTPResponse(status: .notModified, headers: ["ETag": etag])
+        HTTPResponse(status: .notModified, headers: ["ETag": etag, "Cache-Control": authorizationCaching])
     }
 
     static func noContent() -> HTTPResponse { HTTPResponse(status: .noContent) }
