@@ -20,7 +20,7 @@ struct ConnectionOptions: ParsableArguments {
     var json = false
 
     @Option(
-        name: .customLong("timeout"), help: ArgumentHelp("Seconds to wait for each attempt (default: 10).", valueName: "seconds"))
+        name: .customLong("timeout"), help: ArgumentHelp("Seconds to wait for each attempt.", valueName: "seconds"))
     var timeout: Double = 10
 
     func validate() throws {

@@ -88,7 +88,7 @@ struct KeysCommand: ParsableCommand {
 
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Revoke a key (a running server notices within its key cache TTL, 5 s).")
+            abstract: "Revoke a key (a running server refuses it within about 100 ms; 5 s at most).")
 
         @Argument(help: "The key id.") var id: String
         @OptionGroup var options: SettingOptions
