@@ -80,10 +80,20 @@ import Testing
         #expect(!fragment.contains(foreign.id))
         let order = fragment.matches(of: #/data-prompt-id="([^"]+)"/#).map { String($0.1) }
         #expect(order == [first.id, second.id], "newest last")
+        let seq = try app.lastSeq()
         let page = try browser.get("/consent/").text
-        #expect(
-            page.contains(#"<section id="prompts" aria-live="polite" tabindex="-1">\#(fragment)</section>"#),
-            "the section's inside")
+        let section = try #require(
+            page.firstMatch(
+                of: #/<section id="prompts" aria-live="polite" tabindex="-1" data-session="([^"]+)" data-after="(\d+)">/#))
+        #expect(page.contains(section.0 + fragment + "</section>"), "the section's inside")
+        // The position the page was made at, read before its prompts: its stream starts there.
+        #expect(section.2 == "\(seq)")
+        // The session it was made for: the fragment of another (a link opened since in another
+        // tab replaced the cookie) is refused, and the page's script loads the page again.
+        let session = String(section.1)
+        #expect(try browser.get("/consent/prompts-fragment?session=\(session)").text == fragment)
+        let other = try browser.get("/consent/prompts-fragment?session=cs_other")
+        #expect(other.status == 409 && other.body.isEmpty)
         #expect(try app.send(.get, "/consent/prompts-fragment", headers: [ConsentSessionTests.noKey]).status == 401)
     }
 

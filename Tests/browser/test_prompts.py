@@ -207,6 +207,64 @@ class PromptTests(p.PagesTestCase):
         p.choose(self.browser, second["id"], "allow")  # the replaced fragment's form still works
         self.assertEqual(self.server.authorization(user, app, "tracking")["status"], "authorized")
 
+    def test_a_prompt_made_before_the_stream_opens_appears(self):
+        """A slow link: the page's stream opens 3 s after the page was made, and a prompt is made
+        in between. The stream starts where the page was made (its section's data-after), so the
+        prompt still appears without a reload."""
+        user = h.unique("slowlink")
+        app = h.unique("com.example.slowlink")
+        self.server.put_app(app, "Slow")
+        delay = """(function () {
+          var Real = window.EventSource;
+          window.EventSource = function (url) {
+            var queued = [], stream = { real: null };
+            stream.addEventListener = function (name, f) {
+              if (stream.real) { stream.real.addEventListener(name, f); } else { queued.push([name, f]); }
+            };
+            stream.close = function () { if (stream.real) { stream.real.close(); } };
+            setTimeout(function () {
+              stream.real = new Real(url);
+              queued.forEach(function (q) { stream.real.addEventListener(q[0], q[1]); });
+            }, 3000);
+            return stream;
+          };
+        })();"""
+        script = self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": delay})
+        try:
+            self.open_session(user)
+            p.one(self.browser, "p#no-prompts")
+            prompt = self.server.prompt_for(user, app, "camera", "full")  # before the stream opens
+            h.wait(self.browser, lambda b: p.exists(b, f'div.alert[data-prompt-id="{prompt["id"]}"]'),
+                   timeout=3 + h.LIVE_UPDATE_DEADLINE, message="the prompt made before the stream opened")
+        finally:
+            self.browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+    def test_a_page_whose_session_another_link_replaced_loads_that_sessions_page(self):
+        """Two links in one browser: the second replaces the first's cookie. The first tab's live
+        update then never shows the second user's prompts under the first user's name: it loads
+        the page again, which is the second user's throughout."""
+        first, second = h.unique("tab-a"), h.unique("tab-b")
+        app = h.unique("com.example.tabs")
+        self.server.put_app(app, "Tabs")
+        self.open_session(first)
+        self.assertIn(first, p.one(self.browser, "p.user").text)
+        tab = self.browser.current_window_handle
+        self.browser.switch_to.new_window("tab")
+        try:
+            self.open_session(second)
+            theirs = self.server.prompt_for(second, app, "microphone", "full")
+            self.browser.switch_to.window(tab)
+            self.server.prompt_for(first, app, "camera", "full")  # an event on the first tab's stream
+            h.wait(self.browser, lambda b: second in p.one(b, "p.user").text,
+                   timeout=h.LIVE_UPDATE_DEADLINE, message="the first tab loading the page of the session it now has")
+            self.assertTrue(p.exists(self.browser, f'div.alert[data-prompt-id="{theirs["id"]}"]'))
+        finally:
+            for handle in self.browser.window_handles:
+                if handle != tab:
+                    self.browser.switch_to.window(handle)
+                    self.browser.close()
+            self.browser.switch_to.window(tab)
+
     def test_focus_stays_on_its_button_when_the_prompts_change(self):
         """A live update keeps focus on the same button of the same prompt; when that prompt goes,
         focus goes to the section, so that Enter answers nothing the person was not looking at."""

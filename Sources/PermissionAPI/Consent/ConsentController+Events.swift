@@ -28,7 +28,11 @@ extension ConsentController {
                 throw ConsentPageError.busy(.serviceUnavailable)
             }
             var filter = AuditQuery(user: visit.user, limit: pageSize)
-            if let last = Self.lastEventID(request), try LogPosition.headIfBeyond(last, permissions) == nil {
+            // The browser's Last-Event-ID when it reconnects, else the position the page was
+            // made at (`after`), so that nothing between the page and the stream is missed.
+            if let last = Self.lastEventID(request) ?? Self.position(try? request.queryValue("after")),
+                try LogPosition.headIfBeyond(last, permissions) == nil
+            {
                 filter.after = last
             } else {
                 // No id, or one beyond the log's head (a restore from an earlier backup): the
@@ -63,9 +67,14 @@ extension ConsentController {
     /// A well-formed `Last-Event-ID` (the seq of the last event seen), else nil: the browser
     /// resends it when it reconnects.
     static func lastEventID(_ request: HTTPRequest) -> Int64? {
-        guard let header = request.headers["Last-Event-ID"] else { return nil }
-        let digits = header.trimmingCharacters(in: .whitespaces)
-        guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        position(request.headers["Last-Event-ID"])
+    }
+
+    /// A seq of 1 to 18 digits (surrounding blanks dropped), else nil.
+    static func position(_ text: String?) -> Int64? {
+        guard let digits = text?.trimmingCharacters(in: .whitespaces), (1...18).contains(digits.utf8.count),
+            digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+        else { return nil }
         return Int64(digits)
     }
 }

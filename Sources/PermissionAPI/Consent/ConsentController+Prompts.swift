@@ -10,12 +10,18 @@ extension ConsentController {
         let permissions = permissions
         routes.page(.get, "/consent/", access: .readPrompts, sessions: sessions) { request, _, visit in
             let language = ConsentLanguage.of(request.headers)
+            let after = try permissions.lastAuditSeq()  // first: a prompt made meanwhile is an event after it
             let pending = try Self.pending(visit, ConsentLanguage.preferences(request.headers), permissions)
             return ConsentPromptsPage.page(
-                pending.shown, more: pending.more, visit: visit, language: language, flash: Self.flash(request)
+                pending.shown, more: pending.more, visit: visit, language: language, flash: Self.flash(request), after: after
             ).response
         }
         routes.page(.get, "/consent/prompts-fragment", access: .readPrompts, sessions: sessions) { request, _, visit in
+            // A page made for another session (another link opened since, in another tab) gets
+            // none of this one's prompts: 409, and its script loads the page again.
+            if let session = try? request.queryValue("session"), session != visit.session.id.rawValue {
+                return HTTPResponse(status: .conflict, headers: ["Content-Type": "text/plain; charset=utf-8"])
+            }
             let language = ConsentLanguage.of(request.headers)
             let pending = try Self.pending(visit, ConsentLanguage.preferences(request.headers), permissions)
             let html = ConsentPromptsPage.section(pending.shown, more: pending.more, visit: visit, language: language)

@@ -11,17 +11,24 @@ enum ConsentPromptsPage {
     static let preferred: Set<Choice> = [.allow, .allowWhileUsing, .allowFull, .changeToAlways]
 
     /// The page. `more`: the user has more pending prompts than `prompts` holds, which the
-    /// page says, so that none waits unseen until it expires.
+    /// page says, so that none waits unseen until it expires. The section names, for the live
+    /// updates' script, the session it was made for (`data-session`: a fragment for another,
+    /// after another link replaced the cookie, is refused and the page loads again) and, when
+    /// given, the audit seq read before `prompts` were (`data-after`: the stream starts there,
+    /// so a prompt made before it opens is not missed).
     static func page(
         _ prompts: [ConsentShownPrompt], more: Bool = false, visit: ConsentVisit, language: ConsentLanguage,
-        flash: ConsentFlash?, status: HTTPStatus = .ok
+        flash: ConsentFlash?, status: HTTPStatus = .ok, after: Int64? = nil
     ) -> ConsentPage {
+        var attributes: [(StaticString, String)] = [
+            ("id", "prompts"), ("aria-live", "polite"), ("tabindex", "-1"), ("data-session", visit.session.id.rawValue),
+        ]
+        if let after { attributes.append(("data-after", String(after))) }
         var page = ConsentPage(
             status: status, title: ConsentText.text(.promptsHeading, language),
             content: [
                 HTML.element(
-                    "section", ["id": "prompts", "aria-live": "polite", "tabindex": "-1"],
-                    section(prompts, more: more, visit: visit, language: language))
+                    "section", attributes: attributes, [section(prompts, more: more, visit: visit, language: language)])
             ],
             language: language)
         page.visit = visit

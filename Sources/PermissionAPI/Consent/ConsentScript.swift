@@ -15,11 +15,16 @@ enum ConsentScript {
           if (!section || !window.EventSource || !window.fetch) { return; }
           var loading = false;
           var again = false;
+          var session = section.getAttribute("data-session") || "";
+          var after = section.getAttribute("data-after");
           function refresh() {
             if (loading) { again = true; return; }
             loading = true;
-            fetch("/consent/prompts-fragment", { credentials: "same-origin", headers: { "Accept": "text/html" } })
+            fetch("/consent/prompts-fragment?session=" + encodeURIComponent(session),
+                  { credentials: "same-origin", headers: { "Accept": "text/html" } })
               .then(function (response) {
+                // Another link has replaced this page's session: show that session's page.
+                if (response.status === 409) { source.close(); window.location.reload(); throw new Error("session"); }
                 if (!response.ok) { throw new Error("fragment " + response.status); }
                 return response.text();
               })
@@ -41,7 +46,8 @@ enum ConsentScript {
                 if (again) { again = false; refresh(); }
               });
           }
-          var source = new EventSource("/consent/events");
+          // From the position the page was made at: a prompt made before the stream opens is an event.
+          var source = new EventSource("/consent/events" + (after ? "?after=" + encodeURIComponent(after) : ""));
           ["prompt.created", "prompt.answered", "prompt.expired", "prompt.cancelled"].forEach(function (name) {
             source.addEventListener(name, refresh);
           });
