@@ -20,8 +20,9 @@ struct AppsController {
         routes.get("/v1/apps/{app}", access: .readCatalogue) { request in
             try Responses.json(WireMapping.app(permissions.app(request.app())))
         }
-        routes.put("/v1/apps/{app}", access: .admin) { request in
+        routes.put("/v1/apps/{app}", access: .admin, conditional: true) { request in
             let id = try request.app()
+            let condition = try EntityTags.existence(request.headers)
             let body = try request.decode(Wire.AppRegistration.self)
             var purposes: [String: PurposeString] = [:]
             for (key, text) in body.purposeStrings {
@@ -35,7 +36,7 @@ struct AppsController {
             let localized = try Self.localizedPurposeStrings(body.localizedPurposeStrings ?? [:])
             let put = try permissions.upsertApp(
                 id: id, name: body.name, purposeStrings: purposes, localizedPurposeStrings: localized,
-                version: body.version, actor: request.actor, requestId: request.requestId)
+                version: body.version, condition: condition, actor: request.actor, requestId: request.requestId)
             var app = WireMapping.app(put.value)
             if body.reconsent == true {
                 app.reconsented = try permissions.reconsent(app: id, actor: request.actor, requestId: request.requestId)

@@ -21,10 +21,10 @@ struct AuthorizationsController {
         routes.get(Self.path, access: .readAuthorization, inMemory: inMemory) { request in
             try Self.read(request, permissions)
         }
-        routes.put(Self.path, access: .setAuthorization, submits: true) { request in
+        routes.put(Self.path, access: .setAuthorization, submits: true, conditional: true) { request in
             try Self.set(request, permissions)
         }
-        routes.post(Self.path + "/revoke", access: .setAuthorization, submits: true) { request in
+        routes.post(Self.path + "/revoke", access: .setAuthorization, submits: true, conditional: true) { request in
             try Self.revoke(request, permissions)
         }
         routes.post(Self.path + "/request", access: .requestAccess) { request in
@@ -58,14 +58,16 @@ struct AuthorizationsController {
         let level = try change.level.map { try Level($0) }
         let status = WireMapping.status(change.status)
         let ifMatch = try EntityTags.ifMatch(request.headers)
+        let ifNoneMatch = try EntityTags.ifNoneMatch(request.headers)
         return try Self.authorization {
             permissions.setAuthorization(
                 user: user, app: app, service: service, status: status, level: level, until: change.until,
-                ifMatch: ifMatch, actor: request.actor, requestId: request.requestId, completion: $0)
+                ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, actor: request.actor, requestId: request.requestId,
+                completion: $0)
         } otherwise: {
             try permissions.setAuthorization(
                 user: user, app: app, service: service, status: status, level: level, until: change.until,
-                ifMatch: ifMatch, actor: request.actor, requestId: request.requestId)
+                ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, actor: request.actor, requestId: request.requestId)
         }
     }
 
@@ -76,13 +78,15 @@ struct AuthorizationsController {
         let app = try request.app()
         let service = try request.service()
         let ifMatch = try EntityTags.ifMatch(request.headers)
+        let ifNoneMatch = try EntityTags.ifNoneMatch(request.headers)
         return try Self.authorization {
             permissions.revoke(
-                user: user, app: app, service: service, ifMatch: ifMatch, actor: request.actor,
+                user: user, app: app, service: service, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, actor: request.actor,
                 requestId: request.requestId, completion: $0)
         } otherwise: {
             try permissions.revoke(
-                user: user, app: app, service: service, ifMatch: ifMatch, actor: request.actor, requestId: request.requestId)
+                user: user, app: app, service: service, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, actor: request.actor,
+                requestId: request.requestId)
         }
     }
 

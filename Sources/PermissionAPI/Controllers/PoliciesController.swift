@@ -20,18 +20,21 @@ struct PoliciesController {
         routes.get("/v1/policies/{id}", access: .readCatalogue) { request in
             try Responses.json(WireMapping.policy(permissions.policy(id: PolicyID(request.parameter("id")))))
         }
-        routes.put("/v1/policies/{id}", access: .admin) { request in
+        routes.put("/v1/policies/{id}", access: .admin, conditional: true) { request in
             let id = try PolicyID(request.parameter("id"))
+            let condition = try EntityTags.existence(request.headers)
             let body = try request.decode(Wire.PolicyDefinition.self)
             let put = try permissions.upsertPolicy(
                 id: id, service: ServiceID(body.service), app: body.app.map { try AppID($0) },
                 user: body.user.map { try UserID($0) }, effect: body.effect == .allow ? .allow : .restrict,
-                level: body.level.map { try Level($0) }, actor: request.actor, requestId: request.requestId)
+                level: body.level.map { try Level($0) }, condition: condition, actor: request.actor,
+                requestId: request.requestId)
             return try Responses.put(WireMapping.policy(put.value), created: put.created, location: "/v1/policies/\(id)")
         }
-        routes.delete("/v1/policies/{id}", access: .admin) { request in
+        routes.delete("/v1/policies/{id}", access: .admin, conditional: true) { request in
             try permissions.deletePolicy(
-                id: PolicyID(request.parameter("id")), actor: request.actor, requestId: request.requestId)
+                id: PolicyID(request.parameter("id")), condition: EntityTags.existence(request.headers),
+                actor: request.actor, requestId: request.requestId)
             return Responses.noContent()
         }
     }

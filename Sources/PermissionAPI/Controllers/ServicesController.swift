@@ -13,8 +13,9 @@ struct ServicesController {
         routes.get("/v1/services/{service}", access: .readCatalogue) { request in
             try Responses.json(WireMapping.service(permissions.service(request.service())))
         }
-        routes.put("/v1/services/{service}", access: .admin) { request in
+        routes.put("/v1/services/{service}", access: .admin, conditional: true) { request in
             let id = try request.service()
+            let condition = try EntityTags.existence(request.headers)
             let body = try request.decode(Wire.ServiceRegistration.self)
             let levels = try body.levels.map { try Level($0) }
             var keys: [[String]] = []
@@ -28,7 +29,8 @@ struct ServicesController {
                 throw PermissionError.invalidCombination(field: "purposeKeys", why: "\(extra) is not one of the levels")
             }
             let put = try permissions.upsertService(
-                id: id, levels: levels, purposeKeys: keys, actor: request.actor, requestId: request.requestId)
+                id: id, levels: levels, purposeKeys: keys, condition: condition, actor: request.actor,
+                requestId: request.requestId)
             return try Responses.put(
                 WireMapping.service(put.value), created: put.created, location: "/v1/services/\(id)")
         }

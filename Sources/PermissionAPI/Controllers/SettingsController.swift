@@ -11,8 +11,12 @@ struct SettingsController {
         routes.get("/v1/users/{user}/settings", access: .readSettings) { request in
             try Responses.json(WireMapping.settings(permissions.userSettings(request.user())))
         }
-        routes.put("/v1/users/{user}/settings", access: .writeSettings) { request in
+        routes.put("/v1/users/{user}/settings", access: .writeSettings, conditional: true) { request in
             let user = try request.user()
+            // Every user has settings (the defaults until set), so `If-None-Match: *` never holds.
+            if try EntityTags.existence(request.headers)?.mustNotExist == true {
+                throw PermissionError.existenceConditionFailed(what: "settings of \(user)", exists: true)
+            }
             let body = try request.decode(Wire.UserSettings.self)
             var locale: LanguageTag?
             if let raw = body.locale { locale = try LanguageTag(raw, field: "locale") }

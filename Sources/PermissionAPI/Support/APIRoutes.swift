@@ -198,18 +198,35 @@ struct APIRoutes {
 
     /// A `POST` that only reads (see `on(_:_:access:execution:reads:inMemory:_:)`).
     mutating func postRead(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {
-        on(.post, template, access: access, reads: true, handler)
+        on(.post, template, access: access, reads: true, Self.withoutEntityTags(handler))
     }
 
-    mutating func put(_ template: String, access: RouteAccess, submits: Bool = false, _ handler: @escaping Handler) {
-        on(.put, template, access: access, submits: submits, handler)
+    /// The writes. `conditional`: the handler evaluates `If-Match` and `If-None-Match` itself
+    /// (an authorization's entity-tags, or `*` on a resource that may not exist); otherwise
+    /// the target has no entity-tags and ``EntityTags/refuseTags(_:)`` runs first.
+    mutating func put(
+        _ template: String, access: RouteAccess, submits: Bool = false, conditional: Bool = false,
+        _ handler: @escaping Handler
+    ) {
+        on(.put, template, access: access, submits: submits, conditional ? handler : Self.withoutEntityTags(handler))
     }
 
-    mutating func post(_ template: String, access: RouteAccess, submits: Bool = false, _ handler: @escaping Handler) {
-        on(.post, template, access: access, submits: submits, handler)
+    mutating func post(
+        _ template: String, access: RouteAccess, submits: Bool = false, conditional: Bool = false,
+        _ handler: @escaping Handler
+    ) {
+        on(.post, template, access: access, submits: submits, conditional ? handler : Self.withoutEntityTags(handler))
     }
 
-    mutating func delete(_ template: String, access: RouteAccess, _ handler: @escaping Handler) {
-        on(.delete, template, access: access, handler)
+    mutating func delete(_ template: String, access: RouteAccess, conditional: Bool = false, _ handler: @escaping Handler) {
+        on(.delete, template, access: access, conditional ? handler : Self.withoutEntityTags(handler))
+    }
+
+    /// `handler` after ``EntityTags/refuseTags(_:)``.
+    private static func withoutEntityTags(_ handler: @escaping Handler) -> Handler {
+        { request in
+            try EntityTags.refuseTags(request.headers)
+            return try handler(request)
+        }
     }
 }

@@ -13,6 +13,50 @@ enum EntityTags {
         return tags.contains("*") ? .any : .tags(tags)
     }
 
+    /// The `If-None-Match` list of a write (§13.1.2; `*` as ``ETagCondition/any``), or nil when
+    /// the field is absent: the write is refused (412) when it names the current entity-tag.
+    /// - Throws: `APIProblem` 400 for a malformed field.
+    static func ifNoneMatch(_ headers: HTTPHeaders) throws -> ETagCondition? {
+        guard headers.contains("If-None-Match") else { return nil }
+        let values = headers.values(for: "If-None-Match")
+        guard !values.isEmpty else { return nil }
+        let tags = try list(values, field: "If-None-Match")
+        return tags.contains("*") ? .any : .tags(tags)
+    }
+
+    /// The preconditions of a write on a resource without entity-tags (a policy, an app, a
+    /// custom service): `If-Match: *` (it must exist) and `If-None-Match: *` (it must not),
+    /// checked by the service in its transaction; nil when neither is sent.
+    /// - Throws: `APIProblem` 412 for `If-Match` with entity-tags (the resource has none, so
+    ///   none can match, §13.1.1), 400 for a malformed field. `If-None-Match` with entity-tags
+    ///   holds (none matches) and is ignored.
+    static func existence(_ headers: HTTPHeaders) throws -> ExistenceCondition? {
+        var condition = ExistenceCondition()
+        if let ifMatch = try ifMatch(headers) {
+            guard case .any = ifMatch else { throw noTags }
+            condition.mustExist = true
+        }
+        if case .any = try ifNoneMatch(headers) { condition.mustNotExist = true }
+        return condition.mustExist || condition.mustNotExist ? condition : nil
+    }
+
+    /// For a write whose target has no entity-tags and whose existence the request does not
+    /// decide (an action such as a decision or a reset, a key's deletion): `If-Match` with
+    /// entity-tags is 412, since none can match (§13.1.1); `*` and `If-None-Match` are left as
+    /// they are (the target of an action exists).
+    /// - Throws: `APIProblem` 412, or 400 for a malformed field.
+    static func refuseTags(_ headers: HTTPHeaders) throws {
+        guard let ifMatch = try ifMatch(headers), case .tags = ifMatch else { return }
+        throw noTags
+    }
+
+    private static var noTags: APIProblem {
+        APIProblem(
+            .preconditionFailed,
+            "If-Match names entity-tags, and this resource has none, so none matches (RFC 9110 §13.1.1); only If-Match: * "
+                + "can hold here. Nothing was changed.")
+    }
+
     /// Whether `If-None-Match` (§13.1.2) matches `etag` by weak comparison, so that the
     /// answer is 304.
     /// - Throws: `APIProblem` 400 for a malformed field.

@@ -82,8 +82,14 @@ enum ErrorMapping {
                 ])
         case .preconditionFailed(let current):
             return make(
-                .preconditionFailed, "The If-Match entity-tag does not match the current representation.",
+                .preconditionFailed, "The If-Match or If-None-Match condition does not hold for the current representation.",
                 headers: ["ETag": current])
+        case .existenceConditionFailed(let what, let exists):
+            return make(
+                .preconditionFailed,
+                exists
+                    ? "If-None-Match: * asks to create \(what) only if it does not exist, and it does; nothing was changed."
+                    : "If-Match: * asks to change \(what) only if it exists, and it does not; nothing was changed.")
         case .promptNotPending(let state):
             return make(
                 .promptNotPending, "The prompt is \(state.rawValue), no longer pending.",

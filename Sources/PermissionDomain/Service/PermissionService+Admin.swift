@@ -17,13 +17,15 @@ extension PermissionService {
     /// ``putPolicy(id:service:app:user:effect:level:actor:requestId:)``, and whether the
     /// policy was new. Decided inside the write transaction: of concurrent first `PUT`s of one
     /// id exactly one is told it created the policy.
+    /// - Parameter condition: `If-Match: *` / `If-None-Match: *`, checked in the transaction.
     public func upsertPolicy(
         id: PolicyID, service: ServiceID, app: AppID?, user: UserID?, effect: PolicyEffect, level: Level?,
-        actor: Actor, requestId: String?
+        condition: ExistenceCondition? = nil, actor: Actor, requestId: String?
     ) throws -> Upserted<Policy> {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             let existing = try writer.policy(id: id)
+            try condition?.check(exists: existing != nil, what: "policy \(id)")
             let created = existing == nil
             let definition = try resolveService(writer, service)
             if let level { try definition.requireLevel(level) }
@@ -89,10 +91,13 @@ extension PermissionService {
 
     /// Deletes a policy.
     /// - Throws: `PermissionError.notFound`.
-    public func deletePolicy(id: PolicyID, actor: Actor, requestId: String?) throws {
+    /// - Parameter condition: `If-None-Match: *` refuses it (the policy exists); checked after
+    /// the policy is found (a missing one is `notFound` whatever the condition).
+    public func deletePolicy(id: PolicyID, condition: ExistenceCondition? = nil, actor: Actor, requestId: String?) throws {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             guard let policy = try writer.policy(id: id) else { throw PermissionError.notFound(what: "policy \(id)") }
+            try condition?.check(exists: true, what: "policy \(id)")
             try writer.deletePolicy(id: id)
             try writer.append(Self.policyDeletedEntry(policy, context: context))
         }
@@ -131,8 +136,8 @@ extension PermissionService {
     /// (comma-joined, sorted), and when the app has a version `version`.
     public func upsertApp(
         id: AppID, name: String, purposeStrings: [String: PurposeString],
-        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], version: String? = nil, actor: Actor,
-        requestId: String?
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], version: String? = nil,
+        condition: ExistenceCondition? = nil, actor: Actor, requestId: String?
     ) throws -> Upserted<App> {
         let app = try App(
             id: id, name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
@@ -140,6 +145,7 @@ extension PermissionService {
         return try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             let existing = try writer.app(id)
+            try condition?.check(exists: existing != nil, what: "app \(id)")
             let created = existing == nil
             let newVersion = version ?? existing?.version
             // The same registration again changes nothing: no write, no audit entry (SPEC §5: one
@@ -185,13 +191,18 @@ extension PermissionService {
     /// ``putService(id:levels:purposeKeys:actor:requestId:)``, and whether the service was new
     /// (decided inside the write transaction, like ``upsertPolicy(id:service:app:user:effect:level:actor:requestId:)``).
     public func upsertService(
-        id: ServiceID, levels: [Level], purposeKeys: [[String]], actor: Actor, requestId: String?
+        id: ServiceID, levels: [Level], purposeKeys: [[String]], condition: ExistenceCondition? = nil, actor: Actor,
+        requestId: String?
     ) throws -> Upserted<ServiceDefinition> {
         guard !Catalogue.isBuiltin(id) else { throw PermissionError.conflict(why: "\(id) is a built-in service") }
         let definition = try ServiceDefinition(id: id, levels: levels, purposeKeys: purposeKeys)
         return try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             let existing = try writer.service(id)
+            try condition?.check(exists: existing != nil, what: "service \(id)")
+            // The same definition again changes nothing: no write, no audit entry (SPEC §5: one
+            // entry a change), as for apps and policies.
+            if let existing, existing == definition { return Upserted(value: existing, created: false) }
             if let existing {
                 try requireKeptLevels(writer, old: existing, new: definition)
             }

@@ -12,10 +12,12 @@ extension PermissionService {
     ///   `.missingPurposeString` (an authorized level whose purpose string the app lacks).
     public func setAuthorization(
         user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus, level: Level?,
-        until: Date? = nil, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
+        until: Date? = nil, ifMatch: ETagCondition? = nil, ifNoneMatch: ETagCondition? = nil, actor: Actor,
+        requestId: String?
     ) throws -> Authorization {
         try change(
-            user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor,
+            user: user, app: app, service: service, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, action: .authorizationSet,
+            actor: actor,
             requestId: requestId, loadingApp: status == .authorized,
             rule: settingsRule(status: status, level: level, until: until))
     }
@@ -36,10 +38,12 @@ extension PermissionService {
     /// - Throws: `PermissionError.preconditionFailed`, `.restrictedByPolicy`, `.grantedByPolicy`,
     ///   `.unknownService`.
     public func revoke(
-        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?
+        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition? = nil, ifNoneMatch: ETagCondition? = nil,
+        actor: Actor, requestId: String?
     ) throws -> Authorization {
         try change(
-            user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationRevoked, actor: actor,
+            user: user, app: app, service: service, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch,
+            action: .authorizationRevoked, actor: actor,
             requestId: requestId, rule: Self.revokeRule)
     }
 
@@ -49,11 +53,12 @@ extension PermissionService {
     /// Returns false, calling nothing, when the store cannot; use the blocking form then.
     public func setAuthorization(
         user: UserID, app: AppID, service: ServiceID, status: AuthorizationStatus, level: Level?,
-        until: Date? = nil, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?,
-        completion: @escaping @Sendable (Result<Authorization, any Error>) -> Void
+        until: Date? = nil, ifMatch: ETagCondition? = nil, ifNoneMatch: ETagCondition? = nil, actor: Actor,
+        requestId: String?, completion: @escaping @Sendable (Result<Authorization, any Error>) -> Void
     ) -> Bool {
         submitChange(
-            user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationSet, actor: actor,
+            user: user, app: app, service: service, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, action: .authorizationSet,
+            actor: actor,
             requestId: requestId, loadingApp: status == .authorized,
             rule: settingsRule(status: status, level: level, until: until),
             completion: completion)
@@ -62,11 +67,12 @@ extension PermissionService {
     /// ``revoke(user:app:service:ifMatch:actor:requestId:)`` without a thread waiting for the
     /// commit, as ``setAuthorization(user:app:service:status:level:until:ifMatch:actor:requestId:completion:)``.
     public func revoke(
-        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition? = nil, actor: Actor, requestId: String?,
-        completion: @escaping @Sendable (Result<Authorization, any Error>) -> Void
+        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition? = nil, ifNoneMatch: ETagCondition? = nil,
+        actor: Actor, requestId: String?, completion: @escaping @Sendable (Result<Authorization, any Error>) -> Void
     ) -> Bool {
         submitChange(
-            user: user, app: app, service: service, ifMatch: ifMatch, action: .authorizationRevoked, actor: actor,
+            user: user, app: app, service: service, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch,
+            action: .authorizationRevoked, actor: actor,
             requestId: requestId, rule: Self.revokeRule, completion: completion)
     }
 
@@ -76,18 +82,19 @@ extension PermissionService {
         try Rules.revoke(stored: loaded.stored, effective: loaded.effective)
     }
 
-    /// Hands ``change(user:app:service:ifMatch:action:actor:requestId:loadingApp:rule:)``'s body
+    /// Hands ``change(user:app:service:ifMatch:ifNoneMatch:action:actor:requestId:loadingApp:rule:)``'s body
     /// to a store that completes writes without a waiting thread; false when the store cannot.
     private func submitChange(
-        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, action: AuditAction, actor: Actor,
+        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, ifNoneMatch: ETagCondition?,
+        action: AuditAction, actor: Actor,
         requestId: String?, loadingApp: Bool = false,
         rule: @escaping @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization,
         completion: @escaping @Sendable (Result<Authorization, any Error>) -> Void
     ) -> Bool {
         guard let store = store as? any SubmittingPermissionStore else { return false }
         let body = changeBody(
-            user: user, app: app, service: service, ifMatch: ifMatch, action: action, actor: actor, requestId: requestId,
-            loadingApp: loadingApp, rule: rule)
+            user: user, app: app, service: service, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, action: action,
+            actor: actor, requestId: requestId, loadingApp: loadingApp, rule: rule)
         store.submit(body, completion: completion)
         return true
     }
@@ -95,20 +102,22 @@ extension PermissionService {
     /// One user change of one authorization: precondition, rule (given the record, the app
     /// when `loadingApp`, and the time of the change), commit, cancel the pending prompt.
     private func change(
-        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, action: AuditAction, actor: Actor,
+        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, ifNoneMatch: ETagCondition?,
+        action: AuditAction, actor: Actor,
         requestId: String?, loadingApp: Bool = false,
         rule: @escaping @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization
     ) throws -> Authorization {
         try store.write(
             changeBody(
-                user: user, app: app, service: service, ifMatch: ifMatch, action: action, actor: actor,
-                requestId: requestId, loadingApp: loadingApp, rule: rule))
+                user: user, app: app, service: service, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch, action: action,
+                actor: actor, requestId: requestId, loadingApp: loadingApp, rule: rule))
     }
 
-    /// The write body of ``change(user:app:service:ifMatch:action:actor:requestId:loadingApp:rule:)``,
+    /// The write body of ``change(user:app:service:ifMatch:ifNoneMatch:action:actor:requestId:loadingApp:rule:)``,
     /// for the blocking and the submitted form alike.
     private func changeBody(
-        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, action: AuditAction, actor: Actor,
+        user: UserID, app: AppID, service: ServiceID, ifMatch: ETagCondition?, ifNoneMatch: ETagCondition?,
+        action: AuditAction, actor: Actor,
         requestId: String?, loadingApp: Bool,
         rule: @escaping @Sendable (LoadedAuthorization, Date) throws(PermissionError) -> StoredAuthorization
     ) -> @Sendable (any PermissionWriter) throws -> Authorization {
@@ -117,6 +126,11 @@ extension PermissionService {
             var loaded = try load(writer, user: user, app: app, service: service, now: context.now)
             if loadingApp { loaded.app = try writer.app(app) }
             if let ifMatch, !ifMatch.isSatisfied(by: loaded.effective.etag) {
+                throw PermissionError.preconditionFailed(current: loaded.effective.etag)
+            }
+            // Every well-formed authorization has a representation (never written: notDetermined),
+            // so `If-None-Match: *` always refuses; a listed tag refuses when it is the current one.
+            if let ifNoneMatch, ifNoneMatch.matchesWeakly(loaded.effective.etag) {
                 throw PermissionError.preconditionFailed(current: loaded.effective.etag)
             }
             let next = try rule(loaded, context.now)

@@ -13,4 +13,13 @@ public enum ETagCondition: Hashable, Sendable {
         case .tags(let tags): tags.contains { !$0.hasPrefix("W/") && $0 == etag }
         }
     }
+
+    /// As an `If-None-Match` list (RFC 9110 §13.1.2, weak comparison): whether it names the
+    /// current entity-tag `etag` (`*` names any), so that a change is refused (412).
+    public func matchesWeakly(_ etag: String) -> Bool {
+        switch self {
+        case .any: true
+        case .tags(let tags): tags.contains { ($0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0) == etag }
+        }
+    }
 }

@@ -26,6 +26,8 @@ extension PermissionError: CustomStringConvertible {
                 + "\(pendingPrompts) pending prompts ask for and \(policies) allow policies grant"
         case .preconditionFailed(let current):
             "the entity-tag is stale (current: \(current))"
+        case .existenceConditionFailed(let what, let exists):
+            exists ? "\(what) exists (If-None-Match: *)" : "there is no \(what) (If-Match: *)"
         case .promptNotPending(let state):
             "the prompt is \(state.rawValue), not pending"
         case .tooManyPrompts(let limit, let pending):

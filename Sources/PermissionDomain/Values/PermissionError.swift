@@ -26,8 +26,11 @@ public enum PermissionError: Error, Hashable, Sendable {
     /// still hold, pending prompts still ask for or allow policies grant (how many of each):
     /// they would be left at a level the service no longer has.
     case levelInUse(service: ServiceID, level: Level, authorizations: Int, pendingPrompts: Int, policies: Int)
-    /// The `If-Match` entity-tag is stale.
+    /// The `If-Match` entity-tag is stale, or `If-None-Match` names the current one.
     case preconditionFailed(current: String)
+    /// `If-Match: *` on a resource that does not exist, or `If-None-Match: *` on one that does
+    /// (``ExistenceCondition``); `what` names it.
+    case existenceConditionFailed(what: String, exists: Bool)
     /// A decision on a prompt that is no longer pending.
     case promptNotPending(PromptState)
     /// A choice the prompt does not offer.
