@@ -222,8 +222,7 @@ struct AuthZENController {
     private static func jsonBody(_ request: APIRequest) throws -> [UInt8] {
         let contentType = request.headers["Content-Type"]
         guard contentType == Responses.json || APIRequest.isJSON(contentType) else {  // the common value without Foundation
-            throw APIProblem(
-                .unsupportedMediaType, "The body must be application/json.", headers: ["Accept-Post": "application/json"])
+            throw request.notJSON
         }
         return request.http.body
     }
