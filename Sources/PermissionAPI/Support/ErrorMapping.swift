@@ -98,15 +98,16 @@ enum ErrorMapping {
             return make(
                 .invalidChoice, "The prompt does not offer the choice '\(choice)'.",
                 extensions: [("allowed", jsonArray(allowed.map(\.rawValue)))])
-        case .tooManyPrompts(let limit, let pending):
+        case .tooManyPrompts(let limit, let pending, let retryAfter):
             let named = pending.map {
                 "{\"id\":" + ProblemJSON.quoted($0.id.rawValue) + ",\"service\":" + ProblemJSON.quoted($0.service.rawValue) + "}"
             }
             return make(
                 .tooManyPrompts,
                 "The app already has \(pending.count) pending prompts for this user, the most it may have (\(limit)); "
-                    + "wait for an answer or for one to expire.",
-                extensions: [("limit", String(limit)), ("pending", "[" + named.joined(separator: ",") + "]")])
+                    + "wait for an answer or for one to expire (the first in \(retryAfter) s).",
+                extensions: [("limit", String(limit)), ("pending", "[" + named.joined(separator: ",") + "]")],
+                headers: ["Retry-After": String(retryAfter)])
         case .unavailable(let why, let cause):
             var metadata: Logger.Metadata = ["why": .string(why)]
             if let cause { metadata["cause"] = .string(cause) }  // the log's alone: it may name the database's host

@@ -87,6 +87,9 @@ extension PermissionService {
             guard page.count == 100, let last = page.last else { break }
             after = last.id
         }
-        if pending.count >= limit { throw PermissionError.tooManyPrompts(limit: limit, pending: pending) }
+        guard pending.count >= limit else { return }
+        let soonest = pending.map(\.expiresAt).min() ?? now
+        let retryAfter = max(1, Int(soonest.timeIntervalSince(now).rounded(.up)))
+        throw PermissionError.tooManyPrompts(limit: limit, pending: pending, retryAfter: retryAfter)
     }
 }

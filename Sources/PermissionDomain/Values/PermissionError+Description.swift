@@ -30,7 +30,7 @@ extension PermissionError: CustomStringConvertible {
             exists ? "\(what) exists (If-None-Match: *)" : "there is no \(what) (If-Match: *)"
         case .promptNotPending(let state):
             "the prompt is \(state.rawValue), not pending"
-        case .tooManyPrompts(let limit, let pending):
+        case .tooManyPrompts(let limit, let pending, _):
             "the app already has \(pending.count) pending prompts for the user (at most \(limit)): "
                 + pending.map { "\($0.id.rawValue) (\($0.service.rawValue))" }.joined(separator: ", ")
         case .unavailable(let why, let cause):

@@ -37,8 +37,9 @@ public enum PermissionError: Error, Hashable, Sendable {
     case invalidChoice(choice: String, allowed: [Choice])
     /// The app already has the most pending prompts for the user it may have
     /// (`Configuration.maxPendingPrompts`, SPEC §11 prompt hygiene); `pending` are those prompts,
-    /// oldest first.
-    case tooManyPrompts(limit: Int, pending: [Prompt])
+    /// oldest first; `retryAfter`, the whole seconds until the first of them expires (at least
+    /// 1), when there is room again unless the user answers sooner.
+    case tooManyPrompts(limit: Int, pending: [Prompt], retryAfter: Int)
     /// The store cannot serve now but may soon: every database connection is busy, or another
     /// process holds a lock, for longer than the store waits, or the database cannot be reached.
     /// Worth retrying, but for ``commitOutcomeUnknown``. `why` is said to the client; `cause` (a

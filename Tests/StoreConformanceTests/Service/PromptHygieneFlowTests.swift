@@ -14,7 +14,8 @@ import Testing
         let h = try Harness(kind, makePromptID: { ids.make($0) })
         let pending = [try h.prompt(.camera, .full), try h.prompt(.microphone, .full), try h.prompt(.contacts, .full)]
         let log = try h.auditLog()
-        let refused = PermissionError.tooManyPrompts(limit: 3, pending: pending)
+        // Room again when the first expires: the default prompt TTL, 600 s, from now.
+        let refused = PermissionError.tooManyPrompts(limit: 3, pending: pending, retryAfter: 600)
         #expect(throws: refused) { try h.prompt(.photos, .full) }
         #expect(throws: refused) {
             try h.service.pressLocationButton(user: h.user, app: h.app, service: .location, actor: .anonymous, requestId: nil)
@@ -36,8 +37,11 @@ import Testing
         let ids = SameResultsOnBothStoresTests.CountingPromptIDs()
         let h = try Harness(kind, promptTTL: 60, maxPendingPrompts: 1, makePromptID: { ids.make($0) })
         let camera = try h.prompt(.camera, .full)
-        #expect(throws: PermissionError.tooManyPrompts(limit: 1, pending: [camera])) { try h.prompt(.photos, .full) }
-        h.clock.advance(by: 60)
+        h.clock.advance(by: 20.5)
+        #expect(throws: PermissionError.tooManyPrompts(limit: 1, pending: [camera], retryAfter: 40)) {
+            try h.prompt(.photos, .full)
+        }
+        h.clock.advance(by: 39.5)
         #expect(try h.prompt(.photos, .full).service == .photos, "an expired prompt is no longer pending, swept or not")
         #expect(try h.prompt(.camera, .full, user: Fixtures.otherUser).service == .camera)
         h.clock.advance(by: 60)
@@ -70,7 +74,7 @@ import Testing
                         user: user, app: h.app, service: pair[index], level: definition.strongestLevel, actor: .anonymous,
                         requestId: "race")
                     outcomes.add(outcome.prompt == nil ? "no prompt" : "prompt")
-                } catch PermissionError.tooManyPrompts(let limit, let pending) {
+                } catch PermissionError.tooManyPrompts(let limit, let pending, _) {
                     outcomes.add("refused \(limit) \(pending.count)")
                 } catch {
                     outcomes.add("error \(error)")
