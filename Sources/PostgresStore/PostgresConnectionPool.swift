@@ -114,12 +114,28 @@ final class PostgresConnectionPool: Sendable {
     }
 
     func checkin(_ connection: PostgresConnection) {
-        let keep = connection.isConnected && !connection.isInTransaction
+        let broken = !connection.isConnected
+        let keep = !broken && !connection.isInTransaction
         connection.use.leave()
-        guarded.withLock { access in
-            if keep { access.state.idle.append(connection) } else { access.state.openCount -= 1 }
-            access.signal()
+        let dropped = guarded.withLock { access -> [PostgresConnection] in
+            defer { access.signal() }
+            guard !keep else {
+                access.state.idle.append(connection)
+                return []
+            }
+            access.state.openCount -= 1
+            // A connection that broke is most often one of many: the server restarted, or an
+            // operator ended the service's backends. The idle ones would each fail one more
+            // call (a retry would find the next of them): they go too, and are opened again
+            // when needed.
+            guard broken else { return [] }
+            let idle = access.state.idle
+            access.state.idle.removeAll()
+            access.state.openCount -= idle.count
+            return idle
         }
-        // A dropped connection is closed (PQfinish) when its last reference goes, here.
+        // Dropped connections are closed (PQfinish) when their last reference goes, here,
+        // outside the lock.
+        withExtendedLifetime(dropped) {}
     }
 }

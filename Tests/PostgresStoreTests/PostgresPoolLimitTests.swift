@@ -1,5 +1,7 @@
 import Foundation
+import PermissionDomain
 import PostgresTestServer
+import StoreTestSupport
 import Synchronization
 import Testing
 
@@ -71,5 +73,31 @@ import Testing
         #expect(refused?.message.contains("too many connections") == true, "\(String(describing: refused))")
         #expect(ContinuousClock.now - started < .seconds(5), "bounded by the checkout timeout")
         #expect(pool.openConnections == 1)
+    }
+}
+
+/// Live: the pool after the server ended every connection it had (a restart, an operator's
+/// `pg_terminate_backend`): the first call that meets a broken connection drops the idle ones
+/// with it, so that the store's one retry opens a new connection rather than meeting the next
+/// broken one.
+@Suite struct PostgresPoolBrokenConnectionTests {
+    @Test func aBrokenConnectionTakesTheIdleOnesWithItAndAReadSucceedsOnItsRetry() throws {
+        let server = try PostgresServer.shared.get()
+        let conninfo = try server.freshDatabase()
+        let store = try PostgresPermissionStore.open(connectionString: conninfo, keyring: .forTests, poolSize: 4)
+        // Three connections open and idle.
+        let held = try (0..<3).map { _ in try store.pool.checkout() }
+        for connection in held { try connection.execute("SELECT 1") }
+        held.forEach { store.pool.checkin($0) }
+        #expect(store.pool.openConnections == 3)
+
+        let admin = try PostgresConnection(conninfo)
+        try admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        usleep(200_000)  // the backends end
+        // One retry only: with the idle broken ones left, it would meet the next of them.
+        #expect(try store.read { try $0.lastAuditSeq() } >= 0)
+        #expect(store.pool.openConnections == 1, "the broken ones are gone; the retry's is open")
     }
 }
