@@ -241,7 +241,16 @@ public final class PostgresPermissionStore: PermissionStore {
     /// Migrations a newer version applied while this replica runs (a rolling update) keep it
     /// ready: taking every old replica out the moment the new version migrates would leave no
     /// replica serving. A newer schema is refused at start only.
+    /// How long the follower may go without reading the change log before readiness fails at
+    /// once (a database that stopped answering): probes get their `503` before their own
+    /// timeouts, not after the answer timeout.
+    static let readinessStaleness: Duration = .seconds(5)
+
     public func checkReady() throws {
+        if let readModel, readModel.hasFallenBehind(by: Self.readinessStaleness) {
+            throw PermissionError.unavailable(
+                why: "the change log has not been read for \(Self.readinessStaleness); the database is not answering")
+        }
         try run(begin: Self.beginRead, lockHead: false) { session in
             try PostgresSchema.migrations.checkKnownApplied(session.connection)
             // A replica left on a server key that `audit rotate-key` replaced can read no

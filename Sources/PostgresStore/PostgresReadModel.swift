@@ -61,6 +61,15 @@ final class PostgresReadModel: Sendable {
     /// A revision including every write this process acknowledged.
     var acknowledgedRevision: Int64 { max(acknowledged.load(ordering: .acquiring), visibleRevision) }
 
+    /// Whether the log was read to its end once, but not within `staleness`: the database has
+    /// not answered the follower for that long (readiness says so without a round trip of its
+    /// own, which would wait the answer timeout).
+    func hasFallenBehind(by staleness: Duration) -> Bool {
+        let synced = lastSync.load(ordering: .acquiring)
+        guard synced != .min else { return false }
+        return clock.now - origin - .nanoseconds(synced) >= staleness
+    }
+
     /// Whether memory may be trusted now (see the type's summary).
     var isFresh: Bool {
         let synced = lastSync.load(ordering: .acquiring)

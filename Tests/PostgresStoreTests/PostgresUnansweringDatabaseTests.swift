@@ -45,6 +45,7 @@ import Testing
         let first = try Self.append(store)
 
         proxy.freeze()
+        let frozen = ContinuousClock.now
         var started = ContinuousClock.now
         #expect(Self.isUnavailable { _ = try Self.append(store) }, "a write")
         var waited = ContinuousClock.now - started
@@ -57,6 +58,14 @@ import Testing
         started = ContinuousClock.now
         #expect(Self.isUnavailable { try store.checkReady() }, "the readiness check")
         #expect(ContinuousClock.now - started < .seconds(8))
+        // Once the follower has not read the log for that long, readiness fails at once, with no
+        // round trip that would wait the answer timeout.
+        while ContinuousClock.now - frozen < PostgresPermissionStore.readinessStaleness + .milliseconds(200) {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        started = ContinuousClock.now
+        #expect(Self.isUnavailable { try store.checkReady() }, "the readiness check, later")
+        #expect(ContinuousClock.now - started < .milliseconds(500), "at once")
 
         proxy.thaw()
         let deadline = ContinuousClock.now + .seconds(20)
