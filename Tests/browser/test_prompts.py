@@ -255,7 +255,9 @@ class PromptTests(p.PagesTestCase):
             theirs = self.server.prompt_for(second, app, "microphone", "full")
             self.browser.switch_to.window(tab)
             self.server.prompt_for(first, app, "camera", "full")  # an event on the first tab's stream
-            h.wait(self.browser, lambda b: second in p.one(b, "p.user").text,
+            # Read in one script: the page is replaced under the test while it loads again.
+            user_line = "var e = document.querySelector('p.user'); return e ? e.textContent : '';"
+            h.wait(self.browser, lambda b: second in b.execute_script(user_line),
                    timeout=h.LIVE_UPDATE_DEADLINE, message="the first tab loading the page of the session it now has")
             self.assertTrue(p.exists(self.browser, f'div.alert[data-prompt-id="{theirs["id"]}"]'))
         finally:
