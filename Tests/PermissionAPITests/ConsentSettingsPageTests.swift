@@ -184,7 +184,11 @@ import Testing
         let browser = try ConsentBrowser(app)
         let page = try browser.get("/consent/settings").text
         let form = try Markup.settingsForm(service: "camera", app: "com.example.maps", in: page)
-        #expect(form.contains(#"data-restricted="true""#) && form.contains(#"<p class="restricted">"#))
+        #expect(form.contains(#"data-restricted="true""#))
+        // The note saying why is tied to the entry, for a screen reader.
+        #expect(
+            form.contains(#"Camera" aria-describedby="managed-camera-com.example.maps">"#), "\(form)")
+        #expect(form.contains(#"<p class="restricted" id="managed-camera-com.example.maps">"#))
         let radios = try Markup.radios(service: "camera", app: "com.example.maps", in: page)
         #expect(radios.count == 2 && radios.allSatisfy(\.disabled) && !radios.contains(where: \.checked))
         let seq = try app.lastSeq()
@@ -229,7 +233,9 @@ import Testing
         let page = try browser.get("/consent/settings").text
         let form = try Markup.settingsForm(service: "camera", app: "com.example.maps", in: page)
         #expect(form.contains(#"data-restricted="true""#))
-        #expect(form.contains(#"<p class="restricted">Allowed for you: this setting is managed for you"#))
+        #expect(
+            form.contains(
+                #"<p class="restricted" id="managed-camera-com.example.maps">Allowed for you: this setting is managed for you"#))
         let radios = try Markup.radios(service: "camera", app: "com.example.maps", in: page)
         #expect(radios.allSatisfy(\.disabled) && radios.filter(\.checked).map(\.value) == ["on"])
         let seq = try app.lastSeq()

@@ -184,7 +184,12 @@ class SettingsTests(p.PagesTestCase):
         self.assertEqual(len(radios), 2)
         self.assertTrue(all(not r.is_enabled() for r in radios), "a restricted entry's inputs are disabled")
         self.assertEqual(len(form.find_elements(By.CSS_SELECTOR, "p.restricted")), 1)
-        self.assertTrue(form.find_element(By.CSS_SELECTOR, "p.restricted").text.strip())
+        note = form.find_element(By.CSS_SELECTOR, "p.restricted")
+        self.assertTrue(note.text.strip())
+        # The entry is described by the note: a screen reader says why with the entry.
+        fieldset = form.find_element(By.CSS_SELECTOR, "fieldset")
+        self.assertEqual(fieldset.get_attribute("aria-describedby"), note.get_attribute("id"))
+        self.assertIn("Kiosk", fieldset.accessible_name)
         p.label_for(self.browser, p.radio(form, "off")).click()  # a disabled radio does not change
         self.assertFalse(p.radio(form, "off").is_selected())
         other = p.setting_form(self.browser, "camera", self.app)

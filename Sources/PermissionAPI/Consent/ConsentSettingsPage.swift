@@ -110,15 +110,22 @@ enum ConsentSettingsPage {
             ("aria-label", ConsentText.saveSetting(app: entry.appName, service: entry.service.id, language)),
         ]
         if restricted { save.append(("disabled", "")) }
+        // A managed entry's note says why its controls are off; tied to the entry (WCAG 1.3.1),
+        // so that a screen reader says it with the entry, not only where it stands.
+        let noteID = "managed-\(service)-\(app)"
+        var fieldset: [(StaticString, String)] = [
+            ("aria-label", ConsentText.settingEntry(app: entry.appName, service: entry.service.id, language))
+        ]
+        if restricted { fieldset.append(("aria-describedby", noteID)) }
         var content = [
             ConsentPage.csrfField(visit),
             HTML.element(
-                "fieldset", ["aria-label": ConsentText.settingEntry(app: entry.appName, service: entry.service.id, language)],
+                "fieldset", attributes: fieldset,
                 [HTML.element("legend", [:], HTML(ConsentText.isolated(entry.appName)))] + options),
         ]
         if restricted {
             let note: ConsentText.Key = entry.authorization.status == .restricted ? .restricted : .allowedByPolicy
-            content.append(HTML.element("p", ["class": "restricted"], HTML(ConsentText.text(note, language))))
+            content.append(HTML.element("p", ["class": "restricted", "id": noteID], HTML(ConsentText.text(note, language))))
         }
         content.append(
             HTML.element(
