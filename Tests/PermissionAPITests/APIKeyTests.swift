@@ -17,6 +17,10 @@ import Testing
         let issued = try created.decode(IssuedAPIKey.self)
         #expect(issued.secret.hasPrefix("pk_\(issued.key.id)_"))
         #expect(created.headers["Location"] == "/v1/keys/\(issued.key.id)")
+        // What Location names can be read: the key, never its secret.
+        let read = try app.send(.get, "/v1/keys/\(issued.key.id)")
+        #expect(read.status == 200 && !read.text.contains("pk_"), "\(read.text)")
+        #expect(try read.decode(APIKey.self) == issued.key)
         let list = try app.send(.get, "/v1/keys").decode(APIKeyList.self)
         #expect(Set(list.items.map(\.id)) == [app.adminKeyId, issued.key.id])
         #expect(!(try app.send(.get, "/v1/keys").text.contains("pk_")))
@@ -25,6 +29,7 @@ import Testing
         #expect(try app.send(.delete, "/v1/keys/\(app.adminKeyId)", headers: second).status == 204)
         #expect(try app.send(.get, "/v1/apps").status == 401)
         #expect(try app.send(.get, "/v1/apps", headers: second).status == 200)
+        #expect(try app.send(.get, "/v1/keys/\(app.adminKeyId)", headers: second).status == 404, "a revoked key")
         // The last active admin key stays.
         let last = try app.send(.delete, "/v1/keys/\(issued.key.id)", headers: second)
         #expect(last.status == 409)

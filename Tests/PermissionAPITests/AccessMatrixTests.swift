@@ -49,6 +49,7 @@ import Testing
         "GET /v1/events": "AFAFA",
         "GET /v1/keys": "AFFFF",
         "POST /v1/keys": "AFFFF",
+        "GET /v1/keys/{id}": "AFFFF",
         "DELETE /v1/keys/{id}": "AFFFF",
         "POST /v1/users/{user}/consent-sessions": "AAFFF",
         "DELETE /v1/consent-sessions/{id}": "AAFFF",

@@ -40,6 +40,14 @@ struct KeysController {
                 IssuedAPIKey(key: Self.wire(key), secret: secret), status: .created,
                 headers: ["Location": "/v1/keys/\(id.rawValue)", "Cache-Control": "no-store"])
         }
+        // What a creation's `Location` names: one active key, never its secret.
+        routes.get("/v1/keys/{id}", access: .admin) { request in
+            let id = try KeyID(request.parameter("id"))
+            guard let key = try permissions.key(id: id), key.isActive else {
+                throw PermissionError.notFound(what: "key \(id.rawValue)")
+            }
+            return try Responses.json(Self.wire(key))
+        }
         routes.delete("/v1/keys/{id}", access: .admin) { request in
             let id = try KeyID(request.parameter("id"))
             defer { authenticator.invalidate() }
