@@ -105,7 +105,7 @@ enum ErrorMapping {
             return make(
                 .tooManyPrompts,
                 "The app already has \(pending.count) pending prompts for this user, the most it may have (\(limit)); "
-                    + "wait for an answer or for one to expire (the first in \(retryAfter) s).",
+                    + "wait for an answer or for one to expire.",
                 extensions: [("limit", String(limit)), ("pending", "[" + named.joined(separator: ",") + "]")],
                 headers: ["Retry-After": String(retryAfter)])
         case .unavailable(let why, let cause):
