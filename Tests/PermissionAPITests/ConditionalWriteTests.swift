@@ -75,6 +75,22 @@ import Testing
         #expect(try app.send(.put, "/v1/users/u42/settings", json: settings, headers: [("If-Match", "*")]).status == 200)
     }
 
+    /// A request refused on its own (a body that is missing, malformed or breaks a rule, a
+    /// restricted authorization) is answered so whatever its preconditions: they are evaluated
+    /// only for a request that would succeed (RFC 9110 §13.2.1).
+    @Test func aRequestRefusedOnItsOwnIsAnsweredSoWhateverItsPreconditions() throws {
+        let app = try TestApp()
+        let both = [("If-Match", "*"), ("If-None-Match", "*")]
+        #expect(try app.send(.put, "/v1/users/u42/settings", headers: [("If-None-Match", "*")]).status == 415)
+        let allowWithoutLevel = #"{"service":"camera","app":null,"user":null,"effect":"allow","level":null}"#
+        #expect(try app.send(.put, "/v1/policies/p1", json: allowWithoutLevel, headers: both).status == 422)
+        #expect(try app.send(.put, "/v1/apps/com.example.maps", json: #"{"name":""}"#, headers: both).status == 400)
+        let stale = [("If-Match", #""9-stale""#)]
+        #expect(try app.set("camera", #"{"status":"authorized","level":"always"}"#, headers: stale).status == 422)
+        try app.policy("no-camera", #"{"service":"camera","app":null,"user":"u42","effect":"restrict"}"#)
+        #expect(try app.set("camera", #"{"status":"denied"}"#, headers: stale).status == 409)
+    }
+
     @Test func anAuthorizationsWritesRefuseAnIfNoneMatchThatNamesItsCurrentTag() throws {
         let app = try TestApp()
         let path = TestApp.path("u42", "com.example.maps", "camera")

@@ -22,8 +22,8 @@ struct AppsController {
         }
         routes.put("/v1/apps/{app}", access: .admin, conditional: true) { request in
             let id = try request.app()
-            let condition = try EntityTags.existence(request.headers)
             let body = try request.decode(Wire.AppRegistration.self)
+            let condition = try EntityTags.existence(request.headers)  // after the body, as for policies
             var purposes: [String: PurposeString] = [:]
             for (key, text) in body.purposeStrings {
                 do {

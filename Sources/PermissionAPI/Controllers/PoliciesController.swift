@@ -22,8 +22,9 @@ struct PoliciesController {
         }
         routes.put("/v1/policies/{id}", access: .admin, conditional: true) { request in
             let id = try PolicyID(request.parameter("id"))
-            let condition = try EntityTags.existence(request.headers)
             let body = try request.decode(Wire.PolicyDefinition.self)
+            // After the body: a request it refuses is refused whatever the preconditions say.
+            let condition = try EntityTags.existence(request.headers)
             let put = try permissions.upsertPolicy(
                 id: id, service: ServiceID(body.service), app: body.app.map { try AppID($0) },
                 user: body.user.map { try UserID($0) }, effect: body.effect == .allow ? .allow : .restrict,

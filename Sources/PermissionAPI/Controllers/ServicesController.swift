@@ -15,7 +15,6 @@ struct ServicesController {
         }
         routes.put("/v1/services/{service}", access: .admin, conditional: true) { request in
             let id = try request.service()
-            let condition = try EntityTags.existence(request.headers)
             let body = try request.decode(Wire.ServiceRegistration.self)
             let levels = try body.levels.map { try Level($0) }
             var keys: [[String]] = []
@@ -28,6 +27,7 @@ struct ServicesController {
             if let extra = body.purposeKeys.keys.sorted().first(where: { !body.levels.contains($0) }) {
                 throw PermissionError.invalidCombination(field: "purposeKeys", why: "\(extra) is not one of the levels")
             }
+            let condition = try EntityTags.existence(request.headers)  // after the body, as for policies
             let put = try permissions.upsertService(
                 id: id, levels: levels, purposeKeys: keys, condition: condition, actor: request.actor,
                 requestId: request.requestId)

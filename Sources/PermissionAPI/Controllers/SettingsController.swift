@@ -13,13 +13,14 @@ struct SettingsController {
         }
         routes.put("/v1/users/{user}/settings", access: .writeSettings, conditional: true) { request in
             let user = try request.user()
-            // Every user has settings (the defaults until set), so `If-None-Match: *` never holds.
-            if try EntityTags.existence(request.headers)?.mustNotExist == true {
-                throw PermissionError.existenceConditionFailed(what: "settings of \(user)", exists: true)
-            }
             let body = try request.decode(Wire.UserSettings.self)
             var locale: LanguageTag?
             if let raw = body.locale { locale = try LanguageTag(raw, field: "locale") }
+            // Every user has settings (the defaults until set), so `If-None-Match: *` never holds;
+            // checked after the body, which a refusal of its own would answer first.
+            if try EntityTags.existence(request.headers)?.mustNotExist == true {
+                throw PermissionError.existenceConditionFailed(what: "settings of \(user)", exists: true)
+            }
             let settings = try permissions.putSettings(
                 user: user, locationServicesEnabled: body.locationServicesEnabled, locale: locale,
                 actor: request.actor, requestId: request.requestId)

@@ -25,10 +25,14 @@ extension PermissionService {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             let existing = try writer.policy(id: id)
-            try condition?.check(exists: existing != nil, what: "policy \(id)")
             let created = existing == nil
             let definition = try resolveService(writer, service)
             if let level { try definition.requireLevel(level) }
+            let policy = try Policy(
+                id: id, service: service, app: app, user: user, effect: effect, level: level, updatedAt: context.now)
+            // After the definition's own checks: one they refuse is refused whatever the
+            // preconditions say (RFC 9110 §13.2.1).
+            try condition?.check(exists: existing != nil, what: "policy \(id)")
             // The same policy again changes nothing: no write, no audit entry (SPEC §5: one
             // entry a change), its time kept.
             if let existing, existing.service == service, existing.app == app, existing.user == user,
@@ -36,8 +40,6 @@ extension PermissionService {
             {
                 return Upserted(value: existing, created: false)
             }
-            let policy = try Policy(
-                id: id, service: service, app: app, user: user, effect: effect, level: level, updatedAt: context.now)
             try writer.save(policy)
             // A policy moved to another service, app or user stops applying where it did: that
             // is its deletion there, audited as such, so that the entry naming the old scope
@@ -199,13 +201,14 @@ extension PermissionService {
         return try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             let existing = try writer.service(id)
+            if let existing {
+                try requireKeptLevels(writer, old: existing, new: definition)
+            }
+            // After the refusals of its own (RFC 9110 §13.2.1), before the no-op answer.
             try condition?.check(exists: existing != nil, what: "service \(id)")
             // The same definition again changes nothing: no write, no audit entry (SPEC §5: one
             // entry a change), as for apps and policies.
             if let existing, existing == definition { return Upserted(value: existing, created: false) }
-            if let existing {
-                try requireKeptLevels(writer, old: existing, new: definition)
-            }
             try writer.save(definition)
             try writer.append(
                 AuditEntry(

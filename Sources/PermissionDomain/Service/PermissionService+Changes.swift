@@ -125,6 +125,9 @@ extension PermissionService {
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             var loaded = try load(writer, user: user, app: app, service: service, now: context.now)
             if loadingApp { loaded.app = try writer.app(app) }
+            // The rule first: a change it refuses (409, 422) would be refused with or without the
+            // preconditions, which are then not evaluated (RFC 9110 §13.2.1).
+            let next = try rule(loaded, context.now)
             if let ifMatch, !ifMatch.isSatisfied(by: loaded.effective.etag) {
                 throw PermissionError.preconditionFailed(current: loaded.effective.etag)
             }
@@ -133,7 +136,6 @@ extension PermissionService {
             if let ifNoneMatch, ifNoneMatch.matchesWeakly(loaded.effective.etag) {
                 throw PermissionError.preconditionFailed(current: loaded.effective.etag)
             }
-            let next = try rule(loaded, context.now)
             guard next.differsInContent(from: loaded.stored) else { return loaded.effective }
             // The end of the grant, and "" when the change takes away the end of one that had it
             // (the entry's from and to do not carry the end).
