@@ -36,7 +36,7 @@ import Testing
         #expect(seen == own, "every own entry once, newest first")
         let first = try browser.get("/consent/history").text
         #expect(first.contains(#"<ol id="history">"#) && first.contains("Changed in Settings") && first.contains("Camera"))
-        #expect(first.contains("Now: Not allowed") || first.contains("Now: Allowed: Full Access"))
+        #expect(first.contains("Result: Not allowed") || first.contains("Result: Allowed: Full Access"))
         let german = try ConsentBrowser(app, acceptLanguage: "de").get("/consent/history").text
         #expect(german.contains("In den Einstellungen geändert") && german.contains("Kamera"))
         #expect(try browser.get("/consent/history?after=abc").status == 404)
@@ -56,10 +56,10 @@ import Testing
             service: "location", app: "com.example.maps", in: try browser.get("/consent/settings").text)
         #expect(settings.filter(\.checked).map(\.value) == ["whileUsing"])
         let english = try browser.get("/consent/history").text
-        #expect(english.contains("Now: Allowed: While Using the App"))
+        #expect(english.contains("Result: Allowed: While Using the App"))
         #expect(!english.contains("Always"), "nothing on the page says Always")
         let german = try ConsentBrowser(app, acceptLanguage: "de").get("/consent/history").text
-        #expect(german.contains("Jetzt: Erlaubt: Beim Verwenden der App"))
+        #expect(german.contains("Ergebnis: Erlaubt: Beim Verwenden der App"))
         #expect(!german.contains("Immer"))
     }
 

@@ -275,8 +275,9 @@ extension ConsentText {
         }
     }
 
-    /// "Now: …" before a state in the history.
+    /// "Result: …" before the state an entry of the history left (not the state now: an older
+    /// entry's result may have changed since).
     static func now(_ state: String, _ language: ConsentLanguage) -> String {
-        language == .en ? "Now: \(state)" : "Jetzt: \(state)"
+        language == .en ? "Result: \(state)" : "Ergebnis: \(state)"
     }
 }
