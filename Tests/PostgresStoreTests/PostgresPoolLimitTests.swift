@@ -11,7 +11,9 @@ import Testing
 /// shares (max_connections, a role's or a database's CONNECTION LIMIT; superusers are exempt,
 /// so the test connects as a role of its own).
 @Suite struct PostgresPoolLimitTests {
-    @Test func aConnectionTheServerRefusesWhileOthersAreOutWaitsForOneOfThem() throws {
+    /// A connection string of a fresh database for a role of its own that may hold one
+    /// connection at a time (`CONNECTION LIMIT 1`).
+    static func limitedRole() throws -> String {
         let server = try PostgresServer.shared.get()
         let conninfo = try server.freshDatabase()
         let database = try #require(conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7))
@@ -19,7 +21,11 @@ import Testing
         let admin = try PostgresConnection(conninfo)
         try admin.execute("CREATE ROLE \(role) LOGIN PASSWORD 'limited-pw' CONNECTION LIMIT 1")
         try admin.execute("GRANT ALL ON DATABASE \(database) TO \(role)")
-        let limited = "host=\(server.directory) port=\(server.port) user=\(role) dbname=\(database) password=limited-pw"
+        return "host=\(server.directory) port=\(server.port) user=\(role) dbname=\(database) password=limited-pw"
+    }
+
+    @Test func aConnectionTheServerRefusesWhileOthersAreOutWaitsForOneOfThem() throws {
+        let limited = try Self.limitedRole()
 
         let pool = PostgresConnectionPool(conninfo: limited, capacity: 4, checkoutTimeout: 10, setUp: "")
         // A connection is lent to one thread: another thread takes the first and gives it back
@@ -57,14 +63,7 @@ import Testing
     }
 
     @Test func aRefusalWithNoneOutIsImmediateAndOneThatOutlastsTheTimeoutStands() throws {
-        let server = try PostgresServer.shared.get()
-        let conninfo = try server.freshDatabase()
-        let database = try #require(conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7))
-        let role = "limited_" + UUID().uuidString.prefix(8).lowercased()
-        let admin = try PostgresConnection(conninfo)
-        try admin.execute("CREATE ROLE \(role) LOGIN PASSWORD 'limited-pw' CONNECTION LIMIT 1")
-        try admin.execute("GRANT ALL ON DATABASE \(database) TO \(role)")
-        let limited = "host=\(server.directory) port=\(server.port) user=\(role) dbname=\(database) password=limited-pw"
+        let limited = try Self.limitedRole()
         let pool = PostgresConnectionPool(conninfo: limited, capacity: 4, checkoutTimeout: 0.5, setUp: "")
         let held = try pool.checkout()
         defer { pool.checkin(held) }

@@ -6,21 +6,22 @@ enum EntityTags {
     /// The `If-Match` precondition (§13.1.1), or nil when the field is absent.
     /// - Throws: `APIProblem` 400 for a malformed field.
     static func ifMatch(_ headers: HTTPHeaders) throws -> ETagCondition? {
-        guard headers.contains("If-Match") else { return nil }
-        let values = headers.values(for: "If-Match")
-        guard !values.isEmpty else { return nil }
-        let tags = try list(values, field: "If-Match")
-        return tags.contains("*") ? .any : .tags(tags)
+        try condition(headers, field: "If-Match")
     }
 
     /// The `If-None-Match` list of a write (§13.1.2; `*` as ``ETagCondition/any``), or nil when
     /// the field is absent: the write is refused (412) when it names the current entity-tag.
     /// - Throws: `APIProblem` 400 for a malformed field.
     static func ifNoneMatch(_ headers: HTTPHeaders) throws -> ETagCondition? {
-        guard headers.contains("If-None-Match") else { return nil }
-        let values = headers.values(for: "If-None-Match")
+        try condition(headers, field: "If-None-Match")
+    }
+
+    /// The entity-tag list of `field` (`*` as ``ETagCondition/any``), nil when absent.
+    private static func condition(_ headers: HTTPHeaders, field: String) throws -> ETagCondition? {
+        guard headers.contains(field) else { return nil }
+        let values = headers.values(for: field)
         guard !values.isEmpty else { return nil }
-        let tags = try list(values, field: "If-None-Match")
+        let tags = try list(values, field: field)
         return tags.contains("*") ? .any : .tags(tags)
     }
 
