@@ -30,8 +30,12 @@ batch="${BATCH:-16}"
 seed="${SEED:-100000}"
 clients="${CLIENTS:-1}"
 
-bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
-[ -x "$bin/initdb" ] && [ -x "$bin/pgbench" ] || { echo "no PostgreSQL server binaries with pgbench (apt-get install -y postgresql)" >&2; exit 1; }
+bin=""
+for candidate in /usr/lib/postgresql/*/bin; do [ -x "$candidate/pgbench" ] && bin="$candidate"; done
+if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
+    echo "no PostgreSQL server binaries with pgbench (apt-get install -y postgresql)" >&2
+    exit 1
+fi
 server_bin="${SERVER_BINARY:-}"
 for candidate in "$root/.build/release/permission-server" "$root/.build/debug/permission-server"; do
     [ -z "$server_bin" ] && [ -x "$candidate" ] && server_bin="$candidate"
