@@ -84,7 +84,9 @@ enum AuditKeyLoading {
     static func keepsAuditKeys(_ path: String) throws -> Bool {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         guard size > 0 else { return false }
-        let database = try Database(path: path, mode: .readOnly)
+        // Read-write, though it only reads: a WAL database's last connection removes the `-wal`
+        // and `-shm` it made only if it may write, so a refusal leaves the file as it found it.
+        let database = try Database(path: path, mode: .readWrite)
         let table = "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'audit_keyring'"
         guard try database.withStatement(table, { try $0.step() && $0.int(at: 0) > 0 }) else { return false }
         return try database.withStatement("SELECT count(*) FROM audit_keyring") { try $0.step() && $0.int(at: 0) > 0 }

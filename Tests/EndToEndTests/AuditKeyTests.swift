@@ -37,6 +37,9 @@ import Testing
             #expect(refused.status == 78, "\(command): \(refused.stderr)")
             #expect(refused.stderr.contains("audit key file is missing"), "\(command): \(refused.stderr)")
             #expect(!FileManager.default.fileExists(atPath: keyFile), "\(command) made no key file")
+            for leftover in [database + "-wal", database + "-shm"] {
+                #expect(!FileManager.default.fileExists(atPath: leftover), "\(command) left \(leftover)")
+            }
         }
 
         // Another key, named: refused the same way.
