@@ -62,13 +62,8 @@ enum EntityTags {
     /// answer is 304.
     /// - Throws: `APIProblem` 400 for a malformed field.
     static func noneMatchHits(_ headers: HTTPHeaders, etag: String) throws -> Bool {
-        guard headers.contains("If-None-Match") else { return false }  // the hot path: no allocation
-        let values = headers.values(for: "If-None-Match")
-        guard !values.isEmpty else { return false }
-        for tag in try list(values, field: "If-None-Match") {
-            if tag == "*" || opaque(tag) == opaque(etag) { return true }
-        }
-        return false
+        // The hot path: without the field, one lookup and no allocation (``condition(_:field:)``).
+        try ifNoneMatch(headers)?.matchesWeakly(etag) ?? false
     }
 
     /// The entity-tags of a comma-separated list (`#entity-tag`, RFC 9110 §5.6.1, §8.8.3):
@@ -95,10 +90,5 @@ enum EntityTags {
             }
         }
         return tags
-    }
-
-    /// The opaque-tag with any weakness indicator removed.
-    private static func opaque(_ tag: String) -> Substring {
-        tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
     }
 }
