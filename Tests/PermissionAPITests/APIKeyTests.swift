@@ -21,6 +21,8 @@ import Testing
         let read = try app.send(.get, "/v1/keys/\(issued.key.id)")
         #expect(read.status == 200 && !read.text.contains("pk_"), "\(read.text)")
         #expect(try read.decode(APIKey.self) == issued.key)
+        #expect(try app.send(.get, "/v1/keys/0000000000000000").status == 404, "a key that never was")
+        #expect(try app.send(.get, "/v1/keys/not%20a%20key").status == 400, "a malformed id")
         let list = try app.send(.get, "/v1/keys").decode(APIKeyList.self)
         #expect(Set(list.items.map(\.id)) == [app.adminKeyId, issued.key.id])
         #expect(!(try app.send(.get, "/v1/keys").text.contains("pk_")))
