@@ -45,7 +45,7 @@ expected = {
     "/v1/policies": {"get"}, "/v1/policies/{id}": {"get", "put", "delete"},
     "/v1/reset": {"post"}, "/v1/audit": {"get"}, "/v1/audit/verify": {"get"},
     "/v1/events": {"get"}, "/v1/keys": {"get", "post"}, "/v1/keys/{id}": {"get", "delete"},
-    "/v1/users/{user}/consent-sessions": {"post"}, "/v1/consent-sessions/{id}": {"delete"},
+    "/v1/users/{user}/consent-sessions": {"post"}, "/v1/consent-sessions/{id}": {"get", "delete"},
     "/v1/users/{user}": {"delete"},
     "/healthz": {"get"}, "/readyz": {"get"}, "/openapi.yaml": {"get"}, "/metrics": {"get"},
     "/access/v1/evaluation": {"post"}, "/access/v1/evaluations": {"post"},

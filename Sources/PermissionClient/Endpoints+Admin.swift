@@ -87,6 +87,9 @@ extension Endpoints {
         .json("POST", "/v1/keys", body: jsonBody(key))
     }
 
+    /// `GET /v1/keys/{id}`: one active key, without its secret (404 once revoked).
+    public static func key(id: String) -> Endpoint<APIKey> { .json("GET", PathEncoding.path("v1", "keys", id)) }
+
     /// `DELETE /v1/keys/{id}` (204).
     public static func deleteKey(id: String) -> Endpoint<Void> { .empty("DELETE", PathEncoding.path("v1", "keys", id)) }
 
@@ -94,6 +97,12 @@ extension Endpoints {
     /// `user`; its token is in the answer, once.
     public static func createConsentSession(user: String) -> Endpoint<ConsentSessionLink> {
         .json("POST", PathEncoding.path("v1", "users", user, "consent-sessions"), body: jsonBody(NewConsentSession()))
+    }
+
+    /// `GET /v1/consent-sessions/{id}`: whose the session is, whether its link was opened, and
+    /// whether it still acts; never its token.
+    public static func consentSession(id: String) -> Endpoint<ConsentSession> {
+        .json("GET", PathEncoding.path("v1", "consent-sessions", id))
     }
 
     /// `DELETE /v1/consent-sessions/{id}` (204): ends the session at once.

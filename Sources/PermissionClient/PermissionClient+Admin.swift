@@ -107,12 +107,20 @@ extension PermissionClient {
         try await send(Endpoints.createKey(key)).value
     }
 
+    /// One active key, without its secret.
+    public func key(id: String) async throws(PermissionClientError) -> APIKey { try await send(Endpoints.key(id: id)).value }
+
     /// Revokes a key.
     public func deleteKey(id: String) async throws(PermissionClientError) { _ = try await send(Endpoints.deleteKey(id: id)) }
 
     /// A one-time link to the consent pages for `user` (SPEC §10), to give to that user.
     public func createConsentSession(user: String) async throws(PermissionClientError) -> ConsentSessionLink {
         try await send(Endpoints.createConsentSession(user: user)).value
+    }
+
+    /// A consent session's state: unopened, open, ended or expired.
+    public func consentSession(id: String) async throws(PermissionClientError) -> ConsentSession {
+        try await send(Endpoints.consentSession(id: id)).value
     }
 
     /// Ends a consent session at once (its cookie and its link stop working).

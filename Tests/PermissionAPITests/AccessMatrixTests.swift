@@ -52,6 +52,7 @@ import Testing
         "GET /v1/keys/{id}": "AFFFF",
         "DELETE /v1/keys/{id}": "AFFFF",
         "POST /v1/users/{user}/consent-sessions": "AAFFF",
+        "GET /v1/consent-sessions/{id}": "AAFFF",
         "DELETE /v1/consent-sessions/{id}": "AAFFF",
         "DELETE /v1/users/{user}": "AAFFF",
         // The app is named in the body (a sample naming com.example.maps): checked per item.

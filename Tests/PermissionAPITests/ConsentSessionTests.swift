@@ -80,6 +80,65 @@ import Testing
                 == 201)
     }
 
+    /// What the 201's `Location` names: the session's state as it moves from unopened to open
+    /// to ended, or runs out; never its token. Reading it changes nothing.
+    @Test func aSessionsLocationAnswersItsState() throws {
+        let app = try TestApp()
+        func state(_ id: String, key: String? = nil) throws -> PermissionWire.ConsentSession {
+            let headers = key.map { [("Authorization", "Bearer \($0)")] } ?? []
+            let response = try app.send(.get, "/v1/consent-sessions/\(id)", headers: headers)
+            guard response.status == 200 else { throw TestFailure("\(id): \(response.status) \(response.text)") }
+            #expect(response.headers["Cache-Control"] == "no-store")
+            #expect(!response.text.contains("token") && !response.text.contains("Hash"), "\(response.text)")
+            return try response.decode(PermissionWire.ConsentSession.self)
+        }
+        let created = try app.send(.post, "/v1/users/u42/consent-sessions")
+        let link = try created.decode(ConsentSessionLink.self)
+        let location = try #require(created.headers["Location"])
+        let seq = try app.lastSeq()
+        let fresh = try app.send(.get, location)
+        #expect(fresh.status == 200)
+        #expect(
+            try fresh.decode(PermissionWire.ConsentSession.self)
+                == PermissionWire.ConsentSession(
+                    id: link.id, user: "u42", state: .unopened, createdAt: TestApp.start, expiresAt: link.expiresAt))
+        #expect(!fresh.text.contains("openedAt") && !fresh.text.contains("endedAt"), "absent until they happen")
+        let consentKey = try app.storeKey(role: .consent).secret
+        #expect(try state(link.id, key: consentKey).state == .unopened)
+
+        app.clock.advance(by: 60)
+        _ = try Self.open(app, link)
+        let open = try state(link.id)
+        #expect(open.state == .open && open.openedAt == TestApp.start.addingTimeInterval(60) && open.endedAt == nil)
+        app.clock.advance(by: 60)
+        #expect(try app.send(.delete, location).status == 204)
+        let ended = try state(link.id)
+        #expect(ended.state == .ended && ended.endedAt == TestApp.start.addingTimeInterval(120))
+        app.clock.advance(by: 900)
+        #expect(try state(link.id).state == .ended, "ended before its time: still ended")
+
+        let unopened = try Self.link(app)
+        let opened = try Self.link(app)
+        _ = try Self.open(app, opened)
+        app.clock.advance(by: 900)
+        #expect(try state(unopened.id).state == .expired)
+        let lapsed = try state(opened.id)
+        #expect(lapsed.state == .expired && lapsed.openedAt != nil)
+        #expect(try app.send(.delete, "/v1/consent-sessions/\(opened.id)").status == 204)
+        #expect(try state(opened.id).state == .expired, "ended after its time ran out: expired")
+        #expect(try app.lastSeq() > seq)
+        let afterDeletes = try app.lastSeq()
+        _ = try state(unopened.id)
+        #expect(try app.lastSeq() == afterDeletes, "a read writes nothing")
+
+        let unknown = try app.send(.get, "/v1/consent-sessions/cs_" + String(repeating: "0", count: 16))
+        #expect(unknown.status == 404 && unknown.headers["Content-Type"] == "application/problem+json")
+        #expect(try app.send(.get, "/v1/consent-sessions/not%20an%20id").status == 400)
+        let appKey = try app.storeKey(role: .app, app: "com.example.maps").secret
+        #expect(
+            try app.send(.get, location, headers: [("Authorization", "Bearer \(appKey)")]).status == 403)
+    }
+
     @Test func theLinkBaseIsThePublicURL() throws {
         let app = try TestApp { $0.publicURL = "https://permissions.example.com" }
         #expect(try Self.link(app).url.hasPrefix("https://permissions.example.com/consent/start?token="))

@@ -33,6 +33,7 @@ enum Wire {
     typealias AuditVerification = PermissionWire.AuditVerification
     typealias AuditPage = PermissionWire.AuditPage
     typealias Health = PermissionWire.Health
+    typealias ConsentSession = PermissionWire.ConsentSession
     typealias ConsentSessionLink = PermissionWire.ConsentSessionLink
     typealias NewConsentSession = PermissionWire.NewConsentSession
     typealias ProblemType = PermissionWire.ProblemType

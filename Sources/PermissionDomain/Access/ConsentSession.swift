@@ -84,6 +84,20 @@ public struct ConsentSession: Hashable, Sendable {
         exchangedAt != nil && endedAt == nil && now < expiresAt
     }
 
+    /// Where the session stands at `now`: ended (before its time ran out) comes first, then
+    /// expired, then open once its link was exchanged.
+    public func state(at now: Date) -> State {
+        if let endedAt, endedAt < expiresAt { return .ended }
+        if now >= expiresAt { return .expired }
+        return exchangedAt == nil ? .unopened : .open
+    }
+
+    /// `unopened`: the link waits for its first visit; `open`: its cookie acts for the user;
+    /// `ended`: ended before its time; `expired`: its time ran out, opened or not.
+    public enum State: String, Sendable, CaseIterable {
+        case unopened, open, ended, expired
+    }
+
     /// The actor of the changes made through the session (SPEC §5, §10): its id, role `user`.
     public var actor: Actor { Actor(keyId: id.rawValue, role: Role.user.rawValue) }
 }
