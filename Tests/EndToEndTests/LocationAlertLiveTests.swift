@@ -118,8 +118,3 @@ struct LocationAlertLiveTests {
         #expect(audit.components(separatedBy: #""kind":"locationAlert""#).count - 1 >= 4, "two created, two answered")
     }
 }
-
-private struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -157,7 +157,7 @@ package final class PostgresServer: Sendable {
         var attempt = 1
         while true {
             do {
-                return try startOnce(watching: watched, durable: durable, tcpPort: try freeLoopbackPort())
+                return try startOnce(watching: watched, durable: durable, tcpPort: try LoopbackPort.free())
             } catch let error as StartError where attempt < 3 {
                 FileHandle.standardError.write(Data("PostgresServer: start with TLS failed, trying again: \(error)\n".utf8))
                 attempt += 1
@@ -261,25 +261,6 @@ package final class PostgresServer: Sendable {
                     "no PostgreSQL server under \(root) (install Debian's postgresql: scripts/setup.sh), or set PG_BINDIR")
         }
         return "\(root)/\(newest)/bin"
-    }
-
-    /// A loopback TCP port nothing listens on now: bound with port 0, read, closed.
-    private static func freeLoopbackPort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw StartError(description: "socket: \(String(cString: strerror(errno)))") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(socket, socketAddress, length) == 0 && getsockname(socket, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw StartError(description: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Makes, with `openssl`, in `directory/tls`: a CA, the server's key and certificate signed
