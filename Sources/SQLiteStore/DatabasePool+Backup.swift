@@ -17,12 +17,21 @@ extension DatabasePool {
         case notAFile(String)
         /// A regular file that is neither empty nor an SQLite database: not an earlier backup.
         case notADatabase(String)
+        /// A database a server is serving (it holds the file's serve lock): not an earlier backup.
+        case serving(String)
+        /// A database whose `-wal` holds pages: one in use, or not closed cleanly, whose latest
+        /// writes are only there. A backup leaves none (it is checkpointed and closed).
+        case hasLog(String)
 
         package var description: String {
             switch self {
             case .notAFile(let path): "\(path) is not a regular file (a directory?); name the backup file to create"
             case .notADatabase(let path):
                 "\(path) is not an SQLite database; a backup replaces only an earlier backup (or an empty file)"
+            case .serving(let path):
+                "\(path) is a database a permission-server is serving, not an earlier backup; name another file"
+            case .hasLog(let path):
+                "\(path)-wal holds pages: \(path) is a database in use or not closed cleanly, not an earlier backup; name another file"
             }
         }
     }
@@ -78,7 +87,9 @@ extension DatabasePool {
     /// The first 16 bytes of every SQLite database file (https://www.sqlite.org/fileformat.html).
     static let databaseHeader = Array("SQLite format 3\u{0}".utf8)
 
-    /// Throws unless `path` is missing, or a regular file that is empty or an SQLite database.
+    /// Throws unless `path` is missing, or a regular file that is empty or an earlier backup: an
+    /// SQLite database no server is serving (`flock`, as `serve` locks its file) with no pages in
+    /// a `-wal` beside it.
     package static func checkReplaceable(_ path: String) throws {
         guard let kind = try fileKind(path) else { return }
         guard kind == .typeRegular else { throw BackupRefusal.notAFile(path) }
@@ -86,6 +97,15 @@ extension DatabasePool {
         defer { try? handle.close() }
         let start = (try? handle.read(upToCount: databaseHeader.count)) ?? Data()
         guard start.isEmpty || Array(start) == databaseHeader else { throw BackupRefusal.notADatabase(path) }
+        // A shared lock is refused while a server holds its exclusive one. This process has no
+        // SQLite connection to `path`, so closing the descriptor drops no lock of its own.
+        if flock(handle.fileDescriptor, LOCK_SH | LOCK_NB) != 0, errno == EWOULDBLOCK {
+            throw BackupRefusal.serving(path)
+        }
+        var log = stat()
+        if lstat(path + "-wal", &log) == 0, log.st_mode & S_IFMT == S_IFREG, log.st_size > 0 {
+            throw BackupRefusal.hasLog(path)
+        }
     }
 
     /// Throws unless `path` is missing or a regular file.

@@ -7,8 +7,9 @@ import SQLiteStore
 /// (https://www.sqlite.org/backup.html), safe while a server is serving the same file: the copy
 /// is one read snapshot and never blocks the server's writer. Refuses to replace an existing
 /// file unless `--force`, and even then replaces only an earlier backup (an SQLite database or
-/// an empty file): never a directory, another file, or a file of the deployment it copies (the
-/// database, its `-wal`, `-shm` or `-journal`, the audit key file).
+/// an empty file): never a directory, another file, a database a server is serving or whose
+/// `-wal` holds pages, or a file of the deployment it copies (the database, its `-wal`, `-shm` or
+/// `-journal`, the audit key file).
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
@@ -18,7 +19,10 @@ struct BackupCommand: ParsableCommand {
     @Option(name: .customLong("to"), help: ArgumentHelp("The backup file to create.", valueName: "path"))
     var destination: String
 
-    @Flag(help: "Replace the backup file if it exists (an earlier backup: an SQLite database or an empty file).")
+    @Flag(
+        help:
+            "Replace the backup file if it exists (an earlier backup: an SQLite database no server serves, without a -wal, or an empty file)."
+    )
     var force = false
 
     @OptionGroup var options: SettingOptions

@@ -41,6 +41,26 @@ struct BackupRestoreTests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: data).sorted() == deployment)
         #expect(try String(contentsOfFile: notes, encoding: .utf8) == "keep me")
+
+        // Another deployment's database, served: a wrong path with --force must not replace it.
+        let otherData = directory.appendingPathComponent("other").path
+        let otherDatabase = otherData + "/permissions.sqlite"
+        let other = try ServerProcess(
+            database: otherDatabase, directory: directory, environment: OperationsTests.keyEnvironment)
+        defer { other.killNow() }
+        #expect(["200", "201"].contains(try OperationsTests.putApp(other, "com.example.other")))
+        let otherFiles = try FileManager.default.contentsOfDirectory(atPath: otherData).sorted()
+        let served = try backup(to: otherDatabase)
+        #expect(served.status == 73, "\(served.stdout) \(served.stderr)")
+        #expect(served.stderr.contains("a database a permission-server is serving"), "\(served.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: otherData).sorted() == otherFiles)
+        #expect(try OperationsTests.putApp(other, "com.example.other2") == "201", "it still serves its own file")
+        other.send(SIGKILL)
+        _ = other.waitForExit(timeout: 10)
+        // Killed before it checkpointed: its latest writes are only in its -wal.
+        let unclean = try backup(to: otherDatabase)
+        #expect(unclean.status == 73 && unclean.stderr.contains("not closed cleanly"), "\(unclean.stderr)")
+        #expect(try OperationsTests.sqlite(otherDatabase, "SELECT count(*) FROM apps") == "2")
         #expect(["200", "201"].contains(try OperationsTests.putApp(server, "com.example.after")))
         #expect(try OperationsTests.sqlite(database, "SELECT count(*) FROM apps WHERE id = 'com.example.kept'") == "1")
 

@@ -113,4 +113,51 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: refused + ".partial"))
         }
     }
+
+    /// A database is an earlier backup only when nothing serves it and no `-wal` holds its latest
+    /// pages: `--force` with a wrong path must not replace a live database (the server would go
+    /// on writing into deleted files, and everything would be lost when it stopped).
+    @Test func backupRefusesADatabaseInUse() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("live.sqlite"))
+        try pool.writeWithoutTransaction { try $0.execute("CREATE TABLE t (x); INSERT INTO t VALUES (42)") }
+
+        // Open elsewhere with pages in its log (a server, or one killed before it checkpointed).
+        let inUse = directory.file("in-use.sqlite")
+        let other = try DatabasePool(path: inUse)
+        try other.writeWithoutTransaction { try $0.execute("CREATE TABLE kept (x); INSERT INTO kept VALUES (7)") }
+        let log = try FileManager.default.attributesOfItem(atPath: inUse + "-wal")[.size] as? Int
+        #expect((log ?? 0) > 0)
+        #expect(throws: DatabasePool.BackupRefusal.hasLog(inUse)) { try pool.backup(to: inUse) }
+        #expect(
+            try other.read {
+                try $0.withStatement("SELECT x FROM kept") {
+                    _ = try $0.step()
+                    return $0.int(at: 0)
+                }
+            } == 7)
+
+        // Locked as `serve` locks its file, its log checkpointed away.
+        let served = directory.file("served.sqlite")
+        let database = try Database(path: served, mode: .readWrite)
+        try database.execute("CREATE TABLE kept (x); INSERT INTO kept VALUES (8)")
+        let lock = open(served, O_RDONLY | O_CLOEXEC)
+        #expect(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+        #expect(throws: DatabasePool.BackupRefusal.serving(served)) { try pool.backup(to: served) }
+        #expect(
+            try database.withStatement("SELECT x FROM kept") {
+                _ = try $0.step()
+                return $0.int(at: 0)
+            } == 8)
+        close(lock)
+
+        // Unlocked and closed cleanly: an earlier backup, replaced.
+        database.close()
+        try pool.backup(to: served)
+        #expect(
+            try Database(path: served, mode: .readOnly).withStatement("SELECT x FROM t") {
+                _ = try $0.step()
+                return $0.int(at: 0)
+            } == 42)
+    }
 }
