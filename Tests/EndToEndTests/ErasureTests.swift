@@ -80,4 +80,44 @@ import Testing
         let independent = try Subprocess.run("/usr/bin/python3", [script, database])
         #expect(independent.status == 0 && independent.stdout.hasPrefix("intact:"), "\(independent.stdout) \(independent.stderr)")
     }
+
+    /// A process killed between an erasure's commit and the scrub that empties the WAL leaves the
+    /// erased rows' older frames in it, and the erasure cannot be asked for again (the user is
+    /// gone: 404). `serve` empties such a log before it serves. The leftover is made here as such
+    /// a kill leaves it: rows written and deleted (`secure_delete`) in commits still in the WAL,
+    /// by a process that exits without closing the database.
+    @Test("a WAL a killed process left with deleted rows in it is emptied when the server starts")
+    func leftoverLogIsEmptiedAtStart() throws {
+        let directory = try Paths.makeTemporaryDirectory("erasure-leftover")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("leftover.sqlite").path
+        let first = try ServerProcess(database: database, directory: directory, environment: OperationsTests.keyEnvironment)
+        #expect(try OperationsTests.putApp(first, "com.example.kept") == "201")
+        first.send(SIGTERM)
+        #expect(first.waitForExit(timeout: 20) == 0, "\(first.log())")
+
+        let marker = "leftover-\(Self.user)"
+        let killed = try Subprocess.python(
+            """
+            import os, sqlite3, sys
+            database = sqlite3.connect(sys.argv[1], isolation_level=None)
+            database.execute("PRAGMA secure_delete = ON")
+            database.execute("CREATE TABLE leftover (x TEXT)")
+            database.execute("INSERT INTO leftover VALUES (?)", (sys.argv[2] * 20,))
+            database.execute("DELETE FROM leftover")
+            database.execute("DROP TABLE leftover")
+            os._exit(0)  # no close: the WAL stays, as a kill leaves it
+            """, [database, marker])
+        #expect(killed.status == 0, "\(killed.stderr)")
+        let files = [database, database + "-wal"]
+        #expect(Self.found(marker, in: files) == [database + "-wal"], "the deleted rows are in the WAL only")
+
+        let server = try ServerProcess(database: database, directory: directory, environment: OperationsTests.keyEnvironment)
+        defer { server.killNow() }
+        #expect(Self.found(marker, in: files).isEmpty, "still in \(Self.found(marker, in: files)): \(server.log())")
+        let log = try FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? Int
+        #expect(log == 0, "the WAL is emptied before the server listens")
+        #expect(try OperationsTests.putApp(server, "com.example.after") == "201")
+        #expect(try OperationsTests.sqlite(database, "SELECT count(*) FROM apps") == "2")
+    }
 }

@@ -97,6 +97,21 @@ public final class SQLitePermissionStore: PermissionStore {
             commitObserver: commitObserver, appliedMigrations: applied)
     }
 
+    /// Empties the write-ahead log that an earlier process left (`wal_checkpoint(TRUNCATE)`):
+    /// one killed between an erasure's commit and the scrub that follows it left the erased
+    /// user's older frames there, and an erasure cannot be asked for again (the user is gone).
+    /// `serve` calls it once, before it serves; when another process holds the database busy it
+    /// queues the checkpointer's scrub, which tries again. Whether the log was emptied now.
+    @discardableResult
+    public func emptyLeftoverWriteAheadLog() throws -> Bool {
+        // One row: whether it could not complete (1), the log's frames, the frames copied back.
+        let busy = try pool.writeWithoutTransaction { database in
+            try database.withStatement("PRAGMA wal_checkpoint(TRUNCATE)") { try $0.step() ? $0.int64(at: 0) : 1 }
+        }
+        if busy != 0 { pool.writer.checkpointer.scrubWAL() }
+        return busy == 0
+    }
+
     /// Calls `observer` when the writer sees a commit of another process (the `keys`
     /// subcommand, a second server on the same file), within
     /// ``DatabaseWriter/foreignCommitCheckInterval``, on the writer's queue; its own commits
