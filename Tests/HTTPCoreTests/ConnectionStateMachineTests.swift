@@ -52,11 +52,24 @@ import Testing
             .respondingWorker: .stop, .closing: .stop, .draining: .stop, .closed: .stop,
         ]
         for (fixture, step) in expected {
-            #expect(fixture.machine.nextInputStep(inputIsEmpty: false) == step, "\(fixture)")
-            #expect(fixture.machine.nextInputStep(inputIsEmpty: true) == .stop, "\(fixture)")
+            #expect(fixture.machine.nextInputStep(inputIsEmpty: false, unsentBytes: 0) == step, "\(fixture)")
+            #expect(fixture.machine.nextInputStep(inputIsEmpty: true, unsentBytes: 0) == .stop, "\(fixture)")
         }
-        #expect(MachineFixture.fresh.blockedMachine.nextInputStep(inputIsEmpty: false) == .stop)
-        #expect(MachineFixture.readingBody.blockedMachine.nextInputStep(inputIsEmpty: false) == .stop)
+        #expect(MachineFixture.fresh.blockedMachine.nextInputStep(inputIsEmpty: false, unsentBytes: 0) == .stop)
+        #expect(MachineFixture.readingBody.blockedMachine.nextInputStep(inputIsEmpty: false, unsentBytes: 0) == .stop)
+    }
+
+    /// Answers to pipelined requests up to the bound unsent: the next head waits for a flush;
+    /// a body already begun is read on (its request was read).
+    @Test func nextInputStepFlushesFirstAtThePipelinedOutputBound() {
+        let limit = Machine.pipelinedOutputLimit
+        for fixture in [MachineFixture.fresh, .partialHead] {
+            #expect(fixture.machine.nextInputStep(inputIsEmpty: false, unsentBytes: limit - 1) == .parseHead)
+            #expect(fixture.machine.nextInputStep(inputIsEmpty: false, unsentBytes: limit) == .flushFirst)
+            #expect(fixture.machine.nextInputStep(inputIsEmpty: true, unsentBytes: limit) == .stop)
+            #expect(fixture.blockedMachine.nextInputStep(inputIsEmpty: false, unsentBytes: limit) == .stop)
+        }
+        #expect(MachineFixture.readingBody.machine.nextInputStep(inputIsEmpty: false, unsentBytes: limit) == .decodeBody)
     }
 
     @Test func anIncompleteHeadStartsItsClockOnceAndIsBounded() {

@@ -1,5 +1,7 @@
 import Foundation
 import HTTPCore
+import Synchronization
+import TestThreads
 import Testing
 
 /// Live keep-alive and pipelining behaviour (RFC 9112 §9.3).
@@ -24,6 +26,40 @@ import Testing
         let last = try client.readResponse()
         #expect(last.text == "four")
         #expect(last.headers["Connection"] == nil)
+    }
+
+    /// Pipelined requests for large answers from a client that does not read: the server
+    /// answers until their unsent bytes reach its bound and reads no further request until
+    /// they are sent, so it never holds the answers to all of them at once; as the client then
+    /// reads, every answer comes, in order.
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func pipelinedAnswersWaitForTheClientToRead() throws {
+        final class Answered: Sendable { let count = Atomic<Int>(0) }
+        let answered = Answered()
+        let size = 256 * 1024
+        let live = try LiveServer { router in
+            router.get("/big/{n}") { _, context in
+                answered.count.add(1, ordering: .relaxed)
+                let head = Array("\(context.parameters["n"] ?? ""):".utf8)
+                return HTTPResponse(
+                    status: .ok, headers: ["Content-Type": "text/plain"],
+                    body: .bytes(head + [UInt8](repeating: UInt8(ascii: "x"), count: size - head.count)))
+            }
+        }
+        defer { live.stop() }
+        let client = try live.client()
+        let requests = 200  // 50 MiB of answers for 7 KB of requests
+        try client.send((0..<requests).map { rawGet("/big/\($0)") }.joined())
+        Thread.sleep(forTimeInterval: 0.5)
+        let early = answered.count.load(ordering: .relaxed)
+        // The bound (one answer here) and what the kernel's socket buffers took: about 15 answers.
+        // Without the bound, every request of the first read (4 KiB, about 70) was answered.
+        #expect(early > 0 && early < 50, "answered \(early) of \(requests) before the client read")
+        for n in 0..<requests {
+            let response = try client.readResponse()
+            #expect(response.status == 200 && response.body.count == size, "\(n)")
+            #expect(response.text.hasPrefix("\(n):"), "answer \(n) out of order")
+        }
+        #expect(answered.count.load(ordering: .relaxed) == requests)
     }
 
     @Test func requestSplitAtEveryByteBoundaryIsParsed() throws {

@@ -56,16 +56,29 @@ extension ConnectionStateMachine {
     enum InputStep: Equatable {
         case parseHead
         case decodeBody
+        /// The answers to pipelined requests already queued reach ``pipelinedOutputLimit``:
+        /// send them before the next request is read (RFC 9112 §9.3.2 lets a server stop
+        /// reading); go on if they all went, else wait for the socket.
+        case flushFirst
         /// Nothing to do until more input, the worker, or the socket.
         case stop
     }
 
-    /// What to do with buffered input now. Input waits while a send is blocked, so responses
-    /// to pipelined requests never pile up unsent.
-    func nextInputStep(inputIsEmpty: Bool) -> InputStep {
+    /// The unsent bytes of queued answers past which a connection reads no further pipelined
+    /// request until they are sent: without it, a few hundred bytes of pipelined requests for a
+    /// large answer (`/openapi.yaml`) from a client that never reads made the server hold
+    /// thousands of times as much, answered in full before the first send.
+    static let pipelinedOutputLimit = 256 * 1024
+
+    /// What to do with buffered input now. Input waits while a send is blocked, and while
+    /// `unsentBytes` of earlier answers reach ``pipelinedOutputLimit``, so responses to
+    /// pipelined requests never pile up unsent.
+    func nextInputStep(inputIsEmpty: Bool, unsentBytes: Int) -> InputStep {
         if writeBlockedSince != nil { return .stop }
         switch state {
-        case .awaitingHead: return inputIsEmpty ? .stop : .parseHead
+        case .awaitingHead:
+            if inputIsEmpty { return .stop }
+            return unsentBytes >= Self.pipelinedOutputLimit ? .flushFirst : .parseHead
         case .readingBody: return inputIsEmpty ? .stop : .decodeBody
         case .responding, .closing, .draining, .closed: return .stop
         }

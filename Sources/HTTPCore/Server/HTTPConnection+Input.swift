@@ -40,8 +40,12 @@ extension HTTPConnection {
     func processInput() {
         assertOnLoop()
         loop: while true {
-            switch machine.nextInputStep(inputIsEmpty: input.isEmpty) {
+            switch machine.nextInputStep(inputIsEmpty: input.isEmpty, unsentBytes: output.count - outputSent) {
             case .stop: break loop
+            case .flushFirst:
+                flushOutput()
+                if machine.isClosed { return }  // the send failed
+                if machine.isWriteBlocked { break loop }  // `onWritable` goes on once they are out
             case .decodeBody: readBody()
             case .parseHead:
                 let result = environment.parser.parseHead(input.readable)
