@@ -50,6 +50,11 @@ final class EasyHandle {
         try check(ccurl_setopt_long(curl, CURLOPT_NOSIGNAL, 1))
         try check(ccurl_setopt_long(curl, CURLOPT_TCP_NODELAY, 1))
         try check(ccurl_setopt_long(curl, CURLOPT_TCP_KEEPALIVE, 1))
+        // One connection a handle: a call on a fresh connection (below) closes the one kept
+        // before, instead of keeping up to libcurl's default of five, so that the handles of
+        // the pool hold at most one connection each (docs/client.md counts on it against the
+        // server's per-address limit).
+        try check(ccurl_setopt_long(curl, CURLOPT_MAXCONNECTS, 1))
         try check(ccurl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 0))
         try check(ccurl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds))
         try check(ccurl_setopt_string(curl, CURLOPT_USERAGENT, settings.userAgent))
@@ -88,6 +93,12 @@ final class EasyHandle {
     {
         use.check()
         sink.reset(cancel: cancel, stream: stream, streamType: streamType, idleLimit: idleLimit)
+        // The stream closure may be one `withoutActuallyEscaping` lent: no path out of this call
+        // may leave it in the pooled handle's sink, a refused option's early return included.
+        defer {
+            sink.cancel = nil
+            sink.stream = nil
+        }
         errorBuffer[0] = 0
         do throws(PermissionClientError) {
             try check(ccurl_setopt_string(curl, CURLOPT_URL, url))
@@ -105,8 +116,6 @@ final class EasyHandle {
             return .failure(error)
         }
         let code = curl_easy_perform(curl)
-        sink.cancel = nil
-        sink.stream = nil
         if code == CURLE_ABORTED_BY_CALLBACK, sink.idledOut, let idleLimit {
             return .failure(
                 .transport(

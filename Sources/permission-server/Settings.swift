@@ -144,7 +144,10 @@ enum Settings {
         defaultValue: "60", help: "Seconds an idle keep-alive connection is kept open.", range: 1...86_400)
     static let writeTimeout = Setting(
         flag: "write-timeout", environment: "PERMISSION_WRITE_TIMEOUT",
-        defaultValue: "30", help: "Seconds a client may stop reading before it is dropped.", range: 1...3_600)
+        defaultValue: "30",
+        help:
+            "Seconds a client may stop reading before it is dropped (one whose kernel still acknowledges bytes, however slowly, is reading).",
+        range: 1...3_600)
     static let shutdownGrace = Setting(
         flag: "shutdown-grace", environment: "PERMISSION_SHUTDOWN_GRACE",
         defaultValue: "10", help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT.", range: 0...3_600)

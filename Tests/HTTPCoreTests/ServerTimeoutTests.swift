@@ -107,4 +107,47 @@ import Testing
         #expect(ended)
         #expect(received < 64 * 1024 * 1024)
     }
+
+    /// A client that reads steadily, but slower than the server writes, is not dropped by the
+    /// write timeout: Linux reports the socket writable only once a third of its (large,
+    /// self-tuned) send buffer is free, which took longer than the timeout, and the server took
+    /// the silence for a client that stopped. The bytes the client's kernel acknowledges say it
+    /// reads. For a whole answer (sent by the loop) and a streamed one (by a worker).
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func slowButSteadyReaderIsNotDropped() throws {
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)
+        let chunks = 96  // 6 MiB
+        let live = try LiveServer(adjust: { $0.writeTimeout = .milliseconds(700) }) { router in
+            router.get("/whole") { _, _ in
+                HTTPResponse(body: .bytes(Array((0..<chunks).map { _ in chunk }.joined())))
+            }
+            router.get("/stream") { _, _ in
+                HTTPResponse(body: .stream { writer in for _ in 0..<chunks { try writer.write(chunk) } })
+            }
+        }
+        defer { live.stop() }
+        for path in ["/whole", "/stream"] {
+            let client = try live.client()
+            try client.send(rawGet(path))
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var received = 0
+            var failure: String?
+            let started = Date()
+            // About 150 KB/s for 3 s: the write timeout passes several times meanwhile.
+            while Date().timeIntervalSince(started) < 3, failure == nil {
+                do {
+                    let n = try buffer.withUnsafeMutableBytes { try client.socket.read(into: $0.baseAddress!, count: $0.count) }
+                    guard let n, n > 0 else {
+                        failure = "ended after \(received) bytes"
+                        break
+                    }
+                    received += n
+                } catch {
+                    failure = "\(error) after \(received) bytes"
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            #expect(failure == nil, "\(path): the server dropped a client that was reading: \(failure ?? "")")
+            #expect(received > 0 && received < chunks * chunk.count, "\(path): \(received) bytes in 3 s")
+        }
+    }
 }

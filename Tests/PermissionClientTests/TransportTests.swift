@@ -47,6 +47,36 @@ struct TransportTests {
         #expect(server.requests.map(\.connection) == [1, 1, 1, 1, 1])
     }
 
+    /// A call that may not be resent (a DELETE here) goes on a fresh connection; the one the
+    /// handle kept before is closed then, not kept beside it, so that a handle never holds more
+    /// than one connection (libcurl's default cache keeps five, and a backend's handles then
+    /// passed the server's per-address limit).
+    @Test func aHandleKeepsOneConnectionWhateverTheMethods() async throws {
+        let server = try ScriptedServer { request, _ in
+            request.method == "DELETE"
+                ? .respond(status: 204, headers: [], body: "") : .authorization(status: "denied")
+        }
+        defer { server.stop() }
+        let client = try Self.client(server)
+        for _ in 0..<6 {
+            #expect(try await client.status(user: "u1", app: "com.example.maps", service: "location") == .denied)
+            try await client.deleteConsentSession(id: "cs_0f1e2d3c4b5a6978")
+        }
+        // Each DELETE opened a connection and the next GET reused it: six connections in all.
+        #expect(Set(server.requests.map(\.connection)).count == 7)
+        let closed = await Self.eventually { server.openConnections == 1 }
+        #expect(closed, "\(server.openConnections) connections still open")
+    }
+
+    /// Polls `condition` every 10 ms for up to 2 s.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<200 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
     @Test func blockingFormExposesRequestIdAndETag() throws {
         let server = try ScriptedServer { _, _ in
             .respond(

@@ -15,6 +15,7 @@ extension HTTPConnection {
         case nil: return
         case false?:
             machine.sendBlocked(now: MonotonicClock.now())
+            unacknowledgedAtProgress = socket.unacknowledgedBytes()
             updateInterest()
             updateDeadline()
         case true?:
@@ -66,6 +67,10 @@ extension HTTPConnection {
         assertWorkerOwnsOutput()
         let timeout = environment.configuration.writeTimeout.nanoseconds
         var progressAt = MonotonicClock.now()
+        // The socket's unacknowledged bytes at the first refused send after the last progress
+        // (read then only, not on every send of a stream that flows).
+        var unacknowledged: Int?
+        var unacknowledgedRead = false
         while output.count - outputSent > threshold {
             let sent = try output.withUnsafeBytes { raw in
                 try socket.send(UnsafeRawBufferPointer(rebasing: raw[outputSent...]))
@@ -75,10 +80,22 @@ extension HTTPConnection {
             if let sent {
                 outputSent += sent
                 progressAt = now
+                unacknowledgedRead = false
                 continue
             }
-            guard now < progressAt + timeout else {
-                throw SocketError(operation: "send", code: ETIMEDOUT, message: "client stopped reading")
+            if !unacknowledgedRead {
+                unacknowledged = socket.unacknowledgedBytes()
+                unacknowledgedRead = true
+            }
+            if now >= progressAt + timeout {
+                // Not writable all that time, but the client may have read on, slowly: its
+                // kernel took bytes (as on the loop, `onTimeout`).
+                let left = socket.unacknowledgedBytes()
+                guard let before = unacknowledged, let left, left < before else {
+                    throw SocketError(operation: "send", code: ETIMEDOUT, message: "client stopped reading")
+                }
+                progressAt = now
+                unacknowledged = left
             }
             let until = min(progressAt + timeout, deadline?.at ?? .max)  // after now: both checked above
             let waitMs = Int32(min((until > now ? until - now : 0) / 1_000_000 + 1, 1000))
@@ -106,7 +123,9 @@ extension HTTPConnection {
         guard machine.isWriteBlocked else { return }
         switch sendPending() {
         case nil: return
-        case false?: updateDeadline()
+        case false?:
+            unacknowledgedAtProgress = socket.unacknowledgedBytes()
+            updateDeadline()
         case true?:
             resetOutput()
             switch machine.writeDrained() {

@@ -46,6 +46,11 @@ final class HTTPConnection: @unchecked Sendable {
     // per-access check (a thread-local set insert) is skipped.
     @exclusivity(unchecked) var output: [UInt8] = []
     var outputSent = 0
+    /// The socket's unacknowledged bytes (``Socket/unacknowledgedBytes()``) after the last send
+    /// that made progress while a send is blocked: when the write timeout comes, fewer mean
+    /// that the client went on reading, though too slowly for the socket to be reported
+    /// writable, and the timeout starts again. The loop's alone.
+    var unacknowledgedAtProgress: Int?
     var writer: HTTPResponseWriter
     /// "<server prefix>-<connection id>-", the fixed part of this connection's request ids.
     let requestIdStem: String
@@ -182,6 +187,12 @@ final class HTTPConnection: @unchecked Sendable {
         switch machine.timerFired() {
         case .ignore: return
         case .abort:
+            if let before = unacknowledgedAtProgress, let now = socket.unacknowledgedBytes(), now < before {
+                unacknowledgedAtProgress = now
+                machine.sent(now: MonotonicClock.now)  // the client's reading is progress too
+                updateDeadline()
+                return
+            }
             environment.logger.debug("write timeout; dropping connection", metadata: ["peer": .string(peer)])
             closeNow(abort: true)
             return

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+internal import CEpoll
 internal import Glibc
 #endif
 
@@ -155,6 +156,14 @@ public struct Socket: Sendable, Hashable {
             if errno == EINTR { continue }
             throw SocketError.lastError("poll")
         }
+    }
+
+    /// The bytes of the send queue the peer has not acknowledged yet (`SIOCOUTQ`), nil when
+    /// they cannot be read. They fall while the peer reads, even when the socket is not reported
+    /// writable (Linux reports that only once a third of a large send buffer is free).
+    public func unacknowledgedBytes() -> Int? {
+        let count = cepoll_unacknowledged_bytes(fd)
+        return count >= 0 ? Int(count) : nil
     }
 
     /// Shuts down one or both directions (`shutdown(2)`); `SHUT_WR` sends FIN (RFC 9112 §9.6).

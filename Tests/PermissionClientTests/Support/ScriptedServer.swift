@@ -81,6 +81,13 @@ final class ScriptedServer: @unchecked Sendable {
         return recorded
     }
 
+    /// The connections open now (accepted, not yet closed by either side).
+    var openConnections: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return connections.count
+    }
+
     /// Closes the listener and every connection (which also ends stalls).
     func stop() {
         // Only shutdown here: each descriptor is closed by the thread that owns it, so that a
