@@ -46,6 +46,28 @@ struct DownloadTests {
         #expect(blocking == Array(Self.document.utf8) && again.value == Int64(blocking.count))
     }
 
+    /// A URL libcurl refuses (longer than its 8 MB input limit) fails the call before any
+    /// transfer, and the next call on the pooled handle works: the sink's lent closure does not
+    /// stay in the handle (it would trap as escaped from `withoutActuallyEscaping`).
+    @Test func aRefusedURLFailsTheDownloadAndLeavesTheHandleClean() async throws {
+        let server = try ScriptedServer { _, _ in Self.exportAnswer() }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        await #expect(throws: PermissionClientError.self) {
+            _ = try await client.download(Endpoints.exportDocument(user: String(repeating: "u", count: 9_000_000))) { _ in
+                Issue.record("no byte may reach the sink")
+                return true
+            }
+        }
+        #expect(server.requests.isEmpty)
+        let collected = Collected()
+        _ = try await client.download(Endpoints.exportDocument(user: "u42")) { chunk in
+            collected.append(chunk)
+            return true
+        }
+        #expect(collected.text == Self.document)
+    }
+
     @Test func anErrorStatusIsTheProblemAndReachesNoSink() async throws {
         let server = try ScriptedServer { _, _ in .problem(403, slug: "forbidden", detail: "not yours", requestId: "srv-9") }
         defer { server.stop() }
