@@ -38,6 +38,10 @@ extension SQLiteError {
         SQLiteError(code: SQLITE_FULL, message: message, sql: nil)
     }
 
+    /// Whether this is `SQLITE_FULL` (``full(_:)``): a write the disk had no room for, which
+    /// may succeed once room is made.
+    var isFull: Bool { code == SQLITE_FULL }
+
     /// `SQLITE_ERROR`: a generic failure, such as a pragma that did not take.
     static func generic(_ message: String, sql: String? = nil) -> SQLiteError {
         SQLiteError(code: SQLITE_ERROR, message: message, sql: sql)

@@ -132,6 +132,43 @@ import Testing
         #expect(returned.wait(timeout: .now() + 10) == .success)
         #expect(try app.send(.get, Self.target).status != 503)
     }
+    /// A disk with no room for the database to grow: writes are 503 with `Retry-After` (the
+    /// client may try again once the operator made room), not 500; nothing half-written; once
+    /// there is room, writes go on and the chain is whole. The room is bounded here with
+    /// `max_page_count` on the writer's connection, which SQLite answers with `SQLITE_FULL`.
+    @Test(.enabled(if: TestApp.onSQLite, "SQLITE_FULL is SQLite's"))
+    func aFullDiskIsUnavailable() throws {
+        let app = try TestApp()
+        let sqlite = try #require(app.sqliteStore)
+        // The file as it is, and no page more: apps of 3 KB each soon need one.
+        try sqlite.pool.writer.writeWithoutTransaction { try $0.execute("PRAGMA max_page_count = 1") }
+        let keys = [
+            "NSCameraUsageDescription", "NSContactsUsageDescription", "NSMicrophoneUsageDescription",
+            "NSPhotoLibraryUsageDescription", "NSCalendarsFullAccessUsageDescription", "NSRemindersFullAccessUsageDescription",
+        ]
+        let text = String(repeating: "p", count: 500)
+        let body =
+            "{\"name\": \"Full\", \"purposeStrings\": {" + keys.map { "\"\($0)\": \"\(text)\"" }.joined(separator: ", ") + "}}"
+        var refused: TestResponse?
+        var seq = try app.lastSeq()
+        for index in 0..<100 {
+            let response = try app.send(.put, "/v1/apps/com.example.full\(index)", json: body)
+            if response.status != 201 {
+                refused = response
+                break
+            }
+            seq = try app.lastSeq()
+        }
+        let response = try #require(refused, "the file never filled")
+        #expect(response.status == 503, "\(response.text)")
+        #expect(response.problemType == .unavailable && response.headers["Retry-After"] == "1")
+        #expect(response.text.contains("disk is full"), "\(response.text)")
+        #expect(try app.lastSeq() == seq, "nothing of the refused write was kept")
+        try sqlite.pool.writer.writeWithoutTransaction { try $0.execute("PRAGMA max_page_count = 1073741823") }
+        #expect(try app.send(.put, "/v1/apps/com.example.after", json: body).status == 201)
+        #expect(try app.send(.get, "/v1/audit/verify").text.contains(#""valid":true"#))
+    }
+
     /// A commit sent and not answered may have been made: 503 with a detail that says so and no
     /// Retry-After, rather than "retry shortly", which would have a client repeat the change.
     @Test func aCommitOfUnknownOutcomeIsNotToBeRetried() {

@@ -247,13 +247,23 @@ public final class SQLitePermissionStore: PermissionStore {
     package var snapshotConnectionsInUse: Int { pool.snapshots.checkedOutCount }
 
     /// - Throws: the body's error; ``PermissionError/unavailable(why:cause:)`` when the write lock
-    ///   stayed held by another process for the busy timeout; other `SQLiteError`s.
+    ///   stayed held by another process for the busy timeout, or the disk had no room
+    ///   (``unavailable(_:)``); other `SQLiteError`s.
     public func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
         do {
             return try pool.write { database in try body(StoreSession(database: database, shared: writerShared)) }
-        } catch let error as SQLiteError where error.isBusy {
-            throw PermissionError.unavailable(why: error.message)
+        } catch let error as SQLiteError {
+            throw Self.unavailable(error) ?? error
         }
+    }
+
+    /// The refusal a write's `SQLiteError` is to its caller when waiting may end it: a lock held
+    /// past the busy timeout, or a full disk (a 503 the client may retry, not a 500; the log
+    /// names the cause for the operator, who must make room). Nil for any other error.
+    static func unavailable(_ error: SQLiteError) -> PermissionError? {
+        if error.isBusy { return .unavailable(why: error.message) }
+        if error.isFull { return .unavailable(why: "the database's disk is full", cause: error.message) }
+        return nil
     }
 }
 
@@ -270,7 +280,7 @@ extension SQLitePermissionStore: SubmittingPermissionStore {
         pool.writer.submit({ database in try body(StoreSession(database: database, shared: shared)) }) { result in
             completion(
                 result.mapError { error in
-                    if let error = error as? SQLiteError, error.isBusy { return PermissionError.unavailable(why: error.message) }
+                    if let error = error as? SQLiteError, let refusal = Self.unavailable(error) { return refusal }
                     return error
                 })
         }
