@@ -48,6 +48,18 @@ import Testing
         #expect(try app.send(.get, Self.camera, headers: [("If-None-Match", "*")]).status == 304)
         #expect(try app.send(.get, Self.camera, headers: [("If-None-Match", "\"other\"")]).status == 200)
         #expect(try app.send(.get, Self.camera, headers: [("If-None-Match", "garbage")]).status == 400)
+        // If-Match first (RFC 9110 §13.2.2), compared strongly: a read the client means only for
+        // the version it holds is refused once that changed.
+        #expect(try app.send(.get, Self.camera, headers: [("If-Match", etag)]).status == 200)
+        #expect(try app.send(.get, Self.camera, headers: [("If-Match", "*")]).status == 200)
+        let stale = try app.send(.get, Self.camera, headers: [("If-Match", "\"other\""), ("If-None-Match", etag)])
+        #expect(stale.status == 412 && stale.problemType == .preconditionFailed, "\(stale.text)")
+        #expect(try app.send(.get, Self.camera, headers: [("If-Match", "W/" + etag)]).status == 412)
+        #expect(try app.send(.get, Self.camera, headers: [("If-Match", "garbage")]).status == 400)
+        #expect(try app.send(.head, Self.camera, headers: [("If-Match", "\"other\"")]).status == 412)
+        // A resource without entity-tags: only If-Match: * can hold.
+        #expect(try app.send(.get, "/v1/services/camera", headers: [("If-Match", "\"x\"")]).status == 412)
+        #expect(try app.send(.get, "/v1/services/camera", headers: [("If-Match", "*")]).status == 200)
         // A policy changes the effective status without changing the stored version: new ETag.
         try app.policy("no-camera", #"{"service":"camera","app":null,"user":"u42","effect":"restrict"}"#)
         let after = try app.send(.get, Self.camera, headers: [("If-None-Match", etag)])

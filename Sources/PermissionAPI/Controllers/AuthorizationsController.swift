@@ -18,7 +18,7 @@ struct AuthorizationsController {
             else { return true }  // refused with 400 without a read
             return store.answersFromMemory(user: user, app: app, service: service)
         }
-        routes.get(Self.path, access: .readAuthorization, inMemory: inMemory) { request in
+        routes.get(Self.path, access: .readAuthorization, inMemory: inMemory, conditional: true) { request in
             try Self.read(request, permissions)
         }
         routes.put(Self.path, access: .setAuthorization, submits: true, conditional: true) { request in
@@ -36,11 +36,16 @@ struct AuthorizationsController {
         registerListings(on: &routes)
     }
 
-    /// `GET`: 200 with the effective authorization and its `ETag`, or 304 when
-    /// `If-None-Match` names it (RFC 9110 §13.1.2). Any well-formed ids.
+    /// `GET`: 200 with the effective authorization and its `ETag`, 412 when `If-Match` does
+    /// not name it (strong comparison, evaluated first: RFC 9110 §13.1.1, §13.2.2), or 304 when
+    /// `If-None-Match` names it (§13.1.2). Any well-formed ids.
     private static func read(_ request: APIRequest, _ permissions: PermissionService) throws -> HTTPResponse {
         let authorization = try permissions.authorization(
             user: request.user(), app: request.app(), service: request.service())
+        if let ifMatch = try EntityTags.ifMatch(request.headers), !ifMatch.isSatisfied(by: authorization.etag) {
+            throw APIProblem(
+                .preconditionFailed, "If-Match does not name the authorization's current entity-tag \(authorization.etag).")
+        }
         if try EntityTags.noneMatchHits(request.headers, etag: authorization.etag) {
             return Responses.notModified(etag: authorization.etag)
         }

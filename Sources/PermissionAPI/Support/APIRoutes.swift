@@ -189,11 +189,16 @@ struct APIRoutes {
         }
     }
 
+    /// The reads (and their `HEAD`). `conditional`: the handler evaluates `If-Match` against
+    /// the resource's entity-tag itself (an authorization); otherwise the resource has none and
+    /// ``EntityTags/refuseTags(_:)`` runs first (RFC 9110 §13.1.1 holds for every method).
     mutating func get(
         _ template: String, access: RouteAccess, execution: HTTPExecution? = nil,
-        inMemory: (@Sendable (RequestContext) -> Bool)? = nil, _ handler: @escaping Handler
+        inMemory: (@Sendable (RequestContext) -> Bool)? = nil, conditional: Bool = false, _ handler: @escaping Handler
     ) {
-        on(.get, template, access: access, execution: execution, inMemory: inMemory, handler)
+        on(
+            .get, template, access: access, execution: execution, inMemory: inMemory,
+            conditional ? handler : Self.withoutEntityTags(handler))
     }
 
     /// A `POST` that only reads (see `on(_:_:access:execution:reads:inMemory:_:)`).
