@@ -140,6 +140,20 @@ import Testing
         #expect(httpError(.get, "/v1/things/1")?.headers["Allow"] == "DELETE")
     }
 
+    /// A method the server does not recognize is 501 on any path (RFC 9110 §9.1); one it knows
+    /// that the resource does not take stays 405. Methods are case-sensitive.
+    @Test func unrecognizedMethodIs501() {
+        for method in ["FOO", "get", "PROPFIND"] {
+            #expect(httpError(HTTPMethod(method), "/v1/users/u42/apps/x")?.status.code == 501, "\(method)")
+            #expect(httpError(HTTPMethod(method), "/v1/nothing")?.status.code == 501, "\(method)")
+            #expect(httpError(HTTPMethod(method), "/v1/nothing")?.headers["Allow"] == nil)
+        }
+        for method in [HTTPMethod.patch, .options, .trace, .delete] {
+            #expect(httpError(method, "/v1/users/u42/apps/x")?.status.code == 405, "\(method)")
+        }
+        #expect(httpError(.patch, "/v1/nothing")?.status.code == 404)
+    }
+
     @Test func headIsServedByGet() throws {
         #expect(try text(.head, "/") == "root")
     }

@@ -103,6 +103,30 @@ import Testing
         #expect(head.headers["X-Caller-Id"] == "none")
     }
 
+    /// A head refused on a connection that served requests before gets an id of its own, the
+    /// next one, not the id of the request answered before it.
+    @Test func aRefusedHeadGetsTheNextRequestId() throws {
+        let live = try LiveServer(
+            adjust: {
+                $0.refusalRenderer = { refusal in
+                    var response = HTTPRefusal.problem(refusal)
+                    response.headers.add(name: "X-Engine-Id", value: refusal.requestId)
+                    return response
+                }
+            },
+            routes: { router in router.get("/id") { _, context in textResponse(context.requestId) } })
+        defer { live.stop() }
+        let client = try live.client()
+        try client.send(rawGet("/id") + rawGet("/id") + "GET /bad path HTTP/1.1\r\nHost: a\r\n\r\n")
+        let first = try client.readResponse().text
+        let second = try client.readResponse().text
+        let refused = try client.readResponse()
+        #expect(refused.status == 400)
+        let ids = [first, second, refused.headers["X-Engine-Id"] ?? ""]
+        #expect(Set(ids).count == 3, "\(ids)")
+        #expect(first.hasSuffix("-1") && second.hasSuffix("-2") && ids[2].hasSuffix("-3"), "\(ids)")
+    }
+
     @Test func theRefusalOfAMethodFromTheRequestLine() {
         func method(_ text: String) -> HTTPMethod? {
             Array(text.utf8).withUnsafeBytes { HTTPRequestParser.method(ofRefusedHead: $0) }

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPCore
-import PermissionAPI
 import PermissionWire
 import Testing
+
+@testable import PermissionAPI
 
 /// The AuthZEN Authorization API 1.0 (SPEC §11): a decision is the status read's effective
 /// authorization, a denial is `200`, every malformed field a `400` naming it, an app key only
@@ -463,5 +464,14 @@ import Testing
         #expect(fromHost.status == 200)
         #expect(try fromHost.decode(AuthZENConfiguration.self).accessEvaluationEndpoint == "http://test/access/v1/evaluation")
         #expect(fromHost.headers["Cache-Control"] == "no-store", "a value the client chose is never cached for others")
+    }
+
+    /// Without `--public-url` the URLs are built from `Host`, which must name a host: `:80`
+    /// would make `http://:80` (RFC 9110 §4.2.1 forbids an empty host in an `http` URI).
+    @Test func onlyAnAuthorityWithAHostBuildsURLs() {
+        for authority in ["test", "test:8080", "127.0.0.1:80", "[::1]:80", "[::1]"] {
+            #expect(AuthZENController.namesAHost(authority), "\(authority)")
+        }
+        for authority in ["", ":80", ":"] { #expect(!AuthZENController.namesAHost(authority), "\(authority)") }
     }
 }

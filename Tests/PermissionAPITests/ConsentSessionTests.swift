@@ -309,6 +309,10 @@ import Testing
             (.get, "/consent/logout", 405, ("This page cannot be used this way", "Diese Seite lässt sich so nicht verwenden")),
             (.delete, "/consent/", 405, ("This page cannot be used this way", "Diese Seite lässt sich so nicht verwenden")),
             (.get, "/consent/%zz", 400, ("This address is not valid", "Diese Adresse ist ungültig")),
+            (
+                HTTPMethod("FOO"), "/consent/", 501,
+                ("Your browser&#39;s request could not be taken", "Die Anfrage deines Browsers konnte nicht angenommen werden")
+            ),
         ]
         for (method, target, status, title) in cases {
             for (language, german) in [("de-CH, en;q=0.5", true), ("", false)] {

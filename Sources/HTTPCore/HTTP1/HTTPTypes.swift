@@ -15,6 +15,15 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let trace = HTTPMethod("TRACE")
     public static let connect = HTTPMethod("CONNECT")
 
+    /// One of the methods RFC 9110 §9 and RFC 5789 define, which the server recognizes
+    /// (a method is case-sensitive: `get` is none of them). Any other is answered 501.
+    public var isRegistered: Bool {
+        switch rawValue {
+        case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH": true
+        default: false
+        }
+    }
+
     /// Safe and idempotent methods may be retried by clients (RFC 9110 §9.2.2).
     public var isIdempotent: Bool {
         switch rawValue {

@@ -46,6 +46,8 @@ public struct RouterResponder: HTTPResponder {
                 if let handler = route.handler(for: head.method) {
                     match = RouteMatch(router: identity, outcome: .found(route, handler))
                     if !values.isEmpty { context.parameters = PathParameters(names: route.parameterNames, values: values) }
+                } else if !head.method.isRegistered {
+                    match = RouteMatch(router: identity, outcome: .missed(Self.notImplemented(head.method)))
                 } else {
                     let method = head.method
                     match = RouteMatch(
@@ -55,6 +57,8 @@ public struct RouterResponder: HTTPResponder {
                                 .methodNotAllowed, detail: "The method \(method.rawValue) is not allowed on this resource.",
                                 headers: ["Allow": route.allowedMethods.joined(separator: ", ")])))
                 }
+            } else if !head.method.isRegistered {
+                match = RouteMatch(router: identity, outcome: .missed(Self.notImplemented(head.method)))
             } else {
                 match = RouteMatch(
                     router: identity, outcome: .missed(HTTPError(.notFound, detail: "No route matches the request path.")))
@@ -65,6 +69,12 @@ public struct RouterResponder: HTTPResponder {
         }
         context.routeMatch = match
         return match
+    }
+
+    /// A method the server does not recognize, on any resource: 501 (RFC 9110 §9.1), where a
+    /// method it knows but the resource does not take is 405.
+    private static func notImplemented(_ method: HTTPMethod) -> HTTPError {
+        HTTPError(.notImplemented, detail: "The method \(method.rawValue) is not implemented by this server.")
     }
 
     /// The route matching `path` and its parameter values; nil when none matches.

@@ -175,7 +175,7 @@ extension HTTPConnection {
         let path = head == nil ? HTTPRequestParser.path(ofRefusedHead: input.readable) : nil
         let refusal = HTTPRefusal(
             status: status, detail: detail, headers: headers, head: head, method: method, path: path,
-            requestId: makeRequestId())
+            requestId: makeRequestId(unparsed: head == nil))
         let response = environment.configuration.refusalRenderer(refusal)
         // The id the answer carries, when the renderer chose one (the caller's, say).
         let requestId = response.headers[RequestIdMiddleware.headerName] ?? refusal.requestId
@@ -192,14 +192,15 @@ extension HTTPConnection {
 
     /// "<server prefix>-<connection>-<request>", unique per server run and cheap to build
     /// (the first two parts are built once per connection).
-    func makeRequestId() -> String {
+    func makeRequestId(unparsed: Bool = false) -> String {
         // The stem, then the request count in base 36, written in place (no intermediate strings).
         var stem = requestIdStem
         return stem.withUTF8 { stem in
             String(unsafeUninitializedCapacity: stem.count + 13) { buffer in
                 var count = stem.count
                 if let source = stem.baseAddress, count > 0 { buffer.baseAddress!.update(from: source, count: count) }
-                var value = UInt64(machine.requestCount)
+                // A head refused before it was whole never counted as a request: it is the next.
+                var value = UInt64(machine.requestCount + (unparsed ? 1 : 0))
                 let start = count
                 repeat {
                     let digit = UInt8(value % 36)

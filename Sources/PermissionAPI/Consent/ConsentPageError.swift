@@ -34,13 +34,14 @@ enum ConsentPageError: Error, Sendable, Equatable {
     /// too slow, an `Expect` it cannot meet): `status` is the engine's.
     case refused(HTTPStatus)
 
-    /// The page for a miss of the router (``HTTPError`` 400, 404 or 405 with `Allow`) on a path
+    /// The page for a miss of the router (``HTTPError`` 400, 404, 405 with `Allow`, or 501) on a path
     /// under `/consent`; nil for any other error.
     init?(routerMiss error: HTTPError) {
         switch error.status.code {
         case 400: self = .badAddress
         case 404: self = .notFound
         case 405: self = .methodNotAllowed(allow: error.headers["Allow"] ?? "")
+        case 501: self = .refused(error.status)  // a method the server does not know
         default: return nil
         }
     }

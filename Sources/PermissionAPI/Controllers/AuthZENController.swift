@@ -209,13 +209,23 @@ struct AuthZENController {
         if !publicURL.isEmpty {
             base = publicURL
         } else {
-            guard let host = request.http.head.authority, !host.isEmpty else {
-                throw invalid("Host", "needed to build the URLs when --public-url is not set")
+            guard let host = request.http.head.authority, Self.namesAHost(host) else {
+                throw APIProblem(
+                    .invalidRequest,
+                    "The Host header field must name a host: the URLs are built from it when --public-url is not set.")
             }
             base = "http://" + host
             headers.add(name: "Cache-Control", value: "no-store")
         }
         return try Responses.json(AuthZENConfiguration(policyDecisionPoint: base), headers: headers)
+    }
+
+    /// Whether an authority (`host[:port]`, the parser checked its syntax) has a host before
+    /// its port: an `http` URI must not have an empty one (RFC 9110 §4.2.1), so `Host: :80` is refused.
+    static func namesAHost(_ authority: String) -> Bool {
+        if authority.hasPrefix("[") { return true }  // an IP literal
+        let host = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return !host.isEmpty
     }
 
     /// The body, when `Content-Type` is JSON (415 otherwise, as for every body of the API).

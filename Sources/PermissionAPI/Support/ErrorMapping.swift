@@ -129,6 +129,7 @@ enum ErrorMapping {
             case 405: .methodNotAllowed
             case 413: .payloadTooLarge
             case 415: .unsupportedMediaType
+            case 501: .notImplemented
             case 503: .unavailable
             default: nil
             }
