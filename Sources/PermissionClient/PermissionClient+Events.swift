@@ -47,15 +47,31 @@ extension PermissionClient {
     ///   - after: start after this `seq` (`nil`: from the beginning of the log).
     ///   - afterHash: the `hash` of the entry `after` names, as it was read, if kept.
     ///   - filter: `user`, `app` and `service` narrow the feed.
+    ///
+    /// At most 256 entries wait to be taken: while that many do, the thread stops reading the
+    /// connection (a consumer slower than the network holds no more than that in memory; the
+    /// server may drop a connection that long unread, and the feed then resumes from its
+    /// position).
     public func events(
         after: Int64? = nil, afterHash: String? = nil, filter: AuditQuery = AuditQuery()
     ) -> AsyncThrowingStream<AuditEntry, any Error> {
+        events(after: after, afterHash: afterHash, filter: filter, handoff: FeedHandoff())
+    }
+
+    /// ``events(after:afterHash:filter:)`` through `handoff` (tests choose its limit and read it).
+    func events(
+        after: Int64?, afterHash: String?, filter: AuditQuery, handoff: FeedHandoff
+    ) -> AsyncThrowingStream<AuditEntry, any Error> {
         let cancel = CancellationFlag()
         let (stream, continuation) = AsyncThrowingStream<AuditEntry, any Error>.makeStream()
-        continuation.onTermination = { _ in cancel.cancel() }
+        continuation.onTermination = { _ in
+            handoff.close()
+            cancel.cancel()
+        }
         let thread = Thread { [self] in
             do throws(PermissionClientError) {
                 try followEvents(after: after, afterHash: afterHash, filter: filter, cancel: cancel) { entry in
+                    guard handoff.reserve() else { return false }
                     if case .terminated = continuation.yield(entry) { return false }
                     return true
                 }
@@ -66,7 +82,13 @@ extension PermissionClient {
         }
         thread.name = "PermissionClient.events"
         thread.start()
-        return stream
+        // What the consumer iterates: each entry it takes makes room for the next.
+        let taking = FeedIterator(stream.makeAsyncIterator())
+        return AsyncThrowingStream {
+            let entry = try await taking.next()
+            if entry != nil { handoff.took() }
+            return entry
+        }
     }
 
     func followEvents(
@@ -176,4 +198,15 @@ extension PermissionClient {
     static let eventStreamType = "text/event-stream"
 
     static let feedRetryStatuses = RetryPolicy.retryableStatuses.union([429])
+}
+
+/// The inner stream's iterator, for the outer stream's `unfolding` closure, which only the
+/// consuming task calls, one call at a time (an `AsyncThrowingStream`'s iterator is used by one
+/// task): `@unchecked Sendable` for that.
+private final class FeedIterator: @unchecked Sendable {
+    private var iterator: AsyncThrowingStream<AuditEntry, any Error>.AsyncIterator
+
+    init(_ iterator: AsyncThrowingStream<AuditEntry, any Error>.AsyncIterator) { self.iterator = iterator }
+
+    func next() async throws -> AuditEntry? { try await iterator.next() }
 }

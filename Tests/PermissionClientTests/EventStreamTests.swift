@@ -1,8 +1,9 @@
 import Foundation
-import PermissionClient
 import PermissionWire
 import TestThreads
 import Testing
+
+@testable import PermissionClient
 
 /// The change feed over SSE from a scripted server.
 @Suite("PermissionClient change feed", .timeLimit(.minutes(1)), .blocksItsThread)
@@ -64,6 +65,25 @@ struct EventStreamTests {
         var iterator = client.events(after: 6).makeAsyncIterator()
         let first = try await iterator.next()
         #expect(first?.seq == 7 && first?.action == "authorization.revoked")
+    }
+
+    /// A consumer slower than the feed: the thread that reads it waits while the hand-off's
+    /// limit of entries waits, so no more than that are held; every entry still comes, in order.
+    @Test func aSlowConsumerHoldsBackTheFeed() async throws {
+        let count = 400
+        let body = (1...count).map { "id: \($0)\nevent: audit\ndata: \(Self.entry($0))\n\n" }.joined()
+        let server = try ScriptedServer { _, _ in
+            .respond(status: 200, headers: [("Content-Type", "text/event-stream")], body: body)
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        let handoff = FeedHandoff(limit: 8)
+        var iterator = client.events(after: 0, afterHash: nil, filter: AuditQuery(), handoff: handoff).makeAsyncIterator()
+        #expect(try await iterator.next()?.seq == 1)
+        try await Task.sleep(for: .milliseconds(300))  // the whole body arrived long since
+        #expect(handoff.mostWaiting <= 8, "\(handoff.mostWaiting) entries waited")
+        for seq in 2...count { #expect(try await iterator.next()?.seq == Int64(seq)) }
+        #expect(handoff.mostWaiting == 8, "the limit was reached: the test held the feed back")
     }
 
     @Test func asyncEventsWithoutAfterStartAtTheBeginning() async throws {
