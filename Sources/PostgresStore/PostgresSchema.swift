@@ -28,6 +28,7 @@ enum PostgresSchema {
             PostgresMigration(id: "7-location-alerts", sql: version7),
             PostgresMigration(id: "8-version-floor", sql: version8),
             PostgresMigration(id: "9-purpose-keys", sql: version9),
+            PostgresMigration(id: "10-ended-retention", sql: version10),
         ])
     }
 

@@ -137,17 +137,14 @@ struct ServeCommand: ParsableCommand {
         switch configuration.database {
         case .sqlite(let path):
             let lock = try Self.lock(path, logger: logger)
-            let store = try StoreOpening.open(
-                path: path, keys: configuration.auditKeys, readCacheEntries: configuration.readCacheEntries, logger: logger)
             // What a process killed before its scrub left of an erased user's rows goes now.
-            do {
-                if try !store.emptyLeftoverWriteAheadLog() {
-                    logger.notice(
-                        "the write-ahead log is busy (another process reads the database); emptying it later",
-                        metadata: ["database": "\(path)"])
-                }
-            } catch {
-                logger.warning("cannot empty the write-ahead log: \(error)", metadata: ["database": "\(path)"])
+            let store = try StoreOpening.open(
+                path: path, keys: configuration.auditKeys, readCacheEntries: configuration.readCacheEntries,
+                emptyingLeftoverLog: true, logger: logger)
+            if store.leftoverLogBusy {
+                logger.notice(
+                    "the write-ahead log is busy (another process reads the database); emptying it later",
+                    metadata: ["database": "\(path)"])
             }
             return .sqlite(store, lock)
         case .postgres(let connectionString):

@@ -64,6 +64,8 @@ struct ServerConfiguration: Sendable {
     var maxConsentEventStreams: Int
     /// Seconds a consent session lasts from its creation.
     var consentSessionTTL: Int
+    /// Seconds ended prompts and consent sessions are kept (0: until their user is erased).
+    var endedRetention: Int
     /// Whether the consent cookie is `Secure`.
     var consentCookieSecure: Bool
     /// The base of consent links without a trailing "/", empty when unset (relative links).
@@ -171,6 +173,7 @@ struct ServerConfiguration: Sendable {
         maxEventStreamsPerKey = try resolver.int(Settings.maxEventStreamsPerKey)
         maxConsentEventStreams = try resolver.int(Settings.maxConsentEventStreams)
         consentSessionTTL = try resolver.int(Settings.consentSessionTTL)
+        endedRetention = try resolver.int(Settings.endedRetention)
         consentCookieSecure = try resolver.choice(Settings.consentCookieSecure, among: ["true", "false"]) == "true"
         publicURL = try Self.publicURL(resolver)
         described = Settings.all.compactMap { setting in
@@ -276,6 +279,7 @@ struct ServerConfiguration: Sendable {
         configuration.maxEventStreamsPerKey = maxEventStreamsPerKey
         configuration.maxConsentEventStreams = maxConsentEventStreams
         configuration.service.consentSessionTTL = TimeInterval(consentSessionTTL)
+        configuration.service.endedRetention = TimeInterval(endedRetention)
         configuration.consentCookieSecure = consentCookieSecure
         configuration.publicURL = publicURL
         return configuration

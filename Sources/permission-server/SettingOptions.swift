@@ -72,6 +72,8 @@ struct SettingOptions: ParsableArguments {
     var maxConsentEventStreams: String?
     @Option(name: .customLong(Settings.consentSessionTTL.flag), help: Settings.consentSessionTTL.argumentHelp)
     var consentSessionTTL: String?
+    @Option(name: .customLong(Settings.endedRetention.flag), help: Settings.endedRetention.argumentHelp)
+    var endedRetention: String?
     @Option(name: .customLong(Settings.consentCookieSecure.flag), help: Settings.consentCookieSecure.argumentHelp)
     var consentCookieSecure: String?
     @Option(name: .customLong(Settings.publicURL.flag), help: Settings.publicURL.argumentHelp)
@@ -101,7 +103,8 @@ struct SettingOptions: ParsableArguments {
             (Settings.authFailureBurst, authFailureBurst), (Settings.authFailureRefill, authFailureRefill),
             (Settings.maxEventStreams, maxEventStreams), (Settings.maxEventStreamsPerKey, maxEventStreamsPerKey),
             (Settings.maxConsentEventStreams, maxConsentEventStreams),
-            (Settings.consentSessionTTL, consentSessionTTL), (Settings.consentCookieSecure, consentCookieSecure),
+            (Settings.consentSessionTTL, consentSessionTTL), (Settings.endedRetention, endedRetention),
+            (Settings.consentCookieSecure, consentCookieSecure),
             (Settings.publicURL, publicURL), (Settings.config, config),
         ]
         var flags: [String: String] = [:]

@@ -190,6 +190,11 @@ enum Settings {
     static let consentSessionTTL = Setting(
         flag: "consent-session-ttl", environment: "PERMISSION_CONSENT_SESSION_TTL",
         defaultValue: "900", help: "Seconds a consent session lasts from the making of its link (60-86400).", range: 60...86_400)
+    static let endedRetention = Setting(
+        flag: "ended-retention", environment: "PERMISSION_ENDED_RETENTION", defaultValue: "2592000",
+        help:
+            "Seconds an ended prompt (answered, expired, cancelled) and an ended or expired consent session are kept, then deleted (0-315360000; 0 keeps them until their user is erased). Until then `GET /v1/prompts/{id}` and `GET /v1/consent-sessions/{id}` read them and a user's export holds them; they hold the user id and the purpose text shown in clear, where the audit log keeps what happened, sealed. The server's sweeper deletes them once a minute, 500 at a time.",
+        range: 0...315_360_000)
     static let consentCookieSecure = Setting(
         flag: "consent-cookie-secure",
         environment: "PERMISSION_CONSENT_COOKIE_SECURE", defaultValue: "true",
@@ -216,7 +221,8 @@ enum Settings {
         locationAlertThreshold, maxExportRecords, exportTimeout, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,
         writeTimeout, shutdownGrace, metrics, metricsPort, authFailureBurst, authFailureRefill, maxEventStreams,
-        maxEventStreamsPerKey, maxConsentEventStreams, consentSessionTTL, consentCookieSecure, publicURL, bootstrapAdminKey,
+        maxEventStreamsPerKey, maxConsentEventStreams, consentSessionTTL, endedRetention, consentCookieSecure, publicURL,
+        bootstrapAdminKey,
         config,
     ]
 }

@@ -12,15 +12,17 @@ enum StoreOpening {
     /// `readCacheEntries` entries (0: none, as the short-lived subcommands use it).
     /// - Throws: `ExitCode` 65 (EX_DATAERR) when the database is newer than this program, 1
     ///   when it cannot be opened; the reason is logged first.
+    /// `emptyingLeftoverLog`: see ``SQLitePermissionStore/open(path:configuration:keyring:readCacheEntries:emptyingLeftoverLog:migrationProgress:)`` (`serve`).
     static func open(
-        path: String, keys: AuditKeySettings, readCacheEntries: Int = 0, logger: Logger
+        path: String, keys: AuditKeySettings, readCacheEntries: Int = 0, emptyingLeftoverLog: Bool = false, logger: Logger
     ) throws -> SQLitePermissionStore {
         try refuseUnopenable(path, logger: logger)
         return try reportingPrivateFiles(path, logger: logger) {
             let (keyring, createdKeyFile) = try AuditKeyLoading.keyring(sqlite: path, settings: keys, logger: logger)
             do {
-                let store = try SQLitePermissionStore.open(path: path, keyring: keyring, readCacheEntries: readCacheEntries) {
-                    message, done, total in
+                let store = try SQLitePermissionStore.open(
+                    path: path, keyring: keyring, readCacheEntries: readCacheEntries, emptyingLeftoverLog: emptyingLeftoverLog
+                ) { message, done, total in
                     logger.info("\(message)", metadata: ["done": "\(done)", "total": "\(total)"])
                 }
                 logApplied(store.appliedMigrations, known: SQLitePermissionStore.knownMigrations.count, database: path, logger)

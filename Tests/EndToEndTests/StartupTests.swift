@@ -215,13 +215,13 @@ struct StartupTests {
         #expect(!created.stderr.contains("applied a migration"), "\(created.stderr)")
         // The file as the version before the last migration left it.
         let undo =
-            "ALTER TABLE authorizations DROP COLUMN purpose_key; DELETE FROM schema_migrations WHERE id = '12-purpose-keys'"
+            "DROP INDEX prompts_ended; DROP INDEX consent_sessions_by_expiry; DELETE FROM schema_migrations WHERE id = '13-ended-retention'"
         let older = try Subprocess.run(Paths.sqlite3, [database, undo])
         #expect(older.status == 0, "\(older.stderr)")
         let listed = try SubcommandTests.server(["keys", "list", "--database", database])
         #expect(listed.status == 0, "\(listed.stderr)")
         let lines = listed.stderr.split(separator: "\n").filter { $0.contains("applied a migration") }
-        #expect(lines.count == 1 && lines[0].contains("migration=12-purpose-keys"), "\(listed.stderr)")
+        #expect(lines.count == 1 && lines[0].contains("migration=13-ended-retention"), "\(listed.stderr)")
         let again = try SubcommandTests.server(["keys", "list", "--database", database])
         #expect(!again.stderr.contains("applied a migration") && !again.stderr.contains("made the database"), "\(again.stderr)")
     }

@@ -139,6 +139,27 @@ import Testing
             try app.send(.get, location, headers: [("Authorization", "Bearer \(appKey)")]).status == 403)
     }
 
+    /// `--ended-retention` (30 days by default): the sweeper deletes a session that long past
+    /// its life, and a prompt that long ended; their reads are 404 then.
+    @Test func theSweeperDeletesWhatEndedLongerAgoThanTheRetention() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        let link = try Self.link(app)
+        let asked = try app.send(
+            .post, "/v1/users/u42/apps/com.example.maps/authorizations/camera/request", json: #"{"level":"full"}"#)
+        let prompt = try #require(try asked.decode(RequestOutcome.self).prompt)
+        #expect(try app.send(.post, "/v1/prompts/\(prompt.id)/decision", json: #"{"choice":"deny"}"#).status == 200)
+        app.clock.advance(by: 31 * 86_400)
+        #expect(try app.send(.get, "/v1/consent-sessions/\(link.id)").status == 200)
+        #expect(try app.send(.get, "/v1/prompts/\(prompt.id)").status == 200)
+        let seq = try app.lastSeq()
+        app.application.sweepNow()  // a sweeper's first tick purges (then once a minute)
+        #expect(try app.send(.get, "/v1/consent-sessions/\(link.id)").status == 404)
+        #expect(try app.send(.get, "/v1/prompts/\(prompt.id)").status == 404)
+        #expect(try app.lastSeq() == seq, "no audit entry")
+        #expect(try app.audit().contains { $0.action == "prompt.answered" || $0.action == "prompt.decided" })
+    }
+
     @Test func theLinkBaseIsThePublicURL() throws {
         let app = try TestApp { $0.publicURL = "https://permissions.example.com" }
         #expect(try Self.link(app).url.hasPrefix("https://permissions.example.com/consent/start?token="))

@@ -63,7 +63,7 @@ import Testing
             "GET /healthz", "GET /openapi.yaml", "GET /v1/services", "GET /v1/services/{service}",
             "GET /v1/apps/{app}", "GET /v1/policies/{id}", "GET /v1/prompts/{id}",
             "GET /v1/users/{user}/apps/{app}/authorizations/{service}", "GET /v1/users/{user}/settings",
-            "GET /v1/keys", "GET /v1/keys/{id}",
+            "GET /v1/keys", "GET /v1/keys/{id}", "GET /v1/consent-sessions/{id}",
             // AuthZEN evaluations are the status read asked in a body; the metadata is static.
             "POST /access/v1/evaluation", "POST /access/v1/evaluations", "GET /.well-known/authzen-configuration",
             // On SQLite a settings change is checked on the loop and handed to the writer, and

@@ -7,6 +7,8 @@ import Synchronization
 /// Writes the changes time makes (SPEC §5: expired prompts, lapsed Allow Once grants; SPEC
 /// §11: lapsed expiring grants, location alerts; actor `system`): a `DispatchSourceTimer` calls `PermissionService.sweep` every interval, again at
 /// once while a sweep hits its limit, and wakes the event streams when something changed.
+/// At its first tick and then once every ``purgeInterval`` it also deletes the prompts and
+/// consent sessions that ended longer ago than `--ended-retention` (``PermissionService/purgeEnded(now:limit:)``).
 /// The timer belongs to `queue` (``QueueOwned``, checked in debug builds). A failing sweep (the
 /// database is down) is logged at its first failure, then at most once every
 /// ``failureLogInterval``, and once more when a sweep succeeds again (``RepeatedFailureLog``).
@@ -57,8 +59,47 @@ final class Sweeper: Sendable {
         }
     }
 
-    /// One sweep, repeated while it reaches the batch limit.
+    /// The least time between two purges of ended prompts and consent sessions
+    /// (``PermissionService/purgeEnded(now:limit:)``), which need not run every second.
+    static let purgeInterval: Duration = .seconds(60)
+    /// When the next purge is due: the first tick purges.
+    private let purgeDue = Mutex(ContinuousClock.now)
+
+    /// One sweep, repeated while it reaches the batch limit; then a purge when one is due.
     func tick() {
+        sweepChanges()
+        purgeIfDue()
+    }
+
+    /// Deletes what ended longer ago than `--ended-retention`, repeated while a batch is full.
+    private func purgeIfDue() {
+        let now = ContinuousClock.now
+        guard
+            purgeDue.withLock({ due in
+                guard now >= due else { return false }
+                due = now + Self.purgeInterval
+                return true
+            })
+        else { return }
+        do {
+            var total = PermissionService.Purge()
+            while true {
+                let purge = try permissions.purgeEnded(limit: Self.batch)
+                total.prompts += purge.prompts
+                total.consentSessions += purge.consentSessions
+                if !purge.reached(Self.batch) { break }
+            }
+            if !total.isEmpty {
+                logger.info(
+                    "deleted ended prompts and consent sessions past their retention",
+                    metadata: ["prompts": "\(total.prompts)", "consentSessions": "\(total.consentSessions)"])
+            }
+        } catch {
+            logger.error("purge of ended records failed; trying again in a minute", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func sweepChanges() {
         do {
             while true {
                 let result = try permissions.sweep(limit: Self.batch)

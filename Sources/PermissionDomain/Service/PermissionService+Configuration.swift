@@ -27,6 +27,12 @@ extension PermissionService {
             didSet { precondition(exportPageSize >= 1, "an export page holds at least one row") }
         }
 
+        /// Seconds an ended prompt (answered, expired, cancelled) and an ended or expired consent
+        /// session are kept after they end (`--ended-retention`), for the reads of its outcome;
+        /// then the sweep deletes them (``purgeEnded(now:limit:)``). The audit log keeps what
+        /// happened. 0 keeps them until their user is erased. Default 2592000 (30 days).
+        public var endedRetention: TimeInterval = 2_592_000
+
         /// The most prompts an app may have pending for one user at once (SPEC §11 prompt
         /// hygiene); one more is refused with `tooManyPrompts`. In `maxPendingPromptsRange`;
         /// default 3.

@@ -35,3 +35,37 @@ extension PermissionService {
         }
     }
 }
+
+extension PermissionService {
+    /// What ``purgeEnded(now:limit:)`` deleted.
+    public struct Purge: Equatable, Sendable {
+        public var prompts = 0
+        public var consentSessions = 0
+
+        public init(prompts: Int = 0, consentSessions: Int = 0) {
+            self.prompts = prompts
+            self.consentSessions = consentSessions
+        }
+
+        public var isEmpty: Bool { prompts == 0 && consentSessions == 0 }
+
+        /// Whether either count reached `limit`: more may be due.
+        public func reached(_ limit: Int) -> Bool { prompts >= limit || consentSessions >= limit }
+    }
+
+    /// Deletes the prompts and consent sessions that ended more than
+    /// `configuration.endedRetention` seconds ago (storage limitation, GDPR Art. 5(1)(e): they
+    /// hold a user id and the purpose text shown in clear; the audit log keeps what happened,
+    /// sealed): at most `limit` of each per call, in one transaction. No audit entry: nothing
+    /// about a permission changes. A retention of 0 deletes nothing.
+    /// - Parameter now: the time to purge at; the clock's when nil.
+    public func purgeEnded(now purgeTime: Date? = nil, limit: Int = 500) throws -> Purge {
+        guard configuration.endedRetention > 0 else { return Purge() }
+        let before = (purgeTime ?? now).addingTimeInterval(-configuration.endedRetention).truncatedToMilliseconds
+        return try store.write { writer in
+            Purge(
+                prompts: try writer.deleteEndedPrompts(before: before, limit: limit),
+                consentSessions: try writer.deleteEndedConsentSessions(before: before, limit: limit))
+        }
+    }
+}

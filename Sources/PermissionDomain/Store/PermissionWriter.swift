@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The changes of the permission model, inside `PermissionStore.write`. Each `save` is an
 /// upsert by the value's identity; reads through the writer see the body's own changes.
 public protocol PermissionWriter: PermissionReader, APIKeyWriter, ConsentSessionWriter {
@@ -27,6 +29,12 @@ public protocol PermissionWriter: PermissionReader, APIKeyWriter, ConsentSession
     func save(_ settings: UserSettings) throws
     /// Upserts by id.
     func save(_ prompt: Prompt) throws
+    /// Deletes at most `limit` prompts that ended (answered, expired or cancelled) before
+    /// `date`, the earliest ended first; returns how many (retention, ``PermissionService/purgeEnded(now:limit:)``).
+    func deleteEndedPrompts(before date: Date, limit: Int) throws -> Int
+    /// Deletes at most `limit` consent sessions whose life ended (`expiresAt`) before `date`,
+    /// the earliest first; returns how many. An ended session is gone with them.
+    func deleteEndedConsentSessions(before date: Date, limit: Int) throws -> Int
     /// Upserts by (user, app).
     func save(_ schedule: LocationAlertSchedule) throws
     /// Deletes the location alert schedule of (user, app), if any.

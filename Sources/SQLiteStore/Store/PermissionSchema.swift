@@ -25,6 +25,7 @@ enum PermissionSchema {
             Migration(id: "10-location-alerts", sql: version10),
             Migration(id: "11-version-floor", sql: version11),
             Migration(id: "12-purpose-keys", sql: version12),
+            Migration(id: "13-ended-retention", sql: version13),
         ])
     }
 

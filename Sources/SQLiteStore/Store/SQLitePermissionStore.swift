@@ -36,12 +36,16 @@ public final class SQLitePermissionStore: PermissionStore {
 
     /// The migrations this store's open applied, in order (none when the file was up to date).
     public let appliedMigrations: [String]
+    /// Whether the open was asked to empty the write-ahead log an earlier process left and
+    /// could not (another process held the database busy): the checkpointer's scrub tries again.
+    public let leftoverLogBusy: Bool
 
     private init(
         pool: DatabasePool, policyServices: PolicyServices, auditChainTip: AuditChainTipCache, tracker: ReadCacheTracker?,
-        keyring: AuditKeyring, commitObserver: StoreCommitObserver, appliedMigrations: [String]
+        keyring: AuditKeyring, commitObserver: StoreCommitObserver, appliedMigrations: [String], leftoverLogBusy: Bool
     ) {
         self.appliedMigrations = appliedMigrations
+        self.leftoverLogBusy = leftoverLogBusy
         let cache = tracker?.cache
         self.pool = pool
         self.readCacheTracker = tracker
@@ -64,6 +68,8 @@ public final class SQLitePermissionStore: PermissionStore {
     ///     a database is always opened with the server key it was first opened with.
     ///   - readCacheEntries: the most authorization records and user settings the hot-path read
     ///     keeps in memory (``ReadCache``); 0 reads every one from the file.
+    ///   - emptyingLeftoverLog: empty the write-ahead log an earlier process left, before
+    ///     anything is read (`serve`, ``leftoverLogBusy`` when it could not).
     ///   - migrationProgress: told (message, rows done, rows in all) by long migrations (the
     ///     audit hash chain backfill), for logging.
     /// - Throws: ``SQLiteError``, or ``MigrationError/databaseNewerThanCode(unknownIDs:)`` when
@@ -71,7 +77,7 @@ public final class SQLitePermissionStore: PermissionStore {
     ///   audit keys were wrapped by another server key.
     public static func open(
         path: String, configuration: DatabaseConfiguration = .init(), keyring: AuditKeyring,
-        readCacheEntries: Int = defaultReadCacheEntries,
+        readCacheEntries: Int = defaultReadCacheEntries, emptyingLeftoverLog: Bool = false,
         migrationProgress: (@Sendable (_ message: String, _ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws -> SQLitePermissionStore {
         let pool = try openPool(path: path, configuration: configuration)
@@ -82,6 +88,15 @@ public final class SQLitePermissionStore: PermissionStore {
             try checkServerKey(database, keyring: keyring)
             return applied
         }
+        // Before any observer is attached (`attach` reads the data version after it): a process
+        // killed between an erasure's commit and its scrub left the erased rows' older frames in
+        // the WAL, and the erasure cannot be asked for again. One row: whether it could not
+        // complete (1), the log's frames, the frames copied back.
+        let leftoverLogBusy =
+            try emptyingLeftoverLog
+            && pool.writeWithoutTransaction { database in
+                try database.withStatement("PRAGMA wal_checkpoint(TRUNCATE)") { try $0.step() ? $0.int64(at: 0) : 1 }
+            } != 0
         var tracker: ReadCacheTracker?
         if readCacheEntries > 0 {
             let created = ReadCacheTracker(cache: ReadCache(capacity: readCacheEntries), auditChainTip: auditChainTip)
@@ -92,24 +107,10 @@ public final class SQLitePermissionStore: PermissionStore {
         // Loads the policy services and the audit head, then follows every commit.
         let commitObserver = StoreCommitObserver(policyServices: policyServices, tracker: tracker)
         try pool.writer.attach(commitObserver)
+        if leftoverLogBusy { pool.writer.checkpointer.scrubWAL() }
         return SQLitePermissionStore(
             pool: pool, policyServices: policyServices, auditChainTip: auditChainTip, tracker: tracker, keyring: keyring,
-            commitObserver: commitObserver, appliedMigrations: applied)
-    }
-
-    /// Empties the write-ahead log that an earlier process left (`wal_checkpoint(TRUNCATE)`):
-    /// one killed between an erasure's commit and the scrub that follows it left the erased
-    /// user's older frames there, and an erasure cannot be asked for again (the user is gone).
-    /// `serve` calls it once, before it serves; when another process holds the database busy it
-    /// queues the checkpointer's scrub, which tries again. Whether the log was emptied now.
-    @discardableResult
-    public func emptyLeftoverWriteAheadLog() throws -> Bool {
-        // One row: whether it could not complete (1), the log's frames, the frames copied back.
-        let busy = try pool.writeWithoutTransaction { database in
-            try database.withStatement("PRAGMA wal_checkpoint(TRUNCATE)") { try $0.step() ? $0.int64(at: 0) : 1 }
-        }
-        if busy != 0 { pool.writer.checkpointer.scrubWAL() }
-        return busy == 0
+            commitObserver: commitObserver, appliedMigrations: applied, leftoverLogBusy: leftoverLogBusy)
     }
 
     /// Calls `observer` when the writer sees a commit of another process (the `keys`
