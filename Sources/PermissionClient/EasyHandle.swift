@@ -122,6 +122,11 @@ final class EasyHandle {
                     code: PermissionClientError.timedOutCode,
                     message: "no byte arrived for \(idleLimit.roundedUpMilliseconds) ms", requestId: sink.requestId))
         }
+        if code == CURLE_WRITE_ERROR, sink.overflowed {
+            return .failure(
+                .transport(
+                    code: PermissionClientError.tooLargeCode, message: message(for: code), requestId: sink.requestId))
+        }
         if code != CURLE_OK, !(sink.stoppedByConsumer && code == CURLE_WRITE_ERROR) {
             return .failure(.transport(code: Int(code.rawValue), message: message(for: code), requestId: sink.requestId))
         }

@@ -85,6 +85,19 @@ public enum PermissionClientError: Error, Sendable, Equatable, CustomStringConve
     /// Whether the key was refused (401) or is not allowed to do this (403).
     public var isAccessDenied: Bool { status == 401 || status == 403 }
 
+    /// Whether another attempt would fail the same way, whatever the server does meanwhile: a
+    /// URL libcurl refuses, a TLS peer or setup it refuses (the certificate does not verify, a
+    /// pinned key differs, a bad CA file), or an answer larger than the client reads
+    /// (``tooLargeCode``). Not worth retrying later.
+    public var isPermanent: Bool {
+        guard case .transport(let code, _, _) = self else { return false }
+        return code == Self.tooLargeCode || RetryPolicy.permanentCodes.contains(code)
+    }
+
+    /// libcurl's `CURLE_FILESIZE_EXCEEDED`: the answer's body was larger than the client reads
+    /// into memory (16 MiB; a download to a sink has no such bound).
+    public static let tooLargeCode = 63
+
     public var description: String {
         switch self {
         case .transport(let code, let message, let id):

@@ -115,7 +115,9 @@ struct AppsCommand: ParsableCommand {
             let client = try connection.makeClient()
             let value = try connection.call(client, Endpoints.registerApp(app, registration)).value
             if connection.json { return Output.json(value) }
-            print("Registered \(value.id) (\(value.name)) with \(value.purposeStrings.count) purpose string(s).")
+            print(
+                "Registered \(Output.visible(value.id)) (\(Output.visible(value.name))) with \(value.purposeStrings.count) purpose string(s)."
+            )
             if let reconsented = value.reconsented {
                 print("Asked again for \(reconsented) grant(s) given under a purpose string that changed.")
             }

@@ -46,7 +46,8 @@ struct RequestCommand: ParsableCommand {
             print(
                 "The user must decide: prompt \(prompt.id) (\(prompt.kind.rawValue)), options \(prompt.options.joined(separator: ", "))"
             )
-            print("  purpose: \(prompt.purpose)\(prompt.purposeLanguage.map { " [\($0)]" } ?? "")")
+            print(
+                "  purpose: \(Output.visible(prompt.purpose))\(prompt.purposeLanguage.map { " [\(Output.visible($0))]" } ?? "")")
         }
     }
 }
@@ -84,7 +85,8 @@ struct ButtonCommand: ParsableCommand {
             print(
                 "The user must confirm the button: prompt \(prompt.id) (\(prompt.kind.rawValue)), options \(prompt.options.joined(separator: ", "))"
             )
-            print("  purpose: \(prompt.purpose)\(prompt.purposeLanguage.map { " [\($0)]" } ?? "")")
+            print(
+                "  purpose: \(Output.visible(prompt.purpose))\(prompt.purposeLanguage.map { " [\(Output.visible($0))]" } ?? "")")
         }
     }
 }

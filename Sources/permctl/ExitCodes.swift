@@ -5,7 +5,9 @@ import PermissionClient
 enum ExitCodes {
     /// Success.
     static let ok: Int32 = 0
-    /// Any HTTP error other than the ones below, or an answer that cannot be read.
+    /// Any HTTP error other than the ones below, an answer that cannot be read, or a failure
+    /// another attempt meets again (a TLS certificate that does not verify, an answer larger than
+    /// permctl reads: ``PermissionClientError/isPermanent``).
     static let failure: Int32 = 1
     /// EX_USAGE: bad arguments (also what ArgumentParser uses for parse errors).
     static let usage: Int32 = 64
@@ -21,6 +23,7 @@ enum ExitCodes {
     /// The exit code for a client error.
     static func code(for error: PermissionClientError) -> Int32 {
         switch error {
+        case .transport where error.isPermanent: failure
         case .transport, .callQueueFull: unavailable
         case .http(let status, _, _) where status == 401 || status == 403: denied
         case .http(let status, _, _) where [429, 502, 503, 504].contains(status): unavailable

@@ -67,7 +67,8 @@ struct LifecycleCommand: ParsableCommand {
             print(
                 "The user must decide: prompt \(prompt.id) (\(prompt.kind.rawValue)), options \(prompt.options.joined(separator: ", "))"
             )
-            print("  purpose: \(prompt.purpose)\(prompt.purposeLanguage.map { " [\($0)]" } ?? "")")
+            print(
+                "  purpose: \(Output.visible(prompt.purpose))\(prompt.purposeLanguage.map { " [\(Output.visible($0))]" } ?? "")")
         }
     }
 }

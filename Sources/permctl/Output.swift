@@ -97,8 +97,9 @@ enum Output {
 
     /// Writes `message` to stderr.
     /// Control characters in it (a problem's title or detail from a hostile server or proxy,
-    /// say: an escape sequence would reach the terminal) are shown as `\u{1B}` and the like;
-    /// line breaks stay.
+    /// say: an escape sequence would reach the terminal) are shown as `\u{1B}` and the like, and
+    /// so are line breaks: the message is one line, and no text of the server's starts a
+    /// second one that looks like permctl's own.
     /// Written with write(2): `FileHandle.write` traps when the write fails (a closed pipe, with
     /// SIGPIPE ignored), and a message nobody can read is no reason to crash.
     static func error(_ message: String) {
@@ -106,15 +107,16 @@ enum Output {
         _ = line.withUnsafeBytes { PermissionClient.writeAll($0, to: STDERR_FILENO) }
     }
 
-    /// `text` with its control characters (C0 but the line feed, DEL, C1) and the directional
-    /// formatting ones (U+202A-U+202E, U+2066-U+2069) written out as `\u{XX}`, so that a
-    /// terminal shows them instead of acting on them or reordering the text around them.
+    /// `text` with its control characters (C0, the line feed included, DEL, C1), the line and
+    /// paragraph separators and the directional formatting ones (U+202A-U+202E, U+2066-U+2069)
+    /// written out as `\u{XX}`, so that a terminal shows them instead of acting on them,
+    /// reordering the text around them, or starting a line a server's text could make look like
+    /// permctl's own.
     static func visible(_ text: String) -> String {
         var output = ""
         for scalar in text.unicodeScalars {
             switch scalar.value {
-            case 0x0A: output.unicodeScalars.append(scalar)
-            case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
+            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
                 output += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             default: output.unicodeScalars.append(scalar)
             }

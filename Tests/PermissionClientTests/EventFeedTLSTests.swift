@@ -49,7 +49,13 @@ struct EventFeedTLSTests {
             return
         }
         #expect(code == 60, "CURLE_PEER_FAILED_VERIFICATION: \(String(describing: failure))")
+        #expect(failure?.isPermanent == true)
         // One attempt: the default policy's 20 would take a minute or more.
         #expect(elapsed < 10, "\(elapsed) s")
+        // permctl: exit 1, not the 69 a script retries on, for the feed and a call alike.
+        for arguments in [["audit", "--follow"], ["status", "u42", "com.example.maps", "camera"]] {
+            let refused = try Permctl.run(arguments, url: "https://127.0.0.1:\(listening)", key: "k")
+            #expect(refused.status == 1, "\(arguments): \(refused.status) \(refused.stderr)")
+        }
     }
 }

@@ -362,13 +362,14 @@ struct PermctlTests {
     func answersThatSayLaterAreExit69(status: Int) throws {
         let server = try ScriptedServer { _, _ in
             // JSON escapes: the decoded detail holds ESC and BEL.
-            .problem(status, slug: "unavailable", detail: #"busy \u001B]0;pwned\u0007\u001B[31mred"#)
+            .problem(status, slug: "unavailable", detail: #"busy \u001B]0;pwned\u0007\u001B[31mred\npermctl: ok"#)
         }
         defer { server.stop() }
         let result = try Permctl.run(["status", "u42", "com.example.maps", "location"], url: server.url, key: "k")
         #expect(result.status == 69, "\(result.stderr)")
         #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\u{07}"), "\(result.stderr)")
-        #expect(result.stderr.contains(#"busy \u{1B}]0;pwned\u{7}\u{1B}[31mred"#), "\(result.stderr)")
+        #expect(result.stderr.contains(#"busy \u{1B}]0;pwned\u{7}\u{1B}[31mred\u{A}permctl: ok"#), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
     }
 
     /// A `--timeout` under 1 ms is 1 ms, not libcurl's "no timeout".

@@ -199,6 +199,8 @@ struct UserExportTests {
             Issue.record("the buffered call should refuse a body over 16 MiB")
         } catch {
             #expect(error.description.contains("larger than \(16 << 20) bytes"), "\(error)")
+            #expect(error.isPermanent && !error.isTimeout, "another attempt would meet it again")
+            if case .transport(let code, _, _) = error { #expect(code == PermissionClientError.tooLargeCode) }
         }
     }
 
