@@ -47,9 +47,14 @@ struct EvaluateCommand: ParsableCommand {
             options: semantic.map { AccessEvaluationsOptions(evaluationsSemantic: $0) })
         let answers = try connection.call(client, Endpoints.evaluate(request)).value
         if connection.json { return Output.json(answers) }
+        // A short-circuiting semantic stops at the deciding answer: the actions after it were
+        // not evaluated, and say so rather than vanish from the table.
+        let skipped = action.dropFirst(answers.evaluations.count).map {
+            [$0, "-", "not evaluated (\(semantic ?? "execute_all") stopped before it)", "-", "-"]
+        }
         Output.table(
             ["ACTION", "DECISION", "STATUS", "REASON", "PROMPT"],
-            zip(action, answers.evaluations).map { Self.row($0, $1) })
+            zip(action, answers.evaluations).map { Self.row($0, $1) } + skipped)
     }
 
     /// `camera  permit  authorized (full)  userConsent  no`.
