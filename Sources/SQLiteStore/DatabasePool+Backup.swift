@@ -43,7 +43,8 @@ extension DatabasePool {
     /// block the writer). Pages are copied `pagesPerStep` at a time with `sqlite3_backup_step`,
     /// reporting progress after each step. The copy is written next to `destination` and
     /// renamed over it when complete, so a failed backup never leaves a partial file there (and
-    /// removes its own).
+    /// removes its own). The copy is checked with `PRAGMA quick_check` before it is moved into
+    /// place (``checkIntact(_:)``): a damaged source makes no backup.
     ///
     /// What it replaces is checked first: `destination` may be missing, empty or an SQLite
     /// database (an earlier backup), and its `-wal` and `-shm` (and `destination.partial`'s) only
@@ -70,6 +71,7 @@ extension DatabasePool {
                 let target = try Database(path: temporary, mode: .readWrite, configuration: configuration)
                 try copy(from: source, to: target, pagesPerStep: pagesPerStep, progress: progress)
                 try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                try Self.checkIntact(target)
             }
         } catch {
             try? removeFiles(at: temporary)
@@ -82,6 +84,25 @@ extension DatabasePool {
             try? removeFiles(at: temporary)
             throw SQLiteError.cannotOpen("cannot move backup into place: \(error)")
         }
+    }
+
+    /// Throws ``SQLiteError/corrupt(_:)`` unless `PRAGMA quick_check` finds `database` intact
+    /// (https://www.sqlite.org/pragma.html#pragma_quick_check: every page and record well
+    /// formed, without comparing indexes to their tables): a copy of a damaged file would be a
+    /// damaged backup, found out only when it is needed.
+    static func checkIntact(_ database: Database) throws {
+        var problems: [String] = []
+        do {
+            try database.withStatement("PRAGMA quick_check(10)") { statement in
+                while try statement.step() { problems.append(statement.string(at: 0) ?? "") }
+            }
+        } catch {
+            problems.append("\(error)")  // damage the check itself stops at
+        }
+        guard problems != ["ok"] else { return }
+        throw SQLiteError.corrupt(
+            "the copy is not intact (PRAGMA quick_check): " + problems.joined(separator: "; ")
+                + "; the source database is damaged: restore it from an earlier backup")
     }
 
     /// The first 16 bytes of every SQLite database file (https://www.sqlite.org/fileformat.html).

@@ -160,4 +160,37 @@ import Testing
                 return $0.int(at: 0)
             } == 42)
     }
+
+    /// A damaged source makes no backup: the copy is checked (`PRAGMA quick_check`) before it
+    /// is moved into place, and a damaged one is removed with the reason, where it used to be
+    /// kept as if it were good and found out only at the restore.
+    @Test func aDamagedDatabaseMakesNoBackup() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("damaged.sqlite")
+        let setup = try DatabasePool(path: path)
+        try setup.writeWithoutTransaction { database in
+            try database.execute(
+                """
+                CREATE TABLE t (x TEXT);
+                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+                INSERT INTO t SELECT printf('row %05d of a table over many pages', i) FROM n;
+                """)
+        }
+        setup.close()
+        // The table's third page overwritten: a b-tree page that no longer parses.
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        try handle.seek(toOffset: 2 * 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        try handle.close()
+
+        let pool = try DatabasePool(path: path)
+        let destination = directory.file("backup.sqlite")
+        #expect {
+            try pool.backup(to: destination)
+        } throws: { error in
+            "\(error)".contains("not intact (PRAGMA quick_check)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination))
+        #expect(!FileManager.default.fileExists(atPath: destination + ".partial"))
+    }
 }
