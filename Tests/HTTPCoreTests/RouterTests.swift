@@ -148,7 +148,7 @@ import Testing
             #expect(httpError(HTTPMethod(method), "/v1/nothing")?.status.code == 501, "\(method)")
             #expect(httpError(HTTPMethod(method), "/v1/nothing")?.headers["Allow"] == nil)
         }
-        for method in [HTTPMethod.patch, .options, .trace, .delete] {
+        for method in [HTTPMethod.patch, .options, .trace, .delete, HTTPMethod("QUERY")] {
             #expect(httpError(method, "/v1/users/u42/apps/x")?.status.code == 405, "\(method)")
         }
         #expect(httpError(.patch, "/v1/nothing")?.status.code == 404)

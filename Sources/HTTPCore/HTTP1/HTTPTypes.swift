@@ -15,11 +15,13 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let trace = HTTPMethod("TRACE")
     public static let connect = HTTPMethod("CONNECT")
 
-    /// One of the methods RFC 9110 §9 and RFC 5789 define, which the server recognizes
-    /// (a method is case-sensitive: `get` is none of them). Any other is answered 501.
+    /// One of the methods RFC 9110 §9 and RFC 5789 define, or `QUERY` (the safe method with
+    /// content of the HTTP working group, which clients and test tools already send), which the
+    /// server recognizes (a method is case-sensitive: `get` is none of them): a resource that
+    /// does not take one answers 405. Any other method is answered 501.
     public var isRegistered: Bool {
         switch rawValue {
-        case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH": true
+        case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY": true
         default: false
         }
     }
