@@ -68,6 +68,15 @@ package final class Checkpointer: Sendable {
     private let scrubAtCommit = Atomic(false)
     /// Closed: a scrub retry scheduled before must not touch the connection.
     private let closed = Atomic(false)
+    /// Runs a scrub's `TRUNCATE` checkpoint on the writer's connection
+    /// (``DatabaseWriter/truncateCheckpoint(busyTimeoutMilliseconds:completion:)``); set once,
+    /// by the writer that owns this checkpointer, right after it is made.
+    private let truncation = Mutex<(@Sendable (Int32, @escaping @Sendable (Bool) -> Void) -> Void)?>(nil)
+
+    /// Where the scrub's checkpoint runs: `truncate(busyTimeout, completion)`.
+    func truncateThroughWriter(_ truncate: @escaping @Sendable (Int32, @escaping @Sendable (Bool) -> Void) -> Void) {
+        truncation.withLock { $0 = truncate }
+    }
     /// How long a scrub attempt waits for the writer or readers of older snapshots (it holds
     /// up the writer meanwhile), and the delays between attempts.
     static let scrubBusyTimeoutMilliseconds: Int32 = 100
@@ -150,12 +159,19 @@ package final class Checkpointer: Sendable {
         scrubAtCommit.store(true, ordering: .releasing)
     }
 
-    /// One scrub attempt. On `queue` only.
+    /// One scrub attempt, its checkpoint on the writer's connection (``truncateThroughWriter(_:)``;
+    /// on this one when no writer set it, as in tests of the checkpointer alone). On `queue` only.
     private func scrub(attempt: Int) {
         guard !closed.load(ordering: .acquiring) else { return }
         // Cleared before the attempt: a request made while it runs (a later erasure's commit,
         // whose pages the attempt may have missed) queues an attempt of its own.
         scrubPending.store(false, ordering: .releasing)
+        if let truncate = truncation.withLock({ $0 }) {
+            truncate(Self.scrubBusyTimeoutMilliseconds) { emptied in
+                self.queue.async { self.scrubbed(emptied: emptied, attempt: attempt) }
+            }
+            return
+        }
         let database = connection.value
         let emptied = database.use.lend { () -> Bool in
             sqlite3_busy_timeout(database.handle, Self.scrubBusyTimeoutMilliseconds)
@@ -166,6 +182,13 @@ package final class Checkpointer: Sendable {
             }
             return busy == 0
         }
+        scrubbed(emptied: emptied, attempt: attempt)
+    }
+
+    /// Counts a scrub attempt's outcome, and schedules the next attempt when it did not empty
+    /// the WAL. On `queue` only.
+    private func scrubbed(emptied: Bool, attempt: Int) {
+        guard !closed.load(ordering: .acquiring) else { return }
         if emptied {
             counters.withLock {
                 $0.scrubs += 1

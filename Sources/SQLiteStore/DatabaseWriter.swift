@@ -1,3 +1,4 @@
+internal import CSQLite
 import Dispatch
 import Foundation
 internal import Ownership
@@ -135,6 +136,37 @@ package final class DatabaseWriter: Sendable {
         self.queue = queue
         self.maximumBatchSize = configuration.maximumBatchSize
         self.onCommit = onCommit
+        self.configuredBusyTimeout = configuration.busyTimeoutMilliseconds
+        checkpointer.truncateThroughWriter { [weak self] busyTimeout, completion in
+            guard let self else { return completion(false) }
+            self.truncateCheckpoint(busyTimeoutMilliseconds: busyTimeout, completion: completion)
+        }
+    }
+
+    private let configuredBusyTimeout: Int32
+
+    /// A `TRUNCATE` checkpoint on this writer's own connection, on its queue between batches,
+    /// waiting `busyTimeoutMilliseconds` at most for readers of older snapshots; `completion`
+    /// (on this queue) says whether the WAL was emptied. The checkpointer's scrub after an
+    /// erasure comes here: done on another connection, the log it reset read to this one as
+    /// another process's commit (`data_version` changed), and the observer then lost track and
+    /// the read cache was emptied at every erasure. A checkpoint commits nothing, so the
+    /// observer is not told.
+    func truncateCheckpoint(busyTimeoutMilliseconds: Int32, completion: @escaping @Sendable (Bool) -> Void) {
+        queue.async {
+            guard !self.shared.withLock({ $0.closed }) else { return completion(false) }
+            let emptied = self.onQueue { () -> Bool in
+                let handle = self.database.handle
+                sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+                defer { sqlite3_busy_timeout(handle, self.configuredBusyTimeout) }
+                // One row: whether it could not complete (1), the WAL's frames, the frames copied back.
+                let busy = try? self.database.withStatement("PRAGMA wal_checkpoint(TRUNCATE)") { statement in
+                    try statement.step() ? statement.int64(at: 0) : 1
+                }
+                return busy == 0
+            }
+            completion(emptied)
+        }
     }
 
     /// A snapshot of the counters.

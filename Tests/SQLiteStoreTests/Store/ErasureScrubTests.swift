@@ -34,4 +34,30 @@ import Testing
         let wal = try FileManager.default.attributesOfItem(atPath: directory.file("p.sqlite-wal"))[.size] as? Int
         #expect(wal == 0)
     }
+
+    /// The scrub's checkpoint is no commit: the writer must not take the log it reset for
+    /// another process's commit, which would empty the whole read cache at every erasure.
+    @Test func theScrubLeavesTheReadCacheAsItIs() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLitePermissionStore.open(path: directory.file("p.sqlite"), keyring: .forTests)
+        let service = PermissionService(store: store, clock: ManualClock(Fixtures.t0))
+        let admin = Actor(keyId: "k-admin", role: "admin")
+        for user in [Fixtures.user, Fixtures.otherUser] {
+            _ = try service.setAuthorization(
+                user: user, app: Fixtures.app, service: .camera, status: .denied, level: nil, actor: admin, requestId: nil)
+        }
+        _ = try service.authorization(user: Fixtures.otherUser, app: Fixtures.app, service: .camera)  // cached
+        let before = try #require(store.readCacheStatistics)
+        _ = try service.eraseUser(Fixtures.user, actor: admin, requestId: nil)
+        let checkpointer = store.pool.writer.checkpointer
+        let deadline = Date().addingTimeInterval(20)
+        while checkpointer.statistics.scrubs == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(checkpointer.statistics.scrubs == 1)
+        // Past the writer's check for other processes' commits, and a write of its own.
+        Thread.sleep(forTimeInterval: 0.4)  // four of its 100 ms checks
+        _ = try service.setAuthorization(
+            user: Fixtures.otherUser, app: Fixtures.app, service: .microphone, status: .denied, level: nil, actor: admin,
+            requestId: nil)
+        #expect(store.readCacheStatistics?.clears == before.clears, "the cache was emptied")
+    }
 }
