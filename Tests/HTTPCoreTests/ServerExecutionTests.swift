@@ -200,6 +200,26 @@ import Testing
         for text in expected { #expect(try client.readResponse().text == text) }
     }
 
+    /// An answer already made goes out before the next pipelined request runs on a worker: it
+    /// waited for the slow one before.
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func anAnswerMadeDoesNotWaitForASlowOneBehindIt() throws {
+        let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
+            router.get("/quick") { _, _ in textResponse("quick") }
+            router.get("/slow", execution: .worker) { _, _ in
+                Thread.sleep(forTimeInterval: 1.5)
+                return textResponse("slow")
+            }
+        }
+        defer { live.stop() }
+        let client = try live.client()
+        let started = Date()
+        try client.send(rawGet("/quick") + rawGet("/slow"))
+        #expect(try client.readResponse().text == "quick")
+        let quick = Date().timeIntervalSince(started)
+        #expect(quick < 1, "the first answer waited \(quick) s for the second")
+        #expect(try client.readResponse().text == "slow")
+    }
+
     /// A streamed body runs on the worker queue; a slow stream leaves the loop free, and the
     /// connection serves its next request once the stream ends.
     @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aSlowStreamDoesNotStallTheLoop() throws {

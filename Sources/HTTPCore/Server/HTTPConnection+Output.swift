@@ -24,6 +24,20 @@ extension HTTPConnection {
         }
     }
 
+    /// Sends what the socket takes now of the answers already queued, without waiting and
+    /// without arming a write interest: before a request goes to a worker, the answers to the
+    /// pipelined requests before it go out instead of waiting for it (the rest goes with the
+    /// next flush). False when the send failed and the connection was closed.
+    func sendQueuedAnswers() -> Bool {
+        guard outputSent < output.count, machine.mayFlush, !machine.isWriteBlocked else { return true }
+        switch sendPending() {
+        case nil: return false
+        case true?: resetOutput()
+        case false?: break
+        }
+        return true
+    }
+
     /// Sends as much as the socket takes. Returns true when all was sent, false on `EAGAIN`,
     /// nil when the send failed and the connection was closed.
     private func sendPending() -> Bool? {

@@ -18,6 +18,7 @@ extension HTTPConnection {
             context.worker = environment.submitToWorker  // for a handler that must wait after all
             let response = Self.run(responder, request: request, context: context)
             if let deferred = response.deferred {
+                guard sendQueuedAnswers() else { return }
                 machine.offloaded()
                 handOutput(toWorker: true)
                 waitFor(deferred, head: request.head, context: context)
@@ -26,6 +27,7 @@ extension HTTPConnection {
             finish(request.head, with: response, context: context)
             return
         }
+        guard sendQueuedAnswers() else { return }
         machine.offloaded()
         handOutput(toWorker: true)
         environment.workers.submit { [self, context] in
