@@ -53,8 +53,6 @@ package final class Checkpointer: Sendable {
     static let writerFallbackFactor = 2
 
     let threshold: Int
-    /// The connection's busy timeout, which a scrub attempt shortens for itself.
-    private let configuredBusyTimeout: Int32
     private let queue = DispatchQueue(label: "SQLiteStore.checkpointer")
     private let connection: QueueOwned<Database>
     /// A checkpoint is queued and has not started: later requests join it.
@@ -73,9 +71,12 @@ package final class Checkpointer: Sendable {
     /// by the writer that owns this checkpointer, right after it is made.
     private let truncation = Mutex<(@Sendable (Int32, @escaping @Sendable (Bool) -> Void) -> Void)?>(nil)
 
-    /// Where the scrub's checkpoint runs: `truncate(busyTimeout, completion)`.
+    /// Where the scrub's checkpoint runs: `truncate(busyTimeout, completion)`. Called once.
     func truncateThroughWriter(_ truncate: @escaping @Sendable (Int32, @escaping @Sendable (Bool) -> Void) -> Void) {
-        truncation.withLock { $0 = truncate }
+        truncation.withLock { current in
+            precondition(current == nil, "a checkpointer's scrub runs through one writer, set once")
+            current = truncate
+        }
     }
     /// How long a scrub attempt waits for the writer or readers of older snapshots (it holds
     /// up the writer meanwhile), and the delays between attempts.
@@ -86,7 +87,6 @@ package final class Checkpointer: Sendable {
     /// already opened in WAL mode.
     init(path: String, configuration: DatabaseConfiguration) throws {
         threshold = configuration.checkpointPages
-        configuredBusyTimeout = configuration.busyTimeoutMilliseconds
         let owner = QueueOwner("the SQLite checkpointer", marking: queue)
         connection = QueueOwned(try Database(path: path, mode: .readWrite, configuration: configuration), owner: owner)
     }
@@ -159,30 +159,20 @@ package final class Checkpointer: Sendable {
         scrubAtCommit.store(true, ordering: .releasing)
     }
 
-    /// One scrub attempt, its checkpoint on the writer's connection (``truncateThroughWriter(_:)``;
-    /// on this one when no writer set it, as in tests of the checkpointer alone). On `queue` only.
+    /// One scrub attempt, its checkpoint on the writer's connection (``truncateThroughWriter(_:)``:
+    /// from this one, the log it reset would read to the writer as another process's commit).
+    /// On `queue` only.
     private func scrub(attempt: Int) {
         guard !closed.load(ordering: .acquiring) else { return }
         // Cleared before the attempt: a request made while it runs (a later erasure's commit,
         // whose pages the attempt may have missed) queues an attempt of its own.
         scrubPending.store(false, ordering: .releasing)
-        if let truncate = truncation.withLock({ $0 }) {
-            truncate(Self.scrubBusyTimeoutMilliseconds) { emptied in
-                self.queue.async { self.scrubbed(emptied: emptied, attempt: attempt) }
-            }
-            return
+        guard let truncate = truncation.withLock({ $0 }) else {
+            preconditionFailure("a checkpointer scrubs through its writer, which sets it when it is made")
         }
-        let database = connection.value
-        let emptied = database.use.lend { () -> Bool in
-            sqlite3_busy_timeout(database.handle, Self.scrubBusyTimeoutMilliseconds)
-            defer { sqlite3_busy_timeout(database.handle, configuredBusyTimeout) }
-            // One row: whether it could not complete (1), the WAL's frames, the frames copied back.
-            let busy = try? database.withStatement("PRAGMA wal_checkpoint(TRUNCATE)") { statement in
-                try statement.step() ? statement.int64(at: 0) : 1
-            }
-            return busy == 0
+        truncate(Self.scrubBusyTimeoutMilliseconds) { emptied in
+            self.queue.async { self.scrubbed(emptied: emptied, attempt: attempt) }
         }
-        scrubbed(emptied: emptied, attempt: attempt)
     }
 
     /// Counts a scrub attempt's outcome, and schedules the next attempt when it did not empty

@@ -1,4 +1,3 @@
-internal import CSQLite
 import Dispatch
 import Foundation
 internal import Ownership
@@ -155,15 +154,9 @@ package final class DatabaseWriter: Sendable {
     func truncateCheckpoint(busyTimeoutMilliseconds: Int32, completion: @escaping @Sendable (Bool) -> Void) {
         queue.async {
             guard !self.shared.withLock({ $0.closed }) else { return completion(false) }
-            let emptied = self.onQueue { () -> Bool in
-                let handle = self.database.handle
-                sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
-                defer { sqlite3_busy_timeout(handle, self.configuredBusyTimeout) }
-                // One row: whether it could not complete (1), the WAL's frames, the frames copied back.
-                let busy = try? self.database.withStatement("PRAGMA wal_checkpoint(TRUNCATE)") { statement in
-                    try statement.step() ? statement.int64(at: 0) : 1
-                }
-                return busy == 0
+            let emptied = self.onQueue {
+                (try? self.database.truncateWAL(
+                    busyTimeoutMilliseconds: busyTimeoutMilliseconds, restoring: self.configuredBusyTimeout)) ?? false
             }
             completion(emptied)
         }

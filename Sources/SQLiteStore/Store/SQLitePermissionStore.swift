@@ -90,13 +90,8 @@ public final class SQLitePermissionStore: PermissionStore {
         }
         // Before any observer is attached (`attach` reads the data version after it): a process
         // killed between an erasure's commit and its scrub left the erased rows' older frames in
-        // the WAL, and the erasure cannot be asked for again. One row: whether it could not
-        // complete (1), the log's frames, the frames copied back.
-        let leftoverLogBusy =
-            try emptyingLeftoverLog
-            && pool.writeWithoutTransaction { database in
-                try database.withStatement("PRAGMA wal_checkpoint(TRUNCATE)") { try $0.step() ? $0.int64(at: 0) : 1 }
-            } != 0
+        // the WAL, and the erasure cannot be asked for again.
+        let leftoverLogBusy = try emptyingLeftoverLog && !pool.writeWithoutTransaction { try $0.truncateWAL() }
         var tracker: ReadCacheTracker?
         if readCacheEntries > 0 {
             let created = ReadCacheTracker(cache: ReadCache(capacity: readCacheEntries), auditChainTip: auditChainTip)
