@@ -122,13 +122,10 @@ final class EasyHandle {
                     code: PermissionClientError.timedOutCode,
                     message: "no byte arrived for \(idleLimit.roundedUpMilliseconds) ms", requestId: sink.requestId))
         }
-        if code == CURLE_WRITE_ERROR, sink.overflowed {
-            return .failure(
-                .transport(
-                    code: PermissionClientError.tooLargeCode, message: message(for: code), requestId: sink.requestId))
-        }
         if code != CURLE_OK, !(sink.stoppedByConsumer && code == CURLE_WRITE_ERROR) {
-            return .failure(.transport(code: Int(code.rawValue), message: message(for: code), requestId: sink.requestId))
+            // A body over the cap stops the transfer with a write error: reported as what it is.
+            let reported = code == CURLE_WRITE_ERROR && sink.overflowed ? PermissionClientError.tooLargeCode : Int(code.rawValue)
+            return .failure(.transport(code: reported, message: message(for: code), requestId: sink.requestId))
         }
         var status = 0
         if ccurl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status == 0 {

@@ -122,6 +122,11 @@ struct ConfigurationTests {
             ),
             (["--no-such-flag"], [:], "Unknown option", "--no-such-flag"),
             (["--consent-session-ttl", "59"], [:], "--consent-session-ttl / PERMISSION_CONSENT_SESSION_TTL", "60...86400"),
+            (["--ended-retention", "315360001"], [:], "--ended-retention / PERMISSION_ENDED_RETENTION", "0...315360000"),
+            (
+                [], ["PERMISSION_ENDED_RETENTION": "a month"], "--ended-retention / PERMISSION_ENDED_RETENTION",
+                "(from environment)"
+            ),
             (["--database-pool-size", "0"], [:], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE", "1...1000"),
             // Settings that would do nothing here are said, not ignored.
             (
