@@ -162,13 +162,14 @@ public struct UserExport: Codable, Sendable, Equatable {
         public var expiresAt: Date?
         /// Grows with every change of the record.
         public var version: Int64
-        /// How the user withdraws it.
-        public var withdrawal: Withdrawal
+        /// How the user withdraws it; absent while a policy decides the record (`reason`
+        /// `policy`), which the user cannot change.
+        public var withdrawal: Withdrawal?
 
         public init(
             recordId: String, principal: String, controller: Party, dataCategory: String, level: String? = nil,
             purpose: Purpose? = nil, state: Authorization.Status, reason: Authorization.Reason, givenAt: Date? = nil,
-            expiresAt: Date? = nil, version: Int64, withdrawal: Withdrawal
+            expiresAt: Date? = nil, version: Int64, withdrawal: Withdrawal?
         ) {
             self.recordId = recordId
             self.principal = principal

@@ -85,6 +85,25 @@ import Testing
         #expect(try app.send(.get, "/v1/users/not%20valid/export").problemType == .invalidRequest)
     }
 
+    @Test func aRecordAPolicyDecidesNamesNoWayToWithdrawIt() throws {
+        let app = try Self.app()
+        _ = try app.grant("camera", "full", "allow")
+        _ = try app.grant("microphone", "full", "allow")
+        #expect(try app.policy("p1", #"{"service":"camera","app":null,"user":"u42","effect":"restrict"}"#).status == 201)
+        #expect(
+            try app.send(.post, "/v1/users/u42/apps/com.example.maps/authorizations/camera/revoke").status == 409,
+            "the way the export would have named")
+
+        let export = try app.send(.get, "/v1/users/u42/export").decode(PermissionWire.UserExport.self)
+        let camera = try #require(export.consentRecords.first { $0.dataCategory == "camera" })
+        #expect(camera.state == .restricted && camera.reason == .policy)
+        #expect(camera.withdrawal == nil)
+        let microphone = try #require(export.consentRecords.first { $0.dataCategory == "microphone" })
+        #expect(microphone.withdrawal?.path == "/v1/users/u42/apps/com.example.maps/authorizations/microphone/revoke")
+        let json = try app.send(.get, "/v1/users/u42/export").text
+        #expect(json.components(separatedBy: #""withdrawal""#).count == 2, "one record names a way, the other no member")
+    }
+
     @Test func anUnknownUsersExportIsAValidEmptyDocument() throws {
         let app = try Self.app()
         _ = try app.grant("camera", "full", "allow")

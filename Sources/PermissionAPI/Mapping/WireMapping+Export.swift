@@ -5,7 +5,9 @@ import PermissionWire
 /// of its listings, which the export writes a page at a time (``ExportController``).
 extension WireMapping {
     /// One authorization as a consent record; `publicURL` is the base of the consent page named
-    /// as the way to withdraw (relative when empty, like consent links).
+    /// as the way to withdraw (relative when empty, like consent links). A record a policy
+    /// decides names no way to withdraw: its revoke is refused (`409`), and its settings row
+    /// says it is managed.
     static func consentRecord(
         _ record: PermissionDomain.UserExport.Record, publicURL: String
     ) -> PermissionWire.UserExport.ConsentRecord {
@@ -20,7 +22,8 @@ extension WireMapping {
             purpose: stored.purpose.map { .init(text: $0.rawValue, language: stored.purposeLanguage?.rawValue) },
             state: status(view.status), reason: reason(view.reason), givenAt: stored.updatedAt,
             expiresAt: view.expiresAt, version: stored.version,
-            withdrawal: .init(page: publicURL + "/consent/settings", method: "POST", path: path + "/revoke"))
+            withdrawal: view.reason == .policy
+                ? nil : .init(page: publicURL + "/consent/settings", method: "POST", path: path + "/revoke"))
     }
 
     /// One audit entry, readable and with its stored values.
