@@ -16,6 +16,13 @@ struct ConnectionOptions: ParsableArguments {
             "The API key, sent as a Bearer token (env: PERMISSION_KEY).", valueName: "key"))
     var key: String?
 
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp(
+            "A file whose first line is the API key, instead of --key (env: PERMISSION_KEY_FILE).",
+            valueName: "path"))
+    var keyFile: String?
+
     @Flag(name: .customLong("json"), help: "Print the API's JSON instead of a table.")
     var json = false
 
@@ -27,6 +34,56 @@ struct ConnectionOptions: ParsableArguments {
         guard timeout > 0, timeout <= 3600 else {
             throw ValidationError("--timeout must be more than 0 and at most 3600 seconds")
         }
+        if key != nil, keyFile != nil {
+            throw ValidationError("give the key with --key or --key-file, not both")
+        }
+    }
+
+    /// The key to send: `--key`, else the first line of `--key-file`, else `PERMISSION_KEY`, else
+    /// the first line of `PERMISSION_KEY_FILE` (a flag wins over the environment; both variables
+    /// set is a usage error, as `--key` with `--key-file` is). An empty key is none (rather than
+    /// a `Bearer ` with nothing after it). A key file that cannot be read exits with 66.
+    func apiKey(environment: [String: String]) throws -> String? {
+        let value: String?
+        if key != nil || keyFile != nil {
+            value = try key ?? keyFile.map { try Self.firstLine(of: $0, named: "--key-file") }
+        } else {
+            let direct = environment["PERMISSION_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+            let file = environment["PERMISSION_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+            if direct != nil, file != nil {
+                Output.error("PERMISSION_KEY and PERMISSION_KEY_FILE are both set; set one")
+                throw ExitCode(ExitCodes.usage)
+            }
+            value = try direct ?? file.map { try Self.firstLine(of: $0, named: "PERMISSION_KEY_FILE") }
+        }
+        return value.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The largest key file read: a key is a few dozen bytes, so anything larger is not one.
+    static let keyFileLimit = 4_096
+
+    /// The first line of the key file at `path`, without its line end; exits with 66 when the
+    /// file cannot be read, is larger than ``keyFileLimit`` or its first line is empty.
+    private static func firstLine(of path: String, named name: String) throws -> String {
+        let failure = { (why: String) -> ExitCode in
+            Output.error("\(name) \(Output.visible(path)): \(why)")
+            return ExitCode(ExitCodes.noInput)
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw failure(String(cString: strerror(errno)))
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: keyFileLimit + 1) ?? Data()
+        } catch {
+            throw failure("cannot be read")
+        }
+        guard data.count <= keyFileLimit else { throw failure("larger than \(keyFileLimit) bytes, not a key") }
+        var line = Substring(String(decoding: data, as: UTF8.self)).prefix { $0 != "\n" && $0 != "\r\n" }
+        if line.hasSuffix("\r") { line = line.dropLast() }
+        guard !line.isEmpty else { throw failure("its first line is empty") }
+        return String(line)
     }
 
     /// The client for these options; a bad URL exits with 64.
@@ -35,8 +92,7 @@ struct ConnectionOptions: ParsableArguments {
     func makeClient(eventsIdleTimeout: Duration? = nil) throws -> PermissionClient {
         let environment = ProcessInfo.processInfo.environment
         let base = url ?? environment["PERMISSION_URL"] ?? "http://127.0.0.1:8080"
-        // An empty key, given either way, is none (rather than a `Bearer ` with nothing after it).
-        let apiKey = (key ?? environment["PERMISSION_KEY"]).flatMap { $0.isEmpty ? nil : $0 }
+        let apiKey = try apiKey(environment: environment)
         var configuration = PermissionClient.Configuration(
             baseURL: base, apiKey: apiKey, connectTimeout: .seconds(min(timeout, 5)),
             timeout: .seconds(timeout), userAgent: "permctl/1.0")

@@ -440,6 +440,60 @@ struct PermctlTests {
         #expect(emptyKey.status == 77 && emptyKey.stderr.contains("401"), "\(emptyKey.stderr)")
     }
 
+    /// docs/client.md: the key from the first line of a file, `--key-file` or
+    /// `PERMISSION_KEY_FILE`; a flag wins over the environment, two ways at once are refused
+    /// (64), and a file that is not a key exits with 66, before anything is sent.
+    @Test func theKeyFromAFile() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyfile-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func file(_ name: String, _ text: String) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let crlf = try file("crlf", server.adminKey + "\r\nsecond line\n")
+        let bare = try file("bare", server.adminKey)
+        let wrong = try file("wrong", "pk_not_a_key\n")
+        for path in [crlf, bare] {
+            let flag = try Permctl.run(["--key-file", path, "services", "camera"], url: server.url)
+            #expect(flag.status == 0, "\(flag.stderr)")
+            let variable = try Permctl.run(["services", "camera"], url: server.url, extra: ["PERMISSION_KEY_FILE": path])
+            #expect(variable.status == 0, "\(variable.stderr)")
+        }
+        // The flag wins over either variable.
+        let overFile = try Permctl.run(
+            ["--key-file", crlf, "services"], url: server.url, extra: ["PERMISSION_KEY_FILE": wrong])
+        #expect(overFile.status == 0, "\(overFile.stderr)")
+        let overKey = try Permctl.run(["--key-file", crlf, "services"], url: server.url, key: "pk_not_a_key")
+        #expect(overKey.status == 0, "\(overKey.stderr)")
+        #expect(try Permctl.run(["--key-file", wrong, "services"], url: server.url).status == 77)
+
+        // Refusals reach no server: a scripted one counts what it was sent.
+        let scripted = try ScriptedServer { _, _ in .authorization(status: "denied") }
+        defer { scripted.stop() }
+        let both = try Permctl.run(["--key", "k1", "--key-file", crlf, "services"], url: scripted.url)
+        #expect(both.status == 64 && both.stderr.contains("not both"), "\(both.stderr)")
+        let bothVariables = try Permctl.run(
+            ["services"], url: scripted.url, key: "k1", extra: ["PERMISSION_KEY_FILE": crlf])
+        #expect(bothVariables.status == 64 && bothVariables.stderr.contains("both set"), "\(bothVariables.stderr)")
+        let large = try file("large", String(repeating: "k", count: 5_000))
+        let empty = try file("empty", "\nkey on the second line\n")
+        for (path, why) in [
+            (directory.appendingPathComponent("missing").path, "No such file"), (directory.path, "cannot be read"),
+            (large, "larger than 4096 bytes"), (empty, "first line is empty"),
+        ] {
+            let refused = try Permctl.run(["--key-file", path, "services"], url: scripted.url)
+            #expect(refused.status == 66 && refused.stderr.contains(why), "\(path): \(refused.stderr)")
+            #expect(refused.stderr.contains("--key-file"), "\(refused.stderr)")
+        }
+        let variable = try Permctl.run(["services"], url: scripted.url, extra: ["PERMISSION_KEY_FILE": empty])
+        #expect(variable.status == 66 && variable.stderr.contains("PERMISSION_KEY_FILE"), "\(variable.stderr)")
+        #expect(scripted.requests.isEmpty, "nothing sent for a key that was not read")
+    }
+
     @Test(arguments: verbs)
     func everyVerbHasHelpWithAnExample(verb: String) throws {
         let help = try Permctl.run([verb, "--help"], url: nil)
@@ -451,7 +505,7 @@ struct PermctlTests {
     @Test func rootHelpDocumentsExitCodes() throws {
         let help = try Permctl.run(["--help"], url: nil)
         #expect(help.status == 0)
-        for needle in ["64", "69", "77", "PERMISSION_URL", "PERMISSION_KEY"] {
+        for needle in ["64", "66", "69", "77", "PERMISSION_URL", "PERMISSION_KEY", "PERMISSION_KEY_FILE", "--key-file"] {
             #expect(help.stdout.contains(needle), "\(needle)")
         }
     }

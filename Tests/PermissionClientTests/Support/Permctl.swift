@@ -11,9 +11,13 @@ enum Permctl {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], url: String?, key: String? = nil, timeout: Double = 20) throws -> Result {
+    /// - Parameter extra: more variables (`PERMISSION_KEY_FILE`), set after the others.
+    static func run(
+        _ arguments: [String], url: String?, key: String? = nil, extra: [String: String] = [:], timeout: Double = 20
+    ) throws -> Result {
         let done = try ChildProcess.run(
-            LiveServer.binary("permctl"), arguments, environment: environment(url: url, key: key), timeout: timeout)
+            LiveServer.binary("permctl"), arguments,
+            environment: environment(url: url, key: key).merging(extra) { $1 }, timeout: timeout)
         return Result(status: done.status, stdout: done.standardOutput, stderr: done.standardError)
     }
 
