@@ -37,4 +37,10 @@ struct Permctl: ParsableCommand {
     /// synopsis) or after it: ArgumentParser reads a parent command's options anywhere on the
     /// line, and a verb's `@OptionGroup` of the same type is this value again.
     @OptionGroup var connection: ConnectionOptions
+
+    /// `permctl` with no verb: a usage error (64) with the usage line; `permctl --help` is the
+    /// help, and exits 0.
+    func run() throws {
+        throw ValidationError("name a verb (permctl --help lists them)")
+    }
 }

@@ -15,6 +15,12 @@ struct UsersCommand: ParsableCommand {
             """,
         subcommands: [Export.self, UsersEraseCommand.self])
 
+    /// `permctl users` alone: a usage error (64), so that a script that lost its verb does not
+    /// take the help printed for success.
+    func run() throws {
+        throw ValidationError("name what to do: permctl users export USER, or permctl users erase USER")
+    }
+
     /// `permctl users export USER [--output FILE]`: the user's export document (GDPR Art. 15
     /// and 20), as the server sent it, streamed: never held in memory, of any size the server
     /// allows (`--max-export-records`, up to 1,000,000 records).

@@ -502,6 +502,18 @@ struct PermctlTests {
         #expect(help.stdout.contains("--json") || help.stdout.contains("SUBCOMMANDS"))
     }
 
+    /// A line that lost its verb is a usage error on stderr, not help on stdout with exit 0;
+    /// groups with a listing (`apps`, `keys`, `policies`) list.
+    @Test func aMissingVerbIsAUsageError() throws {
+        for arguments in [[], ["users"], ["--json"]] {
+            let missing = try Permctl.run(arguments, url: "http://127.0.0.1:9")
+            #expect(missing.status == 64, "\(arguments): \(missing.stderr)")
+            #expect(missing.stdout.isEmpty && missing.stderr.contains("Usage:"), "\(arguments): \(missing.stderr)")
+        }
+        let listing = try Permctl.run(["apps"], url: "http://127.0.0.1:9")
+        #expect(listing.status == 69, "apps lists, and no server answers: \(listing.stderr)")
+    }
+
     @Test func rootHelpDocumentsExitCodes() throws {
         let help = try Permctl.run(["--help"], url: nil)
         #expect(help.status == 0)
