@@ -31,7 +31,8 @@ struct UsersCommand: ParsableCommand {
                 Without --output the document is printed as it arrives; with it, it is written to FILE \
                 (mode 0600: it is personal data) under a temporary name beside it, renamed to FILE only once \
                 the whole document arrived, and a summary is printed. A document cut short (a lost connection, \
-                fewer bytes than announced, an unclosed JSON object) exits 69 and leaves no FILE. --timeout \
+                fewer bytes than announced, an unclosed JSON object) exits 69 and leaves no FILE; one that is not \
+                the user's export (no head, or another user's) exits 1 and leaves none either. --timeout \
                 bounds each wait for the server, the first byte included: the server builds the document \
                 before it sends it, so raise it for a very large export. Check a file with \
                 scripts/verify-export.py.
@@ -86,13 +87,21 @@ struct UsersCommand: ParsableCommand {
                 }
                 return
             }
+            // Checked before the file takes its name: a document that is not this user's export
+            // leaves no FILE, as one cut short does not.
+            guard let head = scanner.head, let exported = scanner.user else {
+                file.discard()
+                Output.error("the server's export is not readable: it has no user or head")
+                throw ExitCode(ExitCodes.failure)
+            }
+            guard exported == user else {
+                file.discard()
+                Output.error("the server's export is about \(Output.visible(exported)), not \(Output.visible(user))")
+                throw ExitCode(ExitCodes.failure)
+            }
             if let failure = file.commit() {
                 Output.error(failure)
                 throw ExitCode(ExitCodes.cantCreate)
-            }
-            guard let head = scanner.head, let exported = scanner.user else {
-                Output.error("the server's export is not readable: it has no user or head")
-                throw ExitCode(ExitCodes.failure)
             }
             let summary = Summary(
                 file: file.path, user: exported, consentRecords: scanner.counts["consentRecords"] ?? 0,

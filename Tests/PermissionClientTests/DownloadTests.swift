@@ -191,7 +191,8 @@ struct DownloadTests {
 
     /// `permctl users export --output` keeps a file only when the whole document came: a body
     /// shorter than its `Content-Length`, or one without a length cut before its object closed,
-    /// exits 69 and leaves nothing; a complete one is written and summarized.
+    /// exits 69 and leaves nothing; a whole one without a head, or about another user, exits 1
+    /// and leaves nothing; a complete one is written and summarized.
     @Test func permctlKeepsOnlyACompleteDocument() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("download-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -211,6 +212,17 @@ struct DownloadTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [], "\(cut)")
             let printed = try Permctl.run(["users", "export", "u42"], url: server.url, key: "k1")
             #expect(printed.status == 69, "\(cut): \(printed.stderr)")
+        }
+
+        // Whole, but not this user's export: exit 1, and no file either.
+        let headless = Self.document.replacingOccurrences(of: #""head":{"hash":"abc","seq":1},"#, with: "")
+        let another = Self.document.replacingOccurrences(of: #""user":"u42""#, with: #""user":"u43""#)
+        for (body, why) in [(headless, "no user or head"), (another, "about u43, not u42")] {
+            let server = try ScriptedServer { _, _ in .raw(unframed + body) }
+            defer { server.stop() }
+            let result = try Permctl.run(["users", "export", "u42", "--output", file], url: server.url, key: "k1")
+            #expect(result.status == 1 && result.stderr.contains(why), "\(result.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [], "\(why)")
         }
 
         let whole = try ScriptedServer { _, _ in .raw(unframed + Self.document) }
