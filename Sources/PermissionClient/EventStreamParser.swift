@@ -1,6 +1,8 @@
 /// An incremental parser of `text/event-stream` (HTML Living Standard §9.2.6): feed it bytes
 /// as they arrive; it returns each dispatched event (`id`, `event`, the joined `data` lines).
-/// Comment lines (`: keep-alive`) and unknown fields are skipped.
+/// Comment lines (`: keep-alive`) and unknown fields are skipped; a byte order mark that opens
+/// the stream is dropped (the standard decodes it as UTF-8, which strips one), and an `id`
+/// holding U+0000 is ignored, as the standard says.
 struct EventStreamParser {
     struct Event: Equatable {
         var id: String?
@@ -14,6 +16,12 @@ struct EventStreamParser {
     /// so that a feed that never ends its event cannot grow without bound.
     static let maxEventBytes = 1 << 20
 
+    /// UTF-8's byte order mark.
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// How many bytes of a byte order mark opened the stream so far; nil once its first bytes
+    /// are past (a mark, or the start of a line).
+    private var markMatched: Int? = 0
     private var line: [UInt8] = []
     private var lastWasCR = false
     private var data: [String] = []
@@ -32,20 +40,34 @@ struct EventStreamParser {
         var events: [Event] = []
         for byte in bytes {
             guard !overflowed else { break }
-            if byte == 0x0A, lastWasCR {
-                lastWasCR = false
-                continue
+            if let matched = markMatched {
+                if byte == Self.byteOrderMark[matched] {
+                    markMatched = matched + 1 == Self.byteOrderMark.count ? nil : matched + 1
+                    continue
+                }
+                // Not a mark after all: what matched of it is the line's.
+                markMatched = nil
+                for earlier in Self.byteOrderMark[..<matched] { take(earlier, into: &events) }
             }
-            lastWasCR = byte == 0x0D
-            if byte == 0x0A || byte == 0x0D {
-                if let event = endLine() { events.append(event) }
-            } else if line.count < Self.maxLineBytes {
-                line.append(byte)
-            } else {
-                overflowed = true
-            }
+            take(byte, into: &events)
         }
         return events
+    }
+
+    private mutating func take(_ byte: UInt8, into events: inout [Event]) {
+        guard !overflowed else { return }
+        if byte == 0x0A, lastWasCR {
+            lastWasCR = false
+            return
+        }
+        lastWasCR = byte == 0x0D
+        if byte == 0x0A || byte == 0x0D {
+            if let event = endLine() { events.append(event) }
+        } else if line.count < Self.maxLineBytes {
+            line.append(byte)
+        } else {
+            overflowed = true
+        }
     }
 
     private mutating func endLine() -> Event? {
@@ -76,7 +98,7 @@ struct EventStreamParser {
                 return nil
             }
             data.append(value)
-        case "id": id = value
+        case "id" where !value.utf8.contains(0): id = value
         case "event": type = value
         default: break
         }

@@ -391,3 +391,32 @@ struct EventStreamTests {
         #expect(PermissionClient.Configuration(baseURL: "http://127.0.0.1:1").eventsIdleTimeout == .seconds(45))
     }
 }
+
+/// The parser alone, fed byte by byte and in one piece, as the HTML Living Standard §9.2.6
+/// reads a stream.
+@Suite struct EventStreamParserTests {
+    static func parse(_ bytes: [UInt8], byteAtATime: Bool) -> [EventStreamParser.Event] {
+        var parser = EventStreamParser()
+        guard byteAtATime else { return bytes.withUnsafeBytes { parser.feed($0) } }
+        return bytes.flatMap { byte in [byte].withUnsafeBytes { parser.feed($0) } }
+    }
+
+    @Test(arguments: [false, true])
+    func aByteOrderMarkOpeningTheStreamIsDropped(byteAtATime: Bool) {
+        let stream = Array("id: 1\nevent: audit\ndata: {}\n\n".utf8)
+        let plain = Self.parse(stream, byteAtATime: byteAtATime)
+        #expect(plain == [.init(id: "1", type: "audit", data: "{}")])
+        #expect(Self.parse([0xEF, 0xBB, 0xBF] + stream, byteAtATime: byteAtATime) == plain)
+        // Only the stream's first: a second is the field name's.
+        let twice = Self.parse([0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + stream, byteAtATime: byteAtATime)
+        #expect(twice == [.init(id: nil, type: "audit", data: "{}")], "\u{FEFF}id is no field")
+        // Part of a mark is no mark: its bytes stay the line's.
+        let partial = Self.parse([0xEF, 0xBB] + Array("data: x\n\n".utf8), byteAtATime: byteAtATime)
+        #expect(partial == [], "the first line's field is not data")
+    }
+
+    @Test func anIdWithANullIsIgnored() {
+        let events = Self.parse(Array("id: 1\ndata: a\n\nid: 2\u{0}\ndata: b\n\n".utf8), byteAtATime: false)
+        #expect(events == [.init(id: "1", type: "message", data: "a"), .init(id: "1", type: "message", data: "b")])
+    }
+}
