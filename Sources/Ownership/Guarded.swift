@@ -1,8 +1,7 @@
-package import Foundation
-
 /// State that only the holder of one lock can reach, with waiting for it to change: the
-/// pattern of a pool or a wake-up signal (an `NSCondition` and the fields it guards), with the
-/// guard made a type instead of a comment.
+/// pattern of a pool or a wake-up signal (a condition variable and the fields it guards), with
+/// the guard made a type instead of a comment. Timed waits run on the monotonic clock
+/// (``MonotonicCondition``), so a step of the wall clock neither ends nor stretches them.
 ///
 /// The state is stored here and handed out only inside ``withLock(_:)``, so code that forgets
 /// the lock does not compile. `Synchronization.Mutex` does the same for state nobody waits on;
@@ -11,10 +10,10 @@ package import Foundation
 /// `@unchecked Sendable`: every read and write of `state` happens between `condition.lock()`
 /// and `condition.unlock()` in ``withLock(_:)``, the only way to it. In debug builds the
 /// holder's thread is recorded, so taking the lock again on the thread that holds it (a
-/// deadlock with `NSCondition`, which is not recursive) stops with a message instead of hanging.
+/// deadlock, the lock not being recursive) stops with a message instead of hanging.
 /// As with `Mutex`, a non-`Sendable` value taken out of the state must be moved, not shared.
 package final class Guarded<State>: @unchecked Sendable {
-    @usableFromInline let condition = NSCondition()
+    @usableFromInline let condition = MonotonicCondition()
     #if DEBUG
     @usableFromInline var state: State
     #else
@@ -48,7 +47,7 @@ package final class Guarded<State>: @unchecked Sendable {
 
         /// Releases the lock until signalled or `deadline` passes, then takes it again.
         /// - Returns: `false` when the deadline passed.
-        @inlinable package func wait(until deadline: Date) -> Bool {
+        @inlinable package func wait(until deadline: ContinuousClock.Instant) -> Bool {
             #if DEBUG
             owner.holder.release()
             defer { owner.holder.claim() }

@@ -205,7 +205,7 @@ package final class CallThreads: Sendable {
     /// thread then no longer counted.
     private func next() -> Job? {
         state.withLock { access in
-            let deadline = Date(timeIntervalSinceNow: idleLifetime.seconds)
+            let deadline = ContinuousClock.now + idleLifetime
             while true {
                 if let job = access.state.takeOldest() { return job }
                 access.state.idle += 1

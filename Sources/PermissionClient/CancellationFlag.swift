@@ -48,7 +48,7 @@ final class CancellationFlag: Sendable {
     /// - Parameter duration: how long to wait.
     /// - Returns: `false` when cancelled.
     func sleep(for duration: Duration) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: duration.seconds)
+        let deadline = ContinuousClock.now + duration
         return state.withLock { access in
             while !access.state.cancelled {
                 if !access.wait(until: deadline) { return true }

@@ -129,7 +129,7 @@ final class PostgresChangeFollower: @unchecked Sendable {
             follow()
 
             flags.withLock { access in
-                let deadline = Date().addingTimeInterval(interval.seconds)
+                let deadline = ContinuousClock.now + interval
                 while !access.state.nudged && !access.state.stopping {
                     if !access.wait(until: deadline) { break }
                 }

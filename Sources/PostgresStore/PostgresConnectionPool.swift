@@ -66,7 +66,7 @@ final class PostgresConnectionPool: Sendable {
 
     /// A connection of the caller's own until ``checkin(_:)``; prefer ``withConnection(_:)``.
     func checkout() throws -> PostgresConnection {
-        let deadline = Date().addingTimeInterval(checkoutTimeout)
+        let deadline = ContinuousClock.now + .seconds(checkoutTimeout)
         let reused = try guarded.withLock { (access) throws(PostgresPoolTimeout) -> PostgresConnection? in
             while access.state.idle.isEmpty && access.state.openCount >= capacity {
                 guard access.wait(until: deadline) else {

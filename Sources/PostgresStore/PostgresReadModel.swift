@@ -1,4 +1,5 @@
 import Foundation
+internal import Ownership
 import PermissionDomain
 import Synchronization
 
@@ -47,8 +48,8 @@ final class PostgresReadModel: Sendable {
     /// The newest seq a write of this process committed.
     private let acknowledged = Atomic<Int64>(0)
     private let observers = Mutex<[@Sendable (VisibleChanges) -> Void]>([])
-    /// Wakes ``waitUntilVisible(_:timeout:)``.
-    private let visibility = NSCondition()
+    /// Wakes ``waitUntilVisible(_:timeout:)``; it guards nothing but the wait.
+    private let visibility = Guarded(())
 
     init(cacheCapacity: Int) {
         cache = ReadCache(capacity: cacheCapacity)
@@ -164,9 +165,7 @@ final class PostgresReadModel: Sendable {
             cache.invalidate(
                 keys: changes.records, users: changes.settingsOf, apps: changes.apps, publishing: changes.through)
         }
-        visibility.lock()
-        visibility.broadcast()
-        visibility.unlock()
+        visibility.withLock { $0.broadcast() }
         let shown = VisibleChanges(revision: visibleRevision, keysChanged: changes.keysChanged)
         for observer in observers.withLock({ $0 }) { observer(shown) }
         return shown.revision
@@ -174,13 +173,13 @@ final class PostgresReadModel: Sendable {
 
     /// Waits until ``visibleRevision`` reaches `revision`, at most `timeout`.
     func waitUntilVisible(_ revision: Int64, timeout: Duration) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
-        visibility.lock()
-        defer { visibility.unlock() }
-        while visibleRevision < revision {
-            if !visibility.wait(until: deadline) { return visibleRevision >= revision }
+        let deadline = ContinuousClock.now + timeout
+        return visibility.withLock { access in
+            while visibleRevision < revision {
+                if !access.wait(until: deadline) { return visibleRevision >= revision }
+            }
+            return true
         }
-        return true
     }
 }
 

@@ -137,7 +137,7 @@ package final class ReaderPool: Sendable {
             case open(generation: UInt64)
         }
         let found = try guarded.withLock { (access) throws(SQLiteError) -> Found in
-            var deadline: Date?
+            var deadline: ContinuousClock.Instant?
             while true {
                 if access.state.closed {
                     throw SQLiteError.misuse("the database is closed")
@@ -151,7 +151,7 @@ package final class ReaderPool: Sendable {
                 }
                 // Bounded (the busy timeout): a reader kept out by a stuck body must not stop every
                 // read, the event loops' included.
-                let limit = deadline ?? Date(timeIntervalSinceNow: Double(configuration.busyTimeoutMilliseconds) / 1_000)
+                let limit = deadline ?? .now + .milliseconds(configuration.busyTimeoutMilliseconds)
                 deadline = limit
                 access.state.waiting += 1
                 let signalled = access.wait(until: limit)

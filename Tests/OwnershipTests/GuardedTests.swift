@@ -20,7 +20,7 @@ struct GuardedTests {
         Thread.detachNewThread {
             let seen = flag.withLock { access in
                 while !access.state {
-                    if !access.wait(until: Date(timeIntervalSinceNow: 30)) { return false }
+                    if !access.wait(until: .now + .seconds(30)) { return false }
                 }
                 return true
             }
@@ -33,10 +33,48 @@ struct GuardedTests {
         #expect(woke.wait(timeout: .now() + 30) == .success)
 
         let never = Guarded(0)
-        let started = Date()
-        let signalled = never.withLock { $0.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+        let started = ContinuousClock.now
+        let signalled = never.withLock { $0.wait(until: .now + .milliseconds(50)) }
         #expect(!signalled)
-        #expect(Date().timeIntervalSince(started) >= 0.04)
+        #expect(started.duration(to: .now) >= .milliseconds(50))
+    }
+
+    /// The deadline is handed to the condition as a `CLOCK_MONOTONIC` time, the clock the
+    /// condition was made to wait on: were it to wait on the wall clock (`NSCondition`'s), a
+    /// monotonic time (seconds since boot) would read as 1970 and every wait would end at once;
+    /// were the time the wall clock's, a monotonic wait would last decades.
+    @Test("timed waits last their duration on the monotonic clock, and a past deadline does not wait")
+    func timedWaitsRunOnTheMonotonicClock() {
+        let never = Guarded(0)
+        for milliseconds in [1, 20, 120] {
+            let started = ContinuousClock.now
+            #expect(!never.withLock { $0.wait(until: started + .milliseconds(milliseconds)) })
+            let waited = started.duration(to: .now)
+            #expect(waited >= .milliseconds(milliseconds) && waited < .seconds(10), "\(milliseconds) ms: \(waited)")
+        }
+        let started = ContinuousClock.now
+        #expect(!never.withLock { $0.wait(until: started - .seconds(1)) })
+        #expect(!never.withLock { $0.wait(until: started) })
+        #expect(started.duration(to: .now) < .seconds(1))
+
+        // A wait with a deadline far ahead still wakes on a signal.
+        let flag = Guarded(false)
+        let woke = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let seen = flag.withLock { access in
+                while !access.state {
+                    if !access.wait(until: .now + .seconds(3_600)) { return false }
+                }
+                return true
+            }
+            if seen { woke.signal() }
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        flag.withLock { access in
+            access.state = true
+            access.signal()
+        }
+        #expect(woke.wait(timeout: .now() + 30) == .success)
     }
 
     @Test("an error thrown inside withLock releases the lock")

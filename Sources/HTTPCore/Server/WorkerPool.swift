@@ -148,7 +148,7 @@ final class WorkerPool: Sendable {
                     return nil
                 }
                 access.state.idle += 1
-                let signalled = access.wait(until: Date.now.addingTimeInterval(Double(idleTimeout.nanoseconds) / 1e9))
+                let signalled = access.wait(until: .now + idleTimeout)
                 access.state.idle -= 1
                 if !signalled, access.state.queued == 0, access.state.threads > minimumThreads {
                     access.state.threads -= 1

@@ -41,8 +41,7 @@ final class ChangeBroadcaster: Sendable {
 
     /// Sleeps until the generation differs from `seen`, the broadcaster closes, or `timeout` passes.
     func wait(after seen: UInt64, timeout: Duration) {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let deadline = Date().addingTimeInterval(max(0, seconds))
+        let deadline = ContinuousClock.now + max(.zero, timeout)
         guarded.withLock { access in
             while access.state.generation == seen, !access.state.closed {
                 if !access.wait(until: deadline) { break }
