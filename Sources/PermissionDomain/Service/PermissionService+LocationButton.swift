@@ -43,11 +43,7 @@ extension PermissionService {
                 return .granted(try effective(writer, stored: saved, service: loaded.service, now: context.now))
             case .prompt(let plan):
                 try requirePromptRoom(writer, user: user, app: app, replacing: service, now: context.now)
-                if let other = try writer.pendingPrompt(user: user, app: app, service: service) {
-                    let superseded = other.effectiveState(at: context.now) == .pending
-                    let ending = superseded ? context : ChangeContext(actor: .system, requestId: requestId, now: context.now)
-                    try end(writer, prompt: other, as: superseded ? .cancelled : .expired, context: ending)
-                }
+                try supersedePendingPrompt(writer, user: user, app: app, service: service, context: context)
                 let prompt = try issue(writer, plan: plan, key: loaded.stored.key, context: context)
                 return .prompted(prompt, loaded.effective)
             }
@@ -64,6 +60,18 @@ extension PermissionService {
             pending: try reader.pendingPrompt(user: user, app: app, service: service), now: now, onceTTL: onceTTL,
             locale: try reader.userSettings(user)?.locale)
         return (plan, loaded)
+    }
+
+    /// Ends the authorization's stored-pending prompt before a new one is issued in its place:
+    /// one still pending at `context.now` is superseded (`cancelled`, by the new prompt's actor),
+    /// one past its deadline `expired` (actor `system`), as the sweeper would have ended it.
+    func supersedePendingPrompt(
+        _ writer: any PermissionWriter, user: UserID, app: AppID, service: ServiceID, context: ChangeContext
+    ) throws {
+        guard let other = try writer.pendingPrompt(user: user, app: app, service: service) else { return }
+        let superseded = other.effectiveState(at: context.now) == .pending
+        let ending = superseded ? context : ChangeContext(actor: .system, requestId: context.requestId, now: context.now)
+        try end(writer, prompt: other, as: superseded ? .cancelled : .expired, context: ending)
     }
 
     /// Refuses a new prompt of `app` for `user` when the app already has

@@ -6,7 +6,10 @@ extension PermissionService {
     /// read snapshot and writes nothing; only a new prompt takes a write.
     /// - Returns: `.decided` (no prompt) or `.prompted` with the new or already pending prompt.
     /// A new prompt counts against `configuration.maxPendingPrompts` (``requirePromptRoom(_:user:app:replacing:now:)``);
-    /// the prompt already pending for this authorization is returned as it is, whatever the count.
+    /// the prompt already pending for this authorization is returned as it is, whatever the count
+    /// (the location button's too: iOS shows one alert at a time, and the app asks again once the
+    /// user answered it). A new prompt ends the authorization's prompt left pending past its
+    /// deadline (expired, actor `system`).
     /// - Throws: `PermissionError.unknownService`, `.unknownLevel`, `.missingPurposeString`,
     ///   `.tooManyPrompts`.
     public func request(
@@ -30,10 +33,7 @@ extension PermissionService {
                 return .prompted(prompt, current.authorization)
             case .prompt(let plan):
                 try requirePromptRoom(writer, user: user, app: app, replacing: service, now: context.now)
-                if let stale = try writer.pendingPrompt(user: user, app: app, service: service) {
-                    let system = ChangeContext(actor: .system, requestId: requestId, now: context.now)
-                    try end(writer, prompt: stale, as: .expired, context: system)
-                }
+                try supersedePendingPrompt(writer, user: user, app: app, service: service, context: context)
                 let key = AuthorizationKey(user: user, app: app, service: service)
                 let prompt = try issue(writer, plan: plan, key: key, context: context)
                 return .prompted(prompt, current.authorization)
