@@ -13,3 +13,9 @@ static inline int cepoll_unacknowledged_bytes(int fd) {
     int count = 0;
     return ioctl(fd, SIOCOUTQ, &count) == 0 ? count : -1;
 }
+
+// The bytes received on a TCP socket and not read yet (SIOCINQ, tcp(7)), or -1 with errno set.
+static inline int cepoll_unread_bytes(int fd) {
+    int count = 0;
+    return ioctl(fd, SIOCINQ, &count) == 0 ? count : -1;
+}

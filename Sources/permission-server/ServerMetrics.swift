@@ -61,6 +61,14 @@ final class ServerMetrics: Sendable {
             text.sample("http_connections_refused_total", labels: [("listener", name)], value: Double(server.refusedConnections))
         }
         text.family(
+            "http_connections_reclaimed_total",
+            help: "Idle connections closed to make room for a new one at the connection cap (--max-connections), by listener.",
+            type: .counter)
+        for (name, server) in listeners {
+            text.sample(
+                "http_connections_reclaimed_total", labels: [("listener", name)], value: Double(server.reclaimedConnections))
+        }
+        text.family(
             "http_worker_threads", help: "Worker threads alive now, running a request or stream (busy) or waiting (idle).",
             type: .gauge)
         for (name, server) in listeners {

@@ -117,7 +117,9 @@ enum Settings {
     )
     static let maxConnections = Setting(
         flag: "max-connections", environment: "PERMISSION_MAX_CONNECTIONS",
-        defaultValue: "1024", help: "Open connections at most; beyond it new ones wait in the kernel backlog.",
+        defaultValue: "1024",
+        help:
+            "Open connections at most; at it, the connection idle longest between requests is closed to make room for a new one, and with none idle new ones wait in the kernel backlog.",
         range: 1...1_000_000)
     static let maxConnectionsPerAddress = Setting(
         flag: "max-connections-per-address",

@@ -9,24 +9,67 @@ import Glibc
 
 /// Live binding, the connection cap and graceful shutdown.
 @Suite struct ServerLifecycleTests {
-    @Test func connectionCapMakesTheNextConnectionWait() throws {
+    /// At the cap with every connection busy (a request in flight), the next waits in the
+    /// backlog until one is idle again, which is then closed to make room for it.
+    @Test func connectionCapMakesTheNextConnectionWaitWhileAllAreBusy() throws {
         let live = try LiveServer(adjust: { $0.maxConnections = 2 }) { router in
             router.get("/") { _, _ in textResponse("ok") }
+            router.get("/slow") { _, _ in
+                Thread.sleep(forTimeInterval: 1.5)
+                return textResponse("slow")
+            }
         }
         defer { live.stop() }
         let first = try live.client()
         let second = try live.client()
-        try first.send(rawGet("/"))
-        try second.send(rawGet("/"))
-        #expect(try first.readResponse().text == "ok")
-        #expect(try second.readResponse().text == "ok")
-        // The third connects (the kernel backlog holds it) but is not served yet.
+        try first.send(rawGet("/slow"))
+        try second.send(rawGet("/slow"))
+        Thread.sleep(forTimeInterval: 0.2)
+        // The third connects (the kernel backlog holds it) but is not served yet: no connection
+        // is idle, so none is closed for it.
         let third = try RawClient(port: live.port, timeoutMilliseconds: 500)
         try third.send(rawGet("/"))
         #expect(throws: RawClientError.self) { try third.readResponse() }
-        try first.socket.shutdown(Int32(SHUT_RDWR))
+        #expect(live.server.reclaimedConnections == 0, "none is idle")
+        #expect(try first.readResponse().text == "slow")
+        #expect(try second.readResponse().text == "slow")
         try third.socket.setTimeouts(milliseconds: 5000)
-        #expect(try third.readResponse().text == "ok")
+        #expect(try third.readResponse().text == "ok", "served once one of the two was idle")
+        #expect(live.server.reclaimedConnections == 1)
+        #expect(live.server.openConnections == 2)
+    }
+
+    /// At the cap, the connection idle longest between requests is closed to make room
+    /// (RFC 9112 §9.5), one for each new connection; the others, and busy ones, stay.
+    @Test func atTheCapTheLongestIdleConnectionMakesRoom() throws {
+        let live = try LiveServer(adjust: { $0.maxConnections = 3 }) { router in
+            router.get("/") { _, _ in textResponse("ok") }
+            router.get("/slow") { _, _ in
+                Thread.sleep(forTimeInterval: 1)
+                return textResponse("slow")
+            }
+        }
+        defer { live.stop() }
+        let busy = try live.client()
+        let oldest = try live.client()
+        let newer = try live.client()
+        try oldest.send(rawGet("/"))
+        #expect(try oldest.readResponse().text == "ok")
+        Thread.sleep(forTimeInterval: 0.05)
+        try newer.send(rawGet("/"))
+        #expect(try newer.readResponse().text == "ok")
+        try busy.send(rawGet("/slow"))
+        Thread.sleep(forTimeInterval: 0.1)
+
+        let fourth = try RawClient(port: live.port, timeoutMilliseconds: 5000)
+        try fourth.send(rawGet("/"))
+        #expect(try fourth.readResponse().text == "ok")
+        #expect(try oldest.isClosedByPeer(), "idle the longest: closed to make room")
+        #expect(live.server.reclaimedConnections == 1)
+        #expect(try busy.readResponse().text == "slow", "a request in flight keeps its connection")
+        try newer.send(rawGet("/"))
+        #expect(try newer.readResponse().text == "ok", "the other idle connection stays open")
+        #expect(live.server.openConnections == 3)
     }
 
     @Test func gracefulShutdownFinishesInFlightRequestAndRefusesNewOnes() throws {

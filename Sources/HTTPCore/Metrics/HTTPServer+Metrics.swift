@@ -14,6 +14,14 @@ extension HTTPServer {
         return refusedCount
     }
 
+    /// Idle connections closed since the start to make room for a new one at the connection
+    /// cap (`maxConnections`).
+    public var reclaimedConnections: UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return reclaimedCount
+    }
+
     /// The worker threads alive now, running a request or a stream (`busy`) or waiting for one
     /// (`idle`); both 0 before `start()`.
     public var workerThreads: (busy: Int, idle: Int) {

@@ -138,6 +138,15 @@ struct ConnectionStateMachine {
         }
     }
 
+    /// Whether closing the connection now loses nothing: it waits for a request with none of
+    /// it read (`inputIsEmpty`: no pipelined bytes either) and no send blocked. RFC 9112 §9.5
+    /// lets a server close such a connection at any time; the server does so to make room for
+    /// a new one at its connection cap (`HTTPServer`).
+    func isIdle(inputIsEmpty: Bool) -> Bool {
+        guard case .awaitingHead(nil) = state else { return false }
+        return inputIsEmpty && writeBlockedSince == nil && !isOffloaded
+    }
+
     /// Stops the process: `event` cannot happen in the current state.
     func invalid(_ event: StaticString, file: StaticString = #file, line: UInt = #line) -> Never {
         preconditionFailure("HTTP connection: \(event) in state \(state)", file: file, line: line)

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 extension HTTPConnection {
     /// The loop saw the socket readable: reads once, then parses and answers what came in.
@@ -27,6 +28,7 @@ extension HTTPConnection {
             closeNow()
             return
         }
+        idleSince.store(0, ordering: .relaxed)
         switch machine.bytesRead(n) {
         case .close: closeNow()
         case .discard: return

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import Synchronization
 
 /// One accepted TCP connection, served by one `EventLoop`: the I/O shell around its
 /// `ConnectionStateMachine`, which decides everything; this class reads, parses, runs the
@@ -35,6 +36,12 @@ final class HTTPConnection: @unchecked Sendable {
     private var deadline: UInt64 = 0
     /// The sweeper queued `onTimeout` and it has not run yet.
     private var timeoutQueued = false
+    /// Since when the connection has been idle between requests (``ConnectionStateMachine/isIdle(inputIsEmpty:)``,
+    /// with nothing left to send), in `MonotonicClock` nanoseconds; 0 while it is not: set when
+    /// the loop publishes its deadline, cleared by every read that brings bytes (before they
+    /// are parsed, so a request answered on the loop never looks idle). Atomic: the server reads
+    /// it off the loop to choose a connection to close at its cap, and a read costs one store.
+    let idleSince = Atomic<UInt64>(0)
 
     // `@exclusivity(unchecked)`: the loop's alone (`assertOnLoop`), never borrowed across a call
     // that could touch it again, so the runtime's per-access check (a thread-local set insert
@@ -160,12 +167,51 @@ final class HTTPConnection: @unchecked Sendable {
 
     // MARK: Deadlines
 
-    /// Publishes the machine's next deadline for the server's sweeper.
+    /// Publishes the machine's next deadline for the server's sweeper, and whether the
+    /// connection is idle for the server's reclaiming.
     func updateDeadline() {
         let next = machine.deadline(now: MonotonicClock.now)
+        if !isIdle {
+            idleSince.store(0, ordering: .relaxed)
+        } else if idleSince.load(ordering: .relaxed) == 0 {
+            idleSince.store(MonotonicClock.now(), ordering: .relaxed)
+        }
         deadlineLock.lock()
         deadline = next
         deadlineLock.unlock()
+    }
+
+    /// Whether closing now loses nothing: idle between requests, and every byte of the last
+    /// answer sent. On the loop.
+    private var isIdle: Bool {
+        // The machine first: while a worker owns the output, it is not idle and `output` is
+        // not the loop's to read.
+        machine.isIdle(inputIsEmpty: input.isEmpty) && outputSent >= output.count
+    }
+
+    /// Since when the connection has been idle between requests (`MonotonicClock`), nil while
+    /// it is not; read by the server off the loop.
+    var idleStart: UInt64? {
+        let since = idleSince.load(ordering: .relaxed)
+        return since == 0 ? nil : since
+    }
+
+    /// The server is at its connection cap and chose this connection, the longest idle, to
+    /// make room: closed on its loop if it is still idle there, else the server is told to
+    /// look again (``HTTPServer/reclaimDeclined(_:)``).
+    func reclaimIfIdle() {
+        loop.execute { [self] in
+            guard machine.state != .closed else { return }
+            // Bytes the kernel holds and the loop has not read yet are a request on its way:
+            // closing over them would reset the connection and lose it.
+            if isIdle, socket.unreadBytes() == 0 {
+                environment.logger.debug("idle connection closed to make room", metadata: ["peer": .string(peer)])
+                closeNow()
+            } else {
+                idleSince.store(0, ordering: .relaxed)
+                server.reclaimDeclined(self)
+            }
+        }
     }
 
     /// Called by the sweeper on its own queue: queues `onTimeout` once when the deadline passed.

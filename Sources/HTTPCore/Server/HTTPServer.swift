@@ -42,6 +42,10 @@ public final class HTTPServer: @unchecked Sendable {
     var addressShares: AddressShares
     /// Connections answered 429 or closed at once for being over their address's share.
     var refusedCount: UInt64 = 0
+    /// The idle connection being closed to make room at the cap, at most one at a time.
+    var reclaiming: ObjectIdentifier?
+    /// Idle connections closed to make room for new ones at the cap.
+    var reclaimedCount: UInt64 = 0
     var sweepTimer: (any DispatchSourceTimer)?
     var stopContinuations: [CheckedContinuation<Void, Never>] = []
     var environment: ServerEnvironment?
@@ -163,9 +167,12 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Accepts every pending connection, stopping at the connection cap: the accept source is
-    /// suspended and the kernel backlog holds the rest until a connection closes. A connection
-    /// over its address's share (`AddressShares`) is answered 429 and closed, or beyond the
-    /// refusals in flight closed at once.
+    /// suspended and the kernel backlog holds the rest until a connection closes. At the cap the
+    /// connection idle the longest between requests (a keep-alive one waiting for its next
+    /// request, or a new one that sent nothing) is closed to make room, one at a time
+    /// (RFC 9112 §9.5), so that clients holding idle connections cannot keep others out; with
+    /// none idle the backlog waits. A connection over its address's share (`AddressShares`) is
+    /// answered 429 and closed, or beyond the refusals in flight closed at once.
     func acceptPending() {
         acceptOwner.assertCurrent("accepting (and nextConnectionId)")
         while true {
@@ -180,7 +187,15 @@ public final class HTTPServer: @unchecked Sendable {
                     acceptSource.suspend()
                     acceptSuspended = true
                 }
+                // Only for a connection that is there: the source may have fired for one that
+                // gave up since.
+                let idle = reclaiming == nil && listener.isReadableNow() ? longestIdleConnection() : nil
+                if let idle {
+                    reclaiming = ObjectIdentifier(idle)
+                    reclaimedCount += 1
+                }
                 lock.unlock()
+                idle?.reclaimIfIdle()
                 return
             }
             lock.unlock()
@@ -246,9 +261,32 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
+    /// The connection idle the longest, nil when none is; the caller holds `lock`.
+    private func longestIdleConnection() -> HTTPConnection? {
+        var oldest: (connection: HTTPConnection, since: UInt64)?
+        for connection in connections.values {
+            guard let since = connection.idleStart else { continue }
+            if oldest == nil || since < oldest!.since { oldest = (connection, since) }
+        }
+        return oldest?.connection
+    }
+
+    /// The connection chosen to make room was no longer idle on its loop: choose again (or wait
+    /// for a close, when none is idle).
+    func reclaimDeclined(_ connection: HTTPConnection) {
+        lock.lock()
+        if reclaiming == ObjectIdentifier(connection) {
+            reclaiming = nil
+            reclaimedCount -= 1
+        }
+        lock.unlock()
+        acceptQueue.async { [self] in acceptPending() }
+    }
+
     /// Called by a connection right before its descriptor closes.
     func connectionDidClose(_ connection: HTTPConnection) {
         lock.lock()
+        if reclaiming == ObjectIdentifier(connection) { reclaiming = nil }
         if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil {
             addressShares.release(connection.address, connection.admission)
         }
@@ -261,13 +299,19 @@ public final class HTTPServer: @unchecked Sendable {
         if finished { markStopped() }
     }
 
-    /// One tick of the shared timer: hands each connection whose deadline passed its timeout.
+    /// One tick of the shared timer: hands each connection whose deadline passed its timeout,
+    /// and at the cap, with a connection waiting in the backlog and none being closed for it,
+    /// looks again for an idle one to make room (a connection that was busy when the waiting
+    /// one came may be idle now).
     private func sweep() {
         controlOwner.assertCurrent("the deadline sweep")
         let now = MonotonicClock.now()
         lock.lock()
         for connection in connections.values { connection.sweep(now: now) }
+        let lookAgain =
+            acceptSuspended && state == .running && reclaiming == nil && connections.count >= configuration.maxConnections
         lock.unlock()
+        if lookAgain { acceptQueue.async { [self] in acceptPending() } }
     }
 
     /// True once a graceful shutdown began; responses then carry `Connection: close`.

@@ -166,6 +166,19 @@ public struct Socket: Sendable, Hashable {
         return count >= 0 ? Int(count) : nil
     }
 
+    /// Whether the socket is readable now (`poll(2)` without waiting): for a listener, whether
+    /// a connection waits in its backlog. False when it cannot be told.
+    public func isReadableNow() -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLIN) != 0
+    }
+
+    /// The bytes received and not read yet (`SIOCINQ`), nil when they cannot be read.
+    public func unreadBytes() -> Int? {
+        let count = cepoll_unread_bytes(fd)
+        return count >= 0 ? Int(count) : nil
+    }
+
     /// Shuts down one or both directions (`shutdown(2)`); `SHUT_WR` sends FIN (RFC 9112 §9.6).
     public func shutdown(_ how: Int32) throws {
         guard Glibc.shutdown(fd, how) == 0 else { throw SocketError.lastError("shutdown") }
