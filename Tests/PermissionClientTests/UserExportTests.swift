@@ -256,6 +256,9 @@ struct UserExportTests {
         #expect(slow.bytes > 0 && slow.bytes < whole.bytes, "\(slow.bytes) of \(whole.bytes) bytes")
         let log = server.server.log(waitingFor: "was not sent within --export-timeout")
         #expect(log.contains("was not sent within --export-timeout"), "\(log.suffix(2000))")
+        let warning = log.split(separator: "\n").first { $0.contains("was not sent within") } ?? ""
+        #expect(!warning.contains("u42"), "a warning names no user: \(warning)")
+        #expect(warning.contains("request-id"), "\(warning)")
         #expect(try curl([]).status == 0)
     }
 
