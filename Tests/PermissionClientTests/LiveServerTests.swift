@@ -90,8 +90,10 @@ struct LiveServerTests {
 
     /// `.` and `..` are user ids (SPEC §1: 1-128 of `A-Z a-z 0-9 . _ : @ + -`); in a path they
     /// would be dot-segments, which libcurl removes before sending, so that `users erase ..`
-    /// would have sent `DELETE /v1/`. Every call naming such a user reaches that user.
-    @Test(arguments: [".", "..", "..."])
+    /// would have sent `DELETE /v1/`. Every call naming such a user reaches that user. A `+`
+    /// (an e-mail address's tag) goes as `%2B`, in the path and in a query, where the server
+    /// reads a bare `+` as a space.
+    @Test(arguments: [".", "..", "...", "ann+tag@example.com"])
     func dotSegmentUserIdsReachTheirUser(user: String) async throws {
         let server = try LiveServer()
         defer { server.stop() }
@@ -106,6 +108,8 @@ struct LiveServerTests {
         #expect(listed == [user])
         let export = try await client.export(user: user)
         #expect(export.user == user)
+        let entries = try await client.audit(AuditQuery(user: user)).items
+        #expect(!entries.isEmpty && entries.allSatisfy { $0.user == user }, "\(entries)")
         let erased = try await client.eraseUser(user)
         #expect(erased.authorizations == 1)
         let after = try await client.status(user: user, app: Self.app, service: "camera")
