@@ -70,7 +70,19 @@ import Testing
         #expect(consistency.status == 400)
         #expect(consistency.problemType == .invalidRequest)
         #expect(consistency.problem?.detail.hasPrefix("Permission-Consistency: the request has 2") == true)
+        // Two media types: the body is JSON to this server and may be text to a proxy; refused
+        // in either order, nothing written.
+        try app.registerApp()
+        let record = "/v1/users/u42/apps/com.example.maps/authorizations/camera"
+        for types in [["application/json", "text/plain"], ["text/plain", "application/json"]] {
+            let response = try app.send(
+                .put, record, json: #"{"status":"denied"}"#, headers: types.map { ("Content-Type", $0) })
+            #expect(response.status == 400, "\(types)")
+            #expect(response.problem?.detail.hasPrefix("Content-Type: the request has 2 Content-Type fields") == true)
+        }
+        #expect(try app.send(.get, record).text.contains(#""status":"notDetermined""#))
         // One of each is served as before.
+        #expect(try app.send(.put, record, json: #"{"status":"denied"}"#).status == 200)
         #expect(try app.send(.get, "/v1/keys", headers: [admin]).status == 200)
         #expect(try app.send(.get, "/v1/keys", headers: [appKey]).status == 403)
     }

@@ -120,28 +120,33 @@ struct APIRoutes {
         }
     }
 
-    /// Refuses a request that sends `Authorization` or `Permission-Consistency` more than once
-    /// (400 `invalid-request` naming the field). Neither is a list (RFC 9110 §11.6.2: one set of
-    /// credentials), so which one counts would be up to whoever reads the request: the key this
-    /// server verifies (the first) could be another than the one a proxy in front of it checked
-    /// or logged (often the last).
+    /// Refuses a request that sends `Authorization`, `Content-Type` or `Permission-Consistency`
+    /// more than once (400 `invalid-request` naming the field). None is a list (RFC 9110
+    /// §11.6.2: one set of credentials; §8.3: one media type), so which one counts would be up
+    /// to whoever reads the request: the key this server verifies (the first) could be another
+    /// than the one a proxy in front of it checked or logged (often the last), and a body this
+    /// server reads as JSON another may have read as text.
     /// On every request, the status read's included: one length read a field, and a compare
-    /// only for the fields of the two names' lengths.
+    /// only for the fields of the three names' lengths.
     static func refuseRepeatedFields(_ headers: HTTPHeaders) throws {
         var authorization = 0
+        var contentType = 0
         var consistency = 0
         for field in headers.fields {
             switch field.name.utf8.count {
             case authorizationLength where field.name.equalsIgnoringASCIICase("Authorization"): authorization += 1
+            case contentTypeLength where field.name.equalsIgnoringASCIICase("Content-Type"): contentType += 1
             case consistencyLength where field.name.equalsIgnoringASCIICase(Consistency.consistencyField): consistency += 1
             default: continue
             }
         }
         if authorization > 1 { throw repeated("Authorization", authorization) }
+        if contentType > 1 { throw repeated("Content-Type", contentType) }
         if consistency > 1 { throw repeated(Consistency.consistencyField, consistency) }
     }
 
     private static let authorizationLength = "Authorization".utf8.count
+    private static let contentTypeLength = "Content-Type".utf8.count
     private static let consistencyLength = Consistency.consistencyField.utf8.count
 
     private static func repeated(_ name: String, _ count: Int) -> APIProblem {
