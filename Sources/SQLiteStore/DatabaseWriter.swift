@@ -352,7 +352,7 @@ package final class DatabaseWriter: Sendable {
         }
         guard version != dataVersion else { return }
         dataVersion = version
-        savepointState?.forget()
+        savepointState?.otherProcessCommitted(database)
         onCommit()  // readers drop snapshots older than that commit first (see ReaderPool)
         observer.didLoseTrack(database)
     }
@@ -479,6 +479,7 @@ package final class DatabaseWriter: Sendable {
             // Another process's commit just before this one would otherwise be covered by this
             // one (an observer showing this commit's audit entries shows theirs too).
             checkForeignCommits()
+            savepointState?.didCommit()
             observer?.didCommit(database)
         }
         shared.withLock { shared in

@@ -9,4 +9,15 @@ package protocol SavepointState: AnyObject, Sendable {
     /// The file may no longer match the state: the whole transaction was rolled back, a
     /// `COMMIT` failed, a body ran outside a transaction, or another process committed.
     func forget()
+    /// Another process committed to the file (`PRAGMA data_version` moved): the state may check
+    /// what it kept against `database` before it forgets it. On the writer's queue, outside a
+    /// transaction; after a commit of the writer's own, before ``didCommit()``.
+    func otherProcessCommitted(_ database: Database)
+    /// The writer's transaction committed: what the bodies kept is now the file's.
+    func didCommit()
+}
+
+extension SavepointState {
+    package func otherProcessCommitted(_ database: Database) { forget() }
+    package func didCommit() {}
 }

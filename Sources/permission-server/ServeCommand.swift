@@ -131,6 +131,13 @@ struct ServeCommand: ParsableCommand {
         logger.notice("stopped")
     }
 
+    /// What the log says when an audit entry this server knew is found gone or changed.
+    static let auditRewriteMessage =
+        "the audit log lost or changed an entry this server wrote or read: the file was changed around its "
+        + "append-only triggers, or restored under the running server; its next entries take the seqs after the "
+        + "file's last entry. Keep this line as evidence, and check the log against the heads recorded elsewhere "
+        + "(docs/audit-chain.md)"
+
     /// Opens the database: a SQLite file under its ``ServeLock`` (held until the store is
     /// closed; on a refusal, the exit releases it), or a PostgreSQL database with a read model.
     private static func open(_ configuration: ServerConfiguration, logger: Logger) throws -> Opened {
@@ -145,6 +152,14 @@ struct ServeCommand: ParsableCommand {
                 logger.notice(
                     "the write-ahead log is busy (another process reads the database); emptying it later",
                     metadata: ["database": "\(path)"])
+            }
+            store.onAuditChainRewrite { rewrite in
+                logger.critical(
+                    "\(Self.auditRewriteMessage)",
+                    metadata: [
+                        "database": "\(path)", "seq": "\(rewrite.seq)", "hash": "\(rewrite.expectedHash)",
+                        "found": "\(rewrite.foundHash ?? "no entry")", "last-seq": "\(rewrite.lastSeq)",
+                    ])
             }
             return .sqlite(store, lock)
         case .postgres(let connectionString):

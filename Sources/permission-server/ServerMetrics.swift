@@ -162,6 +162,12 @@ final class ServerMetrics: Sendable {
         text.sample(
             "sqlite_wal_scrub_waiting_seconds",
             value: Double(waiting.components.seconds) + Double(waiting.components.attoseconds) / 1e18)
+        text.family(
+            "permission_audit_rewrites_total",
+            help:
+                "Audit entries this server wrote or read found gone or changed after another process committed: the log was changed around its triggers.",
+            type: .counter)
+        text.sample("permission_audit_rewrites_total", value: Double(database.auditChainRewrites))
         Self.renderReadCache(database.readCache, into: &text)
     }
 

@@ -162,6 +162,31 @@ struct OperationsTests {
         }
     }
 
+    @Test(
+        "the newest audit entry deleted behind the server, around its trigger: the server logs it as critical and counts it"
+    )
+    func aLogChangedBehindTheServerIsReported() throws {
+        try Self.withServer("audit-rewrite") { server, database in
+            #expect(try Self.putApp(server, "com.example.witness") == "201")
+            let seq = try Self.sqlite(database, "SELECT max(seq) FROM audit")
+            let hash = try Self.sqlite(database, "SELECT hash FROM audit WHERE seq = \(seq)")
+            _ = try Self.sqlite(
+                database,
+                """
+                DROP TRIGGER audit_never_deleted; DELETE FROM audit WHERE seq = \(seq);
+                CREATE TRIGGER audit_never_deleted BEFORE DELETE ON audit
+                    BEGIN SELECT RAISE(ABORT, 'audit entries are never deleted'); END;
+                """)
+            let log = server.log(waitingFor: "the audit log lost or changed an entry")
+            #expect(log.contains("critical"), "\(log.suffix(2000))")
+            #expect(
+                log.contains("seq=\(seq)") && log.contains("hash=\(hash)") && log.contains("found=no entry"),
+                "\(log.suffix(2000))")
+            let text = try Self.get("\(server.baseURL)/metrics").body
+            #expect(Self.sample(text, "permission_audit_rewrites_total") == 1)
+        }
+    }
+
     @Test("--read-cache-entries 2: a third record read evicts the one stored first, counted on /metrics, and nothing empties")
     func readCacheEvictsItsOldestRecord() throws {
         try Self.withServer("read-cache-evicts", arguments: ["--read-cache-entries", "2"]) { server, _ in

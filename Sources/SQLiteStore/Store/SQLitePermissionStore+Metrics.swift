@@ -14,6 +14,8 @@ extension SQLitePermissionStore {
         package var checkpoints: Checkpointer.Statistics
         /// The read cache's counters, nil when it is off.
         package var readCache: ReadCache.Statistics?
+        /// Audit entries this server knew found gone or changed (``auditChainRewrites``).
+        package var auditChainRewrites: UInt64
     }
 
     /// Reads the audit head and the authorization counts in one read snapshot, and the writer's
@@ -38,7 +40,7 @@ extension SQLitePermissionStore {
         return MetricsSnapshot(
             counts: counts, writer: pool.writer.currentStatistics,
             writes: pool.writer.metrics.snapshot, checkpoints: pool.writer.checkpointer.statistics,
-            readCache: readCacheStatistics)
+            readCache: readCacheStatistics, auditChainRewrites: auditChainRewrites)
     }
 
     /// The records of each stored status, counted in one scan.

@@ -128,6 +128,17 @@ public final class SQLitePermissionStore: PermissionStore {
     /// The writer's audit chain tip (``AuditChainTipCache``).
     var auditChainTip: AuditChainTipCache? { writerShared.auditChainTip }
 
+    /// Called on the writer's queue when an audit entry this server wrote or read is found gone
+    /// or changed after another process committed to the file (``AuditChainTipCache``): the log
+    /// was changed around its append-only triggers, or restored under the running server. Set
+    /// it once, right after opening.
+    package func onAuditChainRewrite(_ handler: @escaping @Sendable (AuditChainRewrite) -> Void) {
+        writerShared.auditChainTip?.onRewrite = handler
+    }
+
+    /// How many times since the open an entry this server knew was found gone or changed.
+    package var auditChainRewrites: UInt64 { writerShared.auditChainTip?.rewrites ?? 0 }
+
     /// The read cache, nil when it is off.
     var readCache: ReadCache? { readerShared.cache }
 

@@ -48,7 +48,8 @@ extension StoreSession {
     /// The writer keeps the chain tip (``AuditChainTipCache``), so an append reads nothing. The
     /// schema's trigger still refuses a seq that is not the last + 1: if another process
     /// appended to the file since (a subcommand), the insert fails, and the tip is read again
-    /// and the insert retried once.
+    /// and the insert retried once. Before that, the entry the writer knew is looked up: gone or
+    /// changed, the log was edited around its triggers (``AuditChainTipCache/witness(_:in:)``).
     @discardableResult
     func append(_ entry: AuditEntry) throws -> Int64 {
         let cache = shared?.auditChainTip
@@ -57,6 +58,7 @@ extension StoreSession {
                 return try append(entry, after: cached)
             } catch let error as SQLiteError where error.isConstraintViolation {
                 cache?.tip = nil
+                cache?.witness(cached, in: self)
             }
         }
         return try append(entry, after: try loadAuditChainTip())
