@@ -27,10 +27,31 @@ public struct AuditVerification: Codable, Sendable, Equatable {
     public var total: Int64?
     /// Why `firstInvalidSeq` breaks the chain.
     public var reason: Reason?
+    /// The API keys the log does not account for: no `key.created` entry names them, or theirs
+    /// names another role, app or secret hash. Empty when every key was issued through the API.
+    public var unauditedKeys: [UnauditedKey]?
+
+    /// A key the audit log does not account for.
+    public struct UnauditedKey: Codable, Sendable, Equatable {
+        /// `noEntry`, `roleDiffers` or `secretDiffers`.
+        public enum Reason: String, Codable, Sendable, Equatable {
+            case noEntry, roleDiffers, secretDiffers
+        }
+
+        public var id: String
+        public var role: String
+        public var reason: Reason
+
+        public init(id: String, role: String, reason: Reason) {
+            self.id = id
+            self.role = role
+            self.reason = reason
+        }
+    }
 
     public init(
         valid: Bool, checked: Int64, lastSeq: Int64? = nil, headHash: String? = nil, firstInvalidSeq: Int64? = nil,
-        intactLength: Int64? = nil, total: Int64? = nil, reason: Reason? = nil
+        intactLength: Int64? = nil, total: Int64? = nil, reason: Reason? = nil, unauditedKeys: [UnauditedKey]? = nil
     ) {
         self.valid = valid
         self.checked = checked
@@ -40,5 +61,6 @@ public struct AuditVerification: Codable, Sendable, Equatable {
         self.intactLength = intactLength
         self.total = total
         self.reason = reason
+        self.unauditedKeys = unauditedKeys
     }
 }

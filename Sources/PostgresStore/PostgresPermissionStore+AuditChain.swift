@@ -8,6 +8,24 @@ extension PostgresPermissionStore: AuditChainVerifier {
     private static let batch = PreparedStatement(
         "SELECT \(AuditRecord.selectList) FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2")
 
+    private static let createdDetails = PreparedStatement(
+        "SELECT detail FROM audit WHERE action = 'key.created' ORDER BY seq")
+
+    /// The keys and the `key.created` details read as stored, in one read transaction: those
+    /// entries name no user, so nothing is unsealed, and `audit verify` needs no audit key.
+    public func unauditedKeys() throws -> [UnauditedKey] {
+        try run(begin: Self.beginRead, lockHead: false) { session in
+            let keys = try session.apiKeys().map {
+                UnauditedKey.Row(id: $0.id, role: $0.role, app: $0.app, secretHash: $0.secretHash)
+            }
+            guard !keys.isEmpty else { return [] }
+            let created = try session.rows(Self.createdDetails) { row in
+                row.optionalString(at: 0).flatMap(DetailJSON.decode) ?? [:]
+            }
+            return UnauditedKey.find(keys: keys, created: created)
+        }
+    }
+
     public func verifyAuditChain(
         batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?
     )

@@ -8,9 +8,10 @@ import SQLiteStore
 /// `permission-server audit verify`: walks the audit hash chain of the database file through
 /// read-only connections (it never migrates or writes the file, and may run while a server
 /// serves it; a file on read-only storage is read as immutable), or of a PostgreSQL database in
-/// read-only transactions (never migrating it), and prints the intact length. Exits 0 when the
-/// chain is intact and 1 with the first failing seq and the reason when it is not: 1 means
-/// broken and nothing else. A file that cannot be read is 66, one that is not a permission-server
+/// read-only transactions (never migrating it), and prints the intact length, and the API keys
+/// the log does not account for (``UnauditedKey``). Exits 0 when the chain is intact and every
+/// key accounted for, and 1 with the first failing seq and the reason, or the keys, when not: 1
+/// means broken and nothing else. A file that cannot be read is 66, one that is not a permission-server
 /// database 65, a PostgreSQL database that cannot be reached 69.
 struct AuditVerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,7 +20,11 @@ struct AuditVerifyCommand: ParsableCommand {
         discussion: """
             A file on read-only storage (a read-only mount, a snapshot) is read as immutable.
 
-            Exit status: 0 intact; 1 broken (the first failing seq is printed); 65 the file is not a \
+            Also lists the API keys the log does not account for (a key with no key.created entry, or \
+            another role, app or secret hash than its entry's: written into the database around the API).
+
+            Exit status: 0 intact; 1 broken (the first failing seq is printed) or a key not accounted \
+            for (each printed); 65 the file is not a \
             permission-server database (not SQLite, empty, damaged, or without the audit chain); 66 no \
             database file, or it cannot be read; 69 a PostgreSQL database that cannot be reached.
             """
@@ -40,13 +45,14 @@ struct AuditVerifyCommand: ParsableCommand {
         }
         let database = configuration.database
         let report: AuditChainReport
+        let keys: [UnauditedKey]
         switch database {
         case .sqlite(let path):
             guard FileManager.default.fileExists(atPath: path) else {
                 logger.critical("no database to verify", metadata: ["database": "\(path)"])
                 throw ExitCode(ExitCodes.noInput)
             }
-            report = try Self.verifyFile(path, batchSize: batchSize, progress: progress, logger: logger)
+            (report, keys) = try Self.verifyFile(path, batchSize: batchSize, progress: progress, logger: logger)
         case .postgres(let connectionString):
             // The chain hashes what is stored: verifying needs no audit key.
             let store: PostgresPermissionStore
@@ -57,12 +63,13 @@ struct AuditVerifyCommand: ParsableCommand {
             }
             do {
                 report = try store.verifyAuditChain(batchSize: batchSize, progress: progress)
+                keys = try store.unauditedKeys()
             } catch {
                 logger.critical("cannot verify: \(database.scrubbed(error))", metadata: ["database": "\(database.described)"])
                 throw ExitCode(ExitCodes.unavailable)
             }
         }
-        try Self.printVerdict(report)
+        try Self.printVerdict(report, unauditedKeys: keys)
     }
 
     /// The report on the file at `path`: read shared, else as immutable where read-only storage
@@ -71,16 +78,18 @@ struct AuditVerifyCommand: ParsableCommand {
     ///   cannot be read; the reason is logged first.
     static func verifyFile(
         _ path: String, batchSize: Int, progress: @escaping @Sendable (Int64, Int64) -> Void, logger: Logger
-    ) throws -> AuditChainReport {
+    ) throws -> (AuditChainReport, [UnauditedKey]) {
         do {
             do {
-                return try SQLitePermissionStore.verifyAuditChain(path: path, batchSize: batchSize, progress: progress)
+                let report = try SQLitePermissionStore.verifyAuditChain(path: path, batchSize: batchSize, progress: progress)
+                return (report, try SQLitePermissionStore.unauditedKeys(path: path))
             } catch {
                 guard let reading = try AuditFileReading.onReadOnlyStorage(after: error, path: path) else { throw error }
                 logger.notice(
                     "the file is on read-only storage; reading it as immutable", metadata: ["database": "\(path)"])
-                return try SQLitePermissionStore.verifyAuditChain(
+                let report = try SQLitePermissionStore.verifyAuditChain(
                     path: path, reading: reading, batchSize: batchSize, progress: progress)
+                return (report, try SQLitePermissionStore.unauditedKeys(path: path, reading: reading))
             }
         } catch let error as NotAnAuditDatabase {
             logger.critical("cannot verify: \(error)", metadata: ["database": "\(path)"])
@@ -96,19 +105,23 @@ struct AuditVerifyCommand: ParsableCommand {
         }
     }
 
-    /// Prints the verdict; throws exit 1 when the chain is broken.
-    static func printVerdict(_ report: AuditChainReport) throws {
-        guard let seq = report.firstFailingSeq, let failure = report.failure else {
+    /// Prints the verdict, and a line for each key the log does not account for; throws exit 1
+    /// when the chain is broken or such a key exists.
+    static func printVerdict(_ report: AuditChainReport, unauditedKeys: [UnauditedKey]) throws {
+        if let seq = report.firstFailingSeq, let failure = report.failure {
+            print(
+                """
+                audit chain broken at seq \(seq) (\(failure.rawValue)): \(report.intactLength) of \(report.totalEntries) \
+                entries intact
+                """)
+        } else {
             print(
                 "audit chain intact: \(report.intactLength) of \(report.totalEntries) entries, head \(report.lastIntactHash ?? "none")"
             )
-            return
         }
-        print(
-            """
-            audit chain broken at seq \(seq) (\(failure.rawValue)): \(report.intactLength) of \(report.totalEntries) \
-            entries intact
-            """)
-        throw ExitCode.failure
+        for key in unauditedKeys {
+            print("API key \(key.id) (\(key.role.rawValue)) is not accounted for by the audit log: \(key.reason.rawValue)")
+        }
+        if !report.isIntact || !unauditedKeys.isEmpty { throw ExitCode.failure }
     }
 }

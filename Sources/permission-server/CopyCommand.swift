@@ -96,15 +96,17 @@ struct CopyCommand: ParsableCommand {
         for (table, rows) in copied.rows { print("copied \(rows) row(s) of \(table)") }
 
         let report: AuditChainReport
+        let keys: [UnauditedKey]
         do {
             report = try store.verifyAuditChain(batchSize: SQLitePermissionStore.defaultVerifyBatchSize) { checked, total in
                 logger.info("verifying the audit chain", metadata: ["checked": "\(checked)", "total": "\(total)"])
             }
+            keys = try store.unauditedKeys()
         } catch {
             logger.critical("cannot verify the copy: \(destination.scrubbed(error))", metadata: metadata)
             throw ExitCode.failure
         }
-        try AuditVerifyCommand.printVerdict(report)
+        try AuditVerifyCommand.printVerdict(report, unauditedKeys: keys)
         guard report.totalEntries == copied.auditEntries, report.lastIntactHash == copied.auditHead else {
             logger.critical(
                 "the copy's audit chain does not end where the file's does",

@@ -76,6 +76,59 @@ struct AuditChainTests {
         // Read-only: verify never writes the file.
         #expect(afterDelete == (try Data(contentsOf: URL(fileURLWithPath: database))))
     }
+    /// A key planted in the file (no `key.created` entry) and a key whose secret was swapped,
+    /// both around the triggers: the chain stays intact, the keys' check names both, by the
+    /// command (exit 1) and by `GET /v1/audit/verify` once served.
+    @Test("audit verify names the API keys the log does not account for")
+    func plantedKeysAreNamed() throws {
+        let directory = try Paths.makeTemporaryDirectory("planted")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("planted.sqlite").path
+        do {
+            let server = try ServerProcess(database: database, directory: directory)
+            defer { server.killNow() }
+            let issued = try Subprocess.adminCurl([
+                "-sf", "-X", "POST", "-H", "Content-Type: application/json", "--data", #"{"role": "auditor"}"#,
+                "\(server.baseURL)/v1/keys",
+            ])
+            #expect(issued.status == 0, "\(issued.stderr)")
+            server.send(SIGTERM)
+            #expect(server.waitForExit(timeout: 10) == 0)
+        }
+        let clean = try Self.verify(database)
+        #expect(clean.status == 0 && !clean.stdout.contains("API key"), "\(clean.stdout)")
+
+        let plant = try Subprocess.run(
+            Paths.sqlite3,
+            [
+                database,
+                """
+                INSERT INTO api_keys VALUES ('deadbeefdeadbeef', 'admin', NULL, 'backdoor', randomblob(32), 0, NULL);
+                DROP TRIGGER api_keys_hash_fixed;
+                UPDATE api_keys SET secret_hash = randomblob(32) WHERE role = 'auditor';
+                """,
+            ])
+        #expect(plant.status == 0, "\(plant.stderr)")
+        let auditor = try Subprocess.run(Paths.sqlite3, [database, "SELECT id FROM api_keys WHERE role = 'auditor'"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let planted = try Self.verify(database)
+        #expect(planted.status == 1, "\(planted.stdout)")
+        #expect(planted.stdout.contains("audit chain intact"), "\(planted.stdout)")
+        #expect(
+            planted.stdout.contains("API key deadbeefdeadbeef (admin) is not accounted for by the audit log: noEntry"),
+            "\(planted.stdout)")
+        #expect(
+            planted.stdout.contains("API key \(auditor) (auditor) is not accounted for by the audit log: secretDiffers"),
+            "\(planted.stdout)")
+
+        let server = try ServerProcess(database: database, directory: directory)
+        defer { server.killNow() }
+        let answer = try Subprocess.adminCurl(["-sf", "\(server.baseURL)/v1/audit/verify"])
+        #expect(answer.status == 0, "\(answer.stderr)")
+        #expect(answer.stdout.contains(#"{"id":"deadbeefdeadbeef","reason":"noEntry","role":"admin"}"#), "\(answer.stdout)")
+        #expect(answer.stdout.contains(#""valid":true"#), "the chain itself is intact: \(answer.stdout)")
+    }
+
     /// A directory no one may write: as root (CI), a read-only tmpfs mount, since permission
     /// bits do not stop root; otherwise mode 0555 with the file 0444. Either way SQLite cannot
     /// make the `-shm` file a WAL-mode reader needs.

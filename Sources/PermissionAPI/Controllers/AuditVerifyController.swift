@@ -23,17 +23,28 @@ struct AuditVerifyController {
                     "audit chain broken",
                     metadata: ["seq": "\(seq)", "reason": "\(report.failure?.rawValue ?? "")"])
             }
+            let keys = try verifier.unauditedKeys()
+            for key in keys {
+                logger.warning(
+                    "an API key the audit log does not account for",
+                    metadata: ["key": "\(key.id)", "role": "\(key.role.rawValue)", "reason": "\(key.reason.rawValue)"])
+            }
             var headers = HTTPHeaders()
             headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
-            return try Responses.json(Self.wire(report), headers: headers)
+            return try Responses.json(Self.wire(report, unauditedKeys: keys), headers: headers)
         }
     }
 
-    static func wire(_ report: AuditChainReport) -> Wire.AuditVerification {
+    static func wire(_ report: AuditChainReport, unauditedKeys: [UnauditedKey]) -> Wire.AuditVerification {
         Wire.AuditVerification(
             valid: report.isIntact, checked: report.intactLength + (report.isIntact ? 0 : 1),
             lastSeq: report.lastIntactSeq, headHash: report.lastIntactHash, firstInvalidSeq: report.firstFailingSeq,
             intactLength: report.intactLength, total: report.totalEntries,
-            reason: report.failure.flatMap { Wire.AuditVerification.Reason(rawValue: $0.rawValue) })
+            reason: report.failure.flatMap { Wire.AuditVerification.Reason(rawValue: $0.rawValue) },
+            unauditedKeys: unauditedKeys.map {
+                Wire.AuditVerification.UnauditedKey(
+                    id: $0.id.rawValue, role: $0.role.rawValue,
+                    reason: Wire.AuditVerification.UnauditedKey.Reason(rawValue: $0.reason.rawValue) ?? .noEntry)
+            })
     }
 }

@@ -1,7 +1,11 @@
 /// API keys (SPEC §6): issued, listed and revoked by an admin, each change audited without
 /// the secret. The caller makes the secret and passes its SHA-256 (the domain does no crypto).
 extension PermissionService {
-    /// Stores a new key and audits `key.created`.
+    /// The `key.created` detail that records the key's secret hash (SHA-256, lowercase hex: no
+    /// secret, but what ``PermissionStore/unauditedKeys(pageSize:)`` compares the stored key with).
+    public static let secretHashDetail = "secretHash"
+
+    /// Stores a new key and audits `key.created`, with its secret's hash.
     /// - Parameters:
     ///   - id: the key's id (the middle of its `pk_<id>_...` secret).
     ///   - secretHash: SHA-256 of the secret.
@@ -18,6 +22,7 @@ extension PermissionService {
             try writer.save(key)
             var detail = ["key": id.rawValue, "role": role.rawValue, "name": name]
             detail["app"] = app?.rawValue
+            detail[Self.secretHashDetail] = key.secretHashHex
             try writer.append(
                 AuditEntry(
                     at: context.now, actor: context.actor, action: .keyCreated, app: app,

@@ -10,4 +10,8 @@ public protocol AuditChainVerifier: Sendable {
         batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?
     ) throws
         -> AuditChainReport
+
+    /// The API keys the audit log does not account for (``UnauditedKey/find(keys:created:)``):
+    /// keys written around the service, which the chain cannot show.
+    func unauditedKeys() throws -> [UnauditedKey]
 }

@@ -7,6 +7,10 @@ extension SQLitePermissionStore: AuditChainVerifier {
     /// Rows read per query when verifying, unless told otherwise.
     public static let defaultVerifyBatchSize = 2_000
 
+    public func unauditedKeys() throws -> [UnauditedKey] {
+        try unauditedKeys(pageSize: 1_000)
+    }
+
     public func verifyAuditChain(
         batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?
     )
@@ -38,6 +42,44 @@ extension SQLitePermissionStore: AuditChainVerifier {
         }
         guard columns == 2 else { throw NotAnAuditDatabase() }
         return try verifyAuditChain(readers: readers, batchSize: batchSize, progress: progress)
+    }
+
+    /// ``UnauditedKey/find(keys:created:)`` over the database file at `path`, read-only as
+    /// ``verifyAuditChain(path:reading:configuration:batchSize:progress:)`` reads it: its keys
+    /// and the details of its `key.created` entries (never sealed: they name no user), in one
+    /// read transaction. A file from before the keys' table has none.
+    public static func unauditedKeys(
+        path: String, reading: AuditFileReading = .shared, configuration: DatabaseConfiguration = .init()
+    ) throws -> [UnauditedKey] {
+        let readers = ReaderPool(path: path, mode: reading == .immutable ? .immutable : .readOnly, configuration: configuration)
+        defer { readers.close() }
+        return try readers.readLatest { database in
+            let hasKeys = try database.withStatement(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'api_keys'"
+            ) { try $0.step() ? $0.int(at: 0) : 0 }
+            guard hasKeys == 1 else { return [] }
+            let keys = try database.withStatement("SELECT id, role, app, secret_hash FROM api_keys ORDER BY id") { statement in
+                var rows: [UnauditedKey.Row] = []
+                while try statement.step() {
+                    guard let id = statement.string(at: 0).flatMap({ try? KeyID($0) }),
+                        let role = statement.string(at: 1).flatMap(Role.init(rawValue:))
+                    else { throw SQLiteError.corrupt("api_keys holds a row that is no key") }
+                    let app = try statement.string(at: 2).map { try AppID($0) }
+                    rows.append(.init(id: id, role: role, app: app, secretHash: statement.blob(at: 3) ?? []))
+                }
+                return rows
+            }
+            let created = try database.withStatement(
+                "SELECT detail FROM audit WHERE action = 'key.created' ORDER BY seq"
+            ) { statement in
+                var details: [[String: String]] = []
+                while try statement.step() {
+                    details.append(statement.string(at: 0).flatMap(DetailJSON.decode) ?? [:])
+                }
+                return details
+            }
+            return UnauditedKey.find(keys: keys, created: created)
+        }
     }
 
     /// Feeds the audit log to an ``AuditChainWalk`` in seq order, `batchSize` rows per read
