@@ -22,8 +22,12 @@ extension PostgresPermissionStore: AuditChainVerifier {
             let created = try session.rows(Self.createdDetails) { row in
                 row.optionalString(at: 0).flatMap(DetailJSON.decode) ?? [:]
             }
-            return UnauditedKey.find(keys: keys, created: created)
+            return UnauditedKey.find(keys: keys, created: created, fingerprint: keyFingerprint(ofSecretHash:))
         }
+    }
+
+    public func keyFingerprint(ofSecretHash secretHash: [UInt8]) -> String {
+        AuditChain.sha256.keyFingerprint(ofSecretHash: secretHash)
     }
 
     public func verifyAuditChain(

@@ -131,6 +131,14 @@ package struct AuditChain: Sendable {
 
     private static let digits = Array("0123456789abcdef".utf8)
 
+    /// What `key.created` records of a key's secret: the SHA-256, in hex, of the secret's own
+    /// SHA-256 (what the keys' table holds) under a tag of its own. It tells whether a key's
+    /// stored hash is the one it was issued with, and is never the stored hash itself, which
+    /// nothing but the keys' table holds.
+    package func keyFingerprint(ofSecretHash secretHash: [UInt8]) -> String {
+        hex(Array("permission-key-fingerprint-v1\u{0}".utf8) + secretHash)
+    }
+
     /// The lowercase hex of the SHA-256 of `bytes`.
     private func hex(_ bytes: [UInt8]) -> String {
         let digest = hasher.sha256(bytes)

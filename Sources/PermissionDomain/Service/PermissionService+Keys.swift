@@ -1,11 +1,12 @@
 /// API keys (SPEC §6): issued, listed and revoked by an admin, each change audited without
 /// the secret. The caller makes the secret and passes its SHA-256 (the domain does no crypto).
 extension PermissionService {
-    /// The `key.created` detail that records the key's secret hash (SHA-256, lowercase hex: no
-    /// secret, but what ``PermissionStore/unauditedKeys(pageSize:)`` compares the stored key with).
-    public static let secretHashDetail = "secretHash"
+    /// The `key.created` detail that records the fingerprint of the key's secret hash
+    /// (``PermissionStore/keyFingerprint(ofSecretHash:)``: neither the secret nor its stored
+    /// hash), what ``PermissionStore/unauditedKeys(pageSize:)`` compares the stored key with.
+    public static let secretFingerprintDetail = "secretFingerprint"
 
-    /// Stores a new key and audits `key.created`, with its secret's hash.
+    /// Stores a new key and audits `key.created`, with its secret hash's fingerprint.
     /// - Parameters:
     ///   - id: the key's id (the middle of its `pk_<id>_...` secret).
     ///   - secretHash: SHA-256 of the secret.
@@ -22,7 +23,7 @@ extension PermissionService {
             try writer.save(key)
             var detail = ["key": id.rawValue, "role": role.rawValue, "name": name]
             detail["app"] = app?.rawValue
-            detail[Self.secretHashDetail] = key.secretHashHex
+            detail[Self.secretFingerprintDetail] = store.keyFingerprint(ofSecretHash: secretHash)
             try writer.append(
                 AuditEntry(
                     at: context.now, actor: context.actor, action: .keyCreated, app: app,

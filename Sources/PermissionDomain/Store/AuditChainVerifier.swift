@@ -11,7 +11,7 @@ public protocol AuditChainVerifier: Sendable {
     ) throws
         -> AuditChainReport
 
-    /// The API keys the audit log does not account for (``UnauditedKey/find(keys:created:)``):
+    /// The API keys the audit log does not account for (``UnauditedKey/find(keys:created:fingerprint:)``):
     /// keys written around the service, which the chain cannot show.
     func unauditedKeys() throws -> [UnauditedKey]
 }

@@ -7,8 +7,8 @@ public struct UnauditedKey: Hashable, Sendable {
         case noEntry
         /// The entry names another role or app than the key holds.
         case roleDiffers
-        /// The entry records another secret hash than the key holds (entries made before the
-        /// hash was recorded are not compared).
+        /// The entry records the fingerprint of another secret hash than the key holds (an entry
+        /// that records none is not compared).
         case secretDiffers
     }
 
@@ -40,12 +40,15 @@ extension UnauditedKey {
     }
 
     /// The keys of `keys` the `key.created` entries' details (`created`, in seq order) do not
-    /// account for: every key is issued by
+    /// account for, `fingerprint` being how the entries record a secret hash
+    /// (``PermissionStore/keyFingerprint(ofSecretHash:)``): every key is issued by
     /// ``PermissionService/createKey(id:role:app:name:secretHash:actor:requestId:)``, which
     /// appends its `key.created` entry in the same transaction, so a key without one, or with
     /// another role, app or secret hash than its entry, was written around the service (a key
     /// planted in the database, which the hash chain alone cannot show: it covers the log only).
-    public static func find(keys: [Row], created: [[String: String]]) -> [UnauditedKey] {
+    public static func find(
+        keys: [Row], created: [[String: String]], fingerprint: ([UInt8]) -> String
+    ) -> [UnauditedKey] {
         var entries: [String: [String: String]] = [:]
         for detail in created {
             if let id = detail["key"], entries[id] == nil { entries[id] = detail }
@@ -57,28 +60,16 @@ extension UnauditedKey {
             if detail["role"] != key.role.rawValue || detail["app"] != key.app?.rawValue {
                 return UnauditedKey(id: key.id, role: key.role, reason: .roleDiffers)
             }
-            if let recorded = detail[PermissionService.secretHashDetail], recorded != Self.hex(key.secretHash) {
+            if let recorded = detail[PermissionService.secretFingerprintDetail], recorded != fingerprint(key.secretHash) {
                 return UnauditedKey(id: key.id, role: key.role, reason: .secretDiffers)
             }
             return nil
         }
     }
-
-    /// Lowercase hex, as `key.created` records a secret's hash.
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
 }
 
 extension PermissionStore {
-    /// ``UnauditedKey/find(keys:created:)`` over this store: its keys and `key.created` entries
+    /// ``UnauditedKey/find(keys:created:fingerprint:)`` over this store: its keys and `key.created` entries
     /// read in one snapshot, the entries `pageSize` at a time.
     public func unauditedKeys(pageSize: Int) throws -> [UnauditedKey] {
         try read { reader in
@@ -94,12 +85,7 @@ extension PermissionStore {
                 guard page.count == pageSize, let last = page.last else { break }
                 after = last.seq
             }
-            return UnauditedKey.find(keys: keys, created: created)
+            return UnauditedKey.find(keys: keys, created: created, fingerprint: keyFingerprint(ofSecretHash:))
         }
     }
-}
-
-extension APIKey {
-    /// The secret's SHA-256 in lowercase hex, as `key.created` records it.
-    var secretHashHex: String { UnauditedKey.hex(secretHash) }
 }

@@ -28,6 +28,10 @@ public protocol PermissionStore: Sendable {
     /// audit entries they show.
     func visibleRevision() throws -> Int64
 
+    /// What `key.created` records of a key's secret hash (``AuditChain/keyFingerprint(ofSecretHash:)``
+    /// of the store's chain), so that ``unauditedKeys(pageSize:)`` can tell a swapped secret.
+    func keyFingerprint(ofSecretHash secretHash: [UInt8]) -> String
+
     /// A revision that includes every write this process has acknowledged (for
     /// `Permission-Revision` on a write's response): reading at least it elsewhere shows them.
     func acknowledgedRevision() throws -> Int64

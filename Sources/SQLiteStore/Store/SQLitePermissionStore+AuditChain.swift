@@ -11,6 +11,10 @@ extension SQLitePermissionStore: AuditChainVerifier {
         try unauditedKeys(pageSize: 1_000)
     }
 
+    public func keyFingerprint(ofSecretHash secretHash: [UInt8]) -> String {
+        AuditChain.sha256.keyFingerprint(ofSecretHash: secretHash)
+    }
+
     public func verifyAuditChain(
         batchSize: Int, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)?
     )
@@ -44,7 +48,7 @@ extension SQLitePermissionStore: AuditChainVerifier {
         return try verifyAuditChain(readers: readers, batchSize: batchSize, progress: progress)
     }
 
-    /// ``UnauditedKey/find(keys:created:)`` over the database file at `path`, read-only as
+    /// ``UnauditedKey/find(keys:created:fingerprint:)`` over the database file at `path`, read-only as
     /// ``verifyAuditChain(path:reading:configuration:batchSize:progress:)`` reads it: its keys
     /// and the details of its `key.created` entries (never sealed: they name no user), in one
     /// read transaction. A file from before the keys' table has none.
@@ -78,7 +82,7 @@ extension SQLitePermissionStore: AuditChainVerifier {
                 }
                 return details
             }
-            return UnauditedKey.find(keys: keys, created: created)
+            return UnauditedKey.find(keys: keys, created: created, fingerprint: AuditChain.sha256.keyFingerprint(ofSecretHash:))
         }
     }
 
