@@ -265,8 +265,8 @@ public final class HTTPServer: @unchecked Sendable {
     private func longestIdleConnection() -> HTTPConnection? {
         var oldest: (connection: HTTPConnection, since: UInt64)?
         for connection in connections.values {
-            guard let since = connection.idleStart else { continue }
-            if oldest == nil || since < oldest!.since { oldest = (connection, since) }
+            guard let since = connection.idleStart, since < oldest?.since ?? .max else { continue }
+            oldest = (connection, since)
         }
         return oldest?.connection
     }
