@@ -22,6 +22,9 @@ final class PostgresChangeFollower: @unchecked Sendable {
     enum Event: Sendable {
         case failed(String)
         case recovered
+        /// The log's head was found at `to`, behind the revision `from` this replica showed:
+        /// the read model was emptied and goes on from `to`.
+        case rewound(from: Int64, to: Int64)
     }
 
     /// Entries read per query; a full page is followed by the next at once.
@@ -148,7 +151,9 @@ final class PostgresChangeFollower: @unchecked Sendable {
                 connection.answerTimeout = answerTimeout
             }
             self.connection = connection
-            try Self.follow(on: connection, model: model)
+            if let rewound = try Self.follow(on: connection, model: model) {
+                report(.rewound(from: rewound.from, to: rewound.to))
+            }
             if failing {
                 failing = false
                 report(.recovered)
@@ -169,10 +174,22 @@ final class PostgresChangeFollower: @unchecked Sendable {
     /// reset of thousands of records, whose entries span several pages). What the pages
     /// changed is collected as it is read, naming at most
     /// ``PostgresReadModel/maximumTrackedChanges`` records (beyond, everything is forgotten).
-    static func follow(on connection: PostgresConnection, model: PostgresReadModel) throws {
+    /// A head behind the visible revision (the newest entries deleted, or the database restored
+    /// under this replica) rewinds the model to it first (``PostgresReadModel/rewind(to:catalogue:)``):
+    /// the seqs after it will be given out again, and would otherwise never be read.
+    /// - Returns: the revisions of such a rewind, nil when there was none.
+    @discardableResult
+    static func follow(on connection: PostgresConnection, model: PostgresReadModel) throws -> (from: Int64, to: Int64)? {
         let session = PostgresSession(connection: connection)
         let started = ContinuousClock.now
         let head = try session.lastAuditSeq()
+        var rewound: (from: Int64, to: Int64)?
+        let shown = model.visibleRevision
+        if head < shown {
+            let loaded = try catalogue(on: connection)
+            model.rewind(to: min(head, loaded.asOf), catalogue: loaded.catalogue)
+            rewound = (shown, model.visibleRevision)
+        }
         var after = model.visibleRevision
         var changes = ReadModelChanges()
         reading: while after < head {
@@ -189,6 +206,7 @@ final class PostgresChangeFollower: @unchecked Sendable {
         }
         try model.apply(changes) { try catalogue(on: connection) }
         model.synced(at: started)
+        return rewound
     }
 
     /// The catalogue, and the last audit seq, read in one snapshot.

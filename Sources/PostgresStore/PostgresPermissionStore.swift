@@ -183,6 +183,12 @@ public final class PostgresPermissionStore: PermissionStore {
             switch event {
             case .failed(let message): options.report("cannot read the change log: \(message)", true)
             case .recovered: options.report("reading the change log again", false)
+            case .rewound(let from, let to):
+                options.report(
+                    "the audit log's last entry is \(to), behind the \(from) this replica had shown: entries were "
+                        + "deleted or the database restored under it; its read model was emptied and reads the log "
+                        + "again from \(to), whose next seqs are given out again. Check the log against the heads "
+                        + "recorded elsewhere (docs/audit-chain.md)", true)
             }
         }
         follower.start()

@@ -97,6 +97,16 @@ final class PostgresReadModel: Sendable {
         cache.removeAll(publishing: revision)
     }
 
+    /// The log's head is behind the visible revision (its newest entries deleted, or the
+    /// database restored under this replica): forgets everything, takes `loaded` as the
+    /// catalogue, and shows `revision`, so that the entries numbered after it, old seqs given
+    /// out again, are read and applied. The one way the revision goes back.
+    func rewind(to revision: Int64, catalogue loaded: PostgresCatalogue?) {
+        catalogue.withLock { $0 = HeldCatalogue(catalogue: loaded, asOf: revision) }
+        acknowledged.store(revision, ordering: .releasing)
+        cache.reset(publishing: revision)
+    }
+
     /// A write of this process committed entries up to `seq`.
     func acknowledge(_ seq: Int64) {
         _ = acknowledged.max(seq, ordering: .releasing)

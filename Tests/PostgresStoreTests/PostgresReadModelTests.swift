@@ -133,6 +133,56 @@ import Testing
         #expect(model.visibleRevision == last)
     }
 
+    /// The newest entries deleted and the head moved back under a serving replica (a restore
+    /// of the database, or an edit around the triggers): its follower finds the head behind
+    /// what it showed, empties the read model, says so, and reads the seqs given out again, so
+    /// that a change under a reused seq is not hidden by the record cached before.
+    @Test func aLogRewoundUnderTheReplicaIsReadAgainFromItsHead() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        final class Reports: Sendable {
+            let messages = Mutex<[String]>([])
+        }
+        let reports = Reports()
+        let replica = try PostgresPermissionStore.open(
+            connectionString: database, keyring: .forTests, poolSize: 2,
+            readModel: .init(cacheEntries: 1_000, followInterval: .milliseconds(100)) { message, failed in
+                if failed { reports.messages.withLock { $0.append(message) } }
+            })
+        let other = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
+        try Self.set(other, .denied, version: 1)  // seq 1
+        try Self.set(other, .authorized, version: 2)  // seq 2
+        #expect(try replica.awaitRevision(2, timeout: .seconds(5)))
+        #expect(try Self.status(replica) == .authorized)
+        #expect(replica.answersFromMemory(user: Self.key.user, app: Self.key.app, service: Self.key.service))
+
+        // What a restore of the state after seq 1 leaves: the record and the log as they were.
+        let editor = try PostgresConnection(database)
+        try editor.execute(
+            """
+            ALTER TABLE audit DISABLE TRIGGER audit_never_updated;
+            ALTER TABLE authorizations DISABLE TRIGGER authorizations_version_grows;
+            DELETE FROM audit WHERE seq = 2;
+            UPDATE audit_head SET seq = 1, hash = (SELECT hash FROM audit WHERE seq = 1) WHERE id = 1;
+            UPDATE authorizations SET status = 'denied', level = NULL, version = 1;
+            ALTER TABLE audit ENABLE TRIGGER audit_never_updated;
+            ALTER TABLE authorizations ENABLE TRIGGER authorizations_version_grows;
+            """)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while reports.messages.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let messages = reports.messages.withLock { $0 }
+        #expect(messages.count == 1 && messages.first?.contains("last entry is 1, behind the 2") == true, "\(messages)")
+        #expect(try replica.visibleRevision() == 1)
+        #expect(try Self.status(replica) == .denied, "read again, not the record cached before")
+
+        // A change under the seq given out again reaches the replica.
+        let reused = try Self.set(other, .notDetermined, version: 2)
+        #expect(reused == 2)
+        #expect(try replica.awaitRevision(2, timeout: .seconds(5)))
+        #expect(try Self.status(replica) == .notDetermined)
+    }
+
     @Test func aRevisionThatDoesNotComeTimesOut() throws {
         let store = try Self.serving(try PostgresServer.shared.get().freshDatabase())
         let started = ContinuousClock.now

@@ -345,6 +345,19 @@ package final class ReadCache: Sendable {
         withExtendedLifetime(dropped) {}  // freed here, outside the lock
     }
 
+    /// Drops every entry and moves the generation on, then shows the audit log up to
+    /// `auditSeq`, back too: the one way back, for a log whose newest entries are gone (deleted,
+    /// or the database restored under a running replica), whose seqs are to be read again.
+    package func reset(publishing auditSeq: Int64) {
+        let dropped = state.withLock { state in
+            let dropped = state.empty(advance: true)
+            published.store(state.generation, ordering: .releasing)
+            state.visibleAuditSeq = auditSeq
+            return dropped
+        }
+        withExtendedLifetime(dropped) {}  // freed here, outside the lock
+    }
+
     /// The ids the records' symbol tables gave out since the cache was last emptied (tests).
     var symbolCounts: (users: Int, appServices: Int, shapes: Int, settingsShapes: Int) {
         state.withLock { $0.records.symbolCounts }
