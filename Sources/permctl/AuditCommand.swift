@@ -103,7 +103,7 @@ struct AuditCommand: ParsableCommand {
                 return written
             }
         } catch {
-            Output.error(error.description)
+            Output.failure(error, json: connection.json)
             throw ExitCode(ExitCodes.code(for: error))
         }
         if !written { throw Self.outputFailed() }

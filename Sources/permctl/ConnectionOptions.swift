@@ -100,7 +100,7 @@ struct ConnectionOptions: ParsableArguments {
         do {
             return try PermissionClient(configuration: configuration)
         } catch {
-            Output.error(error.description)
+            Output.failure(error, json: json)
             throw ExitCode(ExitCodes.code(for: error))
         }
     }
@@ -119,7 +119,7 @@ struct ConnectionOptions: ParsableArguments {
             return try client.downloadBlocking(endpoint, into: sink)
         } catch {
             if let code = failed() { throw ExitCode(code) }
-            Output.error(error.description)
+            Output.failure(error, json: json)
             throw ExitCode(ExitCodes.code(for: error))
         }
     }
@@ -129,7 +129,7 @@ struct ConnectionOptions: ParsableArguments {
         do {
             return try client.sendBlocking(endpoint)
         } catch {
-            Output.error(error.description)
+            Output.failure(error, json: json)
             throw ExitCode(ExitCodes.code(for: error))
         }
     }

@@ -107,6 +107,54 @@ enum Output {
         _ = line.withUnsafeBytes { PermissionClient.writeAll($0, to: STDERR_FILENO) }
     }
 
+    /// A failed call on stderr: as ``error(_:)`` writes it, or with `--json` as one JSON object
+    /// for scripts (``Failure``).
+    static func failure(_ failure: PermissionClientError, json: Bool) {
+        guard json else { return error(failure.description) }
+        do {
+            let line = try WireEncoder.encode(Failure(failure)) + [UInt8(ascii: "\n")]
+            _ = line.withUnsafeBytes { PermissionClient.writeAll($0, to: STDERR_FILENO) }
+        } catch {
+            self.error(failure.description)
+        }
+    }
+
+    /// What `--json` writes to stderr for a failed call: `error` names the kind
+    /// (``PermissionClientError``'s case), `message` is the line permctl prints without
+    /// `--json`; `status` and `problem` (the server's `application/problem+json`, as sent) for an
+    /// answer, `code` (libcurl's) for a transport failure, `position` and `head` for a log that
+    /// is not the one read before, `requestId` when there was a request.
+    struct Failure: Encodable {
+        let error: String
+        let message: String
+        var status: Int?
+        var problem: Problem?
+        var code: Int?
+        var position: Int64?
+        var head: Int64?
+        var requestId: String?
+
+        init(_ failure: PermissionClientError) {
+            message = failure.description
+            switch failure {
+            case .transport(let code, _, let requestId):
+                (error, self.code, self.requestId) = ("transport", code, requestId)
+            case .http(let status, let problem, let requestId):
+                (error, self.status, self.problem, self.requestId) = ("http", status, problem, requestId)
+            case .decoding(let status, _, let requestId):
+                (error, self.status, self.requestId) = ("decoding", status, requestId)
+            case .invalidArgument:
+                error = "invalidArgument"
+            case .beyondLogHead(let position, let head, let requestId):
+                (error, self.position, self.head, self.requestId) = ("beyondLogHead", position, head, requestId)
+            case .logDiverged(let position, let head, let requestId):
+                (error, self.position, self.head, self.requestId) = ("logDiverged", position, head, requestId)
+            case .callQueueFull:
+                error = "callQueueFull"
+            }
+        }
+    }
+
     /// `text` with its control characters (C0, the line feed included, DEL, C1), the line and
     /// paragraph separators and the directional formatting ones (U+202A-U+202E, U+2066-U+2069)
     /// written out as `\u{XX}`, so that a terminal shows them instead of acting on them,

@@ -502,6 +502,32 @@ struct PermctlTests {
         #expect(help.stdout.contains("--json") || help.stdout.contains("SUBCOMMANDS"))
     }
 
+    /// docs/client.md: with `--json` a failed call is one JSON object on stderr (the server's
+    /// problem as sent, or the transport failure's code), with the same exit codes.
+    @Test func jsonFailuresAreJSONOnStderr() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let missing = try Permctl.run(["--json", "apps", "get", "com.example.none"], url: server.url, key: server.adminKey)
+        #expect(missing.status == 1 && missing.stdout.isEmpty, "\(missing.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(missing.stderr.utf8)) as? [String: Any], "\(missing.stderr)")
+        #expect(object["error"] as? String == "http" && object["status"] as? Int == 404)
+        let problem = try #require(object["problem"] as? [String: Any])
+        #expect(problem["type"] as? String == "https://permissions.example/problems/not-found", "\(problem)")
+        #expect((object["requestId"] as? String).map { !$0.isEmpty } == true)
+        #expect((object["message"] as? String)?.contains("404") == true, "\(object)")
+        #expect(missing.stderr.split(separator: "\n").count == 1, "one line")
+
+        let refused = try Permctl.run(["services", "--json"], url: "http://127.0.0.1:9", key: "k1")
+        #expect(refused.status == 69, "\(refused.stderr)")
+        let transport = try #require(
+            try JSONSerialization.jsonObject(with: Data(refused.stderr.utf8)) as? [String: Any], "\(refused.stderr)")
+        #expect(transport["error"] as? String == "transport" && transport["code"] as? Int == 7, "\(transport)")
+        // Without --json, the line as before.
+        let plain = try Permctl.run(["apps", "get", "com.example.none"], url: server.url, key: server.adminKey)
+        #expect(plain.status == 1 && plain.stderr.hasPrefix("permctl: "), "\(plain.stderr)")
+    }
+
     /// A line that lost its verb is a usage error on stderr, not help on stdout with exit 0;
     /// groups with a listing (`apps`, `keys`, `policies`) list.
     @Test func aMissingVerbIsAUsageError() throws {
