@@ -57,22 +57,50 @@ extension DatabasePool {
     package func backup(
         to destination: String, pagesPerStep: Int32 = 4_096, progress: ((BackupProgress) -> Void)? = nil
     ) throws {
-        let temporary = destination + ".partial"
-        try Self.checkReplaceable(destination)
-        for file in Self.sidecars(of: destination) + [temporary] + Self.sidecars(of: temporary) {
-            try Self.checkRemovable(file)
-        }
-        try removeFiles(at: temporary)
-        do {
+        let configuration = self.configuration
+        try Self.copy(to: destination, configuration: configuration) { target in
             try read { source in
                 // The read transaction `read` opened pins one snapshot for every step; reading
                 // the schema makes sure it has started.
                 try source.withStatement("SELECT count(*) FROM sqlite_schema") { _ = try $0.step() }
-                let target = try Database(path: temporary, mode: .readWrite, configuration: configuration)
-                try copy(from: source, to: target, pagesPerStep: pagesPerStep, progress: progress)
-                try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                try Self.checkIntact(target)
+                try Self.copy(from: source, to: target, pagesPerStep: pagesPerStep, progress: progress)
             }
+        }
+    }
+
+    /// ``backup(to:pagesPerStep:progress:)`` of a file on read-only storage (a read-only mount,
+    /// a snapshot), read as one nothing changes (``Database/Mode/immutable``): no pool, no
+    /// locks, no `-shm`, which such storage cannot hold. The caller has checked that no `-wal`
+    /// with content lies beside it (``AuditFileReading/onReadOnlyStorage(after:path:)``), whose
+    /// changes the copy would lack.
+    package static func backup(
+        immutableFile path: String, to destination: String, configuration: DatabaseConfiguration = .init(),
+        pagesPerStep: Int32 = 4_096, progress: ((BackupProgress) -> Void)? = nil
+    ) throws {
+        try copy(to: destination, configuration: configuration) { target in
+            let source = try Database(path: path, mode: .immutable, configuration: configuration)
+            defer { source.close() }
+            try copy(from: source, to: target, pagesPerStep: pagesPerStep, progress: progress)
+        }
+    }
+
+    /// Checks what `destination` replaces, has `fill` copy the database into a new file beside
+    /// it, checks the copy and moves it into place; a failure leaves no partial file.
+    private static func copy(
+        to destination: String, configuration: DatabaseConfiguration, fill: (Database) throws -> Void
+    ) throws {
+        let temporary = destination + ".partial"
+        try checkReplaceable(destination)
+        for file in sidecars(of: destination) + [temporary] + sidecars(of: temporary) {
+            try checkRemovable(file)
+        }
+        try removeFiles(at: temporary)
+        do {
+            let target = try Database(path: temporary, mode: .readWrite, configuration: configuration)
+            defer { target.close() }
+            try fill(target)
+            try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try checkIntact(target)
         } catch {
             try? removeFiles(at: temporary)
             throw error
@@ -152,7 +180,7 @@ extension DatabasePool {
     /// The files SQLite keeps beside a database in WAL mode.
     private static func sidecars(of path: String) -> [String] { [path + "-wal", path + "-shm"] }
 
-    private func copy(
+    private static func copy(
         from source: Database, to target: Database, pagesPerStep: Int32, progress: ((BackupProgress) -> Void)?
     ) throws {
         guard let backup = sqlite3_backup_init(target.handle, "main", source.handle, "main") else {
@@ -174,7 +202,7 @@ extension DatabasePool {
 
     /// Removes `path` and its sidecars; each must be missing or a regular file (never a
     /// directory: `removeItem` would remove a whole tree).
-    private func removeFiles(at path: String) throws {
+    private static func removeFiles(at path: String) throws {
         for file in [path] + Self.sidecars(of: path) where FileManager.default.fileExists(atPath: file) {
             try Self.checkRemovable(file)
             do {

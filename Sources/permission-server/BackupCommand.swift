@@ -72,15 +72,30 @@ struct BackupCommand: ParsableCommand {
             logger.critical("the backup file exists; pass --force to replace it", metadata: ["to": "\(destination)"])
             throw ExitCode(ExitCodes.cannotCreate)
         }
+        let progress: (DatabasePool.BackupProgress) -> Void = { step in
+            logger.debug("backup progress", metadata: ["copied": "\(step.copied)", "total": "\(step.total)"])
+        }
         do {
             // The pool, not the store: a backup must not migrate (write) the source file.
-            let pool = try DatabasePool(path: source)
-            try pool.backup(to: destination) { step in
-                logger.debug("backup progress", metadata: ["copied": "\(step.copied)", "total": "\(step.total)"])
+            let pool: DatabasePool
+            do {
+                pool = try DatabasePool(path: source)
+            } catch {
+                // A file on read-only storage (a read-only mount, a snapshot) cannot be opened
+                // for the pool: read it as one nothing changes, when no -wal holds changes.
+                guard try AuditFileReading.onReadOnlyStorage(after: error, path: source) == .immutable else { throw error }
+                logger.notice("the file is on read-only storage; reading it as immutable", metadata: ["database": "\(source)"])
+                try DatabasePool.backup(immutableFile: source, to: destination, progress: progress)
+                print("backed up \(source) to \(destination)")
+                return
             }
+            try pool.backup(to: destination, progress: progress)
         } catch let refusal as DatabasePool.BackupRefusal {
             logger.critical("cannot back up to --to: \(refusal)", metadata: ["to": "\(destination)"])
             throw ExitCode(ExitCodes.cannotCreate)
+        } catch let unread as UnreadWriteAheadLog {
+            logger.critical("cannot back up: \(unread)", metadata: ["database": "\(source)"])
+            throw ExitCode(ExitCodes.noInput)
         } catch {
             logger.critical("backup failed: \(error)", metadata: ["database": "\(source)", "to": "\(destination)"])
             throw ExitCode.failure

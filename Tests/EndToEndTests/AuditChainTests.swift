@@ -151,7 +151,7 @@ struct AuditChainTests {
         return (copy, release)
     }
 
-    @Test("a backup on read-only storage verifies (read as immutable), by the command and the Python verifier")
+    @Test("a backup on read-only storage verifies (read as immutable), by the command and the Python verifier, and backs up")
     func backupOnReadOnlyStorage() throws {
         let directory = try Paths.makeTemporaryDirectory("chain-ro")
         defer { Paths.removeTemporary(directory) }
@@ -174,6 +174,14 @@ struct AuditChainTests {
         let independent = try Self.python(copy)
         #expect(independent.status == 0, "\(independent.stdout)\(independent.stderr)")
         #expect(independent.stdout.contains("intact: 1 entries"), "\(independent.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: copy + "-shm"))
+
+        // And it backs up from there, read the same way, into a copy that verifies.
+        let again = directory.appendingPathComponent("from-read-only.sqlite").path
+        let backedUp = try SubcommandTests.server(["backup", "--database", copy, "--to", again])
+        #expect(backedUp.status == 0, "\(backedUp.stderr)")
+        #expect(backedUp.stderr.contains("the file is on read-only storage; reading it as immutable"), "\(backedUp.stderr)")
+        #expect(try Self.verify(again).stdout == expected.stdout)
         #expect(!FileManager.default.fileExists(atPath: copy + "-shm"))
     }
 
