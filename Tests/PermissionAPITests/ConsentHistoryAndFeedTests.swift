@@ -84,7 +84,7 @@ import Testing
         let page = try browser.get("/consent/").text
         let section = try #require(
             page.firstMatch(
-                of: #/<section id="prompts" aria-live="polite" tabindex="-1" data-session="([^"]+)" data-after="(\d+)">/#))
+                of: #/<section id="prompts" tabindex="-1" data-session="([^"]+)" data-after="(\d+)">/#))
         #expect(page.contains(section.0 + fragment + "</section>"), "the section's inside")
         // The position the page was made at, read before its prompts: its stream starts there.
         #expect(section.2 == "\(seq)")

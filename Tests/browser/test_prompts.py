@@ -204,6 +204,13 @@ class PromptTests(p.PagesTestCase):
                timeout=h.LIVE_UPDATE_DEADLINE, message="a second new prompt")
         element = p.alert(self.browser, second["id"])
         self.assertEqual(p.choices(element), [("allow", "Allow"), ("deny", h.TRACKING_DENY["en"])])
+        # A screen reader hears the new prompt's title, not the whole list again.
+        self.assertIsNone(p.one(self.browser, "section#prompts").get_attribute("aria-live"))
+        status = p.one(self.browser, "p#prompts-status")
+        self.assertEqual(status.get_attribute("role"), "status")
+        title = element.find_element(By.CSS_SELECTOR, ".alert-title").get_attribute("textContent")
+        h.wait(self.browser, lambda b: status.get_attribute("textContent") == title,
+               timeout=h.LIVE_UPDATE_DEADLINE, message="the new prompt's title announced")
         p.choose(self.browser, second["id"], "allow")  # the replaced fragment's form still works
         self.assertEqual(self.server.authorization(user, app, "tracking")["status"], "authorized")
 

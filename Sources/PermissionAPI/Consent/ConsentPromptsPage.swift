@@ -20,15 +20,19 @@ enum ConsentPromptsPage {
         _ prompts: [ConsentShownPrompt], more: Bool = false, visit: ConsentVisit, language: ConsentLanguage,
         flash: ConsentFlash?, status: HTTPStatus = .ok, after: Int64? = nil
     ) -> ConsentPage {
+        // Not a live region itself: the script replaces the whole list on each change, which a
+        // screen reader would read out whole. It announces the prompts that appeared in
+        // `p#prompts-status` instead.
         var attributes: [(StaticString, String)] = [
-            ("id", "prompts"), ("aria-live", "polite"), ("tabindex", "-1"), ("data-session", visit.session.id.rawValue),
+            ("id", "prompts"), ("tabindex", "-1"), ("data-session", visit.session.id.rawValue),
         ]
         if let after { attributes.append(("data-after", String(after))) }
         var page = ConsentPage(
             status: status, title: ConsentText.text(.promptsHeading, language),
             content: [
+                HTML.element("p", ["id": "prompts-status", "role": "status", "class": "visually-hidden"], HTML.join([])),
                 HTML.element(
-                    "section", attributes: attributes, [section(prompts, more: more, visit: visit, language: language)])
+                    "section", attributes: attributes, [section(prompts, more: more, visit: visit, language: language)]),
             ],
             language: language)
         page.visit = visit

@@ -4,7 +4,9 @@
 /// `/consent/prompts-fragment` on each event, so a new prompt appears without a reload. Focus
 /// inside the section stays on the same button of the same prompt; when that prompt is gone it
 /// goes to the section itself, never to another prompt's button, where a key press would
-/// answer a prompt the person was not looking at. A settings choice is saved by its Save
+/// answer a prompt the person was not looking at. The titles of the prompts that appeared are
+/// put in `p#prompts-status` (a polite status region), so a screen reader announces what is new
+/// rather than the whole list again. A settings choice is saved by its Save
 /// button only: choosing a radio with the arrow keys must not save each option passed
 /// (WCAG 2.1, 3.2.2 On Input).
 enum ConsentScript {
@@ -13,6 +15,12 @@ enum ConsentScript {
         (function () {
           var section = document.getElementById("prompts");
           if (!section || !window.EventSource || !window.fetch) { return; }
+          var status = document.getElementById("prompts-status");
+          function shownIds() {
+            return Array.prototype.map.call(section.querySelectorAll("div.alert"), function (alert) {
+              return alert.getAttribute("data-prompt-id");
+            });
+          }
           var loading = false;
           var again = false;
           var session = section.getAttribute("data-session") || "";
@@ -34,7 +42,17 @@ enum ConsentScript {
                 var alert = focused ? active.closest("div.alert") : null;
                 var promptId = alert ? alert.getAttribute("data-prompt-id") : null;
                 var choice = focused ? active.getAttribute("value") : null;
+                var before = shownIds();
                 section.innerHTML = html;
+                if (status) {
+                  var appeared = Array.prototype.filter.call(section.querySelectorAll("div.alert"), function (alert) {
+                    return before.indexOf(alert.getAttribute("data-prompt-id")) < 0;
+                  }).map(function (alert) {
+                    var title = alert.querySelector(".alert-title");
+                    return title ? title.textContent : "";
+                  });
+                  if (appeared.length) { status.textContent = appeared.join(". "); }
+                }
                 if (!focused) { return; }
                 var same = promptId && choice ? section.querySelector(
                   'div.alert[data-prompt-id="' + CSS.escape(promptId) + '"] button[value="' + CSS.escape(choice) + '"]') : null;

@@ -99,6 +99,11 @@ enum ConsentStyle {
         }
         #flash.error { border-left-color: var(--red); }
         #no-prompts, .empty { color: var(--secondary); text-align: center; padding: 24px 16px; }
+        /* Read by screen readers, not shown: the announcement of prompts that appeared. */
+        .visually-hidden {
+          position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
+          clip: rect(0 0 0 0); white-space: nowrap; border: 0;
+        }
 
         /* The alert: a centred card on a dimmed backdrop, as iOS shows it over the app. */
         #prompts {
