@@ -166,7 +166,7 @@ import Testing
             #expect(page.provisional == api.provisional && page.once == api.once && page.reason == api.reason)
             #expect(page.purpose == api.purpose && page.purposeLanguage == api.purposeLanguage)
             let after = try browser.get("/consent/?done=decided")
-            #expect(after.text.contains(#"<p id="flash" role="status">Your answer was saved.</p>"#))
+            #expect(after.text.contains(#"<p id="flash" role="status" tabindex="-1" autofocus="">Your answer was saved.</p>"#))
             #expect(!after.text.contains("data-prompt-id=\"\(shown.id)\""), "answered: no longer shown")
         }
     }
@@ -194,7 +194,8 @@ import Testing
         let before = try app.lastSeq()
         let answered = try browser.submit(
             "/consent/prompts/\(viaPage.id)/decision", [("choice", "allow")] + (try browser.shownFields(viaPage.id)))
-        #expect(answered.text.contains(#"<p id="flash" role="status">Deine Antwort wurde gesichert.</p>"#))
+        #expect(
+            answered.text.contains(#"<p id="flash" role="status" tabindex="-1" autofocus="">Deine Antwort wurde gesichert.</p>"#))
         _ = try app.decide(viaAPI, "allow")
         let entries = try app.audit("after=\(before)")
         #expect(entries.count == 2)
@@ -261,7 +262,9 @@ import Testing
         let shown = try browser.shownFields(own.id)
         #expect(shown.count == 2)
         let invalid = try browser.decide(own.id, "allowOnce", shown: shown)
-        #expect(invalid.status == 400 && invalid.text.contains(#"<p id="flash" class="error" role="alert">"#))
+        #expect(
+            invalid.status == 400
+                && invalid.text.contains(#"<p id="flash" class="error" role="alert" tabindex="-1" autofocus="">"#))
         #expect(try browser.post("/consent/prompts/\(own.id)/decision", []).status == 400)
         #expect(try app.lastSeq() == checked, "nothing was written")
         #expect(checked > seq, "(the other session's link was audited)")
@@ -289,7 +292,9 @@ import Testing
         let page = try browser.get("/consent/prompts/\(answered.id)")
         #expect(page.status == 200)
         #expect(
-            page.text.contains(#"<p id="flash" class="error" role="alert">This request is no longer waiting for an answer.</p>"#))
+            page.text.contains(
+                #"<p id="flash" class="error" role="alert" tabindex="-1" autofocus="">This request is no longer waiting for an answer.</p>"#
+            ))
         #expect(page.text.contains(#"data-prompt-id="\#(waiting.id)""#), "the prompt still waiting is shown")
         #expect(!page.text.contains(#"data-prompt-id="\#(answered.id)""#) && !page.text.contains("no-prompts"))
         #expect(!page.text.contains("Nothing was changed"), "a GET changes nothing to begin with")

@@ -86,7 +86,7 @@ import Testing
             #expect(shown.filter(\.checked).map(\.value) == [value], "\(service) \(value) is shown checked")
         }
         let saved = try browser.get("/consent/settings?done=saved").text
-        #expect(saved.contains(#"<p id="flash" role="status">Your setting was saved.</p>"#))
+        #expect(saved.contains(#"<p id="flash" role="status" tabindex="-1" autofocus="">Your setting was saved.</p>"#))
         let unknown = try browser.get("/consent/settings?done=%3Cscript%3E").text
         #expect(!unknown.contains("flash") && !unknown.contains("&lt;script"), "an unknown flash shows nothing")
     }
@@ -161,7 +161,7 @@ import Testing
             ))
         let off = try browser.submit("/consent/settings/location-services", [("enabled", "false")]).text
         #expect(off.contains(#"name="enabled" value="true" aria-pressed="false""#))
-        #expect(off.contains(#"<p id="flash" role="status">Ortungsdienste sind ausgeschaltet.</p>"#))
+        #expect(off.contains(#"<p id="flash" role="status" tabindex="-1" autofocus="">Ortungsdienste sind ausgeschaltet.</p>"#))
         #expect(try app.send(.get, "/v1/users/u42/settings").decode(UserSettings.self).locationServicesEnabled == false)
         let authorization = try app.authorization("location")
         #expect(authorization.status == .denied && authorization.reason == .servicesDisabled)
@@ -195,7 +195,9 @@ import Testing
         for value in ["off", "on"] {
             let response = try browser.post("/consent/settings/camera/com.example.maps", [("value", value)])
             #expect(response.status == 409, "\(value)")
-            #expect(response.text.contains(#"<p id="flash" class="error" role="alert">This setting is restricted"#))
+            #expect(
+                response.text.contains(
+                    #"<p id="flash" class="error" role="alert" tabindex="-1" autofocus="">This setting is restricted"#))
         }
         #expect(try app.lastSeq() == seq, "nothing was written")
         #expect(try app.authorization("camera").status == .restricted)

@@ -407,6 +407,8 @@ class WithoutJavaScriptTests(p.PagesTestCase):
         self.open_session(user)
         p.choose(self.browser, prompt["id"], "allowWhileUsing")
         self.assertIsNotNone(p.flash(self.browser))
+        # After the redirect, focus starts at what the answer did, not at the top of the page.
+        self.assertEqual(self.browser.execute_script("return document.activeElement.id"), "flash")
         authorization = self.server.authorization(user, app, "location")
         self.assertEqual((authorization["status"], authorization.get("level")), ("authorized", "whenInUse"))
 

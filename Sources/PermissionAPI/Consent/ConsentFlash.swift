@@ -25,13 +25,19 @@ enum ConsentFlash: Sendable, Equatable {
         value.flatMap(Done.init(rawValue:)).map(ConsentFlash.done)
     }
 
+    /// Focused when the page loads (`autofocus`, focusable by `tabindex="-1"` only): after the
+    /// redirect a keyboard or screen reader user starts at what the change did, which a status
+    /// present at load would not announce, rather than at the top of the page.
     func html(_ language: ConsentLanguage) -> HTML {
         switch self {
         case .done(let done):
-            return HTML.element("p", ["id": "flash", "role": "status"], HTML(ConsentText.text(done.text, language)))
+            return HTML.element(
+                "p", ["id": "flash", "role": "status", "tabindex": "-1", "autofocus": ""],
+                HTML(ConsentText.text(done.text, language)))
         case .error(let key):
             return HTML.element(
-                "p", ["id": "flash", "class": "error", "role": "alert"], HTML(ConsentText.text(key, language)))
+                "p", ["id": "flash", "class": "error", "role": "alert", "tabindex": "-1", "autofocus": ""],
+                HTML(ConsentText.text(key, language)))
         }
     }
 }
