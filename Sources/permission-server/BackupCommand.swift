@@ -77,7 +77,7 @@ struct BackupCommand: ParsableCommand {
         }
         do {
             // The pool, not the store: a backup must not migrate (write) the source file.
-            let pool: DatabasePool
+            let pool: DatabasePool?
             do {
                 pool = try DatabasePool(path: source)
             } catch {
@@ -85,11 +85,13 @@ struct BackupCommand: ParsableCommand {
                 // for the pool: read it as one nothing changes, when no -wal holds changes.
                 guard try AuditFileReading.onReadOnlyStorage(after: error, path: source) == .immutable else { throw error }
                 logger.notice("the file is on read-only storage; reading it as immutable", metadata: ["database": "\(source)"])
-                try DatabasePool.backup(immutableFile: source, to: destination, progress: progress)
-                print("backed up \(source) to \(destination)")
-                return
+                pool = nil
             }
-            try pool.backup(to: destination, progress: progress)
+            if let pool {
+                try pool.backup(to: destination, progress: progress)
+            } else {
+                try DatabasePool.backup(immutableFile: source, to: destination, progress: progress)
+            }
         } catch let refusal as DatabasePool.BackupRefusal {
             logger.critical("cannot back up to --to: \(refusal)", metadata: ["to": "\(destination)"])
             throw ExitCode(ExitCodes.cannotCreate)

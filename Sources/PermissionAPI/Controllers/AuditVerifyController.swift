@@ -42,9 +42,15 @@ struct AuditVerifyController {
             intactLength: report.intactLength, total: report.totalEntries,
             reason: report.failure.flatMap { Wire.AuditVerification.Reason(rawValue: $0.rawValue) },
             unauditedKeys: unauditedKeys.map {
-                Wire.AuditVerification.UnauditedKey(
-                    id: $0.id.rawValue, role: $0.role.rawValue,
-                    reason: Wire.AuditVerification.UnauditedKey.Reason(rawValue: $0.reason.rawValue) ?? .noEntry)
+                Wire.AuditVerification.UnauditedKey(id: $0.id.rawValue, role: $0.role.rawValue, reason: wire($0.reason))
             })
+    }
+
+    private static func wire(_ reason: UnauditedKey.Reason) -> Wire.AuditVerification.UnauditedKey.Reason {
+        switch reason {
+        case .noEntry: .noEntry
+        case .roleDiffers: .roleDiffers
+        case .secretDiffers: .secretDiffers
+        }
     }
 }

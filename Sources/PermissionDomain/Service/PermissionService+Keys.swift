@@ -3,7 +3,7 @@
 extension PermissionService {
     /// The `key.created` detail that records the fingerprint of the key's secret hash
     /// (``PermissionStore/keyFingerprint(ofSecretHash:)``: neither the secret nor its stored
-    /// hash), what ``PermissionStore/unauditedKeys(pageSize:)`` compares the stored key with.
+    /// hash), what ``AuditChainVerifier/unauditedKeys()`` compares the stored key with.
     public static let secretFingerprintDetail = "secretFingerprint"
 
     /// Stores a new key and audits `key.created`, with its secret hash's fingerprint.

@@ -67,25 +67,3 @@ extension UnauditedKey {
         }
     }
 }
-
-extension PermissionStore {
-    /// ``UnauditedKey/find(keys:created:fingerprint:)`` over this store: its keys and `key.created` entries
-    /// read in one snapshot, the entries `pageSize` at a time.
-    public func unauditedKeys(pageSize: Int) throws -> [UnauditedKey] {
-        try read { reader in
-            let keys = try reader.apiKeys().map {
-                UnauditedKey.Row(id: $0.id, role: $0.role, app: $0.app, secretHash: $0.secretHash)
-            }
-            guard !keys.isEmpty else { return [] }
-            var created: [[String: String]] = []
-            var after: Int64 = 0
-            while true {
-                let page = try reader.audit(query: AuditQuery(action: .keyCreated, after: after, limit: pageSize))
-                created += page.map(\.detail)
-                guard page.count == pageSize, let last = page.last else { break }
-                after = last.seq
-            }
-            return UnauditedKey.find(keys: keys, created: created, fingerprint: keyFingerprint(ofSecretHash:))
-        }
-    }
-}

@@ -29,7 +29,7 @@ public protocol PermissionStore: Sendable {
     func visibleRevision() throws -> Int64
 
     /// What `key.created` records of a key's secret hash (``AuditChain/keyFingerprint(ofSecretHash:)``
-    /// of the store's chain), so that ``unauditedKeys(pageSize:)`` can tell a swapped secret.
+    /// of the store's chain), so that ``AuditChainVerifier/unauditedKeys()`` can tell a swapped secret.
     func keyFingerprint(ofSecretHash secretHash: [UInt8]) -> String
 
     /// A revision that includes every write this process has acknowledged (for

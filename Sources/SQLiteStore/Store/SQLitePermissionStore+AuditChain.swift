@@ -8,7 +8,7 @@ extension SQLitePermissionStore: AuditChainVerifier {
     public static let defaultVerifyBatchSize = 2_000
 
     public func unauditedKeys() throws -> [UnauditedKey] {
-        try unauditedKeys(pageSize: 1_000)
+        try Self.unauditedKeys(readers: pool.readers)
     }
 
     public func keyFingerprint(ofSecretHash secretHash: [UInt8]) -> String {
@@ -50,14 +50,20 @@ extension SQLitePermissionStore: AuditChainVerifier {
 
     /// ``UnauditedKey/find(keys:created:fingerprint:)`` over the database file at `path`, read-only as
     /// ``verifyAuditChain(path:reading:configuration:batchSize:progress:)`` reads it: its keys
-    /// and the details of its `key.created` entries (never sealed: they name no user), in one
-    /// read transaction. A file from before the keys' table has none.
+    /// and the details of its `key.created` entries (never sealed: they name no user, so no
+    /// audit key is needed), in one read transaction; a serving store reads its own file the
+    /// same way. A file from before the keys' table has none.
     public static func unauditedKeys(
         path: String, reading: AuditFileReading = .shared, configuration: DatabaseConfiguration = .init()
     ) throws -> [UnauditedKey] {
         let readers = ReaderPool(path: path, mode: reading == .immutable ? .immutable : .readOnly, configuration: configuration)
         defer { readers.close() }
-        return try readers.readLatest { database in
+        return try unauditedKeys(readers: readers)
+    }
+
+    /// The keys and the `key.created` details as stored, in one read transaction of `readers`.
+    private static func unauditedKeys(readers: ReaderPool) throws -> [UnauditedKey] {
+        try readers.readLatest { database in
             let hasKeys = try database.withStatement(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'api_keys'"
             ) { try $0.step() ? $0.int(at: 0) : 0 }
