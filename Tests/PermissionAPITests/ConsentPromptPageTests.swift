@@ -55,12 +55,20 @@ import Testing
             name: "photos", service: "photos", level: "full", options: ["selectItems", "allowFull", "deny"],
             titles: ("“Maps” Would Like to Access Your Photos", "„Maps“ möchte auf deine Fotos zugreifen")),
         Kind(
+            name: "photos addOnly", service: "photos", level: "addOnly", options: ["allow", "deny"],
+            titles: ("“Maps” Would Like to Add to Your Photos", "„Maps“ möchte zu deinen Fotos hinzufügen")),
+        Kind(
             name: "photos above addOnly", service: "photos", level: "limited", before: ("addOnly", "allow"),
             options: ["selectItems", "allowFull", "deny"],
             titles: ("“Maps” Would Like to Access Your Photos", "„Maps“ möchte auf deine Fotos zugreifen")),
         Kind(
             name: "contacts", service: "contacts", level: "full", options: ["selectItems", "allowFull", "deny"],
             titles: ("“Maps” Would Like to Access Your Contacts", "„Maps“ möchte auf deine Kontakte zugreifen")),
+        Kind(
+            name: "calendars writeOnly", service: "calendars", level: "writeOnly", options: ["allow", "deny"],
+            titles: (
+                "“Maps” Would Like to Add Events to Your Calendar", "„Maps“ möchte Ereignisse zu deinem Kalender hinzufügen"
+            )),
         Kind(
             name: "calendars above writeOnly", service: "calendars", level: "full", before: ("writeOnly", "allow"),
             options: ["allow", "deny"],

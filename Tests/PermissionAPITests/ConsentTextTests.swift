@@ -47,6 +47,35 @@ import Testing
         #expect(Set(Self.titles.map(\.0)).isSuperset(of: Catalogue.builtins.map(\.id)), "every built-in service")
     }
 
+    /// A request for photos' add-only or calendars' write-only access says so in its title (it
+    /// would otherwise read as a request for the whole library); the full levels, and levels
+    /// of other services, keep the service's title.
+    @Test func narrowerLevelsSayWhatTheyAllow() {
+        let narrower: [(ServiceID, Level, String, String)] = [
+            (.photos, .addOnly, "“Maps” Would Like to Add to Your Photos", "„Maps“ möchte zu deinen Fotos hinzufügen"),
+            (
+                .calendars, .writeOnly, "“Maps” Would Like to Add Events to Your Calendar",
+                "„Maps“ möchte Ereignisse zu deinem Kalender hinzufügen"
+            ),
+        ]
+        for (service, level, english, german) in narrower {
+            #expect(
+                ConsentText.alertTitle(app: "Maps", service: service, kind: .request, level: level, .en)
+                    == Markup.isolating("Maps", in: english))
+            #expect(
+                ConsentText.alertTitle(app: "Maps", service: service, kind: .request, level: level, .de)
+                    == Markup.isolating("Maps", in: german))
+        }
+        let unchanged: [(ServiceID, Level)] = [(.photos, .limited), (.photos, .full), (.calendars, .full), (.contacts, .limited)]
+        for (service, level) in unchanged {
+            for language in ConsentLanguage.allCases {
+                #expect(
+                    ConsentText.alertTitle(app: "Maps", service: service, kind: .request, level: level, language)
+                        == ConsentText.alertTitle(app: "Maps", service: service, kind: .request, language))
+            }
+        }
+    }
+
     /// Whatever an app's name holds (an override or embedding left open, an isolate closed
     /// that it never opened, more isolates than UAX #9 nests, right-to-left letters), the title
     /// places it in one isolate of its own with no explicit directional formatting character

@@ -58,7 +58,8 @@ enum ConsentPromptsPage {
         let prompt = shown.prompt
         let id = prompt.id.rawValue
         let title = ConsentText.alertTitle(
-            app: shown.appName, service: prompt.service, kind: prompt.kind, backgroundUses: prompt.backgroundUses, language)
+            app: shown.appName, service: prompt.service, kind: prompt.kind, level: prompt.requestedLevel,
+            backgroundUses: prompt.backgroundUses, language)
         var message: [(StaticString, String)] = [("class", "alert-message"), ("id", "message-\(id)")]
         if let tag = shown.purposeLanguage { message.append(("lang", tag.rawValue)) }
         message.append(("dir", "auto"))

@@ -29,9 +29,14 @@ extension ConsentText {
     /// The alert's title: “Maps” Would Like to Use Your Location / „Maps“ möchte deinen
     /// Standort verwenden; tracking asks as iOS's App Tracking Transparency does, the upgrade
     /// prompt as iOS's "also use your location" alert, a location alert as iOS 13's reminder
-    /// with the count of background uses in the past 3 days.
+    /// with the count of background uses in the past 3 days. A request for one of the narrower
+    /// levels says what it allows, as iOS's own alerts do: photos' `addOnly` ("Would Like to
+    /// Add to Your Photos", `NSPhotoLibraryAddUsageDescription`), calendars' `writeOnly`
+    /// ("Would Like to Add Events to Your Calendar", `NSCalendarsWriteOnlyAccessUsageDescription`);
+    /// otherwise it would read as a request for the whole library.
     static func alertTitle(
-        app: String, service: ServiceID, kind: PromptKind, backgroundUses: Int? = nil, _ language: ConsentLanguage
+        app: String, service: ServiceID, kind: PromptKind, level: Level? = nil, backgroundUses: Int? = nil,
+        _ language: ConsentLanguage
     ) -> String {
         let app = isolated(app)
         if kind == .locationAlert {
@@ -63,15 +68,20 @@ extension ConsentText {
             case .de: return "Darf „\(app)“ deine Aktivitäten in Apps und auf Websites anderer Unternehmen erfassen?"
             }
         }
-        let (en, de) = wouldLikeTo(service)
+        let (en, de) = wouldLikeTo(service, level: level)
         switch language {
         case .en: return "“\(app)” Would Like to \(en)"
         case .de: return "„\(app)“ möchte \(de)"
         }
     }
 
-    /// What an app asks to do with `service`, after "Would Like to" / "möchte".
-    private static func wouldLikeTo(_ service: ServiceID) -> (en: String, de: String) {
+    /// What an app asks to do with `service` at `level`, after "Would Like to" / "möchte".
+    private static func wouldLikeTo(_ service: ServiceID, level: Level?) -> (en: String, de: String) {
+        switch (service, level) {
+        case (.photos, .addOnly?): return ("Add to Your Photos", "zu deinen Fotos hinzufügen")
+        case (.calendars, .writeOnly?): return ("Add Events to Your Calendar", "Ereignisse zu deinem Kalender hinzufügen")
+        default: break
+        }
         switch service {
         case .location: return ("Use Your Location", "deinen Standort verwenden")
         case .photos: return ("Access Your Photos", "auf deine Fotos zugreifen")
