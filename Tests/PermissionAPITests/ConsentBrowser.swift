@@ -91,9 +91,10 @@ enum Markup {
     }
 
     /// The buttons of an alert: value, label and whether bold.
-    static func buttons(_ alert: String) -> [(value: String, label: String, preferred: Bool)] {
-        let pattern = #/<button type="submit" name="choice" value="([A-Za-z]+)"( class="preferred")?>([^<]*)</button>/#
-        return alert.matches(of: pattern).map { (String($0.1), unescape(String($0.3)), $0.2 != nil) }
+    static func buttons(_ alert: String) -> [(value: String, label: String, preferred: Bool, describedBy: String?)] {
+        let pattern =
+            #/<button type="submit" name="choice" value="([A-Za-z]+)"(?: aria-describedby="([^"]*)")?( class="preferred")?>([^<]*)</button>/#
+        return alert.matches(of: pattern).map { (String($0.1), unescape(String($0.4)), $0.3 != nil, $0.2.map(String.init)) }
     }
 
     /// The text of the first element matching `start` (its opening tag), up to `</tag>`.

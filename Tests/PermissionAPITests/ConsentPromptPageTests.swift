@@ -141,6 +141,7 @@ import Testing
             #expect(buttons.map(\.value) == kind.options, "exactly the prompt's options, in order (\(language))")
             #expect(buttons.map(\.label) == kind.options.map { Self.label($0, service: kind.service, german: german) })
             #expect(buttons.filter { $0.value == "deny" }.allSatisfy { !$0.preferred }, "Don't Allow is not bold")
+            #expect(buttons.allSatisfy { $0.describedBy == "title-\(prompt.id)" }, "each button described by its alert's title")
         }
     }
 

@@ -60,6 +60,17 @@ def choices(element):
             for b in element.find_elements(By.CSS_SELECTOR, "form.alert-actions button[name=choice]")]
 
 
+def button_descriptions(browser):
+    """Each button of the page as the browser's accessibility tree has it: (name, description),
+    in document order, computed by Chromium itself (DevTools' Accessibility domain)."""
+    root = browser.execute_cdp_cmd("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    found = browser.execute_cdp_cmd("Accessibility.queryAXTree", {"nodeId": root, "role": "button"})["nodes"]
+
+    def value(node, key):
+        return (node.get(key) or {}).get("value", "")
+    return [(value(node, "name"), value(node, "description")) for node in found if not node.get("ignored")]
+
+
 def choose(browser, prompt_id, choice):
     """Presses the option `choice` of the prompt and waits for the page after the 303."""
     button = alert(browser, prompt_id).find_element(

@@ -120,10 +120,20 @@ class PromptTests(p.PagesTestCase):
                 self.assertIn(message.get_attribute("lang"), (None, ""), "the base string has no lang")
                 self.assertEqual(prompt["options"], options)
                 self.assertEqual(p.choices(element), [(o, h.label("en", o, service)) for o in options])
+                for button in element.find_elements(By.CSS_SELECTOR, "form.alert-actions button[name=choice]"):
+                    self.assertEqual(button.get_attribute("aria-describedby"), f"title-{prompt['id']}")
                 form = element.find_element(By.CSS_SELECTOR, "form.alert-actions")
                 self.assertEqual(form.get_attribute("action"),
                                  self.server.url(f"/consent/prompts/{prompt['id']}/decision"))
                 self.assertEqual(form.get_attribute("method"), "post")
+        # What a screen reader's list of buttons offers: each option named by its label and
+        # described by its alert's title, so that two alerts' "Allow" can be told apart.
+        described = [(n, d) for n, d in p.button_descriptions(self.browser) if d]
+        expected = []
+        for case, choice, app, name, prompt in made:
+            title = p.seen(p.alert(self.browser, prompt["id"]).find_element(By.CSS_SELECTOR, "h2.alert-title").text)
+            expected += [(h.label("en", o, KINDS[case][0]), title) for o in KINDS[case][2]]
+        self.assertEqual([(n, p.seen(d)) for n, d in described], expected)
         for case, choice, app, name, prompt in made:
             with self.subTest(case=case, choice=choice, part="decided"):
                 p.choose(self.browser, prompt["id"], choice)

@@ -4,7 +4,7 @@ import PermissionDomain
 /// The prompts page (`GET /consent/`): each pending prompt as the iOS alert, newest last:
 /// the title, the purpose string (`dir="auto"`, `lang` of its translation), for the location
 /// button's prompt a note on what allowing it means, and one button
-/// per option of the prompt in its order, with the iOS labels, in a form that POSTs the
+/// per option of the prompt in its order, with the iOS labels (each described by the title), in a form that POSTs the
 /// choice to `/consent/prompts/{id}/decision`.
 enum ConsentPromptsPage {
     /// The choices iOS sets in bold (the one it recommends).
@@ -64,7 +64,12 @@ enum ConsentPromptsPage {
         if let tag = shown.purposeLanguage { message.append(("lang", tag.rawValue)) }
         message.append(("dir", "auto"))
         let buttons = prompt.options.map { choice -> HTML in
-            var attributes: [(StaticString, String)] = [("type", "submit"), ("name", "choice"), ("value", choice.rawValue)]
+            // Described by the alert's title: among several alerts, a screen reader's list of
+            // buttons would otherwise offer "Allow", "Allow", "Don't Allow" with nothing to tell
+            // which app and service each answers. The name stays the iOS label (the visible text).
+            var attributes: [(StaticString, String)] = [
+                ("type", "submit"), ("name", "choice"), ("value", choice.rawValue), ("aria-describedby", "title-\(id)"),
+            ]
             if preferred.contains(choice) { attributes.append(("class", "preferred")) }
             return HTML.element(
                 "button", attributes: attributes, [HTML(ConsentText.choice(choice, service: prompt.service, language))])
