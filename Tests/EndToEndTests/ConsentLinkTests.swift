@@ -87,7 +87,7 @@ struct ConsentLinkTests {
 
         let forged = try Self.fetch(["-b", jar, "--data", "csrf=nope", "\(server.baseURL)/consent/logout"])
         #expect(forged.status == "403")
-        let out = try Self.fetch(["-b", jar, "-c", jar, "--data", "csrf=\(csrf)", "\(server.baseURL)/consent/logout"])
+        let out = try Self.fetch(["-L", "-b", jar, "-c", jar, "--data", "csrf=\(csrf)", "\(server.baseURL)/consent/logout"])
         #expect(out.status == "200" && out.body.contains("You are signed out"))
         let after = try Self.fetch(["-b", jar, "\(server.baseURL)/consent/"])
         #expect(after.status == "401" && after.body.contains("This link has expired"))

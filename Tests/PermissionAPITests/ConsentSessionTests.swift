@@ -405,8 +405,15 @@ import Testing
 
         let out = try app.send(
             .post, "/consent/logout", body: Array("csrf=\(token)".utf8), headers: [Self.noKey, ("Cookie", cookie), form])
-        #expect(out.status == 200 && out.text.contains("signed out"))
+        #expect(out.status == 303 && out.headers["Location"] == "/consent/signed-out", "a reload must not post again")
         #expect(out.headers["Set-Cookie"] == "permission_consent=; Path=/consent; Max-Age=0; HttpOnly; SameSite=Strict; Secure")
+        Self.expectSecurityHeaders(out)
+        for (accept, text) in [("en", "You are signed out"), ("de", "Du bist abgemeldet")] {
+            let page = try app.send(.get, "/consent/signed-out", headers: [Self.noKey, ("Accept-Language", accept)])
+            #expect(page.status == 200 && page.text.contains(text) && page.headers["Set-Cookie"] == nil, "\(accept)")
+            #expect(!page.text.contains("form id=\"logout\""), "no session, no sign-out form")
+            Self.expectSecurityHeaders(page)
+        }
         #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", cookie)]).status == 401)
         #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", otherCookie)]).status == 200)
         let entry = try #require(try app.audit().last)

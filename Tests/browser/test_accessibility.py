@@ -46,6 +46,7 @@ class AccessibilityTests(p.PagesTestCase):
             ("history", "/consent/history"),
             ("refusal page, link already used", url),
             ("refusal page, another user's prompt", f"/consent/prompts/{self.other_prompt['id']}"),
+            ("signed out", "/consent/signed-out"),
         ]
         failing = []
         for size_name, size in h.SIZES.items():
@@ -100,6 +101,7 @@ class DarkModeAccessibilityTests(p.PagesTestCase):
             ("refusal page, another user's prompt", f"/consent/prompts/{self.other_prompt['id']}"),
             ("refusal page, no such page", "/consent/nothing-here"),
             ("refusal page, a method the page does not answer", "/consent/logout"),
+            ("signed out", "/consent/signed-out"),
         ]
         for size_name, size in h.SIZES.items():
             h.set_viewport(self.browser, size)

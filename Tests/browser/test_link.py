@@ -132,6 +132,27 @@ class ConsentLinkTests(p.PagesTestCase):
         h.load(self.browser, "/consent/")
         self.assertIn("expired", p.h1(self.browser))
 
+    def test_sign_out_ends_the_session_and_a_reload_posts_nothing(self):
+        """Sign Out ends the session, clears the cookie and lands on a page of its own (a 303,
+        as every form here answers), so a reload loads that page again instead of posting the
+        form once more; the prompts page then says the link has expired."""
+        user = h.unique("signout")
+        session_id = self.open_session(user)
+        button = p.one(self.browser, "form#logout button")
+        p.navigates(self.browser, button.click)
+        self.assertEqual(p.path(self.browser), "/consent/signed-out")
+        self.assertEqual(p.h1(self.browser), "You are signed out")
+        self.assertIsNone(p.cookie(self.browser))
+        self.assertFalse(p.exists(self.browser, "form#logout"), "no session, no sign-out form")
+        ended = self.server.audit(user, "consent.session.ended")
+        self.assertEqual([e["actor"] for e in ended], [{"keyId": session_id, "role": "user"}])
+        p.navigates(self.browser, self.browser.refresh)
+        self.assertEqual(p.path(self.browser), "/consent/signed-out")
+        self.assertEqual(p.h1(self.browser), "You are signed out")
+        self.assertEqual(len(self.server.audit(user, "consent.session.ended")), 1, "the reload posted nothing")
+        h.load(self.browser, "/consent/")
+        self.assertIn("expired", p.h1(self.browser))
+
     def test_security_headers_on_every_consent_url(self):
         user = h.unique("headers")
         prompt = self.server.prompt_for(user, self.maps_app(), "camera", "full")

@@ -137,7 +137,8 @@ class PromptTests(p.PagesTestCase):
         for case, choice, app, name, prompt in made:
             with self.subTest(case=case, choice=choice, part="decided"):
                 p.choose(self.browser, prompt["id"], choice)
-                self.assertEqual(p.path(self.browser).split("?")[0], "/consent/")
+                # The confirmation's name leaves the address once shown, so a reload does not repeat it.
+                h.wait(self.browser, lambda b: p.path(b) == "/consent/", message="the address without ?done=")
                 self.assertIsNotNone(p.flash(self.browser), "a confirmation after the decision")
                 self.assertEqual(p.flash(self.browser).get_attribute("role"), "status")
                 self.assertEqual(p.css(self.browser, f'div.alert[data-prompt-id="{prompt["id"]}"]'), [])
@@ -348,6 +349,21 @@ class PromptTests(p.PagesTestCase):
         ids = [a.get_attribute("data-prompt-id") for a in p.alerts(self.browser)]
         self.assertEqual(ids, [mine["id"]])
         self.assertNotIn(theirs["id"], self.browser.page_source)
+
+    def test_a_reload_after_an_answer_does_not_confirm_it_again(self):
+        """The confirmation shows once: its name leaves the address, so a reload shows the
+        page without it."""
+        user = h.unique("reload")
+        app = h.unique("com.example.reload")
+        self.server.put_app(app, "Maps")
+        prompt = self.server.prompt_for(user, app, "camera", "full")
+        self.open_session(user)
+        p.choose(self.browser, prompt["id"], "allow")
+        self.assertIsNotNone(p.flash(self.browser))
+        h.wait(self.browser, lambda b: p.path(b) == "/consent/", message="the address without ?done=")
+        p.navigates(self.browser, self.browser.refresh)
+        self.assertEqual(p.path(self.browser), "/consent/")
+        self.assertIsNone(p.flash(self.browser), "no confirmation after a reload")
 
 
 class GermanPromptTests(p.PagesTestCase):

@@ -79,12 +79,18 @@ struct ConsentController {
             _ = try ConsentForm.checked(request, visit: visit)
             try permissions.endConsentSession(
                 id: visit.session.id, actor: visit.session.actor, requestId: context.requestId)
+            // A 303 to a page of its own, as every other form here answers: a reload of the
+            // answer then loads that page again instead of posting the form once more.
+            var response = Self.redirect(Self.signedOutPath)
+            response.headers.add(name: "Set-Cookie", value: ConsentCookie.clear(secure: secure))
+            return response
+        }
+        routes.openPage(.get, Self.signedOutPath) { request, _ in
             let language = ConsentLanguage.of(request.headers)
-            var page = ConsentPage(
+            return ConsentPage(
                 status: .ok, title: ConsentText.text(.signedOutTitle, language),
-                content: [ConsentPage.paragraph(ConsentText.text(.signedOutText, language))], language: language)
-            page.headers.add(name: "Set-Cookie", value: ConsentCookie.clear(secure: secure))
-            return page.response
+                content: [ConsentPage.paragraph(ConsentText.text(.signedOutText, language))], language: language
+            ).response
         }
         // `/consent` itself is the prompts page's address without its slash.
         routes.openPage(.get, "/consent") { _, _ in Self.redirect("/consent/") }
@@ -95,6 +101,9 @@ struct ConsentController {
             }
         }
     }
+
+    /// Where sign-out leads: a page that says so, with no session (the cookie is cleared).
+    static let signedOutPath = "/consent/signed-out"
 
     /// A `303 See Other` to `location` (a page of this site, with a fixed `done` name at most).
     static func redirect(_ location: String) -> HTTPResponse {

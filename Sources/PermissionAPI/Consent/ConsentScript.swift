@@ -8,10 +8,20 @@
 /// put in `p#prompts-status` (a polite status region), so a screen reader announces what is new
 /// rather than the whole list again. A settings choice is saved by its Save
 /// button only: choosing a radio with the arrow keys must not save each option passed
-/// (WCAG 2.1, 3.2.2 On Input).
+/// (WCAG 2.1, 3.2.2 On Input). On every page, the `done` name a change was redirected with
+/// leaves the address once its sentence is shown, so that a reload or a bookmark does not say
+/// again that something was saved.
 enum ConsentScript {
     static let javaScript = #"""
         "use strict";
+        (function () {
+          if (!window.history || !history.replaceState || !window.URLSearchParams) { return; }
+          var query = new URLSearchParams(window.location.search);
+          if (!query.has("done")) { return; }
+          query.delete("done");
+          var rest = query.toString();
+          history.replaceState(history.state, "", window.location.pathname + (rest ? "?" + rest : "") + window.location.hash);
+        })();
         (function () {
           var section = document.getElementById("prompts");
           if (!section || !window.EventSource || !window.fetch) { return; }
