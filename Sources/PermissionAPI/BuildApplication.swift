@@ -52,10 +52,10 @@ public func buildApplication(
     ConsentSessionsController(permissions: service, publicURL: configuration.publicURL).register(on: &routes)
     ExportController(permissions: service, publicURL: configuration.publicURL, timeout: configuration.exportTimeout)
         .register(on: &routes)
+    let cookie = ConsentCookie(secure: configuration.consentCookieSecure)
     ConsentController(
-        permissions: service, sessions: ConsentSessionAuthenticator(permissions: service),
-        cookieSecure: configuration.consentCookieSecure, broadcaster: broadcaster, limiter: consentLimiter,
-        configuration: configuration
+        permissions: service, sessions: ConsentSessionAuthenticator(permissions: service, cookie: cookie),
+        cookie: cookie, broadcaster: broadcaster, limiter: consentLimiter, configuration: configuration
     ).register(on: &routes)
     if let verifier = store as? any AuditChainVerifier {
         AuditVerifyController(verifier: verifier).register(on: &routes)  // stores that keep a hash chain

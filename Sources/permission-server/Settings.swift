@@ -200,7 +200,8 @@ enum Settings {
     static let consentCookieSecure = Setting(
         flag: "consent-cookie-secure",
         environment: "PERMISSION_CONSENT_COOKIE_SECURE", defaultValue: "true",
-        help: "Whether the consent session cookie is Secure (HTTPS only): true, or false for a deployment served over plain HTTP."
+        help:
+            "Whether the consent session cookie is Secure (HTTPS only, named __Secure-permission_consent): true, or false for a deployment served over plain HTTP (named permission_consent)."
     )
     static let publicURL = Setting(
         flag: "public-url", environment: "PERMISSION_PUBLIC_URL", defaultValue: nil,

@@ -182,9 +182,10 @@ import Testing
         #expect(response.text.contains(#"<a id="open" href="/consent/">Open My Privacy Choices</a>"#))
         #expect(!response.text.contains("token"), "the page does not repeat the token")
         let setCookie = try #require(response.headers["Set-Cookie"])
-        let value = try #require(cookie?.dropFirst("permission_consent=".count))
-        #expect(cookie?.hasPrefix("permission_consent=") == true && value.count == 43)
-        #expect(setCookie == "permission_consent=\(value); Path=/consent; Max-Age=800; HttpOnly; SameSite=Strict; Secure")
+        let value = try #require(cookie?.dropFirst("__Secure-permission_consent=".count))
+        #expect(cookie?.hasPrefix("__Secure-permission_consent=") == true && value.count == 43)
+        #expect(
+            setCookie == "__Secure-permission_consent=\(value); Path=/consent; Max-Age=800; HttpOnly; SameSite=Strict; Secure")
         Self.expectSecurityHeaders(response)
         #expect(!link.url.contains(String(value)), "the cookie is not the token")
 
@@ -237,10 +238,28 @@ import Testing
 
     @Test func theCookieIsNotSecureWhenConfiguredForPlainHTTP() throws {
         let app = try TestApp { $0.consentCookieSecure = false }
-        let (response, _) = try Self.open(app, try Self.link(app))
+        let (response, cookie) = try Self.open(app, try Self.link(app))
         let setCookie = try #require(response.headers["Set-Cookie"])
-        #expect(setCookie.hasSuffix("; Max-Age=900; HttpOnly; SameSite=Strict"))
-        #expect(!setCookie.contains("Secure"))
+        #expect(setCookie.hasPrefix("permission_consent=") && setCookie.hasSuffix("; Max-Age=900; HttpOnly; SameSite=Strict"))
+        #expect(!setCookie.contains("Secure"), "browsers refuse the __Secure- prefix without Secure")
+        #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", try #require(cookie))]).status == 200)
+    }
+
+    /// A `Secure` cookie is read only by its `__Secure-` name: a cookie a plain-HTTP page or a
+    /// network attacker planted under the plain name ("cookie tossing") opens nothing, even
+    /// holding a live session's secret, and does not shadow the real one beside it.
+    @Test func aSecureCookieIsReadOnlyByItsPrefixedName() throws {
+        let app = try TestApp()
+        let (_, cookie) = try Self.open(app, try Self.link(app))
+        let pair = try #require(cookie)
+        let secret = try #require(pair.split(separator: "=", maxSplits: 1).last)
+        let plain = try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", "permission_consent=\(secret)")])
+        #expect(plain.status == 401, "the plain name is not read when the cookie is Secure")
+        let (_, other) = try Self.open(app, try Self.link(app, user: "mallory"))
+        let otherSecret = try #require(other?.split(separator: "=", maxSplits: 1).last)
+        let both = try app.send(
+            .get, "/consent/", headers: [Self.noKey, ("Cookie", "permission_consent=\(otherSecret); \(pair)")])
+        #expect(both.status == 200 && both.text.contains("u42") && !both.text.contains("mallory"), "the planted one is ignored")
     }
 
     @Test func reusedForgedMissingExpiredAndEndedLinksGetAPageAndNoCookie() throws {
@@ -406,7 +425,9 @@ import Testing
         let out = try app.send(
             .post, "/consent/logout", body: Array("csrf=\(token)".utf8), headers: [Self.noKey, ("Cookie", cookie), form])
         #expect(out.status == 303 && out.headers["Location"] == "/consent/signed-out", "a reload must not post again")
-        #expect(out.headers["Set-Cookie"] == "permission_consent=; Path=/consent; Max-Age=0; HttpOnly; SameSite=Strict; Secure")
+        #expect(
+            out.headers["Set-Cookie"]
+                == "__Secure-permission_consent=; Path=/consent; Max-Age=0; HttpOnly; SameSite=Strict; Secure")
         Self.expectSecurityHeaders(out)
         for (accept, text) in [("en", "You are signed out"), ("de", "Du bist abgemeldet")] {
             let page = try app.send(.get, "/consent/signed-out", headers: [Self.noKey, ("Accept-Language", accept)])

@@ -237,3 +237,41 @@ class ConsentLinkTests(p.PagesTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SecureCookieTests(p.PagesTestCase):
+    """The default, a `Secure` cookie, in Chromium: it treats a loopback address as a secure
+    origin, so the cookie is kept under its `__Secure-` name and opens the pages; a cookie of
+    the plain name a page planted beside it is not read."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.server = h.server_with("--consent-cookie-secure", "true")
+
+    def test_the_secure_cookie_is_kept_under_its_prefixed_name(self):
+        user = h.unique("secure")
+        self.open_session(user)
+        self.assert_prompts_page()
+        kept = [c for c in self.browser.get_cookies() if c["name"] == "__Secure-permission_consent"]
+        self.assertEqual(len(kept), 1, f"the prefixed cookie: {self.browser.get_cookies()}")
+        self.assertTrue(kept[0]["secure"] and kept[0]["httpOnly"])
+        self.assertEqual(kept[0]["path"], "/consent")
+        self.assertIsNone(p.cookie(self.browser), "no cookie under the plain name")
+        self.assertIn(user, p.one(self.browser, "p.user").text)
+
+    def test_a_plain_cookie_planted_beside_it_is_not_read(self):
+        """Another user's live session secret planted under the plain name (as a plain-HTTP
+        page of the same host could) neither opens a page alone nor shadows the real cookie."""
+        victim, planted = h.unique("victim"), h.unique("planted")
+        pair, _ = self.server.session_cookie(planted)
+        secret = pair.split("=", 1)[1]
+        self.open_session(victim)
+        self.browser.add_cookie({"name": "permission_consent", "value": secret, "path": "/consent"})
+        h.load(self.browser, self.server.url("/consent/"))
+        self.assertIn(victim, p.one(self.browser, "p.user").text)
+        self.assertNotIn(planted, self.browser.page_source)
+        self.browser.delete_cookie("__Secure-permission_consent")
+        h.load(self.browser, self.server.url("/consent/"))
+        self.assertIn("expired", p.h1(self.browser), "the plain name alone opens nothing")
+

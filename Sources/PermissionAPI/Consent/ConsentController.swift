@@ -13,7 +13,7 @@ import PermissionDomain
 struct ConsentController {
     let permissions: PermissionService
     let sessions: ConsentSessionAuthenticator
-    let cookieSecure: Bool
+    let cookie: ConsentCookie
     /// Wakes `/consent/events` streams after writes; closed at shutdown.
     let broadcaster: ChangeBroadcaster
     /// The caps of `/consent/events` streams (a session counts as one key), apart from
@@ -34,7 +34,7 @@ struct ConsentController {
     /// The link's start, sign-out and the static files.
     private func registerEntry(on routes: inout APIRoutes) {
         let permissions = permissions
-        let secure = cookieSecure
+        let cookie = cookie
         routes.openPage(.get, "/consent/start") { request, _ in
             let language = ConsentLanguage.of(request.headers)
             // A HEAD (a link checker, a mail scanner) must not use up the link: only a GET opens it.
@@ -72,7 +72,7 @@ struct ConsentController {
             page.goesOn = "/consent/"
             page.headers.add(
                 name: "Set-Cookie",
-                value: ConsentCookie.set(secret, now: permissions.clock.now, expiresAt: session.expiresAt, secure: secure))
+                value: cookie.set(secret, now: permissions.clock.now, expiresAt: session.expiresAt))
             return page.response
         }
         routes.page(.post, "/consent/logout", access: .consentSession, sessions: sessions) { request, context, visit in
@@ -82,7 +82,7 @@ struct ConsentController {
             // A 303 to a page of its own, as every other form here answers: a reload of the
             // answer then loads that page again instead of posting the form once more.
             var response = Self.redirect(Self.signedOutPath)
-            response.headers.add(name: "Set-Cookie", value: ConsentCookie.clear(secure: secure))
+            response.headers.add(name: "Set-Cookie", value: cookie.clear())
             return response
         }
         routes.openPage(.get, Self.signedOutPath) { request, _ in

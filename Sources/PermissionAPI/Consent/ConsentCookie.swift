@@ -1,30 +1,45 @@
 import Foundation
 import HTTPCore
 
-/// The consent session's cookie (RFC 6265): `permission_consent=<session secret>`, scoped to
-/// `/consent` so that no `/v1` request carries it, `HttpOnly` (no script reads it),
-/// `SameSite=Strict` (no other site's page sends it, the first defence against CSRF) and
-/// `Secure` unless the server is told it runs on plain HTTP.
-enum ConsentCookie {
-    static let name = "permission_consent"
+/// The consent session's cookie (RFC 6265): `<name>=<session secret>`, scoped to `/consent` so
+/// that no `/v1` request carries it, `HttpOnly` (no script reads it), `SameSite=Strict` (no
+/// other site's page sends it, the first defence against CSRF) and `Secure` unless the server
+/// is told it runs on plain HTTP.
+///
+/// A `Secure` cookie is named `__Secure-permission_consent` (RFC 6265bis §4.1.3.1): a browser
+/// keeps a cookie of that name only when a secure origin set it with `Secure`, so a page of
+/// the same host over plain HTTP, or anyone on the network who can answer one, cannot plant a
+/// session of their own in its place ("cookie tossing"). A request's cookie is read by that
+/// name only: a plain `permission_consent` beside it is ignored. On plain HTTP
+/// (`--consent-cookie-secure false`) browsers refuse the prefix, so the name is
+/// `permission_consent`.
+struct ConsentCookie: Sendable {
+    static let plainName = "permission_consent"
+    static let secureName = "__Secure-" + plainName
     static let path = "/consent"
+
+    /// Whether the cookie is `Secure` (and so prefixed).
+    let secure: Bool
+
+    var name: String { secure ? Self.secureName : Self.plainName }
 
     /// The `Set-Cookie` value that sets `secret` until `expiresAt` (as `Max-Age`, seconds from
     /// `now`, RFC 6265 §5.2.2; at least 1).
-    static func set(_ secret: String, now: Date, expiresAt: Date, secure: Bool) -> String {
+    func set(_ secret: String, now: Date, expiresAt: Date) -> String {
         let seconds = max(1, Int(expiresAt.timeIntervalSince(now).rounded(.down)))
-        let attributes = "Path=\(path); Max-Age=\(seconds); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
-        return "\(name)=\(secret); " + attributes
+        return "\(name)=\(secret); Path=\(Self.path); Max-Age=\(seconds); HttpOnly; SameSite=Strict"
+            + (secure ? "; Secure" : "")
     }
 
     /// The `Set-Cookie` value that removes the cookie.
-    static func clear(secure: Bool) -> String {
-        "\(name)=; Path=\(path); Max-Age=0; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    func clear() -> String {
+        "\(name)=; Path=\(Self.path); Max-Age=0; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
     }
 
-    /// The session secret the request's `Cookie` fields carry, if any (the first
-    /// `permission_consent` pair, RFC 6265 §5.4); nil when absent.
-    static func secret(in headers: HTTPHeaders) -> Substring? {
+    /// The session secret the request's `Cookie` fields carry under ``name``, if any (the first
+    /// such pair, RFC 6265 §5.4); nil when absent.
+    func secret(in headers: HTTPHeaders) -> Substring? {
+        let name = name
         for field in headers.values(for: "Cookie") {
             for pair in field.split(separator: ";") {
                 let trimmed = pair.drop { $0 == " " || $0 == "\t" }

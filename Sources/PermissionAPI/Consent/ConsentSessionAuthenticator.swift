@@ -6,12 +6,14 @@ import PermissionDomain
 /// Only the `/consent/` routes ask it; on `/v1` the cookie is no credential.
 struct ConsentSessionAuthenticator: Sendable {
     let permissions: PermissionService
+    /// The cookie's name and where it is read.
+    let cookie: ConsentCookie
 
     /// The visit of `request`'s session.
     /// - Throws: ``ConsentPageError/noSession`` without a cookie, or with one that names no
     ///   live session; store errors.
     func authenticate(_ request: HTTPRequest) throws -> ConsentVisit {
-        guard let secret = ConsentCookie.secret(in: request.headers), ConsentSecret.isWellFormed(secret) else {
+        guard let secret = cookie.secret(in: request.headers), ConsentSecret.isWellFormed(secret) else {
             throw ConsentPageError.noSession
         }
         let text = String(secret)
