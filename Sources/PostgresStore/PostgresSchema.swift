@@ -29,6 +29,7 @@ enum PostgresSchema {
             PostgresMigration(id: "8-version-floor", sql: version8),
             PostgresMigration(id: "9-purpose-keys", sql: version9),
             PostgresMigration(id: "10-ended-retention", sql: version10),
+            PostgresMigration(id: "11-session-extension", sql: version11),
         ])
     }
 

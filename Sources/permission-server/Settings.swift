@@ -191,7 +191,10 @@ enum Settings {
         range: 1...128)
     static let consentSessionTTL = Setting(
         flag: "consent-session-ttl", environment: "PERMISSION_CONSENT_SESSION_TTL",
-        defaultValue: "900", help: "Seconds a consent session lasts from the making of its link (60-86400).", range: 60...86_400)
+        defaultValue: "900",
+        help:
+            "Seconds a consent session lasts from the making of its link, or from its user's last Stay Signed In, at most 12 times this after the link (60-86400).",
+        range: 60...86_400)
     static let endedRetention = Setting(
         flag: "ended-retention", environment: "PERMISSION_ENDED_RETENTION", defaultValue: "2592000",
         help:

@@ -214,14 +214,18 @@ struct StartupTests {
         #expect(created.status == 0 && created.stderr.contains("made the database's schema"), "\(created.stderr)")
         #expect(!created.stderr.contains("applied a migration"), "\(created.stderr)")
         // The file as the version before the last migration left it.
-        let undo =
-            "DROP INDEX prompts_ended; DROP INDEX consent_sessions_by_expiry; DELETE FROM schema_migrations WHERE id = '13-ended-retention'"
+        let undo = """
+            DROP TRIGGER consent_sessions_fixed;
+            CREATE TRIGGER consent_sessions_fixed BEFORE UPDATE OF expires_at ON consent_sessions
+                WHEN NEW.expires_at IS NOT OLD.expires_at BEGIN SELECT RAISE(ABORT, 'fixed'); END;
+            DELETE FROM schema_migrations WHERE id = '14-session-extension';
+            """
         let older = try Subprocess.run(Paths.sqlite3, [database, undo])
         #expect(older.status == 0, "\(older.stderr)")
         let listed = try SubcommandTests.server(["keys", "list", "--database", database])
         #expect(listed.status == 0, "\(listed.stderr)")
         let lines = listed.stderr.split(separator: "\n").filter { $0.contains("applied a migration") }
-        #expect(lines.count == 1 && lines[0].contains("migration=13-ended-retention"), "\(listed.stderr)")
+        #expect(lines.count == 1 && lines[0].contains("migration=14-session-extension"), "\(listed.stderr)")
         let again = try SubcommandTests.server(["keys", "list", "--database", database])
         #expect(!again.stderr.contains("applied a migration") && !again.stderr.contains("made the database"), "\(again.stderr)")
     }

@@ -150,6 +150,35 @@ import Testing
             try app.send(.get, "/consent/events", headers: [ConsentSessionTests.noKey, ("Cookie", cookie ?? "")]).status == 401)
     }
 
+    /// A stream reads its session's end again: after "Stay Signed In" it outlives the end the
+    /// session had when it opened, and ends at the new one.
+    @Test func theEventStreamOfAnExtendedSessionLastsUntilItsNewEnd() throws {
+        let live = try EventStreamTests.Live()
+        defer { live.stop() }
+        let app = live.app
+        try app.registerApp()
+        let cookie = try ConsentSessionTests.session(app)
+        let client = try EventStreamTests.StreamClient(
+            port: live.server.localPort, request: "GET /consent/events HTTP/1.1\r\nHost: test\r\nCookie: \(cookie)\r\n\r\n")
+        try client.read(until: ": connected\n\n")
+        app.clock.advance(by: 600)
+        let page = try app.send(.get, "/consent/", headers: [ConsentSessionTests.noKey, ("Cookie", cookie)]).text
+        let token = try ConsentSessionTests.csrfToken(in: page)
+        let extended = try app.send(
+            .post, "/consent/session/extend", body: Array("csrf=\(token)&back=%2Fconsent%2F".utf8),
+            headers: [
+                ConsentSessionTests.noKey, ("Cookie", cookie), ("Content-Type", "application/x-www-form-urlencoded"),
+            ])
+        #expect(extended.status == 303 && extended.headers["Location"] == "/consent/?done=extended")
+        app.clock.advance(by: 400)  // past the end the stream opened with
+        _ = try app.prompt("camera", "full")
+        let created = try app.lastSeq()
+        try client.read(until: "id: \(created)\nevent: prompt.created\n", limit: .seconds(5))
+        app.clock.advance(by: 500)  // past the new end
+        _ = try Self.readToEnd(client)
+        try client.close()
+    }
+
     @Test func theEventStreamEndsWhenTheSessionExpiresOrTheServerStops() throws {
         let live = try EventStreamTests.Live()
         defer { live.stop() }

@@ -245,6 +245,76 @@ import Testing
         #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", try #require(cookie))]).status == 200)
     }
 
+    /// Every page of a session says when it ends and offers "Stay Signed In" (WCAG 2.2.1): the
+    /// form moves the end to a TTL from now, audited by the session, sets the same cookie again
+    /// until the new end and goes back to the page it was on; the session outlives its first
+    /// end; up to twelve TTLs after the link was made, then it says so and changes nothing; a
+    /// form without the CSRF token changes nothing.
+    @Test func staySignedInMovesTheSessionsEndAndTheCookie() throws {
+        let app = try TestApp()
+        let browser = try ConsentBrowser(app)
+        let created = try #require(try app.audit().last { $0.action == "consent.session.created" })
+        let firstEnd = Date(timeIntervalSince1970: Double(try #require(Int64(created.detail?["expiresAt"] ?? ""))) / 1000)
+        let page = try browser.get("/consent/settings").text
+        #expect(
+            page.contains(
+                #"<footer id="session"><p>This session ends at <time id="session-end" datetime="\#(ConsentPage.isoTime(firstEnd))">\#(ConsentPage.utcClock(firstEnd))</time>.</p><form class="extend" method="post" action="/consent/session/extend">"#
+            ), "the end in the footer")
+        let back = #"<input type="hidden" name="back" value="/consent/settings"><button type="submit">Stay Signed In</button>"#
+        #expect(page.contains(back))
+        #expect(page.contains(#"<p id="session-warning-text" role="alert" data-lead-ms="120000""#), "an empty alert region")
+        #expect(page.contains(#"<div id="session-warning-actions" hidden="">"#))
+
+        app.clock.advance(by: 600)
+        let seq = try app.lastSeq()
+        let refused = try browser.post("/consent/session/extend", [("back", "/consent/settings")], csrf: false)
+        #expect(refused.status == 403 && refused.headers["Set-Cookie"] == nil)
+        #expect(try app.lastSeq() == seq, "nothing changed without the token")
+
+        let extended = try browser.post("/consent/session/extend", [("back", "/consent/settings")])
+        #expect(extended.status == 303 && extended.headers["Location"] == "/consent/settings?done=extended")
+        #expect(
+            extended.headers["Set-Cookie"]
+                == "\(browser.cookie); Path=/consent; Max-Age=900; HttpOnly; SameSite=Strict; Secure",
+            "the same secret until the new end")
+        Self.expectSecurityHeaders(extended)
+        let entry = try #require(try app.audit().last)
+        let newEnd = app.clock.now.addingTimeInterval(900)
+        #expect(entry.action == "consent.session.extended" && entry.user == "u42" && entry.actor.role == "user")
+        #expect(entry.detail?["expiresAt"] == String(Int64(newEnd.timeIntervalSince1970 * 1000)))
+        #expect(entry.detail?["session"] == created.detail?["session"])
+        let after = try browser.get("/consent/settings?done=extended").text
+        #expect(after.contains("You stay signed in longer."))
+        #expect(after.contains(#"datetime="\#(ConsentPage.isoTime(newEnd))""#))
+
+        app.clock.advance(by: 400)  // past the first end
+        #expect(try browser.get("/consent/").status == 200, "it outlives its first end")
+        let elsewhere = try browser.post("/consent/session/extend", [("back", "https://example.com/")])
+        #expect(elsewhere.headers["Location"] == "/consent/?done=extended", "back to a page of its own only")
+
+        // Up to twelve TTLs after the link was made; then the history page says it cannot last longer.
+        var answers: [TestResponse] = []
+        var end = app.clock.now.addingTimeInterval(900)
+        for _ in 0..<20 {
+            app.clock.set(min(app.clock.now.addingTimeInterval(840), end.addingTimeInterval(-1)))  // before the end
+            let answer = try browser.post("/consent/session/extend", [("back", "/consent/history")])
+            answers.append(answer)
+            if answer.headers["Location"]?.hasSuffix("extendLimit") == true { break }
+            let maxAge = try #require(answer.headers["Set-Cookie"]?.firstMatch(of: /Max-Age=(\d+)/)?.1)
+            end = app.clock.now.addingTimeInterval(try #require(TimeInterval(String(maxAge))))
+        }
+        let last = try #require(answers.last)
+        #expect(last.status == 303 && last.headers["Location"] == "/consent/history?done=extendLimit")
+        #expect(last.headers["Set-Cookie"] == nil, "nothing to set again")
+        #expect(answers.count >= 9, "\(answers.count) more extensions before the limit")
+        let history = try browser.get("/consent/history?done=extendLimit").text
+        #expect(history.contains("This session cannot last any longer. When it ends, ask the app for a new link."))
+        #expect(history.contains("A session of these pages was extended"))
+        let limit = try #require(try app.audit().last { $0.action == "consent.session.extended" })
+        let twelveTTLs = TestApp.start.addingTimeInterval(900 * 12)
+        #expect(limit.detail?["expiresAt"] == String(Int64(twelveTTLs.timeIntervalSince1970 * 1000)))
+    }
+
     /// A `Secure` cookie is read only by its `__Secure-` name: a cookie a plain-HTTP page or a
     /// network attacker planted under the plain name ("cookie tossing") opens nothing, even
     /// holding a live session's secret, and does not shadow the real one beside it.

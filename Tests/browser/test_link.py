@@ -275,3 +275,38 @@ class SecureCookieTests(p.PagesTestCase):
         h.load(self.browser, self.server.url("/consent/"))
         self.assertIn("expired", p.h1(self.browser), "the plain name alone opens nothing")
 
+
+
+class SessionEndTests(p.PagesTestCase):
+    """WCAG 2.2.1 Timing Adjustable: the page says when the session ends, warns two minutes
+    before, and "Stay Signed In" moves the end later. A server whose sessions last 125 s, so
+    that the warning comes 5 s after the link is made."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.server = h.server_with("--consent-session-ttl", "125")
+
+    def test_the_page_warns_before_the_end_and_stay_signed_in_moves_it(self):
+        user = h.unique("ending")
+        session_id = self.open_session(user)
+        end = p.one(self.browser, "time#session-end")
+        first_end = end.get_attribute("datetime")
+        self.assertNotIn("UTC", end.text, "shown in the browser's time zone by the script")
+        text = p.one(self.browser, "#session-warning-text")
+        self.assertEqual(text.get_attribute("role"), "alert")
+        h.wait(self.browser, lambda b: text.text != "", timeout=20, message="the warning two minutes before the end")
+        self.assertEqual(text.text, "This session ends in less than 2 minutes. Choices you have not saved yet will be lost.")
+        button = p.one(self.browser, "#session-warning-actions form.extend button")
+        self.assertTrue(button.is_displayed())
+        self.assertEqual(button.accessible_name, "Stay Signed In")
+        violations = h.axe_violations(self.browser)
+        self.assertFalse(violations, "axe on the page with the warning:\n" + h.describe_violations(violations))
+        p.navigates(self.browser, button.click)
+        self.assertEqual(p.path(self.browser), "/consent/")
+        self.assertEqual(p.flash(self.browser).text, "You stay signed in longer.")
+        self.assertEqual(p.one(self.browser, "#session-warning-text").text, "", "no warning right after")
+        self.assertFalse(p.one(self.browser, "#session-warning-actions").is_displayed())
+        self.assertGreater(p.one(self.browser, "time#session-end").get_attribute("datetime"), first_end)
+        extended = self.server.audit(user, "consent.session.extended")
+        self.assertEqual([e["actor"] for e in extended], [{"keyId": session_id, "role": "user"}])

@@ -23,7 +23,7 @@ extension ConsentController {
             }
             let older = entries.count > size ? items.last?.entry.seq : nil
             return ConsentHistoryPage.page(
-                items, older: older, visit: visit, language: ConsentLanguage.of(request.headers)
+                items, older: older, visit: visit, language: ConsentLanguage.of(request.headers), flash: Self.flash(request)
             ).response
         }
     }

@@ -5,7 +5,7 @@ import PermissionDomain
 /// The consent pages (SPEC §10): the one-time link's start, which exchanges the token for the
 /// session cookie and redirects so the token leaves the address bar and history; the pending
 /// prompts as iOS alerts (`+Prompts`), Settings › Privacy (`+Settings`), the history
-/// (`+History`), the live prompt feed (`+Events`), sign-out and the static files. Every page
+/// (`+History`), the live prompt feed (`+Events`), "Stay Signed In", sign-out and the static files. Every page
 /// is a route through `APIRoutes.page` (the session's right checked in the access matrix),
 /// every change a CSRF-checked form (``ConsentForm``) answered with 303 and a fixed
 /// confirmation (``ConsentFlash``), and every change the same `PermissionService` call as the
@@ -31,7 +31,7 @@ struct ConsentController {
         registerEvents(on: &routes)
     }
 
-    /// The link's start, sign-out and the static files.
+    /// The link's start, "Stay Signed In", sign-out and the static files.
     private func registerEntry(on routes: inout APIRoutes) {
         let permissions = permissions
         let cookie = cookie
@@ -85,6 +85,26 @@ struct ConsentController {
             response.headers.add(name: "Set-Cookie", value: cookie.clear())
             return response
         }
+        routes.page(.post, Self.extendPath, access: .consentSession, sessions: sessions) { request, context, visit in
+            let form = try ConsentForm.checked(request, visit: visit)
+            let back = ConsentPage.Section(path: form.value(ConsentPage.backField)) ?? .prompts
+            let result: (session: ConsentSession, extended: Bool)
+            do {
+                result = try permissions.extendConsentSession(
+                    id: visit.session.id, actor: visit.session.actor, requestId: context.requestId)
+            } catch is ConsentSessionError {
+                throw ConsentPageError.noSession  // it ended or expired since it was read
+            }
+            guard result.extended, let secret = cookie.secret(in: request.headers) else {
+                return Self.redirect("\(back.path)?done=\(ConsentFlash.Done.extendLimit.rawValue)")
+            }
+            // The same secret, kept by the browser until the new end.
+            var response = Self.redirect("\(back.path)?done=\(ConsentFlash.Done.extended.rawValue)")
+            response.headers.add(
+                name: "Set-Cookie",
+                value: cookie.set(String(secret), now: permissions.clock.now, expiresAt: result.session.expiresAt))
+            return response
+        }
         routes.openPage(.get, Self.signedOutPath) { request, _ in
             let language = ConsentLanguage.of(request.headers)
             return ConsentPage(
@@ -101,6 +121,9 @@ struct ConsentController {
             }
         }
     }
+
+    /// Where "Stay Signed In" posts (``PermissionService/extendConsentSession(id:actor:requestId:)``).
+    static let extendPath = "/consent/session/extend"
 
     /// Where sign-out leads: a page that says so, with no session (the cookie is cleared).
     static let signedOutPath = "/consent/signed-out"

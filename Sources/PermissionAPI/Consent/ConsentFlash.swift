@@ -8,7 +8,7 @@ enum ConsentFlash: Sendable, Equatable {
 
     /// What was done, as the `done` query value names it.
     enum Done: String, Sendable, CaseIterable {
-        case decided, saved, locationOn, locationOff
+        case decided, saved, locationOn, locationOff, extended, extendLimit
 
         var text: ConsentText.Key {
             switch self {
@@ -16,6 +16,8 @@ enum ConsentFlash: Sendable, Equatable {
             case .saved: return .doneSaved
             case .locationOn: return .doneLocationOn
             case .locationOff: return .doneLocationOff
+            case .extended: return .doneExtended
+            case .extendLimit: return .doneExtendLimit
             }
         }
     }

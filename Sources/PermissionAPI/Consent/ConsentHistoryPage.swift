@@ -15,7 +15,9 @@ enum ConsentHistoryPage {
     }
 
     /// - Parameter older: the `after` value of the next page, nil on the last page.
-    static func page(_ items: [Item], older: Int64?, visit: ConsentVisit, language: ConsentLanguage) -> ConsentPage {
+    static func page(
+        _ items: [Item], older: Int64?, visit: ConsentVisit, language: ConsentLanguage, flash: ConsentFlash? = nil
+    ) -> ConsentPage {
         var content: [HTML] = []
         if items.isEmpty {
             content.append(HTML.element("p", ["class": "empty"], HTML(ConsentText.text(.noHistory, language))))
@@ -36,6 +38,7 @@ enum ConsentHistoryPage {
             status: .ok, title: ConsentText.text(.historyHeading, language), content: content, language: language)
         page.visit = visit
         page.section = .history
+        page.flash = flash
         return page
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPCore
 
 /// Renders the consent pages' HTML documents (SPEC §10): one layout, no inline script or
@@ -7,9 +8,31 @@ import HTTPCore
 /// (``visit`` set) has the navigation and the sign-out form; refusals have neither.
 struct ConsentPage: Sendable {
     /// The pages the navigation links to.
-    enum Section: Sendable {
+    enum Section: Sendable, CaseIterable {
         case prompts, settings, history
+
+        /// The page's address.
+        var path: String {
+            switch self {
+            case .prompts: return "/consent/"
+            case .settings: return "/consent/settings"
+            case .history: return "/consent/history"
+            }
+        }
+
+        /// The section whose address is `path`; nil for any other text.
+        init?(path: String?) {
+            guard let found = Self.allCases.first(where: { $0.path == path }) else { return nil }
+            self = found
+        }
     }
+
+    /// How long before the session's end the script warns and offers to stay signed in (WCAG
+    /// 2.2.1: at least 20 seconds to answer); ``ConsentText/Key/sessionEndsSoon`` says it.
+    static let sessionWarningLead: Duration = .seconds(120)
+
+    /// The form field that names the page "Stay Signed In" was pressed on, to go back to.
+    static let backField = "back"
 
     let status: HTTPStatus
     let title: String
@@ -56,9 +79,11 @@ struct ConsentPage: Sendable {
             main.append(HTML.element("p", ["class": "user"], HTML(ConsentText.choicesOf(visit.user.rawValue, language))))
         }
         if let flash { main.append(flash.html(language)) }
+        if let visit { main.append(sessionWarning(visit)) }
         var body: [HTML] = []
         if let visit { body.append(navigation(visit)) }
         body.append(HTML.element("main", ["id": "main"], main + content))
+        if let visit { body.append(sessionFooter(visit)) }
         return HTML.doctype.rendered
             + HTML.element("html", ["lang": language.rawValue], head, HTML.element("body", [:], body)).rendered
     }
@@ -80,6 +105,66 @@ struct ConsentPage: Sendable {
             link("nav-settings", "/consent/settings", .navSettings, .settings),
             link("nav-history", "/consent/history", .navHistory, .history),
             signOut)
+    }
+
+    /// The footer of a session's page: when the session ends (`time#session-end`, in UTC; the
+    /// script shows it in the browser's time zone) and the "Stay Signed In" form, which moves
+    /// the end later (`POST /consent/session/extend`).
+    private func sessionFooter(_ visit: ConsentVisit) -> HTML {
+        let end = visit.session.expiresAt
+        return HTML.element(
+            "footer", ["id": "session"],
+            HTML.element(
+                "p", [:], HTML(ConsentText.text(.sessionEndsAt, language)),
+                HTML.element("time", ["id": "session-end", "datetime": Self.isoTime(end)], HTML(Self.utcClock(end))),
+                HTML(ConsentText.text(.sessionEndsAfter, language))),
+            extendForm(visit))
+    }
+
+    /// The warning the script fills in ``sessionWarningLead`` before the session's end (an
+    /// empty alert region until then, so that its text is announced when it appears) and the
+    /// "Stay Signed In" form beside it, hidden until then.
+    private func sessionWarning(_ visit: ConsentVisit) -> HTML {
+        HTML.element(
+            "div", ["id": "session-warning"],
+            HTML.element(
+                "p",
+                [
+                    "id": "session-warning-text", "role": "alert",
+                    "data-lead-ms": String(Self.sessionWarningLead.components.seconds * 1000),
+                    "data-soon": ConsentText.text(.sessionEndsSoon, language),
+                    "data-ended": ConsentText.text(.sessionHasEnded, language),
+                ]),
+            HTML.element("div", ["id": "session-warning-actions", "hidden": ""], extendForm(visit)))
+    }
+
+    /// "Stay Signed In": a form that posts the CSRF token and the page to go back to.
+    private func extendForm(_ visit: ConsentVisit) -> HTML {
+        HTML.element(
+            "form", ["class": "extend", "method": "post", "action": ConsentController.extendPath],
+            Self.csrfField(visit),
+            HTML.void("input", ["type": "hidden", "name": Self.backField, "value": (section ?? .prompts).path]),
+            HTML.element("button", ["type": "submit"], HTML(ConsentText.text(.staySignedIn, language))))
+    }
+
+    /// `date` as RFC 3339 in UTC to the second (a `datetime` attribute).
+    static func isoTime(_ date: Date) -> String {
+        let parts = utcParts(date)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
+            parts.minute ?? 0, parts.second ?? 0)
+    }
+
+    /// `date`'s time of day in UTC, `HH:MM UTC`.
+    static func utcClock(_ date: Date) -> String {
+        let parts = utcParts(date)
+        return String(format: "%02d:%02d UTC", parts.hour ?? 0, parts.minute ?? 0)
+    }
+
+    private static func utcParts(_ date: Date) -> DateComponents {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
     }
 
     /// The page as `text/html` with ``headers`` (the security headers are added for every

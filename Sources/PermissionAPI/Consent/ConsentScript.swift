@@ -8,7 +8,10 @@
 /// put in `p#prompts-status` (a polite status region), so a screen reader announces what is new
 /// rather than the whole list again. A settings choice is saved by its Save
 /// button only: choosing a radio with the arrow keys must not save each option passed
-/// (WCAG 2.1, 3.2.2 On Input). On every page, the `done` name a change was redirected with
+/// (WCAG 2.1, 3.2.2 On Input). On every page of a session, the session's end is shown in the
+/// browser's time zone, and `ConsentPage.sessionWarningLead` before it the warning region says
+/// that it ends soon and shows "Stay Signed In" (WCAG 2.2.1 Timing Adjustable), then that it
+/// has ended. On every page, the `done` name a change was redirected with
 /// leaves the address once its sentence is shown, so that a reload or a bookmark does not say
 /// again that something was saved.
 enum ConsentScript {
@@ -21,6 +24,37 @@ enum ConsentScript {
           query.delete("done");
           var rest = query.toString();
           history.replaceState(history.state, "", window.location.pathname + (rest ? "?" + rest : "") + window.location.hash);
+        })();
+        (function () {
+          var end = document.getElementById("session-end");
+          var text = document.getElementById("session-warning-text");
+          var actions = document.getElementById("session-warning-actions");
+          if (!end || !text || !actions) { return; }
+          var endsAt = Date.parse(end.getAttribute("datetime"));
+          var lead = Number(text.getAttribute("data-lead-ms"));
+          if (isNaN(endsAt) || isNaN(lead)) { return; }
+          try {
+            end.textContent = new Date(endsAt).toLocaleTimeString(document.documentElement.lang || undefined,
+                                                                   { hour: "2-digit", minute: "2-digit" });
+          } catch (error) {}
+          function check() {
+            var left = endsAt - Date.now();
+            if (left <= 0) {
+              actions.hidden = true;
+              text.textContent = text.getAttribute("data-ended");
+              return;
+            }
+            if (left <= lead) {
+              if (actions.hidden) {
+                actions.hidden = false;
+                text.textContent = text.getAttribute("data-soon");
+              }
+              window.setTimeout(check, Math.min(left + 50, 30000));
+              return;
+            }
+            window.setTimeout(check, Math.min(left - lead + 50, 60000));
+          }
+          check();
         })();
         (function () {
           var section = document.getElementById("prompts");

@@ -98,6 +98,46 @@ enum ConsentStyle {
           border-left: 4px solid var(--green);
         }
         #flash.error { border-left-color: var(--red); }
+        /* The session's end: an empty alert region until the script fills it in. */
+        #session-warning-text:empty { margin: 0; }
+        #session-warning-text:not(:empty) {
+          margin: 12px 0 0;
+          padding: 12px 16px;
+          border-radius: var(--radius) var(--radius) 0 0;
+          background: var(--grouped);
+          border-left: 4px solid var(--red);
+        }
+        #session-warning-actions {
+          margin: 0 0 12px;
+          padding: 0 16px 12px;
+          border-radius: 0 0 var(--radius) var(--radius);
+          background: var(--grouped);
+          border-left: 4px solid var(--red);
+        }
+        #session-warning-actions[hidden] { display: none; }
+        footer#session {
+          max-width: 680px;
+          margin: 0 auto;
+          padding: 0 16px 32px;
+          color: var(--secondary);
+          display: flex;
+          flex-wrap: wrap;
+          align-items: center;
+          gap: 4px 12px;
+        }
+        footer#session p { margin: 0; }
+        form.extend { margin: 0; }
+        form.extend button {
+          min-height: 44px;
+          padding: 0 10px;
+          border: 0;
+          border-radius: 8px;
+          background: transparent;
+          color: var(--blue);
+          font: inherit;
+          cursor: pointer;
+        }
+        #session-warning-actions form.extend button { padding: 0; }
         #no-prompts, .empty { color: var(--secondary); text-align: center; padding: 24px 16px; }
         /* Read by screen readers, not shown: the announcement of prompts that appeared. */
         .visually-hidden {

@@ -272,6 +272,8 @@ extension ConsentText {
             let on = entry.detail["locationServicesEnabled"] == "true"
             return text(on ? .doneLocationOn : .doneLocationOff, language)
         case .consentSessionCreated: return en ? "A link to these pages was made" : "Ein Link zu diesen Seiten wurde erstellt"
+        case .consentSessionExtended:
+            return en ? "A session of these pages was extended" : "Eine Sitzung dieser Seiten wurde verlängert"
         case .consentSessionEnded: return en ? "A session of these pages ended" : "Eine Sitzung dieser Seiten wurde beendet"
         case .policyPut:
             return en

@@ -6,6 +6,7 @@ enum ConsentText {
     /// A fixed text.
     enum Key: CaseIterable {
         case navigation, navPrompts, navSettings, navHistory, signOut
+        case sessionEndsAt, sessionEndsAfter, staySignedIn, sessionEndsSoon, sessionHasEnded, doneExtended, doneExtendLimit
         case promptsHeading, noPrompts, morePrompts, promptNoLongerWaiting
         case doneDecided, doneSaved, doneLocationOn, doneLocationOff
         case errorPurposeChanged, errorTextNotSent, errorNotPending, errorInvalidChoice, errorRestricted, errorInvalidSetting,
@@ -41,6 +42,25 @@ enum ConsentText {
         case .navSettings: return ("Settings", "Einstellungen")
         case .navHistory: return ("History", "Verlauf")
         case .signOut: return ("Sign Out", "Abmelden")
+        case .sessionEndsAt: return ("This session ends at ", "Diese Sitzung endet um ")
+        case .sessionEndsAfter: return (".", ".")
+        case .staySignedIn: return ("Stay Signed In", "Angemeldet bleiben")
+        case .sessionEndsSoon:
+            return (
+                "This session ends in less than 2 minutes. Choices you have not saved yet will be lost.",
+                "Diese Sitzung endet in weniger als 2 Minuten. Noch nicht gesicherte Auswahlen gehen verloren."
+            )
+        case .sessionHasEnded:
+            return (
+                "This session has ended. To make more changes, ask the app for a new link.",
+                "Diese Sitzung ist beendet. Für weitere Änderungen bitte die App um einen neuen Link."
+            )
+        case .doneExtended: return ("You stay signed in longer.", "Du bleibst länger angemeldet.")
+        case .doneExtendLimit:
+            return (
+                "This session cannot last any longer. When it ends, ask the app for a new link.",
+                "Diese Sitzung lässt sich nicht weiter verlängern. Wenn sie endet, bitte die App um einen neuen Link."
+            )
         case .promptsHeading: return ("Requests", "Anfragen")
         case .noPrompts: return ("No app is waiting for an answer.", "Keine App wartet auf eine Antwort.")
         case .morePrompts:

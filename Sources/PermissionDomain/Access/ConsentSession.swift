@@ -3,8 +3,8 @@ public import Foundation
 /// A consent session as stored (SPEC §10): a browser's access to one user's side of the
 /// service, opened by a one-time link. Only hashes of its secrets are kept: the SHA-256 of the
 /// link's token, and after the exchange the SHA-256 of the cookie's session secret and of the
-/// session's CSRF token. It lasts from `createdAt` to `expiresAt`, whatever happens between,
-/// and ends sooner when `endedAt` is set.
+/// session's CSRF token. It lasts from `createdAt` to `expiresAt`, which only its user moves
+/// later, up to ``maxLifetimeFactor`` TTLs after `createdAt`, and ends sooner when `endedAt` is set.
 public struct ConsentSession: Hashable, Sendable {
     public let id: ConsentSessionID
     /// The user the session acts for; it reaches nothing of anyone else.
@@ -17,8 +17,9 @@ public struct ConsentSession: Hashable, Sendable {
     /// the exchange.
     public var csrfHash: [UInt8]?
     public let createdAt: Date
-    /// The end of the session's life, counted from creation (`--consent-session-ttl`).
-    public let expiresAt: Date
+    /// The end of the session's life: `--consent-session-ttl` after creation, or after the
+    /// user last asked to stay signed in (``PermissionService/extendConsentSession(id:actor:requestId:)``).
+    public private(set) var expiresAt: Date
     /// When the token was exchanged for the cookie; a token is exchanged once at most.
     public var exchangedAt: Date?
     /// When the session was ended (an operator's `DELETE`, or the user's logout).
@@ -96,6 +97,30 @@ public struct ConsentSession: Hashable, Sendable {
     /// `ended`: ended before its time; `expired`: its time ran out, opened or not.
     public enum State: String, Sendable, CaseIterable {
         case unopened, open, ended, expired
+    }
+
+    /// How many TTLs after its creation a session may last at most, however often its user asks
+    /// to stay signed in: more than ten extensions of a full TTL each (WCAG 2.2.1 Timing
+    /// Adjustable), and still an end.
+    public static let maxLifetimeFactor = 12
+
+    /// The end an extension at `now` gives the session whose TTL is `ttl`: `ttl` from `now`, at
+    /// most ``maxLifetimeFactor`` TTLs after creation; nil when that is no later than its end now
+    /// (the limit is reached) or the session is not live.
+    public func extendedEnd(at now: Date, ttl: TimeInterval) -> Date? {
+        guard isLive(at: now) else { return nil }
+        let limit = createdAt.addingTimeInterval(ttl * Double(Self.maxLifetimeFactor))
+        let end = min(now.addingTimeInterval(ttl), limit).truncatedToMilliseconds
+        return end > expiresAt ? end : nil
+    }
+
+    /// The session ending at `end` instead.
+    /// - Precondition: `end` is later than ``expiresAt``: a session's end only moves later.
+    public func ending(at end: Date) -> ConsentSession {
+        precondition(end > expiresAt, "a consent session's end only moves later")
+        var copy = self
+        copy.expiresAt = end.truncatedToMilliseconds
+        return copy
     }
 
     /// The actor of the changes made through the session (SPEC §5, §10): its id, role `user`.

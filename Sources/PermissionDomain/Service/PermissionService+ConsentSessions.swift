@@ -79,6 +79,41 @@ extension PermissionService {
         try store.read { try $0.consentSession(id: id) }
     }
 
+    /// Moves a live session's end to `configuration.consentSessionTTL` from now, at most
+    /// ``ConsentSession/maxLifetimeFactor`` TTLs after its creation (the user's "Stay Signed
+    /// In", WCAG 2.2.1), and audits `consent.session.extended` with the new end.
+    /// - Returns: the session as it is now, and whether its end moved (not when the limit is
+    ///   reached).
+    /// - Throws: `PermissionError.notFound` for an unknown id; ``ConsentSessionError`` for a
+    ///   session that has expired or ended, or was never opened.
+    public func extendConsentSession(
+        id: ConsentSessionID, actor: Actor, requestId: String?
+    ) throws -> (session: ConsentSession, extended: Bool) {
+        try store.write { writer in
+            let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+            guard let session = try writer.consentSession(id: id) else {
+                throw PermissionError.notFound(what: "consent session \(id)")
+            }
+            switch session.state(at: context.now) {
+            case .open: break
+            case .ended: throw ConsentSessionError.ended
+            case .expired: throw ConsentSessionError.expired
+            case .unopened: throw ConsentSessionError.unknownToken
+            }
+            guard let end = session.extendedEnd(at: context.now, ttl: configuration.consentSessionTTL) else {
+                return (session, false)
+            }
+            let extended = session.ending(at: end)
+            try writer.save(extended)
+            try writer.append(
+                AuditEntry(
+                    at: context.now, actor: context.actor, action: .consentSessionExtended, user: session.user,
+                    requestId: context.requestId,
+                    detail: ["session": id.rawValue, "expiresAt": String(end.millisecondsSince1970)]))
+            return (extended, true)
+        }
+    }
+
     /// Ends a session at once (its cookie stops working) and audits `consent.session.ended`.
     /// Ending an ended session changes nothing.
     /// - Throws: `PermissionError.notFound` for an unknown id.

@@ -43,6 +43,9 @@ public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
     public static let keyRevoked = AuditAction("key.revoked")
     /// A consent link was made for `user`; `detail` has `session` and `expiresAt`, never the token.
     public static let consentSessionCreated = AuditAction("consent.session.created")
+    /// A consent session's end was moved later by its user ("Stay Signed In"); `detail` has
+    /// `session` and the new `expiresAt`.
+    public static let consentSessionExtended = AuditAction("consent.session.extended")
     /// A consent session was ended (by an operator, or by the user's logout); `detail` has `session`.
     public static let consentSessionEnded = AuditAction("consent.session.ended")
     /// A user's data was erased (GDPR Art. 17): their records, prompts, settings, policies and

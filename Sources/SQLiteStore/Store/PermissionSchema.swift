@@ -26,6 +26,7 @@ enum PermissionSchema {
             Migration(id: "11-version-floor", sql: version11),
             Migration(id: "12-purpose-keys", sql: version12),
             Migration(id: "13-ended-retention", sql: version13),
+            Migration(id: "14-session-extension", sql: version14),
         ])
     }
 

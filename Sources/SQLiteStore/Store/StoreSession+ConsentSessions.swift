@@ -34,7 +34,7 @@ extension StoreSession {
             INSERT INTO consent_sessions (\(Self.columns))
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, csrf_hash = excluded.csrf_hash,
-                exchanged_at = excluded.exchanged_at, ended_at = excluded.ended_at
+                exchanged_at = excluded.exchanged_at, ended_at = excluded.ended_at, expires_at = excluded.expires_at
             """
         ) { statement in
             statement.bind(session.id.rawValue, at: 1)

@@ -107,4 +107,66 @@ import Testing
             try h.service.endConsentSession(id: ConsentSessionID("cs_00000000000000ff"), actor: admin, requestId: nil)
         }
     }
+
+    /// "Stay Signed In": a live session's end moves to a TTL from now, audited with the new end
+    /// by the session itself; it outlives its first end; at most twelve TTLs after creation
+    /// (then nothing changes and nothing is audited); an ended, expired or unopened session
+    /// is refused with nothing changed.
+    @Test(arguments: StoreKind.allCases) func aLiveSessionsEndMovesLaterUpToItsLimit(_ kind: StoreKind) throws {
+        let h = try Harness(kind)
+        let made = try make(h)
+        _ = try make(h, id: "cs_00000000000000a2", token: 2)
+        #expect(throws: ConsentSessionError.unknownToken, "an unopened link is no session to extend") {
+            try h.service.extendConsentSession(id: ConsentSessionID("cs_00000000000000a2"), actor: admin, requestId: nil)
+        }
+        _ = try h.service.exchangeConsentToken(tokenHash: Self.bytes(1), secretHash: Self.bytes(50), csrfHash: Self.bytes(60))
+        h.clock.advance(by: 600)
+        let seq = try h.service.lastAuditSeq()
+        let (session, extended) = try h.service.extendConsentSession(id: made.id, actor: made.actor, requestId: "req-x")
+        #expect(extended && session.expiresAt == Fixtures.t0.addingTimeInterval(1500), "a TTL from now")
+        #expect(session.createdAt == made.createdAt && session.exchangedAt != nil && session.endedAt == nil)
+        #expect(try h.service.consentSession(id: made.id) == session, "stored")
+        let entry = try #require(try h.auditLog().last)
+        #expect(entry.seq == seq + 1 && entry.action == .consentSessionExtended && entry.user == h.user)
+        #expect(entry.actor == made.actor && entry.requestId == "req-x")
+        #expect(entry.detail == ["session": made.id.rawValue, "expiresAt": String(session.expiresAt.millisecondsSince1970)])
+        h.clock.advance(by: 400)  // past the first end
+        #expect(try h.service.liveConsentSession(secretHash: Self.bytes(50)) == session, "it outlives its first end")
+
+        // Up to twelve TTLs after creation: 10,800 s; extended each time near its end.
+        var end = session.expiresAt
+        var extensions = 1
+        while true {
+            h.clock.set(end.addingTimeInterval(-60))
+            let (next, moved) = try h.service.extendConsentSession(id: made.id, actor: made.actor, requestId: nil)
+            guard moved else {
+                #expect(next.expiresAt == end, "nothing changed at the limit")
+                break
+            }
+            #expect(next.expiresAt > end)
+            end = next.expiresAt
+            extensions += 1
+            #expect(extensions < 20, "the limit ends the loop")
+            if extensions >= 20 { return }
+        }
+        #expect(extensions >= 10, "at least ten extensions (WCAG 2.2.1): \(extensions)")
+        #expect(end == Fixtures.t0.addingTimeInterval(900 * 12), "the limit: twelve TTLs after creation")
+        let atLimit = try h.service.lastAuditSeq()
+        _ = try h.service.extendConsentSession(id: made.id, actor: made.actor, requestId: nil)
+        #expect(try h.service.lastAuditSeq() == atLimit, "a refused extension is not audited")
+
+        h.clock.set(end)
+        #expect(throws: ConsentSessionError.expired) {
+            try h.service.extendConsentSession(id: made.id, actor: made.actor, requestId: nil)
+        }
+        h.clock.set(end.addingTimeInterval(-1))
+        try h.service.endConsentSession(id: made.id, actor: admin, requestId: nil)
+        #expect(throws: ConsentSessionError.ended) {
+            try h.service.extendConsentSession(id: made.id, actor: made.actor, requestId: nil)
+        }
+        #expect(throws: PermissionError.notFound(what: "consent session cs_00000000000000ff")) {
+            try h.service.extendConsentSession(id: ConsentSessionID("cs_00000000000000ff"), actor: admin, requestId: nil)
+        }
+        #expect(try h.service.consentSession(id: made.id)?.expiresAt == end, "the refusals changed nothing")
+    }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// The consent sessions' store requirements (SPEC §10) on both stores: the round trip of every
 /// field, the three lookups, the upsert of the exchange and the end, and the rules the schema
-/// keeps (a token hash is unique; user, token and lifetime never change).
+/// keeps (a token hash is unique; user, token and creation never change, the end only moves later).
 @Suite struct ConsentSessionStoreTests {
     static func bytes(_ seed: UInt8) -> [UInt8] { (0..<32).map { seed &+ UInt8($0) } }
     static let t0 = Date(millisecondsSince1970: 1_795_341_600_123)
@@ -63,16 +63,23 @@ import Testing
         #expect(try fixture.store.read { try $0.consentSession(id: thief.id) } == nil)
     }
 
-    @Test(arguments: StoreKind.allCases) func userTokenAndLifetimeNeverChange(_ kind: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func userTokenAndCreationNeverChangeAndTheEndOnlyMovesLater(_ kind: StoreKind) throws {
         let fixture = try kind.open()
         let original = try Self.session()
         try fixture.store.write { try $0.save(original) }
-        // An upsert never touches them: the stored row keeps the original values.
+        // An upsert never touches the user, token or creation; it moves the end ("Stay Signed In").
         let moved = try ConsentSession(
-            id: original.id, user: UserID("u99"), tokenHash: Self.bytes(9), createdAt: Self.t0,
-            expiresAt: Self.t0.addingTimeInterval(86_400))
+            id: original.id, user: UserID("u99"), tokenHash: Self.bytes(9), createdAt: Self.t0.addingTimeInterval(5),
+            expiresAt: original.expiresAt.addingTimeInterval(600))
         try fixture.store.write { try $0.save(moved) }
-        #expect(try fixture.store.read { try $0.consentSession(id: original.id) } == original)
+        let later = original.ending(at: original.expiresAt.addingTimeInterval(600))
+        #expect(try fixture.store.read { try $0.consentSession(id: original.id) } == later)
+        // An end moved earlier is refused by the schema itself, and nothing is written.
+        let earlier = try ConsentSession(
+            id: original.id, user: original.user, tokenHash: original.tokenHash, createdAt: original.createdAt,
+            expiresAt: original.expiresAt)
+        #expect(throws: (any Error).self) { try fixture.store.write { try $0.save(earlier) } }
+        #expect(try fixture.store.read { try $0.consentSession(id: original.id) } == later)
     }
 
     @Test(arguments: StoreKind.allCases) func sessionsAreNoAuditEntries(_ kind: StoreKind) throws {
