@@ -175,7 +175,7 @@ struct ServeCommand: ParsableCommand {
             return .postgres(
                 try StoreOpening.openPostgres(
                     connectionString, keys: configuration.auditKeys, poolSize: configuration.databasePoolSize,
-                    readModel: readModel, logger: logger))
+                    readModel: readModel, retryingFor: .seconds(configuration.databaseStartTimeout), logger: logger))
         }
     }
 

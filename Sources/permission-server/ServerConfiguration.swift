@@ -24,6 +24,8 @@ struct ServerConfiguration: Sendable {
     var readCacheEntries: Int
     /// PostgreSQL only: the most pooled connections.
     var databasePoolSize: Int
+    /// PostgreSQL only: seconds `serve` keeps trying to reach the database at start.
+    var databaseStartTimeout: Int
     var logFormat: String
     var logLevel: Logger.Level
     var promptTTL: Int
@@ -123,6 +125,13 @@ struct ServerConfiguration: Sendable {
         {
             // A SQLite file has no connection pool to size: said, not ignored.
             throw .invalid(Settings.databasePoolSize, value, source, "only with a PostgreSQL URI in --database")
+        }
+        databaseStartTimeout = try resolver.int(Settings.databaseStartTimeout)
+        if !DatabaseLocation.isPostgresURI(databasePath),
+            let (value, source) = resolver.value(Settings.databaseStartTimeout), source != .default
+        {
+            // A SQLite file is opened at once or not at all: said, not ignored.
+            throw .invalid(Settings.databaseStartTimeout, value, source, "only with a PostgreSQL URI in --database")
         }
         logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])
         let level = try resolver.choice(

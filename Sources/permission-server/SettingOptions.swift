@@ -18,6 +18,8 @@ struct SettingOptions: ParsableArguments {
     var readCacheEntries: String?
     @Option(name: .customLong(Settings.databasePoolSize.flag), help: Settings.databasePoolSize.argumentHelp)
     var databasePoolSize: String?
+    @Option(name: .customLong(Settings.databaseStartTimeout.flag), help: Settings.databaseStartTimeout.argumentHelp)
+    var databaseStartTimeout: String?
     @Option(name: .customLong(Settings.logFormat.flag), help: Settings.logFormat.argumentHelp)
     var logFormat: String?
     @Option(name: .customLong(Settings.logLevel.flag), help: Settings.logLevel.argumentHelp)
@@ -87,7 +89,7 @@ struct SettingOptions: ParsableArguments {
             (Settings.host, host), (Settings.port, port), (Settings.database, database),
             (Settings.databasePasswordFile, databasePasswordFile), (Settings.auditKeyFile, auditKeyFile),
             (Settings.readCacheEntries, readCacheEntries),
-            (Settings.databasePoolSize, databasePoolSize),
+            (Settings.databasePoolSize, databasePoolSize), (Settings.databaseStartTimeout, databaseStartTimeout),
             (Settings.logFormat, logFormat), (Settings.logLevel, logLevel), (Settings.promptTTL, promptTTL),
             (Settings.onceTTL, onceTTL), (Settings.maxGrantDuration, maxGrantDuration),
             (Settings.maxExportRecords, maxExportRecords), (Settings.exportTimeout, exportTimeout),

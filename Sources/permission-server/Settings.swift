@@ -37,6 +37,13 @@ enum Settings {
         help:
             "Path of the SQLite database file (its directory is created if missing), or a PostgreSQL URI postgres://user@host:5432/db?sslmode=verify-full (TLS and other libpq options as query parameters) that any number of replicas serve; libpq's key=value form (host=… dbname=…) is refused."
     )
+    static let databaseStartTimeout = Setting(
+        flag: "database-start-timeout", environment: "PERMISSION_DATABASE_START_TIMEOUT",
+        defaultValue: "60",
+        help:
+            "PostgreSQL only (refused beside a SQLite file): seconds serve keeps trying at start while the database cannot be reached or refuses the login (a replica started before its database, a database restarting), logging each try, before it exits 69; 0 tries once (0-3600).",
+        range: 0...3_600
+    )
     static let databasePoolSize = Setting(
         flag: "database-pool-size", environment: "PERMISSION_DATABASE_POOL_SIZE",
         defaultValue: "16",
@@ -222,7 +229,8 @@ enum Settings {
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     static let all: [Setting] = [
-        host, port, database, databasePasswordFile, databasePoolSize, auditKeyFile, auditKey, readCacheEntries, logFormat,
+        host, port, database, databasePasswordFile, databasePoolSize, databaseStartTimeout, auditKeyFile, auditKey,
+        readCacheEntries, logFormat,
         logLevel, promptTTL, onceTTL, maxGrantDuration, maxPendingPrompts, locationAlertIntervals,
         locationAlertThreshold, maxExportRecords, exportTimeout, maxConnections,
         maxConnectionsPerAddress, eventLoops, maxRequestsPerConnection, maxBodyBytes, headerTimeout, idleTimeout,

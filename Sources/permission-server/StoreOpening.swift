@@ -116,24 +116,50 @@ enum StoreOpening {
     ///   - readModel: for `serve`: the read model's options.
     static func openPostgres(
         _ connectionString: String, keys: AuditKeySettings, migrating: Bool = true, poolSize: Int = 2,
-        readModel: PostgresPermissionStore.ReadModelOptions? = nil, logger: Logger
+        readModel: PostgresPermissionStore.ReadModelOptions? = nil, retryingFor: Duration = .zero, logger: Logger
     ) throws -> PostgresPermissionStore {
         let keyring = try AuditKeyLoading.keyring(postgres: keys, logger: logger)
         return try openPostgres(
             connectionString, keyring: keyring, migrating: migrating, poolSize: poolSize, readModel: readModel,
-            logger: logger)
+            retryingFor: retryingFor, logger: logger)
     }
 
     /// ``openPostgres(_:keys:migrating:poolSize:readModel:logger:)`` with the keyring given.
+    /// - Parameter retryingFor: how long to keep trying while the database cannot be reached
+    ///   or refuses the login (`serve`'s `--database-start-timeout`): each failure is logged as
+    ///   a warning and tried again after 1, 2, 4, then every 5 seconds; zero tries once.
     static func openPostgres(
         _ connectionString: String, keyring: AuditKeyring?, migrating: Bool = true, poolSize: Int = 2,
-        readModel: PostgresPermissionStore.ReadModelOptions? = nil, checkingServerKey: Bool = true, logger: Logger
+        readModel: PostgresPermissionStore.ReadModelOptions? = nil, checkingServerKey: Bool = true,
+        retryingFor: Duration = .zero, logger: Logger
     ) throws -> PostgresPermissionStore {
         let redacted = ConnectionString.redacted(connectionString)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: retryingFor)
+        var pause = Duration.seconds(1)
         do {
-            let store = try PostgresPermissionStore.open(
-                connectionString: connectionString, keyring: keyring, poolSize: poolSize, migrating: migrating,
-                readModel: readModel, checkingServerKey: checkingServerKey)
+            var opened: PostgresPermissionStore?
+            while opened == nil {
+                do {
+                    opened = try PostgresPermissionStore.open(
+                        connectionString: connectionString, keyring: keyring, poolSize: poolSize, migrating: migrating,
+                        readModel: readModel, checkingServerKey: checkingServerKey)
+                } catch let error as PostgresError where error.isConnectionFailure && clock.now < deadline {
+                    // The last try is at the deadline.
+                    let wait = min(pause, clock.now.duration(to: deadline))
+                    let message = ConnectionString.scrub("\(error)", passwordsOf: connectionString)
+                    logger.warning(
+                        "cannot reach the database yet; trying again",
+                        metadata: [
+                            "database": "\(redacted)", "error": "\(message)",
+                            "retry-in": "\(Self.seconds(wait))s",
+                            "gives-up-in": "\(Self.seconds(clock.now.duration(to: deadline)))s",
+                        ])
+                    Thread.sleep(forTimeInterval: Self.seconds(wait))
+                    pause = min(pause * 2, .seconds(5))
+                }
+            }
+            guard let store = opened else { preconditionFailure("the loop ends with a store") }
             logApplied(
                 store.appliedMigrations, known: PostgresPermissionStore.knownMigrations.count, database: redacted, logger)
             return store
@@ -148,6 +174,12 @@ enum StoreOpening {
             logger.critical("cannot open the database: \(message)", metadata: ["database": "\(redacted)"])
             throw exitCode(openingPostgres: error)
         }
+    }
+
+    /// `duration` in seconds, to the millisecond.
+    private static func seconds(_ duration: Duration) -> Double {
+        let total = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return (total * 1000).rounded() / 1000
     }
 
     /// The exit status of a command that failed to open or migrate a PostgreSQL database with

@@ -133,6 +133,14 @@ struct ConfigurationTests {
                 [], ["PERMISSION_DATABASE_POOL_SIZE": "8"], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE",
                 "only with a PostgreSQL URI"
             ),
+            (
+                ["--database-start-timeout", "30"], [:], "--database-start-timeout / PERMISSION_DATABASE_START_TIMEOUT",
+                "only with a PostgreSQL URI"
+            ),
+            (
+                [], ["PERMISSION_DATABASE_START_TIMEOUT": "3601"],
+                "--database-start-timeout / PERMISSION_DATABASE_START_TIMEOUT", "0...3600"
+            ),
             (["--metrics", "off", "--metrics-port", "9999"], [:], "--metrics-port / PERMISSION_METRICS_PORT", "--metrics off"),
             (
                 [], ["PERMISSION_DATABASE_POOL_SIZE": "lots"], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE",

@@ -268,7 +268,8 @@ struct CopyToPostgresTests {
         let nowhere = "postgres://postgres@127.0.0.1:1/nowhere"
         let commands: [[String]] = [
             ["migrate", "--database", nowhere], ["keys", "list", "--database", nowhere],
-            ["serve", "--port", "0", "--database", nowhere], ["copy", "--from", file, "--to", nowhere],
+            ["serve", "--port", "0", "--database", nowhere, "--database-start-timeout", "0"],
+            ["copy", "--from", file, "--to", nowhere],
             ["audit", "verify", "--database", nowhere],
         ]
         for command in commands {

@@ -71,7 +71,7 @@ struct PostgresTLSTests {
         let anotherCA = postgres.tcpURI(query: "sslmode=verify-full&sslrootcert=\(tls.otherCAFile)")
         let otherName = postgres.tcpURI(host: "localhost", query: "sslmode=verify-full&sslrootcert=\(tls.caFile)")
         for (uri, reason) in [(anotherCA, "certificate verify failed"), (otherName, "does not match host name")] {
-            for command in [["serve", "--port", "0"], ["migrate"], ["audit", "verify"]] {
+            for command in [["serve", "--port", "0", "--database-start-timeout", "0"], ["migrate"], ["audit", "verify"]] {
                 let refused = try SubcommandTests.server(
                     command + ["--database", uri, "--database-password-file", passwordFile], environment: environment)
                 #expect(refused.status == 69, "\(command) \(uri): \(refused.stdout) \(refused.stderr)")

@@ -75,6 +75,49 @@ struct ReplicaFaultTests {
         #expect(log.contains("cannot read the change log") && log.contains("reading the change log again"), "\(log)")
     }
 
+    @Test("a replica started before its database can be reached keeps trying, then serves; one that waits too long exits 69")
+    func startingBeforeTheDatabase() throws {
+        let postgres = try PostgresServer.shared.get()
+        let directory = try Paths.makeTemporaryDirectory("replicas-start-wait")
+        defer { Paths.removeTemporary(directory) }
+        let (uri, name) = try CopyToPostgresTests.freshDatabase(postgres)
+        let passwordFile = directory.appendingPathComponent("pgpassword").path
+        try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
+        @Sendable func connections(_ allowed: Bool) throws {
+            _ = try CopyToPostgresTests.psql(
+                postgres, "postgres", "ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS \(allowed)")
+        }
+        try connections(false)
+
+        // Gives up after --database-start-timeout with 69, saying each time it tries again.
+        let started = Date()
+        let gaveUp = try SubcommandTests.server(
+            [
+                "serve", "--host", "127.0.0.1", "--port", "0", "--database", uri, "--database-password-file", passwordFile,
+                "--database-start-timeout", "3",
+            ], environment: ["PERMISSION_AUDIT_KEY": ServerProcess.auditKey])
+        let waited = Date().timeIntervalSince(started)
+        #expect(gaveUp.status == 69, "\(gaveUp.stderr)")
+        #expect(waited >= 2 && waited < 15, "\(waited) s")
+        #expect(gaveUp.stderr.contains("cannot reach the database yet; trying again"), "\(gaveUp.stderr)")
+        #expect(gaveUp.stderr.contains("cannot open the database") && !gaveUp.stderr.contains("listening on"))
+        #expect(!gaveUp.stderr.contains(postgres.password), "no password in the log")
+
+        // Started while the database refuses connections, allowed two seconds later: it serves.
+        let allow = Thread {
+            Thread.sleep(forTimeInterval: 2)
+            try? connections(true)
+        }
+        allow.start()
+        let replica = try ServerProcess(
+            database: uri, directory: directory, extraArguments: ["--database-password-file", passwordFile], timeout: 30)
+        defer { replica.killNow() }
+        let log = replica.log()
+        #expect(log.contains("cannot reach the database yet; trying again"), "\(log)")
+        let status = try Subprocess.curl(["-o", "/dev/null", "-w", "%{http_code}", replica.baseURL + "/readyz"]).stdout
+        #expect(status == "200")
+    }
+
     /// The writer, in Python: eight threads write distinct records through replica 0 until it
     /// is killed (SIGKILL, after one second), then every acknowledged one is read back through
     /// replica 1. Prints the acknowledged and the missing counts.
