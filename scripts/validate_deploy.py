@@ -179,9 +179,19 @@ def check_compose(root: Path) -> None:
           "PERMISSION_DATABASE is not on the /data volume")
     check(environment.get("PERMISSION_HOST") == "0.0.0.0", here, "PERMISSION_HOST is not 0.0.0.0")
     check("PERMISSION_BOOTSTRAP_ADMIN_KEY" in environment, here, "no PERMISSION_BOOTSTRAP_ADMIN_KEY")
+    check_not_required(environment, here)
     user = str(service.get("user", ""))
     check(user.split(":")[0].isdigit() and user.split(":")[0] != "0", here, "user is not a numeric non-root uid")
     check(service.get("stop_signal", "SIGTERM") == "SIGTERM", here, "stop_signal is not SIGTERM")
+
+
+def check_not_required(environment: dict, here: str) -> None:
+    """`${VAR:?message}` makes compose fail every command (stop, exec, run) in a shell without
+    VAR, not only the first `up`: the bootstrap key is needed once and then left unset."""
+    for key, value in environment.items():
+        check(":?" not in str(value or ""), here,
+              f"{key} is required with ${{...:?}}: compose resolves it for every command, so stop, exec and run "
+              "fail without it; use ${...:-}")
 
 
 # --- Kubernetes ------------------------------------------------------------------------------
@@ -249,6 +259,8 @@ def check_kubernetes(root: Path) -> None:
 
     pod_security = pod.get("securityContext", {})
     check(pod_security.get("runAsNonRoot") is True, here, "pod securityContext.runAsNonRoot is not true")
+    secrets = check_example_secrets(resources, where)
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
     containers = pod.get("containers", [])
     check(len(containers) == 1, here, "expected one container")
     for container in containers:
@@ -273,6 +285,12 @@ def check_kubernetes(root: Path) -> None:
         check(str(settings.get("PERMISSION_DATABASE", "")).startswith("/data/"), there,
               "PERMISSION_DATABASE is not on /data")
         check(settings.get("PERMISSION_HOST") == "0.0.0.0", there, "PERMISSION_HOST is not 0.0.0.0")
+        check("PERMISSION_AUDIT_KEY" not in env and "PERMISSION_AUDIT_KEY" not in settings, there,
+              "PERMISSION_AUDIT_KEY is set; the audit key is a file from a Secret (PERMISSION_AUDIT_KEY_FILE)")
+        # The key from a Secret, not the file the server would make on the data volume: a copy
+        # of the volume alone must not read the sealed fields (docs/audit-chain.md).
+        check_secret_files(settings, container, volumes, secrets, there, ("PERMISSION_AUDIT_KEY_FILE",))
+        check_behind_a_proxy(settings, there)
 
     for (kind, name), document in resources.items():
         if kind != "Service":
@@ -287,6 +305,64 @@ def check_kubernetes(root: Path) -> None:
                   f"targetPort {port.get('targetPort')} is not a container port")
 
     check_kustomization(folder, where)
+
+
+ADMIN_KEY_CHARACTERS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/=")
+
+
+def usable_admin_key(value: str) -> bool:
+    """Whether the server would take `value` as PERMISSION_BOOTSTRAP_ADMIN_KEY (pk_<16 hex>_<random>,
+    or 32-256 characters of A-Z a-z 0-9 -._~+/=): an example Secret applied as it is would then
+    run with a published admin key."""
+    value = value.strip()
+    if value.startswith("pk_") and len(value) > 20 and all(c in "0123456789abcdef" for c in value[3:19]) \
+            and value[19] == "_":
+        return True
+    return 32 <= len(value) <= 256 and set(value) <= ADMIN_KEY_CHARACTERS
+
+
+def check_example_secrets(resources: dict, where: str) -> dict[str, dict]:
+    """Every value of the example Secrets is a placeholder marked REPLACE, and none is a key the
+    server would take; returns the Secrets' values by name."""
+    secrets = {name: doc.get("stringData") or doc.get("data") or {}
+               for (kind, name), doc in resources.items() if kind == "Secret"}
+    for secret_name, values in secrets.items():
+        for key, value in values.items():
+            check("REPLACE" in str(value), f"{where}/secret-example.yaml",
+                  f"{secret_name}.{key} is not a placeholder marked REPLACE")
+            if key == "bootstrap-admin-key":
+                check(not usable_admin_key(str(value)), f"{where}/secret-example.yaml",
+                      f"{secret_name}.{key} is a usable admin key: applied as it is, the server would run "
+                      "with a published one (a placeholder with a space is refused)")
+    return secrets
+
+
+def check_secret_files(settings: dict, container: dict, volumes: dict, secrets: dict, there: str,
+                       names: tuple[str, ...]) -> None:
+    """Each setting of `names` names a file in a Secret volume the container mounts, from a key
+    the Secret has, readable by no one outside the pod's group."""
+    mounts = {m["mountPath"].rstrip("/"): m["name"] for m in container.get("volumeMounts", [])}
+    for setting in names:
+        path = settings.get(setting, "")
+        directory, _, file_name = path.rpartition("/")
+        volume = volumes.get(mounts.get(directory, ""), {})
+        secret_name = volume.get("secret", {}).get("secretName")
+        if check(secret_name is not None, there, f"{setting} {path!r} is not in a mounted Secret volume"):
+            items = {i["path"]: i["key"] for i in volume["secret"].get("items", [])}
+            key = items.get(file_name, file_name if not items else None)
+            check(key is not None and key in secrets.get(secret_name, {}), there,
+                  f"{setting}: Secret {secret_name} has no key for {file_name}")
+            mode = volume["secret"].get("defaultMode", 0o644)
+            check(mode & 0o007 == 0, there, f"the Secret volume {volume['name']} is readable by others "
+                                            f"(defaultMode {mode:o})")
+
+
+def check_behind_a_proxy(settings: dict, there: str) -> None:
+    """Clients reach the pods through an Ingress controller or another proxy: the per-address
+    connection share is off, or it would cap them all together (docs/operations.md)."""
+    check(str(settings.get("PERMISSION_MAX_CONNECTIONS_PER_ADDRESS")) == "0", there,
+          "PERMISSION_MAX_CONNECTIONS_PER_ADDRESS is not 0: behind an Ingress or proxy every client shares its "
+          "address")
 
 
 def check_kustomization(folder: Path, where: str) -> None:
@@ -427,6 +503,7 @@ def check_replicated_compose(root: Path) -> None:
         here = f"{where} services.{name}"
         for key, value in environment_of(service).items():
             check(not holds_password(key, value), here, f"environment {key} holds a password; use a secret file")
+        check_not_required(environment_of(service), here)
         publishes = bool(service.get("ports"))
         check(publishes == (name in balancers), here,
               "publishes a port (only the load balancer does)" if publishes else "publishes no port")
@@ -541,12 +618,7 @@ def check_replicated_kubernetes(root: Path) -> None:
     volumes = {v["name"]: v for v in pod.get("volumes", [])}
     for name, volume in volumes.items():
         check(not {"persistentVolumeClaim", "hostPath"} & volume.keys(), here, f"volume {name} keeps state")
-    secrets = {name: doc.get("stringData") or doc.get("data") or {}
-               for (kind, name), doc in resources.items() if kind == "Secret"}
-    for secret_name, values in secrets.items():
-        for key, value in values.items():
-            check("REPLACE" in str(value), f"{where}/secret-example.yaml",
-                  f"{secret_name}.{key} is not a placeholder marked REPLACE")
+    secrets = check_example_secrets(resources, where)
 
     containers = pod.get("containers", [])
     check(len(containers) == 1, here, "expected one container")
@@ -578,20 +650,9 @@ def check_replicated_kubernetes(root: Path) -> None:
                 if name == "PERMISSION_DATABASE":
                     problem = postgres_uri_problem(value)
                     check(problem is None, f"{where}/secret-example.yaml", f"{ref['name']}.{ref['key']}: {problem}")
-        mounts = {m["mountPath"].rstrip("/"): m["name"] for m in container.get("volumeMounts", [])}
-        for setting in ("PERMISSION_DATABASE_PASSWORD_FILE", "PERMISSION_AUDIT_KEY_FILE"):
-            path = settings.get(setting, "")
-            directory, _, file_name = path.rpartition("/")
-            volume = volumes.get(mounts.get(directory, ""), {})
-            secret_name = volume.get("secret", {}).get("secretName")
-            if check(secret_name is not None, there, f"{setting} {path!r} is not in a mounted Secret volume"):
-                items = {i["path"]: i["key"] for i in volume["secret"].get("items", [])}
-                key = items.get(file_name, file_name if not items else None)
-                check(key is not None and key in secrets.get(secret_name, {}), there,
-                      f"{setting}: Secret {secret_name} has no key for {file_name}")
-                mode = volume["secret"].get("defaultMode", 0o644)
-                check(mode & 0o007 == 0, there, f"the Secret volume {volume['name']} is readable by others "
-                                                f"(defaultMode {mode:o})")
+        check_secret_files(settings, container, volumes, secrets, there,
+                           ("PERMISSION_DATABASE_PASSWORD_FILE", "PERMISSION_AUDIT_KEY_FILE"))
+        check_behind_a_proxy(settings, there)
         pre_stop = container.get("lifecycle", {}).get("preStop", {})
         command = pre_stop.get("exec", {}).get("command", [])
         pause = pre_stop.get("sleep", {}).get("seconds") or (
