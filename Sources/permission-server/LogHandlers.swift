@@ -5,7 +5,8 @@ import Logging
 /// Writes one line an event to standard error, as JSON
 /// (`{"at":...,"level":...,"label":...,"message":...,<metadata>}`, strings escaped in the
 /// `minimal` style) or as text
-/// (`2026-11-23T10:00:00.000Z info label: message key=value ...`). Each line goes out in one
+/// (`2026-11-23T10:00:00.000Z info label: message key=value ...`, control characters written
+/// out, ``oneLine(_:)``). Each line goes out in one
 /// write(2), so lines from concurrent requests never interleave.
 struct LineLogHandler: LogHandler {
     enum Format { case json, text }
@@ -61,9 +62,33 @@ struct LineLogHandler: LogHandler {
     }
 
     private func textLine(_ event: LogEvent, _ fields: [(String, String)]) -> String {
-        var line = "\(LogTimestamp.now()) \(event.level.rawValue) \(label): \(event.message)"
-        for (key, value) in fields { line += " \(key)=\(value)" }
+        var line = "\(LogTimestamp.now()) \(event.level.rawValue) \(label): \(Self.oneLine(event.message.description))"
+        for (key, value) in fields { line += " \(key)=\(Self.oneLine(value))" }
         return line + "\n"
+    }
+
+    /// `text` with its control characters written out (`\n`, `\r`, `\t`, `\u{1B}`), so that an
+    /// event is one line whatever it carries: a libpq message ends its first line with a newline
+    /// and a tab, and a log shipper splitting on lines would make two events of it.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 8)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where isControl(scalar): out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// C0 and C1 controls, DEL, and the line and paragraph separators.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 }
 

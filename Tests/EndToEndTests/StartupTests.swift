@@ -24,6 +24,27 @@ struct StartupTests {
         #expect(!FileManager.default.fileExists(atPath: database), "nothing was created for a run that never starts")
     }
 
+    @Test("every event is one line of text: a libpq error's newline and tab are written out, in either format")
+    func everyEventIsOneLine() throws {
+        // Nothing listens on port 1: libpq's message is "...failed: Connection refused\n\tIs the server running...".
+        let uri = "postgres://permissions@127.0.0.1:1/permissions?sslmode=disable&connect_timeout=2"
+        for format in ["text", "json"] {
+            let refused = try SubcommandTests.server(
+                ["serve", "--port", "0", "--database", uri, "--database-start-timeout", "0", "--log-format", format],
+                environment: ["PERMISSION_AUDIT_KEY": ServerProcess.auditKey])
+            #expect(refused.status == 69, "\(refused.stderr)")
+            let lines = refused.stderr.split(separator: "\n")
+            let failure = lines.filter { $0.contains("cannot open the database") }
+            #expect(failure.count == 1, "\(format): \(refused.stderr)")
+            #expect(
+                failure.first?.contains("Connection refused\\n\\tIs the server running") == true, "\(format): \(refused.stderr)")
+            for line in lines {
+                let start = format == "json" ? line.hasPrefix("{\"at\":\"20") : line.hasPrefix("20")
+                #expect(start, "\(format): a line that is not an event of its own: \(line)")
+            }
+        }
+    }
+
     @Test("a subcommand's refusal is a sentence too (keys create with a bad role, an app key without its app)")
     func subcommandRefusalsAreSentences() throws {
         let directory = try Paths.makeTemporaryDirectory("startup-refusals")
