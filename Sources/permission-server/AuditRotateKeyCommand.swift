@@ -42,7 +42,7 @@ struct AuditRotateKeyCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options)
-        LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        LoggingSetup.bootstrap(configuration)
         let logger = Logger(label: "permission-server.audit-rotate-key")
         let newKeyring = try AuditKeyLoading.read(newKeyFile, logger: logger)
         let progress: (Int64, Int64) -> Void = { done, total in

@@ -37,7 +37,7 @@ struct AuditVerifyCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options)
-        LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        LoggingSetup.bootstrap(configuration)
         let logger = Logger(label: "permission-server.audit-verify")
         guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1") }
         let progress: @Sendable (Int64, Int64) -> Void = { checked, total in

@@ -29,7 +29,7 @@ struct BackupCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options)
-        LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        LoggingSetup.bootstrap(configuration)
         let logger = Logger(label: "permission-server.backup")
         if case .postgres = configuration.database {
             logger.critical(

@@ -40,7 +40,7 @@ struct CopyCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options, passwordForDatabase: false)
-        LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        LoggingSetup.bootstrap(configuration)
         let logger = Logger(label: "permission-server.copy")
         guard DatabaseLocation.isPostgresURI(target) else {
             throw ValidationError("--to must be a PostgreSQL URI (postgres://… or postgresql://…)")

@@ -23,7 +23,7 @@ struct KeysCommand: ParsableCommand {
         _ options: SettingOptions, label: String, creating: Bool = false
     ) throws -> (any PermissionStore, PermissionService) {
         let configuration = try ServerConfiguration.resolve(options)
-        LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        LoggingSetup.bootstrap(configuration)
         let logger = Logger(label: label)
         if case .sqlite(let path) = configuration.database, !creating, !FileManager.default.fileExists(atPath: path) {
             logger.critical("no database at --database", metadata: ["database": "\(path)"])

@@ -12,4 +12,17 @@ enum LoggingSetup {
             return handler
         }
     }
+
+    /// Installs the handler `configuration` asks for, then warns of each `PERMISSION_*`
+    /// variable of the environment that is no setting (``ServerConfiguration/unknownEnvironment``):
+    /// a misspelt name would otherwise be ignored without a word, and its default used.
+    static func bootstrap(_ configuration: ServerConfiguration) {
+        bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        let logger = Logger(label: "permission-server")
+        for name in configuration.unknownEnvironment {
+            var metadata: Logger.Metadata = ["variable": "\(name)"]
+            if let near = Settings.nearest(toEnvironment: name) { metadata["did-you-mean"] = "\(near)" }
+            logger.warning("ignoring an environment variable that is no setting", metadata: metadata)
+        }
+    }
 }

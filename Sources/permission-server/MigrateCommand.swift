@@ -18,7 +18,7 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options)
-        LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        LoggingSetup.bootstrap(configuration)
         let logger = Logger(label: "permission-server.migrate")
         let database = configuration.database
         let applied: [String]

@@ -55,7 +55,7 @@ struct ServeCommand: ParsableCommand {
         // signal thread, and end the process until the server is ready to shut down gracefully.
         let signals = ShutdownSignals()
         let configuration = try ServerConfiguration.resolve(options)
-        LoggingSetup.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        LoggingSetup.bootstrap(configuration)
         let logger = Logger(label: "permission-server")
         logger.info("starting with the effective configuration", metadata: configuration.startupMetadata)
 

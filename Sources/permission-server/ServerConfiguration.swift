@@ -26,6 +26,10 @@ struct ServerConfiguration: Sendable {
     var databasePoolSize: Int
     /// PostgreSQL only: seconds `serve` keeps trying to reach the database at start.
     var databaseStartTimeout: Int
+    /// The environment's `PERMISSION_*` names that are no setting of the server and no
+    /// variable of `permctl` (sorted), to warn of: a config file's unknown name is refused,
+    /// but the environment holds other programs' variables too.
+    var unknownEnvironment: [String]
     var logFormat: String
     var logLevel: Logger.Level
     var promptTTL: Int
@@ -88,6 +92,8 @@ struct ServerConfiguration: Sendable {
         flags: [String: String], environment: [String: String], passwordForDatabase: Bool = true
     ) throws(ConfigurationError) {
         let resolver = try Self.resolver(flags: flags, environment: environment)
+        unknownEnvironment = environment.keys.filter { $0.hasPrefix("PERMISSION_") && !Settings.isKnown(environment: $0) }
+            .sorted()
         host = try Self.nonEmpty(resolver, Settings.host)
         port = try resolver.int(Settings.port)
         databasePath = try Self.nonEmpty(resolver, Settings.database)

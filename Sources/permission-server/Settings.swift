@@ -228,6 +228,38 @@ enum Settings {
         flag: "config", environment: "PERMISSION_CONFIG", defaultValue: nil,
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
+    /// `PERMISSION_*` names that are no setting of the server but are read by `permctl` (the
+    /// server URL and the API key), or by the tests' harness, and so are expected beside them.
+    static let otherPrograms: Set<String> = [
+        "PERMISSION_URL", "PERMISSION_KEY", "PERMISSION_KEY_FILE", "PERMISSION_SERVER", "PERMISSION_TEST_STORE",
+    ]
+
+    /// Whether `name` is a setting's variable, or one of ``otherPrograms``.
+    static func isKnown(environment name: String) -> Bool {
+        otherPrograms.contains(name) || all.contains { $0.environment == name }
+    }
+
+    /// The setting variable nearest to `name` (at most two edits away, e.g. a letter missing or
+    /// swapped, or `_` left out), or nil.
+    static func nearest(toEnvironment name: String) -> String? {
+        let candidates = all.map(\.environment).map { ($0, editDistance(Array(name.utf8), Array($0.utf8))) }
+        guard let best = candidates.min(by: { $0.1 < $1.1 }), best.1 <= 2 else { return nil }
+        return best.0
+    }
+
+    /// Levenshtein distance of two byte strings.
+    private static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     static let all: [Setting] = [
         host, port, database, databasePasswordFile, databasePoolSize, databaseStartTimeout, auditKeyFile, auditKey,
         readCacheEntries, logFormat,

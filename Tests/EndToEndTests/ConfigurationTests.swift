@@ -232,6 +232,26 @@ struct ConfigurationTests {
         #expect(result.stderr.contains("line 2: unknown setting PERMISSION_PROT"), "\(result.stderr)")
     }
 
+    @Test("a PERMISSION_ variable of the environment that is no setting is named in a warning, with the one meant")
+    func unknownEnvironmentVariablesAreWarnedOf() throws {
+        let directory = try Paths.makeTemporaryDirectory("badenv")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("m.sqlite").path
+        let result = try SubcommandTests.server(
+            ["migrate", "--database", database],
+            environment: [
+                "PERMISSION_AUDIT_KEYFILE": directory.appendingPathComponent("my.key").path, "PERMISSION_LOG_FORMT": "json",
+                "PERMISSION_WHATEVER_ELSE": "1", "PERMISSION_URL": "http://127.0.0.1:8080", "PERMISSION_KEY": "pk_x",
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("ignoring an environment variable") }
+        #expect(warnings.count == 3, "\(result.stderr)")
+        #expect(warnings.contains { $0.contains("did-you-mean=PERMISSION_AUDIT_KEY_FILE variable=PERMISSION_AUDIT_KEYFILE") })
+        #expect(warnings.contains { $0.contains("did-you-mean=PERMISSION_LOG_FORMAT variable=PERMISSION_LOG_FORMT") })
+        #expect(warnings.contains { $0.hasSuffix("variable=PERMISSION_WHATEVER_ELSE") }, "no guess when none is near")
+        #expect(!result.stderr.contains("PERMISSION_URL") && !result.stderr.contains("PERMISSION_KEY="), "permctl's are expected")
+    }
+
     static func date(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
