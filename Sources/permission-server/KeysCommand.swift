@@ -33,10 +33,15 @@ struct KeysCommand: ParsableCommand {
         return (store, PermissionService(store: store, clock: SystemClock()))
     }
 
-    /// Maps a domain refusal to exit 64 with its reason on stderr.
+    /// Maps a domain refusal to an exit status, with its reason on stderr: 1 for a key that is
+    /// not there or may not go (the last active admin key), as `permctl` exits on the API's 404
+    /// and 409; 64 for what the command line said wrong (a role, a missing app).
     static func refuse(_ error: PermissionError) -> ExitCode {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-        return ExitCode(ExitCodes.usage)
+        switch error {
+        case .notFound, .conflict: return .failure
+        default: return ExitCode(ExitCodes.usage)
+        }
     }
 
     struct Create: ParsableCommand {

@@ -21,6 +21,22 @@ struct KeysSubcommandTests {
         return (id, secret)
     }
 
+    @Test("keys revoke refuses the last active admin key and an unknown key with 1, a bad role with 64, and changes nothing")
+    func revokeRefusals() throws {
+        let directory = try Paths.makeTemporaryDirectory("keys-revoke")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("k.sqlite").path
+        let admin = try Self.create(["--role", "admin", "--name", "only"], database: database)
+        let last = try Self.keys(["revoke", admin.id], database: database)
+        #expect(last.status == 1 && last.stderr.contains("error: "), "\(last.status) \(last.stderr)")
+        let unknown = try Self.keys(["revoke", "0123456789abcdef"], database: database)
+        #expect(unknown.status == 1 && unknown.stderr.contains("error: "), "\(unknown.status) \(unknown.stderr)")
+        let role = try Self.keys(["create", "--role", "owner", "--name", "x"], database: database)
+        #expect(role.status == 64, "\(role.status) \(role.stderr)")
+        let listed = try Self.keys(["list"], database: database)
+        #expect(listed.stdout.split(separator: "\n") == ["\(admin.id) admin active name=only"], "\(listed.stdout)")
+    }
+
     static func status(_ url: String, key: String?, method: String = "GET") throws -> String {
         var arguments = ["-o", "/dev/null", "-w", "%{http_code}", "-X", method]
         if let key { arguments += ["-H", "Authorization: Bearer \(key)"] }
