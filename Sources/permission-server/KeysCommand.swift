@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PermissionAPI
 import PermissionDomain
+import SQLiteStore
 
 /// `permission-server keys create|list|revoke`: API keys in the database (a SQLite file or a
 /// PostgreSQL URI; SPEC §6), e.g.
@@ -30,7 +31,23 @@ struct KeysCommand: ParsableCommand {
             throw ExitCode(ExitCodes.noInput)
         }
         let store = try StoreOpening.open(configuration.database, keys: configuration.auditKeys, logger: logger)
+        if case .sqlite(let path) = configuration.database, let sqlite = store as? SQLitePermissionStore,
+            sqlite.appliedMigrations.count == SQLitePermissionStore.knownMigrations.count
+        {
+            // Right before a server's first start, or in the wrong directory: `--database` is
+            // relative, and a server running elsewhere would never know the key made here.
+            logger.warning(
+                "no database was at --database, so a new one was made: a server running on another file will not know this key (give --database the file it serves)",
+                metadata: ["database": "\(path)", "directory": "\(Self.workingDirectory)"])
+        }
         return (store, PermissionService(store: store, clock: SystemClock()))
+    }
+
+    /// The process's working directory (getcwd(3)), which a relative `--database` is in.
+    static var workingDirectory: String {
+        guard let path = getcwd(nil, 0) else { return "." }
+        defer { free(path) }
+        return String(cString: path)
     }
 
     /// Maps a domain refusal to an exit status, with its reason on stderr: 1 for a key that is

@@ -21,6 +21,20 @@ struct KeysSubcommandTests {
         return (id, secret)
     }
 
+    @Test("keys create on a path with no database says that it made a new one, and where; on the server's file it does not")
+    func keysCreateSaysWhenItMadeANewDatabase() throws {
+        let directory = try Paths.makeTemporaryDirectory("keys-new-database")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("k.sqlite").path
+        let first = try SubcommandTests.server(["keys", "create", "--role", "admin", "--name", "a", "--database", database])
+        #expect(first.status == 0, "\(first.stderr)")
+        let warning = first.stderr.split(separator: "\n").filter { $0.contains("no database was at --database") }
+        #expect(warning.count == 1 && warning[0].contains("warning") && warning[0].contains("database=\(database)"))
+        #expect(warning.first?.contains("directory=/") == true, "\(first.stderr)")
+        let second = try SubcommandTests.server(["keys", "create", "--role", "admin", "--name", "b", "--database", database])
+        #expect(second.status == 0 && !second.stderr.contains("no database was"), "\(second.stderr)")
+    }
+
     @Test("keys revoke refuses the last active admin key and an unknown key with 1, a bad role with 64, and changes nothing")
     func revokeRefusals() throws {
         let directory = try Paths.makeTemporaryDirectory("keys-revoke")
