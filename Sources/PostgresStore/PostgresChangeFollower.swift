@@ -18,6 +18,9 @@ import PermissionDomain
 /// connection and the failure flag belong to the follower's thread, which holds their loan
 /// (``ExclusiveUse``) while it runs, so in debug builds a touch from another thread stops.
 final class PostgresChangeFollower: @unchecked Sendable {
+    /// The `application_name` of the follower's connection.
+    static let applicationName = "permission-service follower"
+
     /// What the follower tells its owner (for the log): a failure, or reading again after one.
     enum Event: Sendable {
         case failed(String)
@@ -147,7 +150,7 @@ final class PostgresChangeFollower: @unchecked Sendable {
             if let open = self.connection {
                 connection = open
             } else {
-                connection = try PostgresConnection(conninfo, applicationName: "permission-service follower")
+                connection = try PostgresConnection(conninfo, applicationName: Self.applicationName)
                 connection.answerTimeout = answerTimeout
             }
             self.connection = connection

@@ -14,6 +14,26 @@ extension PostgresPermissionStore {
     private static let updateSubject = PreparedStatement("UPDATE audit_subjects SET wrapped_key = $2 WHERE user_id = $1")
     private static let updateCheckValue = PreparedStatement("UPDATE audit_keyring SET check_value = $1 WHERE id = 1")
 
+    private static let serverConnections = PreparedStatement(
+        """
+        SELECT count(*) FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = ANY($1::text[])
+        """)
+
+    /// How many connections other than this one a running server holds to the database
+    /// `connectionString` names, by the names its connections report (``PostgresConnection/defaultApplicationName``
+    /// and its change follower's): a replica keeps both open while it runs. Another
+    /// `permission-server` command on the database (a `copy`, an `audit verify`) counts too. A
+    /// connection string that sets its own `application_name` hides its server from this.
+    public static func runningServerConnections(connectionString: String) throws -> Int {
+        let connection = try PostgresConnection(connectionString, applicationName: "permission-service rotate-key")
+        let rows = try connection.query(
+            serverConnections,
+            [.text("{\"\(PostgresConnection.defaultApplicationName)\",\"\(PostgresChangeFollower.applicationName)\"}")])
+        guard rows.count == 1 else { return 0 }
+        return Int(try rows[0].int64(at: 0))
+    }
+
     /// Wraps every user's audit key again under `newKeyring`'s server key, makes the database's
     /// check value `newKeyring`'s, and appends one `audit.key.rotated` entry (actor `system`,
     /// `detail.subjects` the number of keys), in one transaction: an error or a lost connection

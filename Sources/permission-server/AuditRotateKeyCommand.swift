@@ -14,8 +14,10 @@ import SQLiteStore
 /// A server still running on the old key could not read the keys wrapped again and would wrap
 /// a new user's key under the old one, so the rotation runs with no server on the database: on
 /// SQLite it takes the file's serve lock (a serving server makes it exit 69, and none can start
-/// until it is done); on PostgreSQL the operator stops the replicas, and one left running
-/// refuses to make a new user's key afterwards (503) rather than make it under the old key.
+/// until it is done); on PostgreSQL it exits 69 while any connection of a running server is open
+/// on the database (by the names their connections report), and a replica started meanwhile or
+/// left running unseen refuses to make a new user's key afterwards (503) rather than make it
+/// under the old key.
 struct AuditRotateKeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rotate-key",
@@ -28,7 +30,8 @@ struct AuditRotateKeyCommand: ParsableCommand {
 
             Exit status: 0 rotated; 1 the database failed meanwhile or could not be opened (nothing \
             changed); 64 a bad setting; 65 the database is newer than this program; 66 no database file; \
-            69 a server serves the file, or a PostgreSQL database that cannot be reached or refuses the login; 78 a key missing, malformed or unreadable, the \
+            69 a server serves the file or (PostgreSQL) is connected to the database, or a PostgreSQL database that \
+            cannot be reached or refuses the login; 78 a key missing, malformed or unreadable, the \
             current key not the database's, or the new key the same.
             """
     )
@@ -78,6 +81,23 @@ struct AuditRotateKeyCommand: ParsableCommand {
                 try store.rotateAuditServerKey(to: newKeyring, progress: progress)
             }
         case .postgres(let connectionString):
+            // Replicas still running on the old key could read no user's key once it is done:
+            // refused while their connections are open, as a serving file's lock refuses on SQLite.
+            let running: Int
+            do {
+                running = try PostgresPermissionStore.runningServerConnections(connectionString: connectionString)
+            } catch {
+                logger.critical(
+                    "cannot open the database: \(configuration.database.scrubbed(error))",
+                    metadata: ["database": "\(configuration.database.described)"])
+                throw StoreOpening.exitCode(openingPostgres: error)
+            }
+            guard running == 0 else {
+                logger.critical(
+                    "cannot rotate the audit key: permission-server replicas are connected to the database; stop every replica first (a replica on the old key could read no user's audit key afterwards)",
+                    metadata: ["database": "\(configuration.database.described)", "connections": "\(running)"])
+                throw ExitCode(ExitCodes.unavailable)
+            }
             // 69 when it cannot be reached or refuses the login, 1 for any other failure (logged).
             let store = try StoreOpening.openPostgres(connectionString, keys: configuration.auditKeys, logger: logger)
             defer { store.close() }

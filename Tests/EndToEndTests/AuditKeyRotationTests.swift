@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test(
-        "PostgreSQL: rotated under a replica left on the old key, which then refuses a new user's key, reads of the log and exports (503); a replica on the new key reads and writes"
+        "PostgreSQL: refused while a replica is connected; rotated under a replica left unseen on the old key, which then refuses a new user's key, reads of the log and exports (503); a replica on the new key reads and writes"
     )
     func rotatingTheKeyOfAPostgresDatabase() throws {
         let postgres = try PostgresServer.shared.get()
@@ -114,10 +114,25 @@ import Testing
         let oldKey = try Self.keyFile(directory, "old.key", byte: 1)
         let newKey = try Self.keyFile(directory, "new.key", byte: 2)
         let password = ["PGPASSWORD": postgres.password]
-        let stale = try ServerProcess(
+        let rotate = ["audit", "rotate-key", "--database", uri, "--audit-key-file", oldKey, "--new-key-file", newKey]
+
+        // A replica connected as the server's connections name themselves: refused, nothing changed.
+        let seen = try ServerProcess(
             database: uri, directory: directory, extraArguments: ["--audit-key-file", oldKey], environment: password)
+        defer { seen.killNow() }
+        let refusedWhileServed = try SubcommandTests.server(rotate, environment: password)
+        #expect(refusedWhileServed.status == 69, "\(refusedWhileServed.stderr)")
+        #expect(refusedWhileServed.stderr.contains("stop every replica first"), "\(refusedWhileServed.stderr)")
+        try Self.grantCamera(seen, to: ["u1"])  // still on the old key: nothing was rotated
+        seen.send(SIGTERM)
+        #expect(seen.waitForExit(timeout: 20) == 0)
+
+        // One whose connection string names itself otherwise is not seen (docs/audit-chain.md).
+        let stale = try ServerProcess(
+            database: uri + (uri.contains("?") ? "&" : "?") + "application_name=unseen", directory: directory,
+            extraArguments: ["--audit-key-file", oldKey], environment: password)
         defer { stale.killNow() }
-        try Self.grantCamera(stale, to: ["u1", "u2"])
+        try Self.grantCamera(stale, to: ["u2"])
 
         let rotated = try SubcommandTests.server(
             ["audit", "rotate-key", "--database", uri, "--audit-key-file", oldKey, "--new-key-file", newKey],
