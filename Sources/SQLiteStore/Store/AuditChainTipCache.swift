@@ -38,30 +38,48 @@ final class AuditChainTipCache: SavepointState {
     }
 
     func otherProcessCommitted(_ database: Database) {
-        defer { forget() }
-        // The last commit's tip, not this batch's: after a commit of its own the writer's
+        // The tip is read from the file at the next append; what this writer committed stays
+        // known, so that a commit that left the log as it was (a checkpoint, a subcommand's
+        // table) does not blind the witness to a rewrite after it.
+        let (known, latest) = state.withLock { state -> (AuditChainTip?, AuditChainTip?) in
+            defer {
+                state.tip = nil
+                state.beforeBody = nil
+            }
+            return (state.committed, state.tip)
+        }
+        let session = StoreSession(database: database)
+        // The last commit's tip first, not this batch's: after a commit of its own the writer's
         // newest entries chain to what it knew, whatever another process did to that entry.
-        guard let known = state.withLock({ $0.committed }) else { return }
-        witness(known, in: StoreSession(database: database))
+        if let known, !witness(known, in: session) { return }
+        // Then this batch's own newest entry (when the commit was just now), which becomes
+        // the entry the writer knows.
+        if let latest, latest != known, witness(latest, in: session) {
+            state.withLock { $0.committed = latest }
+        }
     }
 
     func didCommit() {
-        state.withLock { $0.committed = $0.tip }
+        state.withLock { state in
+            if let tip = state.tip { state.committed = tip }
+        }
     }
 
     /// Looks up `known`, an entry this writer wrote or read, in `session`'s view of the file,
     /// and reports it when it is gone or holds another hash.
-    func witness(_ known: AuditChainTip, in session: StoreSession) {
-        guard known.seq > 0 else { return }
+    /// - Returns: whether it was found as known (false also when the file cannot be read).
+    @discardableResult
+    func witness(_ known: AuditChainTip, in session: StoreSession) -> Bool {
+        guard known.seq > 0 else { return true }
         let found: String?
         let last: Int64
         do {
             found = try session.auditHash(seq: known.seq)
             last = try session.lastAuditSeq()
         } catch {
-            return  // cannot tell; the next append reads the tip from the file
+            return false  // cannot tell; the next append reads the tip from the file
         }
-        guard found != known.hash else { return }
+        guard found != known.hash else { return true }
         let rewrite = AuditChainRewrite(seq: known.seq, expectedHash: known.hash, foundHash: found, lastSeq: last)
         let handler = state.withLock { state -> (@Sendable (AuditChainRewrite) -> Void)? in
             state.rewrites += 1
@@ -69,6 +87,7 @@ final class AuditChainTipCache: SavepointState {
             return state.onRewrite
         }
         handler?(rewrite)
+        return false
     }
 
     /// The last entry, nil when unknown.
@@ -85,11 +104,12 @@ final class AuditChainTipCache: SavepointState {
         state.withLock { $0.tip = $0.beforeBody }
     }
 
+    /// Forgets the tip (the next append reads it from the file); the entry of the last commit
+    /// stays known: it is in the file unless someone changes it, which the witness is for.
     func forget() {
         state.withLock { state in
             state.tip = nil
             state.beforeBody = nil
-            state.committed = nil
         }
     }
 }
