@@ -9,6 +9,9 @@ public struct App: Codable, Sendable, Equatable {
     public var purposeStrings: [String: String]
     /// Language tag → Info.plist key → text.
     public var localizedPurposeStrings: [String: [String: String]]
+    /// The language of `purposeStrings` (the app's `CFBundleDevelopmentRegion`); absent when
+    /// not given.
+    public var developmentLanguage: String?
     /// The version the app was last registered with; absent when never given.
     public var version: String?
     public var updatedAt: Date
@@ -18,9 +21,10 @@ public struct App: Codable, Sendable, Equatable {
 
     public init(
         id: String, name: String, purposeStrings: [String: String],
-        localizedPurposeStrings: [String: [String: String]] = [:], version: String? = nil, updatedAt: Date,
-        reconsented: Int? = nil
+        localizedPurposeStrings: [String: [String: String]] = [:], developmentLanguage: String? = nil,
+        version: String? = nil, updatedAt: Date, reconsented: Int? = nil
     ) {
+        self.developmentLanguage = developmentLanguage
         self.version = version
         self.id = id
         self.name = name
@@ -31,7 +35,7 @@ public struct App: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, name, purposeStrings, localizedPurposeStrings, version, updatedAt, reconsented
+        case id, name, purposeStrings, localizedPurposeStrings, developmentLanguage, version, updatedAt, reconsented
     }
 
     /// Reads `localizedPurposeStrings` as `{}` when absent (a server from before it existed).
@@ -42,6 +46,7 @@ public struct App: Codable, Sendable, Equatable {
         purposeStrings = try c.decode([String: String].self, forKey: .purposeStrings)
         localizedPurposeStrings =
             try c.decodeIfPresent([String: [String: String]].self, forKey: .localizedPurposeStrings) ?? [:]
+        developmentLanguage = try c.decodeIfPresent(String.self, forKey: .developmentLanguage)
         version = try c.decodeIfPresent(String.self, forKey: .version)
         updatedAt = try c.decode(Date.self, forKey: .updatedAt)
         reconsented = try c.decodeIfPresent(Int.self, forKey: .reconsented)

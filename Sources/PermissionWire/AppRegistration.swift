@@ -5,15 +5,18 @@
 /// (a new one starts the location alerts' intervals over; absent: the registered one stays).
 public struct AppRegistration: RequestBody, Codable, Equatable {
     public static let allowedKeys: Set<String> = [
-        "name", "purposeStrings", "localizedPurposeStrings", "reconsent", "version",
+        "name", "purposeStrings", "localizedPurposeStrings", "developmentLanguage", "reconsent", "version",
     ]
     /// Left out for none; its schema is an object.
-    public static let notNullable: Set<String> = ["localizedPurposeStrings", "reconsent", "version"]
+    public static let notNullable: Set<String> = ["localizedPurposeStrings", "developmentLanguage", "reconsent", "version"]
 
     public var name: String
     public var purposeStrings: [String: String]
     /// Language tag → Info.plist key → text; nil (absent) for none.
     public var localizedPurposeStrings: [String: [String: String]]?
+    /// The language of `purposeStrings` (a BCP 47 tag, as `CFBundleDevelopmentRegion`); absent:
+    /// none. Replaced with the purpose strings, like them.
+    public var developmentLanguage: String?
     /// `true`: every grant of the app given under a purpose string this registration changes
     /// goes back to `notDetermined` (`purposeChanged`); absent or `false`: they only show
     /// `purposeChanged`.
@@ -23,8 +26,9 @@ public struct AppRegistration: RequestBody, Codable, Equatable {
 
     public init(
         name: String, purposeStrings: [String: String], localizedPurposeStrings: [String: [String: String]]? = nil,
-        reconsent: Bool? = nil, version: String? = nil
+        developmentLanguage: String? = nil, reconsent: Bool? = nil, version: String? = nil
     ) {
+        self.developmentLanguage = developmentLanguage
         self.version = version
         self.name = name
         self.purposeStrings = purposeStrings

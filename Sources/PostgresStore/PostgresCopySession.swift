@@ -10,7 +10,7 @@ package struct PostgresCopySession {
     /// a copy leaves them behind and their links stop working; their creation and ending stay in
     /// the audit log.
     package static let tables: [(name: String, columns: [String])] = [
-        ("apps", ["id", "name", "updated_at", "version"]),
+        ("apps", ["id", "name", "updated_at", "version", "development_language"]),
         ("app_purpose_strings", ["app", "key", "purpose"]),
         ("app_localized_purpose_strings", ["app", "language", "key", "purpose"]),
         ("services", ["id", "builtin", "specials"]),

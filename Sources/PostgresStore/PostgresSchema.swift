@@ -30,6 +30,7 @@ enum PostgresSchema {
             PostgresMigration(id: "9-purpose-keys", sql: version9),
             PostgresMigration(id: "10-ended-retention", sql: version10),
             PostgresMigration(id: "11-session-extension", sql: version11),
+            PostgresMigration(id: "12-development-language", sql: version12),
         ])
     }
 

@@ -4,14 +4,16 @@ import StoredRows
 
 /// Registered apps and their purpose strings (SPEC §4 Apps), and custom services (SPEC §2).
 extension PostgresSession {
-    private static let selectApp = PreparedStatement("SELECT name, updated_at, version FROM apps WHERE id = $1")
+    private static let selectApp = PreparedStatement(
+        "SELECT name, updated_at, version, development_language FROM apps WHERE id = $1")
     private static let pageApps = PreparedStatement(
-        "SELECT id, name, updated_at, version FROM apps WHERE id > $1 ORDER BY id LIMIT $2")
+        "SELECT id, name, updated_at, version, development_language FROM apps WHERE id > $1 ORDER BY id LIMIT $2")
     private static let selectPurposes = PreparedStatement("SELECT key, purpose FROM app_purpose_strings WHERE app = $1")
     private static let upsertApp = PreparedStatement(
         """
-        INSERT INTO apps (id, name, updated_at, version) VALUES ($1, $2, $3, $4)
-        ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at, version = excluded.version
+        INSERT INTO apps (id, name, updated_at, version, development_language) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at, version = excluded.version,
+            development_language = excluded.development_language
         """)
     private static let deletePurposes = PreparedStatement("DELETE FROM app_purpose_strings WHERE app = $1")
     private static let insertPurpose = PreparedStatement(
@@ -24,15 +26,19 @@ extension PostgresSession {
 
     func app(_ id: AppID) throws -> App? {
         guard
-            let (name, updatedAt, version) = try row(
+            let (name, updatedAt, version, language) = try row(
                 Self.selectApp, [.text(id.rawValue)],
                 decode: {
-                    (try $0.required(0, "apps", "name"), try $0.int64(at: 1), $0.optionalString(at: 2))
+                    (
+                        try $0.required(0, "apps", "name"), try $0.int64(at: 1), $0.optionalString(at: 2),
+                        $0.optionalString(at: 3)
+                    )
                 })
         else { return nil }
         return App(
             trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
-            localizedPurposeStrings: try localizedPurposeStrings(of: id), version: version,
+            localizedPurposeStrings: try localizedPurposeStrings(of: id),
+            developmentLanguage: language.map(LanguageTag.init(trusted:)), version: version,
             updatedAt: Date(millisecondsSince1970: updatedAt))
     }
 
@@ -40,13 +46,14 @@ extension PostgresSession {
         let page = try rows(Self.pageApps, [.text(after?.rawValue ?? ""), Self.limit(limit)]) { row in
             (
                 AppID(trusted: try row.required(0, "apps", "id")), try row.required(1, "apps", "name"),
-                try row.int64(at: 2), row.optionalString(at: 3)
+                try row.int64(at: 2), row.optionalString(at: 3), row.optionalString(at: 4)
             )
         }
-        return try page.map { id, name, updatedAt, version in
+        return try page.map { id, name, updatedAt, version, language in
             App(
                 trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
-                localizedPurposeStrings: try localizedPurposeStrings(of: id), version: version,
+                localizedPurposeStrings: try localizedPurposeStrings(of: id),
+                developmentLanguage: language.map(LanguageTag.init(trusted:)), version: version,
                 updatedAt: Date(millisecondsSince1970: updatedAt))
         }
     }
@@ -80,7 +87,7 @@ extension PostgresSession {
             Self.upsertApp,
             [
                 .text(app.id.rawValue), .text(app.name), .int64(app.updatedAt.millisecondsSince1970),
-                .optional(app.version),
+                .optional(app.version), .optional(app.developmentLanguage?.rawValue),
             ])
         try run(Self.deletePurposes, [.text(app.id.rawValue)])
         for (key, purpose) in app.purposeStrings {

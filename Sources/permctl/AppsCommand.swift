@@ -48,7 +48,10 @@ struct AppsCommand: ParsableCommand {
             let client = try connection.makeClient()
             let value = try connection.call(client, Endpoints.app(app)).value
             if connection.json { return Output.json(value) }
-            Output.fields([("id", value.id), ("name", value.name), ("updated", Output.time(value.updatedAt))])
+            var fields = [("id", value.id), ("name", value.name)]
+            if let language = value.developmentLanguage { fields.append(("language", language)) }
+            fields.append(("updated", Output.time(value.updatedAt)))
+            Output.fields(fields)
             Output.table(
                 ["PURPOSE KEY", "PURPOSE STRING"], value.purposeStrings.sorted { $0.key < $1.key }.map { [$0.key, $0.value] })
             let localized = value.localizedPurposeStrings.sorted { $0.key < $1.key }.flatMap { language, strings in
@@ -63,7 +66,7 @@ struct AppsCommand: ParsableCommand {
             abstract: "Register an app (or replace its name, purpose strings and their translations).",
             discussion: """
                 Example:
-                  permctl apps register com.example.maps --name Maps \\
+                  permctl apps register com.example.maps --name Maps --development-language en \\
                     --purpose NSLocationWhenInUseUsageDescription="Shows nearby stops." \\
                     --localized de:NSLocationWhenInUseUsageDescription="Zeigt Haltestellen in der Nähe."
                 With --reconsent, every grant given under a purpose string this changes goes back to
@@ -79,6 +82,12 @@ struct AppsCommand: ParsableCommand {
                 "A translation of a purpose string: a language tag, the key and the text; repeat for each.",
                 valueName: "LANGUAGE:KEY=TEXT"))
         var localized: [String] = []
+        @Option(
+            name: .customLong("development-language"),
+            help: ArgumentHelp(
+                "The language the --purpose strings are written in (a language tag, as CFBundleDevelopmentRegion).",
+                valueName: "LANGUAGE"))
+        var developmentLanguage: String?
         @Flag(help: "Ask again: grants given under a purpose string this changes go back to notDetermined.")
         var reconsent = false
 
@@ -111,7 +120,7 @@ struct AppsCommand: ParsableCommand {
             }
             let registration = AppRegistration(
                 name: name, purposeStrings: strings, localizedPurposeStrings: translations.isEmpty ? nil : translations,
-                reconsent: reconsent ? true : nil)
+                developmentLanguage: developmentLanguage, reconsent: reconsent ? true : nil)
             let client = try connection.makeClient()
             let value = try connection.call(client, Endpoints.registerApp(app, registration)).value
             if connection.json { return Output.json(value) }

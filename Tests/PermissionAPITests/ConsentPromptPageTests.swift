@@ -199,6 +199,7 @@ import Testing
         #expect(alert.contains(#"<p class="alert-message" id="message-\#(viaPage.id)" lang="de" dir="auto">\#(german)</p>"#))
         let english = try ConsentBrowser(app, user: "u42", acceptLanguage: "en").get("/consent/").text
         #expect(try Markup.alert(viaPage.id, in: english).contains(#"dir="auto">\#(viaPage.purpose)</p>"#), "base: no lang")
+        #expect(!(try Markup.alert(viaPage.id, in: english).contains("lang=")), "no development language registered")
 
         let before = try app.lastSeq()
         let answered = try browser.submit(
@@ -215,6 +216,26 @@ import Testing
         #expect(pageEntry.actor.role == "user" && apiEntry.actor.role == "admin")
         let authorization = try app.authorization("camera", user: "u42")
         #expect(authorization.purpose == german && authorization.purposeLanguage == "de")
+    }
+
+    /// A base string is marked with the app's development language, so that under a page in
+    /// another language a screen reader reads it in its own (WCAG 3.1.2); a translation keeps
+    /// its own; the form still says the base string was shown (no language).
+    @Test func aBaseStringCarriesTheAppsDevelopmentLanguage() throws {
+        let app = try TestApp()
+        let registration = AppRegistration(
+            name: "Maps", purposeStrings: TestApp.allPurposes,
+            localizedPurposeStrings: ["fr": [LocalizedPurposeStringTests.camera: "La caméra lit les billets."]],
+            developmentLanguage: "en")
+        #expect(try app.put(registration, as: "com.example.maps").status == 201)
+        let prompt = try app.prompt("camera", "full", user: "u42")
+        let german = try ConsentBrowser(app, user: "u42", acceptLanguage: "de").get("/consent/").text
+        #expect(german.contains(#"<html lang="de">"#))
+        let alert = try Markup.alert(prompt.id, in: german)
+        #expect(alert.contains(#"id="message-\#(prompt.id)" lang="en" dir="auto">\#(prompt.purpose)</p>"#), "\(alert)")
+        #expect(alert.contains(#"<input type="hidden" name="shownLanguage" value="">"#), "the base string, as recorded")
+        let french = try ConsentBrowser(app, user: "u42", acceptLanguage: "fr").get("/consent/").text
+        #expect(try Markup.alert(prompt.id, in: french).contains(#"lang="fr" dir="auto">La caméra lit les billets.</p>"#))
     }
 
     /// A page shows a translation; the app registers a new one before the person answers. The

@@ -38,6 +38,28 @@ import Testing
         #expect(try app.send(.get, "/v1/apps/com.example.maps").text.contains(#""localizedPurposeStrings":{}"#))
     }
 
+    /// `developmentLanguage`, the base strings' language: stored in its canonical case, read
+    /// back, audited, replaced with the strings (absent: none), and a malformed tag refused with
+    /// nothing changed.
+    @Test func theDevelopmentLanguageIsStoredReadAndReplacedWithTheStrings() throws {
+        let app = try TestApp()
+        let registration = AppRegistration(name: "Maps", purposeStrings: TestApp.allPurposes, developmentLanguage: "en-gb")
+        #expect(try app.put(registration, as: "com.example.maps").status == 201)
+        let read = try app.send(.get, "/v1/apps/com.example.maps")
+        #expect(try read.decode(App.self).developmentLanguage == "en-GB" && read.text.contains(#""developmentLanguage":"en-GB""#))
+        #expect(try app.audit("action=app.put").last?.detail?["developmentLanguage"] == "en-GB")
+        let seq = try app.lastSeq()
+        for bad in [#""english""#, #""en_GB""#, "null", "7"] {
+            let body = #"{"name":"Maps","purposeStrings":{"NSCameraUsageDescription":"Scans."},"developmentLanguage":\#(bad)}"#
+            let refused = try app.send(.put, "/v1/apps/com.example.maps", json: body)
+            #expect(refused.status == 400 && refused.text.contains("developmentLanguage"), "\(bad): \(refused.text)")
+        }
+        #expect(try app.lastSeq() == seq, "nothing changed")
+        try app.registerApp()  // without the member: none
+        let cleared = try app.send(.get, "/v1/apps/com.example.maps")
+        #expect(try cleared.decode(App.self).developmentLanguage == nil && !cleared.text.contains("developmentLanguage"))
+    }
+
     @Test(arguments: [
         // (body member, status, problem type, text the detail must contain)
         (

@@ -29,11 +29,12 @@ struct PermctlTests {
         #expect(services.status == 0 && services.stdout.contains("location") && services.stdout.contains("whenInUse,always"))
         #expect(try run("services", "camera", "--json").stdout.contains(#""id":"camera""#))
         let registered = try run(
-            "apps", "register", "com.example.maps", "--name", "Maps",
+            "apps", "register", "com.example.maps", "--name", "Maps", "--development-language", "en-gb",
             "--purpose", "NSLocationWhenInUseUsageDescription=Shows nearby stops.")
         #expect(registered.status == 0, "\(registered.stderr)")
         #expect(try run("apps").stdout.contains("com.example.maps"))
-        #expect(try run("apps", "get", "com.example.maps").stdout.contains("Shows nearby stops."))
+        let shown = try run("apps", "get", "com.example.maps").stdout
+        #expect(shown.contains("Shows nearby stops.") && shown.contains("en-GB"), "\(shown)")
 
         let requested = try run("request", "u42", "com.example.maps", "location", "--level", "whenInUse", "--json")
         #expect(requested.status == 0, "\(requested.stderr)")

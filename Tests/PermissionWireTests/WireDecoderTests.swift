@@ -113,7 +113,9 @@ import Testing
         #expect(PolicyDefinition.allowedKeys == ["service", "app", "user", "effect", "level"])
         #expect(ResetRequest.allowedKeys == ["service", "app", "user"])
         #expect(
-            AppRegistration.allowedKeys == ["name", "purposeStrings", "localizedPurposeStrings", "reconsent", "version"])
+            AppRegistration.allowedKeys == [
+                "name", "purposeStrings", "localizedPurposeStrings", "developmentLanguage", "reconsent", "version",
+            ])
         #expect(ServiceRegistration.allowedKeys == ["levels", "purposeKeys"])
         #expect(NewAPIKey.allowedKeys == ["role", "app", "name"])
     }

@@ -40,7 +40,7 @@ import Testing
         let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests)
         let records = chain(3)
         try store.copyIn { session in
-            try session.insert(into: "apps", [.text("com.example.a"), .text("A"), .int64(1), .null])
+            try session.insert(into: "apps", [.text("com.example.a"), .text("A"), .int64(1), .null, .null])
             for record in records { try session.appendCopied(record) }
         }
         let report = try store.verifyAuditChain(batchSize: 2, progress: nil)
@@ -59,7 +59,7 @@ import Testing
         records[2].prevHash = records[0].hash  // linked past its predecessor
         #expect(throws: PostgresCopyChainBroken.self) {
             try store.copyIn { session in
-                try session.insert(into: "apps", [.text("com.example.a"), .text("A"), .int64(1), .null])
+                try session.insert(into: "apps", [.text("com.example.a"), .text("A"), .int64(1), .null, .null])
                 for record in records { try session.appendCopied(record) }
             }
         }

@@ -2,7 +2,8 @@ import HTTPCore
 import PermissionDomain
 
 /// The prompts page (`GET /consent/`): each pending prompt as the iOS alert, newest last:
-/// the title, the purpose string (`dir="auto"`, `lang` of its translation), for the location
+/// the title, the purpose string (`dir="auto"`, `lang` of its translation, or of the app's
+/// development language for a base string), for the location
 /// button's prompt a note on what allowing it means, and one button
 /// per option of the prompt in its order, with the iOS labels (each described by the title), in a form that POSTs the
 /// choice to `/consent/prompts/{id}/decision`.
@@ -61,7 +62,7 @@ enum ConsentPromptsPage {
             app: shown.appName, service: prompt.service, kind: prompt.kind, level: prompt.requestedLevel,
             backgroundUses: prompt.backgroundUses, language)
         var message: [(StaticString, String)] = [("class", "alert-message"), ("id", "message-\(id)")]
-        if let tag = shown.purposeLanguage { message.append(("lang", tag.rawValue)) }
+        if let tag = shown.textLanguage { message.append(("lang", tag.rawValue)) }
         message.append(("dir", "auto"))
         let buttons = prompt.options.map { choice -> HTML in
             // Described by the alert's title: among several alerts, a screen reader's list of

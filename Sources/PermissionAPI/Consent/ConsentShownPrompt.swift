@@ -6,7 +6,11 @@ struct ConsentShownPrompt: Sendable {
     let prompt: Prompt
     let appName: String
     let purpose: PurposeString
+    /// The translation's language; nil for the base string (what the form says was shown).
     let purposeLanguage: LanguageTag?
+    /// The language the text is in, for its `lang`: the translation's, else the app's
+    /// development language (the base strings'), else unknown.
+    let textLanguage: LanguageTag?
 
     /// `prompt` as shown to a person whose languages are `languages`.
     init(_ prompt: Prompt, languages: [String], permissions: PermissionService, names: inout ConsentApps) throws {
@@ -15,6 +19,7 @@ struct ConsentShownPrompt: Sendable {
         let shown = try permissions.purposeText(for: prompt, languages: languages)
         purpose = shown.text
         purposeLanguage = shown.language
+        textLanguage = try shown.language ?? names.registration(of: prompt.app, permissions)?.developmentLanguage
     }
 }
 

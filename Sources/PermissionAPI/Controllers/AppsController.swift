@@ -34,9 +34,11 @@ struct AppsController {
                 }
             }
             let localized = try Self.localizedPurposeStrings(body.localizedPurposeStrings ?? [:])
+            let language = try body.developmentLanguage.map { try LanguageTag($0, field: "developmentLanguage") }
             let put = try permissions.upsertApp(
                 id: id, name: body.name, purposeStrings: purposes, localizedPurposeStrings: localized,
-                version: body.version, condition: condition, actor: request.actor, requestId: request.requestId)
+                developmentLanguage: language, version: body.version, condition: condition, actor: request.actor,
+                requestId: request.requestId)
             var app = WireMapping.app(put.value)
             if body.reconsent == true {
                 app.reconsented = try permissions.reconsent(app: id, actor: request.actor, requestId: request.requestId)

@@ -7,7 +7,7 @@ extension WireMapping {
             id: value.id.rawValue, name: value.name, purposeStrings: value.purposeStrings.mapValues(\.rawValue),
             localizedPurposeStrings: Dictionary(
                 uniqueKeysWithValues: value.localizedPurposeStrings.map { ($0.key.rawValue, $0.value.mapValues(\.rawValue)) }),
-            version: value.version, updatedAt: value.updatedAt)
+            developmentLanguage: value.developmentLanguage?.rawValue, version: value.version, updatedAt: value.updatedAt)
     }
 
     static func policy(_ value: PermissionDomain.Policy) -> Wire.Policy {

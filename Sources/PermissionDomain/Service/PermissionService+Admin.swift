@@ -119,31 +119,33 @@ extension PermissionService {
     /// §11); both sets are replaced whole. Prompts already made keep the purpose string they
     /// showed. `version`, when given, is the app's new version: a change starts the location
     /// alert intervals of all its users over (SPEC §11); when nil the registered one stays.
+    /// `developmentLanguage` is the base strings' language, replaced with them (nil: none).
     /// - Throws: `PermissionError.invalidArgument`.
     public func putApp(
         id: AppID, name: String, purposeStrings: [String: PurposeString],
-        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], version: String? = nil, actor: Actor,
-        requestId: String?
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], developmentLanguage: LanguageTag? = nil,
+        version: String? = nil, actor: Actor, requestId: String?
     ) throws -> App {
         try upsertApp(
             id: id, name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
-            version: version, actor: actor, requestId: requestId
+            developmentLanguage: developmentLanguage, version: version, actor: actor, requestId: requestId
         ).value
     }
 
-    /// ``putApp(id:name:purposeStrings:localizedPurposeStrings:version:actor:requestId:)``, and
+    /// ``putApp(id:name:purposeStrings:localizedPurposeStrings:developmentLanguage:version:actor:requestId:)``, and
     /// whether the app was new (decided inside the write transaction, like
     /// ``upsertPolicy(id:service:app:user:effect:level:actor:requestId:)``). The `app.put`
     /// entry's detail has `name`, `purposeKeys`, when there are translations `languages`
-    /// (comma-joined, sorted), and when the app has a version `version`.
+    /// (comma-joined, sorted), when given `developmentLanguage`, and when the app has a version
+    /// `version`.
     public func upsertApp(
         id: AppID, name: String, purposeStrings: [String: PurposeString],
-        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], version: String? = nil,
-        condition: ExistenceCondition? = nil, actor: Actor, requestId: String?
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], developmentLanguage: LanguageTag? = nil,
+        version: String? = nil, condition: ExistenceCondition? = nil, actor: Actor, requestId: String?
     ) throws -> Upserted<App> {
         let app = try App(
             id: id, name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
-            version: version, updatedAt: now)
+            developmentLanguage: developmentLanguage, version: version, updatedAt: now)
         return try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             let existing = try writer.app(id)
@@ -153,13 +155,15 @@ extension PermissionService {
             // The same registration again changes nothing: no write, no audit entry (SPEC §5: one
             // entry a change), its time kept.
             if let existing, existing.name == app.name, existing.purposeStrings == app.purposeStrings,
-                existing.localizedPurposeStrings == app.localizedPurposeStrings, existing.version == newVersion
+                existing.localizedPurposeStrings == app.localizedPurposeStrings,
+                existing.developmentLanguage == app.developmentLanguage, existing.version == newVersion
             {
                 return Upserted(value: existing, created: false)
             }
             let app = App(
                 trusted: id, name: app.name, purposeStrings: app.purposeStrings,
-                localizedPurposeStrings: app.localizedPurposeStrings, version: newVersion, updatedAt: context.now)
+                localizedPurposeStrings: app.localizedPurposeStrings, developmentLanguage: app.developmentLanguage,
+                version: newVersion, updatedAt: context.now)
             try writer.save(app)
             if let existing, newVersion != existing.version {
                 try restartLocationAlerts(writer, app: id, version: newVersion)
@@ -168,6 +172,7 @@ extension PermissionService {
             if !localizedPurposeStrings.isEmpty {
                 detail["languages"] = localizedPurposeStrings.keys.sorted().map(\.rawValue).joined(separator: ",")
             }
+            detail["developmentLanguage"] = developmentLanguage?.rawValue
             detail["version"] = newVersion
             try writer.append(
                 AuditEntry(

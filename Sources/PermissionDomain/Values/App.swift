@@ -9,6 +9,10 @@ public struct App: Hashable, Sendable {
     /// Translations of the purpose strings, per language, keyed like `purposeStrings` (an
     /// app's `InfoPlist.strings`, SPEC §11): each key is one `purposeStrings` also has.
     public let localizedPurposeStrings: [LanguageTag: [String: PurposeString]]
+    /// The language of `purposeStrings`, the base strings (an app's `CFBundleDevelopmentRegion`);
+    /// nil when not given. A page shows a base string in this language (`lang`), so that a
+    /// screen reader reads it as such under a page in another language (WCAG 3.1.2).
+    public let developmentLanguage: LanguageTag?
     /// The version the app was last registered with (`CFBundleShortVersionString` or any
     /// build label), nil when never given. A change starts the location alerts' intervals
     /// over (SPEC §11, seed 004: "When the app is updated, the frequency … is reset").
@@ -30,8 +34,8 @@ public struct App: Hashable, Sendable {
     ///   `purposeStrings` lacks.
     public init(
         id: AppID, name: String, purposeStrings: [String: PurposeString],
-        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], version: String? = nil,
-        updatedAt: Date
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], developmentLanguage: LanguageTag? = nil,
+        version: String? = nil, updatedAt: Date
     ) throws(PermissionError) {
         guard IdentifierSyntax.isDisplayText(name, maxCount: 200) else {
             throw .invalidArgument(field: "name", why: "must be 1-200 characters without control characters")
@@ -65,16 +69,17 @@ public struct App: Hashable, Sendable {
         }
         self.init(
             trusted: id, name: name, purposeStrings: purposeStrings, localizedPurposeStrings: localizedPurposeStrings,
-            version: version, updatedAt: updatedAt)
+            developmentLanguage: developmentLanguage, version: version, updatedAt: updatedAt)
     }
 
     /// Builds an app already validated (read back from the store).
     package init(
         trusted id: AppID, name: String, purposeStrings: [String: PurposeString],
-        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], version: String? = nil,
-        updatedAt: Date
+        localizedPurposeStrings: [LanguageTag: [String: PurposeString]] = [:], developmentLanguage: LanguageTag? = nil,
+        version: String? = nil, updatedAt: Date
     ) {
         self.id = id
+        self.developmentLanguage = developmentLanguage
         self.version = version
         self.name = name
         self.purposeStrings = purposeStrings

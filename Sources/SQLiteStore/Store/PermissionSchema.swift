@@ -27,6 +27,7 @@ enum PermissionSchema {
             Migration(id: "12-purpose-keys", sql: version12),
             Migration(id: "13-ended-retention", sql: version13),
             Migration(id: "14-session-extension", sql: version14),
+            Migration(id: "15-development-language", sql: version15),
         ])
     }
 

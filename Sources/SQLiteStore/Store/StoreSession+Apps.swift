@@ -16,7 +16,8 @@ extension StoreSession {
 
     /// The statements of ``storedApp(_:)``, which a settings write that authorizes runs too (for
     /// the level's purpose strings): slots, never looked up by their text.
-    private static let selectApp = StatementSlot("SELECT name, updated_at, version FROM apps WHERE id = ?1")
+    private static let selectApp = StatementSlot(
+        "SELECT name, updated_at, version, development_language FROM apps WHERE id = ?1")
     private static let selectPurposeStrings = StatementSlot("SELECT key, purpose FROM app_purpose_strings WHERE app = ?1")
     private static let selectLocalizedPurposeStrings = StatementSlot(
         "SELECT language, key, purpose FROM app_localized_purpose_strings WHERE app = ?1")
@@ -24,33 +25,38 @@ extension StoreSession {
     /// ``app(_:)`` from the file.
     private func storedApp(_ id: AppID) throws -> App? {
         guard
-            let (name, updatedAt, version) = try row(
+            let (name, updatedAt, version, language) = try row(
                 Self.selectApp, bind: { $0.bind(id.rawValue, at: 1) },
                 decode: {
-                    (try $0.requiredString(at: 0, "apps", "name"), $0.int64(at: 1), $0.string(at: 2))
+                    (try $0.requiredString(at: 0, "apps", "name"), $0.int64(at: 1), $0.string(at: 2), $0.string(at: 3))
                 })
         else { return nil }
         return App(
             trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
-            localizedPurposeStrings: try localizedPurposeStrings(of: id), version: version,
+            localizedPurposeStrings: try localizedPurposeStrings(of: id),
+            developmentLanguage: language.map(LanguageTag.init(trusted:)), version: version,
             updatedAt: Date(millisecondsSince1970: updatedAt))
     }
 
     func apps(after: AppID?, limit: Int) throws -> [App] {
-        let page = try rows("SELECT id, name, updated_at, version FROM apps WHERE id > ?1 ORDER BY id LIMIT ?2") {
+        let page = try rows(
+            "SELECT id, name, updated_at, version, development_language FROM apps WHERE id > ?1 ORDER BY id LIMIT ?2"
+        ) {
             statement in
             statement.bind(after?.rawValue ?? "", at: 1)
             statement.bind(Self.limit(limit), at: 2)
         } decode: { statement in
             (
                 AppID(trusted: try statement.requiredString(at: 0, "apps", "id")),
-                try statement.requiredString(at: 1, "apps", "name"), statement.int64(at: 2), statement.string(at: 3)
+                try statement.requiredString(at: 1, "apps", "name"), statement.int64(at: 2), statement.string(at: 3),
+                statement.string(at: 4)
             )
         }
-        return try page.map { id, name, updatedAt, version in
+        return try page.map { id, name, updatedAt, version, language in
             App(
                 trusted: id, name: name, purposeStrings: try purposeStrings(of: id),
-                localizedPurposeStrings: try localizedPurposeStrings(of: id), version: version,
+                localizedPurposeStrings: try localizedPurposeStrings(of: id),
+                developmentLanguage: language.map(LanguageTag.init(trusted:)), version: version,
                 updatedAt: Date(millisecondsSince1970: updatedAt))
         }
     }
@@ -85,15 +91,17 @@ extension StoreSession {
     func save(_ app: App) throws {
         try run(
             """
-            INSERT INTO apps (id, name, updated_at, version) VALUES (?1, ?2, ?3, ?4)
+            INSERT INTO apps (id, name, updated_at, version, development_language) VALUES (?1, ?2, ?3, ?4, ?5)
             ON CONFLICT (id) DO UPDATE SET
-                name = excluded.name, updated_at = excluded.updated_at, version = excluded.version
+                name = excluded.name, updated_at = excluded.updated_at, version = excluded.version,
+                development_language = excluded.development_language
             """
         ) { statement in
             statement.bind(app.id.rawValue, at: 1)
             statement.bind(app.name, at: 2)
             statement.bind(app.updatedAt.millisecondsSince1970, at: 3)
             statement.bind(app.version, at: 4)
+            statement.bind(app.developmentLanguage?.rawValue, at: 5)
         }
         try run("DELETE FROM app_purpose_strings WHERE app = ?1") { $0.bind(app.id.rawValue, at: 1) }
         for (key, purpose) in app.purposeStrings {

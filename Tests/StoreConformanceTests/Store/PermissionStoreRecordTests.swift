@@ -114,7 +114,7 @@ import Testing
             purposeStrings: [
                 "NSCameraUsageDescription": try purpose("Scan codes."),
                 "NSLocationWhenInUseUsageDescription": try purpose("Nearby stops."),
-            ], updatedAt: epoch)
+            ], developmentLanguage: try LanguageTag("en-GB"), version: "2.1", updatedAt: epoch)
         let custom = try ServiceDefinition(
             id: try service("fitnessData"), levels: [.limited, .full],
             purposeKeys: [["NSFitnessLimited"], ["NSFitnessLimited", "NSFitnessFull"]],
@@ -151,7 +151,7 @@ import Testing
             #expect(try reader.userSettings(u42) == settings)
             #expect(try reader.userSettings(try user("nobody")) == nil)
         }
-        // Saving again replaces the purpose strings and levels entirely.
+        // Saving again replaces the purpose strings and levels entirely, the development language too.
         let renamed = App(trusted: maps.id, name: "Maps 2", purposeStrings: [:], updatedAt: epoch.addingTimeInterval(1))
         let deleted = try fixture.store.write { writer -> Bool in
             try writer.save(renamed)
