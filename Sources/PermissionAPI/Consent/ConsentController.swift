@@ -70,9 +70,9 @@ struct ConsentController {
                 ],
                 language: language)
             page.goesOn = "/consent/"
-            page.headers.add(
-                name: "Set-Cookie",
-                value: cookie.set(secret, now: permissions.clock.now, expiresAt: session.expiresAt))
+            for value in cookie.set(secret, now: permissions.clock.now, expiresAt: session.expiresAt) {
+                page.headers.add(name: "Set-Cookie", value: value)
+            }
             return page.response
         }
         routes.page(.post, "/consent/logout", access: .consentSession, sessions: sessions) { request, context, visit in
@@ -82,27 +82,30 @@ struct ConsentController {
             // A 303 to a page of its own, as every other form here answers: a reload of the
             // answer then loads that page again instead of posting the form once more.
             var response = Self.redirect(Self.signedOutPath)
-            response.headers.add(name: "Set-Cookie", value: cookie.clear())
+            for value in cookie.clear() { response.headers.add(name: "Set-Cookie", value: value) }
             return response
         }
         routes.page(.post, Self.extendPath, access: .consentSession, sessions: sessions) { request, context, visit in
             let form = try ConsentForm.checked(request, visit: visit)
             let back = ConsentPage.Section(path: form.value(ConsentPage.backField)) ?? .prompts
-            let result: (session: ConsentSession, extended: Bool)
+            let result: (session: ConsentSession, outcome: ConsentSession.Extension)
             do {
                 result = try permissions.extendConsentSession(
                     id: visit.session.id, actor: visit.session.actor, requestId: context.requestId)
             } catch is ConsentSessionError {
                 throw ConsentPageError.noSession  // it ended or expired since it was read
             }
-            guard result.extended, let secret = cookie.secret(in: request.headers) else {
-                return Self.redirect("\(back.path)?done=\(ConsentFlash.Done.extendLimit.rawValue)")
+            switch result.outcome {
+            case .to: break
+            case .notYet: return Self.redirect("\(back.path)?done=\(ConsentFlash.Done.extendNotYet.rawValue)")
+            case .atLimit: return Self.redirect("\(back.path)?done=\(ConsentFlash.Done.extendLimit.rawValue)")
             }
+            guard let secret = cookie.secret(in: request.headers) else { throw ConsentPageError.noSession }
             // The same secret, kept by the browser until the new end.
             var response = Self.redirect("\(back.path)?done=\(ConsentFlash.Done.extended.rawValue)")
-            response.headers.add(
-                name: "Set-Cookie",
-                value: cookie.set(String(secret), now: permissions.clock.now, expiresAt: result.session.expiresAt))
+            for value in cookie.set(String(secret), now: permissions.clock.now, expiresAt: result.session.expiresAt) {
+                response.headers.add(name: "Set-Cookie", value: value)
+            }
             return response
         }
         routes.openPage(.get, Self.signedOutPath) { request, _ in

@@ -13,6 +13,10 @@ import HTTPCore
 /// name only: a plain `permission_consent` beside it is ignored. On plain HTTP
 /// (`--consent-cookie-secure false`) browsers refuse the prefix, so the name is
 /// `permission_consent`.
+///
+/// Servers of the previous version read `permission_consent` only. So that replicas of both
+/// versions serve one session during a rolling update, a Secure cookie is also set and cleared
+/// under that name, which this server never reads.
 struct ConsentCookie: Sendable {
     static let plainName = "permission_consent"
     static let secureName = "__Secure-" + plainName
@@ -23,17 +27,22 @@ struct ConsentCookie: Sendable {
 
     var name: String { secure ? Self.secureName : Self.plainName }
 
-    /// The `Set-Cookie` value that sets `secret` until `expiresAt` (as `Max-Age`, seconds from
-    /// `now`, RFC 6265 §5.2.2; at least 1).
-    func set(_ secret: String, now: Date, expiresAt: Date) -> String {
+    /// The names the cookie is set under: ``name``, and beside a Secure cookie the plain one for
+    /// replicas of the previous version during a rolling update (see above).
+    private var names: [String] { secure ? [name, Self.plainName] : [name] }
+
+    /// The `Set-Cookie` values that set `secret` until `expiresAt` (as `Max-Age`, seconds from
+    /// `now`, RFC 6265 §5.2.2; at least 1), the cookie itself first.
+    func set(_ secret: String, now: Date, expiresAt: Date) -> [String] {
         let seconds = max(1, Int(expiresAt.timeIntervalSince(now).rounded(.down)))
-        return "\(name)=\(secret); Path=\(Self.path); Max-Age=\(seconds); HttpOnly; SameSite=Strict"
-            + (secure ? "; Secure" : "")
+        return names.map {
+            "\($0)=\(secret); Path=\(Self.path); Max-Age=\(seconds); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+        }
     }
 
-    /// The `Set-Cookie` value that removes the cookie.
-    func clear() -> String {
-        "\(name)=; Path=\(Self.path); Max-Age=0; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    /// The `Set-Cookie` values that remove the cookie, the cookie itself first.
+    func clear() -> [String] {
+        names.map { "\($0)=; Path=\(Self.path); Max-Age=0; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "") }
     }
 
     /// The session secret the request's `Cookie` fields carry under ``name``, if any (the first

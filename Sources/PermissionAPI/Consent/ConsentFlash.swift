@@ -8,7 +8,7 @@ enum ConsentFlash: Sendable, Equatable {
 
     /// What was done, as the `done` query value names it.
     enum Done: String, Sendable, CaseIterable {
-        case decided, saved, locationOn, locationOff, extended, extendLimit
+        case decided, saved, locationOn, locationOff, extended, extendNotYet, extendLimit
 
         var text: ConsentText.Key {
             switch self {
@@ -17,6 +17,7 @@ enum ConsentFlash: Sendable, Equatable {
             case .locationOn: return .doneLocationOn
             case .locationOff: return .doneLocationOff
             case .extended: return .doneExtended
+            case .extendNotYet: return .doneExtendNotYet
             case .extendLimit: return .doneExtendLimit
             }
         }

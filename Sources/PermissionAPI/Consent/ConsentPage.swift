@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import PermissionDomain
 
 /// Renders the consent pages' HTML documents (SPEC §10): one layout, no inline script or
 /// style (the Content-Security-Policy forbids both: one stylesheet and one deferred script,
@@ -27,9 +28,9 @@ struct ConsentPage: Sendable {
         }
     }
 
-    /// How long before the session's end the script warns and offers to stay signed in (WCAG
-    /// 2.2.1: at least 20 seconds to answer); ``ConsentText/Key/sessionEndsSoon`` says it.
-    static let sessionWarningLead: Duration = .seconds(120)
+    /// How long before the session's end the script warns and offers to stay signed in
+    /// (``ConsentSession/warningLead``); ``ConsentText/Key/sessionEndsSoon`` says it.
+    static let sessionWarningLead: Duration = .seconds(Int(ConsentSession.warningLead))
 
     /// The form field that names the page "Stay Signed In" was pressed on, to go back to.
     static let backField = "back"
@@ -109,14 +110,19 @@ struct ConsentPage: Sendable {
 
     /// The footer of a session's page: when the session ends (`time#session-end`, in UTC; the
     /// script shows it in the browser's time zone) and the "Stay Signed In" form, which moves
-    /// the end later (`POST /consent/session/extend`).
+    /// the end later (`POST /consent/session/extend`). `data-left-ms` is the time left when the
+    /// page was made: the script counts from there on the browser's clock, so a clock that is
+    /// off neither warns early nor late.
     private func sessionFooter(_ visit: ConsentVisit) -> HTML {
         let end = visit.session.expiresAt
+        let left = max(0, Int((end.timeIntervalSince(visit.at) * 1000).rounded(.down)))
         return HTML.element(
             "footer", ["id": "session"],
             HTML.element(
                 "p", [:], HTML(ConsentText.text(.sessionEndsAt, language)),
-                HTML.element("time", ["id": "session-end", "datetime": Self.isoTime(end)], HTML(Self.utcClock(end))),
+                HTML.element(
+                    "time", ["id": "session-end", "datetime": Self.isoTime(end), "data-left-ms": String(left)],
+                    HTML(Self.utcClock(end))),
                 HTML(ConsentText.text(.sessionEndsAfter, language))),
             extendForm(visit))
     }

@@ -30,7 +30,9 @@ enum ConsentScript {
           var text = document.getElementById("session-warning-text");
           var actions = document.getElementById("session-warning-actions");
           if (!end || !text || !actions) { return; }
-          var endsAt = Date.parse(end.getAttribute("datetime"));
+          // Counted from the time left when the page was made, on this browser's clock: a clock
+          // that is off shifts the time shown, never the warning.
+          var endsAt = Date.now() + Number(end.getAttribute("data-left-ms"));
           var lead = Number(text.getAttribute("data-lead-ms"));
           if (isNaN(endsAt) || isNaN(lead)) { return; }
           try {
@@ -41,6 +43,9 @@ enum ConsentScript {
             var left = endsAt - Date.now();
             if (left <= 0) {
               actions.hidden = true;
+              Array.prototype.forEach.call(document.querySelectorAll("footer form.extend"), function (form) {
+                form.hidden = true;
+              });
               text.textContent = text.getAttribute("data-ended");
               return;
             }

@@ -20,6 +20,7 @@ struct ConsentSessionAuthenticator: Sendable {
         guard let session = try permissions.liveConsentSession(secretHash: ConsentSecret.hash(text)) else {
             throw ConsentPageError.noSession
         }
-        return ConsentVisit(session: session, csrfToken: ConsentSecret.csrfToken(forSecret: text))
+        return ConsentVisit(
+            session: session, csrfToken: ConsentSecret.csrfToken(forSecret: text), at: permissions.clock.now)
     }
 }

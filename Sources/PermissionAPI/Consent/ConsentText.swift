@@ -6,7 +6,8 @@ enum ConsentText {
     /// A fixed text.
     enum Key: CaseIterable {
         case navigation, navPrompts, navSettings, navHistory, signOut
-        case sessionEndsAt, sessionEndsAfter, staySignedIn, sessionEndsSoon, sessionHasEnded, doneExtended, doneExtendLimit
+        case sessionEndsAt, sessionEndsAfter, staySignedIn, sessionEndsSoon, sessionHasEnded, doneExtended, doneExtendLimit,
+            doneExtendNotYet
         case promptsHeading, noPrompts, morePrompts, promptNoLongerWaiting
         case doneDecided, doneSaved, doneLocationOn, doneLocationOff
         case errorPurposeChanged, errorTextNotSent, errorNotPending, errorInvalidChoice, errorRestricted, errorInvalidSetting,
@@ -56,6 +57,11 @@ enum ConsentText {
                 "Diese Sitzung ist beendet. Für weitere Änderungen bitte die App um einen neuen Link."
             )
         case .doneExtended: return ("You stay signed in longer.", "Du bleibst länger angemeldet.")
+        case .doneExtendNotYet:
+            return (
+                "This session was just extended; it can be extended again later.",
+                "Diese Sitzung wurde gerade verlängert; sie lässt sich später erneut verlängern."
+            )
         case .doneExtendLimit:
             return (
                 "This session cannot last any longer. When it ends, ask the app for a new link.",

@@ -1,3 +1,4 @@
+import Foundation
 import PermissionDomain
 
 /// A request of a live consent session: the session, the caller it is (role `user`, bound to
@@ -5,6 +6,8 @@ import PermissionDomain
 struct ConsentVisit: Sendable {
     let session: ConsentSession
     let csrfToken: String
+    /// When the request was authenticated: a page says how long its session has left from here.
+    var at: Date = Date()
 
     var principal: Principal { Principal(session: session) }
     var user: UserID { session.user }

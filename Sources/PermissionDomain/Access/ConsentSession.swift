@@ -104,15 +104,37 @@ public struct ConsentSession: Hashable, Sendable {
     /// Adjustable), and still an end.
     public static let maxLifetimeFactor = 12
 
-    /// The end an extension at `now` gives the session whose TTL is `ttl`: `ttl` from `now`, at
-    /// most ``maxLifetimeFactor`` TTLs after creation; nil when that is no later than its end now
-    /// (the limit is reached) or the session is not live.
-    public func extendedEnd(at now: Date, ttl: TimeInterval) -> Date? {
-        guard isLive(at: now) else { return nil }
-        let limit = createdAt.addingTimeInterval(ttl * Double(Self.maxLifetimeFactor))
-        let end = min(now.addingTimeInterval(ttl), limit).truncatedToMilliseconds
-        return end > expiresAt ? end : nil
+    /// What asking to stay signed in at `now` does to a session whose TTL is `ttl`.
+    public enum Extension: Equatable, Sendable {
+        /// The end moves to this date: `ttl` from `now`, at most ``maxLifetimeFactor`` TTLs
+        /// after creation.
+        case to(Date)
+        /// Nothing yet: more than ``warningLead`` is left and the end would move by less than a
+        /// quarter of the TTL, or by less than a second (asked again just after an extension),
+        /// so that repeated presses add no audit entry each.
+        case notYet
+        /// Nothing: the session already ends at its limit.
+        case atLimit
     }
+
+    /// What an extension at `now` does (``Extension``); nil when the session is not live.
+    public func extending(at now: Date, ttl: TimeInterval) -> Extension? {
+        guard isLive(at: now) else { return nil }
+        let limit = createdAt.addingTimeInterval(ttl * Double(Self.maxLifetimeFactor)).truncatedToMilliseconds
+        guard expiresAt < limit else { return .atLimit }
+        let end = min(now.addingTimeInterval(ttl), limit).truncatedToMilliseconds
+        let move = end.timeIntervalSince(expiresAt)
+        // Within the warning, any move of a second or more (a short TTL is always within it);
+        // before it, only one worth an entry; a last step to the limit always.
+        // With a few seconds' slack: the page counts from when it was made.
+        let warned = expiresAt.timeIntervalSince(now) <= Self.warningLead + 10
+        guard end == limit || move >= (warned ? 1 : max(1, ttl / 4)) else { return .notYet }
+        return .to(end)
+    }
+
+    /// How long before a session's end its pages warn that it ends and offer to stay signed in
+    /// (WCAG 2.2.1: at least 20 seconds to answer).
+    public static let warningLead: TimeInterval = 120
 
     /// The session ending at `end` instead.
     /// - Precondition: `end` is later than ``expiresAt``: a session's end only moves later.

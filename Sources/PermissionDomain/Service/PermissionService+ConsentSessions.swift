@@ -82,13 +82,13 @@ extension PermissionService {
     /// Moves a live session's end to `configuration.consentSessionTTL` from now, at most
     /// ``ConsentSession/maxLifetimeFactor`` TTLs after its creation (the user's "Stay Signed
     /// In", WCAG 2.2.1), and audits `consent.session.extended` with the new end.
-    /// - Returns: the session as it is now, and whether its end moved (not when the limit is
-    ///   reached).
+    /// - Returns: the session as it is now, and what the request did (``ConsentSession/Extension``:
+    ///   moved, not yet worth moving, or at the limit; only a move is written and audited).
     /// - Throws: `PermissionError.notFound` for an unknown id; ``ConsentSessionError`` for a
     ///   session that has expired or ended, or was never opened.
     public func extendConsentSession(
         id: ConsentSessionID, actor: Actor, requestId: String?
-    ) throws -> (session: ConsentSession, extended: Bool) {
+    ) throws -> (session: ConsentSession, outcome: ConsentSession.Extension) {
         try store.write { writer in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             guard let session = try writer.consentSession(id: id) else {
@@ -100,9 +100,10 @@ extension PermissionService {
             case .expired: throw ConsentSessionError.expired
             case .unopened: throw ConsentSessionError.unknownToken
             }
-            guard let end = session.extendedEnd(at: context.now, ttl: configuration.consentSessionTTL) else {
-                return (session, false)
+            guard let outcome = session.extending(at: context.now, ttl: configuration.consentSessionTTL) else {
+                throw ConsentSessionError.expired  // not live: checked above, so not reached
             }
+            guard case .to(let end) = outcome else { return (session, outcome) }
             let extended = session.ending(at: end)
             try writer.save(extended)
             try writer.append(
@@ -110,7 +111,7 @@ extension PermissionService {
                     at: context.now, actor: context.actor, action: .consentSessionExtended, user: session.user,
                     requestId: context.requestId,
                     detail: ["session": id.rawValue, "expiresAt": String(end.millisecondsSince1970)]))
-            return (extended, true)
+            return (extended, outcome)
         }
     }
 

@@ -122,15 +122,20 @@ import Testing
         _ = try h.service.exchangeConsentToken(tokenHash: Self.bytes(1), secretHash: Self.bytes(50), csrfHash: Self.bytes(60))
         h.clock.advance(by: 600)
         let seq = try h.service.lastAuditSeq()
-        let (session, extended) = try h.service.extendConsentSession(id: made.id, actor: made.actor, requestId: "req-x")
-        #expect(extended && session.expiresAt == Fixtures.t0.addingTimeInterval(1500), "a TTL from now")
+        let (session, outcome) = try h.service.extendConsentSession(id: made.id, actor: made.actor, requestId: "req-x")
+        #expect(outcome == .to(Fixtures.t0.addingTimeInterval(1500)) && session.expiresAt == Fixtures.t0.addingTimeInterval(1500))
         #expect(session.createdAt == made.createdAt && session.exchangedAt != nil && session.endedAt == nil)
         #expect(try h.service.consentSession(id: made.id) == session, "stored")
         let entry = try #require(try h.auditLog().last)
         #expect(entry.seq == seq + 1 && entry.action == .consentSessionExtended && entry.user == h.user)
         #expect(entry.actor == made.actor && entry.requestId == "req-x")
         #expect(entry.detail == ["session": made.id.rawValue, "expiresAt": String(session.expiresAt.millisecondsSince1970)])
-        h.clock.advance(by: 400)  // past the first end
+        // Asked again at once: the end would move by less than a quarter TTL; nothing written.
+        h.clock.advance(by: 224)
+        let again = try h.service.extendConsentSession(id: made.id, actor: made.actor, requestId: nil)
+        #expect(again.outcome == .notYet && again.session == session)
+        #expect(try h.service.lastAuditSeq() == seq + 1, "not audited")
+        h.clock.advance(by: 176)  // past the first end
         #expect(try h.service.liveConsentSession(secretHash: Self.bytes(50)) == session, "it outlives its first end")
 
         // Up to twelve TTLs after creation: 10,800 s; extended each time near its end.
@@ -138,9 +143,9 @@ import Testing
         var extensions = 1
         while true {
             h.clock.set(end.addingTimeInterval(-60))
-            let (next, moved) = try h.service.extendConsentSession(id: made.id, actor: made.actor, requestId: nil)
-            guard moved else {
-                #expect(next.expiresAt == end, "nothing changed at the limit")
+            let (next, outcome) = try h.service.extendConsentSession(id: made.id, actor: made.actor, requestId: nil)
+            guard case .to = outcome else {
+                #expect(outcome == .atLimit && next.expiresAt == end, "nothing changed at the limit")
                 break
             }
             #expect(next.expiresAt > end)
