@@ -189,7 +189,9 @@ def check_not_required(environment: dict, here: str) -> None:
     """`${VAR:?message}` makes compose fail every command (stop, exec, run) in a shell without
     VAR, not only the first `up`: the bootstrap key is needed once and then left unset."""
     for key, value in environment.items():
-        check(":?" not in str(value or ""), here,
+        # ${VAR:?message} and ${VAR?message} both stop compose when VAR is unset.
+        required = re.search(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?\?", str(value or ""))
+        check(required is None, here,
               f"{key} is required with ${{...:?}}: compose resolves it for every command, so stop, exec and run "
               "fail without it; use ${...:-}")
 
@@ -348,13 +350,15 @@ def check_secret_files(settings: dict, container: dict, volumes: dict, secrets: 
         volume = volumes.get(mounts.get(directory, ""), {})
         secret_name = volume.get("secret", {}).get("secretName")
         if check(secret_name is not None, there, f"{setting} {path!r} is not in a mounted Secret volume"):
-            items = {i["path"]: i["key"] for i in volume["secret"].get("items", [])}
-            key = items.get(file_name, file_name if not items else None)
+            items = {i["path"]: i for i in volume["secret"].get("items", [])}
+            item = items.get(file_name)
+            key = item["key"] if item else (file_name if not items else None)
             check(key is not None and key in secrets.get(secret_name, {}), there,
                   f"{setting}: Secret {secret_name} has no key for {file_name}")
-            mode = volume["secret"].get("defaultMode", 0o644)
+            # An item's own mode overrides the volume's defaultMode for its file.
+            mode = (item or {}).get("mode", volume["secret"].get("defaultMode", 0o644))
             check(mode & 0o007 == 0, there, f"the Secret volume {volume['name']} is readable by others "
-                                            f"(defaultMode {mode:o})")
+                                            f"(mode {mode:o} for {file_name})")
 
 
 def check_behind_a_proxy(settings: dict, there: str) -> None:

@@ -41,7 +41,7 @@ enum Settings {
         flag: "database-start-timeout", environment: "PERMISSION_DATABASE_START_TIMEOUT",
         defaultValue: "60",
         help:
-            "PostgreSQL only (refused beside a SQLite file): seconds serve keeps trying at start while the database cannot be reached or refuses the login (a replica started before its database, a database restarting), logging each try, before it exits 69; 0 tries once (0-3600).",
+            "PostgreSQL only (refused beside a SQLite file): seconds serve keeps trying at start while the database cannot be reached or refuses the login (a replica started before its database, a database restarting), logging each try, before it exits 69 (the last try may take its connect_timeout, 5 s, more); 0 tries once; the other commands try once (0-3600).",
         range: 0...3_600
     )
     static let databasePoolSize = Setting(
