@@ -264,7 +264,7 @@ import Testing
         let page = try browser.get("/consent/settings").text
         #expect(
             page.contains(
-                #"<footer id="session"><p>This session ends at <time id="session-end" datetime="\#(ConsentPage.isoTime(firstEnd))" data-left-ms="900000">\#(ConsentPage.utcClock(firstEnd))</time>.</p><form class="extend" method="post" action="/consent/session/extend">"#
+                #"<footer id="session"><p>This session ends at <time id="session-end" datetime="\#(ConsentPage.isoTime(firstEnd))" data-left-ms="900000" data-session="\#(created.detail?["session"] ?? "")">\#(ConsentPage.utcClock(firstEnd))</time>.</p><form class="extend" method="post" action="/consent/session/extend">"#
             ), "the end in the footer")
         let back = #"<input type="hidden" name="back" value="/consent/settings"><button type="submit">Stay Signed In</button>"#
         #expect(page.contains(back))

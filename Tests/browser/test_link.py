@@ -315,3 +315,30 @@ class SessionEndTests(p.PagesTestCase):
         self.assertGreater(p.one(self.browser, "time#session-end").get_attribute("datetime"), first_end)
         extended = self.server.audit(user, "consent.session.extended")
         self.assertEqual([e["actor"] for e in extended], [{"keyId": session_id, "role": "user"}])
+
+    def test_a_session_extended_in_another_tab_stops_warning_here(self):
+        """Two tabs of one session: once the warning shows in both, Stay Signed In in one
+        clears it in the other, which now shows the later end."""
+        user = h.unique("twotabs")
+        self.open_session(user)
+        first = self.browser.current_window_handle
+        text = p.one(self.browser, "#session-warning-text")
+        h.wait(self.browser, lambda b: text.text != "", timeout=20, message="the warning in the first tab")
+        shown_before = p.one(self.browser, "time#session-end").text
+        self.browser.switch_to.new_window("tab")
+        try:
+            h.load(self.browser, self.server.url("/consent/history"))
+            h.wait(self.browser, lambda b: p.one(b, "#session-warning-text").text != "", timeout=20,
+                   message="the warning in the second tab")
+            button = p.one(self.browser, "#session-warning-actions form.extend button")
+            p.navigates(self.browser, button.click)
+            self.assertEqual(p.flash(self.browser).text, "You stay signed in longer.")
+        finally:
+            self.browser.close()
+            self.browser.switch_to.window(first)
+        h.wait(self.browser, lambda b: p.one(b, "#session-warning-text").text == "", timeout=10,
+               message="the first tab's warning gone after the other tab's extension")
+        self.assertFalse(p.one(self.browser, "#session-warning-actions").is_displayed())
+        later = p.one(self.browser, "time#session-end").text
+        self.assertTrue(later >= shown_before, f"{later} after {shown_before}")
+

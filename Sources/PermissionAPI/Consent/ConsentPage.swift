@@ -121,7 +121,11 @@ struct ConsentPage: Sendable {
             HTML.element(
                 "p", [:], HTML(ConsentText.text(.sessionEndsAt, language)),
                 HTML.element(
-                    "time", ["id": "session-end", "datetime": Self.isoTime(end), "data-left-ms": String(left)],
+                    "time",
+                    [
+                        "id": "session-end", "datetime": Self.isoTime(end), "data-left-ms": String(left),
+                        "data-session": visit.session.id.rawValue,
+                    ],
                     HTML(Self.utcClock(end))),
                 HTML(ConsentText.text(.sessionEndsAfter, language))),
             extendForm(visit))

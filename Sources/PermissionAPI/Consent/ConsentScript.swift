@@ -11,7 +11,8 @@
 /// (WCAG 2.1, 3.2.2 On Input). On every page of a session, the session's end is shown in the
 /// browser's time zone, and `ConsentPage.sessionWarningLead` before it the warning region says
 /// that it ends soon and shows "Stay Signed In" (WCAG 2.2.1 Timing Adjustable), then that it
-/// has ended. On every page, the `done` name a change was redirected with
+/// has ended; pages open in other tabs share a later end (`BroadcastChannel`), so a session
+/// extended in one tab stops warning in the others. On every page, the `done` name a change was redirected with
 /// leaves the address once its sentence is shown, so that a reload or a bookmark does not say
 /// again that something was saved.
 enum ConsentScript {
@@ -35,30 +36,44 @@ enum ConsentScript {
           var endsAt = Date.now() + Number(end.getAttribute("data-left-ms"));
           var lead = Number(text.getAttribute("data-lead-ms"));
           if (isNaN(endsAt) || isNaN(lead)) { return; }
-          try {
-            end.textContent = new Date(endsAt).toLocaleTimeString(document.documentElement.lang || undefined,
-                                                                   { hour: "2-digit", minute: "2-digit" });
-          } catch (error) {}
+          var footerForms = document.querySelectorAll("footer form.extend");
+          var timer = null;
+          function showEnd() {
+            try {
+              end.textContent = new Date(endsAt).toLocaleTimeString(document.documentElement.lang || undefined,
+                                                                     { hour: "2-digit", minute: "2-digit" });
+            } catch (error) {}
+          }
           function check() {
             var left = endsAt - Date.now();
-            if (left <= 0) {
-              actions.hidden = true;
-              Array.prototype.forEach.call(document.querySelectorAll("footer form.extend"), function (form) {
-                form.hidden = true;
-              });
-              text.textContent = text.getAttribute("data-ended");
-              return;
-            }
-            if (left <= lead) {
-              if (actions.hidden) {
-                actions.hidden = false;
-                text.textContent = text.getAttribute("data-soon");
-              }
-              window.setTimeout(check, Math.min(left + 50, 30000));
-              return;
-            }
-            window.setTimeout(check, Math.min(left - lead + 50, 60000));
+            var ended = left <= 0;
+            var soon = !ended && left <= lead;
+            actions.hidden = !soon;
+            Array.prototype.forEach.call(footerForms, function (form) { form.hidden = ended; });
+            var message = ended ? text.getAttribute("data-ended") : soon ? text.getAttribute("data-soon") : "";
+            // Set only when it changes: an alert region announces each new text.
+            if (text.textContent !== message) { text.textContent = message; }
+            if (timer !== null) { window.clearTimeout(timer); timer = null; }
+            if (ended) { return; }
+            timer = window.setTimeout(check, soon ? Math.min(left + 50, 30000) : Math.min(left - lead + 50, 60000));
           }
+          // Other pages of the same session open in this browser share their end: a session
+          // extended in one tab no longer warns, or says it has ended, in another. (Another
+          // link opened since is another session, whose end says nothing of this one.)
+          var session = end.getAttribute("data-session") || "";
+          if (window.BroadcastChannel) {
+            var channel = new BroadcastChannel("permission-consent-session");
+            channel.onmessage = function (event) {
+              if (!event.data || event.data.session !== session) { return; }
+              var other = Number(event.data.endsAt);
+              if (isNaN(other) || other <= endsAt) { return; }
+              endsAt = other;
+              showEnd();
+              check();
+            };
+            channel.postMessage({ session: session, endsAt: endsAt });
+          }
+          showEnd();
           check();
         })();
         (function () {

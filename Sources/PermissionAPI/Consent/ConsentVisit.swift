@@ -7,7 +7,7 @@ struct ConsentVisit: Sendable {
     let session: ConsentSession
     let csrfToken: String
     /// When the request was authenticated: a page says how long its session has left from here.
-    var at: Date = Date()
+    let at: Date
 
     var principal: Principal { Principal(session: session) }
     var user: UserID { session.user }
