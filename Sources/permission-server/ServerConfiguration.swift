@@ -126,18 +126,14 @@ struct ServerConfiguration: Sendable {
         }
         readCacheEntries = try resolver.int(Settings.readCacheEntries)
         databasePoolSize = try resolver.int(Settings.databasePoolSize)
-        if !DatabaseLocation.isPostgresURI(databasePath), let (value, source) = resolver.value(Settings.databasePoolSize),
-            source != .default
-        {
-            // A SQLite file has no connection pool to size: said, not ignored.
-            throw .invalid(Settings.databasePoolSize, value, source, "only with a PostgreSQL URI in --database")
-        }
         databaseStartTimeout = try resolver.int(Settings.databaseStartTimeout)
-        if !DatabaseLocation.isPostgresURI(databasePath),
-            let (value, source) = resolver.value(Settings.databaseStartTimeout), source != .default
-        {
-            // A SQLite file is opened at once or not at all: said, not ignored.
-            throw .invalid(Settings.databaseStartTimeout, value, source, "only with a PostgreSQL URI in --database")
+        // A SQLite file has no connection pool to size and is opened at once or not at all:
+        // these settings given beside one are said, not ignored.
+        if !DatabaseLocation.isPostgresURI(databasePath) {
+            for setting in [Settings.databasePoolSize, Settings.databaseStartTimeout] {
+                guard let (value, source) = resolver.value(setting), source != .default else { continue }
+                throw .invalid(setting, value, source, "only with a PostgreSQL URI in --database")
+            }
         }
         logFormat = try resolver.choice(Settings.logFormat, among: ["text", "json"])
         let level = try resolver.choice(

@@ -264,7 +264,7 @@ import Testing
         let page = try browser.get("/consent/settings").text
         #expect(
             page.contains(
-                #"<footer id="session"><p>This session ends at <time id="session-end" datetime="\#(ConsentPage.isoTime(firstEnd))" data-left-ms="900000" data-session="\#(created.detail?["session"] ?? "")">\#(ConsentPage.utcClock(firstEnd))</time>.</p><form class="extend" method="post" action="/consent/session/extend">"#
+                #"<footer id="session"><p>This session ends at <time id="session-end" datetime="\#(ConsentPage.machineTime(firstEnd))" data-left-ms="900000" data-session="\#(created.detail?["session"] ?? "")">\#(ConsentPage.readableTime(firstEnd))</time>.</p><form class="extend" method="post" action="/consent/session/extend">"#
             ), "the end in the footer")
         let back = #"<input type="hidden" name="back" value="/consent/settings"><button type="submit">Stay Signed In</button>"#
         #expect(page.contains(back))
@@ -294,7 +294,7 @@ import Testing
         #expect(try app.lastSeq() == seq + 1, "pressed again at once: nothing written, nothing audited")
         let after = try browser.get("/consent/settings?done=extended").text
         #expect(after.contains("You stay signed in longer."))
-        #expect(after.contains(#"datetime="\#(ConsentPage.isoTime(newEnd))""#))
+        #expect(after.contains(#"datetime="\#(ConsentPage.machineTime(newEnd))""#))
 
         app.clock.advance(by: 400)  // past the first end
         #expect(try browser.get("/consent/").status == 200, "it outlives its first end")

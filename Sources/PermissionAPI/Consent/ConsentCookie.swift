@@ -34,15 +34,17 @@ struct ConsentCookie: Sendable {
     /// The `Set-Cookie` values that set `secret` until `expiresAt` (as `Max-Age`, seconds from
     /// `now`, RFC 6265 §5.2.2; at least 1), the cookie itself first.
     func set(_ secret: String, now: Date, expiresAt: Date) -> [String] {
-        let seconds = max(1, Int(expiresAt.timeIntervalSince(now).rounded(.down)))
-        return names.map {
-            "\($0)=\(secret); Path=\(Self.path); Max-Age=\(seconds); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
-        }
+        fields(secret, maxAge: max(1, Int(expiresAt.timeIntervalSince(now).rounded(.down))))
     }
 
     /// The `Set-Cookie` values that remove the cookie, the cookie itself first.
-    func clear() -> [String] {
-        names.map { "\($0)=; Path=\(Self.path); Max-Age=0; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "") }
+    func clear() -> [String] { fields("", maxAge: 0) }
+
+    /// A `Set-Cookie` value for each of ``names``.
+    private func fields(_ value: String, maxAge: Int) -> [String] {
+        names.map {
+            "\($0)=\(value); Path=\(Self.path); Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+        }
     }
 
     /// The session secret the request's `Cookie` fields carry under ``name``, if any (the first

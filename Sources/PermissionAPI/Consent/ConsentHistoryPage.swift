@@ -49,28 +49,12 @@ enum ConsentHistoryPage {
         if let service = entry.service { facts.append(ConsentText.serviceName(service, language)) }
         if let to = entry.to, entry.from != to { facts.append(ConsentText.now(ConsentText.state(to, language), language)) }
         var parts = [
-            HTML.element("time", ["datetime": machineTime(entry.at)], HTML(readableTime(entry.at))),
+            HTML.element("time", ["datetime": ConsentPage.machineTime(entry.at)], HTML(ConsentPage.readableTime(entry.at))),
             HTML.element("span", ["class": "what"], HTML(ConsentText.action(entry, language))),
         ]
         if !facts.isEmpty {
             parts.append(HTML.element("span", ["class": "detail", "dir": "auto"], HTML(facts.joined(separator: " · "))))
         }
         return HTML.element("li", ["data-seq": String(entry.seq)], parts)
-    }
-
-    /// RFC 3339 in UTC with milliseconds, for `<time datetime>`.
-    static func machineTime(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
-
-    /// `2026-11-22 10:00 UTC`: the same in every language, unambiguous.
-    static func readableTime(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-        return formatter.string(from: date)
     }
 }

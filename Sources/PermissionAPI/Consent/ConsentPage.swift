@@ -28,10 +28,6 @@ struct ConsentPage: Sendable {
         }
     }
 
-    /// How long before the session's end the script warns and offers to stay signed in
-    /// (``ConsentSession/warningLead``); ``ConsentText/Key/sessionEndsSoon`` says it.
-    static let sessionWarningLead: Duration = .seconds(Int(ConsentSession.warningLead))
-
     /// The form field that names the page "Stay Signed In" was pressed on, to go back to.
     static let backField = "back"
 
@@ -123,15 +119,15 @@ struct ConsentPage: Sendable {
                 HTML.element(
                     "time",
                     [
-                        "id": "session-end", "datetime": Self.isoTime(end), "data-left-ms": String(left),
+                        "id": "session-end", "datetime": Self.machineTime(end), "data-left-ms": String(left),
                         "data-session": visit.session.id.rawValue,
                     ],
-                    HTML(Self.utcClock(end))),
+                    HTML(Self.readableTime(end))),
                 HTML(ConsentText.text(.sessionEndsAfter, language))),
             extendForm(visit))
     }
 
-    /// The warning the script fills in ``sessionWarningLead`` before the session's end (an
+    /// The warning the script fills in ``ConsentSession/warningLead`` before the session's end (an
     /// empty alert region until then, so that its text is announced when it appears) and the
     /// "Stay Signed In" form beside it, hidden until then.
     private func sessionWarning(_ visit: ConsentVisit) -> HTML {
@@ -141,7 +137,7 @@ struct ConsentPage: Sendable {
                 "p",
                 [
                     "id": "session-warning-text", "role": "alert",
-                    "data-lead-ms": String(Self.sessionWarningLead.components.seconds * 1000),
+                    "data-lead-ms": String(Int(ConsentSession.warningLead * 1000)),
                     "data-soon": ConsentText.text(.sessionEndsSoon, language),
                     "data-ended": ConsentText.text(.sessionHasEnded, language),
                 ]),
@@ -157,24 +153,20 @@ struct ConsentPage: Sendable {
             HTML.element("button", ["type": "submit"], HTML(ConsentText.text(.staySignedIn, language))))
     }
 
-    /// `date` as RFC 3339 in UTC to the second (a `datetime` attribute).
-    static func isoTime(_ date: Date) -> String {
-        let parts = utcParts(date)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
-            parts.minute ?? 0, parts.second ?? 0)
+    /// RFC 3339 in UTC with milliseconds, for `<time datetime>`.
+    static func machineTime(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
     }
 
-    /// `date`'s time of day in UTC, `HH:MM UTC`.
-    static func utcClock(_ date: Date) -> String {
-        let parts = utcParts(date)
-        return String(format: "%02d:%02d UTC", parts.hour ?? 0, parts.minute ?? 0)
-    }
-
-    private static func utcParts(_ date: Date) -> DateComponents {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+    /// `2026-11-22 10:00 UTC`: the same in every language, unambiguous.
+    static func readableTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+        return formatter.string(from: date)
     }
 
     /// The page as `text/html` with ``headers`` (the security headers are added for every

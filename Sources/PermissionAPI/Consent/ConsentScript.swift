@@ -9,7 +9,7 @@
 /// rather than the whole list again. A settings choice is saved by its Save
 /// button only: choosing a radio with the arrow keys must not save each option passed
 /// (WCAG 2.1, 3.2.2 On Input). On every page of a session, the session's end is shown in the
-/// browser's time zone, and `ConsentPage.sessionWarningLead` before it the warning region says
+/// browser's time zone, and `ConsentSession.warningLead` before it the warning region says
 /// that it ends soon and shows "Stay Signed In" (WCAG 2.2.1 Timing Adjustable), then that it
 /// has ended; pages open in other tabs share a later end (`BroadcastChannel`), so a session
 /// extended in one tab stops warning in the others. On every page, the `done` name a change was redirected with

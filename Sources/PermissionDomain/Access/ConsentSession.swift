@@ -117,9 +117,10 @@ public struct ConsentSession: Hashable, Sendable {
         case atLimit
     }
 
-    /// What an extension at `now` does (``Extension``); nil when the session is not live.
-    public func extending(at now: Date, ttl: TimeInterval) -> Extension? {
-        guard isLive(at: now) else { return nil }
+    /// What an extension at `now` does (``Extension``).
+    /// - Precondition: the session is live at `now` (the caller refuses any other state first).
+    public func extending(at now: Date, ttl: TimeInterval) -> Extension {
+        precondition(isLive(at: now), "only a live session is extended")
         let limit = createdAt.addingTimeInterval(ttl * Double(Self.maxLifetimeFactor)).truncatedToMilliseconds
         guard expiresAt < limit else { return .atLimit }
         let end = min(now.addingTimeInterval(ttl), limit).truncatedToMilliseconds

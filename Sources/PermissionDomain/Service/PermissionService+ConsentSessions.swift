@@ -100,9 +100,7 @@ extension PermissionService {
             case .expired: throw ConsentSessionError.expired
             case .unopened: throw ConsentSessionError.unknownToken
             }
-            guard let outcome = session.extending(at: context.now, ttl: configuration.consentSessionTTL) else {
-                throw ConsentSessionError.expired  // not live: checked above, so not reached
-            }
+            let outcome = session.extending(at: context.now, ttl: configuration.consentSessionTTL)
             guard case .to(let end) = outcome else { return (session, outcome) }
             let extended = session.ending(at: end)
             try writer.save(extended)
