@@ -185,9 +185,12 @@ final class PostgresChangeFollower: @unchecked Sendable {
     static func follow(on connection: PostgresConnection, model: PostgresReadModel) throws -> (from: Int64, to: Int64)? {
         let session = PostgresSession(connection: connection)
         let started = ContinuousClock.now
+        // The revision shown before the head is read: the replica's own commits apply the log
+        // too, at the same time, and may show a revision past a head read first. One read
+        // before the head is at most the head then, unless the log truly went back.
+        let shown = model.visibleRevision
         let head = try session.lastAuditSeq()
         var rewound: (from: Int64, to: Int64)?
-        let shown = model.visibleRevision
         if head < shown {
             let loaded = try catalogue(on: connection)
             model.rewind(to: min(head, loaded.asOf), catalogue: loaded.catalogue)

@@ -137,6 +137,45 @@ import Testing
     /// of the database, or an edit around the triggers): its follower finds the head behind
     /// what it showed, empties the read model, says so, and reads the seqs given out again, so
     /// that a change under a reused seq is not hidden by the record cached before.
+    /// The replica's own commits apply the log as its follower does, at the same time: one of
+    /// them reading the head just before the other moves the visible revision past it is no
+    /// rewind. The revision the replica shows never goes back, and nothing is reported.
+    @Test func followsRacingTheReplicasOwnCommitsNeverRewind() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        final class Reports: Sendable {
+            let messages = Mutex<[String]>([])
+        }
+        let reports = Reports()
+        let replica = try PostgresPermissionStore.open(
+            connectionString: database, keyring: .forTests, poolSize: 2,
+            readModel: .init(cacheEntries: 1_000, followInterval: .milliseconds(1)) { message, failed in
+                if failed { reports.messages.withLock { $0.append(message) } }
+            })
+        let other = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
+        let deadline = ContinuousClock.now + .milliseconds(1_500)
+        var wentBack = false
+        let writers = DispatchGroup()
+        for store in [replica, other] {
+            DispatchQueue.global().async(group: writers) {
+                while ContinuousClock.now < deadline {
+                    _ = try? store.write { writer in
+                        try writer.append(AuditEntry(at: Self.now, actor: .system, action: .appPut, detail: ["n": "1"]))
+                    }
+                }
+            }
+        }
+        var shown: Int64 = 0
+        while ContinuousClock.now < deadline {
+            let now = try replica.visibleRevision()
+            if now < shown { wentBack = true }
+            shown = max(shown, now)
+        }
+        writers.wait()
+        #expect(reports.messages.withLock { $0 }.isEmpty, "\(reports.messages.withLock { $0 })")
+        #expect(!wentBack, "the visible revision went back")
+        #expect(shown > 10, "writes were made: \(shown)")
+    }
+
     @Test func aLogRewoundUnderTheReplicaIsReadAgainFromItsHead() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
         final class Reports: Sendable {
