@@ -41,7 +41,7 @@ struct AuditRotateKeyCommand: ParsableCommand {
         help: ArgumentHelp("The new audit server key: a file holding 32 random bytes in base64.", valueName: "file"))
     var newKeyFile: String
 
-    @OptionGroup var options: SettingOptions
+    @OptionGroup var options: SettingOptions<SettingsScopes.Store>
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options)

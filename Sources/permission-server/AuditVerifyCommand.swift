@@ -33,7 +33,7 @@ struct AuditVerifyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Entries read per query.", valueName: "count"))
     var batchSize = SQLitePermissionStore.defaultVerifyBatchSize
 
-    @OptionGroup var options: SettingOptions
+    @OptionGroup var options: SettingOptions<SettingsScopes.Verify>
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options)

@@ -25,7 +25,7 @@ struct BackupCommand: ParsableCommand {
     )
     var force = false
 
-    @OptionGroup var options: SettingOptions
+    @OptionGroup var options: SettingOptions<SettingsScopes.Store>
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options)

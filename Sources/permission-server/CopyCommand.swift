@@ -36,7 +36,7 @@ struct CopyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Rows copied between two progress lines of a table.", valueName: "n"))
     var progressEvery = 10_000
 
-    @OptionGroup var options: SettingOptions
+    @OptionGroup var options: SettingOptions<SettingsScopes.Copy>
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options, passwordForDatabase: false)

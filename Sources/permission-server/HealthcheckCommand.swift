@@ -20,7 +20,7 @@ struct HealthcheckCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The path to probe.", valueName: "path"))
     var path: String = "/readyz"
 
-    @OptionGroup var options: SettingOptions
+    @OptionGroup var options: SettingOptions<SettingsScopes.Healthcheck>
 
     func validate() throws {
         guard timeout > 0, timeout <= 300 else { throw ValidationError("--timeout must be in (0, 300] seconds") }

@@ -21,7 +21,7 @@ struct KeysCommand: ParsableCommand {
     ///   first admin key before the server ever ran); else it is refused with exit 66, as a
     ///   mistyped `--database` would otherwise list the keys of a new, empty database.
     static func open(
-        _ options: SettingOptions, label: String, creating: Bool = false
+        _ options: SettingOptions<SettingsScopes.Store>, label: String, creating: Bool = false
     ) throws -> (any PermissionStore, PermissionService) {
         let configuration = try ServerConfiguration.resolve(options)
         LoggingSetup.bootstrap(configuration)
@@ -69,7 +69,7 @@ struct KeysCommand: ParsableCommand {
         @Option(help: "The app an app key is bound to.") var app: String?
         @Option(help: "A label for operators.") var name: String
         @Flag(help: "Print {\"id\":...,\"secret\":...} instead of a sentence.") var json = false
-        @OptionGroup var options: SettingOptions
+        @OptionGroup var options: SettingOptions<SettingsScopes.Store>
 
         func run() throws {
             let (_, service) = try KeysCommand.open(options, label: "permission-server.keys", creating: true)
@@ -96,7 +96,7 @@ struct KeysCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List keys (never secrets), revoked ones marked.")
 
-        @OptionGroup var options: SettingOptions
+        @OptionGroup var options: SettingOptions<SettingsScopes.Store>
 
         func run() throws {
             let (_, service) = try KeysCommand.open(options, label: "permission-server.keys")
@@ -113,7 +113,7 @@ struct KeysCommand: ParsableCommand {
             abstract: "Revoke a key (a running server refuses it within about 100 ms; 5 s at most).")
 
         @Argument(help: "The key id.") var id: String
-        @OptionGroup var options: SettingOptions
+        @OptionGroup var options: SettingOptions<SettingsScopes.Store>
 
         func run() throws {
             let (_, service) = try KeysCommand.open(options, label: "permission-server.keys")

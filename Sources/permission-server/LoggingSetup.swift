@@ -15,7 +15,8 @@ enum LoggingSetup {
 
     /// Installs the handler `configuration` asks for, then warns of each `PERMISSION_*`
     /// variable of the environment that is no setting (``ServerConfiguration/unknownEnvironment``):
-    /// a misspelt name would otherwise be ignored without a word, and its default used.
+    /// a misspelt name would otherwise be ignored without a word, and its default used; and of
+    /// each flag given that the subcommand does not read (``ServerConfiguration/unreadFlags``).
     static func bootstrap(_ configuration: ServerConfiguration) {
         bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         let logger = Logger(label: "permission-server")
@@ -23,6 +24,9 @@ enum LoggingSetup {
             var metadata: Logger.Metadata = ["variable": "\(name)"]
             if let near = Settings.nearest(toEnvironment: name) { metadata["did-you-mean"] = "\(near)" }
             logger.warning("ignoring an environment variable that is no setting", metadata: metadata)
+        }
+        for flag in configuration.unreadFlags {
+            logger.warning("ignoring a flag this command does not read (serve does)", metadata: ["flag": "--\(flag)"])
         }
     }
 }

@@ -14,7 +14,7 @@ struct MigrateCommand: ParsableCommand {
         abstract: "Apply pending schema migrations to the database (SQLite file or PostgreSQL) and exit."
     )
 
-    @OptionGroup var options: SettingOptions
+    @OptionGroup var options: SettingOptions<SettingsScopes.Store>
 
     func run() throws {
         let configuration = try ServerConfiguration.resolve(options)

@@ -20,7 +20,7 @@ struct ServeCommand: ParsableCommand {
         abstract: "Serve the permission API (the default subcommand)."
     )
 
-    @OptionGroup var options: SettingOptions
+    @OptionGroup var options: SettingOptions<SettingsScopes.Serve>
 
     /// The opened store, with what only one kind has.
     private enum Opened {

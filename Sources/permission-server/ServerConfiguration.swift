@@ -30,6 +30,9 @@ struct ServerConfiguration: Sendable {
     /// variable of `permctl` (sorted), to warn of: a config file's unknown name is refused,
     /// but the environment holds other programs' variables too.
     var unknownEnvironment: [String]
+    /// The flags given that the subcommand does not read (``SettingOptions/unreadFlags``), to
+    /// warn of.
+    var unreadFlags: [String] = []
     var logFormat: String
     var logLevel: Logger.Level
     var promptTTL: Int
@@ -247,11 +250,15 @@ struct ServerConfiguration: Sendable {
 
     /// Resolves the configuration of a subcommand, turning a bad setting into a usage error
     /// (exit code 64, EX_USAGE) with a message naming it.
-    static func resolve(_ options: SettingOptions, passwordForDatabase: Bool = true) throws -> ServerConfiguration {
+    static func resolve<Scope>(
+        _ options: SettingOptions<Scope>, passwordForDatabase: Bool = true
+    ) throws -> ServerConfiguration {
         do {
-            return try ServerConfiguration(
+            var configuration = try ServerConfiguration(
                 flags: options.givenFlags, environment: ProcessInfo.processInfo.environment,
                 passwordForDatabase: passwordForDatabase)
+            configuration.unreadFlags = options.unreadFlags
+            return configuration
         } catch {
             throw ValidationError(error.description)
         }

@@ -252,6 +252,69 @@ struct ConfigurationTests {
         #expect(!result.stderr.contains("PERMISSION_URL") && !result.stderr.contains("PERMISSION_KEY="), "permctl's are expected")
     }
 
+    @Test(
+        "each subcommand's --help lists the settings it reads, --help-hidden all of them",
+        arguments: [
+            (["serve"], nil),
+            (
+                ["migrate"],
+                ["--database", "--database-password-file", "--audit-key-file", "--log-format", "--log-level", "--config"]
+            ),
+            (
+                ["keys", "create"],
+                ["--database", "--database-password-file", "--audit-key-file", "--log-format", "--log-level", "--config"]
+            ),
+            (
+                ["audit", "rotate-key"],
+                ["--database", "--database-password-file", "--audit-key-file", "--log-format", "--log-level", "--config"]
+            ),
+            (
+                ["backup"],
+                ["--database", "--database-password-file", "--audit-key-file", "--log-format", "--log-level", "--config"]
+            ),
+            (["audit", "verify"], ["--database", "--database-password-file", "--log-format", "--log-level", "--config"]),
+            (["copy"], ["--database-password-file", "--audit-key-file", "--log-format", "--log-level", "--config"]),
+            (["healthcheck"], ["--host", "--port", "--config"]),
+        ] as [([String], [String]?)])
+    func eachSubcommandsHelpListsTheSettingsItReads(command: [String], reads: [String]?) throws {
+        // Every setting's flag, from the generated table.
+        let table = try Subprocess.run(Paths.serverBinary, ["settings-table"]).stdout
+        let every = Set(
+            table.split(separator: "\n").filter { $0.hasPrefix("| `--") }.compactMap {
+                $0.split(separator: "`").dropFirst().first.map(String.init)
+            })
+        #expect(every.count >= 30 && every.contains("--max-body-bytes"))
+        func flags(_ help: String) -> Set<String> {
+            Set(
+                help.split(separator: "\n").compactMap { line in
+                    line.hasPrefix("  --") ? line.dropFirst(2).split(separator: " ").first.map(String.init) : nil
+                }
+            ).intersection(every)
+        }
+        let help = try Subprocess.run(Paths.serverBinary, command + ["--help"])
+        #expect(help.status == 0)
+        #expect(flags(help.stdout) == reads.map(Set.init) ?? every, "\(help.stdout)")
+        let hidden = try Subprocess.run(Paths.serverBinary, command + ["--help-hidden"])
+        #expect(hidden.status == 0)
+        #expect(flags(hidden.stdout) == every, "\(hidden.stdout)")
+    }
+
+    @Test("a setting's flag a subcommand does not read is accepted and checked, with a warning that names it")
+    func aFlagTheSubcommandDoesNotReadIsWarnedOf() throws {
+        let directory = try Paths.makeTemporaryDirectory("unread-flag")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("m.sqlite").path
+        let result = try SubcommandTests.server(["migrate", "--database", database, "--max-body-bytes", "100000", "--port", "9"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("ignoring a flag this command does not read") }
+        #expect(warnings.count == 2, "\(result.stderr)")
+        #expect(warnings.first?.hasSuffix("flag=--max-body-bytes") == true && warnings.last?.hasSuffix("flag=--port") == true)
+        let checked = try SubcommandTests.server(["migrate", "--database", database, "--max-body-bytes", "lots"])
+        #expect(checked.status == 64 && checked.stderr.contains("--max-body-bytes"), "\(checked.stderr)")
+        let read = try SubcommandTests.server(["migrate", "--database", database, "--log-level", "warning"])
+        #expect(read.status == 0 && !read.stderr.contains("ignoring a flag"), "\(read.stderr)")
+    }
+
     static func date(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
