@@ -316,6 +316,29 @@ class SessionEndTests(p.PagesTestCase):
         extended = self.server.audit(user, "consent.session.extended")
         self.assertEqual([e["actor"] for e in extended], [{"keyId": session_id, "role": "user"}])
 
+    def test_at_the_end_the_page_says_so_and_offers_no_button(self):
+        """Waited out on a server whose sessions last the shortest time allowed (60 s): the
+        alert says the session has ended, Stay Signed In is gone from the warning and the
+        footer, and the server agrees (a reload says the link has expired)."""
+        server = h.server_with("--consent-session-ttl", "60")
+        user = h.unique("ended")
+        session_id, url = server.consent_link(user)
+        h.open_link(self.browser, url)
+        text = p.one(self.browser, "#session-warning-text")
+        h.wait(self.browser, lambda b: text.text.startswith("This session ends in less than"), timeout=10,
+               message="the warning, at once with a session shorter than the lead")
+        h.wait(self.browser, lambda b: text.text != "" and "ends in" not in text.text, timeout=75,
+               message="the end, about 60 s after the link")
+        self.assertEqual(text.text, "This session has ended. To make more changes, ask the app for a new link.")
+        self.assertFalse(p.one(self.browser, "#session-warning-actions").is_displayed())
+        self.assertFalse([f for f in p.css(self.browser, "footer form.extend") if f.is_displayed()],
+                         "no Stay Signed In in the footer")
+        violations = h.axe_violations(self.browser)
+        self.assertFalse(violations, "axe on the ended page:\n" + h.describe_violations(violations))
+        h.load(self.browser, server.url("/consent/"))
+        self.assertIn("expired", p.h1(self.browser))
+        self.assertEqual(server.audit(user, "consent.session.extended"), [], f"{session_id} was never extended")
+
     def test_a_session_extended_in_another_tab_stops_warning_here(self):
         """Two tabs of one session: once the warning shows in both, Stay Signed In in one
         clears it in the other, which now shows the later end."""
