@@ -46,12 +46,12 @@ struct EventStreamLimitTests {
         }
         // The bound: the writer's 100 ms look for other processes' commits, plus slack for a busy
         // machine; well within the key cache's 5 s, which would otherwise decide it.
-        #expect((refusedAfter ?? 10) < 2.5, "the revoked key still worked \(refusedAfter ?? 10) s later")
+        #expect((refusedAfter ?? 10) < 3.5, "the revoked key still worked \(refusedAfter ?? 10) s later")
         let ended = stream.waitForExit(timeout: 15)
         let elapsed = Date().timeIntervalSince(started)
         try #require(ended, "the stream of a revoked key is still open after \(elapsed) s")
         // The bound: the 100 ms look, plus the stream's 500 ms poll, plus slack for a busy machine.
-        #expect(elapsed < 3, "the stream ended \(elapsed) s after the revocation")
+        #expect(elapsed < 4.5, "the stream ended \(elapsed) s after the revocation")
         #expect(stream.process.termination == .exited(0), "the stream ended cleanly (its last chunk)")
 
         let deadline = Date().addingTimeInterval(5)

@@ -106,9 +106,16 @@ struct ReplicaFaultTests {
         #expect(gaveUp.stderr.contains("cannot open the database") && !gaveUp.stderr.contains("listening on"))
         #expect(!gaveUp.stderr.contains(postgres.password), "no password in the log")
 
-        // Started while the database refuses connections, allowed two seconds later: it serves.
+        // Started while the database refuses connections, allowed once it has said it tries
+        // again (or after 20 s): it serves.
         let allow = Thread {
-            Thread.sleep(forTimeInterval: 2)
+            _ = ReplicaTests.within(20) {
+                let logs = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+                return logs.filter { $0.hasPrefix("server-") && $0.hasSuffix(".log") }.contains { name in
+                    let text = try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+                    return text?.contains("cannot reach the database yet; trying again") == true
+                }
+            }
             try? connections(true)
         }
         allow.start()

@@ -114,13 +114,11 @@ struct ReplicaTests {
         #expect(seen != nil, "replica 2 never showed the write")
         #expect(stream.waitFor("\"seq\":\(revision)", timeout: 5), "the stream on replica 2: \(stream.text)")
         // One global sequence: a consumer resumes on another replica where it left off.
-        let resumed = try Subprocess.curl(
-            [
-                "-N", "-H", "Authorization: Bearer \(ServerProcess.adminKey)", "-H", "Last-Event-ID: \(revision - 1)",
-                cluster.replicas[1].baseURL + "/v1/events",
-            ], timeout: 2)
-        #expect(resumed.stdout.contains("id: \(revision)\nevent: authorization.set"), "\(resumed.stdout)")
-        #expect(!resumed.stdout.contains("id: \(revision - 1)\n"))
+        let resumed = try StreamingCurl(
+            url: cluster.replicas[1].baseURL + "/v1/events", key: ServerProcess.adminKey, directory: cluster.directory,
+            headers: ["Last-Event-ID: \(revision - 1)"])
+        #expect(resumed.waitFor("id: \(revision)\nevent: authorization.set", timeout: 10), "\(resumed.text)")
+        #expect(!resumed.text.contains("id: \(revision - 1)\n"))
 
         // A revision no write has made: 412 at once (PostgresReadModelTests and ConsistencyTests
         // cover one that exists but is not shown in time: 503).
@@ -177,7 +175,7 @@ struct ReplicaTests {
         #expect(try cluster.call(0, "DELETE", "/v1/keys/\(id)").status == 204)
         let refused = try Self.within(5) { try status(1) == "401" }
         #expect(refused != nil, "replica 1 still accepts the revoked key")
-        if let refused { #expect(refused < 2, "replica 1 refused it after \(refused) s") }
+        if let refused { #expect(refused < 3.5, "replica 1 refused it after \(refused) s (the key cache would take 5)") }
     }
 
     @Test("concurrent writes on every replica leave one gap-free chain that verifies")

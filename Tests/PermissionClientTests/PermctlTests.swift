@@ -228,9 +228,10 @@ struct PermctlTests {
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline, !follower.stdoutSoFar.contains(#""seq":9"#) { usleep(50_000) }
         #expect(follower.stdoutSoFar.contains(#""seq":9"#), "\(follower.stdoutSoFar)")
+        // The second feed ends after its entry, and is asked for again: a third may have come.
         let events = server.requests.filter { $0.target.hasPrefix("/v1/events") }
-        #expect(events.count == 2)
-        if events.count == 2 { #expect(events[1].at - events[0].at >= .milliseconds(950)) }
+        #expect(events.count >= 2)
+        if events.count >= 2 { #expect(events[1].at - events[0].at >= .milliseconds(950)) }
 
         let misplaced = try Permctl.run(["audit", "--idle-timeout", "5"], url: server.url, key: "k1")
         #expect(misplaced.status == 64, "\(misplaced.stderr)")

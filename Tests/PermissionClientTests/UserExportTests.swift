@@ -157,15 +157,13 @@ struct UserExportTests {
         let auditEntries = services.count * perService
 
         let viaCurl = server.directory.appendingPathComponent("curl.json").path
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = [
-            "-sS", "--fail", "-H", "Authorization: Bearer \(server.adminKey)", "-o", viaCurl,
-            server.url + "/v1/users/u42/export",
-        ]
-        try curl.run()
-        curl.waitUntilExit()
-        #expect(curl.terminationStatus == 0)
+        let curl = try ChildProcess.run(
+            "/usr/bin/curl",
+            [
+                "-sS", "--fail", "-H", "Authorization: Bearer \(server.adminKey)", "-o", viaCurl,
+                server.url + "/v1/users/u42/export",
+            ], timeout: 90)
+        #expect(curl.status == 0, "\(curl.standardError)")
         let reference = try Self.withoutExportedAt(Data(contentsOf: URL(fileURLWithPath: viaCurl)))
         #expect(reference.count > 16 << 20, "the export must be over the buffered cap: \(reference.count) bytes")
 
@@ -233,18 +231,12 @@ struct UserExportTests {
         }
         func curl(_ extra: [String]) throws -> (status: Int32, bytes: Int, took: Duration) {
             let output = server.directory.appendingPathComponent("curl-\(UUID().uuidString.prefix(8)).json")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments =
-                ["-sS", "--fail", "--max-time", "30", "-H", "Authorization: Bearer \(server.adminKey)", "-o", output.path]
-                + extra + [server.url + "/v1/users/u42/export"]
-            process.standardError = FileHandle.nullDevice
             let started = ContinuousClock.now
-            try process.run()
-            process.waitUntilExit()
-            return (
-                process.terminationStatus, fileSize(server.directory, output.lastPathComponent), ContinuousClock.now - started
-            )
+            let process = try ChildProcess.run(
+                "/usr/bin/curl",
+                ["-sS", "--fail", "--max-time", "30", "-H", "Authorization: Bearer \(server.adminKey)", "-o", output.path]
+                    + extra + [server.url + "/v1/users/u42/export"], timeout: 60)
+            return (process.status, fileSize(server.directory, output.lastPathComponent), ContinuousClock.now - started)
         }
         let whole = try curl([])
         #expect(whole.status == 0 && whole.bytes > 10_000_000, "\(whole)")

@@ -31,6 +31,7 @@ import Testing
         // A connection is lent to one thread: another thread takes the first and gives it back
         // half a second later.
         let out = DispatchSemaphore(value: 0)
+        let hold = DispatchSemaphore(value: 0)
         let released = DispatchSemaphore(value: 0)
         let firstIdentity = Mutex<ObjectIdentifier?>(nil)
         Thread.detachNewThread {
@@ -40,6 +41,8 @@ import Testing
             }
             firstIdentity.withLock { $0 = ObjectIdentifier(first) }
             out.signal()
+            // Held for half a second from when the second checkout starts.
+            _ = hold.wait(timeout: .now() + 30)
             Thread.sleep(forTimeInterval: 0.5)
             pool.checkin(first)
             released.signal()
@@ -54,6 +57,7 @@ import Testing
 
         // With one out, the checkout waits for it instead, and gets it once it is back.
         let started = ContinuousClock.now
+        hold.signal()
         let second = try pool.checkout()
         #expect(ContinuousClock.now - started >= .milliseconds(300), "it waited for the first")
         #expect(ObjectIdentifier(second) == first, "the connection that came back")

@@ -13,11 +13,14 @@ final class StreamingCurl {
     /// - Parameters:
     ///   - directory: where the received bytes go.
     ///   - timeout: curl's own `--max-time`, a backstop.
-    init(url: String, key: String, directory: URL, timeout: Int = 60) throws {
+    ///   - headers: more header fields (`Name: value`).
+    init(url: String, key: String, directory: URL, timeout: Int = 60, headers: [String] = []) throws {
         outputURL = directory.appendingPathComponent("stream-\(UUID().uuidString.prefix(6))")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         process = try ChildProcess(
-            Paths.curl, ["-sN", "--max-time", String(timeout), "-H", "Authorization: Bearer \(key)", url],
+            Paths.curl,
+            ["-sN", "--max-time", String(timeout), "-H", "Authorization: Bearer \(key)"] + headers.flatMap { ["-H", $0] }
+                + [url],
             standardOutput: outputURL.path)
     }
 
