@@ -3,7 +3,8 @@ internal import Ownership
 
 /// One libcurl easy handle (https://curl.se/libcurl/c/libcurl-easy.html) with the options a
 /// client sets once: allowed protocols (HTTP and HTTPS only), no signals, `TCP_NODELAY`, TCP
-/// keep-alive, the connect timeout, the user agent and TLS verification. It keeps its
+/// keep-alive, the connect timeout, the user agent, TLS verification (its CA file and pinned
+/// key) and the proxy. It keeps its
 /// connections alive between calls. A handle is used by one thread at a time (the pool hands
 /// it out exclusively), and the header list it sends lives as long as the handle needs it.
 final class EasyHandle {
@@ -12,6 +13,9 @@ final class EasyHandle {
         var connectTimeoutMilliseconds: Int
         var userAgent: String
         var verifyTLS: Bool
+        var caFile: String? = nil
+        var pinnedPublicKey: String? = nil
+        var proxy: String? = nil
     }
 
     private let curl: UnsafeMutableRawPointer
@@ -50,16 +54,20 @@ final class EasyHandle {
         try check(ccurl_setopt_long(curl, CURLOPT_NOSIGNAL, 1))
         try check(ccurl_setopt_long(curl, CURLOPT_TCP_NODELAY, 1))
         try check(ccurl_setopt_long(curl, CURLOPT_TCP_KEEPALIVE, 1))
-        // One connection a handle: a call on a fresh connection (below) closes the one kept
-        // before, instead of keeping up to libcurl's default of five, so that the handles of
-        // the pool hold at most one connection each (docs/client.md counts on it against the
-        // server's per-address limit).
+        // One connection a handle between calls: a call on a fresh connection (below) closes
+        // the one kept before when it ends, instead of keeping up to libcurl's default of five,
+        // so that an idle handle holds one connection, and a handle during such a call two
+        // (docs/client.md counts them against the server's per-address limit).
         try check(ccurl_setopt_long(curl, CURLOPT_MAXCONNECTS, 1))
         try check(ccurl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 0))
         try check(ccurl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds))
         try check(ccurl_setopt_string(curl, CURLOPT_USERAGENT, settings.userAgent))
         try check(ccurl_setopt_long(curl, CURLOPT_SSL_VERIFYPEER, settings.verifyTLS ? 1 : 0))
         try check(ccurl_setopt_long(curl, CURLOPT_SSL_VERIFYHOST, settings.verifyTLS ? 2 : 0))
+        if let caFile = settings.caFile { try check(ccurl_setopt_string(curl, CURLOPT_CAINFO, caFile)) }
+        if let pinned = settings.pinnedPublicKey { try check(ccurl_setopt_string(curl, CURLOPT_PINNEDPUBLICKEY, pinned)) }
+        // "" turns off the proxy the environment would otherwise give.
+        if let proxy = settings.proxy { try check(ccurl_setopt_string(curl, CURLOPT_PROXY, proxy)) }
         try check(ccurl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer))
         try check(ccurl_setopt_write_function(curl, easyHandleWrite))
         try check(ccurl_setopt_pointer(curl, CURLOPT_WRITEDATA, context))
@@ -135,7 +143,7 @@ final class EasyHandle {
             RawResponse(
                 status: status, body: sink.takeBody(), requestId: sink.requestId,
                 etag: sink.etag, contentType: sink.contentType, contentLength: sink.contentLength,
-                retryAfter: sink.retryAfter))
+                retryAfter: sink.retryAfter, revision: sink.revision))
     }
 
     private func setMethod(_ call: HTTPCall) throws(PermissionClientError) {

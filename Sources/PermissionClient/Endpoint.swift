@@ -10,7 +10,7 @@ public struct Endpoint<Value: Sendable>: Sendable {
     /// The path and query, percent-encoded.
     public let path: String
     let body: (@Sendable () throws -> [UInt8])?
-    let headers: [(name: String, value: String)]
+    private(set) var headers: [(name: String, value: String)]
     let accept: String
     let decode: @Sendable (RawResponse) throws(WireDecodingError) -> Value
     /// A `POST` that only reads (an AuthZEN evaluation, whose question is its body): retried and
@@ -35,6 +35,20 @@ public struct Endpoint<Value: Sendable>: Sendable {
 
     /// Whether the method is idempotent (RFC 9110 §9.2.2), which decides retries.
     public var isIdempotent: Bool { method != "POST" || readsOnly }
+
+    /// This call, answered only from state that includes `revision` (a
+    /// ``PermissionResponse/revision`` of an earlier write): it sends
+    /// `Permission-Consistency: at-least <revision>` (SPEC §9). Behind a load balancer over
+    /// several replicas, a read after one's own write otherwise may see the state before it for
+    /// up to a second. A replica that does not show the revision within a second answers `503`
+    /// `revision-unavailable` with `Retry-After` (a read is retried); one that no write made is
+    /// `412` (`.http`).
+    public func consistent(atLeast revision: Int64) -> Endpoint<Value> {
+        var copy = self
+        copy.headers.removeAll { $0.name.lowercased() == "permission-consistency" }
+        copy.headers.append((name: "Permission-Consistency", value: "at-least \(max(0, revision))"))
+        return copy
+    }
 }
 
 extension Endpoint where Value: Decodable {

@@ -39,4 +39,6 @@ struct RawResponse: Sendable {
     var contentLength: Int64? = nil
     /// `Retry-After` as sent, if any.
     var retryAfter: String? = nil
+    /// `Permission-Revision`, if sent and a number.
+    var revision: Int64? = nil
 }

@@ -28,8 +28,25 @@ extension PermissionClient {
         public var userAgent: String
         /// Verify the server's certificate and host name on `https` (default true).
         public var verifyTLS: Bool
-        /// Easy handles kept idle for reuse, each with its own kept-alive connections.
-        public var maxIdleHandles: Int
+        /// A PEM file of the certificate authorities that the server's certificate is verified
+        /// against, instead of the system's (`CURLOPT_CAINFO`): a private CA, rather than
+        /// turning `verifyTLS` off. nil (the default): the system's bundle.
+        public var caFile: String? = nil
+        /// The server's public key the connection must present, besides a certificate that
+        /// verifies (`CURLOPT_PINNEDPUBLICKEY`): a PEM or DER file, or `sha256//<base64>` hashes
+        /// separated by `;`. nil (the default): no pinning.
+        public var pinnedPublicKey: String? = nil
+        /// The proxy calls go through (`http://host:port`, `socks5h://...`). nil (the default):
+        /// libcurl's environment variables decide (`http_proxy`, `HTTPS_PROXY`, `ALL_PROXY`,
+        /// `NO_PROXY`), as for curl; `""`: never a proxy, whatever the environment says. Over
+        /// a proxy and plain `http`, the API key crosses it readable.
+        public var proxy: String? = nil
+        /// Easy handles kept idle for reuse, each with its kept-alive connection; nil (the
+        /// default): as many as `maxCallThreads`. A handle given back while this many wait is
+        /// closed, with its connection, and a call that finds none idle opens a new one (a TCP
+        /// and TLS handshake): fewer than the calls that run at once closes and opens
+        /// connections all the time under load.
+        public var maxIdleHandles: Int?
         /// The longest the change feed (`followEvents`, `events`) waits for a byte before it
         /// drops the connection and resumes as after a lost one. The server sends a comment
         /// line at least every 15 s on an idle stream, so a feed silent for longer is dead (a
@@ -80,7 +97,7 @@ extension PermissionClient {
         ///   - eventsRetry: the change feed's reconnection policy.
         ///   - userAgent: the `User-Agent`.
         ///   - verifyTLS: certificate verification on `https`.
-        ///   - maxIdleHandles: idle handles kept for reuse.
+        ///   - maxIdleHandles: idle handles kept for reuse (nil: `maxCallThreads`).
         ///   - eventsIdleTimeout: the change feed's longest wait for a byte (`.zero`: none).
         ///   - maxCallThreads: the most threads the async calls run on at once (1-1,024).
         ///   - maxQueuedCalls: the most async calls waiting for a thread (0-65,536).
@@ -88,7 +105,7 @@ extension PermissionClient {
         public init(
             baseURL: String, apiKey: String? = nil, connectTimeout: Duration = .seconds(2),
             timeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy(), eventsRetry: RetryPolicy = .feed,
-            userAgent: String = "PermissionClient/1.0", verifyTLS: Bool = true, maxIdleHandles: Int = 8,
+            userAgent: String = "PermissionClient/1.0", verifyTLS: Bool = true, maxIdleHandles: Int? = nil,
             eventsIdleTimeout: Duration = .seconds(45), maxCallThreads: Int = 128, maxQueuedCalls: Int = 1024,
             onCall: (@Sendable (CallRecord) -> Void)? = nil
         ) {
@@ -155,5 +172,31 @@ extension PermissionClient {
                         + "got \(maxQueuedCalls)")
             }
         }
+    }
+}
+
+/// What a log line or `dump` of a configuration shows: the API key only as whether one is set,
+/// and a password in the server's or the proxy's URL as `***`.
+extension PermissionClient.Configuration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        let fields = shownFields.map { "\($0.label): \($0.value)" }
+        return "PermissionClient.Configuration(\(fields.joined(separator: ", ")))"
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: shownFields.map { (label: Optional($0.label), value: $0.value as Any) })
+    }
+
+    private var shownFields: [(label: String, value: String)] {
+        [
+            ("baseURL", Self.redacted(baseURL)), ("apiKey", apiKey == nil ? "nil" : "(set, not shown)"),
+            ("connectTimeout", "\(connectTimeout)"), ("timeout", "\(timeout)"), ("userAgent", userAgent),
+            ("verifyTLS", "\(verifyTLS)"), ("caFile", caFile ?? "nil"), ("pinnedPublicKey", pinnedPublicKey ?? "nil"),
+            ("proxy", proxy.map(Self.redacted) ?? "nil"), ("maxIdleHandles", maxIdleHandles.map(String.init) ?? "nil"),
+            ("eventsIdleTimeout", "\(eventsIdleTimeout)"), ("maxCallThreads", "\(maxCallThreads)"),
+            ("maxQueuedCalls", "\(maxQueuedCalls)"), ("onCall", onCall == nil ? "nil" : "(set)"),
+        ]
     }
 }

@@ -148,7 +148,9 @@ extension PermissionClient {
                         code: 18, message: "the body ended after \(written) of its \(announced) bytes", requestId: requestId))
             }
             return .success(
-                PermissionResponse(value: written, status: raw.status, requestId: requestId, etag: raw.etag, attempts: attempts))
+                PermissionResponse(
+                    value: written, status: raw.status, requestId: requestId, etag: raw.etag, attempts: attempts,
+                    revision: raw.revision))
         }
         report(outcome, of: call, requestId: id, attempts: attempts, started: started, queueWait: waited)
         return outcome

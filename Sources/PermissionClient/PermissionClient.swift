@@ -58,8 +58,9 @@ public final class PermissionClient: Sendable {
         pool = HandlePool(
             settings: EasyHandle.Settings(
                 connectTimeoutMilliseconds: configuration.connectTimeout.roundedUpMilliseconds,
-                userAgent: configuration.userAgent, verifyTLS: configuration.verifyTLS),
-            maxIdle: configuration.maxIdleHandles)
+                userAgent: configuration.userAgent, verifyTLS: configuration.verifyTLS, caFile: configuration.caFile,
+                pinnedPublicKey: configuration.pinnedPublicKey, proxy: configuration.proxy),
+            maxIdle: configuration.maxIdleHandles ?? configuration.maxCallThreads)
         callThreads = CallThreads(
             maxThreads: configuration.maxCallThreads, maxWaiting: configuration.maxQueuedCalls,
             idleLifetime: callThreadIdleLifetime)
@@ -185,6 +186,11 @@ public final class PermissionClient: Sendable {
         if let bad = endpoint.headers.first(where: { !Self.isFieldValue($0.value) }) {
             return .failure(.invalidArgument("the \(bad.name) value holds a CR, LF or NUL, which would end its header line"))
         }
+        // libcurl leaves out a field with nothing after its colon: an empty `If-Match` would
+        // turn a conditional write into an unconditional one.
+        if let blank = endpoint.headers.first(where: { $0.value.allSatisfy { $0 == " " || $0 == "\t" } }) {
+            return .failure(.invalidArgument("the \(blank.name) value is empty, and the field would not be sent"))
+        }
         guard Self.isFieldValue(id) else {
             return .failure(.invalidArgument("the request id holds a CR, LF or NUL, which would end its header line"))
         }
@@ -247,6 +253,13 @@ public final class PermissionClient: Sendable {
         let fields = fixedFields + ["X-Request-Id: " + requestId]
         var attempt = 0
         while true {
+            // Cancelled before an attempt (between taking a thread and sending, or during a
+            // backoff): nothing more is sent.
+            if let cancel, cancel.isCancelled {
+                let cancelled = PermissionClientError.transport(
+                    code: PermissionClientError.cancelledCode, message: "cancelled", requestId: requestId)
+                return (.failure(cancelled), attempt)
+            }
             attempt += 1
             let result: Result<RawResponse, PermissionClientError>
             do {
@@ -306,7 +319,7 @@ public final class PermissionClient: Sendable {
             return .success(
                 PermissionResponse(
                     value: value, status: raw.status, requestId: requestId,
-                    etag: raw.etag, attempts: attempts))
+                    etag: raw.etag, attempts: attempts, revision: raw.revision))
         } catch {
             return .failure(.decoding(status: raw.status, message: error.description, requestId: requestId))
         }

@@ -15,6 +15,8 @@ final class ResponseSink {
     private(set) var contentLength: Int64?
     /// `Retry-After` as sent (RFC 9110 §10.2.3), read by the caller.
     private(set) var retryAfter: String?
+    /// `Permission-Revision`: the audit seq a write made, or the state a read reports, includes.
+    private(set) var revision: Int64?
     /// Set when `stream` asked to stop: the abort that follows is not an error.
     private(set) var stoppedByConsumer = false
     /// Set when the body went over `maxBodyBytes`.
@@ -41,6 +43,7 @@ final class ResponseSink {
         contentType = nil
         contentLength = nil
         retryAfter = nil
+        revision = nil
         stoppedByConsumer = false
         overflowed = false
         idledOut = false
@@ -99,12 +102,14 @@ final class ResponseSink {
     /// A new status line (after `100 Continue`) starts the header fields over.
     func header(_ line: UnsafeRawBufferPointer) {
         if idleLimit != nil { lastByteAt = ContinuousClock.now }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-            if line.starts(with: "HTTP/".utf8) { startResponse(line) }
+        // A status line first: its reason phrase may hold a colon ("200 OK: streaming").
+        if line.starts(with: "HTTP/".utf8) {
+            startResponse(line)
             return
         }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
         let name = line[..<colon]
-        guard name.count <= 16 else { return }
+        guard name.count <= 19 else { return }
         let value = Self.trimmed(line[(colon + 1)...])
         if Self.equalsIgnoringCase(name, "x-request-id") {
             requestId = value
@@ -116,6 +121,8 @@ final class ResponseSink {
             contentLength = Int64(value)
         } else if Self.equalsIgnoringCase(name, "retry-after") {
             retryAfter = value
+        } else if Self.equalsIgnoringCase(name, "permission-revision") {
+            revision = Int64(value).flatMap { $0 >= 0 ? $0 : nil }
         }
     }
 
@@ -125,6 +132,7 @@ final class ResponseSink {
         contentType = nil
         contentLength = nil
         retryAfter = nil
+        revision = nil
         status = 0
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
         var code = 0

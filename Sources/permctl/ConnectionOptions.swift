@@ -23,6 +23,13 @@ struct ConnectionOptions: ParsableArguments {
             valueName: "path"))
     var keyFile: String?
 
+    @Option(
+        name: .customLong("cacert"),
+        help: ArgumentHelp(
+            "A PEM file of the certificate authorities an https server's certificate is verified against, instead of the system's (env: PERMISSION_CA_FILE).",
+            valueName: "path"))
+    var caFile: String?
+
     @Flag(name: .customLong("json"), help: "Print the API's JSON instead of a table.")
     var json = false
 
@@ -97,6 +104,7 @@ struct ConnectionOptions: ParsableArguments {
             baseURL: base, apiKey: apiKey, connectTimeout: .seconds(min(timeout, 5)),
             timeout: .seconds(timeout), userAgent: "permctl/1.0")
         if let eventsIdleTimeout { configuration.eventsIdleTimeout = eventsIdleTimeout }
+        configuration.caFile = caFile ?? environment["PERMISSION_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         do {
             return try PermissionClient(configuration: configuration)
         } catch {

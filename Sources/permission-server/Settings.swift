@@ -229,9 +229,10 @@ enum Settings {
         help: "Optional file of PERMISSION_*=value lines; flags and the environment override it.")
 
     /// `PERMISSION_*` names that are no setting of the server but are read by `permctl` (the
-    /// server URL and the API key), or by the tests' harness, and so are expected beside them.
+    /// server URL, the API key and the CA file), or by the tests' harness, and so are expected beside them.
     static let otherPrograms: Set<String> = [
-        "PERMISSION_URL", "PERMISSION_KEY", "PERMISSION_KEY_FILE", "PERMISSION_SERVER", "PERMISSION_TEST_STORE",
+        "PERMISSION_URL", "PERMISSION_KEY", "PERMISSION_KEY_FILE", "PERMISSION_CA_FILE", "PERMISSION_SERVER",
+        "PERMISSION_TEST_STORE",
     ]
 
     /// Whether `name` is a setting's variable, or one of ``otherPrograms``.

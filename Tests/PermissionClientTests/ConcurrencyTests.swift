@@ -35,6 +35,28 @@ struct ConcurrencyTests {
         #expect(Set(server.requests.map(\.connection)).count < 200)
     }
 
+    /// Handles given back while others still run are kept, with their connections: 32 calls at
+    /// a time, round after round, use 32 connections, not new ones each round (a pool that kept
+    /// fewer idle handles than calls closed the rest and opened them again).
+    @Test func theConnectionsOfTheCallsThatRunAtOnceAreKept() async throws {
+        let server = try ScriptedServer { _, _ in
+            Thread.sleep(forTimeInterval: 0.005)
+            return .authorization(status: "denied")
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        for _ in 0..<10 {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<32 {
+                    group.addTask { _ = try await client.status(user: "u\(task)", app: "com.example.maps", service: "camera") }
+                }
+                try await group.waitForAll()
+            }
+        }
+        #expect(server.requests.count == 320)
+        #expect(Set(server.requests.map(\.connection)).count <= 32, "\(Set(server.requests.map(\.connection)).count)")
+    }
+
     /// Concurrent async calls below the thread cap all start at once: against a server that
     /// answers after 200 ms, 32 of them take about one answer's time, not 32 / cores of them.
     @Test func concurrentCallsAreNotHeldBack() async throws {

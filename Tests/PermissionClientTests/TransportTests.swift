@@ -48,9 +48,9 @@ struct TransportTests {
     }
 
     /// A call that may not be resent (a DELETE here) goes on a fresh connection; the one the
-    /// handle kept before is closed then, not kept beside it, so that a handle never holds more
-    /// than one connection (libcurl's default cache keeps five, and a backend's handles then
-    /// passed the server's per-address limit).
+    /// handle kept before is closed when it ends, not kept beside it, so that a handle holds one
+    /// connection between calls (libcurl's default cache keeps five, and a backend's handles
+    /// then passed the server's per-address limit).
     @Test func aHandleKeepsOneConnectionWhateverTheMethods() async throws {
         let server = try ScriptedServer { request, _ in
             request.method == "DELETE"
@@ -183,5 +183,123 @@ struct TransportTests {
                 return
             }
         }
+    }
+
+    /// libcurl leaves out a field with nothing after its colon: an empty `If-Match` would make
+    /// a conditional write unconditional. Refused before anything is sent, as permctl's
+    /// `--if-match ""` is (64).
+    @Test func anEmptyIfMatchIsRefusedBeforeAnythingIsSent() async throws {
+        let server = try ScriptedServer { _, _ in .authorization(status: "denied") }
+        defer { server.stop() }
+        let client = try Self.client(server)
+        for blank in ["", " ", "\t "] {
+            do {
+                _ = try await client.revoke(user: "u42", app: "com.example.maps", service: "location", ifMatch: blank)
+                Issue.record("an empty If-Match was sent")
+            } catch {
+                guard case .invalidArgument(let why) = error else {
+                    Issue.record("unexpected \(error)")
+                    continue
+                }
+                #expect(why.contains("If-Match") && why.contains("empty"), "\(why)")
+            }
+        }
+        #expect(server.requests.isEmpty)
+        let permctl = try Permctl.run(
+            ["revoke", "u42", "com.example.maps", "location", "--if-match", ""], url: server.url, key: "k")
+        #expect(permctl.status == 64, "\(permctl.status) \(permctl.stderr)")
+        #expect(server.requests.isEmpty)
+    }
+
+    /// A status line's reason phrase may hold a colon (a proxy's "200 OK: forwarded"): it is
+    /// still the status line, not a header field.
+    @Test func aReasonPhraseWithAColonIsStillTheStatusLine() async throws {
+        let body = ScriptedServer.Action.authorizationBody(status: "denied")
+        let server = try ScriptedServer { _, _ in
+            .raw(
+                "HTTP/1.1 200 OK: forwarded\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+                    + "Connection: close\r\n\r\n\(body)")
+        }
+        defer { server.stop() }
+        let client = try Self.client(server)
+        let response = try await client.send(Endpoints.status(user: "u42", app: "com.example.maps", service: "camera"))
+        #expect(response.status == 200 && response.value == .denied)
+    }
+
+    /// A write's `Permission-Revision` is in its response, and a later call made consistent
+    /// with it sends `Permission-Consistency: at-least <revision>` (SPEC §9), once.
+    @Test func theRevisionOfAWriteIsReadAndAskedForLater() async throws {
+        let server = try ScriptedServer { request, _ in
+            request.method == "PUT"
+                ? .respond(
+                    status: 200, headers: [("Content-Type", "application/json"), ("Permission-Revision", "42")],
+                    body: ScriptedServer.Action.authorizationBody(status: "denied"))
+                : .authorization(status: "denied")
+        }
+        defer { server.stop() }
+        let client = try Self.client(server)
+        let written = try await client.send(
+            Endpoints.setAuthorization(user: "u42", app: "com.example.maps", service: "camera", SettingsChange(status: .denied)))
+        #expect(written.revision == 42)
+        let revision = try #require(written.revision)
+        let read = try await client.send(
+            Endpoints.status(user: "u42", app: "com.example.maps", service: "camera").consistent(atLeast: 1)
+                .consistent(atLeast: revision))
+        #expect(read.value == .denied && read.revision == nil)
+        #expect(server.requests.last?.headers["permission-consistency"] == "at-least 42")
+        #expect(server.requests.first?.headers["permission-consistency"] == nil)
+    }
+
+    /// A call made by a task already cancelled sends nothing, even with a call thread idle
+    /// (it leaves the queue at once; CancellationTests: cancelled after taking a thread).
+    @Test func aCallOfACancelledTaskSendsNothing() async throws {
+        let server = try ScriptedServer { _, _ in .authorization(status: "denied") }
+        defer { server.stop() }
+        let client = try Self.client(server)
+        _ = try await client.status(user: "u1", app: "com.example.maps", service: "camera")  // a thread idle
+        for _ in 0..<20 {
+            let task = Task { () async -> PermissionClientError? in
+                withUnsafeCurrentTask { $0?.cancel() }
+                do throws(PermissionClientError) {
+                    _ = try await client.status(user: "u2", app: "com.example.maps", service: "camera")
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            let failure = await task.value
+            #expect(failure?.isCancelled == true, "\(String(describing: failure))")
+        }
+        #expect(server.requests.count == 1, "\(server.requests.map(\.target))")
+    }
+
+    /// What a log line or `dump` shows of a configuration: never the key, nor a password in a URL.
+    @Test func aConfigurationNeverShowsItsKey() {
+        var configuration = PermissionClient.Configuration(
+            baseURL: "https://svc:hunter2@permissions.example", apiKey: "pk_0123456789abcdef_secret")
+        configuration.proxy = "http://me:proxypass@proxy.example:3128"
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        for shown in ["\(configuration)", String(reflecting: configuration), dumped] {
+            #expect(shown.contains("permissions.example") && shown.contains("proxy.example:3128"), "\(shown)")
+            for secret in ["pk_0123456789abcdef_secret", "hunter2", "proxypass"] {
+                #expect(!shown.contains(secret), "\(shown)")
+            }
+        }
+    }
+
+    /// `proxy` sends every call through it (libcurl's absolute-form request target).
+    @Test func aProxySetInTheConfigurationCarriesTheCalls() async throws {
+        let proxy = try ScriptedServer { _, _ in .authorization(status: "denied") }
+        defer { proxy.stop() }
+        var configuration = PermissionClient.Configuration(
+            baseURL: "http://permissions.invalid:8080", apiKey: "k", timeout: .seconds(5))
+        configuration.proxy = proxy.url
+        let client = try PermissionClient(configuration: configuration)
+        #expect(try await client.status(user: "u42", app: "com.example.maps", service: "camera") == .denied)
+        #expect(
+            proxy.requests.map(\.target) == [
+                "http://permissions.invalid:8080/v1/users/u42/apps/com.example.maps/authorizations/camera"
+            ])
     }
 }

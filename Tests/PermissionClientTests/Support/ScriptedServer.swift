@@ -229,13 +229,16 @@ extension ScriptedServer.Action {
 
     /// A well-formed authorization body.
     static func authorization(status: String, level: String? = nil) -> Self {
+        .json(200, authorizationBody(status: status, level: level))
+    }
+
+    /// The JSON of a well-formed authorization.
+    static func authorizationBody(status: String, level: String? = nil) -> String {
         let levelMember = level.map { "\"level\":\"\($0)\"," } ?? ""
-        return .json(
-            200,
-            """
+        return """
             {"app":"com.example.maps","expiresAt":null,\(levelMember)"once":false,"provisional":false,\
             "purpose":null,"reason":"userConsent","service":"location","status":"\(status)",\
             "updatedAt":"2026-11-22T10:00:00.000Z","user":"u42","version":3}
-            """)
+            """
     }
 }
