@@ -276,7 +276,8 @@ public final class PermissionClient: Sendable {
             var retryAfter: String?
             switch result {
             case .success(let raw):
-                again = retry.mayRetry(status: raw.status, repeatsSafely: call.repeatsSafely)
+                again = retry.mayRetry(
+                    status: raw.status, retryAfter: raw.retryAfter != nil, repeatsSafely: call.repeatsSafely)
                 retryAfter = raw.retryAfter
                 // A server that asks for a longer wait than the policy's longest delay gets its
                 // answer back to the caller now rather than an attempt it said would fail.

@@ -120,9 +120,16 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Whether an answer with `status` may be retried: `502`, `503` and `504` for a call that
     /// answers the same when sent again. Not for the other idempotent ones (a `DELETE`, a `PUT`
     /// with `If-Match`): a proxy's `502` or `504` does not know what the server did, and the
-    /// server's own `503` may say that a commit's outcome is unknown (its connection to
-    /// PostgreSQL was lost during it), when the first attempt may have taken effect.
-    func mayRetry(status: Int, repeatsSafely: Bool) -> Bool {
-        repeatsSafely && Self.retryableStatuses.contains(status)
+    /// server's own `503` without `Retry-After` says that a commit's outcome is unknown (its
+    /// connection to PostgreSQL was lost during it), when the first attempt may have taken
+    /// effect. Any call, a `POST` too, after a `503` or `429` with `Retry-After`: the server's
+    /// word (openapi.yaml) that nothing was done (a busy database, a revision not shown yet,
+    /// a connection beyond the address's share, an app's pending prompts at their limit).
+    func mayRetry(status: Int, retryAfter: Bool, repeatsSafely: Bool) -> Bool {
+        (repeatsSafely && Self.retryableStatuses.contains(status))
+            || (retryAfter && Self.nothingDoneStatuses.contains(status))
     }
+
+    /// Statuses that, with `Retry-After`, say that nothing was done.
+    static let nothingDoneStatuses: Set<Int> = [429, 503]
 }

@@ -197,6 +197,23 @@ struct FailureTests {
         #expect(busy.requests.count == 4, "a GET three times")
     }
 
+    /// A `503` or `429` with `Retry-After` is the server's word that nothing was done: any
+    /// call, a `POST` too, is sent again after it (a `503` without it may mean a commit's outcome
+    /// is unknown: not, as above).
+    @Test(arguments: [503, 429]) func aRefusalThatSaysNothingWasDoneIsRetriedForAnyMethod(_ status: Int) async throws {
+        let server = try ScriptedServer { _, index in
+            index == 0
+                ? EventStreamTests.refusal(status, slug: status == 503 ? "unavailable" : "too-many-requests", retryAfter: "1")
+                : .json(200, #"{"count":0}"#)
+        }
+        defer { server.stop() }
+        let client = try TransportTests.client(server)
+        let started = ContinuousClock.now
+        #expect(try await client.reset(service: "all") == 0)
+        #expect(server.requests.map(\.method) == ["POST", "POST"])
+        #expect(ContinuousClock.now - started >= .milliseconds(950), "after its Retry-After")
+    }
+
     /// A gateway's problem (RFC 9457 makes every member optional: no request id here) is read
     /// for what it says, not dropped for lacking this API's members; a body that is no
     /// problem at all still leaves the status alone.
