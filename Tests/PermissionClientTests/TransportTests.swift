@@ -258,16 +258,20 @@ struct TransportTests {
         let client = try Self.client(server)
         _ = try await client.status(user: "u1", app: "com.example.maps", service: "camera")  // a thread idle
         for _ in 0..<20 {
-            let task = Task { () async -> PermissionClientError? in
-                withUnsafeCurrentTask { $0?.cancel() }
-                do throws(PermissionClientError) {
-                    _ = try await client.status(user: "u2", app: "com.example.maps", service: "camera")
-                    return nil
-                } catch {
-                    return error
+            // A child task, not `Task {}`: it keeps the suite's own threads (an unstructured task
+            // would wait for Swift's shared pool, which other tests may hold).
+            let failure = await withTaskGroup(of: PermissionClientError?.self) { group in
+                group.addTask {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    do throws(PermissionClientError) {
+                        _ = try await client.status(user: "u2", app: "com.example.maps", service: "camera")
+                        return nil
+                    } catch {
+                        return error
+                    }
                 }
+                return await group.next() ?? nil
             }
-            let failure = await task.value
             #expect(failure?.isCancelled == true, "\(String(describing: failure))")
         }
         #expect(server.requests.count == 1, "\(server.requests.map(\.target))")
