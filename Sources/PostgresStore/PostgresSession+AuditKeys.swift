@@ -68,6 +68,6 @@ extension PostgresSession {
         return UserErasure(
             pseudonym: pseudonym, authorizations: deleted["authorizations"] ?? 0, prompts: deleted["prompts"] ?? 0,
             settings: (deleted["user_settings"] ?? 0) > 0, policies: deleted["policies"] ?? 0,
-            consentSessions: deleted["consent_sessions"] ?? 0)
+            consentSessions: deleted["consent_sessions"] ?? 0, locationAlerts: deleted["location_alerts"] ?? 0)
     }
 }

@@ -129,7 +129,7 @@ struct UsersCommand: ParsableCommand {
 struct UsersEraseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "erase",
-        abstract: "Erase a user (GDPR Art. 17): records, prompts, settings, policies and consent sessions.",
+        abstract: "Erase a user (GDPR Art. 17): records, prompts, settings, policies, consent sessions and location uses.",
         discussion: """
             The audit log keeps the user's entries, but their user id and purpose texts become unreadable for \
             good (their key is destroyed); one user.erased entry names the pseudonym they keep. Exit 1 (404) when \
@@ -153,6 +153,7 @@ struct UsersEraseCommand: ParsableCommand {
             ("Settings", result.settings ? "yes" : "no"),
             ("Policies", String(result.policies)),
             ("Consent sessions", String(result.consentSessions)),
+            ("Location uses", String(result.locationAlerts)),
             ("Audit entry", String(result.auditSeq)),
         ])
     }

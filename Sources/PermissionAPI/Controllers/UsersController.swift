@@ -12,7 +12,7 @@ struct UsersController {
             let result = Wire.UserErasureResult(
                 pseudonym: erasure.pseudonym, authorizations: erasure.authorizations, prompts: erasure.prompts,
                 settings: erasure.settings, policies: erasure.policies, consentSessions: erasure.consentSessions,
-                auditSeq: erasure.seq)
+                locationAlerts: erasure.locationAlerts, auditSeq: erasure.seq)
             return try Responses.json(result, headers: ["Cache-Control": "no-store"])
         }
     }

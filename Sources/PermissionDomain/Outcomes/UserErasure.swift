@@ -9,12 +9,14 @@ public struct UserErasure: Equatable, Sendable {
     /// Policies that named the user.
     public var policies: Int
     public var consentSessions: Int
+    /// Background uses of location kept for location alerts (hours with a use).
+    public var locationAlerts: Int
     /// The seq of the `user.erased` entry (0 before it is appended).
     public var seq: Int64
 
     public init(
         pseudonym: String?, authorizations: Int, prompts: Int, settings: Bool, policies: Int, consentSessions: Int,
-        seq: Int64 = 0
+        locationAlerts: Int, seq: Int64 = 0
     ) {
         self.pseudonym = pseudonym
         self.authorizations = authorizations
@@ -22,12 +24,14 @@ public struct UserErasure: Equatable, Sendable {
         self.settings = settings
         self.policies = policies
         self.consentSessions = consentSessions
+        self.locationAlerts = locationAlerts
         self.seq = seq
     }
 
     /// Nothing was stored about the user: there is nothing to erase.
     public var isEmpty: Bool {
         pseudonym == nil && authorizations == 0 && prompts == 0 && !settings && policies == 0 && consentSessions == 0
+            && locationAlerts == 0
     }
 
     /// The `detail` of the `user.erased` entry: the pseudonym and the counts, never the user.
@@ -35,6 +39,7 @@ public struct UserErasure: Equatable, Sendable {
         var detail = [
             "authorizations": String(authorizations), "prompts": String(prompts), "settings": settings ? "1" : "0",
             "policies": String(policies), "consentSessions": String(consentSessions),
+            "locationAlerts": String(locationAlerts),
         ]
         detail["pseudonym"] = pseudonym
         return detail

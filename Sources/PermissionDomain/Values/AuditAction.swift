@@ -48,8 +48,8 @@ public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
     public static let consentSessionExtended = AuditAction("consent.session.extended")
     /// A consent session was ended (by an operator, or by the user's logout); `detail` has `session`.
     public static let consentSessionEnded = AuditAction("consent.session.ended")
-    /// A user's data was erased (GDPR Art. 17): their records, prompts, settings, policies and
-    /// consent sessions deleted and their audit key destroyed. Names no user: `detail` has the
+    /// A user's data was erased (GDPR Art. 17): their records, prompts, settings, policies,
+    /// consent sessions and location uses deleted and their audit key destroyed. Names no user: `detail` has the
     /// `pseudonym` their entries keep and what was deleted.
     public static let userErased = AuditAction("user.erased")
     /// The log written before personal fields were sealed was resealed and rehashed (actor

@@ -67,8 +67,7 @@ extension StoreSession {
         let erasure = UserErasure(
             pseudonym: pseudonym, authorizations: try delete("authorizations"), prompts: try delete("prompts"),
             settings: try delete("user_settings") > 0, policies: try delete("policies"),
-            consentSessions: try delete("consent_sessions"))
-        _ = try delete("location_alerts")
+            consentSessions: try delete("consent_sessions"), locationAlerts: try delete("location_alerts"))
         _ = try delete("audit_subjects")
         // The file's pages are zeroed (secure_delete); the WAL's older frames go once it is
         // emptied. Nothing erased: the caller rolls back, and there is nothing to empty.
