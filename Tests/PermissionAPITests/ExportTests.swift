@@ -159,4 +159,42 @@ import Testing
         let signedOut = try app.send(.get, "/consent/export", headers: [ConsentSessionTests.noKey])
         #expect(signedOut.status == 401 && signedOut.headers["Content-Type"]?.hasPrefix("text/html") == true)
     }
+
+    /// One download at a time a session: while the first is being read (its response not
+    /// released), a second is `429` with `Retry-After`, in the page's language; another
+    /// session is not held back, and the session downloads again once the first is done.
+    @Test func aSessionDownloadsItsDataOnceAtATime() throws {
+        let app = try Self.app()
+        _ = try app.grant("camera", "full", "allow")
+        let browser = try ConsentBrowser(app)
+        var first: HTTPResponse? = try app.respond(.get, "/consent/export", headers: browser.headers)
+        #expect(first?.status.code == 200)
+        let second = try browser.get("/consent/export")
+        #expect(second.status == 429 && second.headers["Retry-After"] == "5", "\(second.text)")
+        #expect(second.text.contains("Your data is already being downloaded"), "\(second.text)")
+        let german = try app.send(.get, "/consent/export", headers: browser.headers + [("Accept-Language", "de")])
+        #expect(german.status == 429 && german.text.contains("Deine Daten werden bereits heruntergeladen"))
+        // Another session, and the API, are not held back by this one. On PostgreSQL the test
+        // pool's share of export connections is one, taken: the store's own cap, a 503 page
+        // (not the 500 of a failure) that says to come back in a moment.
+        let otherSession = try ConsentBrowser(app).get("/consent/export")
+        if app.postgresStore == nil {
+            #expect(otherSession.status == 200, "another session: \(otherSession.text)")
+        } else {
+            #expect(otherSession.status == 503 && otherSession.headers["Retry-After"] == "1", "\(otherSession.text)")
+            #expect(otherSession.text.contains("The service is busy") && otherSession.text.contains("Nothing was changed"))
+        }
+        let viaAPI = try app.send(.get, "/v1/users/u42/export").status
+        #expect(viaAPI == (app.postgresStore == nil ? 200 : 503), "the API: \(viaAPI)")
+
+        if case .stream(let produce)? = first?.body {
+            let collector = CollectingWriter()
+            try produce(collector)
+            #expect(try WireDecoder.decodeResponse(PermissionWire.UserExport.self, from: collector.bytes).user == "u42")
+        } else {
+            Issue.record("the export is streamed")
+        }
+        first = nil
+        #expect(try browser.get("/consent/export").status == 200, "once the first is done")
+    }
 }

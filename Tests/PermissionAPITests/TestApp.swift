@@ -131,6 +131,27 @@ final class TestApp: @unchecked Sendable {
         _ method: HTTPMethod, _ target: String, json: String? = nil, body: [UInt8]? = nil,
         headers: [(String, String)] = [], remote: String = "127.0.0.1:1", connection: ConnectionStorage? = nil
     ) throws -> TestResponse {
+        let response = try respond(
+            method, target, json: json, body: body, headers: headers, remote: remote, connection: connection)
+        switch response.body {
+        case .bytes(let body):
+            return TestResponse(status: response.status.code, headers: response.headers, body: body)
+        case .stream(let produce):
+            let collector = CollectingWriter()
+            try produce(collector)
+            return TestResponse(status: response.status.code, headers: response.headers, body: collector.bytes)
+        case .deferred:
+            throw TestFailure("a deferred response completed with another")
+        }
+    }
+
+    /// The response to one request as the engine gets it, a streamed body not run yet (what it
+    /// holds, such as a read snapshot, is held until the response is released); `send`'s
+    /// parameters.
+    func respond(
+        _ method: HTTPMethod, _ target: String, json: String? = nil, body: [UInt8]? = nil,
+        headers: [(String, String)] = [], remote: String = "127.0.0.1:1", connection: ConnectionStorage? = nil
+    ) throws -> HTTPResponse {
         let id = lock.withLock { () -> Int in
             counter += 1
             return counter
@@ -161,16 +182,7 @@ final class TestApp: @unchecked Sendable {
         _ = application.responder.prepare(head, context: &context)
         var response = try application.responder.respond(to: HTTPRequest(head: head, body: bytes), context: context)
         if let deferred = response.deferred { response = try deferred.waitForOutcome().get() }  // as the engine waits
-        switch response.body {
-        case .bytes(let body):
-            return TestResponse(status: response.status.code, headers: response.headers, body: body)
-        case .stream(let produce):
-            let collector = CollectingWriter()
-            try produce(collector)
-            return TestResponse(status: response.status.code, headers: response.headers, body: collector.bytes)
-        case .deferred:
-            throw TestFailure("a deferred response completed with another")
-        }
+        return response
     }
 
     /// The seq of the last audit entry.

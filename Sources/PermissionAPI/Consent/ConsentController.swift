@@ -19,6 +19,12 @@ struct ConsentController {
     /// The caps of `/consent/events` streams (a session counts as one key), apart from
     /// `/v1/events`' own: users' open pages never take the backends' feed slots.
     let limiter: StreamLimiter
+    /// One download of the user's data at a time a session (``exportsPerSession``): each holds
+    /// a read snapshot, and with it one of the store's few export slots and, on SQLite, the
+    /// write-ahead log an erasure empties, for as long as it is read.
+    let exports = StreamLimiter(maximum: .max, maximumPerKey: ConsentController.exportsPerSession)
+    /// Downloads one consent session may run at once.
+    static let exportsPerSession = 1
     /// Heartbeat and page size of the event stream.
     let configuration: APIConfiguration
 

@@ -30,6 +30,13 @@ enum ConsentPageError: Error, Sendable, Equatable {
     case busy(HTTPStatus)
     /// The user's data is more than one download may hold (`--max-export-records`).
     case exportTooLarge
+    /// The session is downloading the user's data already (429).
+    case exportRunning
+    /// The database could not serve the page in time (503): nothing was changed, and the page
+    /// may be loaded again at once (`Retry-After`); or, when `outcomeUnknown`, a change's
+    /// commit went unanswered and may have been made (no `Retry-After`: the page is to be read
+    /// again first).
+    case unavailable(outcomeUnknown: Bool)
     /// A request the HTTP engine refused itself before any page ran (a body over the limit or
     /// too slow, an `Expect` it cannot meet): `status` is the engine's.
     case refused(HTTPStatus)
@@ -89,6 +96,14 @@ enum ConsentPageError: Error, Sendable, Equatable {
             refusal.headers.add(name: "Retry-After", value: "5")
             return refusal
         case .exportTooLarge: return page(HTTPStatus(code: 422), .exportTooLargeTitle, [.exportTooLargeText])
+        case .unavailable(let outcomeUnknown):
+            var refusal = page(.serviceUnavailable, .unavailableTitle, [outcomeUnknown ? .outcomeUnknownText : .failedText])
+            if !outcomeUnknown { refusal.headers.add(name: "Retry-After", value: "1") }
+            return refusal
+        case .exportRunning:
+            var refusal = page(.tooManyRequests, .exportRunningTitle, [.exportRunningText])
+            refusal.headers.add(name: "Retry-After", value: "5")
+            return refusal
         case .refused(let status): return page(status, .refusedTitle, [.refusedText])
         }
     }

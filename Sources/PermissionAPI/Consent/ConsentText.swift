@@ -14,7 +14,8 @@ enum ConsentText {
             errorInvalidSwitch
         case settingsHeading, locationServices, switchOn, switchOff, locationServicesOffNote, noApps, save
         case restricted, allowedByPolicy
-        case historyHeading, noHistory, olderEntries, downloadData, exportTooLargeTitle, exportTooLargeText
+        case historyHeading, noHistory, olderEntries, downloadData, exportTooLargeTitle, exportTooLargeText,
+            exportRunningTitle, exportRunningText
         case openInBrowserTitle, openInBrowserText, openingTitle, openingText, openingLink, signedOutTitle, signedOutText
         case askForNewLink, linkExpiredTitle, linkExpiredText, linkIncompleteTitle, linkIncompleteText
         case linkInvalidTitle, linkInvalidText, linkUsedTitle, linkUsedText, linkUsedMayBeOpen, linkTimedOutTitle
@@ -23,7 +24,7 @@ enum ConsentText {
         case badFormMediaType, badFormTooLarge, badFormEncoding, badFormTooManyFields
         case forbiddenTitle, forbiddenText, notFoundTitle, notFoundText, failedTitle, failedText
         case methodNotAllowedTitle, methodNotAllowedText, badAddressTitle, badAddressText, refusedTitle, refusedText
-        case busyTitle, busyText
+        case busyTitle, busyText, unavailableTitle, outcomeUnknownText
     }
 
     /// `key` in `language`.
@@ -140,6 +141,13 @@ enum ConsentText {
                 "Ask the service that sent you the link for a copy of your data.",
                 "Bitte den Dienst, der dir den Link geschickt hat, um eine Kopie deiner Daten."
             )
+        case .exportRunningTitle:
+            return ("Your data is already being downloaded", "Deine Daten werden bereits heruntergeladen")
+        case .exportRunningText:
+            return (
+                "Wait until the download in progress has finished, then try again.",
+                "Warte, bis der laufende Download fertig ist, und versuche es dann noch einmal."
+            )
         case .openInBrowserTitle: return ("Open this link in your browser", "Öffne diesen Link in deinem Browser")
         case .openInBrowserText:
             return ("This link opens your privacy choices, once.", "Dieser Link öffnet deine Datenschutz-Auswahl, einmal.")
@@ -237,6 +245,12 @@ enum ConsentText {
             return (
                 "Nothing was changed. Please try again in a moment.",
                 "Es wurde nichts geändert. Bitte versuche es gleich noch einmal."
+            )
+        case .unavailableTitle: return ("The service is busy", "Der Dienst ist gerade ausgelastet")
+        case .outcomeUnknownText:
+            return (
+                "Your choice may have been saved. Reload the page to see where things stand.",
+                "Deine Auswahl wurde vielleicht gespeichert. Lade die Seite neu, um den aktuellen Stand zu sehen."
             )
         case .busyTitle: return ("Too many open pages", "Zu viele offene Seiten")
         case .busyText:

@@ -47,11 +47,12 @@ struct ExportController {
     /// - Parameters:
     ///   - attachment: a file name to offer the document as a download under.
     ///   - timeout: `--export-timeout`.
+    ///   - slot: a slot the response holds until it is released (a session's one download).
     ///   - logger: the request's, for a failure of the store after the head was sent, and an
     ///     export cut at `timeout`.
     static func response(
         _ export: PermissionDomain.UserExport, publicURL: String, attachment: String? = nil, timeout: Duration,
-        logger: Logger
+        holding slot: StreamLimiter.Slot? = nil, logger: Logger
     ) -> HTTPResponse {
         var headers: HTTPHeaders = ["Cache-Control": "no-store"]
         if let attachment { headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(attachment)\"") }
@@ -60,7 +61,10 @@ struct ExportController {
         return HTTPResponse(
             status: .ok, headers: headers,
             body: .stream { writer in
-                defer { export.close() }
+                defer {
+                    export.close()
+                    withExtendedLifetime(slot) {}  // held as long as this closure lives
+                }
                 writer.limitDuration(to: max(.zero, opened + timeout - ContinuousClock.now))
                 do {
                     try writeDocument(export, publicURL: publicURL, to: writer)

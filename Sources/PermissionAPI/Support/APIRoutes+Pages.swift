@@ -1,4 +1,5 @@
 import HTTPCore
+import Logging
 import PermissionDomain
 
 /// Routes of the consent pages (SPEC §10): authenticated by the session cookie instead of an
@@ -37,6 +38,12 @@ extension APIRoutes {
                 return try handler(request, context)
             } catch let error as ConsentPageError {
                 return error.page(ConsentLanguage.of(request.headers)).response
+            } catch PermissionError.unavailable(let why, let cause) {
+                var metadata: Logger.Metadata = ["why": .string(why)]
+                if let cause { metadata["cause"] = .string(cause) }
+                context.logger.warning("consent page refused: store unavailable", metadata: metadata)
+                let refusal = ConsentPageError.unavailable(outcomeUnknown: why == PermissionError.commitOutcomeUnknown)
+                return refusal.page(ConsentLanguage.of(request.headers)).response
             } catch {
                 context.logger.error("consent page failed", metadata: ["error": .string(String(reflecting: error))])
                 let language = ConsentLanguage.of(request.headers)
