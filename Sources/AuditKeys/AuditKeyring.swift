@@ -122,6 +122,18 @@ public final class AuditKeyring: Sendable {
         }
     }
 
+    /// Forgets every unwrapped key it remembers: after an erasure, whose user's key must not
+    /// stay in memory (a core dump, a read of the process's memory) once the database has
+    /// destroyed it. The others are unwrapped again as they are read.
+    package func forgetUnwrappedKeys() {
+        unwrapped.withLock { $0.removeAll() }
+    }
+
+    /// Whether the key wrapped as `wrappedKey` is remembered unwrapped (tests).
+    package func remembers(wrappedKey: String) -> Bool {
+        unwrapped.withLock { $0[wrappedKey] != nil }
+    }
+
     /// The user key `wrappedKey` holds.
     /// - Throws: ``AuditKeyError/unreadable(_:)`` when it was not wrapped by this server key
     ///   for `pseudonym`.

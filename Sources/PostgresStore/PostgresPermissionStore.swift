@@ -168,7 +168,7 @@ public final class PostgresPermissionStore: PermissionStore {
                 pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, readModel: nil, follower: nil,
                 appliedMigrations: applied)
         }
-        let model = PostgresReadModel(cacheCapacity: options.cacheEntries)
+        let model = PostgresReadModel(cacheCapacity: options.cacheEntries) { keyring?.forgetUnwrappedKeys() }
         try pool.withConnection { connection in
             let started = ContinuousClock.now
             try connection.execute(beginRead)

@@ -50,10 +50,14 @@ final class PostgresReadModel: Sendable {
     private let observers = Mutex<[@Sendable (VisibleChanges) -> Void]>([])
     /// Wakes ``waitUntilVisible(_:timeout:)``; it guards nothing but the wait.
     private let visibility = Guarded(())
+    /// Called when applied entries hold an erasure, this replica's or another's: the store's
+    /// keyring forgets the audit keys it kept unwrapped.
+    private let whenErased: @Sendable () -> Void
 
-    init(cacheCapacity: Int) {
+    init(cacheCapacity: Int, whenErased: @escaping @Sendable () -> Void = {}) {
         cache = ReadCache(capacity: cacheCapacity)
         origin = clock.now
+        self.whenErased = whenErased
     }
 
     /// The revision reads see: every entry up to it has been applied.
@@ -168,6 +172,7 @@ final class PostgresReadModel: Sendable {
                 throw error
             }
         }
+        if changes.erasure { whenErased() }
         // An erasure names no user (its entry keeps only a pseudonym): forget everything.
         if changes.everything || changes.records.count + changes.settingsOf.count > Self.maximumTrackedChanges {
             cache.removeAll(publishing: changes.through)

@@ -1,3 +1,4 @@
+import AuditKeys
 import Foundation
 import PermissionDomain
 import PostgresTestServer
@@ -65,6 +66,38 @@ import Testing
         #expect(try Self.status(replica) == .denied)
         // The audit log shows no entry before its changes left memory.
         #expect(try replica.read { try $0.audit(query: AuditQuery(after: 0, limit: 10)) }.map(\.seq) == [1, 2, 3])
+    }
+
+    /// An erasure's key leaves the memory of every replica: the one that read the user's entries
+    /// (and kept their key unwrapped) forgets it when it applies another replica's erasure.
+    @Test func anErasedUsersKeyLeavesEveryReplicasMemory() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        let serverKey = AuditKeyring.newServerKey()
+        let (mine, theirs) = (try AuditKeyring(serverKey: serverKey), try AuditKeyring(serverKey: serverKey))
+        let replica = try PostgresPermissionStore.open(
+            connectionString: database, keyring: mine, poolSize: 2, readModel: .init(cacheEntries: 100))
+        defer { replica.close() }
+        let other = try PostgresPermissionStore.open(
+            connectionString: database, keyring: theirs, poolSize: 2, readModel: .init(cacheEntries: 100))
+        defer { other.close() }
+        let revision = try Self.set(other, .denied, version: 1)
+        #expect(try replica.awaitRevision(revision, timeout: .seconds(5)))
+        let read = try replica.read { try $0.audit(query: AuditQuery(user: Self.key.user, after: 0, limit: 10)) }
+        #expect(read.map(\.user) == [Self.key.user], "read, and unsealed, with the user's key")
+        let wrapped = try PostgresConnection(database).query(
+            PreparedStatement("SELECT wrapped_key FROM audit_subjects WHERE user_id = $1"), [.text("u1")])
+        let wrappedKey = try #require(wrapped.count == 1 ? wrapped[0].optionalString(at: 0) : nil)
+        #expect(mine.remembers(wrappedKey: wrappedKey))
+
+        // As PermissionService erases: the deletions and their entry in one write.
+        let seq = try other.write { writer in
+            let erased = try writer.eraseUser(Self.key.user)
+            return try writer.append(
+                AuditEntry(at: Self.now, actor: .system, action: .userErased, detail: ["pseudonym": erased.pseudonym ?? ""]))
+        }
+        #expect(!theirs.remembers(wrappedKey: wrappedKey), "the replica that erased forgets it")
+        #expect(try replica.awaitRevision(seq, timeout: .seconds(5)))
+        #expect(!mine.remembers(wrappedKey: wrappedKey), "the other replica forgets it once it applied the erasure")
     }
 
     /// The writer and the follower apply entries at once, each loading the catalogue when they

@@ -18,6 +18,9 @@ package struct ReadModelChanges: Sendable, Equatable {
     /// A change too wide to name (a user's erasure, whose entry names no user): whatever is in
     /// memory must be forgotten.
     package var everything = false
+    /// A user was erased: besides ``everything``, the keys of the audit log kept unwrapped in
+    /// memory are forgotten.
+    package var erasure = false
     /// The last entry's seq, 0 for none.
     package var through: Int64 = 0
 
@@ -45,6 +48,7 @@ package struct ReadModelChanges: Sendable, Equatable {
             keysChanged = true
         case .userErased:
             everything = true
+            erasure = true
             catalogueChanged = true  // the user's own policies went with them
         default:
             // Authorization changes, and prompt entries, which name the record they are about

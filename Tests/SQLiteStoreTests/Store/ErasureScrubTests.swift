@@ -1,3 +1,4 @@
+import AuditKeys
 import Foundation
 import PermissionDomain
 import TestSupport
@@ -33,6 +34,31 @@ import Testing
         #expect(checkpointer.statistics.scrubs == 1)
         let wal = try FileManager.default.attributesOfItem(atPath: directory.file("p.sqlite-wal"))[.size] as? Int
         #expect(wal == 0)
+    }
+
+    /// The erased user's key, kept unwrapped after a read of their entries, leaves memory with
+    /// the erasure (a core dump, a read of the process's memory, would otherwise still hold it).
+    @Test func theErasedUsersKeyLeavesMemory() throws {
+        let directory = try TemporaryDirectory()
+        let keyring = try AuditKeyring(serverKey: AuditKeyring.newServerKey())
+        let store = try SQLitePermissionStore.open(path: directory.file("p.sqlite"), keyring: keyring)
+        let service = PermissionService(store: store, clock: ManualClock(Fixtures.t0))
+        let admin = Actor(keyId: "k-admin", role: "admin")
+        _ = try service.setAuthorization(
+            user: Fixtures.user, app: Fixtures.app, service: .camera, status: .denied, level: nil, actor: admin,
+            requestId: nil)
+        let read = try store.read { try $0.audit(query: AuditQuery(user: Fixtures.user, after: 0, limit: 10)) }
+        #expect(read.map(\.user) == [Fixtures.user], "read, and unsealed, with the user's key")
+        let wrappedKey = try #require(
+            try Database(path: directory.file("p.sqlite"), mode: .readOnly).withStatement(
+                "SELECT wrapped_key FROM audit_subjects WHERE user = ?1"
+            ) { statement in
+                statement.bind(Fixtures.user.rawValue, at: 1)
+                return try statement.step() ? statement.string(at: 0) : nil
+            })
+        #expect(keyring.remembers(wrappedKey: wrappedKey))
+        _ = try service.eraseUser(Fixtures.user, actor: admin, requestId: nil)
+        #expect(!keyring.remembers(wrappedKey: wrappedKey))
     }
 
     /// The scrub's checkpoint is no commit: the writer must not take the log it reset for
