@@ -120,6 +120,9 @@ final class EasyHandle {
             // applied (RFC 9112 §9.3.1), so these always go on a fresh connection, which libcurl
             // never resends.
             try check(ccurl_setopt_long(curl, CURLOPT_FRESH_CONNECT, call.repeatsSafely ? 0 : 1))
+            // A buffered answer that announces more than it may hold fails before its body is
+            // read (the sink's own cap stops one that does not say its length).
+            try check(ccurl_setopt_long(curl, CURLOPT_MAXFILESIZE, stream == nil ? ResponseSink.maxBodyBytes : 0))
         } catch {
             return .failure(error)
         }
@@ -190,7 +193,7 @@ final class EasyHandle {
 
     private func message(for code: CURLcode) -> String {
         if code == CURLE_ABORTED_BY_CALLBACK, sink.cancel?.isCancelled ?? true { return "cancelled" }
-        if code == CURLE_WRITE_ERROR, sink.overflowed {
+        if (code == CURLE_WRITE_ERROR && sink.overflowed) || code == CURLE_FILESIZE_EXCEEDED {
             return "response body larger than \(ResponseSink.maxBodyBytes) bytes"
         }
         let detail = String(cString: errorBuffer)

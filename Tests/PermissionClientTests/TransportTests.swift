@@ -306,4 +306,27 @@ struct TransportTests {
                 "http://permissions.invalid:8080/v1/users/u42/apps/com.example.maps/authorizations/camera"
             ])
     }
+
+    /// A buffered answer that announces more than the client holds (16 MiB) fails at once, not
+    /// after its body was read, or, from a peer that then goes silent, at the timeout.
+    @Test func anAnswerThatAnnouncesTooLargeABodyFailsAtOnce() async throws {
+        let server = try ScriptedServer { _, _ in
+            .rawThenSilence("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 20000000\r\n\r\n{")
+        }
+        defer { server.stop() }
+        let client = try Self.client(server, timeout: .seconds(5), retry: .none)
+        let started = ContinuousClock.now
+        do {
+            _ = try await client.status(user: "u42", app: "com.example.maps", service: "camera")
+            Issue.record("a 20 MB answer was taken")
+        } catch {
+            guard case .transport(let code, let message, _) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(code == PermissionClientError.tooLargeCode && message.contains("larger than \(16 << 20) bytes"), "\(message)")
+            #expect(error.isPermanent)
+        }
+        #expect(ContinuousClock.now - started < .seconds(3), "not at the 5 s timeout")
+    }
 }
