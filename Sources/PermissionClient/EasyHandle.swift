@@ -54,10 +54,10 @@ final class EasyHandle {
         try check(ccurl_setopt_long(curl, CURLOPT_NOSIGNAL, 1))
         try check(ccurl_setopt_long(curl, CURLOPT_TCP_NODELAY, 1))
         try check(ccurl_setopt_long(curl, CURLOPT_TCP_KEEPALIVE, 1))
-        // One connection a handle between calls: a call on a fresh connection (below) closes
-        // the one kept before when it ends, instead of keeping up to libcurl's default of five,
-        // so that an idle handle holds one connection, and a handle during such a call two
-        // (docs/client.md counts them against the server's per-address limit).
+        // One connection a handle: libcurl's default cache keeps up to five. A call on a fresh
+        // connection (below) runs on a new handle (``HandlePool``), so no connection kept
+        // before stays open beside it (docs/client.md counts them against the server's
+        // per-address limit).
         try check(ccurl_setopt_long(curl, CURLOPT_MAXCONNECTS, 1))
         try check(ccurl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 0))
         try check(ccurl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds))

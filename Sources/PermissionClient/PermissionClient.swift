@@ -263,7 +263,7 @@ public final class PermissionClient: Sendable {
             attempt += 1
             let result: Result<RawResponse, PermissionClientError>
             do {
-                result = try pool.withHandle { handle in
+                result = try pool.withHandle(fresh: !call.repeatsSafely) { handle in
                     handle.perform(
                         url: url, call: call, fields: fields,
                         timeoutMilliseconds: attempt == 1 ? firstTimeoutMilliseconds ?? timeoutMilliseconds : timeoutMilliseconds,

@@ -1,6 +1,7 @@
 import Foundation
 import PermissionClient
 import PermissionWire
+import Synchronization
 import TestThreads
 import Testing
 
@@ -45,6 +46,32 @@ struct TransportTests {
             #expect(try await client.status(user: "u1", app: "com.example.maps", service: "location") == .denied)
         }
         #expect(server.requests.map(\.connection) == [1, 1, 1, 1, 1])
+    }
+
+    /// The connection a handle kept is closed before a call on a fresh connection opens its
+    /// own, not when that call ends: a burst of such calls on handles that all kept one would
+    /// otherwise hold twice the connections (the server's per-address share is 256).
+    @Test func aFreshConnectionReplacesTheKeptOneBeforeItOpens() async throws {
+        let seen = Mutex<[Int]>([])
+        let serving = Mutex<ScriptedServer?>(nil)
+        let server = try ScriptedServer { request, _ in
+            guard request.method == "DELETE", let server = serving.withLock({ $0 }) else {
+                return .authorization(status: "denied")
+            }
+            // The kept connection's close may take a moment to be read here.
+            let deadline = ContinuousClock.now + .seconds(1)
+            while server.openConnections > 1, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            seen.withLock { $0.append(server.openConnections) }
+            return .respond(status: 204, headers: [], body: "")
+        }
+        serving.withLock { $0 = server }
+        defer { server.stop() }
+        let client = try Self.client(server)
+        for _ in 0..<3 {
+            #expect(try await client.status(user: "u1", app: "com.example.maps", service: "location") == .denied)
+            try await client.deleteConsentSession(id: "cs_0f1e2d3c4b5a6978")
+        }
+        #expect(seen.withLock { $0 } == [1, 1, 1], "connections open while each DELETE was answered")
     }
 
     /// A call that may not be resent (a DELETE here) goes on a fresh connection; the one the
