@@ -41,7 +41,7 @@ public struct Endpoint<Value: Sendable>: Sendable {
     /// `Permission-Consistency: at-least <revision>` (SPEC §9). Behind a load balancer over
     /// several replicas, a read after one's own write otherwise may see the state before it for
     /// up to a second. A replica that does not show the revision within a second answers `503`
-    /// `revision-unavailable` with `Retry-After` (a read is retried); one that no write made is
+    /// `revision-unavailable` with `Retry-After` (the call is retried, as the policy allows); one that no write made is
     /// `412` (`.http`).
     public func consistent(atLeast revision: Int64) -> Endpoint<Value> {
         var copy = self

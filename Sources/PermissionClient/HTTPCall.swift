@@ -21,7 +21,7 @@ struct HTTPCall: Sendable {
     /// is not enough: a `DELETE` that took effect answers `404` the second time (an erasure's
     /// result would be lost, the call reported failed), and a `PUT` with `If-Match` answers
     /// `412`, its precondition spent by the first. Those are retried only when nothing reached
-    /// the server, or it said so (`503`).
+    /// the server, or it said nothing was done (a `503` or `429` with `Retry-After`).
     var repeatsSafely: Bool {
         isIdempotent && method != "DELETE"
             && !headers.contains { $0.name.lowercased() == "if-match" || $0.name.lowercased() == "if-none-match" }

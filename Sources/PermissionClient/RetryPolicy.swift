@@ -9,7 +9,8 @@ package import Foundation
 /// nothing to delete, nor a `PUT` with `If-Match`, whose repeat finds its precondition spent),
 /// a connection lost before the answer and the statuses `502`, `503` and `504`, after some of
 /// which the first attempt may have taken effect. A `POST` that may have reached the
-/// server is never retried, and a timeout is never retried (the timeout is the caller's budget
+/// server is retried only after an answer that says nothing was done (a `503` or `429` with
+/// `Retry-After`), as any call is; a timeout is never retried (the timeout is the caller's budget
 /// for one attempt); the caller then gets that failure, and may read the state to learn the
 /// outcome. A retried
 /// answer's `Retry-After` is honoured: the next attempt waits at least that long, and one that
