@@ -1,5 +1,6 @@
 import Foundation
 import PermissionAPI
+import PermissionDomain
 import PermissionWire
 import Testing
 
@@ -16,6 +17,34 @@ import Testing
         purposes["NSCameraUsageDescription"] = text
         let strings = String(decoding: try WireEncoder.encode(purposes), as: UTF8.self)
         return try app.send(.put, "/v1/apps/com.example.maps", json: #"{"name":"Maps","purposeStrings":\#(strings)\#(extra)}"#)
+    }
+
+    /// A re-consent that stops after the registration was saved (the disk full, SQLite) is a
+    /// 503 without Retry-After, whose detail says to send it again: not the plain "nothing was
+    /// changed, retry", which a client (the SDK: for any method) would take at its word. Sent
+    /// again, it finishes the rest.
+    @Test(.enabled(if: TestApp.onSQLite, "the file's page limit is SQLite's"))
+    func aReconsentStoppedPartWayIsNotAnswerIfNothingChanged() throws {
+        let app = try TestApp()
+        try app.registerApp()
+        let sqlite = try #require(app.sqliteStore)
+        let grants = PermissionService.reconsentBatchSize + 44
+        for index in 0..<grants { try app.grant("camera", "full", "allow", user: "r\(index)") }
+        // Room for the registration's change, not for a batch of 256 returned grants.
+        let pages = try sqlite.pool.writer.writeWithoutTransaction { database in
+            try database.withStatement("PRAGMA page_count") { try $0.step() ? $0.int64(at: 0) : 0 }
+        }
+        try sqlite.pool.writer.writeWithoutTransaction { try $0.execute("PRAGMA max_page_count = \(pages + 4)") }
+        let stopped = try Self.register(app, camera: "Scans tickets and receipts.", extra: #","reconsent":true"#)
+        #expect(stopped.status == 503 && stopped.headers["Retry-After"] == nil, "\(stopped.status) \(stopped.text)")
+        #expect(stopped.text.contains("send the registration again"), "\(stopped.text)")
+        let saved = try app.send(.get, "/v1/apps/com.example.maps").decode(App.self)
+        #expect(saved.purposeStrings["NSCameraUsageDescription"] == "Scans tickets and receipts.", "the registration was saved")
+
+        try sqlite.pool.writer.writeWithoutTransaction { try $0.execute("PRAGMA max_page_count = 1073741823") }
+        let again = try Self.register(app, camera: "Scans tickets and receipts.", extra: #","reconsent":true"#)
+        #expect(again.status == 200, "\(again.text)")
+        #expect(try again.decode(App.self).reconsented == grants, "every grant, none before (the batch was rolled back)")
     }
 
     @Test func aChangedTextIsFlaggedListedAndAskedAgainWithOneEntryPerGrant() throws {

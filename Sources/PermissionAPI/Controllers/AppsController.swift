@@ -41,7 +41,13 @@ struct AppsController {
                 requestId: request.requestId)
             var app = WireMapping.app(put.value)
             if body.reconsent == true {
-                app.reconsented = try permissions.reconsent(app: id, actor: request.actor, requestId: request.requestId)
+                do {
+                    app.reconsented = try permissions.reconsent(app: id, actor: request.actor, requestId: request.requestId)
+                } catch PermissionError.unavailable(let why, let cause) where !PermissionError.mayHaveChanged(why) {
+                    // The registration above is saved: not "nothing changed, retry after" (Retry-After).
+                    throw PermissionError.unavailable(
+                        why: PermissionError.reconsentUnfinished, cause: [why, cause].compactMap { $0 }.joined(separator: ": "))
+                }
             }
             return try Responses.put(app, created: put.created, location: "/v1/apps/\(id)")
         }

@@ -42,7 +42,7 @@ extension APIRoutes {
                 var metadata: Logger.Metadata = ["why": .string(why)]
                 if let cause { metadata["cause"] = .string(cause) }
                 context.logger.warning("consent page refused: store unavailable", metadata: metadata)
-                let refusal = ConsentPageError.unavailable(outcomeUnknown: why == PermissionError.commitOutcomeUnknown)
+                let refusal = ConsentPageError.unavailable(outcomeUnknown: PermissionError.mayHaveChanged(why))
                 return refusal.page(ConsentLanguage.of(request.headers)).response
             } catch {
                 context.logger.error("consent page failed", metadata: ["error": .string(String(reflecting: error))])

@@ -113,7 +113,7 @@ enum ErrorMapping {
             if let cause { metadata["cause"] = .string(cause) }  // the log's alone: it may name the database's host
             context.logger.warning("request refused: store unavailable", metadata: metadata)
             // Not "retry": the change may have been made.
-            if why == PermissionError.commitOutcomeUnknown { return make(.unavailable, capitalized(why) + ".") }
+            if PermissionError.mayHaveChanged(why) { return make(.unavailable, capitalized(why) + ".") }
             return make(.unavailable, capitalized(why) + "; retry shortly.", headers: ["Retry-After": "1"])
         }
     }

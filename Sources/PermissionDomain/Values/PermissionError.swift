@@ -52,4 +52,16 @@ public enum PermissionError: Error, Hashable, Sendable {
     /// it is not to be repeated blindly.
     public static let commitOutcomeUnknown =
         "the database connection was lost during the commit, so whether the change was made is unknown: read the state before sending it again"
+
+    /// The `why` of an ``unavailable(why:cause:)`` re-consent (`PUT /v1/apps/{app}` with
+    /// `reconsent`) that stopped after the app's registration, and maybe some of its grants'
+    /// batches, were saved: something was done, so it is not the plain "nothing changed, retry".
+    public static let reconsentUnfinished =
+        "the app was saved, but returning its grants to notDetermined stopped part of the way: send the registration again (without If-Match) to finish"
+
+    /// Whether an ``unavailable(why:cause:)`` with this `why` says that something may have been
+    /// done (answered without `Retry-After`).
+    public static func mayHaveChanged(_ why: String) -> Bool {
+        why == commitOutcomeUnknown || why == reconsentUnfinished
+    }
 }
