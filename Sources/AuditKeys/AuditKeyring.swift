@@ -125,9 +125,31 @@ public final class AuditKeyring: Sendable {
     /// Forgets every unwrapped key it remembers: after an erasure, whose user's key must not
     /// stay in memory (a core dump, a read of the process's memory) once the database has
     /// destroyed it. The others are unwrapped again as they are read.
-    package func forgetUnwrappedKeys() {
+    /// - Parameter pseudonym: the erased user's, when known (the process that erased them): a
+    ///   read of a snapshot from before the erasure (an export still being downloaded) that
+    ///   unwraps their key again uses it without remembering it.
+    package func forgetUnwrappedKeys(erasing pseudonym: String? = nil) {
+        if let pseudonym {
+            erased.withLock { erased in
+                if erased.order.count >= Self.rememberedErasures { erased.forgetOldest() }
+                if erased.set.insert(pseudonym).inserted { erased.order.append(pseudonym) }
+            }
+        }
         unwrapped.withLock { $0.removeAll() }
     }
+
+    /// The pseudonyms of the users erased most recently by this process (at most
+    /// ``rememberedErasures``), whose keys are never remembered unwrapped.
+    private struct Erased {
+        var order: [String] = []
+        var set: Set<String> = []
+        mutating func forgetOldest() {
+            set.remove(order.removeFirst())
+        }
+    }
+    private let erased = Mutex(Erased())
+    /// The erasures ``forgetUnwrappedKeys(erasing:)`` keeps in mind.
+    static let rememberedErasures = 4_096
 
     /// Whether the key wrapped as `wrappedKey` is remembered unwrapped (tests).
     package func remembers(wrappedKey: String) -> Bool {
@@ -142,7 +164,7 @@ public final class AuditKeyring: Sendable {
         guard let bytes = try? open(wrappedKey, with: wrappingKey, context: "subject|" + pseudonym), bytes.count == 32
         else { throw AuditKeyError.unreadable("the audit key of \(pseudonym)") }
         let key = SymmetricKey(data: bytes)
-        remember(key, wrappedAs: wrappedKey)
+        if !erased.withLock({ $0.set.contains(pseudonym) }) { remember(key, wrappedAs: wrappedKey) }
         return key
     }
 

@@ -65,6 +65,9 @@ extension PostgresSession {
             deleted[table] = try connection.execute(statement, [.text(user.rawValue)])
         }
         changes?.erasedEverything()
+        // Every replica forgets the keys it kept when it applies the erasure; this one also
+        // never keeps this user's again (a snapshot from before may still read their entries).
+        keyring?.forgetUnwrappedKeys(erasing: pseudonym)
         return UserErasure(
             pseudonym: pseudonym, authorizations: deleted["authorizations"] ?? 0, prompts: deleted["prompts"] ?? 0,
             settings: (deleted["user_settings"] ?? 0) > 0, policies: deleted["policies"] ?? 0,

@@ -70,7 +70,7 @@ extension StoreSession {
             consentSessions: try delete("consent_sessions"), locationAlerts: try delete("location_alerts"))
         _ = try delete("audit_subjects")
         // The user's key, unwrapped by a read of their entries, goes from memory too.
-        shared?.keyring.forgetUnwrappedKeys()
+        shared?.keyring.forgetUnwrappedKeys(erasing: pseudonym)
         // The file's pages are zeroed (secure_delete); the WAL's older frames go once it is
         // emptied. Nothing erased: the caller rolls back, and there is nothing to empty.
         if !erasure.isEmpty { shared?.scrubWAL?() }

@@ -57,8 +57,16 @@ import Testing
                 return try statement.step() ? statement.string(at: 0) : nil
             })
         #expect(keyring.remembers(wrappedKey: wrappedKey))
+        // A snapshot from before the erasure (an export being downloaded) reads on after it.
+        let snapshot = try store.openSnapshot()
+        defer { snapshot.close() }
+        let before = try snapshot.read { try $0.audit(query: AuditQuery(user: Fixtures.user, after: 0, limit: 10)) }
+        #expect(before.count == 1)
         _ = try service.eraseUser(Fixtures.user, actor: admin, requestId: nil)
         #expect(!keyring.remembers(wrappedKey: wrappedKey))
+        let during = try snapshot.read { try $0.audit(query: AuditQuery(user: Fixtures.user, after: 0, limit: 10)) }
+        #expect(during.map(\.user) == [Fixtures.user], "the snapshot still reads the entry it holds")
+        #expect(!keyring.remembers(wrappedKey: wrappedKey), "without keeping the erased user's key")
     }
 
     /// The scrub's checkpoint is no commit: the writer must not take the log it reset for
