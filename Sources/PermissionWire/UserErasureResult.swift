@@ -10,15 +10,15 @@ public struct UserErasureResult: Codable, Sendable, Equatable {
     /// Policies that named the user.
     public var policies: Int
     public var consentSessions: Int
-    /// Background uses of location kept for location alerts (hours with a use); 0 from a server
-    /// that does not say.
+    /// Location alert schedules (one per app whose background uses of location were kept); 0
+    /// from a server that does not say.
     public var locationAlerts: Int
     /// The seq of the `user.erased` audit entry.
     public var auditSeq: Int64
 
     public init(
         pseudonym: String?, authorizations: Int, prompts: Int, settings: Bool, policies: Int, consentSessions: Int,
-        locationAlerts: Int, auditSeq: Int64
+        locationAlerts: Int = 0, auditSeq: Int64
     ) {
         self.pseudonym = pseudonym
         self.authorizations = authorizations

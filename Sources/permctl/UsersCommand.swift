@@ -153,7 +153,7 @@ struct UsersEraseCommand: ParsableCommand {
             ("Settings", result.settings ? "yes" : "no"),
             ("Policies", String(result.policies)),
             ("Consent sessions", String(result.consentSessions)),
-            ("Location uses", String(result.locationAlerts)),
+            ("Location alert schedules", String(result.locationAlerts)),
             ("Audit entry", String(result.auditSeq)),
         ])
     }

@@ -249,8 +249,8 @@ enum ConsentText {
         case .unavailableTitle: return ("The service is busy", "Der Dienst ist gerade ausgelastet")
         case .outcomeUnknownText:
             return (
-                "Your choice may have been saved. Reload the page to see where things stand.",
-                "Deine Auswahl wurde vielleicht gespeichert. Lade die Seite neu, um den aktuellen Stand zu sehen."
+                "Your choice may have been saved. Open your privacy choices again to see where things stand.",
+                "Deine Auswahl wurde vielleicht gespeichert. Öffne deine Datenschutz-Auswahl erneut, um den aktuellen Stand zu sehen."
             )
         case .busyTitle: return ("Too many open pages", "Zu viele offene Seiten")
         case .busyText:

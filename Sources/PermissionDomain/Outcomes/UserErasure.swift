@@ -9,7 +9,7 @@ public struct UserErasure: Equatable, Sendable {
     /// Policies that named the user.
     public var policies: Int
     public var consentSessions: Int
-    /// Background uses of location kept for location alerts (hours with a use).
+    /// Location alert schedules: one per app whose background uses of location were kept.
     public var locationAlerts: Int
     /// The seq of the `user.erased` entry (0 before it is appended).
     public var seq: Int64
