@@ -4,9 +4,9 @@ internal import Ownership
 /// One libcurl easy handle (https://curl.se/libcurl/c/libcurl-easy.html) with the options a
 /// client sets once: allowed protocols (HTTP and HTTPS only), no signals, `TCP_NODELAY`, TCP
 /// keep-alive, the connect timeout, the user agent, TLS verification (its CA file and pinned
-/// key) and the proxy. It keeps its
-/// connections alive between calls. A handle is used by one thread at a time (the pool hands
-/// it out exclusively), and the header list it sends lives as long as the handle needs it.
+/// key) and the proxy. It keeps its connection alive between calls. A handle is used by one
+/// thread at a time (the pool hands it out exclusively), and the header list it sends lives as
+/// long as the handle needs it.
 final class EasyHandle {
     /// Options fixed for the life of the handle.
     struct Settings: Sendable {

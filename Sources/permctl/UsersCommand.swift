@@ -129,7 +129,8 @@ struct UsersCommand: ParsableCommand {
 struct UsersEraseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "erase",
-        abstract: "Erase a user (GDPR Art. 17): records, prompts, settings, policies, consent sessions and location uses.",
+        abstract:
+            "Erase a user (GDPR Art. 17): records, prompts, settings, policies, consent sessions, location alert schedules.",
         discussion: """
             The audit log keeps the user's entries, but their user id and purpose texts become unreadable for \
             good (their key is destroyed); one user.erased entry names the pseudonym they keep. Exit 1 (404) when \

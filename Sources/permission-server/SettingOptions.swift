@@ -16,20 +16,25 @@ enum SettingsScopes {
     enum Serve: SettingsScope { static let read: Set<String>? = nil }
     /// A database and its audit keys, and the logs: `migrate`, `backup`, `keys`, `audit rotate-key`.
     enum Store: SettingsScope {
-        static let read: Set<String>? = logging.union(["database", "database-password-file", "audit-key-file"])
+        static let read: Set<String>? = flags(
+            logging + [Settings.database, Settings.databasePasswordFile, Settings.auditKeyFile])
     }
     /// A database without its audit keys (the chain hashes what is stored): `audit verify`.
     enum Verify: SettingsScope {
-        static let read: Set<String>? = logging.union(["database", "database-password-file"])
+        static let read: Set<String>? = flags(logging + [Settings.database, Settings.databasePasswordFile])
     }
     /// The target's password and the file's audit key (the database is `--from` and `--to`): `copy`.
     enum Copy: SettingsScope {
-        static let read: Set<String>? = logging.union(["database-password-file", "audit-key-file"])
+        static let read: Set<String>? = flags(logging + [Settings.databasePasswordFile, Settings.auditKeyFile])
     }
     /// The address of the server asked: `healthcheck` (which logs nothing).
-    enum Healthcheck: SettingsScope { static let read: Set<String>? = ["host", "port", "config"] }
+    enum Healthcheck: SettingsScope {
+        static let read: Set<String>? = flags([Settings.host, Settings.port, Settings.config])
+    }
 
-    private static let logging: Set<String> = ["log-format", "log-level", "config"]
+    private static let logging = [Settings.logFormat, Settings.logLevel, Settings.config]
+
+    private static func flags(_ settings: [Setting]) -> Set<String> { Set(settings.map(\.flag)) }
 }
 
 /// The flags of ``Settings/all``, accepted by every subcommand: one environment or config file

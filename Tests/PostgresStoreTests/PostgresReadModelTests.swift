@@ -24,6 +24,22 @@ import Testing
             readModel: .init(cacheEntries: 1_000, followInterval: interval))
     }
 
+    /// The failures a replica's follower reports (a rewind, a log it cannot read).
+    final class Reports: Sendable {
+        let messages = Mutex<[String]>([])
+    }
+
+    /// A serving store whose follower's failure reports are collected.
+    private static func reporting(_ database: String, interval: Duration) throws -> (PostgresPermissionStore, Reports) {
+        let reports = Reports()
+        let replica = try PostgresPermissionStore.open(
+            connectionString: database, keyring: .forTests, poolSize: 2,
+            readModel: .init(cacheEntries: 1_000, followInterval: interval) { message, failed in
+                if failed { reports.messages.withLock { $0.append(message) } }
+            })
+        return (replica, reports)
+    }
+
     /// Sets the camera record of u1 to `status`, audited as the service does; returns the seq.
     @discardableResult
     private static func set(_ store: PostgresPermissionStore, _ status: AuthorizationStatus, version: Int64) throws -> Int64 {
@@ -175,15 +191,7 @@ import Testing
     /// rewind. The revision the replica shows never goes back, and nothing is reported.
     @Test func followsRacingTheReplicasOwnCommitsNeverRewind() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        final class Reports: Sendable {
-            let messages = Mutex<[String]>([])
-        }
-        let reports = Reports()
-        let replica = try PostgresPermissionStore.open(
-            connectionString: database, keyring: .forTests, poolSize: 2,
-            readModel: .init(cacheEntries: 1_000, followInterval: .milliseconds(1)) { message, failed in
-                if failed { reports.messages.withLock { $0.append(message) } }
-            })
+        let (replica, reports) = try Self.reporting(database, interval: .milliseconds(1))
         let other = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
         let deadline = ContinuousClock.now + .milliseconds(1_500)
         var wentBack = false
@@ -211,15 +219,7 @@ import Testing
 
     @Test func aLogRewoundUnderTheReplicaIsReadAgainFromItsHead() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
-        final class Reports: Sendable {
-            let messages = Mutex<[String]>([])
-        }
-        let reports = Reports()
-        let replica = try PostgresPermissionStore.open(
-            connectionString: database, keyring: .forTests, poolSize: 2,
-            readModel: .init(cacheEntries: 1_000, followInterval: .milliseconds(100)) { message, failed in
-                if failed { reports.messages.withLock { $0.append(message) } }
-            })
+        let (replica, reports) = try Self.reporting(database, interval: .milliseconds(100))
         let other = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
         try Self.set(other, .denied, version: 1)  // seq 1
         try Self.set(other, .authorized, version: 2)  // seq 2

@@ -2,9 +2,8 @@ import Synchronization
 
 /// Caps the concurrent event streams (and a consent session's downloads), in all and per key:
 /// each holds a worker thread for as long as the client listens, and one key must not take
-/// every slot. A slot is released when
-/// the response that holds it is released, whether or not its stream ever ran. `Sendable` as
-/// checked by the compiler: the counts live in a `Mutex`.
+/// every slot. A slot is released when the response that holds it is released, whether or not
+/// its stream ever ran. `Sendable` as checked by the compiler: the counts live in a `Mutex`.
 final class StreamLimiter: Sendable {
     /// Why no slot was given.
     enum Refusal: Error {

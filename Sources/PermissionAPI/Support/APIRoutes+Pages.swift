@@ -1,5 +1,4 @@
 import HTTPCore
-import Logging
 import PermissionDomain
 
 /// Routes of the consent pages (SPEC §10): authenticated by the session cookie instead of an
@@ -39,9 +38,7 @@ extension APIRoutes {
             } catch let error as ConsentPageError {
                 return error.page(ConsentLanguage.of(request.headers)).response
             } catch PermissionError.unavailable(let why, let cause) {
-                var metadata: Logger.Metadata = ["why": .string(why)]
-                if let cause { metadata["cause"] = .string(cause) }
-                context.logger.warning("consent page refused: store unavailable", metadata: metadata)
+                ErrorMapping.logUnavailable(why: why, cause: cause, context.logger)
                 let refusal = ConsentPageError.unavailable(outcomeUnknown: PermissionError.mayHaveChanged(why))
                 return refusal.page(ConsentLanguage.of(request.headers)).response
             } catch {

@@ -109,13 +109,20 @@ enum ErrorMapping {
                 extensions: [("limit", String(limit)), ("pending", "[" + named.joined(separator: ",") + "]")],
                 headers: ["Retry-After": String(retryAfter)])
         case .unavailable(let why, let cause):
-            var metadata: Logger.Metadata = ["why": .string(why)]
-            if let cause { metadata["cause"] = .string(cause) }  // the log's alone: it may name the database's host
-            context.logger.warning("request refused: store unavailable", metadata: metadata)
+            logUnavailable(why: why, cause: cause, context.logger)
             // Not "retry": the change may have been made.
             if PermissionError.mayHaveChanged(why) { return make(.unavailable, capitalized(why) + ".") }
             return make(.unavailable, capitalized(why) + "; retry shortly.", headers: ["Retry-After": "1"])
         }
+    }
+
+    /// The warning of a request refused with ``PermissionError/unavailable(why:cause:)``, an API
+    /// call's or a consent page's: `cause` goes to the log alone (it may name the database's
+    /// host).
+    static func logUnavailable(why: String, cause: String?, _ logger: Logger) {
+        var metadata: Logger.Metadata = ["why": .string(why)]
+        if let cause { metadata["cause"] = .string(cause) }
+        logger.warning("request refused: store unavailable", metadata: metadata)
     }
 
     /// An `HTTPError` of the engine or router keeps its status, headers and detail, and gets

@@ -49,8 +49,8 @@ public struct AuditAction: Hashable, Sendable, CustomStringConvertible {
     /// A consent session was ended (by an operator, or by the user's logout); `detail` has `session`.
     public static let consentSessionEnded = AuditAction("consent.session.ended")
     /// A user's data was erased (GDPR Art. 17): their records, prompts, settings, policies,
-    /// consent sessions and location uses deleted and their audit key destroyed. Names no user: `detail` has the
-    /// `pseudonym` their entries keep and what was deleted.
+    /// consent sessions and location alert schedules deleted and their audit key destroyed.
+    /// Names no user: `detail` has the `pseudonym` their entries keep and what was deleted.
     public static let userErased = AuditAction("user.erased")
     /// The log written before personal fields were sealed was resealed and rehashed (actor
     /// `system`, by a migration); `detail` has the old format's `previousHead` and `previousSeq`,
