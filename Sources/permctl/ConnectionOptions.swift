@@ -93,7 +93,24 @@ struct ConnectionOptions: ParsableArguments {
         return String(line)
     }
 
-    /// The client for these options; a bad URL exits with 64.
+    /// `path` when it names a file permctl can open for reading; exits with 66 otherwise, before
+    /// any call (libcurl would fail each call alike, with a code a script cannot tell from a
+    /// refused key).
+    private static func readable(_ path: String, named name: String) throws -> String {
+        var status = stat()
+        guard stat(path, &status) == 0, let handle = FileHandle(forReadingAtPath: path) else {
+            Output.error("\(name) \(Output.visible(path)): \(String(cString: strerror(errno)))")
+            throw ExitCode(ExitCodes.noInput)
+        }
+        try? handle.close()
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            Output.error("\(name) \(Output.visible(path)): not a file")
+            throw ExitCode(ExitCodes.noInput)
+        }
+        return path
+    }
+
+    /// The client for these options; a bad URL exits with 64, a CA file that cannot be read 66.
     /// - Parameter eventsIdleTimeout: the change feed's longest wait for a byte, when not the
     ///   SDK's default.
     func makeClient(eventsIdleTimeout: Duration? = nil) throws -> PermissionClient {
@@ -104,7 +121,11 @@ struct ConnectionOptions: ParsableArguments {
             baseURL: base, apiKey: apiKey, connectTimeout: .seconds(min(timeout, 5)),
             timeout: .seconds(timeout), userAgent: "permctl/1.0")
         if let eventsIdleTimeout { configuration.eventsIdleTimeout = eventsIdleTimeout }
-        configuration.caFile = caFile ?? environment["PERMISSION_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        if let caFile {
+            configuration.caFile = try Self.readable(caFile, named: "--cacert")
+        } else if let path = environment["PERMISSION_CA_FILE"], !path.isEmpty {
+            configuration.caFile = try Self.readable(path, named: "PERMISSION_CA_FILE")
+        }
         do {
             return try PermissionClient(configuration: configuration)
         } catch {

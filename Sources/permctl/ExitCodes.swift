@@ -11,7 +11,8 @@ enum ExitCodes {
     static let failure: Int32 = 1
     /// EX_USAGE: bad arguments (also what ArgumentParser uses for parse errors).
     static let usage: Int32 = 64
-    /// EX_NOINPUT: the key file (`--key-file`, `PERMISSION_KEY_FILE`) cannot be read.
+    /// EX_NOINPUT: the key file (`--key-file`, `PERMISSION_KEY_FILE`) or the CA file (`--cacert`,
+    /// `PERMISSION_CA_FILE`) cannot be read.
     static let noInput: Int32 = 66
     /// EX_UNAVAILABLE: no connection, a timeout, a cut response, or an answer that says "later":
     /// 503, a proxy's 502 or 504, 429 (too many requests, too many streams); or too many calls

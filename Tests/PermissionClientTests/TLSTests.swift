@@ -126,5 +126,18 @@ struct TLSTests {
             ["status", "u42", "com.example.maps", "camera"], url: server.url, key: "k",
             extra: ["PERMISSION_CA_FILE": server.certificate])
         #expect(!environment.stderr.contains("certificate"), "verified: \(environment.stderr)")
+
+        // A CA file permctl cannot read is the operator's mistake, told before any call: 66, as
+        // for a key file, not libcurl's 77 at each call (exit 1, as a certificate that fails).
+        let missing = try Permctl.run(
+            ["status", "u42", "com.example.maps", "camera", "--cacert", server.directory + "/none.pem"],
+            url: server.url, key: "k")
+        #expect(missing.status == 66, "\(missing.status) \(missing.stderr)")
+        #expect(missing.stderr.contains("--cacert"), "\(missing.stderr)")
+        let directory = try Permctl.run(
+            ["status", "u42", "com.example.maps", "camera"], url: server.url, key: "k",
+            extra: ["PERMISSION_CA_FILE": server.directory])
+        #expect(directory.status == 66, "\(directory.status) \(directory.stderr)")
+        #expect(directory.stderr.contains("PERMISSION_CA_FILE"), "\(directory.stderr)")
     }
 }
