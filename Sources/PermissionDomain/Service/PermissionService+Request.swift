@@ -60,7 +60,8 @@ extension PermissionService {
     ///   - until: when the grant ends (an expiring grant, SPEC §11), nil for none; at most
     ///     `configuration.maxGrantDuration` ahead, and only with a choice that grants access
     ///     other than Allow Once.
-    /// - Throws: `PermissionError.notFound`, `.promptNotPending`, `.invalidChoice`,
+    /// - Throws: `PermissionError.notFound`, `.promptNotPending` (also `cancelled` for a prompt
+    ///   found no longer due, which is then cancelled: ``stillDue(_:loaded:)``), `.invalidChoice`,
     ///   `.invalidCombination` (`until`).
     public func decide(
         promptID: PromptID, choice: String, until: Date? = nil, actor: Actor, requestId: String?
@@ -87,7 +88,7 @@ extension PermissionService {
         promptID: PromptID, choice: String, until: Date? = nil, languages: [String],
         shown expected: (text: PurposeString, language: LanguageTag?)? = nil, actor: Actor, requestId: String?
     ) throws -> DecisionOutcome {
-        try store.write { writer in
+        let outcome = try store.write { writer -> DecisionOutcome? in
             let context = ChangeContext(actor: actor, requestId: requestId, now: now)
             guard var prompt = try writer.prompt(id: promptID) else {
                 throw PermissionError.notFound(what: "prompt \(promptID)")
@@ -97,13 +98,19 @@ extension PermissionService {
             guard let parsed = Choice(rawValue: choice) else {
                 throw PermissionError.invalidChoice(choice: choice, allowed: prompt.options)
             }
+            let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
+            // A prompt no longer due (the grant it is about lapsed a moment ago, before the sweep
+            // cancelled it) is cancelled now, and the answer refused: it grants nothing.
+            guard Self.stillDue(prompt, loaded: loaded) else {
+                try end(writer, prompt: prompt, as: .cancelled, context: context)
+                return nil
+            }
             let shown = try purposeText(writer, for: prompt, languages: languages)
             if let expected, expected.text != shown.text || expected.language != shown.language {
                 throw PermissionError.conflict(why: Self.purposeChangedSinceShown)
             }
             prompt.purpose = shown.text
             prompt.purposeLanguage = shown.language
-            let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
             let next = try Rules.decide(
                 prompt: prompt, choice: parsed, stored: loaded.stored, service: loaded.service, now: context.now,
                 onceTTL: configuration.onceTTL, until: until, maxGrantDuration: configuration.maxGrantDuration)
@@ -114,7 +121,11 @@ extension PermissionService {
             try locationPromptEnded(writer, prompt)
             var extra = ["choice": parsed.rawValue]
             if next.buttonConfirmed && !loaded.stored.buttonConfirmed { extra["locationButton"] = "confirmed" }
-            if until != nil, let end = next.expiresAt { extra["until"] = String(end.millisecondsSince1970) }
+            if until != nil, let end = next.expiresAt {
+                extra["until"] = String(end.millisecondsSince1970)
+            } else if Self.removesEnd(old: loaded.stored, next: next, at: context.now) {
+                extra["until"] = ""
+            }
             let detail = Self.promptDetail(prompt, extra)
             var saved = loaded.stored
             if next.differsInContent(from: loaded.stored) {
@@ -133,5 +144,7 @@ extension PermissionService {
                 prompt: prompt,
                 authorization: try effective(writer, stored: saved, service: loaded.service, now: context.now))
         }
+        guard let outcome else { throw PermissionError.promptNotPending(.cancelled) }
+        return outcome
     }
 }

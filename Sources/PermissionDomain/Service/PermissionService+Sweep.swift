@@ -3,7 +3,8 @@ public import Foundation
 extension PermissionService {
     /// Writes the changes time makes (SPEC §5), as actor `system`: pending prompts past their
     /// deadline → `expired`; grants past `expiresAt` (Allow Once, and expiring grants, SPEC
-    /// §11) → notDetermined (`expired`); location alerts that are due (SPEC §11,
+    /// §11) → notDetermined (`expired`), with a pending prompt about the grant (the upgrade
+    /// prompt, a location alert) cancelled; location alerts that are due (SPEC §11,
     /// ``sweepLocationAlerts(_:context:limit:into:)``).
     /// Idle sweeps only read. The caller runs it about every second, and again at once while
     /// a result reaches `limit`.
@@ -28,6 +29,7 @@ extension PermissionService {
             for stored in try writer.dueGrants(before: at, limit: limit) {
                 guard let next = Rules.lapse(stored: stored) else { continue }
                 try commit(writer, old: stored, next: next, action: .authorizationExpired, context: context)
+                try cancelPendingPromptNoLongerDue(writer, key: stored.key, context: context)
                 result.lapsedGrants += 1
             }
             try sweepLocationAlerts(writer, context: context, limit: limit, into: &result)
