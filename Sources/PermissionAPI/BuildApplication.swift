@@ -32,7 +32,7 @@ public func buildApplication(
     // Commits that become visible here (other replicas' included) wake the event streams, and
     // key changes made elsewhere end cached verifications at once.
     store.observeChanges { [weak broadcaster, weak keys] changes in
-        broadcaster?.notify()
+        if changes.logWentBack { broadcaster?.logWentBack() } else { broadcaster?.notify() }
         if changes.keysChanged { keys?.invalidate() }
     }
     HealthController(readiness: readiness).register(on: &routes)

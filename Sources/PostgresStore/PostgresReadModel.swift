@@ -104,11 +104,14 @@ final class PostgresReadModel: Sendable {
     /// The log's head is behind the visible revision (its newest entries deleted, or the
     /// database restored under this replica): forgets everything, takes `loaded` as the
     /// catalogue, and shows `revision`, so that the entries numbered after it, old seqs given
-    /// out again, are read and applied. The one way the revision goes back.
+    /// out again, are read and applied. The one way the revision goes back. Its observers are
+    /// told (`logWentBack`; keys may have changed too).
     func rewind(to revision: Int64, catalogue loaded: PostgresCatalogue?) {
         catalogue.withLock { $0 = HeldCatalogue(catalogue: loaded, asOf: revision) }
         acknowledged.store(revision, ordering: .releasing)
         cache.reset(publishing: revision)
+        let shown = VisibleChanges(revision: revision, keysChanged: true, logWentBack: true)
+        for observer in observers.withLock({ $0 }) { observer(shown) }
     }
 
     /// A write of this process committed entries up to `seq`.

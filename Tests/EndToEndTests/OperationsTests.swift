@@ -193,6 +193,45 @@ struct OperationsTests {
         }
     }
 
+    @Test(
+        "the newest audit entry deleted under an open event stream: the stream ends, the server gives the seq out again, and the client's resume is told the log diverged"
+    )
+    func aStreamEndsWhenTheLogGoesBack() throws {
+        try Self.withServer("stream-log-back") { server, database in
+            #expect(try Self.putApp(server, "com.example.one") == "201")
+            #expect(try Self.putApp(server, "com.example.two") == "201")
+            let seq = try Self.sqlite(database, "SELECT max(seq) FROM audit")
+            let hash = try Self.sqlite(database, "SELECT hash FROM audit WHERE seq = \(seq)")
+            let directory = URL(fileURLWithPath: database).deletingLastPathComponent()
+            let stream = try StreamingCurl(
+                url: "\(server.baseURL)/v1/events?after=\(Int(seq)! - 1)", key: Self.adminKey, directory: directory)
+            #expect(stream.waitFor("id: \(seq)\n", timeout: 10), "\(stream.text)")
+            _ = try Self.sqlite(
+                database,
+                """
+                DROP TRIGGER audit_never_deleted; DELETE FROM audit WHERE seq = \(seq);
+                CREATE TRIGGER audit_never_deleted BEFORE DELETE ON audit
+                    BEGIN SELECT RAISE(ABORT, 'audit entries are never deleted'); END;
+                """)
+            #expect(stream.waitForExit(timeout: 10), "the stream ends: \(stream.text)")
+            #expect(server.log(waitingFor: "event stream ended: the audit log went back").contains("warning"))
+            // Reads show the file's head, not the one shown before: the deleted seq is beyond it.
+            #expect(try Self.get("\(server.baseURL)/v1/audit?after=\(seq)", key: true).status == "409")
+
+            // The seq is given out again, and the metric shows the head the file has.
+            #expect(try Self.putApp(server, "com.example.three") == "201")
+            #expect(try Self.sqlite(database, "SELECT max(seq) FROM audit") == seq)
+            let text = try Self.get("\(server.baseURL)/metrics").body
+            #expect(Self.sample(text, "permission_audit_seq") == Double(seq), "\(text.prefix(3000))")
+            let resumed = try Subprocess.curl([
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "-H",
+                "Authorization: Bearer \(Self.adminKey)", "-H", "Last-Event-ID: \(seq)", "-H",
+                "Last-Event-Hash: \(hash)", "\(server.baseURL)/v1/events",
+            ])
+            #expect(resumed.stdout == "409", "log-diverged: \(resumed.stdout)")
+        }
+    }
+
     @Test("--read-cache-entries 2: a third record read evicts the one stored first, counted on /metrics, and nothing empties")
     func readCacheEvictsItsOldestRecord() throws {
         try Self.withServer("read-cache-evicts", arguments: ["--read-cache-entries", "2"]) { server, _ in

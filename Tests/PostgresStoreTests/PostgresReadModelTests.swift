@@ -226,6 +226,8 @@ import Testing
         #expect(try replica.awaitRevision(2, timeout: .seconds(5)))
         #expect(try Self.status(replica) == .authorized)
         #expect(replica.answersFromMemory(user: Self.key.user, app: Self.key.app, service: Self.key.service))
+        let told = Mutex<[VisibleChanges]>([])
+        replica.observeChanges { changes in told.withLock { $0.append(changes) } }
 
         // What a restore of the state after seq 1 leaves: the record and the log as they were.
         let editor = try PostgresConnection(database)
@@ -247,6 +249,8 @@ import Testing
         #expect(messages.count == 1 && messages.first?.contains("last entry is 1, behind the 2") == true, "\(messages)")
         #expect(try replica.visibleRevision() == 1)
         #expect(try Self.status(replica) == .denied, "read again, not the record cached before")
+        // Its observers (the event streams) are told the log went back.
+        #expect(told.withLock { $0 }.contains { $0.logWentBack && $0.revision == 1 }, "\(told.withLock { $0 })")
 
         // A change under the seq given out again reaches the replica.
         let reused = try Self.set(other, .notDetermined, version: 2)

@@ -74,9 +74,15 @@ struct EventsController {
                     let end = try Self.run(
                         writer, permissions, broadcaster, filter: first, firstPage: firstPage, heartbeat: heartbeat,
                         isStillValid: { try check.isStillValid() })
-                    if end == .keyRevoked {
+                    switch end {
+                    case .keyRevoked:
                         logger.info(
                             "event stream ended: its key was revoked", metadata: ["key": "\(principal.actor.keyId ?? "-")"])
+                    case .logWentBack:
+                        logger.warning(
+                            "event stream ended: the audit log went back; its client resumes from its last entry and is told",
+                            metadata: ["key": "\(principal.actor.keyId ?? "-")"])
+                    case .stopped, .clientLeft: break
                     }
                 })
         }
@@ -142,12 +148,16 @@ struct EventsController {
         case keyRevoked
         /// The client closed or reset the connection while the stream was idle.
         case clientLeft
+        /// The log went back under the stream (``ChangeBroadcaster/logWentBack()``).
+        case logWentBack
     }
 
     /// Writes every matching entry after `filter.after`, then waits for the broadcaster (or the
     /// poll interval, or the heartbeat) and repeats, until the application stops, the key is
     /// no longer valid (`isStillValid`, asked between reading a page and writing anything), the
-    /// client is seen gone while idle, or a write throws (the client left or stopped reading).
+    /// client is seen gone while idle, the log goes back (its seqs after the stream's position
+    /// are given out again: the client resumes and is told), or a write throws (the client left
+    /// or stopped reading).
     /// The consent pages' stream (`/consent/events`) runs this too, with its session as the
     /// credential, only the entries `include` takes, and each written as `event` writes it.
     /// `firstPage`, when given, is the first page of `filter`, read before the stream began,
@@ -160,6 +170,7 @@ struct EventsController {
         event: (AuditEntry, inout [UInt8]) throws -> Void = append
     ) throws -> StreamEnd {
         let clock = ContinuousClock()
+        let epoch = broadcaster.logEpoch
         var query = filter
         // A comment first, so that the client sees the stream open before any event.
         try writer.write(Array(": connected\n\n".utf8))
@@ -167,6 +178,7 @@ struct EventsController {
         var lastWrite = clock.now
         var prefetched = firstPage
         while !broadcaster.isClosed {
+            if broadcaster.logEpoch != epoch { return .logWentBack }
             let seen = prefetched?.seen ?? broadcaster.current
             let page = try prefetched?.entries ?? permissions.audit(query: query)
             prefetched = nil

@@ -9,6 +9,7 @@ final class ChangeBroadcaster: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var closed = false
+        var logEpoch: UInt64 = 0
     }
 
     private let guarded = Guarded(State())
@@ -20,6 +21,24 @@ final class ChangeBroadcaster: Sendable {
 
     var isClosed: Bool {
         guarded.withLock { $0.state.closed }
+    }
+
+    /// How many times the log was found to have gone back (``logWentBack()``); a stream that
+    /// sees it change ends, since the seqs after its position are being given out again.
+    var logEpoch: UInt64 {
+        guarded.withLock { $0.state.logEpoch }
+    }
+
+    /// The log went back (its newest entries deleted, or the database restored under the
+    /// server): wake every waiter, and every stream then ends, so that its client resumes
+    /// from its last entry and is told (`409 log-diverged` or `beyond-log-head`) rather than
+    /// skipping the new entries that take the old seqs.
+    func logWentBack() {
+        guarded.withLock { access in
+            access.state.logEpoch &+= 1
+            access.state.generation &+= 1
+            access.broadcast()
+        }
     }
 
     /// Something may have been committed: wake every waiter.

@@ -78,10 +78,15 @@ public struct VisibleChanges: Sendable, Equatable {
     public var revision: Int64
     /// Whether API keys were created or revoked: cached verifications must be dropped.
     public var keysChanged: Bool
+    /// Whether the log was found to have gone back (its newest entries deleted, or the database
+    /// restored under this process): the seqs after `revision` will be given out again, so a
+    /// reader following the log from a later position would skip the new entries.
+    public var logWentBack: Bool
 
-    public init(revision: Int64, keysChanged: Bool) {
+    public init(revision: Int64, keysChanged: Bool, logWentBack: Bool = false) {
         self.revision = revision
         self.keysChanged = keysChanged
+        self.logWentBack = logWentBack
     }
 }
 

@@ -180,11 +180,30 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         }
     }
 
+    /// Forgets everything, and shows the file's last audit seq, back too when the file's log
+    /// ends before what readers were shown (its newest entries deleted, or a restore made
+    /// under the running server), as the PostgreSQL read model rewinds: the seqs after it are
+    /// given out again, and a reader waiting for them must not be told they were seen.
     func didLoseTrack(_ database: Database) {
+        loseTrack(database)
+    }
+
+    /// ``didLoseTrack(_:)``, saying whether the log went back.
+    @discardableResult
+    func loseTrack(_ database: Database) -> Bool {
         ownsWriter(database)
         pending = nil
         collected = Collected()  // covered by the clear below
-        cache.removeAll(publishing: fileAuditHead(database))
+        guard let head = try? StoreSession(database: database).lastAuditSeq() else {
+            cache.removeAll(publishing: 0)  // cannot tell: show nothing new
+            return false
+        }
+        guard head < cache.visibleAuditSeq else {
+            cache.removeAll(publishing: head)
+            return false
+        }
+        cache.reset(publishing: head)
+        return true
     }
 
     /// The last audit seq in the file; 0 (show nothing new) when it cannot be read, so that

@@ -100,7 +100,8 @@ public final class SQLitePermissionStore: PermissionStore {
         }
         let policyServices = PolicyServices()
         // Loads the policy services and the audit head, then follows every commit.
-        let commitObserver = StoreCommitObserver(policyServices: policyServices, tracker: tracker)
+        let commitObserver = StoreCommitObserver(
+            policyServices: policyServices, tracker: tracker, auditChainTip: auditChainTip)
         try pool.writer.attach(commitObserver)
         if leftoverLogBusy { pool.writer.checkpointer.scrubWAL() }
         return SQLitePermissionStore(

@@ -15,11 +15,16 @@ final class StoreCommitObserver: CommitObserver, Sendable {
     let policyServices: PolicyServices
     /// nil when the read cache is off.
     let tracker: ReadCacheTracker?
+    /// The writer's witness of entries gone or changed (``AuditChainTipCache/rewrites``).
+    let auditChainTip: AuditChainTipCache
     private let observers = Mutex<[@Sendable (VisibleChanges) -> Void]>([])
+    /// ``AuditChainTipCache/rewrites`` when observers were last told.
+    private let rewritesTold = Mutex<UInt64>(0)
 
-    init(policyServices: PolicyServices, tracker: ReadCacheTracker?) {
+    init(policyServices: PolicyServices, tracker: ReadCacheTracker?, auditChainTip: AuditChainTipCache) {
         self.policyServices = policyServices
         self.tracker = tracker
+        self.auditChainTip = auditChainTip
     }
 
     func didAttach(_ database: Database) throws {
@@ -37,12 +42,20 @@ final class StoreCommitObserver: CommitObserver, Sendable {
 
     func didLoseTrack(_ database: Database) {
         policyServices.reload(from: database)
-        tracker?.didLoseTrack(database)
+        let headWentBack = tracker?.loseTrack(database) ?? false
+        // An entry this writer knew, gone or changed (the witness ran first, at the commit's
+        // discovery), is the log gone back even where a refill has passed the old head since.
+        let rewrites = auditChainTip.rewrites
+        let rewritten = rewritesTold.withLock { told in
+            defer { told = rewrites }
+            return told != rewrites
+        }
         let observers = observers.withLock { $0 }
         guard !observers.isEmpty else { return }
         // What another process wrote is unknown: an API key may have been made or revoked.
         let revision = (try? database.lastAuditSeq()) ?? 0
-        for observer in observers { observer(VisibleChanges(revision: revision, keysChanged: true)) }
+        let changes = VisibleChanges(revision: revision, keysChanged: true, logWentBack: headWentBack || rewritten)
+        for observer in observers { observer(changes) }
     }
 
     /// Adds `observer`, called on the writer's queue after a commit of another process (or one
