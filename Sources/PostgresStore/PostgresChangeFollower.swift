@@ -28,6 +28,18 @@ final class PostgresChangeFollower: @unchecked Sendable {
         /// The log's head was found at `to`, behind the revision `from` this replica showed:
         /// the read model was emptied and goes on from `to`.
         case rewound(from: Int64, to: Int64)
+        /// This host's clock was found more than ``PostgresClockOffset/farOff`` off the
+        /// database's (the offset, seconds: the database's minus the host's).
+        case clockOff(TimeInterval)
+        /// And back within ``PostgresClockOffset/backWithin``.
+        case clockRight(TimeInterval)
+
+        static func clock(_ change: PostgresClockOffset.Change) -> Event {
+            switch change {
+            case .off(let offset): .clockOff(offset)
+            case .right(let offset): .clockRight(offset)
+            }
+        }
     }
 
     /// Entries read per query; a full page is followed by the next at once.
@@ -38,6 +50,8 @@ final class PostgresChangeFollower: @unchecked Sendable {
     let answerTimeout: Duration?
     private let conninfo: String
     private let model: PostgresReadModel
+    /// Sampled every ``PostgresClockOffset/sampleInterval`` on the follower's connection.
+    private let clockOffset: PostgresClockOffset?
     private let report: @Sendable (Event) -> Void
     private struct Flags {
         var nudged = false
@@ -77,10 +91,11 @@ final class PostgresChangeFollower: @unchecked Sendable {
 
     init(
         conninfo: String, model: PostgresReadModel, interval: Duration, answerTimeout: Duration? = nil,
-        report: @escaping @Sendable (Event) -> Void
+        clockOffset: PostgresClockOffset? = nil, report: @escaping @Sendable (Event) -> Void
     ) {
         self.conninfo = conninfo
         self.model = model
+        self.clockOffset = clockOffset
         self.interval = interval
         self.answerTimeout = answerTimeout
         self.report = report
@@ -156,6 +171,9 @@ final class PostgresChangeFollower: @unchecked Sendable {
             self.connection = connection
             if let rewound = try Self.follow(on: connection, model: model) {
                 report(.rewound(from: rewound.from, to: rewound.to))
+            }
+            if let clockOffset, clockOffset.isDue(), let change = try clockOffset.sampleReportingChange(on: connection) {
+                report(.clock(change))
             }
             if failing {
                 failing = false

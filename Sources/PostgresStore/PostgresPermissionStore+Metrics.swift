@@ -14,6 +14,9 @@ extension PostgresPermissionStore {
         package var openConnections: Int
         /// The read cache's counters, nil without a read model.
         package var readCache: ReadCache.Statistics?
+        /// The database's clock minus this host's, seconds (``PostgresClockOffset``); nil
+        /// without a read model.
+        package var clockOffset: Double?
     }
 
     /// The longest a scrape waits for the database's figures.
@@ -46,6 +49,6 @@ extension PostgresPermissionStore {
         return MetricsSnapshot(
             visibleRevision: readModel?.visibleRevision ?? counts?.auditSeq ?? 0, counts: counts,
             readModelFresh: readModel?.isFresh ?? true, openConnections: pool.openConnections,
-            readCache: readModel?.cache.statistics)
+            readCache: readModel?.cache.statistics, clockOffset: clockOffset?.estimate)
     }
 }

@@ -82,15 +82,19 @@ public final class PostgresPermissionStore: PermissionStore {
         public var answerTimeout: Duration
         /// Told when the follower fails and when it recovers (for the log).
         public var report: @Sendable (_ message: String, _ failed: Bool) -> Void
+        /// This host's clock, which ``PostgresPermissionStore/clockOffset`` measures against the
+        /// database's; nil for the system's (another in tests).
+        public var hostClock: (any Clock)?
 
         public init(
             cacheEntries: Int, followInterval: Duration = .milliseconds(100),
-            answerTimeout: Duration = PostgresPermissionStore.defaultAnswerTimeout,
+            answerTimeout: Duration = PostgresPermissionStore.defaultAnswerTimeout, hostClock: (any Clock)? = nil,
             report: @escaping @Sendable (_ message: String, _ failed: Bool) -> Void = { _, _ in }
         ) {
             self.cacheEntries = cacheEntries
             self.followInterval = followInterval
             self.answerTimeout = answerTimeout
+            self.hostClock = hostClock
             self.report = report
         }
     }
@@ -98,11 +102,16 @@ public final class PostgresPermissionStore: PermissionStore {
     /// The migrations this store's open applied, in order (none when the database was up to date).
     public let appliedMigrations: [String]
 
+    /// The database's clock against this host's, measured by the follower; nil unless opened
+    /// with ``ReadModelOptions`` (a serving replica). `serve` keeps the database's time with it.
+    public let clockOffset: PostgresClockOffset?
+
     private init(
         pool: PostgresConnectionPool, maximumBatchSize: Int, keyring: AuditKeyring?, readModel: PostgresReadModel?,
-        follower: PostgresChangeFollower?, appliedMigrations: [String]
+        follower: PostgresChangeFollower?, clockOffset: PostgresClockOffset? = nil, appliedMigrations: [String]
     ) {
         self.appliedMigrations = appliedMigrations
+        self.clockOffset = clockOffset
         self.pool = pool
         self.keyring = keyring
         self.readModel = readModel
@@ -169,17 +178,8 @@ public final class PostgresPermissionStore: PermissionStore {
                 appliedMigrations: applied)
         }
         let model = PostgresReadModel(cacheCapacity: options.cacheEntries) { keyring?.forgetUnwrappedKeys() }
-        try pool.withConnection { connection in
-            let started = ContinuousClock.now
-            try connection.execute(beginRead)
-            defer { connection.rollbackIgnoringErrors() }
-            let session = PostgresSession(connection: connection)
-            model.start(at: try session.lastAuditSeq(), catalogue: try session.catalogue())
-            model.synced(at: started)
-        }
-        let follower = PostgresChangeFollower(
-            conninfo: connectionString, model: model, interval: options.followInterval, answerTimeout: options.answerTimeout
-        ) { event in
+        let clockOffset = PostgresClockOffset(hostClock: options.hostClock)
+        let report: @Sendable (PostgresChangeFollower.Event) -> Void = { event in
             switch event {
             case .failed(let message): options.report("cannot read the change log: \(message)", true)
             case .recovered: options.report("reading the change log again", false)
@@ -189,12 +189,33 @@ public final class PostgresPermissionStore: PermissionStore {
                         + "deleted or the database restored under it; its read model was emptied and reads the log "
                         + "again from \(to), whose next seqs are given out again. Check the log against the heads "
                         + "recorded elsewhere (docs/audit-chain.md)", true)
+            case .clockOff(let offset):
+                options.report(
+                    "this host's clock is \(PostgresClockOffset.describe(offset)) the database's: this replica keeps the "
+                        + "database's time (deadlines, audit times); set the host's clock right (NTP)", true)
+            case .clockRight(let offset):
+                options.report(
+                    "this host's clock is back within a second of the database's (\(PostgresClockOffset.describe(offset)))",
+                    false)
             }
         }
+        try pool.withConnection { connection in
+            // Before the first write: the database's time is known from the start.
+            if let change = try clockOffset.sampleReportingChange(on: connection) { report(.clock(change)) }
+            let started = ContinuousClock.now
+            try connection.execute(beginRead)
+            defer { connection.rollbackIgnoringErrors() }
+            let session = PostgresSession(connection: connection)
+            model.start(at: try session.lastAuditSeq(), catalogue: try session.catalogue())
+            model.synced(at: started)
+        }
+        let follower = PostgresChangeFollower(
+            conninfo: connectionString, model: model, interval: options.followInterval, answerTimeout: options.answerTimeout,
+            clockOffset: clockOffset, report: report)
         follower.start()
         return PostgresPermissionStore(
             pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, readModel: model, follower: follower,
-            appliedMigrations: applied)
+            clockOffset: clockOffset, appliedMigrations: applied)
     }
 
     private static let checkValue = PreparedStatement("SELECT check_value FROM audit_keyring WHERE id = 1")

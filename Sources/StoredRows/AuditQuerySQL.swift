@@ -220,8 +220,9 @@ package struct AuditQuerySQL {
             if let through { add("audit.seq <= ?", .integer(through)) }
         }
 
-        /// `since` and `until`: they filter a scan in seq order (`at` follows seq, as writes
-        /// are serialized) rather than choose an index.
+        /// `since` and `until`: they filter a scan in seq order, entry by entry, rather than
+        /// choose an index (`at` follows seq only roughly: a host's clock may step back, and
+        /// replicas keep the database's time only to within a round trip).
         mutating func times(_ query: AuditQuery) {
             if let since = query.since { add("\(dialect.unindexed("audit.at")) >= ?", .integer(since.millisecondsSince1970)) }
             if let until = query.until { add("\(dialect.unindexed("audit.at")) < ?", .integer(until.millisecondsSince1970)) }

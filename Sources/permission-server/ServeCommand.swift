@@ -69,8 +69,15 @@ struct ServeCommand: ParsableCommand {
         let store = opened.store
         let metrics = ServerMetrics(store: opened.metrics)
         let exposure = Self.metricsExposure(configuration)
+        // Replicas keep the database's time, so that they agree on every deadline whatever
+        // their hosts' clocks say (``PostgresClockOffset``).
+        let clock: any PermissionDomain.Clock =
+            switch opened {
+            case .sqlite: SystemClock()
+            case .postgres(let store): store.clockOffset?.clock ?? SystemClock()
+            }
         let application = buildApplication(
-            configuration: configuration.api, store: store, clock: SystemClock(),
+            configuration: configuration.api, store: store, clock: clock,
             readiness: opened.readiness, logger: logger,
             metrics: APIMetrics(
                 http: metrics.http, route: configuration.metricsPort == nil ? exposure : nil,

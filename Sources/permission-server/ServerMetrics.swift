@@ -184,6 +184,13 @@ final class ServerMetrics: Sendable {
         text.sample("permission_read_model_fresh", value: database.readModelFresh ? 1 : 0)
         text.family("postgres_open_connections", help: "Pooled PostgreSQL connections open now.", type: .gauge)
         text.sample("postgres_open_connections", value: database.openConnections)
+        if let offset = database.clockOffset {
+            text.family(
+                "permission_clock_offset_seconds",
+                help: "The database's clock minus this host's, as this replica measured it; it keeps the database's time.",
+                type: .gauge)
+            text.sample("permission_clock_offset_seconds", value: offset)
+        }
         renderReadCache(database.readCache, into: &text)
     }
 

@@ -66,6 +66,10 @@ struct ReplicaFaultTests {
         #expect(back != nil, "the replicas did not become ready again")
         let after = try metrics(1)
         #expect(after.text.contains("permission_database_up 1") && after.text.contains("permission_audit_seq "))
+        // The replica keeps the database's time; on one host the two clocks agree.
+        let offset = after.text.split(separator: "\n").first { $0.hasPrefix("permission_clock_offset_seconds ") }
+            .flatMap { Double($0.split(separator: " ").last ?? "") }
+        #expect(offset.map { abs($0) < 0.5 } == true, "\(after.text)")
         let written = try cluster.call(0, "PUT", Self.camera, body: #"{"status":"denied"}"#)
         #expect(written.status == 200, "\(written.body)")
         let revision = written.headers["permission-revision"] ?? "0"

@@ -13,13 +13,16 @@ extension PermissionService {
     ///   - limit: at most this many prompts, this many grants and this many location alert
     ///     schedules per call.
     public func sweep(now sweepTime: Date? = nil, limit: Int = 500) throws -> SweepResult {
-        let at = (sweepTime ?? now).truncatedToMilliseconds
+        let looked = (sweepTime ?? now).truncatedToMilliseconds
         let idle = try store.read { reader in
-            try reader.duePrompts(before: at, limit: 1).isEmpty && reader.dueGrants(before: at, limit: 1).isEmpty
-                && reader.dueLocationAlerts(before: at, limit: 1).isEmpty
+            try reader.duePrompts(before: looked, limit: 1).isEmpty && reader.dueGrants(before: looked, limit: 1).isEmpty
+                && reader.dueLocationAlerts(before: looked, limit: 1).isEmpty
         }
         if idle { return SweepResult() }
         return try store.write { writer in
+            // The time of the changes is taken in the write, as every other write's is, not before
+            // it waited for its turn: entries after one written meanwhile are not dated before it.
+            let at = sweepTime?.truncatedToMilliseconds ?? now
             let context = ChangeContext(actor: .system, requestId: nil, now: at)
             var result = SweepResult()
             for prompt in try writer.duePrompts(before: at, limit: limit) {

@@ -1,0 +1,135 @@
+public import Foundation
+public import PermissionDomain
+import Synchronization
+
+/// How far the database's clock is ahead of this host's (negative: behind), as a replica
+/// measures it: every ``sampleInterval`` its change follower reads `clock_timestamp()` and
+/// takes the midpoint of the round trip as the moment it was read, so each sample is off by
+/// at most half its round trip. The estimate is the sample of the shortest round trip among
+/// the last ``kept``. The host's clock is `hostClock`: the system's in `serve`, another in tests
+/// (a host whose clock is wrong).
+///
+/// Replicas on several hosts decide deadlines (a prompt's TTL, an Allow Once or an expiring
+/// grant's end, whether a `until` lies in the future) and stamp audit entries with the time:
+/// each on its own host's clock, a replica whose clock runs fast would end every user's grants
+/// and prompts early, and write entries dated in the future. On the database's clock
+/// (``clock(over:)``) they agree, within a round trip, whatever their hosts' clocks say.
+public final class PostgresClockOffset: Sendable {
+    /// How often the follower samples.
+    static let sampleInterval: Duration = .seconds(1)
+    /// How many samples the estimate is chosen from.
+    static let kept = 4
+    /// An estimate farther than this from 0 is reported (the host's clock is wrong), seconds.
+    static let farOff: TimeInterval = 1
+    /// And reported again once back within this.
+    static let backWithin: TimeInterval = 0.5
+
+    private struct Sample {
+        var offset: TimeInterval
+        var roundTrip: TimeInterval
+    }
+
+    private struct State {
+        var samples: [Sample] = []
+        var estimate: TimeInterval?
+        var lastSample: ContinuousClock.Instant?
+        var reportedOff = false
+    }
+
+    /// A change of the estimate worth a log line.
+    enum Change: Equatable {
+        /// Now more than ``farOff`` off.
+        case off(TimeInterval)
+        /// Back within ``backWithin`` after that.
+        case right(TimeInterval)
+    }
+
+    private let state = Mutex(State())
+
+    private static let databaseTime = PreparedStatement(
+        "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")
+
+    /// This host's clock, which the samples are taken on and ``clock`` moves.
+    let hostClock: any Clock
+
+    /// - Parameter hostClock: nil for the system's.
+    public init(hostClock: (any Clock)? = nil) {
+        self.hostClock = hostClock ?? SystemTime()
+    }
+
+    /// The database's clock minus this host's, seconds; nil before the first sample.
+    public var estimate: TimeInterval? { state.withLock { $0.estimate } }
+
+    /// The time on the database's clock: the host's moved by ``estimate`` (the host's until the
+    /// first sample).
+    public var clock: any Clock { OffsetClock(offset: self) }
+
+    /// Whether a sample is due (none yet, or ``sampleInterval`` since the last).
+    func isDue(at now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { state in
+            guard let last = state.lastSample else { return true }
+            return now - last >= Self.sampleInterval
+        }
+    }
+
+    /// Reads the database's clock on `connection` (`clock_timestamp()`, the time of the call
+    /// even inside a transaction) and records the sample; returns what the log should say of
+    /// it, if anything (``record(sent:database:received:at:)``).
+    func sampleReportingChange(on connection: PostgresConnection) throws -> Change? {
+        let sent = hostClock.now
+        let rows = try connection.query(Self.databaseTime)
+        let received = hostClock.now
+        guard rows.count == 1 else { return nil }
+        let database = Date(timeIntervalSince1970: TimeInterval(try rows[0].int64(at: 0)) / 1_000_000)
+        return record(sent: sent, database: database, received: received)
+    }
+
+    /// Records one sample: the database said `database` between `sent` and `received` on this
+    /// host's clock. Returns the change worth a log line: the estimate now more than
+    /// ``farOff`` off, or back within ``backWithin`` after that.
+    @discardableResult
+    func record(sent: Date, database: Date, received: Date, at now: ContinuousClock.Instant = .now) -> Change? {
+        let roundTrip = max(0, received.timeIntervalSince(sent))
+        let midpoint = sent.addingTimeInterval(roundTrip / 2)
+        let sample = Sample(offset: database.timeIntervalSince(midpoint), roundTrip: roundTrip)
+        return state.withLock { state -> Change? in
+            state.samples.append(sample)
+            if state.samples.count > Self.kept { state.samples.removeFirst(state.samples.count - Self.kept) }
+            state.lastSample = now
+            guard let estimate = state.samples.min(by: { $0.roundTrip < $1.roundTrip })?.offset else { return nil }
+            state.estimate = estimate
+            if !state.reportedOff, abs(estimate) > Self.farOff {
+                state.reportedOff = true
+                return .off(estimate)
+            }
+            if state.reportedOff, abs(estimate) <= Self.backWithin {
+                state.reportedOff = false
+                return .right(estimate)
+            }
+            return nil
+        }
+    }
+
+    /// "1.500 s behind" / "30.000 s ahead of": how `offset` (the database's clock minus this
+    /// host's) reads before "the database's".
+    static func describe(_ offset: TimeInterval) -> String {
+        let seconds = String(format: "%.3f", abs(offset))
+        return offset > 0 ? "\(seconds) s behind" : "\(seconds) s ahead of"
+    }
+}
+
+/// The host's clock moved by a ``PostgresClockOffset``'s estimate (none before its first sample).
+struct OffsetClock: Clock {
+    let offset: PostgresClockOffset
+
+    var now: Date {
+        let now = offset.hostClock.now
+        guard let estimate = offset.estimate else { return now }
+        return now.addingTimeInterval(estimate)
+    }
+}
+
+/// The system's clock (`Date()`).
+private struct SystemTime: Clock {
+    var now: Date { Date() }
+}
