@@ -26,6 +26,15 @@ package enum ConnectionString {
         return output
     }
 
+    /// Returns the URI `conninfo` with no password in it at all (the user information's
+    /// `:password` and every `password` query parameter removed), for a command a log line
+    /// suggests: the password goes in a file or `PGPASSWORD`, never on a command line. Any other
+    /// form is returned ``redacted(_:)``.
+    package static func withoutPasswords(_ conninfo: String) -> String {
+        guard let scheme = uriSchemes.first(where: { conninfo.hasPrefix($0) }) else { return redacted(conninfo) }
+        return redactedURI(Array(conninfo), schemeLength: scheme.count, replacement: nil)
+    }
+
     /// The password values `conninfo` holds, both as written and decoded (percent-decoded in a
     /// URI, unescaped in `key=value` form), so that a message quoting one can be scrubbed.
     package static func passwords(in conninfo: String) -> [String] {
@@ -61,12 +70,14 @@ package enum ConnectionString {
 
     // MARK: - URIs
 
-    private static func redactedURI(_ characters: [Character], schemeLength: Int) -> String {
+    /// - Parameter replacement: what each password becomes; nil removes it with its `:` or its
+    ///   query parameter.
+    private static func redactedURI(_ characters: [Character], schemeLength: Int, replacement: String? = "***") -> String {
         let parts = uriParts(characters, schemeLength: schemeLength)
         var output = String(characters[0..<schemeLength])
         if let userinfo = parts.userinfo {
             if let colon = userinfo.firstIndex(of: ":") {
-                output += String(userinfo[..<colon]) + ":***"
+                output += String(userinfo[..<colon]) + (replacement.map { ":" + $0 } ?? "")
             } else {
                 output += String(userinfo)
             }
@@ -74,12 +85,13 @@ package enum ConnectionString {
         }
         output += parts.hostAndPath
         if let queryMark = parts.queryMark {
-            output += String(queryMark)
-            output += parts.query.split(separator: "&", omittingEmptySubsequences: false).map { parameter in
+            let query = parts.query.split(separator: "&", omittingEmptySubsequences: false).compactMap {
+                parameter -> String? in
                 let pieces = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                if pieces.count == 2, percentDecoded(String(pieces[0])) == "password" { return String(pieces[0]) + "=***" }
-                return String(parameter)
-            }.joined(separator: "&")
+                guard pieces.count == 2, percentDecoded(String(pieces[0])) == "password" else { return String(parameter) }
+                return replacement.map { String(pieces[0]) + "=" + $0 }
+            }
+            if replacement != nil || !query.isEmpty { output += String(queryMark) + query.joined(separator: "&") }
         }
         return output
     }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PermissionAPI
 import PermissionDomain
+import PostgresStore
 
 /// `PERMISSION_BOOTSTRAP_ADMIN_KEY` at start (environment or config file; a secret is never a flag and
 /// never logged): the first admin key, created while the database has no active admin key. Without it, and with no active
@@ -29,9 +30,10 @@ enum BootstrapKey {
     /// active admin key at all, logs one warning that says how to create one.
     /// - Parameters:
     ///   - secret: from ``secret(environment:logger:)``; nil when none was set.
-    ///   - databasePath: named in the warning's command.
+    ///   - database: named in the warning's command: a path as given, a PostgreSQL URI without
+    ///     its password (which the command takes from a file, never from its command line).
     /// - Throws: `ExitCode` 64 when the secret's key id belongs to another key.
-    static func apply(_ secret: String?, service: PermissionService, databasePath: String, logger: Logger) throws {
+    static func apply(_ secret: String?, service: PermissionService, database: DatabaseLocation, logger: Logger) throws {
         if let secret {
             do {
                 try KeyBootstrap.ensureAdminKey(secret: secret, service: service, logger: logger)
@@ -44,9 +46,21 @@ enum BootstrapKey {
         logger.warning(
             """
             no active admin key: every /v1 call answers 401 until one exists. Create one with \
-            `permission-server keys create --role admin --name admin --database \(databasePath)` \
+            `permission-server keys create --role admin --name admin \(databaseFlags(database))` \
             (it prints the secret once; the server need not stop), or start with \
             \(Settings.bootstrapAdminKey.environment) set to a secret of your own
             """)
+    }
+
+    /// The `--database` of the warning's command. A URI is shown without any password and with
+    /// `--database-password-file` after it: a password on a command line is visible in `ps` and
+    /// kept in shell history.
+    static func databaseFlags(_ database: DatabaseLocation) -> String {
+        switch database {
+        case .sqlite(let path): "--database \(path)"
+        case .postgres(let connectionString):
+            "--database '\(ConnectionString.withoutPasswords(connectionString))' "
+                + "--\(Settings.databasePasswordFile.flag) FILE"
+        }
     }
 }

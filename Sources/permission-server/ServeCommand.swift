@@ -84,7 +84,7 @@ struct ServeCommand: ParsableCommand {
                 render: { metrics.render() }))
         metrics.attach(application)
         try BootstrapKey.apply(
-            bootstrapSecret, service: application.service, databasePath: configuration.databasePath, logger: logger)
+            bootstrapSecret, service: application.service, database: configuration.database, logger: logger)
         let server = HTTPServer(configuration: configuration.http, responder: application.responder, logger: logger)
         try Self.start(server, on: apiAddress, host: configuration.host, port: configuration.port, logger: logger)
         metrics.attach(server, listener: "api")

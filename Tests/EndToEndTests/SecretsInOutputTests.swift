@@ -1,6 +1,7 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import PostgresTestServer
 import TestProcesses
 import TestThreads
 import Testing
@@ -153,6 +154,41 @@ struct SecretsInOutputTests {
         }
         // The answers that are meant to carry a secret do: the search would find one.
         #expect(Self.contains(Array(created.stdout.utf8), Array(consent.utf8)))
+    }
+
+    @Test(
+        "a password in a PostgreSQL --database is not in the log, nor in the keys create command the no-admin-key warning gives, which takes it from a file"
+    )
+    func postgresPasswordNotInAdminKeyHint() throws {
+        let postgres = try PostgresServer.shared.get()
+        let directory = try Paths.makeTemporaryDirectory("secrets-postgres-hint")
+        defer { Paths.removeTemporary(directory) }
+        let (uri, _) = try CopyToPostgresTests.freshDatabase(postgres)
+        let server = try ServerProcess(
+            database: uri + "&password=\(postgres.password)", directory: directory,
+            environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": "", "PGPASSWORD": ""])
+        defer { server.killNow() }
+        let log = server.log(waitingFor: "no active admin key")
+        #expect(!log.contains(postgres.password), "\(log)")
+        let line = String(log.split(separator: "\n").first { $0.contains("no active admin key") } ?? "")
+        let command = try #require(line.split(separator: "`").dropFirst().first, "the line quotes a command: \(line)")
+        #expect(command.hasSuffix("--database '\(uri)' --database-password-file FILE"), "\(command)")
+
+        // The command as written, with the password in a file, makes a key the server accepts.
+        let passwordFile = directory.appendingPathComponent("db-password").path
+        try Data("\(postgres.password)\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
+        let created = try Subprocess.run(
+            Paths.serverBinary,
+            [
+                "keys", "create", "--role", "admin", "--name", "admin", "--database", uri, "--database-password-file",
+                passwordFile, "--log-level", "error",
+            ],
+            environment: ["PERMISSION_AUDIT_KEY": ServerProcess.auditKey, "PGPASSWORD": ""])
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(!created.stderr.contains(postgres.password))
+        server.send(SIGTERM)
+        #expect(server.waitForExit(timeout: 20) == 0)
+        #expect(!server.log().contains(postgres.password))
     }
 
     private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {

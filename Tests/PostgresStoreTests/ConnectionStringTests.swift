@@ -29,6 +29,20 @@ import Testing
         #expect(!redacted.contains("ter2"))
     }
 
+    @Test(arguments: [
+        ("postgres://app:hunter2@db:5432/app", "postgres://app@db:5432/app"),
+        ("postgresql://app@db/app?sslmode=require", "postgresql://app@db/app?sslmode=require"),
+        ("postgresql://db/app?user=app&password=hunter2&sslmode=verify-full", "postgresql://db/app?user=app&sslmode=verify-full"),
+        ("postgresql:///app?host=/tmp/x&password=hunter2", "postgresql:///app?host=/tmp/x"),
+        ("postgresql://app:hun@ter2@db/app?password=hunter2", "postgresql://app@db/app"),
+        ("host=db password=hunter2", "host=db password=***"),
+    ])
+    func passwordIsRemoved(input: String, expected: String) {
+        let removed = ConnectionString.withoutPasswords(input)
+        #expect(removed == expected)
+        #expect(!removed.contains("hunter2") && !removed.contains("ter2"))
+    }
+
     @Test func passwordsAreFoundAsWrittenAndDecoded() {
         #expect(ConnectionString.passwords(in: "postgres://u:p%40ss@h/d").contains("p@ss"))
         #expect(ConnectionString.passwords(in: "password='a\\'b'").contains("a'b"))
