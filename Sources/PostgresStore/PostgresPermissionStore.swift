@@ -167,7 +167,9 @@ public final class PostgresPermissionStore: PermissionStore {
         if migrating {
             // On a connection of its own, as `migrate` runs them: a migration may rewrite every
             // row, and is bounded by none of the serving pool's timeouts.
-            applied = try PostgresSchema.migrator(keyring: keyring).migrate(PostgresConnection(connectionString))
+            let connection = try PostgresConnection(connectionString)
+            if let keyring, checkingServerKey { try checkServerKeyIfKeyed(connection, keyring: keyring) }
+            applied = try PostgresSchema.migrator(keyring: keyring).migrate(connection)
         } else {
             try pool.withConnection { try PostgresSchema.migrations.checkMigrated($0) }
         }
@@ -235,6 +237,17 @@ public final class PostgresPermissionStore: PermissionStore {
         }
     }
 
+    private static let keyringExists = PreparedStatement("SELECT to_regclass('audit_keyring') IS NOT NULL")
+
+    /// ``checkServerKey(_:keyring:)`` when the database's audit keys exist already, before any
+    /// migration: with the wrong key nothing is migrated (a refused start that had migrated the
+    /// database would leave it unreadable by the previous version). A database from before the
+    /// audit keys gets them from its migration, wrapped under `keyring`, and is checked after.
+    private static func checkServerKeyIfKeyed(_ connection: PostgresConnection, keyring: AuditKeyring) throws {
+        guard try connection.query(keyringExists)[0].bool(at: 0) else { return }
+        try checkServerKey(connection, keyring: keyring)
+    }
+
     /// Stops the change-log follower (a serving replica's shutdown); also done when the store
     /// goes away.
     public func close() {
@@ -252,6 +265,7 @@ public final class PostgresPermissionStore: PermissionStore {
     @discardableResult
     public static func migrate(connectionString: String, keyring: AuditKeyring) throws -> [String] {
         let connection = try PostgresConnection(connectionString)
+        try checkServerKeyIfKeyed(connection, keyring: keyring)
         let applied = try PostgresSchema.migrator(keyring: keyring).migrate(connection)
         try checkServerKey(connection, keyring: keyring)
         return applied

@@ -121,4 +121,58 @@ import Testing
         // The chain is checked without any key.
         #expect(try SubcommandTests.server(["audit", "verify", "--database", uri], environment: password).status == 0)
     }
+
+    @Test(
+        "a wrong audit key is refused before any migration: the database stays as the previous version left it, on SQLite and PostgreSQL"
+    )
+    func wrongKeyMigratesNothing() throws {
+        let directory = try Paths.makeTemporaryDirectory("audit-key-migrations")
+        defer { Paths.removeTemporary(directory) }
+        let other = directory.appendingPathComponent("other.key").path
+        let otherKey = Data((0..<32).map { UInt8($0) }).base64EncodedString()
+        try Data("\(otherKey)\n".utf8).write(to: URL(fileURLWithPath: other))
+        chmod(other, 0o600)
+        // The schema as the version before the last migration left it.
+        let undo =
+            "ALTER TABLE apps DROP COLUMN development_language; DELETE FROM schema_migrations WHERE id = '%@';"
+
+        let database = directory.appendingPathComponent("m.sqlite").path
+        #expect(try SubcommandTests.server(["migrate", "--database", database]).status == 0)
+        let older = try Subprocess.run(
+            Paths.sqlite3, [database, undo.replacingOccurrences(of: "%@", with: "15-development-language")])
+        #expect(older.status == 0, "\(older.stderr)")
+        let appliedSQLite = { try CopyToPostgresTests.sqlite(database, "SELECT group_concat(id) FROM schema_migrations") }
+        let before = try appliedSQLite()
+        for command in [
+            ["serve", "--port", "0"], ["migrate"], ["keys", "list"], ["audit", "rotate-key", "--new-key-file", other],
+        ] {
+            let refused = try SubcommandTests.server(command + ["--database", database, "--audit-key-file", other])
+            #expect(refused.status == 78 && refused.stderr.contains("does not match"), "\(command): \(refused.stderr)")
+            #expect(!refused.stderr.contains("applied a migration"), "\(command): \(refused.stderr)")
+            #expect(try appliedSQLite() == before, "\(command) migrated the database")
+        }
+        let migrated = try SubcommandTests.server(["migrate", "--database", database])
+        #expect(migrated.status == 0 && migrated.stdout.contains("applied 15-development-language"), "\(migrated.stdout)")
+
+        let postgres = try PostgresServer.shared.get()
+        let (uri, name) = try CopyToPostgresTests.freshDatabase(postgres)
+        let password = ["PGPASSWORD": postgres.password]
+        let right = password.merging(["PERMISSION_AUDIT_KEY": ServerProcess.auditKey]) { $1 }
+        #expect(try SubcommandTests.server(["migrate", "--database", uri], environment: right).status == 0)
+        _ = try CopyToPostgresTests.psql(postgres, name, undo.replacingOccurrences(of: "%@", with: "12-development-language"))
+        let appliedPostgres = {
+            try CopyToPostgresTests.psql(
+                postgres, name, "SELECT string_agg(id, ',' ORDER BY applied_order) FROM schema_migrations")
+        }
+        let beforePostgres = try appliedPostgres()
+        #expect(!beforePostgres.contains("12-development-language"), "\(beforePostgres)")
+        for command in [["serve", "--port", "0", "--database-start-timeout", "0"], ["migrate"], ["keys", "list"]] {
+            let refused = try SubcommandTests.server(
+                command + ["--database", uri], environment: password.merging(["PERMISSION_AUDIT_KEY": otherKey]) { $1 })
+            #expect(refused.status == 78 && refused.stderr.contains("does not match"), "\(command): \(refused.stderr)")
+            #expect(try appliedPostgres() == beforePostgres, "\(command) migrated the database")
+        }
+        let migratedPostgres = try SubcommandTests.server(["migrate", "--database", uri], environment: right)
+        #expect(migratedPostgres.status == 0 && migratedPostgres.stdout.contains("applied 12-development-language"))
+    }
 }

@@ -84,9 +84,7 @@ public final class SQLitePermissionStore: PermissionStore {
         let auditChainTip = AuditChainTipCache()
         pool.writer.track(auditChainTip)  // undone with rolled-back bodies, forgotten on unseen changes
         let applied = try pool.writeWithoutTransaction { database in
-            let applied = try PermissionSchema.migrator(keyring: keyring).migrate(database, progress: migrationProgress)
-            try checkServerKey(database, keyring: keyring)
-            return applied
+            try migrateCheckingServerKey(database, keyring: keyring, progress: migrationProgress)
         }
         // Before any observer is attached (`attach` reads the data version after it): a process
         // killed between an erasure's commit and its scrub left the erased rows' older frames in
@@ -155,10 +153,25 @@ public final class SQLitePermissionStore: PermissionStore {
     ) throws -> [String] {
         let pool = try openPool(path: path, configuration: configuration)
         return try pool.writeWithoutTransaction { database in
-            let applied = try PermissionSchema.migrator(keyring: keyring).migrate(database, progress: progress)
-            try checkServerKey(database, keyring: keyring)
-            return applied
+            try migrateCheckingServerKey(database, keyring: keyring, progress: progress)
         }
+    }
+
+    /// Applies pending migrations with the server key checked first: a database whose audit
+    /// keys exist is refused with ``AuditKeyError/wrongServerKey`` before any migration is
+    /// committed (a refused start that had migrated the file would leave it unreadable by the
+    /// previous version). A database from before the audit keys gets them from its migration,
+    /// wrapped under `keyring`, and is checked after.
+    private static func migrateCheckingServerKey(
+        _ database: Database, keyring: AuditKeyring, progress: Migration.Progress?
+    ) throws -> [String] {
+        let hasKeyring = try database.withStatement(
+            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'audit_keyring'"
+        ) { try $0.step() }
+        if hasKeyring { try checkServerKey(database, keyring: keyring) }
+        let applied = try PermissionSchema.migrator(keyring: keyring).migrate(database, progress: progress)
+        try checkServerKey(database, keyring: keyring)
+        return applied
     }
 
     /// The ids of the migrations this code knows, in order.
