@@ -17,6 +17,10 @@ package final class Database {
         /// `-wal` beside it ignored (`immutable=1`, https://www.sqlite.org/uri.html#uriimmutable).
         /// For a file on read-only storage, where a WAL-mode reader cannot make its `-shm`.
         case immutable
+        /// Read-write with no journal at all (`journal_mode = OFF`): a file written once, in
+        /// one go, and removed when that fails, such as a backup's copy. Every page goes into the
+        /// file itself, not through a `-wal` of the same size first.
+        case unjournaled
     }
 
     /// The `sqlite3*` handle.
@@ -48,21 +52,21 @@ package final class Database {
     /// "a database connection handle is usually returned … even if an error occurs").
     /// - Parameters:
     ///   - path: the database file; created `0600` for `.readWrite` (``PrivateFiles``).
-    ///   - mode: `.readWrite` (the writer), `.readOnly` (a pool reader) or `.immutable` (a
-    ///     reader of a file on read-only storage).
+    ///   - mode: `.readWrite` (the writer), `.readOnly` (a pool reader), `.immutable` (a
+    ///     reader of a file on read-only storage) or `.unjournaled` (a backup's copy).
     ///   - configuration: busy timeout, cache and mmap sizes.
     package init(path: String, mode: Mode, configuration: DatabaseConfiguration = .init()) throws {
         _ = Self.libraryConfigured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         var name = path
         switch mode {
-        case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readWrite, .unjournaled: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         case .immutable:
             flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
             name = Self.immutableURI(path)
         }
-        if mode == .readWrite { try PrivateFiles.prepareDatabase(at: path) }  // 0600, SPEC §12
+        if mode == .readWrite || mode == .unjournaled { try PrivateFiles.prepareDatabase(at: path) }  // 0600, SPEC §12
         var connection: OpaquePointer?
         let code = sqlite3_open_v2(name, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
@@ -142,6 +146,16 @@ package final class Database {
             // Deleted content is overwritten with zeros (https://www.sqlite.org/pragma.html#pragma_secure_delete):
             // an erased user's rows leave no trace in the file's free space (SPEC §11 Erasure).
             try execute("PRAGMA secure_delete = ON")
+        case .unjournaled:
+            let journalMode = try withStatement("PRAGMA journal_mode = OFF") { statement in
+                try statement.step() ? statement.string(at: 0) : nil
+            }
+            guard journalMode?.lowercased() == "off" else {
+                throw SQLiteError.generic(
+                    "could not turn the journal off (journal_mode is \(journalMode ?? "unknown"))",
+                    sql: "PRAGMA journal_mode = OFF")
+            }
+            try execute("PRAGMA synchronous = FULL")
         case .readOnly, .immutable:
             try execute("PRAGMA mmap_size = \(configuration.mmapSize)")
         }

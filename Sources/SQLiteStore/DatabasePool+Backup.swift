@@ -85,7 +85,7 @@ extension DatabasePool {
     }
 
     /// Checks what `destination` replaces, has `fill` copy the database into a new file beside
-    /// it, checks the copy and moves it into place; a failure leaves no partial file.
+    /// it, checks the copy, syncs it and moves it into place; a failure leaves no partial file.
     private static func copy(
         to destination: String, configuration: DatabaseConfiguration, fill: (Database) throws -> Void
     ) throws {
@@ -96,11 +96,15 @@ extension DatabasePool {
         }
         try removeFiles(at: temporary)
         do {
-            let target = try Database(path: temporary, mode: .readWrite, configuration: configuration)
+            // Without a journal: the pages go into the copy itself, so a backup needs free space
+            // for one copy of the database, not a second one for a `-wal` it would be checkpointed
+            // from. A copy that fails is removed, never read.
+            let target = try Database(path: temporary, mode: .unjournaled, configuration: configuration)
             defer { target.close() }
             try fill(target)
-            try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             try checkIntact(target)
+            target.close()
+            try PrivateFiles.sync(temporary)
         } catch {
             try? removeFiles(at: temporary)
             throw error

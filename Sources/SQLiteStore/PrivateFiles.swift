@@ -46,6 +46,19 @@ enum PrivateFiles {
         }
     }
 
+    /// fsync(2)s `path` (a file, or a directory for the names in it): what is written or renamed
+    /// there survives a power loss once it returns.
+    static func sync(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SQLiteError.cannotOpen("cannot open \(path) to sync it: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw SQLiteError.cannotOpen("cannot sync \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Takes the group's and others' bits off `file` when it exists and has any.
     private static func tighten(_ file: String) {
         var info = stat()

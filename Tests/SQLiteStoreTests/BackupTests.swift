@@ -64,6 +64,34 @@ import Testing
         #expect(try copy.withStatement("PRAGMA integrity_check") { try $0.step() ? $0.string(at: 0) : nil } == "ok")
     }
 
+    /// A backup needs room for one copy of the database: its pages go into `.partial` itself,
+    /// never through a `.partial-wal` of the same size first. The copy is a WAL database again
+    /// (its header says so), as the file it was taken from.
+    @Test func backupWritesNoLogBesideItsCopy() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("live.sqlite"))
+        try pool.writeWithoutTransaction { database in
+            try database.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
+            try database.execute(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) "
+                    + "INSERT INTO t SELECT i, randomblob(1000) FROM n")
+        }
+        let destination = directory.file("backup.sqlite")
+        let logSizes = Collected<Int>()
+        try pool.backup(to: destination, pagesPerStep: 16) { _ in
+            var info = stat()
+            logSizes.append(stat(destination + ".partial-wal", &info) == 0 ? Int(info.st_size) : 0)
+        }
+        #expect(logSizes.elements.count > 10)
+        #expect(logSizes.elements.allSatisfy { $0 == 0 }, "the copy went through a -wal: \(logSizes.elements.max() ?? 0) bytes")
+        for leftover in [".partial", ".partial-wal", ".partial-shm", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: destination + leftover), "\(leftover) left")
+        }
+        let copy = try Database(path: destination, mode: .readOnly)
+        #expect(try copy.withStatement("PRAGMA journal_mode") { try $0.step() ? $0.string(at: 0) : nil } == "wal")
+        #expect(try copy.withStatement("SELECT count(*) FROM t") { try $0.step() ? $0.int(at: 0) : -1 } == 2000)
+    }
+
     @Test func backupReplacesAnEarlierBackupOrAnEmptyFile() throws {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.file("live.sqlite"))
