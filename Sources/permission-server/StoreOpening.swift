@@ -201,19 +201,48 @@ enum StoreOpening {
     /// "Checkpointing") so that the file alone is complete after a clean stop, then closes every
     /// connection, the writer last: SQLite then deletes the empty `-wal` and the `-shm` file,
     /// and the database is one file again. Call it after the last request.
+    ///
+    /// Another process reading the file at that moment (a `backup`, `audit verify`, `sqlite3`)
+    /// blocks the checkpoint for the busy timeout and keeps the `-wal` after the close: it then
+    /// holds committed writes, and a warning says it must stay with the file.
     static func close(_ store: SQLitePermissionStore, logger: Logger) {
         // Idle readers keep their read transaction open between reads; a TRUNCATE checkpoint
         // would wait the whole busy timeout for them. End those snapshots first.
         store.pool.readers.didCommit()
+        // One row (https://www.sqlite.org/pragma.html#pragma_wal_checkpoint): whether another
+        // process kept it from completing (1), the frames in the log, the frames copied back.
+        let result: (blocked: Bool, frames: Int64, copied: Int64)
         do {
-            try store.pool.writeWithoutTransaction { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
-            store.pool.close()
-            logger.info("database checkpointed and closed", metadata: ["database": "\(store.path)"])
+            result = try store.pool.writeWithoutTransaction { database in
+                try database.withStatement("PRAGMA wal_checkpoint(TRUNCATE)") { row in
+                    try row.step() ? (row.int64(at: 0) != 0, row.int64(at: 1), row.int64(at: 2)) : (true, -1, -1)
+                }
+            }
         } catch {
             store.pool.close()
             logger.warning(
                 "checkpoint at shutdown failed; the WAL will be replayed at the next open",
-                metadata: ["error": "\(error)"])
+                metadata: ["error": "\(error)", "wal": "\(store.path)-wal"])
+            return
         }
+        store.pool.close()
+        // Blocked by a reader of the newest snapshot, every frame is in the file all the same;
+        // and the close checkpoints again when no other process has the file open any more.
+        var log = stat()
+        let logLeft = stat(store.path + "-wal", &log) == 0 && log.st_size > 0
+        if !result.blocked || result.copied == result.frames || !logLeft {
+            logger.info("database checkpointed and closed", metadata: ["database": "\(store.path)"])
+            return
+        }
+        logger.warning(
+            """
+            the checkpoint at shutdown was blocked by another process reading the database: its -wal holds \
+            committed writes and must stay beside the database file (copy, move or restore them together); the \
+            next open replays it
+            """,
+            metadata: [
+                "database": "\(store.path)", "wal": "\(store.path)-wal", "wal-bytes": "\(log.st_size)",
+                "frames": "\(result.frames)", "copied": "\(result.copied)",
+            ])
     }
 }

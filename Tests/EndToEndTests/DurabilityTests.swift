@@ -1,6 +1,7 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -102,5 +103,57 @@ struct DurabilityTests {
         // Checkpointed and every connection closed, the writer last: the database is one file.
         #expect(!FileManager.default.fileExists(atPath: database + "-wal"), "no -wal after a clean stop")
         #expect(!FileManager.default.fileExists(atPath: database + "-shm"), "no -shm after a clean stop")
+    }
+
+    @Test(
+        "a stop while another process reads an older snapshot: the server says the -wal holds committed writes and must stay with the file, and it does"
+    )
+    func blockedCheckpointAtStopIsReported() throws {
+        let directory = try Paths.makeTemporaryDirectory("blocked-checkpoint")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("blocked.sqlite").path
+        let server = try ServerProcess(database: database, directory: directory)
+        defer { server.killNow() }
+        try Self.registerApp(server)
+        // A reader that holds one read transaction, begun before the next write, until killed.
+        let readerOutput = directory.appendingPathComponent("reader.out").path
+        let reader = try ChildProcess(
+            Paths.python,
+            [
+                "-c",
+                """
+                import sqlite3, sys, time
+                c = sqlite3.connect(sys.argv[1], isolation_level=None)
+                c.execute('BEGIN')
+                c.execute('SELECT count(*) FROM audit').fetchall()
+                print('reading', flush=True)
+                time.sleep(60)
+                """,
+                database,
+            ], standardOutput: readerOutput, standardError: readerOutput)
+        defer { reader.killAndWait() }
+        let deadline = Date().addingTimeInterval(10)
+        while (try? String(contentsOfFile: readerOutput, encoding: .utf8))?.contains("reading") != true, Date() < deadline {
+            usleep(20_000)
+        }
+        let written = try Subprocess.adminCurl([
+            "-X", "PUT", "-H", "Content-Type: application/json", "-o", "/dev/null", "-w", "%{http_code}",
+            "--data", #"{"status": "denied"}"#,
+            "\(server.baseURL)/v1/users/u1/apps/\(Self.app)/authorizations/camera",
+        ])
+        #expect(written.stdout == "200", "\(written.stdout) \(written.stderr)")
+
+        server.send(SIGTERM)
+        #expect(server.waitForExit(timeout: 30) == 0)
+        let log = server.log()
+        #expect(log.contains("the checkpoint at shutdown was blocked"), "\(log)")
+        #expect(log.contains("must stay beside the database file") && log.contains("\(database)-wal"), "\(log)")
+        #expect(!log.contains("database checkpointed and closed"), "\(log)")
+        reader.killAndWait()
+        var info = stat()
+        #expect(stat(database + "-wal", &info) == 0 && info.st_size > 0, "the -wal holds the write")
+        let status = try CopyToPostgresTests.sqlite(
+            database, "SELECT status FROM authorizations WHERE user = 'u1' AND service = 'camera'")
+        #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "denied", "\(status)")
     }
 }
