@@ -64,13 +64,17 @@ package struct Migrator: Sendable {
         if !pending.isEmpty { throw MigrationError.pending(ids: pending.map(\.id)) }
     }
 
-    /// Applies the pending migrations, each in its own immediate transaction.
+    /// Applies the pending migrations, each in its own immediate transaction (none when nothing is
+    /// pending).
     /// - Parameters:
     ///   - database: a writable connection outside any transaction.
     ///   - progress: told how far long data steps are (for logging).
     /// - Returns: the ids applied now.
     @discardableResult
     package func migrate(_ database: Database, progress: Migration.Progress? = nil) throws -> [String] {
+        // Up to date: read without the write lock, so that a command opens a database another
+        // process is writing to now and waits for that lock only when it writes itself.
+        if try !appliedIDs(database).isEmpty, try pendingMigrations(database).isEmpty { return [] }
         try database.inTransaction(.immediate) { try database.execute(Self.createTable) }
         var appliedNow: [String] = []
         for migration in try pendingMigrations(database) {

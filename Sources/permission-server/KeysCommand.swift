@@ -52,12 +52,16 @@ struct KeysCommand: ParsableCommand {
 
     /// Maps a domain refusal to an exit status, with its reason on stderr: 1 for a key that is
     /// not there or may not go (the last active admin key), as `permctl` exits on the API's 404
-    /// and 409; 64 for what the command line said wrong (a role, a missing app).
+    /// and 409; 64 for what the command line said wrong (a role, a missing app); 69 when the
+    /// database could not take the change now (another process held the SQLite file's write
+    /// lock past the busy timeout, a full disk, a lost PostgreSQL connection): worth retrying,
+    /// once the state is read again when the commit's outcome is unknown; 1 for anything else.
     static func refuse(_ error: PermissionError) -> ExitCode {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
         switch error {
-        case .notFound, .conflict: return .failure
-        default: return ExitCode(ExitCodes.usage)
+        case .invalidArgument, .invalidCombination: return ExitCode(ExitCodes.usage)
+        case .unavailable: return ExitCode(ExitCodes.unavailable)
+        default: return .failure
         }
     }
 

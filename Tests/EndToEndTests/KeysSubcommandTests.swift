@@ -1,6 +1,7 @@
 import Foundation
 import LiveTestSupport
 import PermissionWire
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -55,6 +56,49 @@ struct KeysSubcommandTests {
         var arguments = ["-o", "/dev/null", "-w", "%{http_code}", "-X", method]
         if let key { arguments += ["-H", "Authorization: Bearer \(key)"] }
         return try Subprocess.curl(arguments + [url]).stdout
+    }
+
+    @Test(
+        "keys create and revoke exit 69 when another process holds the file's write lock past the busy timeout (worth retrying), 64 for a malformed key id; keys list reads meanwhile"
+    )
+    func writeLockHeldElsewhereIsUnavailable() throws {
+        let directory = try Paths.makeTemporaryDirectory("keys-busy")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("k.sqlite").path
+        let admin = try Self.create(["--role", "admin", "--name", "a"], database: database)
+        let held = directory.appendingPathComponent("holder.out").path
+        let holder = try ChildProcess(
+            Paths.python,
+            [
+                "-c",
+                """
+                import sqlite3, sys, time
+                c = sqlite3.connect(sys.argv[1], isolation_level=None)
+                c.execute('BEGIN IMMEDIATE')
+                print('holding', flush=True)
+                time.sleep(60)
+                """,
+                database,
+            ], standardOutput: held, standardError: held)
+        defer { holder.killAndWait() }
+        let deadline = Date().addingTimeInterval(10)
+        while (try? String(contentsOfFile: held, encoding: .utf8))?.contains("holding") != true, Date() < deadline {
+            usleep(20_000)
+        }
+        let listed = try Self.keys(["list"], database: database)
+        #expect(listed.status == 0 && listed.stdout.contains(admin.id), "\(listed.stdout) \(listed.stderr)")
+        let created = try Self.keys(["create", "--role", "auditor", "--name", "x"], database: database)
+        #expect(created.status == 69, "\(created.stdout) \(created.stderr)")
+        #expect(created.stderr.hasPrefix("error: temporarily unavailable: "), "\(created.stderr)")
+        #expect(!created.stdout.contains("secret"), "\(created.stdout)")
+        let revoked = try Self.keys(["revoke", admin.id], database: database)
+        #expect(revoked.status == 69, "\(revoked.stdout) \(revoked.stderr)")
+        holder.killAndWait()
+
+        let malformed = try Self.keys(["revoke", "not a key id"], database: database)
+        #expect(malformed.status == 64, "\(malformed.stderr)")
+        let after = try Self.keys(["list"], database: database)
+        #expect(after.stdout.split(separator: "\n").count == 1 && after.stdout.contains("\(admin.id) admin active"))
     }
 
     @Test("keys create on the file, then rotation and revocation against a live server")
