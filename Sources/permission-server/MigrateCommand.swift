@@ -1,5 +1,6 @@
 import ArgumentParser
 import AuditKeys
+import Foundation
 import Logging
 import PermissionDomain
 import PostgresStore
@@ -7,7 +8,8 @@ import SQLiteStore
 
 /// `permission-server migrate`: applies pending migrations to the database (a SQLite file, or a
 /// PostgreSQL database under the migrations' advisory lock) and exits, printing what was applied
-/// (one id a line) or that it was up to date.
+/// (one id a line) or that it was up to date. A SQLite path with no file makes a new database
+/// (and its audit key file), with a warning that names the path and the working directory.
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
@@ -23,11 +25,13 @@ struct MigrateCommand: ParsableCommand {
         let database = configuration.database
         let applied: [String]
         let known: Int
+        var madeNew = false
         do {
             switch database {
             case .sqlite(let path):
                 known = SQLitePermissionStore.knownMigrations.count
                 try StoreOpening.refuseUnopenable(path, logger: logger)
+                madeNew = !FileManager.default.fileExists(atPath: path)
                 applied = try StoreOpening.reportingPrivateFiles(path, logger: logger) {
                     let keyring = try AuditKeyLoading.keyring(sqlite: path, settings: configuration.auditKeys, logger: logger)
                         .keyring
@@ -51,6 +55,13 @@ struct MigrateCommand: ParsableCommand {
         } catch {
             logger.critical("cannot migrate: \(database.scrubbed(error))", metadata: ["database": "\(database.described)"])
             throw StoreOpening.exitCode(openingPostgres: error)
+        }
+        if madeNew {
+            // Made, as a service manager's step before `serve` relies on, but said: a mistyped or
+            // relative --database would otherwise have migrated a new, empty file in silence.
+            logger.warning(
+                "no database was at --database, so a new one was made: a server running on another file was not migrated (give --database the file it serves)",
+                metadata: ["database": "\(database.described)", "directory": "\(KeysCommand.workingDirectory)"])
         }
         if applied.isEmpty {
             print("\(database.described): up to date (\(known) migrations)")

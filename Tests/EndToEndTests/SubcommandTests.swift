@@ -18,11 +18,16 @@ struct SubcommandTests {
         let first = try Self.server(["migrate", "--database", database])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("applied "), "\(first.stdout)")
+        // A new database is made (a service manager runs migrate before the first start), and said.
+        let warning = first.stderr.split(separator: "\n").filter { $0.contains("no database was at --database") }
+        #expect(warning.count == 1 && warning[0].contains("warning") && warning[0].contains("database=\(database)"))
+        #expect(warning.first?.contains("directory=/") == true, "\(first.stderr)")
         let tables = try Subprocess.run(Paths.sqlite3, [database, "SELECT count(*) FROM schema_migrations"])
         #expect(Int(tables.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 1)
         let second = try Self.server(["migrate"], environment: ["PERMISSION_DATABASE": database])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout.contains("up to date"), "\(second.stdout)")
+        #expect(!second.stderr.contains("no database was"), "\(second.stderr)")
     }
 
     @Test("a database newer than the code is refused by serve and migrate, with a clear message")
