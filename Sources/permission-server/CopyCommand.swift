@@ -22,7 +22,8 @@ struct CopyCommand: ParsableCommand {
             prompt, API key or audit entry. The password comes from the URI, PGPASSWORD or \
             --database-password-file. Exit status: 0 copied and verified, 1 failed (nothing copied) or the \
             copy's chain does not verify, 65 the file is not migrated to this version, 66 no such file, \
-            69 the target cannot be reached or refuses the login, 73 the target is not empty.
+            69 the target cannot be reached or refuses the login, or the connection was lost (nothing copied; \
+            lost during the commit, maybe copied: run audit verify on the target), 73 the target is not empty.
             """
     )
 
@@ -89,6 +90,22 @@ struct CopyCommand: ParsableCommand {
         } catch let error as PostgresCopyTargetNotEmpty {
             logger.critical("refusing to copy: \(error)", metadata: metadata)
             throw ExitCode(ExitCodes.cannotCreate)
+        } catch PermissionError.unavailable(let why, let cause) where why == PermissionError.commitOutcomeUnknown {
+            // Run again, a copy that was made is refused (73) and one that was not is made.
+            logger.critical(
+                """
+                the connection was lost during the copy's commit, so the rows may have been copied or not: run \
+                `permission-server audit verify --database URI` on the target (it lists the file's entries if they were \
+                copied), or run the copy again (refused with 73 if it was made)
+                """,
+                metadata: metadata.merging(["cause": "\(destination.scrubbed(text: cause ?? ""))"]) { $1 })
+            throw ExitCode(ExitCodes.unavailable)
+        } catch PermissionError.unavailable(let why, let cause) {
+            // The database was lost or busy before the commit: worth running again.
+            logger.critical(
+                "copy failed, nothing was copied: \(why)",
+                metadata: metadata.merging(["cause": "\(destination.scrubbed(text: cause ?? ""))"]) { $1 })
+            throw ExitCode(ExitCodes.unavailable)
         } catch {
             logger.critical("copy failed, nothing was copied: \(destination.scrubbed(error))", metadata: metadata)
             throw ExitCode.failure
@@ -102,6 +119,11 @@ struct CopyCommand: ParsableCommand {
                 logger.info("verifying the audit chain", metadata: ["checked": "\(checked)", "total": "\(total)"])
             }
             keys = try store.unauditedKeys()
+        } catch PermissionError.unavailable(let why, let cause) {
+            logger.critical(
+                "copied, but cannot verify the copy: \(why); run `permission-server audit verify --database URI` on the target",
+                metadata: metadata.merging(["cause": "\(destination.scrubbed(text: cause ?? ""))"]) { $1 })
+            throw ExitCode(ExitCodes.unavailable)
         } catch {
             logger.critical("cannot verify the copy: \(destination.scrubbed(error))", metadata: metadata)
             throw ExitCode.failure

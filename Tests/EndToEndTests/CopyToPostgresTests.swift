@@ -2,6 +2,7 @@ import Foundation
 import LiveTestSupport
 import PostgresStore
 import PostgresTestServer
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -277,5 +278,55 @@ struct CopyToPostgresTests {
             #expect(unreached.status == 69, "\(command): \(unreached.stdout) \(unreached.stderr)")
             #expect(unreached.stderr.contains("Connection refused"), "\(command): \(unreached.stderr)")
         }
+    }
+
+    @Test(
+        "a copy whose connection is lost before its commit exits 69 (worth running again) saying nothing was copied, and the copy run again is made"
+    )
+    func copyLosingItsConnection() throws {
+        let postgres = try PostgresServer.shared.get()
+        let directory = try Paths.makeTemporaryDirectory("copy-lost")
+        defer { Paths.removeTemporary(directory) }
+        let file = directory.appendingPathComponent("source.sqlite").path
+        #expect(try SubcommandTests.server(["keys", "create", "--role", "admin", "--name", "a", "--database", file]).status == 0)
+        let (uri, name) = try Self.freshDatabase(postgres)
+        let environment = ["PGPASSWORD": postgres.password, "PERMISSION_AUDIT_KEY_FILE": file + ".audit-key"]
+        #expect(try SubcommandTests.server(["migrate", "--database", uri], environment: environment).status == 0)
+        // Another session holds the audit chain's head, which the copy locks first: the copy waits
+        // there, before it writes anything, until its connection is cut.
+        let holder = try ChildProcess(
+            try PostgresServer.binDirectory() + "/psql",
+            [
+                "-X", "-v", "ON_ERROR_STOP=1", "-c",
+                "BEGIN; SELECT 1 FROM audit_head WHERE id = 1 FOR UPDATE; SELECT pg_sleep(30); COMMIT;",
+                "host=\(postgres.directory) port=\(postgres.port) user=postgres dbname=\(name) application_name=holder",
+            ],
+            environment: ["PGPASSWORD": postgres.password])
+        defer { holder.killAndWait() }
+        let copyLog = directory.appendingPathComponent("copy.log").path
+        let copy = try ChildProcess(
+            Paths.serverBinary, ["copy", "--from", file, "--to", uri],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, standardOutput: copyLog,
+            standardError: copyLog)
+        defer { copy.killAndWait() }
+        let waiting = try ReplicaTests.within(4) {
+            try Self.psql(
+                postgres, "postgres",
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND wait_event_type = 'Lock'"
+            ).trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        #expect(waiting != nil, "the copy never waited for the head")
+        _ = try Self.psql(postgres, "postgres", "ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS false")
+        _ = try Self.psql(
+            postgres, "postgres", "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(name)'")
+        let ended = copy.wait(timeout: 20)
+        _ = try Self.psql(postgres, "postgres", "ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS true")
+        let log = (try? String(contentsOfFile: copyLog, encoding: .utf8)) ?? ""
+        #expect(ended == .exited(69), "\(String(describing: ended)): \(log)")
+        #expect(log.contains("copy failed, nothing was copied"), "\(log)")
+        #expect(!log.contains(postgres.password))
+
+        let again = try SubcommandTests.server(["copy", "--from", file, "--to", uri], environment: environment)
+        #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
     }
 }
