@@ -148,6 +148,9 @@ CASES = [
      "PERMISSION_AUDIT_KEY_FILE '/data/permissions.sqlite.audit-key' is not in a mounted Secret volume"),
     ("no PodDisruptionBudget", "deploy/kubernetes/replicated/poddisruptionbudget.yaml",
      "kind: PodDisruptionBudget", "kind: ConfigMap", "no PodDisruptionBudget"),
+    ("a systemd unit that restarts a wrong audit key", "deploy/systemd/permission-server.service",
+     "RestartPreventExitStatus=64 65 66 73 78", "RestartPreventExitStatus=64 65 66 73",
+     "RestartPreventExitStatus= lacks 78"),
 ]
 
 

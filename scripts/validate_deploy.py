@@ -724,6 +724,11 @@ def check_systemd(root: Path) -> None:
               f"PERMISSION_DATABASE {database!r} is not in the StateDirectory /var/lib/{state}")
     check(last("ExecStart").split()[1:2] == ["serve"], where, "ExecStart does not run `serve`")
     check(last("Restart") in ("on-failure", "always"), where, "no Restart= policy")
+    # The exit statuses of refusals a restart cannot mend (docs/configuration.md, Exit codes).
+    prevented = " ".join(service.get("RestartPreventExitStatus", [])).split()
+    missing = [code for code in ("64", "65", "66", "73", "78") if code not in prevented]
+    check(not missing, where,
+          f"RestartPreventExitStatus= lacks {' '.join(missing)}: the unit restarts a permanent refusal")
     check("WantedBy" in sections.get("Install", {}), where, "no [Install] WantedBy=")
     check((root / "deploy/systemd/permission-server.env.example").is_file(), where,
           "no permission-server.env.example next to the unit")
