@@ -85,7 +85,8 @@ extension DatabasePool {
     }
 
     /// Checks what `destination` replaces, has `fill` copy the database into a new file beside
-    /// it, checks the copy, syncs it and moves it into place; a failure leaves no partial file.
+    /// it, checks the copy, syncs it and renames it over `destination` (then syncs the
+    /// directory); a failure leaves no partial file and the earlier backup as it was.
     private static func copy(
         to destination: String, configuration: DatabaseConfiguration, fill: (Database) throws -> Void
     ) throws {
@@ -109,13 +110,25 @@ extension DatabasePool {
             try? removeFiles(at: temporary)
             throw error
         }
-        try removeFiles(at: destination)
-        do {
-            try FileManager.default.moveItem(atPath: temporary, toPath: destination)
-        } catch {
+        // rename(2) replaces an earlier backup in one step: at every moment the path holds the
+        // old backup or the new one, never neither. Its sidecars (an empty `-wal`, a `-shm`,
+        // checked above) are the old file's and go after; the directory is synced so that the
+        // rename itself survives a power loss.
+        guard rename(temporary, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
             try? removeFiles(at: temporary)
-            throw SQLiteError.cannotOpen("cannot move backup into place: \(error)")
+            throw SQLiteError.cannotOpen("cannot move the backup into place at \(destination): \(reason)")
         }
+        for file in sidecars(of: destination) where FileManager.default.fileExists(atPath: file) {
+            try checkRemovable(file)
+            do {
+                try FileManager.default.removeItem(atPath: file)
+            } catch {
+                throw SQLiteError.cannotOpen("cannot remove \(file): \(error)")
+            }
+        }
+        let directory = (destination as NSString).deletingLastPathComponent
+        try PrivateFiles.sync(directory.isEmpty ? "." : directory)
     }
 
     /// Throws ``SQLiteError/corrupt(_:)`` unless `PRAGMA quick_check` finds `database` intact

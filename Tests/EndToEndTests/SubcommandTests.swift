@@ -1,5 +1,6 @@
 import Foundation
 import LiveTestSupport
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -86,6 +87,73 @@ struct SubcommandTests {
         ])
         #expect(missing.status == 66, "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("none.sqlite").path))
+    }
+
+    /// The events of the directory `directory` as inotify(7) reports them, one `EVENT name` line
+    /// each, written to `output` until the process is killed.
+    static func watchDirectory(_ directory: String, output: String) throws -> ChildProcess {
+        let script = """
+            import ctypes, os, struct, sys
+            libc = ctypes.CDLL(None, use_errno=True)
+            fd = libc.inotify_init1(0)
+            labels = {0x100: 'CREATE', 0x200: 'DELETE', 0x40: 'MOVED_FROM', 0x80: 'MOVED_TO'}
+            libc.inotify_add_watch(fd, sys.argv[1].encode(), sum(labels))
+            print('watching', flush=True)
+            while True:
+                data, i = os.read(fd, 65536), 0
+                while i < len(data):
+                    _, mask, _, length = struct.unpack_from('iIII', data, i)
+                    name = data[i + 16:i + 16 + length].rstrip(b'\\0').decode()
+                    i += 16 + length
+                    for bit, label in labels.items():
+                        if mask & bit:
+                            print(label, name, flush=True)
+            """
+        let watcher = try ChildProcess(
+            Paths.python, ["-c", script, directory], standardOutput: output, standardError: output)
+        let deadline = Date().addingTimeInterval(10)
+        while (try? String(contentsOfFile: output, encoding: .utf8))?.contains("watching") != true, Date() < deadline {
+            usleep(20_000)
+        }
+        return watcher
+    }
+
+    @Test("backup --force replaces an earlier backup in one rename: the path is never without a backup")
+    func forcedBackupReplacesInOneStep() throws {
+        let directory = try Paths.makeTemporaryDirectory("backup-force")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("live.sqlite").path
+        let backups = directory.appendingPathComponent("backups").path
+        let copy = backups + "/copy.sqlite"
+        try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: false)
+        #expect(try Self.server(["migrate", "--database", database]).status == 0)
+        #expect(try Self.server(["backup", "--database", database, "--to", copy]).status == 0)
+        // An earlier backup a reader opened in WAL mode left its (empty) -wal and -shm beside.
+        #expect(FileManager.default.createFile(atPath: copy + "-wal", contents: Data()))
+        #expect(FileManager.default.createFile(atPath: copy + "-shm", contents: Data(count: 32_768)))
+
+        let events = directory.appendingPathComponent("events.out").path
+        let watcher = try Self.watchDirectory(backups, output: events)
+        defer { watcher.killAndWait() }
+        let forced = try Self.server(["backup", "--database", database, "--to", copy, "--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        var seen: [String] = []
+        let deadline = Date().addingTimeInterval(5)
+        while !seen.contains("DELETE copy.sqlite-shm"), Date() < deadline {
+            usleep(20_000)
+            seen = ((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        watcher.killAndWait()
+        #expect(seen.contains("MOVED_TO copy.sqlite"), "\(seen)")
+        #expect(!seen.contains("DELETE copy.sqlite"), "the earlier backup was removed before the new one took its place: \(seen)")
+        let renamed = seen.firstIndex(of: "MOVED_TO copy.sqlite") ?? seen.endIndex
+        let sidecarsGone = seen.firstIndex(of: "DELETE copy.sqlite-wal") ?? -1
+        #expect(sidecarsGone > renamed, "the earlier backup's -wal goes after the rename: \(seen)")
+        for leftover in ["-wal", "-shm", ".partial"] {
+            #expect(!FileManager.default.fileExists(atPath: copy + leftover), "\(leftover) left")
+        }
+        let integrity = try Subprocess.run(Paths.sqlite3, [copy, "PRAGMA integrity_check"])
+        #expect(integrity.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
     }
 
     @Test("healthcheck exits 0 when /readyz answers 200 and 1 when nothing listens")
