@@ -72,8 +72,21 @@ struct BackupCommand: ParsableCommand {
             logger.critical("the backup file exists; pass --force to replace it", metadata: ["to": "\(destination)"])
             throw ExitCode(ExitCodes.cannotCreate)
         }
+        // At info, so that a long backup shows it is moving: the first step, then at most one
+        // line every ``progressInterval``; every step at debug.
+        let clock = ContinuousClock()
+        var nextInfo = clock.now
         let progress: (DatabasePool.BackupProgress) -> Void = { step in
-            logger.debug("backup progress", metadata: ["copied": "\(step.copied)", "total": "\(step.total)"])
+            let metadata: Logger.Metadata = [
+                "copied": "\(step.copied)", "total": "\(step.total)",
+                "percent": "\(step.total > 0 ? step.copied * 100 / step.total : 100)",
+            ]
+            guard clock.now >= nextInfo else {
+                logger.debug("backup progress", metadata: metadata)
+                return
+            }
+            nextInfo = clock.now.advanced(by: Self.progressInterval)
+            logger.info("backup progress (pages)", metadata: metadata)
         }
         do {
             // The pool, not the store: a backup must not migrate (write) the source file.
@@ -104,6 +117,9 @@ struct BackupCommand: ParsableCommand {
         }
         print("backed up \(source) to \(destination)")
     }
+
+    /// The least time between two progress lines at info.
+    static let progressInterval = Duration.seconds(5)
 
     private func standardized(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path

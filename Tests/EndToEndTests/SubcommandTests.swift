@@ -156,6 +156,32 @@ struct SubcommandTests {
         #expect(integrity.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
     }
 
+    @Test("backup logs its progress at info: at its first step, then at most one line every 5 s")
+    func backupProgressAtInfo() throws {
+        let directory = try Paths.makeTemporaryDirectory("backup-progress")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("big.sqlite").path
+        #expect(try Self.server(["migrate", "--database", database]).status == 0)
+        // About 40 MB: 3 steps of 4,096 pages, all well within 5 s.
+        let filled = try Subprocess.run(
+            Paths.sqlite3,
+            [
+                database,
+                "CREATE TABLE filler (b BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) "
+                    + "INSERT INTO filler SELECT randomblob(4000) FROM n;",
+            ])
+        #expect(filled.status == 0, "\(filled.stderr)")
+        let backup = try Self.server(["backup", "--database", database, "--to", database + ".bak"])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        let lines = backup.stderr.split(separator: "\n").filter { $0.contains("backup progress") }
+        #expect(lines.count == 1 && lines[0].contains("info") && lines[0].contains("total="), "\(backup.stderr)")
+        let verbose = try Self.server([
+            "backup", "--database", database, "--to", database + ".bak", "--force", "--log-level", "debug",
+        ])
+        let steps = verbose.stderr.split(separator: "\n").filter { $0.contains("backup progress") }
+        #expect(steps.count >= 3 && steps.last?.contains("percent=100") == true, "\(verbose.stderr)")
+    }
+
     @Test("healthcheck exits 0 when /readyz answers 200 and 1 when nothing listens")
     func healthcheckProbesReadiness() throws {
         let directory = try Paths.makeTemporaryDirectory("health")
