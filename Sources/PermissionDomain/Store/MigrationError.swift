@@ -10,7 +10,11 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .databaseNewerThanCode(let ids):
-            "the database is newer than this program: unknown applied migrations \(ids.joined(separator: ", "))"
+            """
+            the database is newer than this program: unknown applied migrations \(ids.joined(separator: ", ")). \
+            Run the newer version that migrated it; to go back to this version, restore the backup taken \
+            before the upgrade (a migrated database cannot be migrated back)
+            """
         case .pending(let ids):
             "the database is not migrated: pending migrations \(ids.joined(separator: ", "))"
         }
