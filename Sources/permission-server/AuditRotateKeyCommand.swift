@@ -31,7 +31,8 @@ struct AuditRotateKeyCommand: ParsableCommand {
             Exit status: 0 rotated; 1 the database failed meanwhile or could not be opened (nothing \
             changed); 64 a bad setting; 65 the database is newer than this program; 66 no database file; \
             69 a server serves the file or (PostgreSQL) is connected to the database, or a PostgreSQL database that \
-            cannot be reached or refuses the login; 78 a key missing, malformed or unreadable, the \
+            cannot be reached or refuses the login; 73 the database path cannot be opened as a file (a \
+            directory, no permission); 78 a key missing, malformed or unreadable, the \
             current key not the database's, or the new key the same.
             """
     )
@@ -68,7 +69,9 @@ struct AuditRotateKeyCommand: ParsableCommand {
                 }
             } catch {
                 logger.critical("cannot rotate the audit key: \(error)", metadata: ["database": "\(path)"])
-                throw ExitCode(error.isHeld ? ExitCodes.unavailable : ExitCodes.noInput)
+                // Held: worth retrying (69). Not openable (a directory, no permission): 73, as
+                // every command that opens the file exits.
+                throw ExitCode(error.isHeld ? ExitCodes.unavailable : ExitCodes.cannotCreate)
             }
             // The store is closed before the lock goes: closing the lock's descriptor first
             // would drop SQLite's own locks on the file.

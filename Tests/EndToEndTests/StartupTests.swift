@@ -118,6 +118,10 @@ struct StartupTests {
             #expect(refused.status == 73, "\(command): \(refused.stderr)")
             #expect(refused.stderr.contains("cannot open the database: the path is a directory"), "\(refused.stderr)")
         }
+        // rotate-key takes the file's lock first: the same 73, not the 66 of a missing file.
+        let newKey = try AuditKeyRotationTests.keyFile(directory, "new.key", byte: 7)
+        let rotated = try SubcommandTests.server(["audit", "rotate-key", "--new-key-file", newKey, "--database", folder])
+        #expect(rotated.status == 73 && rotated.stderr.contains("Is a directory"), "\(rotated.stderr)")
         // A backup into a directory that does not exist: 73, as a file it cannot create.
         let source = directory.appendingPathComponent("db.sqlite").path
         #expect(try SubcommandTests.server(["migrate", "--database", source]).status == 0)
