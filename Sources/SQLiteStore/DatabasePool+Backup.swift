@@ -22,6 +22,9 @@ extension DatabasePool {
         /// A database whose `-wal` holds pages: one in use, or not closed cleanly, whose latest
         /// writes are only there. A backup leaves none (it is checkpointed and closed).
         case hasLog(String)
+        /// The copy cannot be created beside the path (a directory this process may not write
+        /// in, a read-only file system): the reason.
+        case cannotCreate(String, reason: String)
 
         package var description: String {
             switch self {
@@ -32,6 +35,8 @@ extension DatabasePool {
                 "\(path) is a database a permission-server is serving, not an earlier backup; name another file"
             case .hasLog(let path):
                 "\(path)-wal holds pages: \(path) is a database in use or not closed cleanly, not an earlier backup; name another file"
+            case .cannotCreate(let path, let reason):
+                "cannot create the copy \(path) (\(reason)); name a directory this user may write in"
             }
         }
     }
@@ -100,7 +105,12 @@ extension DatabasePool {
             // Without a journal: the pages go into the copy itself, so a backup needs free space
             // for one copy of the database, not a second one for a `-wal` it would be checkpointed
             // from. A copy that fails is removed, never read.
-            let target = try Database(path: temporary, mode: .unjournaled, configuration: configuration)
+            let target: Database
+            do {
+                target = try Database(path: temporary, mode: .unjournaled, configuration: configuration)
+            } catch let error as SQLiteError {
+                throw BackupRefusal.cannotCreate(temporary, reason: error.message)
+            }
             defer { target.close() }
             try fill(target)
             try checkIntact(target)

@@ -128,6 +128,11 @@ struct StartupTests {
         let backup = try SubcommandTests.server(
             ["backup", "--database", source, "--to", directory.appendingPathComponent("missing/dir/b.sqlite").path])
         #expect(backup.status == 73 && backup.stderr.contains("its directory does not exist"), "\(backup.stderr)")
+        // Into a directory no file may be created in (sysfs refuses root too): 73, not 1.
+        let unwritable = try SubcommandTests.server(["backup", "--database", source, "--to", "/sys/b.sqlite"])
+        #expect(
+            unwritable.status == 73 && unwritable.stderr.contains("cannot create the copy /sys/b.sqlite.partial"),
+            "\(unwritable.stderr)")
         // migrate makes a loose file private as serve does, and says so.
         chmod(source, 0o666)
         let tightened = try SubcommandTests.server(["migrate", "--database", source])
