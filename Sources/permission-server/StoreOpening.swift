@@ -58,20 +58,37 @@ enum StoreOpening {
     }
 
     /// Exits 73 (EX_CANTCREAT) when `path` names something that is not a database file this
-    /// process may read and write: a directory, a file without the permission. (A missing file
-    /// is made, with its directory, by the store.) The reason is logged first.
+    /// process may read and write: a directory, a file without the permission, or (`writing`) a
+    /// file in a directory this process may not create files in while SQLite has to make the
+    /// database, its `-wal` or its `-shm` there (https://www.sqlite.org/tempfiles.html). (A
+    /// missing file is made, with a missing directory, by the store.) The reason is logged first.
     static func refuseUnopenable(_ path: String, writing: Bool = true, logger: Logger) throws {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
-        if isDirectory.boolValue {
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists, isDirectory.boolValue {
             logger.critical("cannot open the database: the path is a directory", metadata: ["database": "\(path)"])
             throw ExitCode(ExitCodes.cannotCreate)
         }
         // access(2), not open(2): closing a descriptor of the file would drop every POSIX lock
         // this process holds on it, SQLite's included.
-        guard access(path, writing ? R_OK | W_OK : R_OK) != 0 else { return }
+        if exists, access(path, writing ? R_OK | W_OK : R_OK) != 0 {
+            logger.critical(
+                "cannot open the database: \(String(cString: strerror(errno)))", metadata: ["database": "\(path)"])
+            throw ExitCode(ExitCodes.cannotCreate)
+        }
+        guard writing else { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        let directory = parent.isEmpty ? "." : parent
+        let files = FileManager.default
+        let makes = !exists || !files.fileExists(atPath: path + "-wal") || !files.fileExists(atPath: path + "-shm")
+        guard makes, files.fileExists(atPath: directory), access(directory, W_OK | X_OK) != 0 else { return }
         logger.critical(
-            "cannot open the database: \(String(cString: strerror(errno)))", metadata: ["database": "\(path)"])
+            """
+            cannot open the database: its directory is not writable (\(String(cString: strerror(errno)))); SQLite \
+            creates the database's -wal and -shm files beside it, so the user the server runs as must be able to \
+            create files in that directory, not only write the database file
+            """,
+            metadata: ["database": "\(path)", "directory": "\(directory)"])
         throw ExitCode(ExitCodes.cannotCreate)
     }
 

@@ -157,6 +157,34 @@ struct StartupTests {
     }
 
     @Test(
+        "a database file whose directory is not writable is refused with 73 and a sentence saying SQLite makes its -wal and -shm there"
+    )
+    func unwritableDirectoryIsRefused() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-directory")
+        defer { Paths.removeTemporary(directory) }
+        let folder = directory.appendingPathComponent("data").path
+        let database = folder + "/db.sqlite"
+        #expect(try SubcommandTests.server(["migrate", "--database", database]).status == 0)
+        // Files may be written in it, none made: chmod for a user, the immutable flag for root
+        // (whom permissions do not stop).
+        let locked =
+            getuid() == 0
+            ? try Subprocess.run("/usr/bin/chattr", ["+i", folder]).status == 0 : chmod(folder, 0o500) == 0
+        try #require(locked, "the directory could not be made unwritable here")
+        defer {
+            if getuid() == 0 { _ = try? Subprocess.run("/usr/bin/chattr", ["-i", folder]) } else { chmod(folder, 0o700) }
+        }
+        #expect(access(database, R_OK | W_OK) == 0, "the file itself stays writable")
+        for command in [["serve", "--host", "127.0.0.1", "--port", "0"], ["migrate"], ["keys", "list"]] {
+            let refused = try SubcommandTests.server(command + ["--database", database])
+            #expect(refused.status == 73, "\(command): \(refused.stderr)")
+            #expect(
+                refused.stderr.contains("its directory is not writable") && refused.stderr.contains("-wal and -shm"),
+                "\(command): \(refused.stderr)")
+        }
+    }
+
+    @Test(
         "PERMISSION_BOOTSTRAP_ADMIN_KEY makes the first admin key only: a later, different value beside an active admin key makes none"
     )
     func theBootstrapKeyIsTheFirstAdminKeyOnly() throws {
