@@ -12,7 +12,8 @@ import SQLiteStore
 /// the log does not account for (``UnauditedKey``). Exits 0 when the chain is intact and every
 /// key accounted for, and 1 with the first failing seq and the reason, or the keys, when not: 1
 /// means broken and nothing else. A file that cannot be read is 66, one that is not a permission-server
-/// database 65, a PostgreSQL database that cannot be reached 69.
+/// database, or whose log this version cannot read (a newer version's, or one from before the
+/// current entry format), 65, a PostgreSQL database that cannot be reached 69.
 struct AuditVerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
@@ -25,7 +26,9 @@ struct AuditVerifyCommand: ParsableCommand {
 
             Exit status: 0 intact; 1 broken (the first failing seq is printed) or a key not accounted \
             for (each printed); 65 the file is not a \
-            permission-server database (not SQLite, empty, damaged, or without the audit chain); 66 no \
+            permission-server database (not SQLite, empty, damaged, or without the audit chain), or one \
+            whose log this version cannot read (migrated by a newer version: verify with that version; from \
+            before 8-sealed-personal-fields: verify a migrated copy); 66 no \
             database file, or it cannot be read; 69 a PostgreSQL database that cannot be reached.
             """
     )
@@ -91,6 +94,20 @@ struct AuditVerifyCommand: ParsableCommand {
                     path: path, reading: reading, batchSize: batchSize, progress: progress)
                 return (report, try SQLitePermissionStore.unauditedKeys(path: path, reading: reading))
             }
+        } catch let error as MigrationError {
+            switch error {
+            case .databaseNewerThanCode:
+                logger.critical("cannot verify: \(error)", metadata: ["database": "\(path)"])
+            case .pending:
+                logger.critical(
+                    """
+                    cannot verify: the file is from a version older than the audit log this program reads (\(error)); \
+                    verify a migrated copy: cp FILE COPY; permission-server migrate --database COPY (with the file's \
+                    audit key); permission-server audit verify --database COPY
+                    """,
+                    metadata: ["database": "\(path)"])
+            }
+            throw ExitCode(ExitCodes.dataError)
         } catch let error as NotAnAuditDatabase {
             logger.critical("cannot verify: \(error)", metadata: ["database": "\(path)"])
             throw ExitCode(ExitCodes.dataError)

@@ -55,6 +55,51 @@ struct SubcommandTests {
         #expect(migrate.status == 65 && migrate.stderr.contains("Run the newer version"), "\(migrate.stderr)")
     }
 
+    @Test(
+        "audit verify refuses with 65 and what to do a file a newer version migrated, or one from before the current entry format; an earlier backup missing only later migrations verifies"
+    )
+    func auditVerifyReadsTheMigrations() throws {
+        let directory = try Paths.makeTemporaryDirectory("verify-versions")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("v.sqlite").path
+        #expect(try Self.server(["keys", "create", "--role", "admin", "--name", "a", "--database", database]).status == 0)
+        func variant(_ name: String, _ sql: String) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try FileManager.default.copyItem(atPath: database, toPath: path)
+            let changed = try Subprocess.run(Paths.sqlite3, [path, sql])
+            #expect(changed.status == 0, "\(changed.stderr)")
+            return path
+        }
+        let newer = try variant(
+            "newer.sqlite", "INSERT INTO schema_migrations (id, applied_order) VALUES ('999-from-the-future', 999)")
+        let fromNewer = try Self.server(["audit", "verify", "--database", newer])
+        #expect(fromNewer.status == 65, "\(fromNewer.stdout) \(fromNewer.stderr)")
+        #expect(
+            fromNewer.stderr.contains("newer than this program") && fromNewer.stderr.contains("999-from-the-future")
+                && fromNewer.stderr.contains("Run the newer version"), "\(fromNewer.stderr)")
+        #expect(!fromNewer.stdout.contains("audit chain"), "no verdict: \(fromNewer.stdout)")
+
+        // The audit log as a version before 8-sealed-personal-fields left it.
+        let older = try variant(
+            "older.sqlite", "ALTER TABLE audit DROP COLUMN personal; DELETE FROM schema_migrations WHERE applied_order >= 8")
+        let fromOlder = try Self.server(["audit", "verify", "--database", older])
+        #expect(fromOlder.status == 65, "\(fromOlder.stdout) \(fromOlder.stderr)")
+        #expect(
+            fromOlder.stderr.contains("8-sealed-personal-fields") && fromOlder.stderr.contains("verify a migrated copy"),
+            "\(fromOlder.stderr)")
+        #expect(!fromOlder.stderr.contains("no such column"), "\(fromOlder.stderr)")
+
+        // A backup of the version before (the last migration not applied yet) verifies as it is.
+        let previous = try variant(
+            "previous.sqlite",
+            "ALTER TABLE apps DROP COLUMN development_language; DELETE FROM schema_migrations WHERE id = '15-development-language'"
+        )
+        let fromPrevious = try Self.server(["audit", "verify", "--database", previous])
+        #expect(
+            fromPrevious.status == 0 && fromPrevious.stdout.hasPrefix("audit chain intact: 1 of 1"),
+            "\(fromPrevious.stdout) \(fromPrevious.stderr)")
+    }
+
     @Test("backup copies a serving database consistently and refuses to overwrite without --force")
     func backupWhileServing() throws {
         let directory = try Paths.makeTemporaryDirectory("backup")

@@ -32,20 +32,41 @@ extension SQLitePermissionStore: AuditChainVerifier {
     ///   - batchSize: rows per query.
     ///   - progress: called after each batch with (rows checked, total rows).
     /// - Throws: ``SQLiteError`` when the file cannot be opened or read (``SQLiteError/isNotADatabase``
-    ///   when it is no SQLite database); ``NotAnAuditDatabase`` when it has no audit hash chain.
+    ///   when it is no SQLite database); ``NotAnAuditDatabase`` when it has no audit hash chain;
+    ///   ``MigrationError`` for a file this version cannot read the log of
+    ///   (``checkVerifiable(applied:auditColumns:)``).
     public static func verifyAuditChain(
         path: String, reading: AuditFileReading = .shared, configuration: DatabaseConfiguration = .init(),
         batchSize: Int = defaultVerifyBatchSize, progress: (@Sendable (_ checked: Int64, _ total: Int64) -> Void)? = nil
     ) throws -> AuditChainReport {
         let readers = ReaderPool(path: path, mode: reading == .immutable ? .immutable : .readOnly, configuration: configuration)
         defer { readers.close() }
-        let columns = try readers.readLatest { database in
-            try database.withStatement(
-                "SELECT count(*) FROM pragma_table_info('audit') WHERE name IN ('prev_hash', 'hash')"
-            ) { try $0.step() ? $0.int(at: 0) : 0 }
+        let (columns, applied) = try readers.readLatest { database in
+            let columns = try database.withStatement("SELECT name FROM pragma_table_info('audit')") { statement in
+                var names: Set<String> = []
+                while try statement.step() { names.insert(statement.string(at: 0) ?? "") }
+                return names
+            }
+            return (columns, try PermissionSchema.migrations.appliedIDs(database))
         }
-        guard columns == 2 else { throw NotAnAuditDatabase() }
+        guard columns.isSuperset(of: ["prev_hash", "hash"]) else { throw NotAnAuditDatabase() }
+        try checkVerifiable(applied: applied, auditColumns: columns)
         return try verifyAuditChain(readers: readers, batchSize: batchSize, progress: progress)
+    }
+
+    /// Throws unless this program reads the audit log of a file with the migrations `applied`
+    /// and the audit columns `auditColumns`: ``MigrationError/databaseNewerThanCode(unknownIDs:)``
+    /// for a file a newer version migrated (its entries may hold what this version does not hash
+    /// and report as a break), ``MigrationError/pending(ids:)`` for one from before the columns
+    /// of the current entry format (`8-sealed-personal-fields`). A file missing only later
+    /// migrations (a backup from the version before) is read as it is.
+    static func checkVerifiable(applied: [String], auditColumns: Set<String>) throws {
+        let known = knownMigrations
+        let unknown = applied.filter { !known.contains($0) }
+        if !unknown.isEmpty { throw MigrationError.databaseNewerThanCode(unknownIDs: unknown) }
+        guard auditColumns.isSuperset(of: AuditChain.Format.v2.columns + ["hash"]) else {
+            throw MigrationError.pending(ids: known.filter { !applied.contains($0) })
+        }
     }
 
     /// ``UnauditedKey/find(keys:created:fingerprint:)`` over the database file at `path`, read-only as
