@@ -309,7 +309,7 @@ struct CopyToPostgresTests {
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, standardOutput: copyLog,
             standardError: copyLog)
         defer { copy.killAndWait() }
-        let waiting = try ReplicaTests.within(4) {
+        let waiting = try ReplicaTests.within(10) {
             try Self.psql(
                 postgres, "postgres",
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND wait_event_type = 'Lock'"
