@@ -64,6 +64,58 @@ struct EventStreamLimitTests {
         #expect(try KeysSubcommandTests.status("\(server.baseURL)/v1/events", key: auditor.secret) == "401")
     }
 
+    /// Whether this process may drop packets with `iptables` (root, with the command there), as
+    /// a network that loses a client without a FIN or RST does.
+    static let canDropPackets: Bool = {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/iptables") else { return false }
+        return (try? ChildProcess.run("/usr/sbin/iptables", ["-w", "5", "-S", "INPUT"], timeout: 10).status) == 0
+    }()
+
+    @Test(
+        "a client gone without a FIN or RST (its packets dropped) frees its stream's slot within --write-timeout of the next event",
+        .enabled(if: canDropPackets, "needs root and iptables to drop a connection's packets"))
+    func aVanishedClientFreesItsSlot() throws {
+        let directory = try Paths.makeTemporaryDirectory("stream-vanished")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("vanished.sqlite").path
+        let server = try ServerProcess(database: database, directory: directory, extraArguments: ["--write-timeout", "2"])
+        defer { server.killNow() }
+        let port = try LoopbackPort.free()
+        let stream = try StreamingCurl(
+            url: "\(server.baseURL)/v1/events", key: ServerProcess.adminKey, directory: directory, localPort: port)
+        #expect(stream.waitFor(": connected", timeout: 10), "the stream did not open: \(stream.text)")
+        #expect(try Self.openStreams(server) == 1)
+
+        // Every packet of that connection is lost from now on, both ways; then the client goes,
+        // and its FIN is lost too.
+        let rules = [
+            ["-p", "tcp", "--dport", String(port), "-j", "DROP"], ["-p", "tcp", "--sport", String(port), "-j", "DROP"],
+        ]
+        for rule in rules {
+            let added = try ChildProcess.run("/usr/sbin/iptables", ["-w", "5", "-I", "INPUT", "-i", "lo"] + rule, timeout: 10)
+            try #require(added.status == 0, "iptables: \(added.standardError)")
+        }
+        defer {
+            for rule in rules {
+                _ = try? ChildProcess.run("/usr/sbin/iptables", ["-w", "5", "-D", "INPUT", "-i", "lo"] + rule, timeout: 10)
+            }
+        }
+        _ = stream.process.kill(SIGKILL)
+        #expect(try Self.openStreams(server) == 1, "nothing told the server")
+
+        // An event for the stream to send, which is never acknowledged.
+        #expect(try OperationsTests.putApp(server, "com.example.vanished", key: ServerProcess.adminKey) == "201")
+        let started = Date()
+        var open = try Self.openStreams(server)
+        while open != 0, Date().timeIntervalSince(started) < 20 {
+            usleep(100_000)
+            open = try Self.openStreams(server)
+        }
+        // The bound: the 2 s write timeout, the stream's 500 ms poll, and slack for a busy machine.
+        #expect(open == 0, "the slot is still held \(Date().timeIntervalSince(started)) s after the event")
+        #expect(Date().timeIntervalSince(started) < 10, "freed after \(Date().timeIntervalSince(started)) s")
+    }
+
     @Test("--max-event-streams-per-key and --max-event-streams: 429 for a key at its cap, 503 when all are taken")
     func streamCapsAreSettings() throws {
         let directory = try Paths.makeTemporaryDirectory("stream-caps")

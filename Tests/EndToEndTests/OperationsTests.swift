@@ -21,9 +21,9 @@ struct OperationsTests {
     }
 
     /// Registers `app` with the admin key; the HTTP status.
-    static func putApp(_ server: ServerProcess, _ app: String) throws -> String {
+    static func putApp(_ server: ServerProcess, _ app: String, key: String = adminKey) throws -> String {
         try Subprocess.curl([
-            "-s", "-X", "PUT", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(adminKey)",
+            "-s", "-X", "PUT", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(key)",
             "-o", "/dev/null", "-w", "%{http_code}", "--data",
             #"{"name": "Ops", "purposeStrings": {"NSCameraUsageDescription": "Scan codes."}}"#,
             "\(server.baseURL)/v1/apps/\(app)",

@@ -2,6 +2,7 @@ import Foundation
 import PermissionDomain
 import PostgresTestServer
 import Synchronization
+import TestThreads
 import Testing
 
 @testable import PostgresStore
@@ -38,7 +39,7 @@ import Testing
         #expect(PostgresClockOffset.describe(-1.5) == "1.500 s ahead of")
     }
 
-    @Test(.timeLimit(.minutes(1))) func aReplicaOnAFastHostKeepsTheDatabasesTime() throws {
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aReplicaOnAFastHostKeepsTheDatabasesTime() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
         let reports = Mutex<[String]>([])
         let right = try PostgresPermissionStore.open(

@@ -221,8 +221,14 @@ public final class HTTPServer: @unchecked Sendable {
             }
             do {
                 try accepted.socket.setNoDelay()
+                // A peer that vanished without a word (its host crashed, a NAT forgot it) is given
+                // up once what was sent to it stays unacknowledged for the write timeout: an idle
+                // event stream's next heartbeat then frees its slot within that time.
+                try accepted.socket.setUserTimeout(
+                    milliseconds: Int(configuration.writeTimeout.components.seconds * 1000)
+                        + Int(configuration.writeTimeout.components.attoseconds / 1_000_000_000_000_000))
             } catch {
-                logger.debug("TCP_NODELAY failed", metadata: ["error": "\(error)"])
+                logger.debug("socket option failed", metadata: ["error": "\(error)"])
             }
             nextConnectionId += 1
             let connection = HTTPConnection(

@@ -21,6 +21,16 @@ extension Socket {
         try setOption(Int32(IPPROTO_TCP), TCP_NODELAY, 1, name: "TCP_NODELAY")
     }
 
+    /// Bounds how long bytes sent may stay unacknowledged before the kernel gives the connection
+    /// up (`TCP_USER_TIMEOUT`, RFC 5482): a peer gone without a FIN or RST (a crashed host, a
+    /// NAT or load balancer that forgot the connection) is then found within `milliseconds` of
+    /// the next bytes sent to it, instead of after the kernel's retransmissions (about 15
+    /// minutes). It bounds a zero window's probes too, as the server's write timeout does.
+    public func setUserTimeout(milliseconds: Int) throws {
+        let value = Int32(clamping: max(1, milliseconds))
+        try setOption(Int32(IPPROTO_TCP), Int32(TCP_USER_TIMEOUT), value, name: "TCP_USER_TIMEOUT")
+    }
+
     /// Puts the descriptor in non-blocking mode (`O_NONBLOCK`).
     public func setNonBlocking() throws {
         let flags = fcntl(fd, F_GETFL)

@@ -14,13 +14,16 @@ final class StreamingCurl {
     ///   - directory: where the received bytes go.
     ///   - timeout: curl's own `--max-time`, a backstop.
     ///   - headers: more header fields (`Name: value`).
-    init(url: String, key: String, directory: URL, timeout: Int = 60, headers: [String] = []) throws {
+    ///   - localPort: the port curl's end of the connection binds, to tell its packets apart.
+    init(
+        url: String, key: String, directory: URL, timeout: Int = 60, headers: [String] = [], localPort: Int? = nil
+    ) throws {
         outputURL = directory.appendingPathComponent("stream-\(UUID().uuidString.prefix(6))")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         process = try ChildProcess(
             Paths.curl,
             ["-sN", "--max-time", String(timeout), "-H", "Authorization: Bearer \(key)"] + headers.flatMap { ["-H", $0] }
-                + [url],
+                + (localPort.map { ["--local-port", String($0)] } ?? []) + [url],
             standardOutput: outputURL.path)
     }
 
