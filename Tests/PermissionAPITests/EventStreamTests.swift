@@ -3,6 +3,7 @@ import HTTPCore
 import Logging
 import PermissionAPI
 import PermissionWire
+import Synchronization
 import Testing
 
 /// `GET /v1/events` through a real `HTTPServer` on 127.0.0.1:0 and a raw socket.
@@ -100,6 +101,50 @@ import Testing
         try after.read(until: "id: 2\n")
         #expect(!after.text.contains("id: 1\n"))
         try after.close()
+    }
+
+    /// A burst of writes, each of which wakes every stream, costs each stream one read of the log
+    /// per `EventsController.readInterval`, not one a write; an idle stream's polls read nothing
+    /// while the revision shown has not passed what it looked at.
+    @Test func aBurstOfWritesCostsAStreamAReadAnInterval() throws {
+        let counting = Mutex<CountingStore?>(nil)
+        let app = try TestApp(serving: { store in
+            let wrapped = CountingStore(store)
+            counting.withLock { $0 = wrapped }
+            return wrapped
+        })
+        let store = try #require(counting.withLock { $0 })
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.shutdownGracePeriod = .seconds(2)
+        let server = HTTPServer(configuration: configuration, responder: app.application.responder, logger: quietLogger)
+        try server.start()
+        defer {
+            app.application.stop()
+            server.shutdown(deadline: .now() + .seconds(2))
+            server.waitUntilStopped()
+        }
+        let clients = try (0..<4).map { _ in
+            try StreamClient(port: server.localPort, request: Self.get("/v1/events?user=nobody", key: app.adminKey))
+        }
+        for client in clients { try client.read(until: ": connected\n\n") }
+        Thread.sleep(forTimeInterval: 0.2)  // past each stream's first wait
+        let before = store.reads.withLock { $0 }
+        let started = ContinuousClock.now
+        for index in 0..<20 {
+            try app.set("camera", #"{"status":"\#(index % 2 == 0 ? "denied" : "notDetermined")"}"#)
+        }
+        Thread.sleep(forTimeInterval: 0.1)  // the last read of the burst
+        let reads = store.reads.withLock { $0 } - before
+        let elapsed = ContinuousClock.now - started
+        // The writes take no reads of their own; each stream reads at most once an interval
+        // (and once more at each end), not once for each of the 20 wake-ups.
+        let intervals = Int(elapsed / .milliseconds(50))
+        #expect(reads <= 4 * (intervals + 2), "\(reads) reads in \(elapsed)")
+        Thread.sleep(forTimeInterval: 0.6)  // past a poll: the last write is read by now
+        let idle = store.reads.withLock { $0 }
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(store.reads.withLock { $0 } == idle, "an idle stream's polls read nothing")
+        for client in clients { try client.close() }
     }
 
     @Test func filtersHeartbeatsAndStop() throws {

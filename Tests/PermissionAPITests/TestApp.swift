@@ -47,11 +47,15 @@ final class TestApp: @unchecked Sendable {
     private let lock = NSLock()
     private var counter = 0
 
-    /// - Parameter followInterval: on PostgreSQL, how often the replica reads the change log
-    ///   by itself (a long one leaves what other replicas write to a test to make visible).
+    /// - Parameters:
+    ///   - followInterval: on PostgreSQL, how often the replica reads the change log by itself
+    ///     (a long one leaves what other replicas write to a test to make visible).
+    ///   - serving: what the application is given of the store (a decorator that counts its
+    ///     calls, say); the store itself by default.
     init(
         database: DatabaseConfiguration = .init(), followInterval: Duration = .milliseconds(100),
-        _ adjust: (inout APIConfiguration) -> Void = { _ in }
+        _ adjust: (inout APIConfiguration) -> Void = { _ in },
+        serving: (any PermissionStore) -> any PermissionStore = { $0 }
     ) throws {
         directory = try TemporaryDirectory()
         let checkReady: @Sendable () throws -> Void
@@ -82,7 +86,7 @@ final class TestApp: @unchecked Sendable {
         let store = store
         let notReady = notReady
         application = PermissionAPI.buildApplication(
-            configuration: configuration, store: store, clock: clock,
+            configuration: configuration, store: serving(store), clock: clock,
             readiness: {
                 if notReady.isSet { throw TestFailure("disk on fire") }
                 try checkReady()

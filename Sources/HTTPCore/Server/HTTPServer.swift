@@ -225,8 +225,7 @@ public final class HTTPServer: @unchecked Sendable {
                 // up once what was sent to it stays unacknowledged for the write timeout: an idle
                 // event stream's next heartbeat then frees its slot within that time.
                 try accepted.socket.setUserTimeout(
-                    milliseconds: Int(configuration.writeTimeout.components.seconds * 1000)
-                        + Int(configuration.writeTimeout.components.attoseconds / 1_000_000_000_000_000))
+                    milliseconds: Int(clamping: configuration.writeTimeout.nanoseconds / 1_000_000))
             } catch {
                 logger.debug("socket option failed", metadata: ["error": "\(error)"])
             }

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPCore
 import PermissionDomain
 
@@ -16,6 +17,9 @@ struct EventsController {
     static let contentType = "text/event-stream"
     /// The longest a stream sleeps before looking at the log again, in case a wake-up was missed.
     static let pollInterval: Duration = .milliseconds(500)
+    /// The shortest time between a stream's reads of the log while it keeps up: a burst of
+    /// writes (each wakes every stream) costs each stream a read per interval, not one a write.
+    static let readInterval: Duration = .milliseconds(50)
 
     let permissions: PermissionService
     let broadcaster: ChangeBroadcaster
@@ -177,10 +181,34 @@ struct EventsController {
         try writer.flush()
         var lastWrite = clock.now
         var prefetched = firstPage
+        // Every entry up to this revision was looked at: a wake-up (any write, anywhere) reads
+        // the log again only once the revision shown has passed it, and from there.
+        var scanned: Int64 = 0
+        var lastRead: ContinuousClock.Instant?
         while !broadcaster.isClosed {
             if broadcaster.logEpoch != epoch { return .logWentBack }
+            if prefetched == nil, let lastRead, case let remaining = lastRead + Self.readInterval - clock.now,
+                remaining > .zero
+            {
+                // The writes meanwhile are read together.
+                Thread.sleep(
+                    forTimeInterval: Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18)
+            }
             let seen = prefetched?.seen ?? broadcaster.current
-            let page = try prefetched?.entries ?? permissions.audit(query: query)
+            let page: [AuditEntry]
+            var head: Int64?
+            if let first = prefetched {
+                page = first.entries
+            } else {
+                let shown = try permissions.store.visibleRevision()
+                head = shown
+                if shown > max(query.after, scanned) {
+                    page = try permissions.audit(query: query)
+                    lastRead = clock.now
+                } else {
+                    page = []
+                }
+            }
             prefetched = nil
             // After the read and before any write: a page read after a revocation is not sent.
             guard try isStillValid() else { return .keyRevoked }
@@ -195,6 +223,12 @@ struct EventsController {
                 }
                 query.after = last.seq
                 if page.count == query.limit { continue }
+            }
+            // A page short of its limit holds every match up to what the read showed, at least
+            // `head`: the next read starts past it.
+            if let head, head > scanned {
+                scanned = head
+                query.after = max(query.after, head)
             }
             let idle = clock.now - lastWrite
             if idle >= heartbeat {

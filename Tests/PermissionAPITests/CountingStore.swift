@@ -1,0 +1,30 @@
+import PermissionDomain
+import Synchronization
+
+/// A store whose reads are counted, for tests of how often the API reads; everything else is
+/// the store's own.
+final class CountingStore: PermissionStore {
+    let base: any PermissionStore
+    let reads = Mutex(0)
+
+    init(_ base: any PermissionStore) { self.base = base }
+
+    func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {
+        reads.withLock { $0 += 1 }
+        return try base.read(body)
+    }
+    func openSnapshot() throws -> any PermissionSnapshot { try base.openSnapshot() }
+    func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T { try base.write(body) }
+    func visibleRevision() throws -> Int64 { try base.visibleRevision() }
+    func keyFingerprint(ofSecretHash secretHash: [UInt8]) -> String { base.keyFingerprint(ofSecretHash: secretHash) }
+    func acknowledgedRevision() throws -> Int64 { try base.acknowledgedRevision() }
+    func awaitRevision(_ revision: Int64, timeout: Duration) throws -> Bool {
+        try base.awaitRevision(revision, timeout: timeout)
+    }
+    func committedRevision() throws -> Int64 { try base.committedRevision() }
+    func answersFromMemory(user: UserID, app: AppID, service: ServiceID) -> Bool {
+        base.answersFromMemory(user: user, app: app, service: service)
+    }
+    var readsMayWait: Bool { base.readsMayWait }
+    func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void) { base.observeChanges(observer) }
+}
