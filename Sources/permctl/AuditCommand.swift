@@ -14,7 +14,9 @@ struct AuditCommand: ParsableCommand {
             (the server sends a heartbeat every 15 s, so a longer silence is a dead connection); it ends after \
             20 failed attempts in a row, from 0.2 s doubling to 10 s apart: about one to two minutes without a \
             server, so a restart or a rolling update is ridden out. It sends the hash of the last entry it printed with its position, so a \
-            log restored from an earlier backup ends it with exit 1 instead of skipping new entries.
+            log restored from an earlier backup ends it with exit 1 instead of skipping new entries. \
+            With an app key, which reads its own app's feed but not the audit log, --follow prints no page \
+            and follows the feed from --after, else from the log's start.
             Examples:
               permctl audit --user u42 --service location
               permctl audit --action authorization.revoked --since 2026-11-22T00:00:00.000Z
@@ -83,7 +85,17 @@ struct AuditCommand: ParsableCommand {
         let query = AuditQuery(
             user: user, app: app, service: service, action: action, since: since, until: until,
             after: after, afterHash: afterHash, limit: limit)
-        let page = try connection.call(client, Endpoints.audit(query)).value
+        let page: AuditPage
+        do {
+            page = try client.sendBlocking(Endpoints.audit(query)).value
+        } catch .http(let status, _, _) where status == 403 && follow {
+            // An app key may follow its app's feed (SPEC §6) but not list the log: the feed alone.
+            try followFeed(client, after: after, afterHash: afterHash, query: query)
+            return
+        } catch {
+            Output.failure(error, json: connection.json)
+            throw ExitCode(ExitCodes.code(for: error))
+        }
         if connection.json {
             if follow { page.items.forEach(Output.json) } else { Output.json(page) }
         } else {
@@ -94,6 +106,14 @@ struct AuditCommand: ParsableCommand {
         guard follow else { return }
         guard Output.standardOutputWritten() else { throw Self.outputFailed() }
         let (last, lastHash) = page.items.last.map { ($0.seq, $0.hash) } ?? (after, afterHash)
+        try followFeed(client, after: last, afterHash: lastHash, query: query)
+    }
+
+    /// Prints the change feed's entries after `last` (nil: from the log's start) until it ends
+    /// or the output cannot be written.
+    private func followFeed(
+        _ client: PermissionClient, after last: Int64?, afterHash lastHash: String?, query: AuditQuery
+    ) throws {
         var written = true
         do {
             try client.followEvents(after: last, afterHash: lastHash, filter: query) { entry in

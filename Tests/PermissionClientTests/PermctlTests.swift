@@ -151,6 +151,39 @@ struct PermctlTests {
         #expect(follower.process.isRunning)
     }
 
+    /// An app key may follow its app's feed (SPEC §6) but not list the audit log: `audit --follow`
+    /// with one prints no page and follows the feed from the log's start, its own app's entries
+    /// only; without
+    /// `--follow` the listing is refused as before (77).
+    @Test func auditFollowWithAnAppKeyFollowsItsFeed() throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        for app in ["com.example.cam", "com.example.other"] {
+            #expect(
+                try Permctl.run(
+                    ["apps", "register", app, "--name", "App", "--purpose", "NSCameraUsageDescription=Scan."],
+                    url: server.url, key: server.adminKey
+                ).status == 0)
+        }
+        let created = try Permctl.run(
+            ["--json", "keys", "create", "--role", "app", "--app", "com.example.cam", "--name", "cam"], url: server.url,
+            key: server.adminKey)
+        let key = try WireDecoder.decodeResponse(IssuedAPIKey.self, from: Array(created.stdout.utf8)).secret
+        #expect(try Permctl.run(["audit"], url: server.url, key: key).status == 77, "the log is not the app's to list")
+
+        let follower = try Permctl.start(["audit", "--follow"], url: server.url, key: key)
+        usleep(300_000)
+        for app in ["com.example.other", "com.example.cam"] {
+            #expect(try Permctl.run(["revoke", "u7", app, "camera"], url: server.url, key: server.adminKey).status == 0)
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !follower.stdoutSoFar.contains("authorization.revoked") { usleep(50_000) }
+        #expect(follower.stdoutSoFar.contains("authorization.revoked"), "\(follower.stdoutSoFar) \(follower.stderrSoFar)")
+        #expect(follower.stdoutSoFar.contains("app.put"), "from the log's start: \(follower.stdoutSoFar)")
+        #expect(!follower.stdoutSoFar.contains("com.example.other"), "another app's entry: \(follower.stdoutSoFar)")
+        #expect(follower.process.isRunning, "\(follower.stderrSoFar)")
+    }
+
     /// `audit --follow` outlives a restart of the server: refused connections while it is down
     /// are retried (`Configuration.eventsRetry`, about one to two minutes of them), and the feed
     /// resumes after the last entry printed once the server is back on its port.
