@@ -21,7 +21,7 @@ The canonical encoding's tag and column list come from the document (auditEncodi
 this script, so a new storage format needs no change here (docs/walkthrough.md, "Exporting a user's data").
 Exit 0 verified, 1 not, 2 unusable input.
 """
-import calendar, datetime, hashlib, json, sqlite3, struct, sys
+import calendar, datetime, hashlib, json, os, sqlite3, struct, sys, urllib.parse
 
 
 class Broken(Exception):
@@ -124,7 +124,7 @@ def verify_document(export):
 
 
 def verify_database(path, tag, columns, genesis, head, export):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro", uri=True)
     select = ", ".join('"' + column.replace('"', '""') + '"' for column in columns)
     wanted = {item["seq"]: item for item in export["audit"]}
     previous, expected = genesis, 1
@@ -187,8 +187,17 @@ def verify_coverage(db, columns, head, export):
         differing = sorted(set(shown) ^ set(records) or {key for key in shown if shown[key] != records[key]})
         raise Broken(f"the consent record of {differing[0][0]} {differing[0][1]} is not the database's")
     prompts = {row[0]: row[1] for row in db.execute("SELECT id, choice FROM prompts WHERE user = ?", (user,))}
-    if {prompt["id"]: prompt.get("choice") for prompt in export["prompts"]} != prompts:
+    exported_prompts = {prompt["id"]: prompt for prompt in export["prompts"]}
+    if any(key not in exported_prompts or exported_prompts[key].get("choice") != choice for key, choice in prompts.items()):
         raise Broken("the prompts are not the database's")
+    # An ended prompt is deleted after --ended-retention, with no audit entry (the log keeps
+    # what happened): one the export has and the database no longer does is that, if it ended.
+    purged = [key for key in exported_prompts if key not in prompts]
+    if any(exported_prompts[key].get("state") == "pending" for key in purged):
+        raise Broken("the prompts are not the database's")
+    if purged:
+        return (f"; every entry about {user} is in it, and its records, prompts and settings are the database's"
+                f" ({len(purged)} ended prompt(s) since deleted by the retention)")
     settings = db.execute("SELECT location_services_enabled, locale FROM user_settings WHERE user = ?", (user,)).fetchone()
     expected = {"locationServicesEnabled": bool(settings[0]), "locale": settings[1]} if settings else {
         "locationServicesEnabled": True, "locale": None}

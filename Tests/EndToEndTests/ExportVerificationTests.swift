@@ -23,6 +23,54 @@ struct ExportVerificationTests {
         #expect(result.status == 0, "\(result.stderr)")
     }
 
+    @Test(
+        "against the database, an ended prompt the retention deleted since the export is said to be so, not taken for tampering; a prompt changed or kept back is refused"
+    )
+    func aPromptDeletedByTheRetentionIsNoTampering() throws {
+        let directory = try Paths.makeTemporaryDirectory("export-retention")
+        defer { Paths.removeTemporary(directory) }
+        let database = directory.appendingPathComponent("export.sqlite").path
+        let exportPath = directory.appendingPathComponent("u1.json").path
+        let server = try ServerProcess(database: database, directory: directory)
+        defer { server.killNow() }
+        try DurabilityTests.registerApp(server)
+        let path = "\(server.baseURL)/v1/users/u1/apps/\(DurabilityTests.app)/authorizations/camera"
+        let requested = try Subprocess.adminCurl([
+            "-sf", "-X", "POST", "-H", "Content-Type: application/json", "--data", #"{"level": "full"}"#, path + "/request",
+        ])
+        #expect(requested.status == 0, "\(requested.stderr)")
+        let id = try #require(
+            try JSONSerialization.jsonObject(with: Data(requested.stdout.utf8)) as? [String: Any]
+        ).flatMap { ($0["prompt"] as? [String: Any])?["id"] as? String }
+        let prompt = try #require(id, "\(requested.stdout)")
+        let decided = try Subprocess.adminCurl([
+            "-sf", "-X", "POST", "-H", "Content-Type: application/json", "--data", #"{"choice": "allow"}"#,
+            "\(server.baseURL)/v1/prompts/\(prompt)/decision",
+        ])
+        #expect(decided.status == 0, "\(decided.stderr)")
+        let fetched = try Subprocess.adminCurl(["-sf", "-o", exportPath, "\(server.baseURL)/v1/users/u1/export"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let before = try Self.verify([exportPath, "--database", database])
+        #expect(before.status == 0 && !before.stdout.contains("deleted"), "\(before.stdout)\(before.stderr)")
+        let copy = directory.appendingPathComponent("tampered.json").path
+        try Self.tamper(exportPath, "d['prompts'][0]['choice'] = 'deny'", to: copy)
+        let changed = try Self.verify([copy, "--database", database])
+        #expect(changed.status == 1 && changed.stdout.contains("the prompts are not the database's"), "\(changed.stdout)")
+        try Self.tamper(exportPath, "d['prompts'] = []", to: copy)
+        let kept = try Self.verify([copy, "--database", database])
+        #expect(kept.status == 1 && kept.stdout.contains("the prompts are not the database's"), "\(kept.stdout)")
+
+        // What the retention's purge does: the ended prompt's row goes, with no audit entry.
+        let purged = try Subprocess.run(Paths.sqlite3, [database, "DELETE FROM prompts WHERE id = '\(prompt)'"])
+        #expect(purged.status == 0, "\(purged.stderr)")
+        let after = try Self.verify([exportPath, "--database", database])
+        #expect(after.status == 0, "\(after.stdout)\(after.stderr)")
+        #expect(after.stdout.contains("1 ended prompt(s) since deleted by the retention"), "\(after.stdout)")
+        try Self.tamper(exportPath, "d['prompts'][0]['state'] = 'pending'", to: copy)
+        let pending = try Self.verify([copy, "--database", database])
+        #expect(pending.status == 1, "a pending prompt is never purged: \(pending.stdout)")
+    }
+
     @Test("an export verifies offline and against the database; every tampered copy is refused")
     func exportVerifies() throws {
         let directory = try Paths.makeTemporaryDirectory("export")
