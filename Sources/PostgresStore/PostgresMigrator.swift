@@ -1,3 +1,4 @@
+import Foundation
 import PermissionDomain
 
 /// Applies ``PostgresSchema/migrations`` in order, each in its own transaction together with its
@@ -70,23 +71,52 @@ struct PostgresMigrator: Sendable {
         if !pending.isEmpty { throw MigrationError.pending(ids: pending.map(\.id)) }
     }
 
+    /// How long a migration waits for a lock on what it changes before it gives up, lets what
+    /// queued behind it run, and tries again (``migrate(_:lockWait:attempts:waiting:)``).
+    static let defaultLockWait: Duration = .seconds(5)
+    /// How many times it tries: about ten minutes at the default wait, as long as an export may
+    /// hold its snapshot (`--export-timeout`'s default).
+    static let defaultLockAttempts = 100
+
     /// Applies the pending migrations and returns the ids applied now. Each transaction takes
     /// the advisory lock first and then looks at what is applied, so what another process
     /// applied meanwhile is seen (READ COMMITTED: each statement sees the latest commits).
+    ///
+    /// A migration's statements wait at most `lockWait` for a lock (`lock_timeout`): an
+    /// `ALTER TABLE` behind a serving replica's long transaction (an export's snapshot) would
+    /// otherwise hold every later statement on that table in the queue behind it, and the
+    /// replicas of a rolling update with it. It then rolls back, says so through `waiting`,
+    /// and tries again a second later, at most `attempts` times; the last failure is thrown.
     /// - Parameter connection: outside any transaction.
     @discardableResult
-    func migrate(_ connection: PostgresConnection) throws -> [String] {
+    func migrate(
+        _ connection: PostgresConnection, lockWait: Duration = defaultLockWait, attempts: Int = defaultLockAttempts,
+        waiting: (_ migration: String, _ failed: Int, _ attempts: Int) -> Void = { _, _, _ in }
+    ) throws -> [String] {
         var appliedNow: [String] = []
+        var failed = 0
         while true {
-            let next: String? = try connection.inTransaction(.readCommitted) {
-                try connection.execute(Self.lock, [.int64(Self.lockKey)])
-                try connection.execute(Self.createTable)
-                guard let migration = try pendingMigrations(connection).first else { return nil }
-                try connection.execute(migration.sql)
-                try migration.dataStep?(connection)
-                try connection.execute(Self.record, [.text(migration.id)])
-                return migration.id
+            var trying: String?
+            let next: String?
+            do {
+                next = try connection.inTransaction(.readCommitted) {
+                    try connection.execute(Self.lock, [.int64(Self.lockKey)])
+                    try connection.execute(Self.createTable)
+                    guard let migration = try pendingMigrations(connection).first else { return nil }
+                    trying = migration.id
+                    try connection.execute("SET LOCAL lock_timeout = \(max(1, lockWait.nanoseconds / 1_000_000))")
+                    try connection.execute(migration.sql)
+                    try migration.dataStep?(connection)
+                    try connection.execute(Self.record, [.text(migration.id)])
+                    return migration.id
+                }
+            } catch let error as PostgresError where error.sqlState == "55P03" && failed + 1 < attempts {
+                failed += 1
+                waiting(trying ?? "?", failed, attempts)
+                Thread.sleep(forTimeInterval: 1)
+                continue
             }
+            failed = 0
             guard let next else { return appliedNow }
             appliedNow.append(next)
         }

@@ -143,10 +143,12 @@ public final class PostgresPermissionStore: PermissionStore {
     ///   (not migrating, no read model): entries can then be neither appended nor read.
     ///   - checkingServerKey: false for `copy` alone, which binds an empty database to the
     ///     source's key in its own transaction (``copyIn(_:)``) whichever key migrated it.
+    ///   - migrationWaiting: told each time a migration gave up waiting for a lock another
+    ///     transaction holds and tries again (``MigrationWaiting``).
     public static func open(
         connectionString: String, keyring: AuditKeyring?, poolSize: Int = defaultPoolSize, checkoutTimeout: Double = 5,
         maximumBatchSize: Int = defaultMaximumBatchSize, migrating: Bool = true, readModel options: ReadModelOptions? = nil,
-        checkingServerKey: Bool = true
+        checkingServerKey: Bool = true, migrationWaiting: MigrationWaiting = { _, _, _ in }
     ) throws -> PostgresPermissionStore {
         precondition(maximumBatchSize >= 1, "a batch holds at least one write")
         precondition(keyring != nil || (!migrating && options == nil), "only a verifying store opens without the audit keyring")
@@ -169,7 +171,7 @@ public final class PostgresPermissionStore: PermissionStore {
             // row, and is bounded by none of the serving pool's timeouts.
             let connection = try PostgresConnection(connectionString)
             if let keyring, checkingServerKey { try checkServerKeyIfKeyed(connection, keyring: keyring) }
-            applied = try PostgresSchema.migrator(keyring: keyring).migrate(connection)
+            applied = try PostgresSchema.migrator(keyring: keyring).migrate(connection, waiting: migrationWaiting)
         } else {
             try pool.withConnection { try PostgresSchema.migrations.checkMigrated($0) }
         }
@@ -261,12 +263,20 @@ public final class PostgresPermissionStore: PermissionStore {
     /// ``ReadModelOptions/answerTimeout``'s default.
     public static let defaultAnswerTimeout: Duration = .seconds(10)
 
+    /// Told when a migration gave up waiting for a lock that another transaction holds (a
+    /// serving replica's long read, an export's snapshot), rolled back so that what queued
+    /// behind it runs, and tries again a second later: the migration's id, the attempts that
+    /// failed so far, and how many it makes.
+    public typealias MigrationWaiting = @Sendable (_ migration: String, _ failed: Int, _ attempts: Int) -> Void
+
     /// Applies pending migrations to the database and returns their ids.
     @discardableResult
-    public static func migrate(connectionString: String, keyring: AuditKeyring) throws -> [String] {
+    public static func migrate(
+        connectionString: String, keyring: AuditKeyring, waiting: MigrationWaiting = { _, _, _ in }
+    ) throws -> [String] {
         let connection = try PostgresConnection(connectionString)
         try checkServerKeyIfKeyed(connection, keyring: keyring)
-        let applied = try PostgresSchema.migrator(keyring: keyring).migrate(connection)
+        let applied = try PostgresSchema.migrator(keyring: keyring).migrate(connection, waiting: waiting)
         try checkServerKey(connection, keyring: keyring)
         return applied
     }

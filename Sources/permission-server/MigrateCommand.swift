@@ -42,7 +42,9 @@ struct MigrateCommand: ParsableCommand {
             case .postgres(let connectionString):
                 known = PostgresPermissionStore.knownMigrations.count
                 let keyring = try AuditKeyLoading.keyring(postgres: configuration.auditKeys, logger: logger)
-                applied = try PostgresPermissionStore.migrate(connectionString: connectionString, keyring: keyring)
+                applied = try PostgresPermissionStore.migrate(
+                    connectionString: connectionString, keyring: keyring,
+                    waiting: StoreOpening.migrationWaiting(database: database.described, logger))
             }
         } catch let error as MigrationError {
             logger.critical("refusing to migrate: \(error)", metadata: ["database": "\(database.described)"])

@@ -128,6 +128,19 @@ enum StoreOpening {
     ///   the database's, 69 (EX_UNAVAILABLE) when it cannot be reached or refuses the login
     ///   (worth retrying, as for a file another server holds), 1 for any other failure; the
     ///   reason is logged first.
+    /// Logs a migration that gave up waiting for a lock and tries again
+    /// (``PostgresPermissionStore/MigrationWaiting``).
+    static func migrationWaiting(database: String, _ logger: Logger) -> PostgresPermissionStore.MigrationWaiting {
+        { migration, failed, attempts in
+            logger.warning(
+                "a migration waited for a lock another transaction holds (a replica's long read, an export); it stepped back so that the statements queued behind it run, and tries again",
+                metadata: [
+                    "database": "\(database)", "migration": "\(migration)", "attempt": "\(failed)",
+                    "attempts": "\(attempts)",
+                ])
+        }
+    }
+
     /// - Parameters:
     ///   - poolSize: pooled connections (the subcommands need two at most).
     ///   - readModel: for `serve`: the read model's options.
@@ -160,7 +173,8 @@ enum StoreOpening {
                 do {
                     opened = try PostgresPermissionStore.open(
                         connectionString: connectionString, keyring: keyring, poolSize: poolSize, migrating: migrating,
-                        readModel: readModel, checkingServerKey: checkingServerKey)
+                        readModel: readModel, checkingServerKey: checkingServerKey,
+                        migrationWaiting: migrationWaiting(database: redacted, logger))
                 } catch let error as PostgresError where error.isConnectionFailure && clock.now < deadline {
                     // The last try is at the deadline.
                     let wait = min(pause, clock.now.duration(to: deadline))
