@@ -69,6 +69,10 @@ extension PostgresPermissionStore {
 
     public var readsMayWait: Bool { true }
 
+    /// Fresh while the change log was read within ``PostgresReadModel/maximumStaleness``; a
+    /// store opened without a read model has nothing in memory to trust.
+    public var memoryIsFresh: Bool { readModel?.isFresh ?? true }
+
     public func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void) {
         readModel?.observe(observer)
     }

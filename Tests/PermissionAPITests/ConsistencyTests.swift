@@ -137,6 +137,27 @@ import Testing
         #expect(ContinuousClock.now - started >= .milliseconds(900))
     }
 
+    /// PostgreSQL: a key another replica revoked stops working here as soon as this replica's
+    /// memory is no longer trusted (its follower could not read the log for a second), not
+    /// after the 5 s its verified keys are otherwise kept: the key is read from the database.
+    @Test func aKeyRevokedElsewhereStopsWorkingHereOnceMemoryIsNotTrusted() throws {
+        let app = try TestApp()
+        let (id, secret) = try app.storeKey(role: .auditor)
+        let key = [("Authorization", "Bearer \(secret)")]
+        #expect(try app.send(.get, "/v1/audit", headers: key).status == 200)  // verified, and kept
+        guard let other = try app.otherReplicaWhileThisOneStopsFollowing() else { return }
+        let stored = try #require(try other.read { try $0.apiKey(id: id) })
+        let revoked = {
+            var key = stored
+            key.revokedAt = TestApp.start
+            return key
+        }()
+        try other.write { try $0.save(revoked) }
+        Thread.sleep(forTimeInterval: 1.2)  // past the read model's trust
+        let refused = try app.send(.get, "/v1/audit", headers: key)
+        #expect(refused.status == 401, "\(refused.status) \(refused.text)")
+    }
+
     @Test(arguments: [
         "99", "at-least", "at-least -1", "at-least 1x", "at-most 1", "at-least 1 2", "at-least 9999999999999999999",
     ])

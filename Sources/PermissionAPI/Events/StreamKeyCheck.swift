@@ -31,7 +31,7 @@ struct StreamKeyCheck {
     mutating func isStillValid(now: ContinuousClock.Instant = .now) throws -> Bool {
         guard let key else { return true }
         let current = authenticator.revocations
-        guard current != revocations || now >= due else { return true }
+        guard current != revocations || now >= due || !authenticator.memoryIsFresh() else { return true }
         // Taken before the read, so that a revocation during it is looked at next time.
         revocations = current
         due = now.advanced(by: authenticator.cacheTTL)

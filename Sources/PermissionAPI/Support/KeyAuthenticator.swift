@@ -50,6 +50,10 @@ public final class KeyAuthenticator: Authenticator {
 
     let service: PermissionService
     let cacheTTL: Duration
+    /// Whether verified keys kept in memory may be trusted now (``PermissionStore/memoryIsFresh``):
+    /// when not, every request reads its key from the store, so a key another replica revoked
+    /// stops working at once there too.
+    let memoryIsFresh: @Sendable () -> Bool
     let limiter: FailureLimiter
     private let cache = Mutex<[TokenHash: Entry]>([:])
     /// Bumped by `invalidate()`: what connections remember from before no longer counts.
@@ -69,6 +73,8 @@ public final class KeyAuthenticator: Authenticator {
     ) {
         self.service = service
         self.cacheTTL = cacheTTL
+        let store = service.store
+        memoryIsFresh = { store.memoryIsFresh }
         limiter = FailureLimiter(capacity: Double(failureBurst), refillPerSecond: failureRefillPerSecond)
     }
 
@@ -97,7 +103,7 @@ public final class KeyAuthenticator: Authenticator {
         guard let token = Self.bearerToken(header), token.utf8.count <= KeySecret.maximumLength else { return true }
         let hash = KeySecret.hash(token.utf8)
         guard let entry = cache.withLock({ $0[TokenHash(bytes: hash)] }) else { return false }
-        return entry.expires > now
+        return entry.expires > now && memoryIsFresh()
     }
 
     /// The principal the connection remembers for `header`, when it is still trusted: verified
@@ -108,7 +114,7 @@ public final class KeyAuthenticator: Authenticator {
         -> Principal?
     {
         guard let remembered = context.connection?.value as? Remembered, remembered.generation == generation,
-            remembered.expires > now, Self.sameBytes(remembered.header, header)
+            remembered.expires > now, Self.sameBytes(remembered.header, header), memoryIsFresh()
         else { return nil }
         return remembered.principal
     }
@@ -134,7 +140,7 @@ public final class KeyAuthenticator: Authenticator {
             throw failure(context, reason: "malformed", key: nil, presented: true)
         }
         let hash = KeySecret.hash(utf8)
-        if let entry = cache.withLock({ $0[TokenHash(bytes: hash)] }), entry.expires > now {
+        if let entry = cache.withLock({ $0[TokenHash(bytes: hash)] }), entry.expires > now, memoryIsFresh() {
             return (entry.principal, entry.expires)
         }
         guard let id = KeySecret.keyID(of: utf8, hash: hash) else {

@@ -53,6 +53,12 @@ public protocol PermissionStore: Sendable {
     /// on its worker threads unless ``answersFromMemory(user:app:service:)``.
     var readsMayWait: Bool { get }
 
+    /// Whether what this process learned of other processes' commits is recent enough to
+    /// trust what it keeps in memory beside the store (the API's verified keys): false on a
+    /// PostgreSQL replica that has not read the change log for a second, whose memory may hold
+    /// a key another replica revoked since. A store no other process writes is always fresh.
+    var memoryIsFresh: Bool { get }
+
     /// Calls `observer` whenever reads here start to see newer revisions that may include
     /// changes made by another process (a replica), on whichever thread learned of them. A
     /// store that no other process writes never calls it: its writes return visible.
@@ -119,6 +125,8 @@ extension PermissionStore {
     public func answersFromMemory(user: UserID, app: AppID, service: ServiceID) -> Bool { true }
 
     public var readsMayWait: Bool { false }
+
+    public var memoryIsFresh: Bool { true }
 
     public func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void) {}
 }
