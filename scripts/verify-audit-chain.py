@@ -2,10 +2,11 @@
 """Verify the audit hash chain of a permission-server database independently of the server.
 
 usage: verify-audit-chain.py DATABASE
-exit 0 intact, 1 broken, 65 not a permission-server database, 66 missing or unreadable
-(docs/audit-chain.md). A file on read-only storage is read as immutable.
+exit 0 intact, 1 broken, 65 not a permission-server database (or one from before migration
+8-sealed-personal-fields), 66 missing or unreadable, 69 served by a running server while on
+read-only storage (docs/audit-chain.md). A file on read-only storage is read as immutable.
 """
-import hashlib, os, sqlite3, struct, sys, urllib.parse
+import fcntl, hashlib, os, sqlite3, struct, sys, urllib.parse
 
 COLUMNS = ["seq", "at", "actor_key", "actor_role", "action", "user", "app", "service",
            "from_status", "from_level", "from_provisional", "from_once",
@@ -31,8 +32,12 @@ def cannot_verify(code, why):
 def rows(parameter):
     """The audit rows through a read-only (mode=ro) or immutable connection (sqlite.org/uri.html)."""
     db = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?{parameter}", uri=True)
-    if {"prev_hash", "hash"} - {column[1] for column in db.execute("PRAGMA table_info(audit)")}:
+    columns = {column[1] for column in db.execute("PRAGMA table_info(audit)")}
+    if {"prev_hash", "hash"} - columns:
         cannot_verify(65, "no audit log with a hash chain (not a permission-server database)")
+    if set(COLUMNS) - columns:
+        cannot_verify(65, "a database from before migration 8-sealed-personal-fields: "
+                          "verify a copy migrated with permission-server migrate")
     return db.execute(f"SELECT {', '.join(COLUMNS)}, hash FROM audit ORDER BY seq")
 
 path = sys.argv[1]
@@ -48,6 +53,13 @@ try:
             raise
         if os.path.exists(path + "-wal") and os.path.getsize(path + "-wal") > 0:
             cannot_verify(66, "read-only storage, and its -wal holds changes: copy both to writable storage")
+        # A running server holds an exclusive flock on the file: read without SQLite's locks,
+        # its next checkpoint could change the file under the read.
+        with open(path, "rb") as held:
+            try:
+                fcntl.flock(held, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                cannot_verify(69, "a permission-server is serving it; verify it where it is writable, or stop the server")
         audit = rows("immutable=1")
     for *row, stored in audit:
         seq, prev = row[0], row[-1]

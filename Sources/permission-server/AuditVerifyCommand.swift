@@ -111,6 +111,9 @@ struct AuditVerifyCommand: ParsableCommand {
         } catch let error as NotAnAuditDatabase {
             logger.critical("cannot verify: \(error)", metadata: ["database": "\(path)"])
             throw ExitCode(ExitCodes.dataError)
+        } catch let error as ServedFile {
+            logger.critical("cannot verify: \(error)", metadata: ["database": "\(path)"])
+            throw ExitCode(ExitCodes.unavailable)
         } catch let error as SQLiteError where error.isNotADatabase {
             logger.critical(
                 "cannot verify: the file is not an SQLite database, or a damaged one (\(error))",

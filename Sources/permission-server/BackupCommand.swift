@@ -111,6 +111,9 @@ struct BackupCommand: ParsableCommand {
         } catch let unread as UnreadWriteAheadLog {
             logger.critical("cannot back up: \(unread)", metadata: ["database": "\(source)"])
             throw ExitCode(ExitCodes.noInput)
+        } catch let served as ServedFile {
+            logger.critical("cannot back up: \(served)", metadata: ["database": "\(source)"])
+            throw ExitCode(ExitCodes.unavailable)
         } catch {
             logger.critical("backup failed: \(error)", metadata: ["database": "\(source)", "to": "\(destination)"])
             throw ExitCode.failure

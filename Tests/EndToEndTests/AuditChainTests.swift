@@ -1,5 +1,6 @@
 import Foundation
 import LiveTestSupport
+import TestProcesses
 import TestThreads
 import Testing
 
@@ -183,6 +184,32 @@ struct AuditChainTests {
         #expect(backedUp.stderr.contains("the file is on read-only storage; reading it as immutable"), "\(backedUp.stderr)")
         #expect(try Self.verify(again).stdout == expected.stdout)
         #expect(!FileManager.default.fileExists(atPath: copy + "-shm"))
+
+        // The same file while a server holds it (its serve lock, as through a read-only mount of
+        // a live volume): not read without SQLite's locks, which would let its writes tear the
+        // copy; 69, and what to do instead.
+        let signal = directory.appendingPathComponent("locked").path
+        let holder = try ChildProcess(
+            Paths.python,
+            [
+                "-c",
+                "import fcntl, sys, time\nf = open(sys.argv[1], 'rb')\nfcntl.flock(f, fcntl.LOCK_EX)\n"
+                    + "print('locked', flush=True)\ntime.sleep(60)",
+                copy,
+            ], standardOutput: signal)
+        defer { _ = holder.killAndWait() }
+        let deadline = Date().addingTimeInterval(10)
+        while (try? String(contentsOfFile: signal, encoding: .utf8))?.contains("locked") != true, Date() < deadline {
+            usleep(20_000)
+        }
+        for arguments in [["audit", "verify", "--database", copy], ["backup", "--database", copy, "--to", again + ".2"]] {
+            let refused = try SubcommandTests.server(arguments)
+            #expect(refused.status == 69, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("a permission-server is serving"), "\(refused.stderr)")
+        }
+        let independentRefused = try Self.python(copy)
+        #expect(independentRefused.status == 69, "\(independentRefused.stdout)\(independentRefused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: again + ".2"))
     }
 
     @Test("a file that cannot be verified exits 66 (missing) or 65 (not a permission-server database), never 1")

@@ -88,6 +88,9 @@ struct SubcommandTests {
             fromOlder.stderr.contains("8-sealed-personal-fields") && fromOlder.stderr.contains("verify a migrated copy"),
             "\(fromOlder.stderr)")
         #expect(!fromOlder.stderr.contains("no such column"), "\(fromOlder.stderr)")
+        let pythonOlder = try AuditChainTests.python(older)
+        #expect(pythonOlder.status == 65, "the Python verifier too: \(pythonOlder.stdout) \(pythonOlder.stderr)")
+        #expect(pythonOlder.stderr.contains("8-sealed-personal-fields"), "\(pythonOlder.stderr)")
 
         // A backup of the version before (the last migration not applied yet) verifies as it is.
         let previous = try variant(

@@ -18,7 +18,9 @@ public enum AuditFileReading: Sendable, Equatable {
     /// the file or make its `-shm`: `SQLITE_CANTOPEN`, `SQLITE_READONLY`) and the file or its
     /// directory indeed cannot be written; nil when neither holds (the error stands).
     /// - Throws: ``UnreadWriteAheadLog`` when the storage is read-only but a `-wal` with content
-    ///   lies beside the file: read as immutable, the file would lack the changes in it.
+    ///   lies beside the file: read as immutable, the file would lack the changes in it;
+    ///   ``ServedFile`` when a server holds the file's serve lock (a read-only mount of a live
+    ///   volume): read without SQLite's locks, the copy could be torn by its next checkpoint.
     public static func onReadOnlyStorage(after error: any Error, path: String) throws -> AuditFileReading? {
         guard let error = error as? SQLiteError, error.isCannotOpen || error.isReadOnly else { return nil }
         let files = FileManager.default
@@ -29,7 +31,29 @@ public enum AuditFileReading: Sendable, Equatable {
         if let size = try? files.attributesOfItem(atPath: wal)[.size] as? Int, size > 0 {
             throw UnreadWriteAheadLog(path: wal)
         }
+        // `serve` holds an exclusive `flock` on the file while it runs, seen through any mount
+        // of it on this host. The shared one asked for here is let go at once (no `fcntl` lock
+        // of SQLite's is held on this file by this process, so closing the descriptor drops
+        // nothing else).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            defer { close(descriptor) }
+            if flock(descriptor, LOCK_SH | LOCK_NB) != 0, errno == EWOULDBLOCK { throw ServedFile(path: path) }
+        }
         return .immutable
+    }
+}
+
+/// A file on read-only storage that a running server holds: read as immutable, without the
+/// locks that keep its checkpoints out, a copy or a verification could see the file half written.
+public struct ServedFile: Error, CustomStringConvertible {
+    /// The database file.
+    public let path: String
+
+    public var description: String {
+        "a permission-server is serving \(path), and this mount is read-only, so it cannot be read with the locks that "
+            + "keep the server's writes out: run the command where the file is writable (docker exec into the server's "
+            + "container), or stop the server first"
     }
 }
 
