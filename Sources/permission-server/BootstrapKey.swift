@@ -57,10 +57,22 @@ enum BootstrapKey {
     /// kept in shell history.
     static func databaseFlags(_ database: DatabaseLocation) -> String {
         switch database {
-        case .sqlite(let path): "--database \(path)"
+        case .sqlite(let path): "--database \(shellQuoted(path))"
         case .postgres(let connectionString):
-            "--database '\(ConnectionString.withoutPasswords(connectionString))' "
+            "--database \(shellQuoted(ConnectionString.withoutPasswords(connectionString))) "
                 + "--\(Settings.databasePasswordFile.flag) FILE"
         }
+    }
+
+    /// `word` as one word of a POSIX shell command: as it is when it holds only characters no
+    /// shell treats specially, else in single quotes (each `'` in it written `'\''`).
+    static func shellQuoted(_ word: String) -> String {
+        let plain =
+            !word.isEmpty
+            && word.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || "/._-+:=,@%".utf8.contains(byte)
+            }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -58,6 +58,28 @@ struct StartupTests {
         #expect(app.stderr == "error: app: an app key must name its app\n", "\(app.stderr)")
     }
 
+    @Test("the command the no-admin-key line gives works in a shell for a database path with a space and a quote")
+    func theHintsCommandQuotesItsPath() throws {
+        let directory = try Paths.makeTemporaryDirectory("startup-quoted")
+        defer { Paths.removeTemporary(directory) }
+        let odd = directory.appendingPathComponent("it's my data")
+        try FileManager.default.createDirectory(at: odd, withIntermediateDirectories: true)
+        let database = odd.appendingPathComponent("db.sqlite").path
+        let server = try ServerProcess(
+            database: database, directory: directory, environment: ["PERMISSION_BOOTSTRAP_ADMIN_KEY": ""])
+        defer { server.killNow() }
+        let line = String(
+            server.log(waitingFor: "no active admin key").split(separator: "\n").first {
+                $0.contains("no active admin key")
+            } ?? "")
+        let command = try #require(line.split(separator: "`").dropFirst().first.map(String.init), "\(line)")
+        #expect(command.hasPrefix("permission-server keys create"), "\(command)")
+        let created = try Subprocess.run(
+            "/bin/sh", ["-c", "\"$0\"" + command.dropFirst("permission-server".count) + " --log-level error", Paths.serverBinary])
+        #expect(created.status == 0, "\(command): \(created.stderr)")
+        #expect(created.stdout.contains("pk_"), "\(created.stdout)")
+    }
+
     @Test("with no admin key the server says how to get one, and that command works while it runs")
     func noAdminKeySaysHowToGetOne() throws {
         let directory = try Paths.makeTemporaryDirectory("startup-no-key")
