@@ -31,7 +31,6 @@ public final class PostgresClockOffset: Sendable {
 
     private struct State {
         var samples: [Sample] = []
-        var estimate: TimeInterval?
         var lastSample: ContinuousClock.Instant?
         var reportedOff = false
     }
@@ -45,6 +44,10 @@ public final class PostgresClockOffset: Sendable {
     }
 
     private let state = Mutex(State())
+    /// ``estimate`` in nanoseconds, ``none`` before the first sample: read on every `now` of
+    /// the service (each status read), so without a lock.
+    private let estimateNanoseconds = Atomic<Int64>(none)
+    private static let none = Int64.min
 
     private static let databaseTime = PreparedStatement(
         "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")
@@ -58,7 +61,10 @@ public final class PostgresClockOffset: Sendable {
     }
 
     /// The database's clock minus this host's, seconds; nil before the first sample.
-    public var estimate: TimeInterval? { state.withLock { $0.estimate } }
+    public var estimate: TimeInterval? {
+        let nanoseconds = estimateNanoseconds.load(ordering: .relaxed)
+        return nanoseconds == Self.none ? nil : TimeInterval(nanoseconds) / 1e9
+    }
 
     /// The time on the database's clock: the host's moved by ``estimate`` (the host's until the
     /// first sample).
@@ -97,7 +103,7 @@ public final class PostgresClockOffset: Sendable {
             if state.samples.count > Self.kept { state.samples.removeFirst(state.samples.count - Self.kept) }
             state.lastSample = now
             guard let estimate = state.samples.min(by: { $0.roundTrip < $1.roundTrip })?.offset else { return nil }
-            state.estimate = estimate
+            estimateNanoseconds.store(Int64((estimate * 1e9).rounded()), ordering: .relaxed)
             if !state.reportedOff, abs(estimate) > Self.farOff {
                 state.reportedOff = true
                 return .off(estimate)
