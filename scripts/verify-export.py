@@ -191,19 +191,35 @@ def verify_coverage(db, columns, head, export):
     if any(key not in exported_prompts or exported_prompts[key].get("choice") != choice for key, choice in prompts.items()):
         raise Broken("the prompts are not the database's")
     # An ended prompt is deleted after --ended-retention, with no audit entry (the log keeps
-    # what happened): one the export has and the database no longer does is that, if it ended.
+    # what happened): one the export has and the database no longer does is that, when the
+    # export's own entries (checked against the database above) made it and ended it so.
     purged = [key for key in exported_prompts if key not in prompts]
-    if any(exported_prompts[key].get("state") == "pending" for key in purged):
-        raise Broken("the prompts are not the database's")
-    if purged:
-        return (f"; every entry about {user} is in it, and its records, prompts and settings are the database's"
-                f" ({len(purged)} ended prompt(s) since deleted by the retention)")
+    for key in purged:
+        if not ended_in_the_log(exported_prompts[key], export["audit"]):
+            raise Broken("the prompts are not the database's")
     settings = db.execute("SELECT location_services_enabled, locale FROM user_settings WHERE user = ?", (user,)).fetchone()
     expected = {"locationServicesEnabled": bool(settings[0]), "locale": settings[1]} if settings else {
         "locationServicesEnabled": True, "locale": None}
     if {key: export["settings"].get(key) for key in expected} != expected:
         raise Broken("the settings are not the database's")
-    return f"; every entry about {user} is in it, and its records, prompts and settings are the database's"
+    deleted = f" ({len(purged)} ended prompt(s) since deleted by the retention)" if purged else ""
+    return f"; every entry about {user} is in it, and its records, prompts and settings are the database's{deleted}"
+
+
+ENDINGS = {"answered": "prompt.answered", "expired": "prompt.expired", "cancelled": "prompt.cancelled"}
+
+
+def ended_in_the_log(prompt, audit):
+    """Whether the entries say `prompt` was made and ended as the export shows it (answered
+    with its choice, expired or cancelled)."""
+    entries = [item["entry"] for item in audit if item["entry"].get("promptId") == prompt.get("id")]
+    ending = ENDINGS.get(prompt.get("state"))
+    made = any(entry.get("action") == "prompt.created" for entry in entries)
+    ended = [entry for entry in entries if entry.get("action") == ending]
+    if not made or not ended:
+        return False
+    return prompt.get("state") != "answered" or any(
+        (entry.get("detail") or {}).get("choice") == prompt.get("choice") for entry in ended)
 
 
 def main(argv):

@@ -123,19 +123,3 @@ public final class PostgresClockOffset: Sendable {
         return offset > 0 ? "\(seconds) s behind" : "\(seconds) s ahead of"
     }
 }
-
-/// The host's clock moved by a ``PostgresClockOffset``'s estimate (none before its first sample).
-struct OffsetClock: Clock {
-    let offset: PostgresClockOffset
-
-    var now: Date {
-        let now = offset.hostClock.now
-        guard let estimate = offset.estimate else { return now }
-        return now.addingTimeInterval(estimate)
-    }
-}
-
-/// The system's clock (`Date()`).
-private struct SystemTime: Clock {
-    var now: Date { Date() }
-}

@@ -72,11 +72,13 @@ struct PostgresMigrator: Sendable {
     }
 
     /// How long a migration waits for a lock on what it changes before it gives up, lets what
-    /// queued behind it run, and tries again (``migrate(_:lockWait:attempts:waiting:)``).
-    static let defaultLockWait: Duration = .seconds(5)
-    /// How many times it tries: about ten minutes at the default wait, as long as an export may
-    /// hold its snapshot (`--export-timeout`'s default).
-    static let defaultLockAttempts = 100
+    /// queued behind it run, and tries again (``migrate(_:lockWait:attempts:waiting:)``): well
+    /// under the serving replicas' own lock wait (5 s), so that theirs, queued behind it, end
+    /// in time.
+    static let defaultLockWait: Duration = .milliseconds(500)
+    /// How many times it tries: about ten minutes with the default wait and the pauses between
+    /// tries, as long as an export may hold its snapshot (`--export-timeout`'s default).
+    static let defaultLockAttempts = 400
 
     /// Applies the pending migrations and returns the ids applied now. Each transaction takes
     /// the advisory lock first and then looks at what is applied, so what another process
@@ -86,7 +88,7 @@ struct PostgresMigrator: Sendable {
     /// `ALTER TABLE` behind a serving replica's long transaction (an export's snapshot) would
     /// otherwise hold every later statement on that table in the queue behind it, and the
     /// replicas of a rolling update with it. It then rolls back, says so through `waiting`,
-    /// and tries again a second later, at most `attempts` times; the last failure is thrown.
+    /// and tries again about a second later, at most `attempts` times; the last failure is thrown.
     /// - Parameter connection: outside any transaction.
     @discardableResult
     func migrate(
@@ -113,7 +115,8 @@ struct PostgresMigrator: Sendable {
             } catch let error as PostgresError where error.sqlState == "55P03" && failed + 1 < attempts {
                 failed += 1
                 waiting(trying ?? "?", failed, attempts)
-                Thread.sleep(forTimeInterval: 1)
+                // 0.5-1.5 s: replicas that start together do not come back in step.
+                Thread.sleep(forTimeInterval: Double.random(in: 0.5...1.5))
                 continue
             }
             failed = 0

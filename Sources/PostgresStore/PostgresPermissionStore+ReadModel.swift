@@ -70,7 +70,7 @@ extension PostgresPermissionStore {
     public var readsMayWait: Bool { true }
 
     /// Fresh while the change log was read within ``PostgresReadModel/maximumStaleness``; a
-    /// store opened without a read model has nothing in memory to trust.
+    /// store opened without a read model keeps nothing in memory that could go stale.
     public var memoryIsFresh: Bool { readModel?.isFresh ?? true }
 
     public func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void) {

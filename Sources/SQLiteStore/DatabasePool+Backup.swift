@@ -137,8 +137,11 @@ extension DatabasePool {
                 throw SQLiteError.cannotOpen("cannot remove \(file): \(error)")
             }
         }
+        // A file system that cannot sync a directory (some network and FUSE mounts answer
+        // EINVAL) leaves the rename to its own guarantees, as SQLite does with its journal's
+        // directory: the backup is in place either way, and is not reported as failed.
         let directory = (destination as NSString).deletingLastPathComponent
-        try PrivateFiles.sync(directory.isEmpty ? "." : directory)
+        try? PrivateFiles.sync(directory.isEmpty ? "." : directory)
     }
 
     /// Throws ``SQLiteError/corrupt(_:)`` unless `PRAGMA quick_check` finds `database` intact
@@ -173,11 +176,8 @@ extension DatabasePool {
         defer { try? handle.close() }
         let start = (try? handle.read(upToCount: databaseHeader.count)) ?? Data()
         guard start.isEmpty || Array(start) == databaseHeader else { throw BackupRefusal.notADatabase(path) }
-        // A shared lock is refused while a server holds its exclusive one. This process has no
-        // SQLite connection to `path`, so closing the descriptor drops no lock of its own.
-        if flock(handle.fileDescriptor, LOCK_SH | LOCK_NB) != 0, errno == EWOULDBLOCK {
-            throw BackupRefusal.serving(path)
-        }
+        // This process has no SQLite connection to `path`: the probe drops no lock of its own.
+        if ServeLockProbe.isServed(handle.fileDescriptor) { throw BackupRefusal.serving(path) }
         var log = stat()
         if lstat(path + "-wal", &log) == 0, log.st_mode & S_IFMT == S_IFREG, log.st_size > 0 {
             throw BackupRefusal.hasLog(path)

@@ -120,14 +120,6 @@ enum StoreOpening {
         }
     }
 
-    /// Connects to the PostgreSQL database `connectionString` names, applying pending
-    /// migrations unless `migrating` is false (then they must be applied already). Logs and
-    /// errors show the connection string redacted only.
-    /// - Throws: `ExitCode` 65 (EX_DATAERR) when the database is newer than this program (or
-    ///   not migrated, when not migrating), 78 (EX_CONFIG) for an audit server key that is not
-    ///   the database's, 69 (EX_UNAVAILABLE) when it cannot be reached or refuses the login
-    ///   (worth retrying, as for a file another server holds), 1 for any other failure; the
-    ///   reason is logged first.
     /// Logs a migration that gave up waiting for a lock and tries again
     /// (``PostgresPermissionStore/MigrationWaiting``).
     static func migrationWaiting(database: String, _ logger: Logger) -> PostgresPermissionStore.MigrationWaiting {
@@ -141,6 +133,14 @@ enum StoreOpening {
         }
     }
 
+    /// Connects to the PostgreSQL database `connectionString` names, applying pending
+    /// migrations unless `migrating` is false (then they must be applied already). Logs and
+    /// errors show the connection string redacted only.
+    /// - Throws: `ExitCode` 65 (EX_DATAERR) when the database is newer than this program (or
+    ///   not migrated, when not migrating), 78 (EX_CONFIG) for an audit server key that is not
+    ///   the database's, 69 (EX_UNAVAILABLE) when it cannot be reached or refuses the login
+    ///   (worth retrying, as for a file another server holds), 1 for any other failure; the
+    ///   reason is logged first.
     /// - Parameters:
     ///   - poolSize: pooled connections (the subcommands need two at most).
     ///   - readModel: for `serve`: the read model's options.
@@ -218,7 +218,9 @@ enum StoreOpening {
     /// which is worth retrying (a replica that starts before its database, a password being
     /// rotated), as a file another server holds is; 1 for anything else.
     static func exitCode(openingPostgres error: any Error) -> ExitCode {
-        (error as? PostgresError)?.isConnectionFailure == true ? ExitCode(ExitCodes.unavailable) : .failure
+        guard let error = error as? PostgresError else { return .failure }
+        // A lock a migration never got (``PostgresPermissionStore/MigrationWaiting``): later.
+        return error.isConnectionFailure || error.sqlState == "55P03" ? ExitCode(ExitCodes.unavailable) : .failure
     }
 
     /// The permission bits of `file`, or nil when it does not exist.

@@ -69,6 +69,18 @@ struct ExportVerificationTests {
         try Self.tamper(exportPath, "d['prompts'][0]['state'] = 'pending'", to: copy)
         let pending = try Self.verify([copy, "--database", database])
         #expect(pending.status == 1, "a pending prompt is never purged: \(pending.stdout)")
+        // What the log does not show: another choice, an invented prompt, with the settings
+        // still compared when a prompt is gone.
+        let forgeries: [(String, String)] = [
+            ("another choice", "d['prompts'][0]['choice'] = 'deny'"),
+            ("an invented prompt", "p = dict(d['prompts'][0]); p['id'] = 'p-invented'; d['prompts'].append(p)"),
+            ("the settings", "d['settings']['locationServicesEnabled'] = False"),
+        ]
+        for (name, change) in forgeries {
+            try Self.tamper(exportPath, change, to: copy)
+            let refused = try Self.verify([copy, "--database", database])
+            #expect(refused.status == 1, "\(name): \(refused.stdout)")
+        }
     }
 
     @Test("an export verifies offline and against the database; every tampered copy is refused")

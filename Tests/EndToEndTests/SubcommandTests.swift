@@ -224,8 +224,10 @@ struct SubcommandTests {
         #expect(filled.status == 0, "\(filled.stderr)")
         let backup = try Self.server(["backup", "--database", database, "--to", database + ".bak"])
         #expect(backup.status == 0, "\(backup.stderr)")
+        // At info: the first step, then at most one line every 5 s (one, unless the machine is slow).
         let lines = backup.stderr.split(separator: "\n").filter { $0.contains("backup progress") }
-        #expect(lines.count == 1 && lines[0].contains("info") && lines[0].contains("total="), "\(backup.stderr)")
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.contains("info") && $0.contains("total=") }, "\(backup.stderr)")
+        #expect(lines.count <= 3, "at most one a 5 s: \(backup.stderr)")
         let verbose = try Self.server([
             "backup", "--database", database, "--to", database + ".bak", "--force", "--log-level", "debug",
         ])

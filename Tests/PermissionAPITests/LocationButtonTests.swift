@@ -55,6 +55,19 @@ import Testing
         #expect(lapsed.action == "authorization.expired" && lapsed.actor.role == "system")
     }
 
+    /// Allow Once from the app's request already in force: the button's prompt is still due (a
+    /// press renews Allow Once only once the button is confirmed), and confirming it works.
+    @Test func theButtonsPromptCanBeAnsweredWhileAllowOnceIsInForce() throws {
+        let (app, appKey) = try Self.app()
+        let once = try app.grant("location", "whenInUse", "allowOnce")
+        #expect(once.once && once.status == .authorized)
+        let prompt = try #require(try app.send(.post, Self.path, headers: appKey).decode(LocationButtonResult.self).prompt)
+        let decided = try app.send(.post, "/v1/prompts/\(prompt.id)/decision", json: #"{"choice":"allowOnce"}"#)
+        #expect(decided.status == 200, "\(decided.text)")
+        let pressed = try app.send(.post, Self.path, headers: appKey).decode(LocationButtonResult.self)
+        #expect(pressed.outcome == .granted, "confirmed: each press grants")
+    }
+
     @Test func denyOnTheButtonPromptLeavesTheAuthorizationAndTheNextPressAsksAgain() throws {
         let (app, appKey) = try Self.app()
         let prompt = try #require(try app.send(.post, Self.path, headers: appKey).decode(LocationButtonResult.self).prompt)

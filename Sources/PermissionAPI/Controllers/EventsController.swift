@@ -60,7 +60,9 @@ struct EventsController {
             // The first page is read before the answer's head: a database that cannot be read
             // is a 503 the client waits out, not a 200 cut off at once, again and again. The
             // broadcaster's generation is taken before it, as the loop does before each read.
-            let firstPage = (seen: broadcaster.current, entries: try permissions.audit(query: filter))
+            let firstPage = (
+                seen: broadcaster.current, epoch: broadcaster.logEpoch, entries: try permissions.audit(query: filter)
+            )
             let first = filter
             let logger = request.logger
             return HTTPResponse(
@@ -168,13 +170,14 @@ struct EventsController {
     /// with the broadcaster's generation taken just before that read.
     static func run(
         _ writer: any HTTPBodyWriter, _ permissions: PermissionService, _ broadcaster: ChangeBroadcaster,
-        filter: AuditQuery, firstPage: (seen: UInt64, entries: [AuditEntry])? = nil, heartbeat: Duration,
-        isStillValid: () throws -> Bool,
+        filter: AuditQuery, firstPage: (seen: UInt64, epoch: UInt64, entries: [AuditEntry])? = nil,
+        heartbeat: Duration, isStillValid: () throws -> Bool,
         include: (AuditEntry) -> Bool = { _ in true },
         event: (AuditEntry, inout [UInt8]) throws -> Void = append
     ) throws -> StreamEnd {
         let clock = ContinuousClock()
-        let epoch = broadcaster.logEpoch
+        // Taken before the first page was read: a log that went back since is seen.
+        let epoch = firstPage?.epoch ?? broadcaster.logEpoch
         var query = filter
         // A comment first, so that the client sees the stream open before any event.
         try writer.write(Array(": connected\n\n".utf8))
@@ -185,10 +188,12 @@ struct EventsController {
         // the log again only once the revision shown has passed it, and from there.
         var scanned: Int64 = 0
         var lastRead: ContinuousClock.Instant?
+        var pageWasFull = false
         while !broadcaster.isClosed {
             if broadcaster.logEpoch != epoch { return .logWentBack }
-            if prefetched == nil, let lastRead, case let remaining = lastRead + Self.readInterval - clock.now,
-                remaining > .zero
+            // Not while catching up (the last page was full): only the reads wake-ups bring.
+            if prefetched == nil, !pageWasFull, let lastRead,
+                case let remaining = lastRead + Self.readInterval - clock.now, remaining > .zero
             {
                 // The writes meanwhile are read together.
                 Thread.sleep(
@@ -202,7 +207,9 @@ struct EventsController {
             } else {
                 let shown = try permissions.store.visibleRevision()
                 head = shown
-                if shown > max(query.after, scanned) {
+                // A replica whose memory is not trusted (its follower cannot read the log) may
+                // not show what the database holds: the log is read from the database then.
+                if shown > max(query.after, scanned) || !permissions.store.memoryIsFresh {
                     page = try permissions.audit(query: query)
                     lastRead = clock.now
                 } else {
@@ -222,8 +229,10 @@ struct EventsController {
                     lastWrite = clock.now
                 }
                 query.after = last.seq
-                if page.count == query.limit { continue }
+                pageWasFull = page.count == query.limit
+                if pageWasFull { continue }
             }
+            pageWasFull = false
             // A page short of its limit holds every match up to what the read showed, at least
             // `head`: the next read starts past it.
             if let head, head > scanned {

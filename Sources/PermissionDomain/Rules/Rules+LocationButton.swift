@@ -69,4 +69,16 @@ extension Rules {
         next.purposeKey = key
         return .grant(next)
     }
+
+    /// Whether the button's prompt is still due (steps 2-4 of ``locationButton(service:app:stored:effective:pending:now:onceTTL:locale:)``):
+    /// the effective status is `notDetermined` or Allow Once in force, and the user has not
+    /// confirmed the button yet.
+    public static func locationButtonPromptDue(stored: StoredAuthorization, effective: Authorization) -> Bool {
+        guard !stored.buttonConfirmed else { return false }
+        switch effective.status {
+        case .notDetermined: return true
+        case .authorized: return effective.once
+        case .restricted, .denied: return false
+        }
+    }
 }

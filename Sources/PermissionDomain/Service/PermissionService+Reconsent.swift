@@ -43,7 +43,9 @@ extension PermissionService {
                 let page = try writer.authorizations(matching: filter, after: start, limit: Self.reconsentBatchSize)
                 var services: [ServiceID: ServiceDefinition] = [:]
                 var changed = 0
-                for stored in page {
+                // A grant that has lapsed (the sweep has not written it yet) is no grant to ask
+                // again for: the sweep ends it, as itself.
+                for stored in page where !stored.lapsed(at: context.now) {
                     let service = try services[stored.service] ?? resolveService(writer, stored.service)
                     services[stored.service] = service
                     guard let next = Rules.reconsent(stored: stored, service: service, app: app) else { continue }

@@ -70,7 +70,8 @@ extension PermissionService {
     }
 
     /// Whether the pending `prompt` is still due as `loaded` (its authorization, now) stands: a
-    /// request (or the location button's) prompt while a request for its level would prompt; the
+    /// request prompt while a request for its level would prompt; the location button's while
+    /// a press would show it (``Rules/locationButtonPromptDue(stored:effective:)``); the
     /// upgrade prompt while the grant is provisional Always; a location alert while the app
     /// holds Always. One no longer due asks about a grant the user no longer has (it lapsed, a
     /// policy that gave it went) or one a policy decides: iOS would not show it, and answering
@@ -79,7 +80,8 @@ extension PermissionService {
         switch prompt.kind {
         case .upgrade: Rules.upgradeDue(service: loaded.service, effective: loaded.effective)
         case .locationAlert: Rules.locationAlertEligible(service: loaded.service, effective: loaded.effective)
-        case .request, .locationButton:
+        case .locationButton: Rules.locationButtonPromptDue(stored: loaded.stored, effective: loaded.effective)
+        case .request:
             Rules.promptDue(
                 level: prompt.requestedLevel, service: loaded.service, stored: loaded.stored, effective: loaded.effective)
         }

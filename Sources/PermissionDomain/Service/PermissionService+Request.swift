@@ -95,7 +95,7 @@ extension PermissionService {
             }
             let state = prompt.effectiveState(at: context.now)
             guard state == .pending else { throw PermissionError.promptNotPending(state) }
-            guard let parsed = Choice(rawValue: choice) else {
+            guard let parsed = Choice(rawValue: choice), prompt.options.contains(parsed) else {
                 throw PermissionError.invalidChoice(choice: choice, allowed: prompt.options)
             }
             let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)

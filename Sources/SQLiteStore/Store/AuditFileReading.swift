@@ -31,14 +31,11 @@ public enum AuditFileReading: Sendable, Equatable {
         if let size = try? files.attributesOfItem(atPath: wal)[.size] as? Int, size > 0 {
             throw UnreadWriteAheadLog(path: wal)
         }
-        // `serve` holds an exclusive `flock` on the file while it runs, seen through any mount
-        // of it on this host. The shared one asked for here is let go at once (no `fcntl` lock
-        // of SQLite's is held on this file by this process, so closing the descriptor drops
-        // nothing else).
+        // SQLite could not open the file: this process holds none of its locks on it.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor >= 0 {
             defer { close(descriptor) }
-            if flock(descriptor, LOCK_SH | LOCK_NB) != 0, errno == EWOULDBLOCK { throw ServedFile(path: path) }
+            if ServeLockProbe.isServed(descriptor) { throw ServedFile(path: path) }
         }
         return .immutable
     }

@@ -172,7 +172,7 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         #endif
         // The entries this writer appended end at its chain tip; another process's entries
         // before them were seen by the data_version check that precedes this call.
-        let head = auditChainTip.tip?.seq ?? fileAuditHead(database)
+        let head = auditChainTip.tip?.seq ?? fileAuditHead(database) ?? 0
         switch pending {
         case nil: cache.invalidate(keys: [], users: [], publishing: head)
         case .everything: cache.removeAll(publishing: head)
@@ -188,31 +188,28 @@ final class ReadCacheTracker: CommitObserver, @unchecked Sendable {
         loseTrack(database)
     }
 
-    /// ``didLoseTrack(_:)``, saying whether the log went back.
+    /// ``didLoseTrack(_:)``, saying what the file's last audit seq is (nil when it cannot be
+    /// read) and whether the log went back.
     @discardableResult
-    func loseTrack(_ database: Database) -> Bool {
+    func loseTrack(_ database: Database) -> (head: Int64?, wentBack: Bool) {
         ownsWriter(database)
         pending = nil
         collected = Collected()  // covered by the clear below
-        guard let head = try? StoreSession(database: database).lastAuditSeq() else {
+        guard let head = fileAuditHead(database) else {
             cache.removeAll(publishing: 0)  // cannot tell: show nothing new
-            return false
+            return (nil, false)
         }
         guard head < cache.visibleAuditSeq else {
             cache.removeAll(publishing: head)
-            return false
+            return (head, false)
         }
         cache.reset(publishing: head)
-        return true
+        return (head, true)
     }
 
-    /// The last audit seq in the file; 0 (show nothing new) when it cannot be read, so that
-    /// entries stay hidden rather than shown early.
-    private func fileAuditHead(_ database: Database) -> Int64 {
-        do {
-            return try StoreSession(database: database).lastAuditSeq()
-        } catch {
-            return 0
-        }
+    /// The last audit seq in the file; nil when it cannot be read (the caller then shows nothing
+    /// new, so that entries stay hidden rather than shown early).
+    private func fileAuditHead(_ database: Database) -> Int64? {
+        try? StoreSession(database: database).lastAuditSeq()
     }
 }

@@ -42,7 +42,7 @@ final class StoreCommitObserver: CommitObserver, Sendable {
 
     func didLoseTrack(_ database: Database) {
         policyServices.reload(from: database)
-        let headWentBack = tracker?.loseTrack(database) ?? false
+        let lost = tracker?.loseTrack(database)
         // An entry this writer knew, gone or changed (the witness ran first, at the commit's
         // discovery), is the log gone back even where a refill has passed the old head since.
         let rewrites = auditChainTip.rewrites
@@ -53,8 +53,9 @@ final class StoreCommitObserver: CommitObserver, Sendable {
         let observers = observers.withLock { $0 }
         guard !observers.isEmpty else { return }
         // What another process wrote is unknown: an API key may have been made or revoked.
-        let revision = (try? database.lastAuditSeq()) ?? 0
-        let changes = VisibleChanges(revision: revision, keysChanged: true, logWentBack: headWentBack || rewritten)
+        let revision = lost?.head ?? (try? database.lastAuditSeq()) ?? 0
+        let changes = VisibleChanges(
+            revision: revision, keysChanged: true, logWentBack: (lost?.wentBack ?? false) || rewritten)
         for observer in observers { observer(changes) }
     }
 
