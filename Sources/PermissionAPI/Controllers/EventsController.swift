@@ -184,9 +184,6 @@ struct EventsController {
         try writer.flush()
         var lastWrite = clock.now
         var prefetched = firstPage
-        // Every entry up to this revision was looked at: a wake-up (any write, anywhere) reads
-        // the log again only once the revision shown has passed it, and from there.
-        var scanned: Int64 = 0
         var lastRead: ContinuousClock.Instant?
         var pageWasFull = false
         while !broadcaster.isClosed {
@@ -207,9 +204,11 @@ struct EventsController {
             } else {
                 let shown = try permissions.store.visibleRevision()
                 head = shown
-                // A replica whose memory is not trusted (its follower cannot read the log) may
-                // not show what the database holds: the log is read from the database then.
-                if shown > max(query.after, scanned) || !permissions.store.memoryIsFresh {
+                // Every entry up to `query.after` was looked at: a wake-up (any write, anywhere)
+                // reads the log again only once the revision shown has passed it. A replica whose
+                // memory is not trusted (its follower cannot read the log) may not show what the
+                // database holds: the log is read from the database then.
+                if shown > query.after || !permissions.store.memoryIsFresh {
                     page = try permissions.audit(query: query)
                     lastRead = clock.now
                 } else {
@@ -235,10 +234,7 @@ struct EventsController {
             pageWasFull = false
             // A page short of its limit holds every match up to what the read showed, at least
             // `head`: the next read starts past it.
-            if let head, head > scanned {
-                scanned = head
-                query.after = max(query.after, head)
-            }
+            if let head { query.after = max(query.after, head) }
             let idle = clock.now - lastWrite
             if idle >= heartbeat {
                 try writer.write(Array(": keep-alive\n\n".utf8))
