@@ -155,7 +155,7 @@ enum Settings {
         flag: "write-timeout", environment: "PERMISSION_WRITE_TIMEOUT",
         defaultValue: "30",
         help:
-            "Seconds a client may stop reading before it is dropped (one whose kernel still acknowledges bytes, however slowly, is reading); also how long bytes sent may go unacknowledged before a connection is given up (TCP_USER_TIMEOUT: a client that vanished without closing).",
+            "Seconds a client may stop reading before it is dropped (one whose kernel still acknowledges bytes, however slowly, is reading); also, with at least 10 s, how long bytes sent may go unacknowledged before a connection is given up (TCP_USER_TIMEOUT: a client that vanished without closing).",
         range: 1...3_600)
     static let shutdownGrace = Setting(
         flag: "shutdown-grace", environment: "PERMISSION_SHUTDOWN_GRACE",

@@ -72,7 +72,7 @@ struct EventStreamLimitTests {
     }()
 
     @Test(
-        "a client gone without a FIN or RST (its packets dropped) frees its stream's slot within --write-timeout of the next event",
+        "a client gone without a FIN or RST (its packets dropped) frees its stream's slot within --write-timeout (at least 10 s) of the next event",
         .enabled(if: canDropPackets, "needs root and iptables to drop a connection's packets"))
     func aVanishedClientFreesItsSlot() throws {
         let directory = try Paths.makeTemporaryDirectory("stream-vanished")
@@ -107,13 +107,14 @@ struct EventStreamLimitTests {
         #expect(try OperationsTests.putApp(server, "com.example.vanished", key: ServerProcess.adminKey) == "201")
         let started = Date()
         var open = try Self.openStreams(server)
-        while open != 0, Date().timeIntervalSince(started) < 20 {
+        while open != 0, Date().timeIntervalSince(started) < 30 {
             usleep(100_000)
             open = try Self.openStreams(server)
         }
-        // The bound: the 2 s write timeout, the stream's 500 ms poll, and slack for a busy machine.
+        // The bound: the kernel's 10 s (the least it is given, above the 2 s write timeout), the
+        // stream's 500 ms poll, and slack for a busy machine.
         #expect(open == 0, "the slot is still held \(Date().timeIntervalSince(started)) s after the event")
-        #expect(Date().timeIntervalSince(started) < 10, "freed after \(Date().timeIntervalSince(started)) s")
+        #expect(Date().timeIntervalSince(started) < 16, "freed after \(Date().timeIntervalSince(started)) s")
     }
 
     @Test("--max-event-streams-per-key and --max-event-streams: 429 for a key at its cap, 503 when all are taken")

@@ -222,10 +222,10 @@ public final class HTTPServer: @unchecked Sendable {
             do {
                 try accepted.socket.setNoDelay()
                 // A peer that vanished without a word (its host crashed, a NAT forgot it) is given
-                // up once what was sent to it stays unacknowledged for the write timeout: an idle
-                // event stream's next heartbeat then frees its slot within that time.
+                // up once what was sent to it stays unacknowledged for the write timeout (at least
+                // 10 s): an idle event stream's next heartbeat then frees its slot within that time.
                 try accepted.socket.setUserTimeout(
-                    milliseconds: Int(clamping: configuration.writeTimeout.nanoseconds / 1_000_000))
+                    milliseconds: Int(clamping: configuration.unacknowledgedTimeout.nanoseconds / 1_000_000))
             } catch {
                 logger.debug("socket option failed", metadata: ["error": "\(error)"])
             }

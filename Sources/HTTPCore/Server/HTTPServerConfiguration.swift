@@ -39,6 +39,18 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(60)
     /// Time output may make no progress (a client that stops reading) before the connection is dropped. Default 30 s.
     public var writeTimeout: Duration = .seconds(30)
+    /// The least time bytes sent may stay unacknowledged before the kernel gives a connection up
+    /// (``unacknowledgedTimeout``), however short `writeTimeout` is.
+    public static let minimumUnacknowledgedTimeout: Duration = .seconds(10)
+    /// How long bytes sent may stay unacknowledged, or unsent behind a closed window, before the
+    /// kernel gives the connection up (`TCP_USER_TIMEOUT`): `writeTimeout`, but at least
+    /// ``minimumUnacknowledgedTimeout``. It frees a connection whose client vanished without a
+    /// FIN or RST, which the write timeout cannot see while sends still fit the socket's buffer.
+    /// The kernel counts from a segment's first retransmission or window probe, whatever the
+    /// client read meanwhile, and on a busy host a few losses of loopback's queue back off to
+    /// seconds (0.2 + 0.4 + 0.8 + ...): a second's timeout there reset clients that read
+    /// steadily, which the write timeout's own check (the bytes the client acknowledged) keeps.
+    public var unacknowledgedTimeout: Duration { max(writeTimeout, Self.minimumUnacknowledgedTimeout) }
     /// Bytes a streamed response may buffer before its writer blocks (up to `writeTimeout`, then
     /// throws). Byte bodies are already in memory and are not split. Default 1 MiB.
     public var maxBufferedOutputBytes: Int = 1024 * 1024
