@@ -52,6 +52,24 @@ struct BodyDecodingTests {
         #expect(throws: HTTPParseError.contentTooLarge) { try decoder.decode(bytes("3\r\nabc\r\n4\r\n"), into: &body) }
     }
 
+    /// Each chunk-size line is bounded, and so is their sum against the content they announce:
+    /// a byte of content behind a kilobyte of extensions, over and over, is refused once past
+    /// the allowance; one-byte chunks with short extensions are not.
+    @Test func chunkExtensionsAreBoundedByTheirContent() throws {
+        let padded = "1;" + String(repeating: "e", count: 1_000) + "\r\nx\r\n"
+        var decoder = HTTPBodyDecoder(framing: .chunked, limits: HTTPLimits())
+        var body: [UInt8] = []
+        #expect(throws: HTTPParseError.badRequest("Chunk-size lines too long for the content they announce.")) {
+            try decoder.decode(bytes(String(repeating: padded, count: 2_000)), into: &body)
+        }
+        #expect(body.count < 10, "refused after a few chunks: \(body.count)")
+
+        var small = HTTPBodyDecoder(framing: .chunked, limits: HTTPLimits())
+        var content: [UInt8] = []
+        let r = try small.decode(bytes(String(repeating: "1;ext=v\r\nx\r\n", count: 20_000) + "0\r\n\r\n"), into: &content)
+        #expect(r.complete && content.count == 20_000)
+    }
+
     @Test func errorsRepeat() {
         var decoder = HTTPBodyDecoder(framing: .chunked, limits: HTTPLimits())
         var body: [UInt8] = []

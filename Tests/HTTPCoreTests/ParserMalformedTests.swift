@@ -120,6 +120,8 @@ let malformedCases: [MalformedCase] = [
     MalformedCase("asterisk with GET", "GET * HTTP/1.1\r\nHost: h\r\n\r\n", 400),
     MalformedCase("relative target", "GET a/b HTTP/1.1\r\nHost: h\r\n\r\n", 400),
     MalformedCase("absolute-form with empty host", "GET http:///a HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+    MalformedCase("absolute-form, empty host with a port", "GET http://:80/ HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+    MalformedCase("absolute-form, empty host and port", "GET http://:/ HTTP/1.1\r\nHost: h\r\n\r\n", 400),
     MalformedCase("absolute-form with userinfo", "GET http://u:p@h/ HTTP/1.1\r\nHost: h\r\n\r\n", 400),
     MalformedCase("absolute-form, other scheme", "GET ftp://h/ HTTP/1.1\r\nHost: h\r\n\r\n", 400),
     // Expect (RFC 9110 §10.1.1)

@@ -43,6 +43,20 @@ import Testing
         #expect(text.hasSuffix("Content-Length: 4\r\nConnection: keep-alive\r\n\r\nbody"))
     }
 
+    /// A handler's field cannot split the head, whatever input reached it: a value's CR, LF and
+    /// other controls (HTAB aside) go out as spaces, a name that is no token is left out.
+    @Test func handlerFieldsCannotSplitTheHead() {
+        let headers = HTTPHeaders([
+            ("Location", "/x\r\nSet-Cookie: s=1"), ("X A", "v"), ("X-B\r\nSet-Cookie", "w"), ("", "empty"),
+            ("X-Tab", "a\tb\u{7F}c\u{0}d"), ("X-Fine", "ok"),
+        ])
+        let (text, _) = serialize(HTTPResponse(status: .ok, headers: headers, body: .bytes([])))
+        #expect(
+            withoutDate(text)
+                == "HTTP/1.1 200 OK\r\nLocation: /x  Set-Cookie: s=1\r\nX-Tab: a\tb c d\r\nX-Fine: ok\r\nContent-Length: 0\r\n\r\n"
+        )
+    }
+
     @Test func headKeepsLengthDropsBody() {
         let (text, _) = serialize(HTTPResponse(status: .ok, body: .bytes(Array("hello".utf8))), isHead: true)
         #expect(withoutDate(text) == "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")

@@ -23,7 +23,16 @@ public struct HTTPBodyDecoder: Sendable {
     public private(set) var decodedCount = 0
     /// Content bytes announced by the chunk sizes read so far (checked against `maxBodyBytes`).
     var announcedCount = 0
+    /// Bytes of the chunk-size lines read so far (sizes and extensions, with their CRLFs).
+    var chunkLineBytes = 0
     var trailerBytes = 0
+    /// The chunk-size lines' bytes a body may spend beyond ``chunkLineBytesPerContentByte`` for
+    /// each byte of content its sizes announce.
+    static let chunkLineAllowance = 4096
+    /// Each line is bounded (`maxChunkLineBytes`), but not their sum: without a bound on it, a
+    /// client could make the server read and parse a thousand bytes of extensions for each
+    /// byte of content (as Go's CVE-2023-39326). Sizes with short extensions stay far below.
+    static let chunkLineBytesPerContentByte = 16
     /// The trailer fields after the last chunk (RFC 9112 §7.1.2), kept apart from the header fields.
     public private(set) var trailers = HTTPHeaders()
 
@@ -117,6 +126,7 @@ public struct HTTPBodyDecoder: Sendable {
                     return (i, false)
                 }
                 let size = try ChunkLine.size(line)
+                chunkLineBytes += line.count
                 line.removeAll(keepingCapacity: true)
                 if size == 0 {
                     state = .trailerLine
@@ -125,6 +135,8 @@ public struct HTTPBodyDecoder: Sendable {
                     announcedCount += size
                     state = .data(remaining: size)
                 }
+                guard max(0, chunkLineBytes - Self.chunkLineAllowance) / Self.chunkLineBytesPerContentByte <= announcedCount
+                else { throw .badRequest("Chunk-size lines too long for the content they announce.") }
             case .trailerLine:
                 let budget = max(0, limits.maxTrailerBytes - trailerBytes)
                 guard try takeLine(b, &i, limit: budget, tooLong: .headerFieldsTooLarge) else { return (i, false) }

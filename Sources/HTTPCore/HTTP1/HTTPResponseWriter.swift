@@ -67,9 +67,17 @@ package struct HTTPResponseWriter {
             // By index, not `for field in`: reading a field in place skips a retain and a
             // release of its two strings per loop.
             for i in fields.indices where !Self.isEngineField(fields[i].name) {
+                // A handler's field cannot split the head (RFC 9110 §5.1, §5.5): one whose name
+                // is no token is left out; a value's control characters other than HTAB (CR and
+                // LF among them) go out as spaces.
+                guard Self.isToken(fields[i].name) else { continue }
                 head.text(fields[i].name)
                 head.literal(": ")
-                head.text(fields[i].value)
+                if Self.isFieldValue(fields[i].value) {
+                    head.text(fields[i].value)
+                } else {
+                    for byte in fields[i].value.utf8 { head.put(Self.isControl(byte) ? UInt8(ascii: " ") : byte) }
+                }
                 head.literal("\r\n")
             }
             head.literal("Date: ")
@@ -108,6 +116,29 @@ package struct HTTPResponseWriter {
         default: false
         }
     }
+
+    /// Whether `name` is a field name: a token (RFC 9110 §5.1, §5.6.2).
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    true
+                case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+                    UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                    UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+                    true
+                default: false
+                }
+            }
+    }
+
+    /// A control character a field value may not hold: all but HTAB, and DEL (RFC 9110 §5.5).
+    static func isControl(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != 0x09) || byte == 0x7F }
+
+    /// Whether `value` may go out as it is: no ``isControl(_:)`` byte.
+    static func isFieldValue(_ value: String) -> Bool { !value.utf8.contains(where: isControl) }
 
     private static func writeStatusLine(_ status: HTTPStatus, to head: inout ByteCursor) {
         if status.code == 200, status.reason == "OK" {

@@ -35,7 +35,10 @@ struct RequestTarget {
         i = schemeEnd
         while i < range.upperBound, b[i] != ASCII.slash, b[i] != ASCII.question { i += 1 }
         let authority = schemeEnd..<i
-        guard !authority.isEmpty else { throw .badRequest("An http URI with an empty host (RFC 9110 §4.2.1).") }
+        // The host may not be empty, with or without a port ("http://:80/").
+        guard !authority.isEmpty, b[authority.lowerBound] != ASCII.colon else {
+            throw .badRequest("An http URI with an empty host (RFC 9110 §4.2.1).")
+        }
         for k in authority where b[k] == 0x40 {
             throw .badRequest("Userinfo in the request target (RFC 9110 §4.2.4).")
         }

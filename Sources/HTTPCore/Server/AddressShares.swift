@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
 /// Connections open per remote address, for `HTTPServerConfiguration.maxConnectionsPerAddress`:
 /// the server admits a connection while its address holds fewer than `share`, answers the
 /// next ones `429` (each then lives until its short drain ends), and beyond
@@ -27,8 +31,28 @@ struct AddressShares {
         self.share = share
     }
 
+    /// Whose share a connection from `address` (numeric, as ``SocketAddress/host(of:)`` gives
+    /// it) counts against: an IPv4 address's own; an IPv6 address's /64, since one host is
+    /// usually given a whole /64 and may connect from any address in it; an IPv4-mapped IPv6
+    /// address's IPv4 address (a dual-stack listener's view of an IPv4 client).
+    static func holder(of address: String) -> String {
+        guard address.contains(":") else { return address }
+        var bytes = in6_addr()
+        guard inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        return withUnsafeMutableBytes(of: &bytes) { raw -> String in
+            if raw[0..<10].allSatisfy({ $0 == 0 }) && raw[10] == 0xff && raw[11] == 0xff {
+                return "\(raw[12]).\(raw[13]).\(raw[14]).\(raw[15])"
+            }
+            for index in 8..<16 { raw[index] = 0 }
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+            guard inet_ntop(AF_INET6, raw.baseAddress, &text, socklen_t(text.count)) != nil else { return address }
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/64"
+        }
+    }
+
     /// Decides about a new connection from `address` and counts it.
     mutating func admit(_ address: String) -> Admission {
+        let address = Self.holder(of: address)
         var counts = open[address] ?? (0, 0)
         let admission: Admission
         if share <= 0 || counts.admitted < share {
@@ -49,6 +73,7 @@ struct AddressShares {
     ///   - address: its remote address.
     ///   - admission: what `admit` returned for it (`.dropped` was never counted).
     mutating func release(_ address: String, _ admission: Admission) {
+        let address = Self.holder(of: address)
         guard admission != .dropped, var counts = open[address] else { return }
         if admission == .admitted {
             precondition(counts.admitted > 0, "an address released more connections than it was admitted")
@@ -61,7 +86,7 @@ struct AddressShares {
     }
 
     /// Connections `address` holds now (admitted, not refusals).
-    func admitted(_ address: String) -> Int { open[address]?.admitted ?? 0 }
+    func admitted(_ address: String) -> Int { open[Self.holder(of: address)]?.admitted ?? 0 }
 
     /// Addresses with a connection or a refusal open.
     var addresses: Int { open.count }
