@@ -30,9 +30,12 @@ extension PostgresPermissionStore {
         do {
             try PostgresChangeFollower.follow(on: connection, model: readModel)
         } catch {
-            // Committed all the same: the follower applies it; wait for that, boundedly.
+            // Committed all the same: the follower applies it; wait for that, boundedly, and
+            // past that bound read from the database until it has.
             follower?.nudge()
-            _ = readModel.waitUntilVisible(tip, timeout: Self.visibilityWaitAfterFailure)
+            if !readModel.waitUntilVisible(tip, timeout: Self.visibilityWaitAfterFailure) {
+                readModel.distrust(below: tip)
+            }
         }
     }
 

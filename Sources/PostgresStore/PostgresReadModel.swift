@@ -47,6 +47,9 @@ final class PostgresReadModel: Sendable {
     private let origin: ContinuousClock.Instant
     /// The newest seq a write of this process committed.
     private let acknowledged = Atomic<Int64>(0)
+    /// Memory is not trusted while the visible revision is below this: a write of this process
+    /// was acknowledged without being applied (``distrust(below:)``).
+    private let distrustedBelow = Atomic<Int64>(0)
     private let observers = Mutex<[@Sendable (VisibleChanges) -> Void]>([])
     /// Wakes ``waitUntilVisible(_:timeout:)``; it guards nothing but the wait.
     private let visibility = Guarded(())
@@ -75,11 +78,20 @@ final class PostgresReadModel: Sendable {
         return clock.now - origin - .nanoseconds(synced) >= staleness
     }
 
-    /// Whether memory may be trusted now (see the type's summary).
+    /// Whether memory may be trusted now (see the type's summary), and shows every write this
+    /// process acknowledged without applying it.
     var isFresh: Bool {
         let synced = lastSync.load(ordering: .acquiring)
-        guard synced != .min else { return false }
+        guard synced != .min, visibleRevision >= distrustedBelow.load(ordering: .acquiring) else { return false }
         return clock.now - origin - .nanoseconds(synced) < Self.maximumStaleness
+    }
+
+    /// A write of this process committed entries up to `seq` and returns before they could be
+    /// applied (the connection failed after its commit, and the follower did not catch up in
+    /// time): until they are, memory may still hold what they replaced, and reads go to the
+    /// database, so that this replica still reads its own writes.
+    func distrust(below seq: Int64) {
+        _ = distrustedBelow.max(seq, ordering: .releasing)
     }
 
     /// Whether memory may be trusted and, if so, the catalogue (nil while unknown): what a read
@@ -109,6 +121,7 @@ final class PostgresReadModel: Sendable {
     func rewind(to revision: Int64, catalogue loaded: PostgresCatalogue?) {
         catalogue.withLock { $0 = HeldCatalogue(catalogue: loaded, asOf: revision) }
         acknowledged.store(revision, ordering: .releasing)
+        distrustedBelow.store(0, ordering: .releasing)  // what it waited for is gone
         cache.reset(publishing: revision)
         let shown = VisibleChanges(revision: revision, keysChanged: true, logWentBack: true)
         for observer in observers.withLock({ $0 }) { observer(shown) }

@@ -6,7 +6,7 @@ import StoredRows
 extension PostgresSession {
     private static let changesAfter = PreparedStatement(
         """
-        SELECT a.seq, a.action, s.user_id, a.app, a.service
+        SELECT a.seq, a.action, s.user_id, a.app, a.service, a.user_id IS NOT NULL AND s.user_id IS NULL
         FROM audit a LEFT JOIN audit_subjects s ON s.pseudonym = a.user_id
         WHERE a.seq > $1 ORDER BY a.seq LIMIT $2
         """)
@@ -14,7 +14,9 @@ extension PostgresSession {
 
     /// The entries after `seq`, at most `limit` of them, in order. An entry names its user by
     /// the user's key (the `user` column holds a pseudonym); one whose user was erased since
-    /// names none, and the erasure's own entry empties the read model.
+    /// names none and says so (``ChangeLogEntry/userErased``), which empties the read model as
+    /// the erasure's own entry does: that entry may lie past the head the follower read before
+    /// the erasure committed.
     ///
     /// They follow each other without a gap from `seq + 1`: every write locks the chain head,
     /// so commits take turns, and a writer gets the lock only once its predecessor's commit is
@@ -37,6 +39,6 @@ extension PostgresSession {
             seq: try row.int64(at: 0), action: AuditAction(try row.required(1, "audit", "action")),
             user: row.optionalString(at: 2).map(UserID.init(trusted:)),
             app: row.optionalString(at: 3).map(AppID.init(trusted:)),
-            service: row.optionalString(at: 4).map(ServiceID.init(trusted:)))
+            service: row.optionalString(at: 4).map(ServiceID.init(trusted:)), userErased: try row.bool(at: 5))
     }
 }

@@ -18,6 +18,20 @@ import Testing
         AuthorizationKey(user: UserID(trusted: user), app: AppID(trusted: app), service: ServiceID(trusted: service))
     }
 
+    /// An entry read after its user's erasure names no user, and what it changed cannot be told:
+    /// everything in memory is forgotten, as the erasure's own entry (perhaps not read yet) would.
+    @Test func anEntryOfAnErasedUserIsEverything() {
+        for action in [AuditAction.authorizationSet, .settingsChanged, .promptAnswered] {
+            var changes = ReadModelChanges()
+            changes.add(
+                ChangeLogEntry(seq: 3, action: action, user: nil, app: AppID(trusted: "com.a"), service: nil, userErased: true))
+            #expect(changes.everything && !changes.erasure && changes.through == 3, "\(action)")
+        }
+        var untouched = ReadModelChanges()
+        untouched.add(ChangeLogEntry(seq: 3, action: .authorizationSet, user: nil, app: nil, service: nil))
+        #expect(!untouched.everything)
+    }
+
     @Test func eachActionChangesWhatItNames() {
         let changes = ReadModelChanges([
             entry(4, .authorizationSet, user: "u1", app: "com.a", service: "camera"),

@@ -86,6 +86,29 @@ import Testing
 
     /// An erasure's key leaves the memory of every replica: the one that read the user's entries
     /// (and kept their key unwrapped) forgets it when it applies another replica's erasure.
+    /// The change log read after an erasure committed says which entries named the erased user:
+    /// a follower that took its head before the erasure, and so does not read the erasure's
+    /// entry this time, still forgets what those entries changed.
+    @Test func theChangeLogSaysWhichEntriesNamedAnErasedUser() throws {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        let store = try Self.serving(database)
+        defer { store.close() }
+        let granted = try Self.set(store, .authorized, version: 1)
+        let other = try store.write {
+            try $0.append(AuditEntry(at: Self.now, actor: .system, action: .appPut, app: Self.key.app))
+        }
+        _ = try store.write { writer in
+            _ = try writer.eraseUser(Self.key.user)
+            return try writer.append(AuditEntry(at: Self.now, actor: .system, action: .userErased))
+        }
+        let connection = try PostgresConnection(database)
+        let entries = try PostgresSession(connection: connection).changes(after: granted - 1, limit: 2)
+        #expect(entries.map(\.seq) == [granted, other])
+        #expect(entries.map(\.userErased) == [true, false])
+        #expect(entries.first?.user == nil)
+        #expect(ReadModelChanges(entries).everything)
+    }
+
     @Test func anErasedUsersKeyLeavesEveryReplicasMemory() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
         let serverKey = AuditKeyring.newServerKey()
@@ -114,6 +137,29 @@ import Testing
         #expect(!theirs.remembers(wrappedKey: wrappedKey), "the replica that erased forgets it")
         #expect(try replica.awaitRevision(seq, timeout: .seconds(5)))
         #expect(!mine.remembers(wrappedKey: wrappedKey), "the other replica forgets it once it applied the erasure")
+    }
+
+    /// A write acknowledged before its entries could be applied (its connection failed after
+    /// the commit, and the follower did not catch up in time) leaves memory untrusted until they
+    /// are: this replica's reads go to the database and show the write. A rewind ends the wait.
+    @Test func aWriteAcknowledgedUnappliedIsReadFromTheDatabase() {
+        let model = PostgresReadModel(cacheCapacity: 10)
+        model.start(at: 4, catalogue: PostgresCatalogue(services: [:], policyServices: []))
+        model.synced(at: ContinuousClock.now)
+        #expect(model.isFresh)
+        model.distrust(below: 6)
+        #expect(!model.isFresh && model.trusted.fresh == false)
+        let set = { (seq: Int64) in
+            ChangeLogEntry(
+                seq: seq, action: .authorizationSet, user: Self.key.user, app: Self.key.app, service: Self.key.service)
+        }
+        model.apply([set(5)], after: 4) { (PostgresCatalogue(services: [:], policyServices: []), 5) }
+        #expect(!model.isFresh, "5 is not the write")
+        model.apply([set(6)], after: 5) { (PostgresCatalogue(services: [:], policyServices: []), 6) }
+        #expect(model.isFresh)
+        model.distrust(below: 9)
+        model.rewind(to: 3, catalogue: nil)
+        #expect(model.isFresh, "the log went back: what was waited for is gone")
     }
 
     /// The writer and the follower apply entries at once, each loading the catalogue when they

@@ -37,6 +37,9 @@ package struct ReadModelChanges: Sendable, Equatable {
 
     package mutating func add(_ entry: ChangeLogEntry) {
         through = max(through, entry.seq)
+        // Read after its user's erasure was committed (whose own entry may be past the head the
+        // reader took): the record or settings it changed cannot be named, so none is kept.
+        if entry.userErased { everything = true }
         switch entry.action {
         case .settingsChanged:
             if let user = entry.user { settingsOf.append(user) }
