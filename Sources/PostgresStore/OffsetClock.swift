@@ -1,13 +1,10 @@
 import Foundation
 import PermissionDomain
 
-/// The host's clock moved by a ``PostgresClockOffset``'s estimate (none before its first sample).
+/// The database's time as a ``PostgresClockOffset`` keeps it (``PostgresClockOffset/databaseNow``),
+/// the host's before its first sample.
 struct OffsetClock: Clock {
     let offset: PostgresClockOffset
 
-    var now: Date {
-        let now = offset.hostClock.now
-        guard let estimate = offset.estimate else { return now }
-        return now.addingTimeInterval(estimate)
-    }
+    var now: Date { offset.databaseNow ?? offset.hostClock.now }
 }

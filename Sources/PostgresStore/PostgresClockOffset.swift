@@ -7,7 +7,9 @@ import Synchronization
 /// takes the midpoint of the round trip as the moment it was read, so each sample is off by
 /// at most half its round trip. The estimate is the sample of the shortest round trip among
 /// the last ``kept``. The host's clock is `hostClock`: the system's in `serve`, another in tests
-/// (a host whose clock is wrong).
+/// (a host whose clock is wrong). The estimate says how wrong it is (logs, metrics); the time
+/// kept (``clock``) runs on from its sample by the monotonic clock, so a step of the host's
+/// clock between samples (NTP, a resumed VM) moves neither it nor the deadlines it decides.
 ///
 /// Replicas on several hosts decide deadlines (a prompt's TTL, an Allow Once or an expiring
 /// grant's end, whether a `until` lies in the future) and stamp audit entries with the time:
@@ -27,6 +29,9 @@ public final class PostgresClockOffset: Sendable {
     private struct Sample {
         var offset: TimeInterval
         var roundTrip: TimeInterval
+        /// The database's time minus this process's monotonic time (``monotonicNanoseconds``)
+        /// at the sample's midpoint, nanoseconds.
+        var databaseMinusMonotonic: Int64
     }
 
     private struct State {
@@ -47,7 +52,13 @@ public final class PostgresClockOffset: Sendable {
     /// ``estimate`` in nanoseconds, ``none`` before the first sample: read on every `now` of
     /// the service (each status read), so without a lock.
     private let estimateNanoseconds = Atomic<Int64>(none)
+    /// The estimate's sample's ``Sample/databaseMinusMonotonic``, ``none`` before the first
+    /// sample: ``clock`` is the monotonic clock moved by it, so that it keeps the database's
+    /// time when the host's clock is stepped (NTP, a resumed VM) between samples.
+    private let anchorNanoseconds = Atomic<Int64>(none)
     private static let none = Int64.min
+    /// Where ``monotonicNanoseconds`` counts from.
+    private let origin = ContinuousClock.now
 
     private static let databaseTime = PreparedStatement(
         "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")
@@ -66,9 +77,22 @@ public final class PostgresClockOffset: Sendable {
         return nanoseconds == Self.none ? nil : TimeInterval(nanoseconds) / 1e9
     }
 
-    /// The time on the database's clock: the host's moved by ``estimate`` (the host's until the
-    /// first sample).
+    /// The time on the database's clock: the monotonic clock from the estimate's sample on (the
+    /// host's until the first sample), however the host's clock is set meanwhile.
     public var clock: any Clock { OffsetClock(offset: self) }
+
+    /// This process's monotonic clock, nanoseconds since the offset was made.
+    func monotonicNanoseconds(_ instant: ContinuousClock.Instant = .now) -> Int64 {
+        (instant - origin).nanoseconds
+    }
+
+    /// The database's time now, from the estimate's sample and the monotonic clock; nil before
+    /// the first sample.
+    var databaseNow: Date? {
+        let anchor = anchorNanoseconds.load(ordering: .relaxed)
+        guard anchor != Self.none else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(anchor + monotonicNanoseconds()) / 1e9)
+    }
 
     /// Whether a sample is due (none yet, or ``sampleInterval`` since the last).
     func isDue(at now: ContinuousClock.Instant = .now) -> Bool {
@@ -82,27 +106,50 @@ public final class PostgresClockOffset: Sendable {
     /// even inside a transaction) and records the sample; returns what the log should say of
     /// it, if anything (``record(sent:database:received:at:)``).
     func sampleReportingChange(on connection: PostgresConnection) throws -> Change? {
+        let sentMonotonic = ContinuousClock.now
         let sent = hostClock.now
         let rows = try connection.query(Self.databaseTime)
         let received = hostClock.now
+        let receivedMonotonic = ContinuousClock.now
         guard rows.count == 1 else { return nil }
         let database = Date(timeIntervalSince1970: TimeInterval(try rows[0].int64(at: 0)) / 1_000_000)
-        return record(sent: sent, database: database, received: received)
+        return record(
+            sent: sent, database: database, received: received, at: receivedMonotonic,
+            monotonic: (sentMonotonic, receivedMonotonic))
     }
 
     /// Records one sample: the database said `database` between `sent` and `received` on this
     /// host's clock. Returns the change worth a log line: the estimate now more than
     /// ``farOff`` off, or back within ``backWithin`` after that.
+    /// - Parameter monotonic: when it was sent and received on the monotonic clock, which
+    ///   measure the round trip and anchor ``clock``; `now` for both when not given.
     @discardableResult
-    func record(sent: Date, database: Date, received: Date, at now: ContinuousClock.Instant = .now) -> Change? {
-        let roundTrip = max(0, received.timeIntervalSince(sent))
+    func record(
+        sent: Date, database: Date, received: Date, at now: ContinuousClock.Instant = .now,
+        monotonic: (sent: ContinuousClock.Instant, received: ContinuousClock.Instant)? = nil
+    ) -> Change? {
+        let roundTrip: TimeInterval
+        let midpointNanoseconds: Int64
+        if let monotonic {
+            let elapsed = max(.zero, monotonic.received - monotonic.sent)
+            roundTrip = elapsed.seconds
+            midpointNanoseconds = monotonicNanoseconds(monotonic.sent) + elapsed.nanoseconds / 2
+        } else {
+            roundTrip = max(0, received.timeIntervalSince(sent))
+            midpointNanoseconds = monotonicNanoseconds(now)
+        }
         let midpoint = sent.addingTimeInterval(roundTrip / 2)
-        let sample = Sample(offset: database.timeIntervalSince(midpoint), roundTrip: roundTrip)
+        let databaseNanoseconds = Int64((database.timeIntervalSince1970 * 1e9).rounded())
+        let sample = Sample(
+            offset: database.timeIntervalSince(midpoint), roundTrip: roundTrip,
+            databaseMinusMonotonic: databaseNanoseconds - midpointNanoseconds)
         return state.withLock { state -> Change? in
             state.samples.append(sample)
             if state.samples.count > Self.kept { state.samples.removeFirst(state.samples.count - Self.kept) }
             state.lastSample = now
-            guard let estimate = state.samples.min(by: { $0.roundTrip < $1.roundTrip })?.offset else { return nil }
+            guard let chosen = state.samples.min(by: { $0.roundTrip < $1.roundTrip }) else { return nil }
+            let estimate = chosen.offset
+            anchorNanoseconds.store(chosen.databaseMinusMonotonic, ordering: .relaxed)
             estimateNanoseconds.store(Int64((estimate * 1e9).rounded()), ordering: .relaxed)
             if !state.reportedOff, abs(estimate) > Self.farOff {
                 state.reportedOff = true

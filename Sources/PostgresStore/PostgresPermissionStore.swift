@@ -479,7 +479,8 @@ public final class PostgresPermissionStore: PermissionStore {
         return result
     }
 
-    /// A lost database or a lock wait that timed out is ``PermissionError/unavailable(why:cause:)``
+    /// A lost database, a lock wait or a statement that timed out (or was cancelled) is
+    /// ``PermissionError/unavailable(why:cause:)``
     /// (the API answers 503); other errors stay ``PostgresError``s (a 500, as SQLite's errors).
     /// libpq's message is the `cause`, for the server's log only: it names the database's host
     /// and port, which are none of an API client's business.
@@ -490,6 +491,10 @@ public final class PostgresPermissionStore: PermissionStore {
         if error.sqlState == "55P03" {  // lock_not_available
             return PermissionError.unavailable(
                 why: "the database did not grant a lock within the lock timeout", cause: error.message)
+        }
+        if error.sqlState == "57014" {  // query_canceled: the statement timeout, or an operator
+            return PermissionError.unavailable(
+                why: "the database did not finish the query within the statement timeout", cause: error.message)
         }
         return error
     }

@@ -189,6 +189,13 @@ final class PostgresReadModel: Sendable {
             }
         }
         if changes.erasure { whenErased() }
+        if changes.keysChanged {
+            // Keys kept verified are forgotten before the revision that changed them shows: an
+            // event stream that sends entries up to it, or a request that waited for it, looks
+            // at its key again and finds it revoked.
+            let before = VisibleChanges(revision: visibleRevision, keysChanged: true)
+            for observer in observers.withLock({ $0 }) { observer(before) }
+        }
         // An erasure names no user (its entry keeps only a pseudonym): forget everything.
         if changes.everything || changes.records.count + changes.settingsOf.count > Self.maximumTrackedChanges {
             cache.removeAll(publishing: changes.through)

@@ -137,6 +137,29 @@ import Testing
         #expect(ContinuousClock.now - started >= .milliseconds(900))
     }
 
+    /// A request that asks for a revision is answered from state that includes it, its key's
+    /// included: a key revoked at that revision (by another process or replica, which this
+    /// one's memory of verified keys has not heard of yet) is refused, not served from memory.
+    @Test func aRequestThatWaitsForARevisionSeesItsKeyRevokedThere() throws {
+        let app = try TestApp()
+        let (id, secret) = try app.storeKey(role: .auditor)
+        let key = [("Authorization", "Bearer \(secret)")]
+        #expect(try app.send(.get, "/v1/audit", headers: key).status == 200)  // verified, and kept
+        let stored = try #require(try app.store.read { try $0.apiKey(id: id) })
+        let revoked = {
+            var key = stored
+            key.revokedAt = TestApp.start
+            return key
+        }()
+        let revision = try app.store.write { writer -> Int64 in
+            try writer.save(revoked)
+            return try writer.append(AuditEntry(at: TestApp.start, actor: .system, action: .keyRevoked))
+        }
+        let refused = try app.send(
+            .get, "/v1/audit", headers: key + [("Permission-Consistency", "at-least \(revision)")])
+        #expect(refused.status == 401, "\(refused.status) \(refused.text)")
+    }
+
     /// PostgreSQL: a key another replica revoked stops working here as soon as this replica's
     /// memory is no longer trusted (its follower could not read the log for a second), not
     /// after the 5 s its verified keys are otherwise kept: the key is read from the database.

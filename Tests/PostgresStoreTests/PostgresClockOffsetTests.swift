@@ -39,6 +39,38 @@ import Testing
         #expect(PostgresClockOffset.describe(-1.5) == "1.500 s ahead of")
     }
 
+    /// A host clock that can be stepped, as NTP or a resumed VM steps it.
+    private final class SteppedClock: Clock, Sendable {
+        let shift = Mutex<TimeInterval>(0)
+        var now: Date { Date().addingTimeInterval(shift.withLock { $0 }) }
+    }
+
+    /// A step of the host's clock between samples moves neither the time kept nor what it
+    /// decides: it runs on from the last sample by the monotonic clock. The estimate (what
+    /// the log and the metric say of the host's clock) follows the samples.
+    @Test func aStepOfTheHostsClockDoesNotMoveTheTimeKept() throws {
+        let host = SteppedClock()
+        let offset = PostgresClockOffset(hostClock: host)
+        #expect(abs(offset.clock.now.timeIntervalSinceNow) < 0.1, "the host's before any sample")
+        // The database's clock is this machine's real one; the host's is right at first.
+        let sentMonotonic = ContinuousClock.now
+        let sent = host.now
+        let database = Date()
+        offset.record(
+            sent: sent, database: database, received: host.now, at: .now, monotonic: (sentMonotonic, ContinuousClock.now))
+        #expect(abs(try #require(offset.estimate)) < 0.1)
+        host.shift.withLock { $0 = 30 }
+        #expect(abs(offset.clock.now.timeIntervalSinceNow) < 0.1, "kept: \(offset.clock.now.timeIntervalSinceNow) s")
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(abs(offset.clock.now.timeIntervalSinceNow) < 0.1, "and runs on with real time")
+        // The next sample sees the host 30 s fast; the time kept stays the database's.
+        let sentAgain = ContinuousClock.now
+        let hostSent = host.now
+        offset.record(
+            sent: hostSent, database: Date(), received: host.now, at: .now, monotonic: (sentAgain, ContinuousClock.now))
+        #expect(abs(offset.clock.now.timeIntervalSinceNow) < 0.1)
+    }
+
     @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aReplicaOnAFastHostKeepsTheDatabasesTime() throws {
         let database = try PostgresServer.shared.get().freshDatabase()
         let reports = Mutex<[String]>([])

@@ -139,6 +139,22 @@ import Testing
         #expect(!mine.remembers(wrappedKey: wrappedKey), "the other replica forgets it once it applied the erasure")
     }
 
+    /// A key change is told to the observers (which forget the keys they verified) before the
+    /// revision that made it shows: nothing that reads up to that revision, or waited for it,
+    /// can still find the key verified in memory.
+    @Test func keyChangesAreToldBeforeTheirRevisionShows() {
+        let model = PostgresReadModel(cacheCapacity: 10)
+        model.start(at: 4, catalogue: PostgresCatalogue(services: [:], policyServices: []))
+        let told = Mutex<[(visible: Int64, keysChanged: Bool)]>([])
+        model.observe { changes in told.withLock { $0.append((model.visibleRevision, changes.keysChanged)) } }
+        model.apply([ChangeLogEntry(seq: 5, action: .keyRevoked, user: nil, app: nil, service: nil)], after: 4) {
+            (PostgresCatalogue(services: [:], policyServices: []), 5)
+        }
+        let seen = told.withLock { $0 }
+        #expect(seen.first.map { $0.visible == 4 && $0.keysChanged } == true, "\(seen)")
+        #expect(seen.last.map { $0.visible == 5 } == true, "\(seen)")
+    }
+
     /// A write acknowledged before its entries could be applied (its connection failed after
     /// the commit, and the follower did not catch up in time) leaves memory untrusted until they
     /// are: this replica's reads go to the database and show the write. A rewind ends the wait.

@@ -106,6 +106,24 @@ import Testing
         #expect(throws: PostgresError.self) { try slow.execute("SELECT pg_sleep(2)") }
     }
 
+    /// A statement the database ends at its statement timeout (a query over too much of the
+    /// log, say) is unavailable (503), as a lock wait that timed out is, not an internal error.
+    @Test func aStatementEndedAtItsTimeoutIsUnavailable() throws {
+        let store = try PostgresPermissionStore.open(
+            connectionString: try PostgresServer.shared.get().freshDatabase(), keyring: .forTests, poolSize: 2,
+            readModel: .init(cacheEntries: 100, answerTimeout: .seconds(2)))
+        defer { store.close() }
+        do {
+            try store.run(begin: PostgresPermissionStore.beginRead, lockHead: false) { session in
+                try session.connection.execute("SELECT pg_sleep(5)")
+            }
+            Issue.record("the statement was not ended")
+        } catch PermissionError.unavailable(let why, let cause) {
+            #expect(why == "the database did not finish the query within the statement timeout", "\(why)")
+            #expect(cause?.contains("statement timeout") == true, "\(cause ?? "")")
+        }
+    }
+
     /// A round trip that takes longer than the timeout because the server is busy fails the
     /// same way; without a timeout (the operator commands, migrations) it waits.
     @Test func aSlowStatementFailsAtTheTimeoutAndOnlyWhenOneIsSet() throws {

@@ -89,6 +89,9 @@ struct APIRoutes {
             // show what the client already saw acknowledged elsewhere.
             if let store, let revision = try Consistency.requiredRevision(request.headers) {
                 try Consistency.await(revision, store: store)
+                // The revision may revoke the key itself (here or on another replica), which the
+                // key verified above from memory did not show.
+                if access != .open { principal = try authenticator.authenticateFromStore(request, context: context) }
             }
             guard writes else { return try handler(api) }
             let response: HTTPResponse

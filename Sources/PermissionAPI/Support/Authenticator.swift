@@ -9,6 +9,17 @@ public protocol Authenticator: Sendable {
     ///   - context: the request id, logger and remote address.
     /// - Throws: a 401 or 429 problem (or any error, mapped at the edge).
     func authenticate(_ request: HTTPRequest, context: RequestContext) throws -> Principal
+
+    /// The principal of `request` as the store holds its key now, not as memory kept it: for a
+    /// request that asked for a revision (`Permission-Consistency`), once this replica shows it,
+    /// so that a key revoked at or before that revision is refused.
+    func authenticateFromStore(_ request: HTTPRequest, context: RequestContext) throws -> Principal
+}
+
+extension Authenticator {
+    public func authenticateFromStore(_ request: HTTPRequest, context: RequestContext) throws -> Principal {
+        try authenticate(request, context: context)
+    }
 }
 
 /// Knows no keys: every caller is `anonymous`, so every route but the open ones answers 401.

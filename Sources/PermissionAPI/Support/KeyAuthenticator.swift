@@ -91,6 +91,14 @@ public final class KeyAuthenticator: Authenticator {
         return principal
     }
 
+    public func authenticateFromStore(_ request: HTTPRequest, context: RequestContext) throws -> Principal {
+        guard let header = request.headers["Authorization"] else {
+            throw failure(context, reason: "missing", key: nil, presented: false)
+        }
+        let current = generation.load(ordering: .acquiring)
+        return try verify(header, context: context, now: .now, generation: current, fromStore: true).0
+    }
+
     /// Whether the key `head` presents would be verified without reading the store: the
     /// connection remembers it, or the cache of verified keys holds it. A request without a
     /// key, or with a malformed one, is refused without a read too.
@@ -129,8 +137,10 @@ public final class KeyAuthenticator: Authenticator {
     /// looking again: from the cache of verified keys, else the store.
     /// - Parameter generation: `generation` when the request started; a key read before an
     ///   `invalidate()` is not cached after it.
+    /// - Parameter fromStore: skip the cache of verified keys.
     private func verify(
-        _ header: String, context: RequestContext, now: ContinuousClock.Instant, generation started: Int
+        _ header: String, context: RequestContext, now: ContinuousClock.Instant, generation started: Int,
+        fromStore: Bool = false
     ) throws -> (Principal, ContinuousClock.Instant) {
         guard let token = Self.bearerToken(header) else {
             throw failure(context, reason: "not a Bearer token", key: nil, presented: true)
@@ -140,7 +150,7 @@ public final class KeyAuthenticator: Authenticator {
             throw failure(context, reason: "malformed", key: nil, presented: true)
         }
         let hash = KeySecret.hash(utf8)
-        if let entry = cache.withLock({ $0[TokenHash(bytes: hash)] }), entry.expires > now, memoryIsFresh() {
+        if !fromStore, let entry = cache.withLock({ $0[TokenHash(bytes: hash)] }), entry.expires > now, memoryIsFresh() {
             return (entry.principal, entry.expires)
         }
         guard let id = KeySecret.keyID(of: utf8, hash: hash) else {
