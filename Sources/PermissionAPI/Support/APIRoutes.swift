@@ -176,6 +176,8 @@ struct APIRoutes {
     ) -> @Sendable (HTTPRequestHead, RequestContext) -> HTTPExecution {
         { head, context in
             if let store, store.readsMayWait, Consistency.mustWait(head, store: store) { return .worker }
+            // Its key is read again from the store once the revision shows.
+            if let store, store.readsMayWait, access != .open, Consistency.asksForRevision(head) { return .worker }
             return access == .open || keys?.verifiesFromMemory(head, context: context) == true ? .eventLoop : .worker
         }
     }
@@ -191,6 +193,8 @@ struct APIRoutes {
         guard store.readsMayWait else { return nil }
         return { head, context in
             if Consistency.mustWait(head, store: store) { return .worker }
+            // Its key is read again from the store once the revision shows.
+            if access != .open, Consistency.asksForRevision(head) { return .worker }
             guard let inMemory else { return .worker }
             if access != .open && keys?.verifiesFromMemory(head, context: context) != true { return .worker }
             return inMemory(context) ? .eventLoop : .worker
