@@ -9,7 +9,7 @@ import Synchronization
 /// the last ``kept``. The host's clock is `hostClock`: the system's in `serve`, another in tests
 /// (a host whose clock is wrong). The estimate says how wrong it is (logs, metrics); the time
 /// kept (``clock``) runs on from its sample by the monotonic clock, so a step of the host's
-/// clock between samples (NTP, a resumed VM) moves neither it nor the deadlines it decides.
+/// clock between samples (NTP) moves neither it nor the deadlines it decides.
 ///
 /// Replicas on several hosts decide deadlines (a prompt's TTL, an Allow Once or an expiring
 /// grant's end, whether a `until` lies in the future) and stamp audit entries with the time:
@@ -54,7 +54,7 @@ public final class PostgresClockOffset: Sendable {
     private let estimateNanoseconds = Atomic<Int64>(none)
     /// The estimate's sample's ``Sample/databaseMinusMonotonic``, ``none`` before the first
     /// sample: ``clock`` is the monotonic clock moved by it, so that it keeps the database's
-    /// time when the host's clock is stepped (NTP, a resumed VM) between samples.
+    /// time when the host's clock is stepped (NTP) between samples.
     private let anchorNanoseconds = Atomic<Int64>(none)
     private static let none = Int64.min
     /// Where ``monotonicNanoseconds`` counts from.

@@ -494,7 +494,7 @@ public final class PostgresPermissionStore: PermissionStore {
         }
         if error.sqlState == "57014" {  // query_canceled: the statement timeout, or an operator
             return PermissionError.unavailable(
-                why: "the database did not finish the query within the statement timeout", cause: error.message)
+                why: "the database ended the query (its statement timeout, or an operator cancelled it)", cause: error.message)
         }
         return error
     }

@@ -82,7 +82,13 @@ final class PostgresReadModel: Sendable {
     /// process acknowledged without applying it.
     var isFresh: Bool {
         let synced = lastSync.load(ordering: .acquiring)
-        guard synced != .min, visibleRevision >= distrustedBelow.load(ordering: .acquiring) else { return false }
+        guard synced != .min else { return false }
+        // 0 but after a failure: the visible revision (the cache's lock) is read only then.
+        let floor = distrustedBelow.load(ordering: .acquiring)
+        if floor > 0 {
+            guard visibleRevision >= floor else { return false }
+            _ = distrustedBelow.compareExchange(expected: floor, desired: 0, ordering: .acquiringAndReleasing)
+        }
         return clock.now - origin - .nanoseconds(synced) < Self.maximumStaleness
     }
 

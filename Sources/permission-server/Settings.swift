@@ -132,7 +132,7 @@ enum Settings {
         flag: "max-connections-per-address",
         environment: "PERMISSION_MAX_CONNECTIONS_PER_ADDRESS", defaultValue: "256",
         help:
-            "Open connections one client address (IPv4, or an IPv6 /64; any port) may hold; beyond it a new one gets 429 and is closed. 0: no such limit (e.g. behind a proxy, where every client shares its address).",
+            "Open connections one client address (IPv4 or IPv6, any port) may hold; beyond it a new one gets 429 and is closed. 0: no such limit (e.g. behind a proxy, where every client shares its address).",
         range: 0...1_000_000
     )
     static let eventLoops = Setting(

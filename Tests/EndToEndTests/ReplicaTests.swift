@@ -112,8 +112,7 @@ struct ReplicaTests {
 
         let seen = try Self.within(5) { try cluster.call(2, "GET", Self.camera).body.contains(#""status":"denied""#) }
         #expect(seen != nil, "replica 2 never showed the write")
-        // Asked for once it shows it (its key verified from memory by now): the key is read again
-        // from the database, on a worker, never on an event loop.
+        // Asked for once it shows it (its key verified from memory by now): answered.
         let shown = try cluster.call(2, "GET", Self.camera, headers: ["Permission-Consistency: at-least \(revision)"])
         #expect(shown.status == 200 && shown.body.contains(#""status":"denied""#), "\(shown.status) \(shown.body)")
         #expect(stream.waitFor("\"seq\":\(revision)", timeout: 5), "the stream on replica 2: \(stream.text)")

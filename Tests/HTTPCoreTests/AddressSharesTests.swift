@@ -32,26 +32,22 @@ import Testing
         #expect(shares.addresses == 0)
     }
 
-    /// One host is usually given a whole IPv6 /64 and may connect from any address in it: the
-    /// /64 holds one share. An IPv4-mapped address is its IPv4 client's.
-    @Test func anIPv6SlashSixtyFourHoldsOneShare() {
+    /// An IPv4-mapped address is its IPv4 client's; an IPv6 address counts in full.
+    @Test func anIPv4MappedAddressSharesItsIPv4AddressesShare() {
         var shares = AddressShares(share: 1)
-        #expect(shares.admit("2001:db8:1:2::1") == .admitted)
-        #expect(shares.admit("2001:db8:1:2:ffff:1:2:3") == .refused)
-        #expect(shares.admit("2001:db8:1:3::1") == .admitted, "another /64")
         #expect(shares.admit("127.0.0.1") == .admitted)
         #expect(shares.admit("::ffff:127.0.0.1") == .refused)
-        #expect(shares.admitted("2001:db8:1:2::42") == 1)
-        shares.release("2001:db8:1:2::1", .admitted)
-        shares.release("2001:db8:1:2:ffff:1:2:3", .refused)
-        shares.release("2001:db8:1:3::1", .admitted)
+        #expect(shares.admit("2001:db8:1:2::1") == .admitted)
+        #expect(shares.admit("2001:db8:1:2::2") == .admitted, "another host of the same /64")
+        #expect(shares.admitted("::FFFF:127.0.0.1") == 1)
         shares.release("::ffff:127.0.0.1", .refused)
         shares.release("127.0.0.1", .admitted)
+        shares.release("2001:db8:1:2::1", .admitted)
+        shares.release("2001:db8:1:2::2", .admitted)
         #expect(shares.addresses == 0)
-        #expect(AddressShares.holder(of: "2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64")
-        #expect(AddressShares.holder(of: "::1") == "::/64")
+        #expect(AddressShares.holder(of: "::ffff:10.1.2.3") == "10.1.2.3")
+        #expect(AddressShares.holder(of: "::ffff:1:2") == "::ffff:1:2")
         #expect(AddressShares.holder(of: "10.1.2.3") == "10.1.2.3")
-        #expect(AddressShares.holder(of: "unknown") == "unknown")
     }
 
     @Test func zeroShareAdmitsEverything() {

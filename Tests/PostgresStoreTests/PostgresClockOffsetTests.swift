@@ -39,7 +39,7 @@ import Testing
         #expect(PostgresClockOffset.describe(-1.5) == "1.500 s ahead of")
     }
 
-    /// A host clock that can be stepped, as NTP or a resumed VM steps it.
+    /// A host clock that can be stepped, as NTP steps it.
     private final class SteppedClock: Clock, Sendable {
         let shift = Mutex<TimeInterval>(0)
         var now: Date { Date().addingTimeInterval(shift.withLock { $0 }) }

@@ -32,22 +32,16 @@ struct AddressShares {
     }
 
     /// Whose share a connection from `address` (numeric, as ``SocketAddress/host(of:)`` gives
-    /// it) counts against: an IPv4 address's own; an IPv6 address's /64, since one host is
-    /// usually given a whole /64 and may connect from any address in it; an IPv4-mapped IPv6
-    /// address's IPv4 address (a dual-stack listener's view of an IPv4 client).
+    /// it) counts against: the address's own, an IPv4-mapped IPv6 address's IPv4 address (a
+    /// dual-stack listener's view of an IPv4 client). An IPv6 address counts in full: the
+    /// backends calling this service often share one /64 (a cloud subnet, a cluster's pods).
     static func holder(of address: String) -> String {
-        guard address.contains(":") else { return address }
-        var bytes = in6_addr()
-        guard inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
-        return withUnsafeMutableBytes(of: &bytes) { raw -> String in
-            if raw[0..<10].allSatisfy({ $0 == 0 }) && raw[10] == 0xff && raw[11] == 0xff {
-                return "\(raw[12]).\(raw[13]).\(raw[14]).\(raw[15])"
-            }
-            for index in 8..<16 { raw[index] = 0 }
-            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-            guard inet_ntop(AF_INET6, raw.baseAddress, &text, socklen_t(text.count)) != nil else { return address }
-            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/64"
-        }
+        let prefix = "::ffff:"
+        guard address.count > prefix.count, address.lowercased().hasPrefix(prefix) else { return address }
+        let rest = address.dropFirst(prefix.count)
+        var bytes = in_addr()
+        guard inet_pton(AF_INET, String(rest), &bytes) == 1 else { return address }
+        return String(rest)
     }
 
     /// Decides about a new connection from `address` and counts it.

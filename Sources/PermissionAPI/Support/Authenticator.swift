@@ -11,8 +11,9 @@ public protocol Authenticator: Sendable {
     func authenticate(_ request: HTTPRequest, context: RequestContext) throws -> Principal
 
     /// The principal of `request` as the store holds its key now, not as memory kept it: for a
-    /// request that asked for a revision (`Permission-Consistency`), once this replica shows it,
-    /// so that a key revoked at or before that revision is refused.
+    /// request that asked for a revision (`Permission-Consistency`) of a store whose revisions
+    /// are its database's own (SQLite), so that a key another process revoked at or before that
+    /// revision is refused.
     func authenticateFromStore(_ request: HTTPRequest, context: RequestContext) throws -> Principal
 }
 

@@ -28,9 +28,6 @@ enum Consistency {
         return revision
     }
 
-    /// Whether `head` carries a `Permission-Consistency` field (well-formed or not).
-    static func asksForRevision(_ head: HTTPRequestHead) -> Bool { head.headers[consistencyField] != nil }
-
     /// Whether a read with `head` must wait for its revision (and so must not run on an event
     /// loop): it asks for one this process does not show yet, or asks malformedly (answered
     /// quickly, but wherever).
