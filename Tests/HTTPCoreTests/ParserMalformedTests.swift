@@ -93,6 +93,7 @@ let malformedCases: [MalformedCase] = [
     MalformedCase("duplicate Host", get + "Host: h\r\n\r\n", 400),
     MalformedCase("duplicate Host in 1.0", "GET / HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", 400),
     MalformedCase("Host with space", "GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400),
+    MalformedCase("Host with a port and no host", "GET / HTTP/1.1\r\nHost: :80\r\n\r\n", 400),
     MalformedCase("Host with path", "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", 400),
     MalformedCase("Host with userinfo", "GET / HTTP/1.1\r\nHost: u@a\r\n\r\n", 400),
     MalformedCase("Host with bad port", "GET / HTTP/1.1\r\nHost: a:8o\r\n\r\n", 400),

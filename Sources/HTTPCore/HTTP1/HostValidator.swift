@@ -2,7 +2,8 @@
 /// the authority of an absolute-form target.
 enum HostValidator {
     /// Throws `badRequest` unless `range` is a reg-name or IPv4 address, or an IP-literal in
-    /// brackets, optionally followed by ":" and port digits. An empty value is allowed (RFC 9112 §3.2).
+    /// brackets, optionally followed by ":" and port digits. An empty value is allowed (RFC 9112 §3.2);
+    /// a port without a host is not.
     static func validate(_ b: UnsafeRawBufferPointer, _ range: Range<Int>) throws(HTTPParseError) {
         var i = range.lowerBound
         let end = range.upperBound
@@ -36,6 +37,8 @@ enum HostValidator {
         }
         guard i < end else { return }
         guard b[i] == ASCII.colon else { throw .badRequest("Invalid character after the host.") }
+        // A port with no host (":80") names nothing an http URI can (RFC 9110 §4.2.1).
+        guard i > range.lowerBound else { throw .badRequest("A port without a host.") }
         i += 1
         while i < end {
             guard ASCII.isDigit(b[i]) else { throw .badRequest("The port is not a number.") }

@@ -37,7 +37,10 @@ struct AddressShares {
     /// backends calling this service often share one /64 (a cloud subnet, a cluster's pods).
     static func holder(of address: String) -> String {
         let prefix = "::ffff:"
-        guard address.count > prefix.count, address.lowercased().hasPrefix(prefix) else { return address }
+        // Checked without an allocation for any other address (this runs on every accept).
+        guard address.utf8.first == UInt8(ascii: ":"), address.utf8.count > prefix.utf8.count,
+            address.lowercased().hasPrefix(prefix)
+        else { return address }
         let rest = address.dropFirst(prefix.count)
         var bytes = in_addr()
         guard inet_pton(AF_INET, String(rest), &bytes) == 1 else { return address }
