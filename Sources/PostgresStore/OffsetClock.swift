@@ -6,5 +6,5 @@ import PermissionDomain
 struct OffsetClock: Clock {
     let offset: PostgresClockOffset
 
-    var now: Date { offset.databaseNow ?? offset.hostClock.now }
+    var now: Date { offset.databaseNow ?? offset.hostNow }
 }

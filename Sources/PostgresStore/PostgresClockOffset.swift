@@ -63,12 +63,15 @@ public final class PostgresClockOffset: Sendable {
     private static let databaseTime = PreparedStatement(
         "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")
 
-    /// This host's clock, which the samples are taken on and ``clock`` moves.
-    let hostClock: any Clock
+    /// This host's clock, which the samples are taken on (the estimate), nil for the system's.
+    private let hostClock: (any Clock)?
+
+    /// This host's time now.
+    var hostNow: Date { hostClock?.now ?? Date() }
 
     /// - Parameter hostClock: nil for the system's.
     public init(hostClock: (any Clock)? = nil) {
-        self.hostClock = hostClock ?? SystemTime()
+        self.hostClock = hostClock
     }
 
     /// The database's clock minus this host's, seconds; nil before the first sample.
@@ -107,9 +110,9 @@ public final class PostgresClockOffset: Sendable {
     /// it, if anything (``record(sent:database:received:at:)``).
     func sampleReportingChange(on connection: PostgresConnection) throws -> Change? {
         let sentMonotonic = ContinuousClock.now
-        let sent = hostClock.now
+        let sent = hostNow
         let rows = try connection.query(Self.databaseTime)
-        let received = hostClock.now
+        let received = hostNow
         let receivedMonotonic = ContinuousClock.now
         guard rows.count == 1 else { return nil }
         let database = Date(timeIntervalSince1970: TimeInterval(try rows[0].int64(at: 0)) / 1_000_000)

@@ -179,7 +179,8 @@ final class ServerMetrics: Sendable {
         text.sample("permission_visible_revision", value: Double(database.visibleRevision))
         text.family(
             "permission_read_model_fresh",
-            help: "1 when the change log was read within the last second (reads may come from memory), else 0.",
+            help:
+                "1 when the change log was read within the last second and this replica's own writes are applied (reads may come from memory), else 0.",
             type: .gauge)
         text.sample("permission_read_model_fresh", value: database.readModelFresh ? 1 : 0)
         text.family("postgres_open_connections", help: "Pooled PostgreSQL connections open now.", type: .gauge)
