@@ -10,7 +10,8 @@ import Synchronization
 /// shell, a restore) is seen within ``DatabaseWriter/foreignCommitCheckInterval``. Such a
 /// commit is also told to the store's change observers
 /// (``SQLitePermissionStore/observeChanges(_:)``): a key that `permission-server keys revoke`
-/// revoked stops working within that interval, not at the end of the key cache's lifetime.
+/// revoked stops working within that interval, not at the end of the key cache's lifetime, and
+/// the observers hear of it before its revision shows (`ForeignCommitOrderTests`).
 final class StoreCommitObserver: CommitObserver, Sendable {
     let policyServices: PolicyServices
     /// nil when the read cache is off.
@@ -42,6 +43,14 @@ final class StoreCommitObserver: CommitObserver, Sendable {
 
     func didLoseTrack(_ database: Database) {
         policyServices.reload(from: database)
+        let observers = observers.withLock { $0 }
+        if let tracker, !observers.isEmpty {
+            // Keys kept verified are forgotten before the other process's revision shows (its
+            // entries are read only up to the revision shown): an event stream that would send
+            // an entry committed after a `keys revoke` looks at its key again first and ends.
+            let before = VisibleChanges(revision: tracker.cache.visibleAuditSeq, keysChanged: true)
+            for observer in observers { observer(before) }
+        }
         let lost = tracker?.loseTrack(database)
         // An entry this writer knew, gone or changed (the witness ran first, at the commit's
         // discovery), is the log gone back even where a refill has passed the old head since.
@@ -50,7 +59,6 @@ final class StoreCommitObserver: CommitObserver, Sendable {
             defer { told = rewrites }
             return told != rewrites
         }
-        let observers = observers.withLock { $0 }
         guard !observers.isEmpty else { return }
         // What another process wrote is unknown: an API key may have been made or revoked.
         let revision = lost?.head ?? (try? database.lastAuditSeq()) ?? 0
