@@ -39,6 +39,8 @@ struct LiveServer {
 /// A parsed response as a raw client reads it.
 struct RawResponse {
     var status: Int
+    /// The status line's reason phrase, as sent.
+    var reason = ""
     var headers: HTTPHeaders
     var body: [UInt8]
     var text: String { String(decoding: body, as: UTF8.self) }
@@ -83,8 +85,12 @@ final class RawClient {
         let headText = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
         buffer.removeFirst(headEnd! + 4)
         var lines = headText.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
+        let firstLine = lines.removeFirst()
+        let statusLine = firstLine.split(separator: " ")
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw RawClientError.malformed(headText) }
+        let reason =
+            firstLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).dropFirst(2).first
+            .map(String.init) ?? ""
         var headers = HTTPHeaders()
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { throw RawClientError.malformed(line) }
@@ -118,7 +124,7 @@ final class RawClient {
             body = buffer
             buffer = []
         }
-        return RawResponse(status: status, headers: headers, body: body)
+        return RawResponse(status: status, reason: reason, headers: headers, body: body)
     }
 
     /// True when the server closed the connection (EOF) with nothing more to read.

@@ -54,6 +54,16 @@ final class RecordingLogHandler: LogHandler, @unchecked Sendable {
                 headers: ["Retry-After": "5"], extensions: [("spout", "true")])
         }
         router.get("/boom") { _, _ in throw Boom() }
+        router.get("/early-hints") { _, _ in HTTPResponse(status: HTTPStatus(code: 103), body: .bytes([])) }
+        router.get("/late-hints") { _, _ in
+            let deferred = HTTPDeferredResponse()
+            deferred.complete(.success(HTTPResponse(status: HTTPStatus(code: 102), body: .bytes([]))))
+            return .deferred(deferred)
+        }
+        router.get("/status-1000") { _, _ in HTTPResponse(status: HTTPStatus(code: 1000), body: .bytes([])) }
+        router.get("/odd-reason") { _, _ in
+            HTTPResponse(status: HTTPStatus(code: 299, reason: "Odd\u{0}\treason\u{7F}\r\nX: y"), body: .bytes([]))
+        }
         var config = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         config.sweepInterval = .milliseconds(50)
         let server = HTTPServer(
@@ -151,6 +161,37 @@ final class RecordingLogHandler: LogHandler, @unchecked Sendable {
         let wrongMethod = try client.readResponse()
         #expect(wrongMethod.status == 405)
         #expect(wrongMethod.headers["Allow"] == "GET, HEAD")
+    }
+}
+
+extension MiddlewareTests {
+    /// A handler's status that cannot end a request (a 1xx, a code past 599) is the server's
+    /// failure: a logged 500, and the connection serves the next request. A reason phrase's
+    /// control characters go out as spaces, its CR and LF not at all.
+    @Test func aHandlersNonFinalStatusIsA500() throws {
+        let recorder = RecordingLogHandler()
+        let live = try Self.start(recorder: recorder)
+        defer { live.stop() }
+        let client = try live.client()
+        try client.send(
+            rawGet("/early-hints", "X-Request-Id: r3\r\n") + rawGet("/status-1000", "X-Request-Id: r4\r\n")
+                + rawGet("/late-hints", "X-Request-Id: r5\r\n") + rawGet("/odd-reason") + rawGet("/ok"))
+        for requestId in ["r3", "r4", "r5"] {
+            let response = try client.readResponse()
+            #expect(response.status == 500)
+            #expect(response.headers["Content-Type"] == "application/problem+json")
+            #expect(response.text.contains("\"requestId\":\"\(requestId)\""))
+            #expect(
+                recorder.lines.contains {
+                    $0.level == .error && $0.metadata["request-id"] == .string(requestId)
+                        && "\($0.metadata["error"] ?? "")".contains("is not a final status")
+                })
+        }
+        let odd = try client.readResponse()
+        #expect(odd.status == 299)
+        #expect(odd.reason == "Odd \treason X: y")
+        #expect(odd.headers["X"] == nil)
+        #expect(try client.readResponse().status == 200)
     }
 }
 

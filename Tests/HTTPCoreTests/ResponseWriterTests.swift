@@ -6,10 +6,19 @@ import Testing
     func serialize(
         _ response: HTTPResponse, isHead: Bool = false, version: HTTPVersion = .http1_1, keepAlive: Bool = true
     ) -> (text: String, action: HTTPResponseBodyAction) {
+        let serialized = serializeKeepingAlive(response, isHead: isHead, version: version, keepAlive: keepAlive)
+        return (serialized.text, serialized.action)
+    }
+
+    /// ``serialize(_:isHead:version:keepAlive:)``, with whether the connection stays open after.
+    func serializeKeepingAlive(
+        _ response: HTTPResponse, isHead: Bool = false, version: HTTPVersion = .http1_1, keepAlive: Bool = true
+    ) -> (text: String, action: HTTPResponseBodyAction, keepAlive: Bool) {
         var writer = HTTPResponseWriter(serverName: nil)
         var out: [UInt8] = []
-        let action = writer.write(response, isHead: isHead, version: version, keepAlive: keepAlive, into: &out)
-        return (String(decoding: out, as: UTF8.self), action)
+        var keepAlive = keepAlive
+        let action = writer.write(response, isHead: isHead, version: version, keepAlive: &keepAlive, into: &out)
+        return (String(decoding: out, as: UTF8.self), action, keepAlive)
     }
 
     func withoutDate(_ text: String) -> String {
@@ -34,7 +43,8 @@ import Testing
             body: .bytes(Array("body".utf8)))
         var writer = HTTPResponseWriter(serverName: "permission-service/1.0")
         var out = Array("queued".utf8)
-        _ = writer.write(response, isHead: false, version: .http1_0, keepAlive: true, into: &out)
+        var keepAlive = true
+        _ = writer.write(response, isHead: false, version: .http1_0, keepAlive: &keepAlive, into: &out)
         let text = String(decoding: out, as: UTF8.self)
         #expect(text.hasPrefix("queuedHTTP/1.1 299 " + String(repeating: "r", count: 300) + "\r\n"))
         #expect(text.contains("\r\nX-Field-49: " + String(repeating: "v", count: 343) + "\r\n"))
@@ -107,6 +117,23 @@ import Testing
             return
         }
         #expect(!oldChunked)
+    }
+
+    /// A HEAD to a stream sends the fields GET would: to an HTTP/1.0 client `Connection: close`,
+    /// and the connection then closes as it says; an HTTP/1.1 one stays open.
+    @Test func aHeadToA10StreamClosesAsItsHeadSays() {
+        let stream = HTTPResponse(body: .stream { _ in })
+        let old = serializeKeepingAlive(stream, isHead: true, version: .http1_0)
+        #expect(withoutDate(old.text) == "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+        #expect(!old.keepAlive)
+        guard case .done = old.action else {
+            Issue.record("a HEAD sends no body")
+            return
+        }
+        let current = serializeKeepingAlive(stream, isHead: true)
+        #expect(withoutDate(current.text) == "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        #expect(current.keepAlive)
+        #expect(serializeKeepingAlive(HTTPResponse(), isHead: true, version: .http1_0).keepAlive)
     }
 
     @Test func dateIsIMFFixdate() {

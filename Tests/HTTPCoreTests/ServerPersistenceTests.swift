@@ -110,6 +110,45 @@ import Testing
         #expect(try client.isClosedByPeer())
     }
 
+    /// A HEAD to a streamed body from an HTTP/1.0 client that asked for keep-alive: the head is
+    /// GET's (`Connection: close`, the body would be close-delimited), and the server closes.
+    @Test func http10HeadToAStreamClosesAsItsHeadSays() throws {
+        let live = try LiveServer { router in
+            router.get("/stream") { _, _ in
+                HTTPResponse(body: .stream { writer in try writer.write(Array("streamed".utf8)) })
+            }
+        }
+        defer { live.stop() }
+        let client = try live.client()
+        try client.send("HEAD /stream HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let head = try client.readResponse(isHead: true)
+        #expect(head.status == 200)
+        #expect(head.headers["Connection"] == "close")
+        #expect(try client.isClosedByPeer())
+    }
+
+    /// Without the error middleware the engine itself refuses a handler's status that cannot
+    /// end a request (a 1xx would leave the client waiting for the final one): a 500, and the
+    /// connection goes on.
+    @Test func aNonFinalStatusIsA500WithoutMiddleware() throws {
+        let live = try LiveServer { router in
+            router.get("/early-hints") { _, _ in HTTPResponse(status: HTTPStatus(code: 103), body: .bytes([])) }
+            router.get("/late") { _, _ in
+                let deferred = HTTPDeferredResponse()
+                deferred.complete(.success(HTTPResponse(status: HTTPStatus(code: 100), body: .bytes([]))))
+                return .deferred(deferred)
+            }
+        }
+        defer { live.stop() }
+        let client = try live.client()
+        try client.send(rawGet("/early-hints") + rawGet("/late") + rawGet("/early-hints"))
+        for _ in 0..<3 {
+            let response = try client.readResponse()
+            #expect(response.status == 500)
+            #expect(response.headers["Content-Type"] == "application/problem+json")
+        }
+    }
+
     @Test func headNoContentAndNotModifiedAreFramedWithoutBodies() throws {
         let live = try LiveServer { router in
             router.get("/doc") { _, _ in textResponse("twelve bytes") }

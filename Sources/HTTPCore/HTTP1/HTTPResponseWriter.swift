@@ -26,13 +26,14 @@ package struct HTTPResponseWriter {
     ///   - response: what the handler returned; its framing fields are replaced by the engine's.
     ///   - isHead: the request was HEAD: send the fields GET would, no body (RFC 9110 §9.3.2).
     ///   - version: the request's version; an HTTP/1.0 stream is close-delimited.
-    ///   - keepAlive: whether the connection stays open; false sends `Connection: close`.
+    ///   - keepAlive: whether the connection stays open; false sends `Connection: close`. Set
+    ///     to false when the response's framing ends the connection (a stream to an HTTP/1.0
+    ///     client, whose head says so to a HEAD as well), which the caller must then close.
     /// - Returns: what to send after the head.
     package mutating func write(
-        _ response: HTTPResponse, isHead: Bool, version: HTTPVersion, keepAlive: Bool, into out: inout [UInt8]
+        _ response: HTTPResponse, isHead: Bool, version: HTTPVersion, keepAlive: inout Bool, into out: inout [UInt8]
     ) -> HTTPResponseBodyAction {
         let status = response.status
-        var keepAlive = keepAlive
         var action = HTTPResponseBodyAction.done
         var bodyBytes: [UInt8]? = nil
         var lengthField: Int? = nil
@@ -148,8 +149,11 @@ package struct HTTPResponseWriter {
         head.literal("HTTP/1.1 ")
         head.decimal(Int64(status.code))
         head.literal(" ")
-        // The reason is sent as given minus CR/LF, which could split the head (RFC 9112 §4).
-        for byte in status.reason.utf8 where byte != 0x0D && byte != 0x0A { head.put(byte) }
+        // The reason is sent as given minus CR/LF, which could split the head, and with other
+        // control characters as spaces (RFC 9112 §4: HTAB, SP, VCHAR, obs-text).
+        for byte in status.reason.utf8 where byte != 0x0D && byte != 0x0A {
+            head.put(isControl(byte) ? UInt8(ascii: " ") : byte)
+        }
         head.literal("\r\n")
     }
 

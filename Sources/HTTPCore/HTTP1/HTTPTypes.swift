@@ -58,6 +58,15 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     }
     public var description: String { "\(code) \(reason)" }
 
+    /// The codes a response to a request ends with (RFC 9110 §15): a three-digit code, not 1xx.
+    static let finalCodes = 200...599
+
+    /// A handler answered with a status that cannot end a request (``finalCodes``).
+    struct NotFinal: Error, CustomStringConvertible {
+        var code: Int
+        var description: String { "status \(code) is not a final status (200-599)" }
+    }
+
     /// 1xx, 204 and 304 responses never carry content (RFC 9110 §6.4.1).
     public var allowsBody: Bool { !(code < 200 || code == 204 || code == 304) }
 

@@ -3,7 +3,7 @@ import Logging
 /// The one place where thrown errors become `application/problem+json` (RFC 9457): an
 /// `HTTPError` keeps its status, type, title, detail, headers and extensions; an
 /// `HTTPParseError` its status and detail; anything else a generic 500, logged with the
-/// request id. An optional mapper lets the application translate its own error types first.
+/// request id, as is a handler's response whose status is not final (a 1xx, a code past 599). An optional mapper lets the application translate its own error types first.
 public struct ErrorMiddleware: HTTPMiddleware {
     public typealias Mapper = @Sendable (any Error, RequestContext) -> HTTPError?
 
@@ -25,11 +25,21 @@ public struct ErrorMiddleware: HTTPMiddleware {
         if let deferred = response.deferred {
             // A failure of the response to come becomes its problem, as a thrown one does.
             deferred.transform { [self] outcome in
-                guard case .failure(let error) = outcome else { return outcome }
-                return .success(problem(for: error, context: context))
+                switch outcome {
+                case .failure(let error): .success(problem(for: error, context: context))
+                case .success(let final): .success(finalOrProblem(final, context: context))
+                }
             }
+            return response
         }
-        return response
+        return finalOrProblem(response, context: context)
+    }
+
+    /// `response`, or a 500 when its status cannot end a request (``HTTPStatus/NotFinal``): the
+    /// engine would refuse it too, without this request's id.
+    private func finalOrProblem(_ response: HTTPResponse, context: RequestContext) -> HTTPResponse {
+        guard response.deferred == nil, !HTTPStatus.finalCodes.contains(response.status.code) else { return response }
+        return problem(for: HTTPStatus.NotFinal(code: response.status.code), context: context)
     }
 
     /// The problem response for `error`.

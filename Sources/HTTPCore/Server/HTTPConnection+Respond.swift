@@ -93,13 +93,23 @@ extension HTTPConnection {
     /// per-connection cap, shutdown, and a handler's own `Connection: close`. A streamed body
     /// moves to a worker thread.
     private func finish(_ head: HTTPRequestHead, with response: HTTPResponse, context: RequestContext) {
+        // Only a final status answers a request (RFC 9110 §15): a handler's 1xx (the engine
+        // sends `100 Continue` itself) or a code out of range is the server's failure.
+        let response =
+            HTTPStatus.finalCodes.contains(response.status.code)
+            ? response
+            : ProblemJSON.unhandled(
+                HTTPStatus.NotFinal(code: response.status.code), where: "a handler's response has no final status",
+                context: context)
         var keepAlive = machine.mayKeepAlive(
             requestWantsIt: head.keepAlive, serverShuttingDown: server.isShuttingDown,
             responseSaysClose: response.headers["Connection"]?.lowercased().contains("close") ?? false)
+        // A close-delimited stream (HTTP/1.0) clears `keepAlive`, a HEAD to one too: its head
+        // said `Connection: close`.
         let action = writer.write(
-            response, isHead: head.method == .head, version: head.version, keepAlive: keepAlive, into: &output)
+            response, isHead: head.method == .head, version: head.version, keepAlive: &keepAlive, into: &output)
         if case .stream(let produce, let chunked) = action {
-            if !chunked { keepAlive = false }
+            precondition(chunked || !keepAlive, "a close-delimited body on a connection kept alive")
             // The request logger is built only here: reading it costs a metadata copy.
             startStream(produce, chunked: chunked, keepAlive: keepAlive, logger: context.logger)
             return
@@ -184,7 +194,8 @@ extension HTTPConnection {
         environment.logger.debug(
             "rejected request",
             metadata: ["peer": .string(peer), "status": .stringConvertible(status.code), "request-id": .string(requestId)])
-        _ = writer.write(response, isHead: method == .head, version: .http1_1, keepAlive: false, into: &output)
+        var keepAlive = false
+        _ = writer.write(response, isHead: method == .head, version: .http1_1, keepAlive: &keepAlive, into: &output)
         input.clear()
         bodyHead = nil
         bodyDecoder = nil
