@@ -159,6 +159,11 @@ package final class Checkpointer: Sendable {
         scrubAtCommit.store(true, ordering: .releasing)
     }
 
+    /// Whether a scrub is asked for and has not started: at the next commit, or queued.
+    var isScrubRequested: Bool {
+        scrubAtCommit.load(ordering: .acquiring) || scrubPending.load(ordering: .acquiring)
+    }
+
     /// One scrub attempt, its checkpoint on the writer's connection (``truncateThroughWriter(_:)``:
     /// from this one, the log it reset would read to the writer as another process's commit).
     /// On `queue` only.

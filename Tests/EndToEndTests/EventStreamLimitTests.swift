@@ -139,6 +139,7 @@ struct EventStreamLimitTests {
         // Another key is under its own cap, but every slot is taken.
         let full = try Subprocess.adminCurl(["-i", url])
         #expect(full.stdout.hasPrefix("HTTP/1.1 503"), "\(full.stdout)")
+        #expect(full.stdout.lowercased().contains("retry-after: 5\r\n"))
         #expect(full.stdout.contains("/problems/unavailable"))
         #expect(try Self.openStreams(server) == 2)
     }

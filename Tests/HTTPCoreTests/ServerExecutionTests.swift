@@ -49,9 +49,11 @@ import Testing
     /// requests on other connections are still answered, and the blocked one completes after.
     @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aBlockingWorkerRouteDoesNotStallTheLoop() throws {
         let gate = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
             router.get("/fast") { _, _ in textResponse("fast") }
             router.post("/slow") { _, _ in
+                entered.signal()
                 _ = gate.wait(timeout: .now() + 20)
                 return textResponse("slow")
             }
@@ -59,7 +61,8 @@ import Testing
         defer { live.stop() }
         let blocked = try live.client()
         try blocked.send("POST /slow HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.1)
+        // The slow handler is blocked from here until the gate opens.
+        try #require(entered.wait(timeout: .now() + 10) == .success)
         for _ in 0..<3 {
             let other = try live.client()
             try other.send(rawGet("/fast"))
@@ -220,32 +223,35 @@ import Testing
         #expect(try client.readResponse().text == "slow")
     }
 
-    /// A streamed body runs on the worker queue; a slow stream leaves the loop free, and the
-    /// connection serves its next request once the stream ends.
+    /// A streamed body runs on the worker queue; a stream that blocks leaves the loop free, and
+    /// the connection serves its next request once the stream ends.
     @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aSlowStreamDoesNotStallTheLoop() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
         let live = try LiveServer(adjust: { $0.eventLoops = 1 }) { router in
             router.get("/fast") { _, _ in textResponse("fast") }
             router.get("/stream") { _, _ in
                 HTTPResponse(
                     status: .ok, headers: ["Content-Type": "text/plain"],
                     body: .stream { writer in
-                        for part in ["a", "b", "c"] {
-                            try writer.write(Array(part.utf8))
-                            try writer.flush()
-                            Thread.sleep(forTimeInterval: 0.2)
-                        }
+                        try writer.write(Array("a".utf8))
+                        try writer.flush()
+                        entered.signal()
+                        _ = gate.wait(timeout: .now() + 20)
+                        for part in ["b", "c"] { try writer.write(Array(part.utf8)) }
                     })
             }
         }
         defer { live.stop() }
         let streaming = try live.client()
         try streaming.send(rawGet("/stream"))
-        Thread.sleep(forTimeInterval: 0.05)
-        let started = Date()
+        // The stream is blocked from here until the gate opens: the other connection's
+        // request is answered meanwhile (its read gives up after 5 s), or not at all.
+        try #require(entered.wait(timeout: .now() + 10) == .success)
         let other = try live.client()
         try other.send(rawGet("/fast"))
         #expect(try other.readResponse().text == "fast")
-        #expect(Date().timeIntervalSince(started) < 1, "the inline request waited for the stream")
+        gate.signal()
         #expect(try streaming.readResponse().text == "abc")
         try streaming.send(rawGet("/fast"))
         #expect(try streaming.readResponse().text == "fast")

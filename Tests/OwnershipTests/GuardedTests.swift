@@ -57,21 +57,30 @@ struct GuardedTests {
         #expect(!never.withLock { $0.wait(until: started) })
         #expect(started.duration(to: .now) < .seconds(1))
 
-        // A wait with a deadline far ahead still wakes on a signal.
-        let flag = Guarded(false)
+        // A wait with a deadline far ahead still wakes on a signal: the signal comes once the
+        // waiter is seen inside the wait (it set `waiting` under the lock, which the wait gives
+        // up only once it sleeps).
+        struct Flag {
+            var waiting = false
+            var set = false
+        }
+        let flag = Guarded(Flag())
         let woke = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let seen = flag.withLock { access in
-                while !access.state {
+                while !access.state.set {
+                    access.state.waiting = true
                     if !access.wait(until: .now + .seconds(3_600)) { return false }
                 }
                 return true
             }
             if seen { woke.signal() }
         }
-        Thread.sleep(forTimeInterval: 0.05)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !flag.withLock({ $0.state.waiting }), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(flag.withLock { $0.state.waiting })
         flag.withLock { access in
-            access.state = true
+            access.state.set = true
             access.signal()
         }
         #expect(woke.wait(timeout: .now() + 30) == .success)

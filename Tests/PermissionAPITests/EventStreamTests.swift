@@ -73,7 +73,9 @@ import Testing
         "GET \(target) HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\nAuthorization: Bearer \(key)\r\n\(extra)\r\n"
     }
 
-    @Test func deliversAChangeWithinASecondAndResumes() throws {
+    /// A change reaches an open stream while it is open (the broadcaster wakes it; a bound of
+    /// liveness, not of speed: the machine may be loaded), and a stream resumes after it.
+    @Test func deliversAChangeAndResumes() throws {
         let live = try Live()
         defer { live.stop() }
         try live.app.set("camera", #"{"status":"denied"}"#)  // seq 1, before the stream opens
@@ -85,7 +87,7 @@ import Testing
         try live.app.send(.post, TestApp.path("u42", "com.example.maps", "camera") + "/revoke")
         try live.app.set("camera", #"{"status":"notDetermined"}"#)  // seq 2
         let elapsed = try client.read(until: "id: 2\n")
-        #expect(elapsed < .seconds(1))
+        #expect(elapsed < .seconds(5))
         #expect(client.text.contains("event: authorization.set\ndata: {"))
         let line = try #require(client.text.split(separator: "\n").first { $0.hasPrefix("data: ") })
         let entry = try WireDecoder.decodeResponse(AuditEntry.self, from: Array(line.dropFirst(6).utf8))
@@ -183,6 +185,8 @@ import Testing
         let refused = try app.send(.get, "/v1/events")
         #expect(refused.status == 503)
         #expect(refused.problemType == .unavailable)
+        // Retry-After says nothing was done: the client may open it again later.
+        #expect(refused.headers["Retry-After"] == "5")
         first = nil
         #expect(app.application.openEventStreams == 0)
         #expect(first == nil)

@@ -37,6 +37,7 @@ import Testing
         let notReady = try app.send(.get, "/readyz")
         #expect(notReady.status == 503)
         #expect(notReady.problemType == .unavailable)
+        #expect(notReady.headers["Retry-After"] == "1")
         #expect(notReady.problem?.detail.contains("disk on fire") == false, "no internals leak")
     }
 

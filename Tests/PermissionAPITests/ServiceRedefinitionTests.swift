@@ -145,26 +145,44 @@ import Testing
     @Test func grantsRacingARedefinitionNeverOutliveTheirLevel() throws {
         let app = try Self.setUp()
         let users = (0..<16).map { "race\($0)" }
-        let outcomes = Outcomes()
+        let redefinitions = Outcomes()
+        let grants = Outcomes()
         DispatchQueue.concurrentPerform(iterations: users.count + 1) { index in
             if index == users.count {
                 for _ in 0..<8 {
                     let status = (try? app.send(.put, "/v1/services/healthRecords", json: Self.readOnly).status) ?? 0
-                    outcomes.add(status)
+                    redefinitions.add(status)
                     if status == 200 { return }
                 }
                 return
             }
-            _ = try? app.set(
-                "healthRecords", #"{"status":"authorized","level":"readWrite"}"#, user: users[index], app: Self.notes)
+            let status =
+                (try? app.set(
+                    "healthRecords", #"{"status":"authorized","level":"readWrite"}"#, user: users[index], app: Self.notes
+                )
+                .status) ?? 0
+            grants.add(status)
         }
+        // A grant before the redefinition is 200; one after it names a level there is not.
+        #expect(grants.all.count == users.count && grants.all.allSatisfy { $0 == 200 || $0 == 422 }, "\(grants.all)")
+        #expect(!redefinitions.all.isEmpty && redefinitions.all.allSatisfy { $0 == 200 || $0 == 409 })
         let definition = try app.send(.get, "/v1/services/healthRecords").decode(ServiceDefinition.self)
+        var held: [String: String] = [:]
         for user in users {
             let read = try app.send(.get, "/v1/users/\(user)/apps/\(Self.notes)/authorizations/healthRecords")
                 .decode(Authorization.self)
-            if let level = read.level { #expect(definition.levels.contains(level), "\(user) holds \(level)") }
+            if let level = read.level { held[user] = level }
         }
-        #expect(outcomes.all.allSatisfy { $0 == 200 || $0 == 409 })
+        if definition.levels.contains(where: { $0 == "readWrite" }) {
+            // Every redefinition lost: grants held the level each time.
+            #expect(redefinitions.all.allSatisfy { $0 == 409 } && !held.isEmpty, "\(redefinitions.all) \(held)")
+        } else {
+            // It won, so before any grant held the level: every grant came after it, and none
+            // was made.
+            #expect(redefinitions.all.last == 200)
+            #expect(held.isEmpty, "records at a level the service lacks: \(held)")
+            #expect(grants.all.allSatisfy { $0 == 422 }, "\(grants.all)")
+        }
     }
 }
 

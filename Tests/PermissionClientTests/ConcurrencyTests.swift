@@ -57,25 +57,27 @@ struct ConcurrencyTests {
         #expect(Set(server.requests.map(\.connection)).count <= 32, "\(Set(server.requests.map(\.connection)).count)")
     }
 
-    /// Concurrent async calls below the thread cap all start at once: against a server that
-    /// answers after 200 ms, 32 of them take about one answer's time, not 32 / cores of them.
+    /// Concurrent async calls below the thread cap all start at once: the server holds each
+    /// request until all 32 are in (at most 10 s), so the most it sees at once is 32 only if
+    /// the client held none of them back.
     @Test func concurrentCallsAreNotHeldBack() async throws {
+        let calls = 32
+        let gate = ArrivalGate()
         let server = try ScriptedServer { _, _ in
-            Thread.sleep(forTimeInterval: 0.2)
+            gate.arriveAndWait(for: calls, atMost: 10)
             return .authorization(status: "denied")
         }
         defer { server.stop() }
-        let client = try TransportTests.client(server)
-        let started = ContinuousClock.now
+        let client = try TransportTests.client(server, timeout: .seconds(20))
         let answers = try await withThrowingTaskGroup(of: AccessStatus.self) { group in
-            for task in 0..<32 {
+            for task in 0..<calls {
                 group.addTask { try await client.status(user: "u\(task)", app: "com.example.maps", service: "location") }
             }
             return try await group.reduce(into: [AccessStatus]()) { $0.append($1) }
         }
-        let elapsed = ContinuousClock.now - started
-        #expect(answers.count == 32 && answers.allSatisfy { $0 == .denied })
-        #expect(elapsed < .seconds(2), "32 calls took \(elapsed)")
+        #expect(answers.count == calls && answers.allSatisfy { $0 == .denied })
+        let most = gate.most
+        #expect(most == calls, "at most \(most) of \(calls) calls were at the server at once")
     }
 
     /// `timeout` bounds each caller's wait even with many calls at once against a server
@@ -137,5 +139,30 @@ final class LockedCount: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return count
+    }
+}
+
+/// Requests held until a number of them are in at once, counting the most seen together.
+private final class ArrivalGate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var now = 0
+    private var mostSeen = 0
+
+    /// Waits until `count` requests are in together, or `seconds` pass.
+    func arriveAndWait(for count: Int, atMost seconds: Double) {
+        condition.lock()
+        defer { condition.unlock() }
+        now += 1
+        mostSeen = max(mostSeen, now)
+        condition.broadcast()
+        let deadline = Date() + seconds
+        while mostSeen < count, condition.wait(until: deadline) {}
+        now -= 1
+    }
+
+    var most: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return mostSeen
     }
 }

@@ -12,6 +12,7 @@ have deadlines, and conditions are polled rather than slept on.
 """
 
 import atexit
+import datetime
 import http.client
 import json
 import os
@@ -380,6 +381,11 @@ def stop_server():
         for started in _other_servers.values():
             started.stop()
         _other_servers.clear()
+
+
+def instant(text):
+    """A page's machine-readable time (RFC 3339, `Z` or an offset) as a timezone-aware datetime."""
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 _counter = [0]

@@ -39,6 +39,8 @@ enum ConsentScript {
           var footerForms = document.querySelectorAll("footer form.extend");
           var timer = null;
           function showEnd() {
+            // The machine-readable end follows the text (assistive technology reads it).
+            end.setAttribute("datetime", new Date(endsAt).toISOString());
             try {
               end.textContent = new Date(endsAt).toLocaleTimeString(document.documentElement.lang || undefined,
                                                                      { hour: "2-digit", minute: "2-digit" });

@@ -84,7 +84,10 @@ import Testing
         let report = try store.verifyAuditChain(batchSize: 333, progress: nil)
         #expect(report.isIntact && report.intactLength == total + 1)
         #expect(try SQLitePermissionStore.verifyAuditChain(path: path, batchSize: 100) == report)
-        #expect(throws: (any Error).self) { _ = try sqlite3(path, "UPDATE audit SET action = 'x' WHERE seq = 1") }
+        let refused = #expect(throws: ToolFailure.self) {
+            _ = try sqlite3(path, "UPDATE audit SET action = 'x' WHERE seq = 1")
+        }
+        #expect(refused?.message.contains("audit entries are never updated") == true, "\(String(describing: refused))")
     }
 
     @Test func aDatabaseOpensOnlyWithItsServerKey() throws {

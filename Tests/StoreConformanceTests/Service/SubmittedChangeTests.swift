@@ -52,8 +52,12 @@ import Testing
         // A failed precondition is the blocking form's error, and changes nothing.
         let stale = try #require(
             try Self.submitted(
-                service, user: try user("u1"), app: a, status: .authorized, ifMatch: .tags(["\"stale\""])))
-        #expect(throws: PermissionError.self) { try stale.get() }
+                service, user: try user("u1"), app: a, status: .notDetermined, ifMatch: .tags(["\"stale\""])))
+        let error = #expect(throws: PermissionError.self) { try stale.get() }
+        guard case .preconditionFailed = error else {
+            Issue.record("expected preconditionFailed, got \(String(describing: error))")
+            return
+        }
         #expect(try fixture.store.read { try $0.lastAuditSeq() } == 2)
         // A submitted revocation: denied, audited.
         let revoked = Mutex<Result<Authorization, any Error>?>(nil)

@@ -78,7 +78,8 @@ import Testing
         let earlier = try ConsentSession(
             id: original.id, user: original.user, tokenHash: original.tokenHash, createdAt: original.createdAt,
             expiresAt: original.expiresAt)
-        #expect(throws: (any Error).self) { try fixture.store.write { try $0.save(earlier) } }
+        let error = #expect(throws: (any Error).self) { try fixture.store.write { try $0.save(earlier) } }
+        #expect(StoreUnderTest.message(of: error)?.contains("its end only moves later") == true, "\(String(describing: error))")
         #expect(try fixture.store.read { try $0.consentSession(id: original.id) } == later)
     }
 

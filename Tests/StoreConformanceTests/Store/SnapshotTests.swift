@@ -34,7 +34,11 @@ import Testing
 
         snapshot.close()
         #expect(h.fixture.snapshotConnectionsInUse == 0)
-        #expect(throws: PermissionError.self) { try snapshot.read { try $0.lastAuditSeq() } }
+        let error = #expect(throws: PermissionError.self) { try snapshot.read { try $0.lastAuditSeq() } }
+        guard case .unavailable = error else {
+            Issue.record("expected unavailable once closed, got \(String(describing: error))")
+            return
+        }
         snapshot.close()
         #expect(h.fixture.snapshotConnectionsInUse == 0)
     }
