@@ -150,10 +150,13 @@ package final class DatabaseWriter: Sendable {
     /// erasure comes here: done on another connection, the log it reset read to this one as
     /// another process's commit (`data_version` changed), and the observer then lost track and
     /// the read cache was emptied at every erasure. A checkpoint commits nothing, so the
-    /// observer is not told.
+    /// observer is not told. The pool's idle readers end their snapshots first, as at a commit:
+    /// one idle on the newest snapshot still holds a read lock the truncation waits for, so
+    /// only a reader in use (an export, a backup) puts a scrub off.
     func truncateCheckpoint(busyTimeoutMilliseconds: Int32, completion: @escaping @Sendable (Bool) -> Void) {
         queue.async {
             guard !self.shared.withLock({ $0.closed }) else { return completion(false) }
+            self.onCommit()
             let emptied = self.onQueue {
                 (try? self.database.truncateWAL(
                     busyTimeoutMilliseconds: busyTimeoutMilliseconds, restoring: self.configuredBusyTimeout)) ?? false

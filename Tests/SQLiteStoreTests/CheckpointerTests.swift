@@ -97,6 +97,25 @@ import Testing
         #expect(statistics.checkpoints == 0 && statistics.writerCheckpoints == 0)
     }
 
+    /// A reader idle in the pool on the newest snapshot (its read transaction kept open between
+    /// reads, by design) does not hold a scrub off: the attempt ends the idle snapshots first,
+    /// as a commit does, so only a snapshot in use (an export, a backup) puts it off.
+    @Test func anIdleReaderDoesNotPutAScrubOff() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try makePool(directory)
+        let checkpointer = pool.writer.checkpointer
+        for id in 0..<5 { try insert(pool, id) }
+        #expect(try count(pool) == 5)  // its reader goes back to the pool with its snapshot
+        #expect(walPages(directory) >= 5)
+
+        checkpointer.scrubWAL()
+        #expect(eventually { checkpointer.statistics.scrubs == 1 })
+        #expect(checkpointer.statistics.scrubRetries == 0, "the first attempt emptied it")
+        let size = try FileManager.default.attributesOfItem(atPath: directory.file("db.sqlite-wal"))[.size] as? Int
+        #expect(size == 0, "truncated")
+        #expect(try count(pool) == 5)
+    }
+
     /// After an erasure: the WAL emptied to nothing, once no reader holds an older snapshot,
     /// and the writer not held up meanwhile beyond the attempts' short waits.
     @Test func aScrubEmptiesTheWALOnceNoReaderHoldsAnOlderSnapshot() throws {
