@@ -412,17 +412,19 @@ package final class DatabaseWriter: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         var completed: [Job] = []  // ran and released their savepoint; await the commit
         var failed: [Job] = []
-        for job in batch {
-            savepointState?.bodyWillRun()
+        for (index, job) in batch.enumerated() {
             if !database.isInTransaction {
                 do {
                     try database.begin(.immediate)
                 } catch {
-                    job.failure = error
-                    failed.append(job)
-                    continue
+                    // The lock another process holds (or whatever refused it) would refuse the
+                    // rest again, each after its own busy timeout: they fail with this one now.
+                    for waiting in batch[index...] { waiting.failure = error }
+                    failed += batch[index...]
+                    break
                 }
             }
+            savepointState?.bodyWillRun()
             do {
                 try database.withStatement(Self.savepoint) { try $0.execute() }
             } catch {

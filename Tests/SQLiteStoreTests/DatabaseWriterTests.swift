@@ -93,6 +93,36 @@ import Testing
         return Dictionary(uniqueKeysWithValues: results.elements)
     }
 
+    /// Another process holds the write lock: the batch's `BEGIN` waits out the busy timeout
+    /// once, and every body of the batch fails with it then, not one busy timeout after another
+    /// (eight bodies would have waited 2.4 s, their callers answered only at the end).
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func aLockHeldElsewhereFailsTheBatchAfterOneBusyTimeout() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(
+            path: directory.file("db.sqlite"), configuration: DatabaseConfiguration(busyTimeoutMilliseconds: 300))
+        try pool.writeWithoutTransaction { database in
+            try database.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, writer INTEGER NOT NULL)")
+        }
+        let other = try Database(path: directory.file("db.sqlite"), mode: .readWrite)
+        defer { other.close() }
+        try other.execute("BEGIN IMMEDIATE")
+        let started = ContinuousClock.now
+        let results = oneBatch(pool, count: 8) { database, index in try insert(database, index) }
+        let elapsed = ContinuousClock.now - started
+        #expect(results.count == 8)
+        for (_, result) in results {
+            guard case .failure(let error) = result else {
+                Issue.record("a body committed while another connection held the lock")
+                continue
+            }
+            #expect((error as? SQLiteError)?.isBusy == true, "\(error)")
+        }
+        #expect(elapsed < .milliseconds(1_500), "the batch waited \(elapsed)")
+        try other.execute("ROLLBACK")
+        try pool.write { database in try insert(database, 100) }
+        #expect(try count(pool) == 1)
+    }
+
     @Test func aFailingBodyRollsBackOnlyItsOwnChanges() throws {
         let directory = try TemporaryDirectory()
         let pool = try makePool(directory)
