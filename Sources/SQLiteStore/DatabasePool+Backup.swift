@@ -25,6 +25,8 @@ extension DatabasePool {
         /// The copy cannot be created beside the path (a directory this process may not write
         /// in, a read-only file system): the reason.
         case cannotCreate(String, reason: String)
+        /// Another backup to the same path is running (it holds `<path>.lock`).
+        case inProgress(String)
 
         package var description: String {
             switch self {
@@ -37,6 +39,8 @@ extension DatabasePool {
                 "\(path)-wal holds pages: \(path) is a database in use or not closed cleanly, not an earlier backup; name another file"
             case .cannotCreate(let path, let reason):
                 "cannot create the copy \(path) (\(reason)); name a directory this user may write in"
+            case .inProgress(let path):
+                "another backup to \(path) is running (it holds \(path).lock); run this one again once it ended"
             }
         }
     }
@@ -97,10 +101,14 @@ extension DatabasePool {
     ) throws {
         let temporary = destination + ".partial"
         try checkReplaceable(destination)
-        for file in sidecars(of: destination) + [temporary] + sidecars(of: temporary) {
+        for file in sidecars(of: destination) + [temporary] + sidecars(of: temporary) + [destination + ".lock"] {
             try checkRemovable(file)
         }
-        try removeFiles(at: temporary)
+        // Held to the end: another backup to the same path would remove this one's copy, or
+        // write into it, and one of them move the other's unfinished file into place.
+        let lock = try BackupLock(destination)
+        defer { lock.release() }
+        try removeFiles(at: temporary)  // a leftover of a backup that was killed
         do {
             // Without a journal: the pages go into the copy itself, so a backup needs free space
             // for one copy of the database, not a second one for a `-wal` it would be checkpointed
@@ -202,6 +210,33 @@ extension DatabasePool {
         case S_IFLNK: return .typeSymbolicLink
         default: return .typeUnknown
         }
+    }
+
+    /// An exclusive `flock(2)` on `<destination>.lock` (created `0600`, kept after the backup:
+    /// removing it would let a third backup lock a new file while the second holds the old one).
+    private struct BackupLock {
+        private let descriptor: Int32
+
+        /// - Throws: ``BackupRefusal/inProgress(_:)`` when another backup holds it;
+        ///   ``BackupRefusal/cannotCreate(_:reason:)`` when it cannot be created.
+        init(_ destination: String) throws {
+            let path = destination + ".lock"
+            let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, PrivateFiles.fileMode)
+            guard descriptor >= 0 else {
+                throw BackupRefusal.cannotCreate(path, reason: String(cString: strerror(errno)))
+            }
+            _ = fchmod(descriptor, PrivateFiles.fileMode)  // the umask may have taken bits off
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let busy = errno == EWOULDBLOCK
+                let reason = String(cString: strerror(errno))
+                Glibc.close(descriptor)
+                throw busy ? BackupRefusal.inProgress(destination) : BackupRefusal.cannotCreate(path, reason: reason)
+            }
+            self.descriptor = descriptor
+        }
+
+        /// Closing the descriptor releases the lock.
+        func release() { Glibc.close(descriptor) }
     }
 
     /// The files SQLite keeps beside a database in WAL mode.

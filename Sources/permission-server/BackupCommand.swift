@@ -107,6 +107,7 @@ struct BackupCommand: ParsableCommand {
             }
         } catch let refusal as DatabasePool.BackupRefusal {
             logger.critical("cannot back up to --to: \(refusal)", metadata: ["to": "\(destination)"])
+            if case .inProgress = refusal { throw ExitCode(ExitCodes.unavailable) }
             throw ExitCode(ExitCodes.cannotCreate)
         } catch let unread as UnreadWriteAheadLog {
             logger.critical("cannot back up: \(unread)", metadata: ["database": "\(source)"])

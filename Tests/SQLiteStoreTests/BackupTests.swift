@@ -109,6 +109,35 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: destination + ".partial"))
     }
 
+    /// Two backups to one path at once (an overlapping cron run): the second is refused while
+    /// the first holds `<to>.lock`, touching neither the first's copy nor the earlier backup.
+    @Test func aSecondBackupToThePathIsRefusedWhileOneRuns() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("live.sqlite"))
+        try pool.writeWithoutTransaction { try $0.execute("CREATE TABLE t (x); INSERT INTO t VALUES (42)") }
+        let destination = directory.file("backup.sqlite")
+        try pool.backup(to: destination)
+        let lock = destination + ".lock"
+        var status = stat()
+        #expect(lstat(lock, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        try pool.writeWithoutTransaction { try $0.execute("UPDATE t SET x = 43") }
+
+        var refused: (any Error)?
+        try pool.backup(to: destination, pagesPerStep: 1) { _ in
+            // While the first copies: a second backup of the same file to the same path.
+            guard refused == nil else { return }
+            refused = #expect(throws: DatabasePool.BackupRefusal.inProgress(destination)) {
+                try pool.backup(to: destination)
+            }
+            #expect(FileManager.default.fileExists(atPath: destination + ".partial"), "the first's copy is left alone")
+        }
+        #expect(refused != nil)
+        let copy = try Database(path: destination, mode: .readOnly)
+        #expect(try copy.withStatement("SELECT x FROM t") { try $0.step() ? $0.int(at: 0) : -1 } == 43)
+        // Released at the end: the next backup runs.
+        try pool.backup(to: destination)
+    }
+
     /// A backup replaces an earlier backup only: a directory (`removeItem` would take the whole
     /// tree), a file that is not an SQLite database, or a directory where a `-wal` would be, is
     /// refused before anything is written or removed.
