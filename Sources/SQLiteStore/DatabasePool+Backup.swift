@@ -22,8 +22,8 @@ extension DatabasePool {
         /// A database whose `-wal` holds pages: one in use, or not closed cleanly, whose latest
         /// writes are only there. A backup leaves none (it is checkpointed and closed).
         case hasLog(String)
-        /// The copy cannot be created beside the path (a directory this process may not write
-        /// in, a read-only file system): the reason.
+        /// The copy, or the lock, cannot be created beside the path (a directory this process
+        /// may not write in, a read-only file system): the reason.
         case cannotCreate(String, reason: String)
         /// Another backup to the same path is running (it holds `<path>.lock`).
         case inProgress(String)
@@ -38,7 +38,7 @@ extension DatabasePool {
             case .hasLog(let path):
                 "\(path)-wal holds pages: \(path) is a database in use or not closed cleanly, not an earlier backup; name another file"
             case .cannotCreate(let path, let reason):
-                "cannot create the copy \(path) (\(reason)); name a directory this user may write in"
+                "cannot create \(path) beside the backup (\(reason)); name a directory this user may write in"
             case .inProgress(let path):
                 "another backup to \(path) is running (it holds \(path).lock); run this one again once it ended"
             }

@@ -153,7 +153,7 @@ struct StartupTests {
         // Into a directory no file may be created in (sysfs refuses root too): 73, not 1.
         let unwritable = try SubcommandTests.server(["backup", "--database", source, "--to", "/sys/b.sqlite"])
         #expect(
-            unwritable.status == 73 && unwritable.stderr.contains("cannot create the copy /sys/b.sqlite.partial"),
+            unwritable.status == 73 && unwritable.stderr.contains("cannot create /sys/b.sqlite.lock beside the backup"),
             "\(unwritable.stderr)")
         // migrate makes a loose file private as serve does, and says so.
         chmod(source, 0o666)

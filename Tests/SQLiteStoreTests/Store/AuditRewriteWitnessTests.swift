@@ -38,11 +38,13 @@ import Testing
                 actor: AuditRewriteWitnessTests.admin, requestId: nil)
         }
 
-        /// Runs `sql` on a connection of its own: another process, as the writer sees it.
+        /// Runs `sql` on a connection of its own as one transaction: another process's commit,
+        /// as the writer sees it. (As separate commits, the writer's check every 100 ms could
+        /// fall between them, and see the log before the edit the test means it to see.)
         func elsewhere(_ sql: String) throws {
             let other = try Database(path: directory.file("p.sqlite"), mode: .readWrite)
             defer { other.close() }
-            try other.execute(sql)
+            try other.execute("BEGIN IMMEDIATE;\n\(sql)\nCOMMIT;")
         }
 
         func lastEntry() throws -> (seq: Int64, hash: String) {
