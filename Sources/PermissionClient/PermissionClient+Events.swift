@@ -1,5 +1,6 @@
 import Foundation
 public import PermissionWire
+import Synchronization
 
 /// The change feed, `GET /v1/events` (SPEC §5): the audit sequence as Server-Sent Events.
 /// Every event with data is read as an `AuditEntry`, whatever its `event` name (openapi.yaml
@@ -202,11 +203,22 @@ extension PermissionClient {
 
 /// The inner stream's iterator, for the outer stream's `unfolding` closure, which only the
 /// consuming task calls, one call at a time (an `AsyncThrowingStream`'s iterator is used by one
-/// task): `@unchecked Sendable` for that.
-private final class FeedIterator: @unchecked Sendable {
+/// task): `@unchecked Sendable` for that, and a second call while one runs stops the process
+/// (two tasks iterating one feed would race on the iterator).
+final class FeedIterator: @unchecked Sendable {
     private var iterator: AsyncThrowingStream<AuditEntry, any Error>.AsyncIterator
+    private let running = Atomic(false)
 
     init(_ iterator: AsyncThrowingStream<AuditEntry, any Error>.AsyncIterator) { self.iterator = iterator }
 
-    func next() async throws -> AuditEntry? { try await iterator.next() }
+    /// Whether a call of ``next()`` is running.
+    var isIterating: Bool { running.load(ordering: .acquiring) }
+
+    func next() async throws -> AuditEntry? {
+        precondition(
+            running.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged,
+            "a change feed iterated by two tasks at once: iterate each events(...) sequence from one task")
+        defer { running.store(false, ordering: .releasing) }
+        return try await iterator.next()
+    }
 }

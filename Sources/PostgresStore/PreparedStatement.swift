@@ -12,10 +12,19 @@ package struct PreparedStatement: Sendable, Hashable {
     /// One SQL statement, with `$1`, `$2`, ... placeholders.
     package let sql: String
 
-    /// Names a statement for `sql`: call it once per statement (in a `static let`), never per
-    /// request, since every call prepares another statement on every connection that runs it.
+    /// More statements than the program has, with every listing's filter shape
+    /// (``cached(_:)``): one named per request would prepare ever more on every connection, and
+    /// stops the process here instead.
+    static let maximum = 4_096
+
+    /// Names a statement for `sql`: call it once per statement (in a `static let`, or through
+    /// ``cached(_:)``), never per request, since every call prepares another statement on every
+    /// connection that runs it.
     package init(_ sql: String) {
         self.sql = sql
-        name = "s\(Self.next.wrappingAdd(1, ordering: .relaxed).oldValue)"
+        let number = Self.next.wrappingAdd(1, ordering: .relaxed).oldValue
+        precondition(
+            number < Self.maximum, "PreparedStatement number \(number) for \(sql): statements are named once, in a static let")
+        name = "s\(number)"
     }
 }

@@ -13,10 +13,16 @@ package struct StatementSlot: Sendable {
     /// One SQL statement, with `?NNN` placeholders.
     package let sql: String
 
+    /// More slots than the program has statements: a slot made per request would grow every
+    /// connection's array without bound, and stops the process here instead.
+    static let maximum = 1_024
+
     /// Reserves a slot for `sql`: call it once per statement (in a `static let`), never per
     /// request, since every call takes a new slot on every connection that runs it.
     package init(_ sql: String) {
         self.sql = sql
         index = Self.next.wrappingAdd(1, ordering: .relaxed).oldValue
+        precondition(
+            index < Self.maximum, "StatementSlot number \(index) for \(sql): slots are made once, in a static let")
     }
 }

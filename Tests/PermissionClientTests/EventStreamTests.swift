@@ -420,3 +420,18 @@ struct EventStreamTests {
         #expect(events == [.init(id: "1", type: "message", data: "a"), .init(id: "1", type: "message", data: "b")])
     }
 }
+
+/// One feed is iterated by one task: a second task calling `next()` while the first waits in
+/// it would race on the iterator, and stops the process instead.
+@Test func aFeedIteratedByTwoTasksAtOnceStopsTheProcess() async {
+    let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        let (stream, _) = AsyncThrowingStream<PermissionWire.AuditEntry, any Error>.makeStream()
+        let iterator = FeedIterator(stream.makeAsyncIterator())
+        let first = Task { _ = try await iterator.next() }  // nothing comes: it waits
+        while !iterator.isIterating { await Task.yield() }
+        _ = try await iterator.next()
+        first.cancel()
+    }
+    let message = exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+    #expect(message.contains("a change feed iterated by two tasks at once"), "\(message)")
+}

@@ -1,5 +1,6 @@
-import PostgresStore
 import Testing
+
+@testable import PostgresStore
 
 /// Pure: the password never survives ``ConnectionString/redacted(_:)``.
 @Suite struct ConnectionStringTests {
@@ -68,3 +69,15 @@ import Testing
         #expect(!PostgresError(sqlState: "22P02", message: "").isRetryableTransactionFailure)
     }
 }
+
+#if DEBUG
+/// A `PreparedStatement` named per request would prepare ever more on every connection: the
+/// process stops past ``PreparedStatement/maximum`` instead (release builds too: a precondition).
+@Test func aPreparedStatementNamedPerRequestStopsTheProcess() async {
+    let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        for number in 0...PreparedStatement.maximum { _ = PreparedStatement("SELECT \(number)") }
+    }
+    let message = exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+    #expect(message.contains("statements are named once, in a static let"), "\(message)")
+}
+#endif

@@ -252,3 +252,15 @@ import Testing
         #expect(try database.withStatement("SELECT group_concat(x) FROM t") { try $0.step() ? $0.string(at: 0) : nil } == "2")
     }
 }
+
+#if DEBUG
+/// A `StatementSlot` made per request would grow every connection's array without bound: the
+/// process stops past ``StatementSlot/maximum`` instead (release builds too: a precondition).
+@Test func aStatementSlotMadePerRequestStopsTheProcess() async {
+    let exit = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        for number in 0...StatementSlot.maximum { _ = StatementSlot("SELECT \(number)") }
+    }
+    let message = exit.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+    #expect(message.contains("slots are made once, in a static let"), "\(message)")
+}
+#endif
