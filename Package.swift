@@ -98,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "permission-server",
             dependencies: [
-                "PermissionAPI", "SQLiteStore", "PostgresStore", "PermissionDomain", "HTTPCore", "ByteText",
+                "PermissionAPI", "SQLiteStore", "PostgresStore", "PermissionDomain", "HTTPCore", "ByteText", "Ownership",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -7,10 +7,4 @@ extension Duration {
         let millis = Int(seconds) * 1000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
         return millis
     }
-
-    /// The duration in seconds as a `Double`.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
 }

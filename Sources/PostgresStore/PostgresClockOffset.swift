@@ -1,4 +1,5 @@
 public import Foundation
+internal import Ownership
 public import PermissionDomain
 import Synchronization
 
@@ -135,7 +136,7 @@ public final class PostgresClockOffset: Sendable {
         let midpointNanoseconds: Int64
         if let monotonic {
             let elapsed = max(.zero, monotonic.received - monotonic.sent)
-            roundTrip = elapsed.seconds
+            roundTrip = elapsed.inSeconds
             midpointNanoseconds = monotonicNanoseconds(monotonic.sent) + elapsed.nanoseconds / 2
         } else {
             roundTrip = max(0, received.timeIntervalSince(sent))

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+internal import Ownership
 import PermissionAPI
 import PermissionDomain
 import PostgresStore
@@ -161,7 +162,7 @@ final class ServerMetrics: Sendable {
         let waiting = database.checkpoints.scrubWaiting()
         text.sample(
             "sqlite_wal_scrub_waiting_seconds",
-            value: Double(waiting.components.seconds) + Double(waiting.components.attoseconds) / 1e18)
+            value: waiting.inSeconds)
         text.family(
             "permission_audit_rewrites_total",
             help:

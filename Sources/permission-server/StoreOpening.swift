@@ -2,6 +2,7 @@ import ArgumentParser
 import AuditKeys
 import Foundation
 import Logging
+internal import Ownership
 import PermissionDomain
 import PostgresStore
 import SQLiteStore
@@ -209,8 +210,7 @@ enum StoreOpening {
 
     /// `duration` in seconds, to the millisecond.
     private static func seconds(_ duration: Duration) -> Double {
-        let total = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return (total * 1000).rounded() / 1000
+        (duration.inSeconds * 1000).rounded() / 1000
     }
 
     /// The exit status of a command that failed to open or migrate a PostgreSQL database with

@@ -1,4 +1,5 @@
 import Foundation
+import Ownership
 import PermissionDomain
 import PostgresTestServer
 import StoreTestSupport
@@ -45,7 +46,7 @@ import Testing
                         return $0
                     }) == 1 {
                         holding.signal()
-                        Thread.sleep(forTimeInterval: stall.seconds)  // idle in the transaction, holding the head
+                        Thread.sleep(forTimeInterval: stall.inSeconds)  // idle in the transaction, holding the head
                     }
                     return try writer.append(Self.entry("test.stalled"))
                 }

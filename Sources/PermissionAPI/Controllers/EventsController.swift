@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+internal import Ownership
 import PermissionDomain
 
 /// `GET /v1/events`: the audit log as a live Server-Sent Events stream (WHATWG HTML §9.2): each
@@ -193,8 +194,7 @@ struct EventsController {
                 case let remaining = lastRead + Self.readInterval - clock.now, remaining > .zero
             {
                 // The writes meanwhile are read together.
-                Thread.sleep(
-                    forTimeInterval: Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: remaining.inSeconds)
             }
             let seen = prefetched?.seen ?? broadcaster.current
             let page: [AuditEntry]

@@ -1,3 +1,4 @@
+internal import Ownership
 import Synchronization
 
 /// Slows down guessing (SPEC §6): each remote address gets a `TokenBucket` that every failed
@@ -47,7 +48,6 @@ final class FailureLimiter: Sendable {
     }
 
     private func seconds() -> Double {
-        let elapsed = origin.duration(to: .now).components
-        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        origin.duration(to: .now).inSeconds
     }
 }
