@@ -160,7 +160,7 @@ final class RecordingLogHandler: LogHandler, @unchecked Sendable {
         #expect(missing.headers["X-Request-Id"] != nil)
         let wrongMethod = try client.readResponse()
         #expect(wrongMethod.status == 405)
-        #expect(wrongMethod.headers["Allow"] == "GET, HEAD")
+        #expect(wrongMethod.headers["Allow"] == "GET, HEAD, OPTIONS")
     }
 }
 

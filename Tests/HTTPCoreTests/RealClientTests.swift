@@ -45,6 +45,22 @@ func runBounded(_ executable: String, _ arguments: [String], seconds: Double = 2
         #expect(result.output.lowercased().contains("re-using existing connection") || result.output.contains("Reusing existing"))
     }
 
+    /// `OPTIONS *` (curl's `--request-target '*'`) and OPTIONS on a resource: `204` with `Allow`.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")))
+    func curlAsksWhatIsAllowed() throws {
+        let live = try LiveServer(routes: Self.routes)
+        defer { live.stop() }
+        let base = "http://127.0.0.1:\(live.port)"
+        let server = try runBounded(
+            "/usr/bin/curl", ["-sS", "--max-time", "10", "-i", "-X", "OPTIONS", "--request-target", "*", base])
+        #expect(server.status == 0, "\(server.output)")
+        #expect(server.output.hasPrefix("HTTP/1.1 204 No Content\r\n"), "\(server.output)")
+        #expect(server.output.contains("\r\nAllow: GET, HEAD, OPTIONS, POST\r\n"), "\(server.output)")
+        let resource = try runBounded("/usr/bin/curl", ["-sS", "--max-time", "10", "-i", "-X", "OPTIONS", "\(base)/upload"])
+        #expect(resource.output.hasPrefix("HTTP/1.1 204 No Content\r\n"), "\(resource.output)")
+        #expect(resource.output.contains("\r\nAllow: OPTIONS, POST\r\n"), "\(resource.output)")
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")))
     func curlChunkedUploadAndStreamedDownload() throws {
         let live = try LiveServer(routes: Self.routes)

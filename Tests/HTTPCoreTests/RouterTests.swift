@@ -136,8 +136,27 @@ import Testing
     @Test func wrongMethodIs405WithAllow() {
         let error = httpError(.post, "/v1/users/u42/apps/x")
         #expect(error?.status.code == 405)
-        #expect(error?.headers["Allow"] == "GET, HEAD, PUT")
-        #expect(httpError(.get, "/v1/things/1")?.headers["Allow"] == "DELETE")
+        #expect(error?.headers["Allow"] == "GET, HEAD, OPTIONS, PUT")
+        #expect(httpError(.get, "/v1/things/1")?.headers["Allow"] == "DELETE, OPTIONS")
+    }
+
+    /// OPTIONS (RFC 9110 §9.3.7): on a resource, `204` with the methods it allows; `OPTIONS *`,
+    /// the server in general, every method some route answers; on no resource, 404.
+    @Test func optionsSaysWhatIsAllowed() throws {
+        for (path, allow) in [("/v1/users/u42/apps/x", "GET, HEAD, OPTIONS, PUT"), ("/v1/things/1", "DELETE, OPTIONS")] {
+            let response = try Self.answer(.options, path)
+            #expect(response.status.code == 204, "\(path)")
+            #expect(response.headers["Allow"] == allow, "\(path)")
+        }
+        let responder = Self.responder()
+        var context = Self.context
+        #expect(responder.prepare(Self.request(.options, "*").head, context: &context) == .eventLoop)
+        let answer = try responder.respond(to: Self.request(.options, "*"), context: context)
+        #expect(answer.status.code == 204)
+        #expect(answer.headers["Allow"] == "DELETE, GET, HEAD, OPTIONS, PUT")
+        #expect(context.route == "*")
+        #expect(httpError(.options, "/v1/nothing")?.status.code == 404)
+        #expect(httpError(.get, "*")?.status.code == 404, "the asterisk-form is OPTIONS' alone")
     }
 
     /// A method the server does not recognize is 501 on any path (RFC 9110 §9.1); one it knows
@@ -148,7 +167,7 @@ import Testing
             #expect(httpError(HTTPMethod(method), "/v1/nothing")?.status.code == 501, "\(method)")
             #expect(httpError(HTTPMethod(method), "/v1/nothing")?.headers["Allow"] == nil)
         }
-        for method in [HTTPMethod.patch, .options, .trace, .delete, HTTPMethod("QUERY")] {
+        for method in [HTTPMethod.patch, .trace, .delete, HTTPMethod("QUERY")] {
             #expect(httpError(method, "/v1/users/u42/apps/x")?.status.code == 405, "\(method)")
         }
         #expect(httpError(.patch, "/v1/nothing")?.status.code == 404)

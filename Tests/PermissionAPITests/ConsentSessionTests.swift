@@ -453,7 +453,7 @@ import Testing
                 }
             }
         }
-        #expect(try app.send(.post, "/consent/settings", headers: [Self.noKey]).headers["Allow"] == "GET, HEAD")
+        #expect(try app.send(.post, "/consent/settings", headers: [Self.noKey]).headers["Allow"] == "GET, HEAD, OPTIONS")
         for method in [HTTPMethod.get, .head] {
             let bare = try app.send(method, "/consent", headers: [Self.noKey, ("Accept-Language", "de")])
             #expect(bare.status == 303 && bare.headers["Location"] == "/consent/", "\(method) /consent")

@@ -38,7 +38,7 @@ import Testing
         let method = try app.send(.delete, Self.target)
         #expect(method.status == 405)
         #expect(method.problemType == .methodNotAllowed)
-        #expect(method.headers["Allow"] == "GET, HEAD, PUT")
+        #expect(method.headers["Allow"] == "GET, HEAD, OPTIONS, PUT")
     }
 
     /// Each bad body on a write: the status, the type, and no audit entry.

@@ -15,12 +15,26 @@ final class Route: Sendable {
     /// One entry per method, in registration order: a route has a handful, so a linear scan
     /// comparing short method strings beats hashing them on every request.
     let handlers: [Handler]
+    /// What answers OPTIONS when no handler of the route does (``handler(for:)``).
+    private let optionsHandler: Handler
 
     init(template: String, parameterNames: [String], parameterOrdinals: [Int], handlers: [Handler] = []) {
         self.template = template
         self.parameterNames = parameterNames
         self.parameterOrdinals = parameterOrdinals
         self.handlers = handlers
+        optionsHandler = Self.options(allowing: Self.allowedMethods(of: handlers))
+    }
+
+    /// A handler answering OPTIONS with `204` and `Allow: allowed` (RFC 9110 §9.3.7), inline.
+    static func options(allowing allowed: [String]) -> Handler {
+        let allow = allowed.joined(separator: ", ")
+        return Handler(
+            method: .options,
+            responder: ClosureResponder { _, _ in
+                HTTPResponse(status: .noContent, headers: ["Allow": allow], body: .bytes([]))
+            },
+            execution: RouteExecution(fixed: .eventLoop, decide: nil))
     }
 
     /// This route with `handler` added.
@@ -30,17 +44,22 @@ final class Route: Sendable {
             handlers: handlers + [handler])
     }
 
-    /// The handler of `method`; HEAD falls back to GET (RFC 9110 §9.3.2).
+    /// The handler of `method`; HEAD falls back to GET (RFC 9110 §9.3.2), and OPTIONS, unless
+    /// the route has a handler of its own, says which methods it allows (§9.3.7).
     func handler(for method: HTTPMethod) -> Handler? {
         if let found = handlers.first(where: { $0.method == method }) { return found }
         if method == .head, let get = handlers.first(where: { $0.method == .get }) { return get }
+        if method == .options { return optionsHandler }
         return nil
     }
 
-    /// The methods answered, for `Allow` (HEAD wherever GET is).
-    var allowedMethods: [String] {
-        var allowed = handlers.map(\.method.rawValue)
-        if allowed.contains("GET") && !allowed.contains("HEAD") { allowed.append("HEAD") }
+    /// The methods answered, for `Allow` (HEAD wherever GET is, OPTIONS everywhere).
+    var allowedMethods: [String] { Self.allowedMethods(of: handlers) }
+
+    private static func allowedMethods(of handlers: [Handler]) -> [String] {
+        var allowed = Set(handlers.map(\.method.rawValue))
+        if allowed.contains("GET") { allowed.insert("HEAD") }
+        allowed.insert("OPTIONS")
         return allowed.sorted()
     }
 }
@@ -54,6 +73,13 @@ struct RouteNode: Sendable {
     /// Zero or one element: the child matching any single non-empty segment.
     var parameter: [RouteNode] = []
     var route: Route?
+
+    /// The methods of this node's route and every route below it.
+    var methods: Set<String> {
+        var methods = Set(route?.allowedMethods ?? [])
+        for child in literals.map(\.node) + parameter { methods.formUnion(child.methods) }
+        return methods
+    }
 
     /// Inserts `responder` for `method` at the template's segments.
     mutating func insert(
@@ -108,7 +134,11 @@ final class FrozenRouteNode: Sendable {
     private let parameter: FrozenRouteNode?
     private let route: Route?
 
+    /// Every method some route answers (HEAD and OPTIONS included), for `OPTIONS *`.
+    let allMethods: [String]
+
     init(_ node: RouteNode) {
+        allMethods = node.methods.sorted()
         literalBytes = node.literals.map(\.bytes)
         literalFingerprints = node.literals.map { $0.bytes.withUnsafeBufferPointer(Self.fingerprint(of:)) }
         literalNodes = node.literals.map { FrozenRouteNode($0.node) }

@@ -2,7 +2,8 @@
 /// only the segments holding a "%", so an encoded "/" (`%2F`) stays inside its segment
 /// (RFC 3986 §2.2, §3.3). Literal segments compare byte-wise with the decoded segment. Misses
 /// are answered with `HTTPError`: 400 for an undecodable segment, 404 when no template matches,
-/// 405 with `Allow` when the path matches but the method does not (RFC 9110 §15.5.6).
+/// 405 with `Allow` when the path matches but the method does not (RFC 9110 §15.5.6). OPTIONS
+/// on a route without a handler of its own, and `OPTIONS *`, is `204` with `Allow` (§9.3.7).
 ///
 /// A request is matched once, in ``prepare(_:context:)``, which the engine calls before the
 /// middleware chain runs: the match (a miss included) stays in the context, where the
@@ -12,8 +13,16 @@ public struct RouterResponder: HTTPResponder {
     let root: FrozenRouteNode
     /// Tells this router's matches from another's (a router mounted inside a route).
     private let identity = RouterIdentity()
+    /// `OPTIONS *`, the server in general (RFC 9110 §9.3.7): `204` allowing every method some
+    /// route answers.
+    private let serverOptions: Route
 
-    init(root: RouteNode) { self.root = FrozenRouteNode(root) }
+    init(root: RouteNode) {
+        self.root = FrozenRouteNode(root)
+        serverOptions = Route(
+            template: "*", parameterNames: [], parameterOrdinals: [],
+            handlers: [Route.options(allowing: self.root.allMethods.isEmpty ? ["OPTIONS"] : self.root.allMethods)])
+    }
 
     /// Matches the request, leaves the match and its parameters in `context`, and says where
     /// the route runs; misses (400, 404, 405) are answered inline.
@@ -42,7 +51,10 @@ public struct RouterResponder: HTTPResponder {
     private func match(_ head: HTTPRequestHead, into context: inout RequestContext) -> RouteMatch {
         let match: RouteMatch
         do {
-            if let (route, values) = try lookup(head.path) {
+            if head.method == .options, head.path == "*", let options = serverOptions.handler(for: .options) {
+                // Only OPTIONS has the asterisk-form target (the parser refuses it with others).
+                match = RouteMatch(router: identity, outcome: .found(serverOptions, options))
+            } else if let (route, values) = try lookup(head.path) {
                 if let handler = route.handler(for: head.method) {
                     match = RouteMatch(router: identity, outcome: .found(route, handler))
                     if !values.isEmpty { context.parameters = PathParameters(names: route.parameterNames, values: values) }
