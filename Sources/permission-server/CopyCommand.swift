@@ -46,6 +46,11 @@ struct CopyCommand: ParsableCommand {
         guard DatabaseLocation.isPostgresURI(target) else {
             throw ValidationError("--to must be a PostgreSQL URI (postgres://… or postgresql://…)")
         }
+        guard !ConnectionString.hasAmbiguousUserInfo(target) else {
+            throw ValidationError(
+                "--to \(ConnectionString.redacted(target)): the user name and password may hold no raw '@', '/' or '?'; percent-encode them (%40, %2F, %3F), or give the password in --database-password-file"
+            )
+        }
         guard progressEvery > 0 else { throw ValidationError("--progress-every must be at least 1") }
         guard FileManager.default.fileExists(atPath: source) else {
             logger.critical("no database file to copy", metadata: ["from": "\(source)"])

@@ -106,6 +106,13 @@ struct ServerConfiguration: Sendable {
                 Settings.database, ConnectionString.redacted(databasePath), source,
                 "a SQLite file path or a PostgreSQL URI (postgres://user@host/db); a key=value connection string is not taken")
         }
+        if ConnectionString.hasAmbiguousUserInfo(databasePath), let (_, source) = resolver.value(Settings.database) {
+            // libpq would cut it elsewhere: another host, and the rest of the password in its errors.
+            throw .invalid(
+                Settings.database, ConnectionString.redacted(databasePath), source,
+                "a PostgreSQL URI whose user name and password hold no raw '@', '/' or '?': percent-encode them (%40, %2F, %3F), or give the password in --database-password-file"
+            )
+        }
         databasePassword = try Self.password(resolver)
         if passwordForDatabase, databasePassword != nil, !DatabaseLocation.isPostgresURI(databasePath),
             let (file, source) = resolver.value(Settings.databasePasswordFile)

@@ -35,7 +35,7 @@ enum Settings {
         flag: "database", environment: "PERMISSION_DATABASE",
         defaultValue: "./data/permissions.sqlite",
         help:
-            "Path of the SQLite database file (its directory is created if missing), or a PostgreSQL URI postgres://user@host:5432/db?sslmode=verify-full (TLS and other libpq options as query parameters) that any number of replicas serve; libpq's key=value form (host=… dbname=…) is refused."
+            "Path of the SQLite database file (its directory is created if missing), or a PostgreSQL URI postgres://user@host:5432/db?sslmode=verify-full (TLS and other libpq options as query parameters) that any number of replicas serve, its user name and password percent-encoded (a raw @, / or ? is refused); libpq's key=value form (host=… dbname=…) is refused."
     )
     static let databaseStartTimeout = Setting(
         flag: "database-start-timeout", environment: "PERMISSION_DATABASE_START_TIMEOUT",

@@ -208,6 +208,26 @@ struct ConfigurationTests {
         }
     }
 
+    /// A raw `@` in a URI's password: libpq would connect to host `ter2XYZ@db` with password
+    /// `hun`, and its error would quote the rest of the password. Refused (64) before that.
+    @Test("a PostgreSQL URI with a raw '@' in its password is refused without showing it")
+    func ambiguousURIIsRefused() throws {
+        let value = "postgresql://app:hunQ@ter2XYZ@127.0.0.1:1/app"
+        for (arguments, environment) in [
+            (["migrate", "--database", value], [String: String]()), (["serve"], ["PERMISSION_DATABASE": value]),
+        ] {
+            let result = try Subprocess.run(Paths.serverBinary, arguments, environment: environment, timeout: 20)
+            #expect(result.status == 64, "\(result.stderr)")
+            #expect(result.stderr.contains("percent-encode them (%40, %2F, %3F)"), "\(result.stderr)")
+            #expect(!(result.stdout + result.stderr).contains("ter2XYZ"), "\(result.stderr)")
+            #expect(!(result.stdout + result.stderr).contains("hunQ"), "\(result.stderr)")
+        }
+        let copy = try Subprocess.run(
+            Paths.serverBinary, ["copy", "--from", "/nonexistent.sqlite", "--to", value], environment: [:], timeout: 20)
+        #expect(copy.status == 64, "\(copy.stderr)")
+        #expect(!(copy.stdout + copy.stderr).contains("ter2XYZ"), "\(copy.stderr)")
+    }
+
     @Test("a config file written with CRLF line ends is read as one with LF")
     func configFileWithCRLFLineEnds() throws {
         let directory = try Paths.makeTemporaryDirectory("crlf")

@@ -81,3 +81,22 @@ import Testing
     #expect(message.contains("statements are named once, in a static let"), "\(message)")
 }
 #endif
+
+/// Pure: a URI libpq would cut elsewhere than its reader (a raw `@`, `/` or `?` in the user
+/// name or password) is told, so that the server refuses it before libpq quotes the rest of
+/// the password as a host, a port or a database name.
+@Test(arguments: [
+    ("postgresql://app:hun@ter2@db/app", true),
+    ("postgresql://app:hun/ter2@db/app", true),
+    ("postgresql://app:hun?ter2@db/app", true),
+    ("postgres://app@db@other/app", true),
+    ("postgresql://app:hun%40ter2@db/app", false),
+    ("postgresql://app:hun%2Fter2%3F@db:5432/app?sslmode=require", false),
+    ("postgresql://app@db/app?application_name=a@b", false),
+    ("postgresql://db/app", false),
+    ("postgresql:///app?host=/run/postgresql", false),
+    ("host=db password=a@b@c", false),
+])
+func ambiguousUserInfoIsTold(_ uri: String, _ ambiguous: Bool) {
+    #expect(ConnectionString.hasAmbiguousUserInfo(uri) == ambiguous, "\(uri)")
+}
