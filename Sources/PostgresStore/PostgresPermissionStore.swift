@@ -53,11 +53,11 @@ public final class PostgresPermissionStore: PermissionStore {
     let pool: PostgresConnectionPool
     /// The snapshots open now (``openSnapshot()``), each holding a pooled connection.
     private let openSnapshots = Guarded(0)
-    /// The most snapshots open at once: a quarter of the pool, at least 1. A snapshot holds its
-    /// connection for as long as a client downloads an export, and reads and writes take theirs
-    /// from the same pool, so slow downloads (any user may start one from the consent pages)
-    /// must never hold all of it.
-    package var maximumSnapshots: Int { max(1, pool.capacity / 4) }
+    /// The most snapshots open at once: a quarter of the pool, at least 1, and never the whole
+    /// of it (none with a pool of one). A snapshot holds its connection for as long as a client
+    /// downloads an export, and reads and writes take theirs from the same pool, so slow
+    /// downloads (any user may start one from the consent pages) must never hold all of it.
+    package var maximumSnapshots: Int { min(max(1, pool.capacity / 4), pool.capacity - 1) }
     /// The audit log's per-user keys (``AuditKeyring``); nil only for `audit verify`, which
     /// reads the stored form.
     let keyring: AuditKeyring?
@@ -352,6 +352,10 @@ public final class PostgresPermissionStore: PermissionStore {
             return true
         }
         guard reserved else {
+            guard maximum > 0 else {
+                throw PermissionError.unavailable(
+                    why: "exports need a --database-pool-size of 2 or more: one connection is kept for reads and writes")
+            }
             throw PermissionError.unavailable(
                 why: "\(maximum) exports are being read already, the most at once (a quarter of --database-pool-size)")
         }

@@ -104,3 +104,29 @@ import Testing
         #expect(store.pool.openConnections == 1, "the broken ones are gone; the retry's is open")
     }
 }
+
+/// Live: exports never hold the pool's last connection. With a pool of one, an export is
+/// refused at once (503) and writes go on; with two, one export holds one and writes use the
+/// other.
+@Test func exportsNeverHoldThePoolsLastConnection() throws {
+    let database = try PostgresServer.shared.get().freshDatabase()
+    let entry = AuditEntry(at: Date(timeIntervalSince1970: 1_800_000_000), actor: .system, action: AuditAction("test.x"))
+    let single = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 1)
+    #expect(single.maximumSnapshots == 0)
+    let error = #expect(throws: PermissionError.self) { _ = try single.openSnapshot() }
+    guard case .unavailable(let why, _) = error else {
+        Issue.record("expected unavailable, got \(String(describing: error))")
+        return
+    }
+    #expect(why.contains("--database-pool-size of 2 or more"), "\(why)")
+    #expect(try single.write { try $0.append(entry) } == 1)
+    single.close()
+
+    let pair = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 2)
+    defer { pair.close() }
+    #expect(pair.maximumSnapshots == 1)
+    let snapshot = try pair.openSnapshot()
+    defer { snapshot.close() }
+    #expect(try pair.write { try $0.append(entry) } == 2)
+    #expect(try snapshot.read { try $0.lastAuditSeq() } == 1, "the snapshot's own moment")
+}
