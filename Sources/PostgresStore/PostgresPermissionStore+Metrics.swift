@@ -23,6 +23,10 @@ extension PostgresPermissionStore {
     static let metricsAnswerTimeout: Duration = .seconds(2)
 
     private static let statusCounts = PreparedStatement("SELECT status, count(*) FROM authorizations GROUP BY status")
+    /// The server ends the scrape's statements before the scrape stops waiting for them
+    /// (``metricsAnswerTimeout``, less 200 ms): a slow count neither runs on there unwatched
+    /// nor breaks the connection, which would close the pool's idle ones with it.
+    static let metricsStatementTimeout = "SET LOCAL statement_timeout = 1800"
 
     /// Reads the audit head and the records by status (one scan of an index). When the database
     /// cannot be reached, `counts` is nil and the rest is given.
@@ -34,6 +38,7 @@ extension PostgresPermissionStore {
             connection.answerTimeout = min(bound ?? Self.metricsAnswerTimeout, Self.metricsAnswerTimeout)
             defer { connection.answerTimeout = bound }
             return try transaction(on: connection, begin: Self.beginRead, lockHead: false) { session -> StoreMetricsCounts in
+                try session.connection.execute(Self.metricsStatementTimeout)
                 var statuses: [String: Int] = [:]
                 for (status, count) in try session.rows(
                     Self.statusCounts,

@@ -53,11 +53,11 @@ import Testing
         }
         /// Sessions of `database` waiting for a lock (the writers' batches behind this one).
         func waitingForLocks() throws -> Int64 {
-            try connection.query(
-                PreparedStatement(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]
-                .int64(at: 0)
+            try connection.query(Self.waitingForLocks)[0].int64(at: 0)
         }
+        /// Named once (a statement is, `PreparedStatement.maximum`): polled many times.
+        private static let waitingForLocks = PreparedStatement(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
         func release() throws { try connection.rollback() }
     }
 
