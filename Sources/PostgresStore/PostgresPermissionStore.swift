@@ -162,7 +162,7 @@ public final class PostgresPermissionStore: PermissionStore {
         }
         let pool = PostgresConnectionPool(
             conninfo: connectionString, capacity: poolSize, checkoutTimeout: checkoutTimeout,
-            setUp: "SET lock_timeout = \(lockTimeoutMilliseconds)"
+            setUp: "SET lock_timeout = \(lockTimeoutMilliseconds); \(durableCommits)"
                 + (statementTimeout.map { "; SET statement_timeout = \($0)" } ?? ""),
             answerTimeout: options?.answerTimeout)
         var applied: [String] = []
@@ -221,6 +221,13 @@ public final class PostgresPermissionStore: PermissionStore {
             pool: pool, maximumBatchSize: maximumBatchSize, keyring: keyring, readModel: model, follower: follower,
             clockOffset: clockOffset, appliedMigrations: applied)
     }
+
+    /// A commit is acknowledged once it is durable (SPEC §9): a database, role or server whose
+    /// `synchronous_commit` is `off` (a common tuning) would acknowledge writes a crash can
+    /// lose, so the pool's sessions turn it `on`; any other value (`local`, `remote_write`,
+    /// `remote_apply`) is left as the operator set it.
+    static let durableCommits =
+        "SELECT CASE WHEN current_setting('synchronous_commit') = 'off' THEN set_config('synchronous_commit', 'on', false) END"
 
     private static let checkValue = PreparedStatement("SELECT check_value FROM audit_keyring WHERE id = 1")
 

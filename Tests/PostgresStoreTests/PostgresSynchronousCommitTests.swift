@@ -57,3 +57,20 @@ import Testing
         #expect(try Self.append(store) == first + 2)
     }
 }
+
+/// Live: a database whose `synchronous_commit` is `off` (a common tuning) does not make the
+/// service acknowledge writes a crash can lose: its sessions turn it `on`. A stronger setting
+/// (`remote_apply`) is left as it is.
+@Test func theServicesSessionsCommitDurablyWhateverTheDatabaseSays() throws {
+    for (setting, expected) in [("off", "on"), ("remote_apply", "remote_apply"), ("local", "local")] {
+        let database = try PostgresServer.shared.get().freshDatabase()
+        let name = try #require(database.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7))
+        try PostgresConnection(database).execute("ALTER DATABASE \(name) SET synchronous_commit = \(setting)")
+        let store = try PostgresPermissionStore.open(connectionString: database, keyring: .forTests, poolSize: 2)
+        defer { store.close() }
+        let shown = try store.pool.withConnection { connection in
+            try connection.query(PreparedStatement("SHOW synchronous_commit"))[0].string(at: 0)
+        }
+        #expect(shown == expected, "with \(setting)")
+    }
+}
