@@ -58,6 +58,7 @@ struct ServeCommand: ParsableCommand {
         LoggingSetup.bootstrap(configuration)
         let logger = Logger(label: "permission-server")
         logger.info("starting with the effective configuration", metadata: configuration.startupMetadata)
+        DescriptorLimit.raise(for: configuration.maxConnections + (configuration.metricsPort == nil ? 0 : 64), logger: logger)
 
         let bootstrapSecret = try BootstrapKey.secret(configuration, logger: logger)
         // Bound before the database is opened (which may create it and its key, or migrate it):

@@ -406,4 +406,55 @@ struct OperationsTests {
             #expect(out.contains("http_connections_refused_total{listener=\"api\"} 1"), "\(out)")
         }
     }
+
+    /// A server whose open-file limit is below what --max-connections needs (a container's
+    /// soft limit of 1,024, say) says so at start; once descriptors run out it closes the
+    /// connection idle the longest for each new one, as at the connection cap, so idle clients
+    /// cannot keep others out. A soft limit below the hard one is raised to it.
+    @Test("out of file descriptors before --max-connections, the longest idle connection makes room")
+    func outOfDescriptorsReclaimsIdleConnections() throws {
+        let directory = try Paths.makeTemporaryDirectory("nofile")
+        defer { Paths.removeTemporary(directory) }
+        let low = try ServerProcess(
+            database: directory.appendingPathComponent("low.sqlite").path, directory: directory,
+            environment: Self.keyEnvironment, openFiles: (soft: 100, hard: 100))
+        defer { low.killNow() }
+        #expect(low.log().contains("the open-file limit is below what --max-connections needs"), "\(low.log())")
+        // 150 clients, one after another: each asks once and stays open, idle. Past the limit
+        // each is served only once an older one is closed for it.
+        let script = """
+            import socket, sys
+            port = int(sys.argv[1])
+            held, served = [], 0
+            for i in range(150):
+                s = socket.create_connection(("127.0.0.1", port), timeout=10)
+                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n")
+                data = b""
+                try:
+                    while b"\\r\\n\\r\\n" not in data:
+                        chunk = s.recv(4096)
+                        if not chunk: break
+                        data += chunk
+                except socket.timeout:
+                    pass
+                if data.startswith(b"HTTP/1.1 200"): served += 1
+                held.append(s)
+            print("served:", served)
+            """
+        let result = try Subprocess.python(script, [String(low.port)], timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("served: 150"), "\(result.stdout) \(low.log())")
+        #expect(low.log().contains("out of file descriptors before --max-connections"), "\(low.log())")
+        let metrics = try Self.get("\(low.baseURL)/metrics")
+        let reclaimed = Self.sample(metrics.body, "http_connections_reclaimed_total{listener=\"api\"}") ?? 0
+        #expect(reclaimed >= 50, "\(metrics.body)")
+
+        let raised = try ServerProcess(
+            database: directory.appendingPathComponent("raised.sqlite").path, directory: directory,
+            environment: Self.keyEnvironment, openFiles: (soft: 100, hard: 4_096))
+        defer { raised.killNow() }
+        let log = raised.log()
+        #expect(log.contains("raised the open-file limit to its hard limit"), "\(log)")
+        #expect(!log.contains("the open-file limit is below"), "\(log)")
+    }
 }

@@ -35,10 +35,12 @@ package final class ServerProcess {
     ///   - environment: variables added to the child's environment.
     ///   - umask: when set (octal, e.g. `"022"`), the server starts under this file mode
     ///     creation mask (through `/bin/sh`, which `exec`s it: the PID stays the server's).
+    ///   - openFiles: when set, the server starts with this soft and hard open-file limit
+    ///     (`RLIMIT_NOFILE`, through `prlimit`, which `exec`s it: the PID stays the server's).
     ///   - timeout: seconds to wait for the listening line.
     package init(
         database: String, directory: URL, extraArguments: [String] = [], environment: [String: String] = [:],
-        umask: String? = nil, timeout: Double = 20
+        umask: String? = nil, openFiles: (soft: Int, hard: Int)? = nil, timeout: Double = 20
     ) throws {
         logURL = directory.appendingPathComponent("server-\(UUID().uuidString.prefix(6)).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
@@ -52,7 +54,12 @@ package final class ServerProcess {
         }
         env.merge(environment) { _, new in new }
         process =
-            if let umask {
+            if let openFiles {
+                try ChildProcess(
+                    "/usr/bin/prlimit",
+                    ["--nofile=\(openFiles.soft):\(openFiles.hard)", "--", BuiltProducts.serverBinary] + arguments,
+                    environment: env, standardOutput: logURL.path, standardError: logURL.path)
+            } else if let umask {
                 try ChildProcess(
                     "/bin/sh", ["-c", "umask \(umask) && exec \"$0\" \"$@\"", BuiltProducts.serverBinary] + arguments,
                     environment: env, standardOutput: logURL.path, standardError: logURL.path)

@@ -46,6 +46,10 @@ public final class HTTPServer: @unchecked Sendable {
     var reclaiming: ObjectIdentifier?
     /// Idle connections closed to make room for new ones at the cap.
     var reclaimedCount: UInt64 = 0
+    /// When the last out-of-descriptors warning was logged (``MonotonicClock``), 0 before any:
+    /// at most one each ``descriptorWarningInterval`` while accepting keeps failing.
+    private var lastDescriptorWarning: UInt64 = 0
+    private static let descriptorWarningInterval: UInt64 = 10_000_000_000
     var sweepTimer: (any DispatchSourceTimer)?
     var stopContinuations: [CheckedContinuation<Void, Never>] = []
     var environment: ServerEnvironment?
@@ -190,10 +194,7 @@ public final class HTTPServer: @unchecked Sendable {
                 // Only for a connection that is there: the source may have fired for one that
                 // gave up since.
                 let idle = reclaiming == nil && listener.isReadableNow() ? longestIdleConnection() : nil
-                if let idle {
-                    reclaiming = ObjectIdentifier(idle)
-                    reclaimedCount += 1
-                }
+                if let idle { reclaiming = ObjectIdentifier(idle) }
                 lock.unlock()
                 idle?.reclaimIfIdle()
                 return
@@ -203,9 +204,27 @@ public final class HTTPServer: @unchecked Sendable {
             do {
                 accepted = try listener.accept()
             } catch {
-                // EMFILE/ENFILE and the like: back off briefly instead of spinning on a
-                // listener that stays readable.
-                logger.error("accept failed", metadata: ["error": "\(error)"])
+                // Back off briefly instead of spinning on a listener that stays readable.
+                if let failure = error as? SocketError, failure.code == EMFILE || failure.code == ENFILE {
+                    // Out of descriptors before the connection cap: as at the cap, the connection
+                    // idle the longest makes room, so that idle clients cannot keep others out.
+                    lock.lock()
+                    let idle = reclaiming == nil ? longestIdleConnection() : nil
+                    if let idle { reclaiming = ObjectIdentifier(idle) }
+                    let open = connections.count
+                    let now = MonotonicClock.now()
+                    let warn = now &- lastDescriptorWarning >= Self.descriptorWarningInterval || lastDescriptorWarning == 0
+                    if warn { lastDescriptorWarning = now }
+                    lock.unlock()
+                    if warn {
+                        logger.warning(
+                            "accept failed: the process is out of file descriptors before --max-connections; the connection idle the longest is closed to make room (raise the descriptor limit, or lower --max-connections)",
+                            metadata: ["error": "\(error)", "connections": "\(open)"])
+                    }
+                    idle?.reclaimIfIdle()
+                } else {
+                    logger.error("accept failed", metadata: ["error": "\(error)"])
+                }
                 pauseAccepting(for: .milliseconds(100))
                 return
             }
@@ -280,12 +299,17 @@ public final class HTTPServer: @unchecked Sendable {
     /// for a close, when none is idle).
     func reclaimDeclined(_ connection: HTTPConnection) {
         lock.lock()
-        if reclaiming == ObjectIdentifier(connection) {
-            reclaiming = nil
-            reclaimedCount -= 1
-        }
+        if reclaiming == ObjectIdentifier(connection) { reclaiming = nil }
         lock.unlock()
         acceptQueue.async { [self] in acceptPending() }
+    }
+
+    /// The connection chosen to make room is closed for it (counted here, not when chosen: one
+    /// that closes on its own first, or is no longer idle, was not reclaimed).
+    func reclaimed(_ connection: HTTPConnection) {
+        lock.lock()
+        reclaimedCount += 1
+        lock.unlock()
     }
 
     /// Called by a connection right before its descriptor closes.
