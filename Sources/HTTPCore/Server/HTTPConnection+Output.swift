@@ -121,8 +121,13 @@ extension HTTPConnection {
         if outputSent == output.count { resetOutput() }
     }
 
+    /// The output buffer's capacity kept between responses; a larger one (a listing, the OpenAPI
+    /// document) is given back once sent, so that many idle keep-alive connections each hold
+    /// a kilobyte, not their largest answer.
+    static let keptOutputCapacity = 32 * 1024
+
     private func resetOutput() {
-        if output.capacity > 256 * 1024 {
+        if output.capacity > Self.keptOutputCapacity {
             output = []
             output.reserveCapacity(1024)
         } else {
