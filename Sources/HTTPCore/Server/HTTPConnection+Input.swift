@@ -42,6 +42,9 @@ extension HTTPConnection {
     func processInput() {
         assertOnLoop()
         loop: while true {
+            // A request answered on a worker, or a stream begun inline, handed `output` to that
+            // worker: the loop may not read it (even its count) until it comes back.
+            if machine.isOffloaded { break loop }
             switch machine.nextInputStep(inputIsEmpty: input.isEmpty, unsentBytes: output.count - outputSent) {
             case .stop: break loop
             case .flushFirst:
@@ -69,6 +72,10 @@ extension HTTPConnection {
             }
         }
         if machine.isClosed { return }
+        if machine.isOffloaded {
+            updateDeadline()  // reads the machine, not `output`
+            return
+        }
         if !machine.isWriteBlocked && machine.mayFlush {
             if loop.groupsResponses && outputSent < output.count {
                 loop.flushAfterBatch(self)  // sent with the batch's other responses
