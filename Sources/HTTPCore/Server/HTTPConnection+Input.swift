@@ -45,7 +45,7 @@ extension HTTPConnection {
             // A request answered on a worker, or a stream begun inline, handed `output` to that
             // worker: the loop may not read it (even its count) until it comes back.
             if machine.isOffloaded { break loop }
-            switch machine.nextInputStep(inputIsEmpty: input.isEmpty, unsentBytes: output.count - outputSent) {
+            switch machine.nextInputStep(inputIsEmpty: input.isEmpty, unsentBytes: unsentOutputBytes) {
             case .stop: break loop
             case .flushFirst:
                 flushOutput()
@@ -77,7 +77,7 @@ extension HTTPConnection {
             return
         }
         if !machine.isWriteBlocked && machine.mayFlush {
-            if loop.groupsResponses && outputSent < output.count {
+            if loop.groupsResponses && unsentOutputBytes > 0 {
                 loop.flushAfterBatch(self)  // sent with the batch's other responses
                 return
             }

@@ -137,6 +137,21 @@ final class HTTPConnection: @unchecked Sendable {
         #endif
     }
 
+    /// Stops a debug build unless the caller is on the loop and the loop owns the output (no
+    /// worker was handed it): what the loop reads of `output` between requests.
+    @inline(__always) func assertLoopOwnsOutput() {
+        #if DEBUG
+        assertOnLoop()
+        precondition(!workerOwnsOutput, "HTTP connection: the loop read output a worker owns")
+        #endif
+    }
+
+    /// The answers' bytes queued and not sent yet, read on the loop while it owns them.
+    var unsentOutputBytes: Int {
+        assertLoopOwnsOutput()
+        return output.count - outputSent
+    }
+
     /// Stops a debug build unless the caller serves the current request: on the loop, or off
     /// it while the worker owns the connection (`ConnectionStorage`).
     @inline(__always) func assertServing() {
