@@ -193,6 +193,21 @@ import Testing
         var asked = machine
         #expect(asked.closeRequested() == .deferred)
         #expect(asked.streamEnded(completed: true, keepAlive: true) == .close(abort: false))
+        // A graceful shutdown begun while it ran: the stream was the last response.
+        var stopping = machine
+        #expect(stopping.shutdownRequested(inputIsEmpty: true) == false)
+        #expect(stopping.streamEnded(completed: true, keepAlive: true) == .resume)
+        #expect(stopping.state == .closing)
+        #expect(stopping.flushed() == .halfClose)
+    }
+
+    /// A keep-alive answer queued before a graceful shutdown began, and blocked sending: once
+    /// it is out, the connection closes instead of waiting idle for the shutdown's deadline.
+    @Test func aDrainedSendDuringShutdownHalfCloses() {
+        var machine = MachineFixture.fresh.blockedMachine
+        #expect(machine.shutdownRequested(inputIsEmpty: true) == false, "blocked: not closed at once")
+        #expect(machine.writeDrained() == .halfClose)
+        #expect(machine.state == .closing)
     }
 
     // MARK: Write side

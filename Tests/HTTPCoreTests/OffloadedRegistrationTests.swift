@@ -97,4 +97,33 @@ import Testing
         while released != nil, Date.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
         #expect(released == nil, "the stopped loop (and its eventfd) was kept")
     }
+
+    /// Work queued after the batch holding the stop was taken, but before the stop ran, still
+    /// runs: a connection's close queued then would otherwise never happen.
+    @Test(.timeLimit(.minutes(1)), .blocksItsThread) func workQueuedAsTheLoopStopsStillRuns() throws {
+        let loop = try EventLoop(index: 0, hold: .milliseconds(5), logger: Logger(label: "test.loop"))
+        loop.start()
+        let first = DispatchSemaphore(value: 0)
+        let firstGate = DispatchSemaphore(value: 0)
+        let second = DispatchSemaphore(value: 0)
+        let secondGate = DispatchSemaphore(value: 0)
+        let last = DispatchSemaphore(value: 0)
+        loop.execute {
+            first.signal()
+            _ = firstGate.wait(timeout: .now() + 20)
+        }
+        #expect(first.wait(timeout: .now() + 10) == .success)
+        // Queued behind it, together: an item, then the stop.
+        loop.execute {
+            second.signal()
+            _ = secondGate.wait(timeout: .now() + 20)
+        }
+        loop.stop()
+        firstGate.signal()
+        // The batch holding the stop is taken and running: this goes into the mailbox.
+        #expect(second.wait(timeout: .now() + 10) == .success)
+        loop.execute { last.signal() }
+        secondGate.signal()
+        #expect(last.wait(timeout: .now() + 10) == .success, "the item queued before the stop ran never ran")
+    }
 }

@@ -157,3 +157,34 @@ import Glibc
         #expect(text.contains("[::1]:"))
     }
 }
+
+/// A stream running when a graceful shutdown begins is the connection's last response: once it
+/// ends, the connection closes and the server stops, long before the shutdown's deadline (the
+/// connection stayed idle until then, and was reported as force-closed).
+@Test(.timeLimit(.minutes(1)), .blocksItsThread) func aStreamEndingDuringShutdownClosesItsConnection() throws {
+    let gate = DispatchSemaphore(value: 0)
+    let entered = DispatchSemaphore(value: 0)
+    defer { gate.signal() }
+    let live = try LiveServer { router in
+        router.get("/stream") { _, _ in
+            HTTPResponse(
+                body: .stream { writer in
+                    try writer.write(Array("a".utf8))
+                    try writer.flush()
+                    entered.signal()
+                    _ = gate.wait(timeout: .now() + 30)
+                    try writer.write(Array("b".utf8))
+                })
+        }
+    }
+    let client = try live.client()
+    try client.send(rawGet("/stream"))
+    try #require(entered.wait(timeout: .now() + 10) == .success)
+    let started = Date()
+    live.server.shutdown(deadline: .now() + .seconds(20))
+    gate.signal()
+    #expect(try client.readResponse().text == "ab")
+    #expect(try client.isClosedByPeer())
+    live.server.waitUntilStopped()
+    #expect(Date().timeIntervalSince(started) < 10, "stopped at the deadline, not when the stream ended")
+}

@@ -55,12 +55,13 @@ extension ConnectionStateMachine {
     /// The stream closure returned and the loop has the connection back.
     /// - Parameters:
     ///   - completed: the body was written to its end.
-    ///   - keepAlive: the decision made when the response was queued.
+    ///   - keepAlive: the decision made when the response was queued; a graceful shutdown
+    ///     begun since makes this response the last all the same.
     mutating func streamEnded(completed: Bool, keepAlive: Bool) -> StreamEndAction {
         guard case .responding(.worker(let closeRequested)) = state else { invalid("stream ended") }
         state = .responding(.loop)
         if !completed || closeRequested { return .close(abort: !completed) }
-        state = keepAlive ? .awaitingHead(startedAt: nil) : .closing
+        state = keepAlive && !shuttingDown ? .awaitingHead(startedAt: nil) : .closing
         return .resume
     }
 
@@ -113,6 +114,10 @@ extension ConnectionStateMachine {
         writeBlockedSince = nil
         switch state {
         case .closing: return .halfClose
+        case .awaitingHead where shuttingDown:
+            // The last response of a graceful shutdown, queued kept alive before it began.
+            state = .closing
+            return .halfClose
         case .awaitingHead, .readingBody:
             readSuspended = false
             return .resumeReading

@@ -184,7 +184,15 @@ final class EventLoop: @unchecked Sendable {
             assertOnQueue()
             guard !stopped else { return }
             stopped = true
-            mailbox.withLock { $0.closed = true }
+            // Work queued after this item's batch was taken would otherwise never run (nothing
+            // reads the mailbox once the source is cancelled): a connection's close, a stream's
+            // end. It runs now, in order; later work goes straight to the queue.
+            let left = mailbox.withLock { mailbox -> [@Sendable () -> Void] in
+                mailbox.closed = true
+                defer { mailbox.work.removeAll() }
+                return mailbox.work
+            }
+            for item in left { item() }
             source?.cancel()
             source = nil
         }

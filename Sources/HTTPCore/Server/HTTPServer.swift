@@ -254,6 +254,8 @@ public final class HTTPServer: @unchecked Sendable {
                 admission: admission, loop: loop, server: self, environment: environment)
             lock.lock()
             connections[ObjectIdentifier(connection)] = connection
+            // A shutdown that began since the check above did not see this connection.
+            let shuttingDown = state != .running
             lock.unlock()
             if admission == .admitted {
                 connection.start()
@@ -263,6 +265,7 @@ public final class HTTPServer: @unchecked Sendable {
                     detail: "This address has \(share) connections open, its share of this server; reuse one "
                         + "(HTTP keep-alive) or retry once one has closed.")
             }
+            if shuttingDown { connection.loop.execute { connection.beginShutdown() } }
         }
     }
 
