@@ -22,8 +22,9 @@ package final class PostgresConnection {
     let handle: OpaquePointer
     /// The connection string, password hidden (``ConnectionString/redacted(_:)``).
     package let redactedConnectionString: String
-    /// The statements prepared on this connection: their name and number of parameters.
-    private var prepared: [String: Int] = [:]
+    /// The statements prepared on this connection: their name and number of parameters
+    /// (``undescribed`` while not known).
+    var prepared: [String: Int] = [:]
     /// The pool lends the connection to one thread at a time; debug builds check every call
     /// against the loan (a connection that was never lent, like the change follower's, is not checked).
     let use = ExclusiveUse("a PostgreSQL connection")
@@ -193,12 +194,17 @@ package final class PostgresConnection {
     }
 
     /// Prepares `statement` unless this connection already has (`PQprepare`, then
-    /// `PQdescribePrepared` for its number of parameters); returns that number.
+    /// `PQdescribePrepared` for its number of parameters); returns that number. A statement
+    /// prepared whose description failed (a cancel, a timeout in between) is known to be there:
+    /// the next use describes it again rather than preparing it twice (`42P05`).
     private func prepareIfNeeded(_ statement: PreparedStatement) throws -> Int {
-        if let count = prepared[statement.name] { return count }
-        let result = try roundTrip(sql: statement.sql) { PQsendPrepare(handle, statement.name, statement.sql, 0, nil) }
-        defer { PQclear(result) }
-        try check(result, sql: statement.sql)
+        if let count = prepared[statement.name], count >= 0 { return count }
+        if prepared[statement.name] == nil {
+            let result = try roundTrip(sql: statement.sql) { PQsendPrepare(handle, statement.name, statement.sql, 0, nil) }
+            defer { PQclear(result) }
+            try check(result, sql: statement.sql)
+            prepared[statement.name] = Self.undescribed
+        }
         let description = try roundTrip(sql: statement.sql) { PQsendDescribePrepared(handle, statement.name) }
         defer { PQclear(description) }
         try check(description, sql: statement.sql)
@@ -206,6 +212,9 @@ package final class PostgresConnection {
         prepared[statement.name] = count
         return count
     }
+
+    /// What ``prepared`` holds for a statement prepared on this connection but not described.
+    static let undescribed = -1
 
     /// Sends one command with `send` (a `PQsend…` call) and waits for its whole answer, as the
     /// blocking `PQexec` family does, but at most ``answerTimeout``, its sending included (the

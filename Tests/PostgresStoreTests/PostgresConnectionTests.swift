@@ -1,7 +1,8 @@
 import Foundation
-import PostgresStore
 import PostgresTestServer
 import Testing
+
+@testable import PostgresStore
 
 /// Live: a real PostgreSQL (``PostgresServer/shared``), each test in a database of its own.
 @Suite struct PostgresConnectionTests {
@@ -110,6 +111,19 @@ import Testing
             PreparedStatement("SELECT count(*) FROM pg_prepared_statements WHERE name = $1"), [.text(statement.name)])
         #expect(try count[0].int64(at: 0) == 1)
         #expect(PreparedStatement("SELECT 1").name != PreparedStatement("SELECT 1").name)
+    }
+
+    /// A statement prepared whose description then failed (a cancel or a timeout in between)
+    /// is on the server: its next use describes it, and does not prepare it twice (which the
+    /// server refuses with 42P05, every time, on that connection).
+    @Test func aStatementPreparedButNotDescribedIsDescribedNextTime() throws {
+        let connection = try connect()
+        let statement = PreparedStatement("SELECT $1::bigint * 2")
+        // As the first attempt left it: prepared on the server, described nowhere.
+        try connection.execute("PREPARE \(statement.name) AS SELECT $1::bigint * 2")
+        connection.prepared[statement.name] = PostgresConnection.undescribed
+        #expect(try connection.query(statement, [.int64(21)])[0].int64(at: 0) == 42)
+        #expect(connection.prepared[statement.name] == 1)
     }
 
     @Test func wrongParameterCountAndNULTextAreRefusedBeforeTheServer() throws {
