@@ -49,6 +49,9 @@ extension PermissionClient {
     ///   - afterHash: the `hash` of the entry `after` names, as it was read, if kept.
     ///   - filter: `user`, `app` and `service` narrow the feed.
     ///
+    /// Iterate it from one task: a second task calling `next()` while another waits in it stops
+    /// the process (they would race on the sequence).
+    ///
     /// At most 256 entries wait to be taken: while that many do, the thread stops reading the
     /// connection (a consumer slower than the network holds no more than that in memory; the
     /// server may drop a connection that long unread, and the feed then resumes from its

@@ -63,19 +63,21 @@ package enum ConnectionString {
     /// Whether the URI `conninfo` holds a raw `@`, `/` or `?` in its user name or password, where
     /// libpq and a reader of the URI cut it differently: libpq ends the user information at
     /// the first `@` (only when no `/` comes before it), so `user:pa@ss@host` connects to host
-    /// `ss@host` with password `pa`, and its error quotes the rest of the password. A host and
-    /// path never hold `@`, and a `?` in the user information would make a parameter appended
-    /// to the query part of the password. Such characters are written percent-encoded (`%40`,
-    /// `%2F`, `%3F`). False for the `key=value` form.
+    /// `ss@host` with password `pa`, and its error quotes the rest of the password; and
+    /// `user:pa/ss@host/db` has no user information for libpq at all. A host never holds `@`,
+    /// and a `?` in the user information would make a parameter appended to the query part of
+    /// the password. Such characters are written percent-encoded (`%40`, `%2F`, `%3F`). An `@`
+    /// in the database name after real user information (`user@host/db@x`) is no such case.
+    /// False for the `key=value` form.
     package static func hasAmbiguousUserInfo(_ conninfo: String) -> Bool {
         guard let scheme = uriSchemes.first(where: { conninfo.hasPrefix($0) }) else { return false }
         let rest = conninfo.dropFirst(scheme.count)
-        var afterUserInfo = rest
-        if let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@" {
-            if rest[..<end].contains("?") { return true }
-            afterUserInfo = rest[rest.index(after: end)...]
+        guard let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@" else {
+            // No user information for libpq: an `@` before the query means a password it cut.
+            return rest.prefix { $0 != "?" }.contains("@")
         }
-        return afterUserInfo.prefix { $0 != "?" }.contains("@")
+        if rest[..<end].contains("?") { return true }
+        return rest[rest.index(after: end)...].prefix { $0 != "/" && $0 != "?" }.contains("@")
     }
 
     /// Replaces every occurrence of a password of `conninfo` in `message` by `***`.

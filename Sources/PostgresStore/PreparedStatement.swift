@@ -15,7 +15,7 @@ package struct PreparedStatement: Sendable, Hashable {
     /// More statements than the program has, with every listing's filter shape
     /// (``cached(_:)``): one named per request would prepare ever more on every connection, and
     /// stops the process here instead.
-    static let maximum = 4_096
+    static let maximum = 16_384
 
     /// Names a statement for `sql`: call it once per statement (in a `static let`, or through
     /// ``cached(_:)``), never per request, since every call prepares another statement on every

@@ -27,6 +27,9 @@ extension DatabasePool {
         case cannotCreate(String, reason: String)
         /// Another backup to the same path is running (it holds `<path>.lock`).
         case inProgress(String)
+        /// The lock beside the path cannot be taken: a file system without `flock` (some
+        /// network mounts): the reason.
+        case cannotLock(String, reason: String)
 
         package var description: String {
             switch self {
@@ -41,6 +44,8 @@ extension DatabasePool {
                 "cannot create \(path) beside the backup (\(reason)); name a directory this user may write in"
             case .inProgress(let path):
                 "another backup to \(path) is running (it holds \(path).lock); run this one again once it ended"
+            case .cannotLock(let path, let reason):
+                "cannot lock \(path) (\(reason)): this file system does not take locks; back up to a local directory and copy the file from there"
             }
         }
     }
@@ -218,7 +223,8 @@ extension DatabasePool {
         private let descriptor: Int32
 
         /// - Throws: ``BackupRefusal/inProgress(_:)`` when another backup holds it;
-        ///   ``BackupRefusal/cannotCreate(_:reason:)`` when it cannot be created.
+        ///   ``BackupRefusal/cannotCreate(_:reason:)`` when it cannot be created;
+        ///   ``BackupRefusal/cannotLock(_:reason:)`` when it cannot be locked.
         init(_ destination: String) throws {
             let path = destination + ".lock"
             let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, PrivateFiles.fileMode)
@@ -230,7 +236,7 @@ extension DatabasePool {
                 let busy = errno == EWOULDBLOCK
                 let reason = String(cString: strerror(errno))
                 Glibc.close(descriptor)
-                throw busy ? BackupRefusal.inProgress(destination) : BackupRefusal.cannotCreate(path, reason: reason)
+                throw busy ? BackupRefusal.inProgress(destination) : BackupRefusal.cannotLock(path, reason: reason)
             }
             self.descriptor = descriptor
         }

@@ -48,8 +48,8 @@ enum Settings {
         flag: "database-pool-size", environment: "PERMISSION_DATABASE_POOL_SIZE",
         defaultValue: "16",
         help:
-            "PostgreSQL only (refused beside a SQLite file): connections a replica opens at most (reads not served from memory and writes share them, and exports being downloaded hold at most a quarter of them, never the last one: with 1, exports are refused); each also costs the database a process.",
-        range: 1...1_000
+            "PostgreSQL only (refused beside a SQLite file): connections a replica opens at most (reads not served from memory and writes share them, and exports being downloaded hold at most a quarter of them, at least one and never the last); each also costs the database a process.",
+        range: 2...1_000
     )
     static let databasePasswordFile = Setting(
         flag: "database-password-file",

@@ -127,7 +127,7 @@ struct ConfigurationTests {
                 [], ["PERMISSION_ENDED_RETENTION": "a month"], "--ended-retention / PERMISSION_ENDED_RETENTION",
                 "(from environment)"
             ),
-            (["--database-pool-size", "0"], [:], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE", "1...1000"),
+            (["--database-pool-size", "1"], [:], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE", "2...1000"),
             // Settings that would do nothing here are said, not ignored.
             (
                 [], ["PERMISSION_DATABASE_POOL_SIZE": "8"], "--database-pool-size / PERMISSION_DATABASE_POOL_SIZE",

@@ -411,7 +411,9 @@ struct OperationsTests {
     /// soft limit of 1,024, say) says so at start; once descriptors run out it closes the
     /// connection idle the longest for each new one, as at the connection cap, so idle clients
     /// cannot keep others out. A soft limit below the hard one is raised to it.
-    @Test("out of file descriptors before --max-connections, the longest idle connection makes room")
+    @Test(
+        "out of file descriptors before --max-connections, the longest idle connection makes room",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")))
     func outOfDescriptorsReclaimsIdleConnections() throws {
         let directory = try Paths.makeTemporaryDirectory("nofile")
         defer { Paths.removeTemporary(directory) }

@@ -182,23 +182,29 @@ import Testing
         machine.streamStarted()
         #expect(machine.isOffloaded)
         var ok = machine
-        #expect(ok.streamEnded(completed: true, keepAlive: true) == .resume)
+        #expect(ok.streamEnded(completed: true, keepAlive: true, inputIsEmpty: true) == .resume)
         #expect(ok.state == .awaitingHead(startedAt: nil))
         var last = machine
-        #expect(last.streamEnded(completed: true, keepAlive: false) == .resume)
+        #expect(last.streamEnded(completed: true, keepAlive: false, inputIsEmpty: true) == .resume)
         #expect(last.state == .closing)
         var failed = machine
-        #expect(failed.streamEnded(completed: false, keepAlive: true) == .close(abort: true))
+        #expect(failed.streamEnded(completed: false, keepAlive: true, inputIsEmpty: true) == .close(abort: true))
         #expect(failed.state == .responding(.loop))
         var asked = machine
         #expect(asked.closeRequested() == .deferred)
-        #expect(asked.streamEnded(completed: true, keepAlive: true) == .close(abort: false))
+        #expect(asked.streamEnded(completed: true, keepAlive: true, inputIsEmpty: true) == .close(abort: false))
         // A graceful shutdown begun while it ran: the stream was the last response.
         var stopping = machine
         #expect(stopping.shutdownRequested(inputIsEmpty: true) == false)
-        #expect(stopping.streamEnded(completed: true, keepAlive: true) == .resume)
+        #expect(stopping.streamEnded(completed: true, keepAlive: true, inputIsEmpty: true) == .resume)
         #expect(stopping.state == .closing)
         #expect(stopping.flushed() == .halfClose)
+        // A request the client pipelined before it is still answered (with `close`).
+        var pipelined = machine
+        _ = pipelined.shutdownRequested(inputIsEmpty: false)
+        #expect(pipelined.streamEnded(completed: true, keepAlive: true, inputIsEmpty: false) == .resume)
+        #expect(pipelined.state == .awaitingHead(startedAt: nil))
+        #expect(!pipelined.mayKeepAlive(requestWantsIt: true, serverShuttingDown: false, responseSaysClose: false))
     }
 
     /// A keep-alive answer queued before a graceful shutdown began, and blocked sending: once
@@ -206,8 +212,11 @@ import Testing
     @Test func aDrainedSendDuringShutdownHalfCloses() {
         var machine = MachineFixture.fresh.blockedMachine
         #expect(machine.shutdownRequested(inputIsEmpty: true) == false, "blocked: not closed at once")
-        #expect(machine.writeDrained() == .halfClose)
+        #expect(machine.writeDrained(inputIsEmpty: true) == .halfClose)
         #expect(machine.state == .closing)
+        var pipelined = MachineFixture.fresh.blockedMachine
+        _ = pipelined.shutdownRequested(inputIsEmpty: false)
+        #expect(pipelined.writeDrained(inputIsEmpty: false) == .resumeReading, "the buffered request is answered")
     }
 
     // MARK: Write side
@@ -236,7 +245,7 @@ import Testing
         ]
         for (fixture, action) in expected {
             var machine = fixture.blockedMachine
-            #expect(machine.writeDrained() == action, "\(fixture)")
+            #expect(machine.writeDrained(inputIsEmpty: true) == action, "\(fixture)")
             #expect(!machine.isWriteBlocked)
             #expect(machine.readSuspended == (action != .resumeReading), "\(fixture)")
         }
@@ -253,7 +262,7 @@ import Testing
         var machine = MachineFixture.closing.machine
         #expect(machine.closingFlushed() == .shutdownWrite)
         machine.sendBlocked(now: 1)
-        _ = machine.writeDrained()
+        _ = machine.writeDrained(inputIsEmpty: true)
         machine.halfClosed(now: 77)
         #expect(machine.state == .draining(remaining: 64, startedAt: 77))
         #expect(machine.interest == .init(read: true, write: false))

@@ -19,9 +19,9 @@ enum MachineEvent: String, Codable, CaseIterable, Sendable {
         case .workerFinished: _ = machine.workerFinished()
         case .responseQueued: machine.responseQueued(keepAlive: true)
         case .streamStarted: machine.streamStarted()
-        case .streamEnded: _ = machine.streamEnded(completed: true, keepAlive: true)
+        case .streamEnded: _ = machine.streamEnded(completed: true, keepAlive: true, inputIsEmpty: true)
         case .sendBlocked: machine.sendBlocked(now: 0)
-        case .writeDrained: _ = machine.writeDrained()
+        case .writeDrained: _ = machine.writeDrained(inputIsEmpty: true)
         case .closingFlushed: _ = machine.closingFlushed()
         case .halfClosed: machine.halfClosed(now: 0)
         }

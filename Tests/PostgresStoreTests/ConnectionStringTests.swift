@@ -93,6 +93,7 @@ import Testing
     ("postgresql://app:hun%40ter2@db/app", false),
     ("postgresql://app:hun%2Fter2%3F@db:5432/app?sslmode=require", false),
     ("postgresql://app@db/app?application_name=a@b", false),
+    ("postgresql://app@db/shop@x", false),
     ("postgresql://db/app", false),
     ("postgresql:///app?host=/run/postgresql", false),
     ("host=db password=a@b@c", false),

@@ -26,7 +26,7 @@ import Testing
         let scraped = store.metricsSnapshot()
         let waited = ContinuousClock.now - started
         #expect(scraped.counts == nil, "the figures are not there")
-        #expect(waited < .seconds(2), "the server ended it first: \(waited)")
+        #expect(waited < .seconds(10), "the scrape waited \(waited)")
         #expect(store.openConnections == open, "no connection broke, none was dropped")
         let running = try holder.query(
             PreparedStatement(

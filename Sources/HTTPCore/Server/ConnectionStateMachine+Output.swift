@@ -56,12 +56,14 @@ extension ConnectionStateMachine {
     /// - Parameters:
     ///   - completed: the body was written to its end.
     ///   - keepAlive: the decision made when the response was queued; a graceful shutdown
-    ///     begun since makes this response the last all the same.
-    mutating func streamEnded(completed: Bool, keepAlive: Bool) -> StreamEndAction {
+    ///     begun since makes this response the last all the same, unless a request the client
+    ///     sent before it is buffered (it is answered, with `Connection: close`).
+    ///   - inputIsEmpty: no byte of a next request is buffered.
+    mutating func streamEnded(completed: Bool, keepAlive: Bool, inputIsEmpty: Bool) -> StreamEndAction {
         guard case .responding(.worker(let closeRequested)) = state else { invalid("stream ended") }
         state = .responding(.loop)
         if !completed || closeRequested { return .close(abort: !completed) }
-        state = keepAlive && !shuttingDown ? .awaitingHead(startedAt: nil) : .closing
+        state = keepAlive && !(shuttingDown && inputIsEmpty) ? .awaitingHead(startedAt: nil) : .closing
         return .resume
     }
 
@@ -109,13 +111,15 @@ extension ConnectionStateMachine {
     }
 
     /// The socket took the rest of the output after blocking.
-    mutating func writeDrained() -> WriteDrainedAction {
+    /// - Parameter inputIsEmpty: no byte of a next request is buffered.
+    mutating func writeDrained(inputIsEmpty: Bool) -> WriteDrainedAction {
         guard writeBlockedSince != nil, mayFlush else { invalid("write drained") }
         writeBlockedSince = nil
         switch state {
         case .closing: return .halfClose
-        case .awaitingHead where shuttingDown:
-            // The last response of a graceful shutdown, queued kept alive before it began.
+        case .awaitingHead where shuttingDown && inputIsEmpty:
+            // The last response of a graceful shutdown, queued kept alive before it began; a
+            // request already buffered is still answered (with `Connection: close`).
             state = .closing
             return .halfClose
         case .awaitingHead, .readingBody:

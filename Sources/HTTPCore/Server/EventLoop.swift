@@ -186,13 +186,13 @@ final class EventLoop: @unchecked Sendable {
             stopped = true
             // Work queued after this item's batch was taken would otherwise never run (nothing
             // reads the mailbox once the source is cancelled): a connection's close, a stream's
-            // end. It runs now, in order; later work goes straight to the queue.
-            let left = mailbox.withLock { mailbox -> [@Sendable () -> Void] in
+            // end. It goes to the queue, as later work does, under the lock that closes the
+            // mailbox: after the rest of this batch, before anything queued later.
+            mailbox.withLock { mailbox in
                 mailbox.closed = true
-                defer { mailbox.work.removeAll() }
-                return mailbox.work
+                for item in mailbox.work { queue.async(execute: item) }
+                mailbox.work.removeAll()
             }
-            for item in left { item() }
             source?.cancel()
             source = nil
         }

@@ -147,7 +147,7 @@ extension HTTPConnection {
             updateDeadline()
         case true?:
             resetOutput()
-            switch machine.writeDrained() {
+            switch machine.writeDrained(inputIsEmpty: input.isEmpty) {
             case .halfClose: halfCloseAndDrain()
             case .resumeReading:
                 updateInterest()

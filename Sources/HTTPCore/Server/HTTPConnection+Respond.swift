@@ -132,7 +132,7 @@ extension HTTPConnection {
             let completed = stream(produce, chunked: chunked, logger: logger)
             loop.execute { [self] in
                 handOutput(toWorker: false)
-                switch machine.streamEnded(completed: completed, keepAlive: keepAlive) {
+                switch machine.streamEnded(completed: completed, keepAlive: keepAlive, inputIsEmpty: input.isEmpty) {
                 case .close(let abort):
                     closeNow(abort: abort)
                 case .resume:

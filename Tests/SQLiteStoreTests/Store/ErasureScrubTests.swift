@@ -34,6 +34,11 @@ import Testing
             user: Fixtures.otherUser, app: Fixtures.app, service: .camera, status: .denied, level: nil, actor: admin,
             requestId: nil)  // a commit after it
         #expect(!checkpointer.isScrubRequested)
+        // Whatever that commit asked for has run its course: the checkpointer's queue (an
+        // attempt starts), the writer's (its truncation), the checkpointer's again (counted).
+        checkpointer.waitForRunningCheckpoint()
+        try store.write { _ in }
+        checkpointer.waitForRunningCheckpoint()
         #expect(checkpointer.statistics.scrubs == 0 && checkpointer.statistics.scrubRetries == 0)
 
         _ = try service.eraseUser(Fixtures.user, actor: admin, requestId: nil)
