@@ -44,13 +44,10 @@ import Testing
 
 /// The store as it is, whose chain verification waits at a gate once it has started (and is
 /// counted), so that a test can send another request while one runs.
-final class GatedVerifierStore: PermissionStore, AuditChainVerifier {
-    let base: any PermissionStore
+final class GatedVerifierStore: ForwardingStore, AuditChainVerifier, @unchecked Sendable {
     let entered = DispatchSemaphore(value: 0)
     let gate = DispatchSemaphore(value: 0)
     let verifications = Mutex(0)
-
-    init(_ base: any PermissionStore) { self.base = base }
 
     func verifyAuditChain(batchSize: Int, progress: (@Sendable (Int64, Int64) -> Void)?) throws -> AuditChainReport {
         verifications.withLock { $0 += 1 }
@@ -60,21 +57,4 @@ final class GatedVerifierStore: PermissionStore, AuditChainVerifier {
     }
     func unauditedKeys() throws -> [UnauditedKey] { try verifier.unauditedKeys() }
     private var verifier: any AuditChainVerifier { base as! any AuditChainVerifier }
-
-    func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T { try base.read(body) }
-    func openSnapshot() throws -> any PermissionSnapshot { try base.openSnapshot() }
-    func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T { try base.write(body) }
-    func visibleRevision() throws -> Int64 { try base.visibleRevision() }
-    func keyFingerprint(ofSecretHash secretHash: [UInt8]) -> String { base.keyFingerprint(ofSecretHash: secretHash) }
-    func acknowledgedRevision() throws -> Int64 { try base.acknowledgedRevision() }
-    func awaitRevision(_ revision: Int64, timeout: Duration) throws -> Bool {
-        try base.awaitRevision(revision, timeout: timeout)
-    }
-    func committedRevision() throws -> Int64 { try base.committedRevision() }
-    func answersFromMemory(user: UserID, app: AppID, service: ServiceID) -> Bool {
-        base.answersFromMemory(user: user, app: app, service: service)
-    }
-    var readsMayWait: Bool { base.readsMayWait }
-    var memoryIsFresh: Bool { base.memoryIsFresh }
-    func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void) { base.observeChanges(observer) }
 }

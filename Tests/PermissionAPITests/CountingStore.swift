@@ -1,18 +1,15 @@
 import PermissionDomain
 import Synchronization
 
-/// A store whose reads are counted, for tests of how often the API reads; everything else is
-/// the store's own.
-final class CountingStore: PermissionStore {
+/// A store that is another one (every call forwarded), for tests to look at or hold up one of
+/// its calls: subclasses override that call alone.
+class ForwardingStore: PermissionStore, @unchecked Sendable {
+    // @unchecked: `base` is immutable and Sendable; subclasses keep their state in mutexes.
     let base: any PermissionStore
-    let reads = Mutex(0)
 
     init(_ base: any PermissionStore) { self.base = base }
 
-    func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {
-        reads.withLock { $0 += 1 }
-        return try base.read(body)
-    }
+    func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T { try base.read(body) }
     func openSnapshot() throws -> any PermissionSnapshot { try base.openSnapshot() }
     func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T { try base.write(body) }
     func visibleRevision() throws -> Int64 { try base.visibleRevision() }
@@ -26,5 +23,17 @@ final class CountingStore: PermissionStore {
         base.answersFromMemory(user: user, app: app, service: service)
     }
     var readsMayWait: Bool { base.readsMayWait }
+    var memoryIsFresh: Bool { base.memoryIsFresh }
     func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void) { base.observeChanges(observer) }
+}
+
+/// A store whose reads are counted, for tests of how often the API reads; everything else is
+/// the store's own.
+final class CountingStore: ForwardingStore, @unchecked Sendable {
+    let reads = Mutex(0)
+
+    override func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {
+        reads.withLock { $0 += 1 }
+        return try base.read(body)
+    }
 }
