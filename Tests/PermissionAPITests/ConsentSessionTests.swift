@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import PermissionDomain
 import PermissionWire
+import Synchronization
 import Testing
 
 @testable import PermissionAPI
@@ -339,6 +340,30 @@ import Testing
         let both = try app.send(
             .get, "/consent/", headers: [Self.noKey, ("Cookie", "permission_consent=\(otherSecret); \(pair)")])
         #expect(both.status == 200 && both.text.contains("u42") && !both.text.contains("mallory"), "the planted one is ignored")
+    }
+
+    /// Anyone may send a link's token: one that opens nothing is told by a read, and takes no
+    /// place in the write queue every change waits in. The one that opens a session writes.
+    @Test func aTokenThatOpensNothingWritesNothing() throws {
+        let counting = Mutex<CountingStore?>(nil)
+        let app = try TestApp(serving: { store in
+            let wrapped = CountingStore(store)
+            counting.withLock { $0 = wrapped }
+            return wrapped
+        })
+        let store = try #require(counting.withLock { $0 })
+        let used = try Self.link(app)
+        _ = try Self.open(app, used)
+        let writes = store.writes.withLock { $0 }
+        for index in 0..<20 {
+            let token = String(repeating: "A", count: 42) + (index.isMultiple(of: 2) ? "B" : "C")
+            let forged = try app.send(.get, "/consent/start?token=" + token, headers: [Self.noKey])
+            #expect(forged.status == 400 && forged.headers["Set-Cookie"] == nil)
+            #expect(try app.send(.get, used.url, headers: [Self.noKey]).status == 410)
+        }
+        #expect(store.writes.withLock { $0 } == writes, "a token that opens nothing wrote")
+        _ = try Self.open(app, try Self.link(app))
+        #expect(store.writes.withLock { $0 } > writes + 1, "the link made and opened")
     }
 
     @Test func reusedForgedMissingExpiredAndEndedLinksGetAPageAndNoCookie() throws {

@@ -27,13 +27,19 @@ class ForwardingStore: PermissionStore, @unchecked Sendable {
     func observeChanges(_ observer: @escaping @Sendable (VisibleChanges) -> Void) { base.observeChanges(observer) }
 }
 
-/// A store whose reads are counted, for tests of how often the API reads; everything else is
-/// the store's own.
+/// A store whose reads and writes are counted, for tests of how often the API reads or
+/// writes; everything else is the store's own.
 final class CountingStore: ForwardingStore, @unchecked Sendable {
     let reads = Mutex(0)
+    let writes = Mutex(0)
 
     override func read<T>(_ body: (any PermissionReader) throws -> T) throws -> T {
         reads.withLock { $0 += 1 }
         return try base.read(body)
+    }
+
+    override func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
+        writes.withLock { $0 += 1 }
+        return try base.write(body)
     }
 }

@@ -35,7 +35,9 @@ extension PermissionService {
 
     /// Exchanges a link's token for the session, once: in one write, the session found by
     /// `tokenHash` gets the cookie secret's and the CSRF token's hashes and `exchangedAt`, so
-    /// that of two concurrent visits of one link exactly one opens the session.
+    /// that of two concurrent visits of one link exactly one opens the session. A token that
+    /// opens nothing (unknown, used, ended, expired) is told by a read: anyone may send one,
+    /// and none may take a place in the write queue, which every change waits in.
     /// - Parameters:
     ///   - tokenHash: SHA-256 of the token the link carried.
     ///   - secretHash: SHA-256 of the new cookie secret.
@@ -46,20 +48,28 @@ extension PermissionService {
     ) throws
         -> ConsentSession
     {
-        try store.write { writer in
+        try Self.checkExchangeable(try store.read { try $0.consentSession(tokenHash: tokenHash) }, tokenHash, now: now)
+        return try store.write { writer in
             let now = self.now
-            guard let found = try writer.consentSession(tokenHash: tokenHash),
-                ConstantTime.equal(found.tokenHash, tokenHash)
-            else { throw ConsentSessionError.unknownToken }
-            guard found.exchangedAt == nil else { throw ConsentSessionError.alreadyUsed }
-            guard found.endedAt == nil else { throw ConsentSessionError.ended }
-            guard now < found.expiresAt else { throw ConsentSessionError.expired }
+            let found = try Self.checkExchangeable(try writer.consentSession(tokenHash: tokenHash), tokenHash, now: now)
             let session = try ConsentSession(
                 id: found.id, user: found.user, tokenHash: found.tokenHash, secretHash: secretHash, csrfHash: csrfHash,
                 createdAt: found.createdAt, expiresAt: found.expiresAt, exchangedAt: now)
             try writer.save(session)
             return session
         }
+    }
+
+    /// `found`, when its link may still open it: known (compared in constant time), not used,
+    /// not ended, not expired.
+    /// - Throws: the ``ConsentSessionError`` that says why not.
+    @discardableResult
+    private static func checkExchangeable(_ found: ConsentSession?, _ tokenHash: [UInt8], now: Date) throws -> ConsentSession {
+        guard let found, ConstantTime.equal(found.tokenHash, tokenHash) else { throw ConsentSessionError.unknownToken }
+        guard found.exchangedAt == nil else { throw ConsentSessionError.alreadyUsed }
+        guard found.endedAt == nil else { throw ConsentSessionError.ended }
+        guard now < found.expiresAt else { throw ConsentSessionError.expired }
+        return found
     }
 
     /// The live session whose cookie secret hashes to `secretHash`; nil when there is none,
