@@ -180,6 +180,27 @@ import Testing
         }
     }
 
+    /// A purpose string is at most 2,000 bytes of UTF-8 as well as 500 characters: the longest
+    /// one (500 four-byte emoji) still fits the form that answers its prompt on the page, where
+    /// 500 family emoji (25 bytes each) would not, and is refused when the app registers it.
+    @Test func theLongestPurposeStringsPromptIsAnsweredOnThePage() throws {
+        let app = try TestApp()
+        var purposes = TestApp.allPurposes
+        purposes["NSCameraUsageDescription"] = String(repeating: "😀", count: 500)
+        try app.registerApp("com.example.maps", purposes)
+        let prompt = try app.prompt("camera", "full", user: "u7")
+        let browser = try ConsentBrowser(app, user: "u7")
+        let answered = try browser.decide(prompt.id, "deny")
+        #expect(answered.status == 303, "\(answered.status) \(answered.text.prefix(300))")
+        #expect(try app.authorization("camera", user: "u7").status == .denied)
+
+        purposes["NSCameraUsageDescription"] = String(repeating: "👨‍👩‍👧‍👦", count: 500)
+        let refused = try app.put(AppRegistration(name: "Maps", purposeStrings: purposes), as: "com.example.maps")
+        #expect(refused.status == 400)
+        #expect(refused.text.contains("at most 2,000 bytes of UTF-8"), "\(refused.text)")
+        #expect(refused.text.contains("purposeStrings/NSCameraUsageDescription"), "\(refused.text)")
+    }
+
     /// The page's Accept-Language picks the translation shown, and the decision records that
     /// text and its language, as the API does for a user whose settings locale is German.
     @Test func theTextAndLanguageShownAreWhatTheDecisionRecords() throws {

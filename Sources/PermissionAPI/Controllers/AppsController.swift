@@ -30,7 +30,7 @@ struct AppsController {
                     purposes[key] = try PurposeString(text)
                 } catch {
                     throw PermissionError.invalidArgument(
-                        field: "purposeStrings/\(key)", why: "must be 1-500 characters without control characters")
+                        field: "purposeStrings/\(key)", why: PurposeString.rule)
                 }
             }
             let localized = try Self.localizedPurposeStrings(body.localizedPurposeStrings ?? [:])
@@ -87,7 +87,7 @@ struct AppsController {
                     texts[key] = try PurposeString(text)
                 } catch {
                     throw PermissionError.invalidArgument(
-                        field: "localizedPurposeStrings/\(raw)/\(key)", why: "must be 1-500 characters without control characters"
+                        field: "localizedPurposeStrings/\(raw)/\(key)", why: PurposeString.rule
                     )
                 }
             }
