@@ -47,6 +47,28 @@ import Testing
         #expect(try again.decode(App.self).reconsented == grants, "every grant, none before (the batch was rolled back)")
     }
 
+    /// A prompt pending when the app changes its text shows the old one: a re-consent cancels
+    /// it (`prompt.cancelled`), so that the app's next request asks with the new text and the
+    /// answer is not given to the old one (to be asked again at the next re-consent). A prompt
+    /// whose text did not change stays.
+    @Test func aReconsentCancelsPromptsShowingTheOldText() throws {
+        let app = try TestApp()
+        #expect([200, 201].contains(try Self.register(app, camera: "Scans tickets.").status))
+        let old = try app.prompt("camera", "full", user: "u2")
+        let unchanged = try app.prompt("microphone", "full", user: "u2")
+        #expect(old.purpose == "Scans tickets.")
+        let before = try app.lastSeq()
+        let asked = try Self.register(app, camera: "Scans tickets and receipts.", extra: #","reconsent":true"#)
+        #expect(asked.status == 200, "\(asked.text)")
+        let entries = try app.audit("after=\(before)")
+        #expect(entries.map(\.action).contains("prompt.cancelled"), "\(entries.map(\.action))")
+        #expect(entries.first { $0.action == "prompt.cancelled" }?.promptId == old.id)
+        #expect(try app.send(.get, "/v1/prompts/\(old.id)").decode(Prompt.self).state == .cancelled)
+        #expect(try app.send(.get, "/v1/prompts/\(unchanged.id)").decode(Prompt.self).state == .pending)
+        let new = try app.prompt("camera", "full", user: "u2")
+        #expect(new.id != old.id && new.purpose == "Scans tickets and receipts.")
+    }
+
     @Test func aChangedTextIsFlaggedListedAndAskedAgainWithOneEntryPerGrant() throws {
         let app = try TestApp()
         try app.registerApp()

@@ -25,7 +25,8 @@ extension PermissionService {
     /// (SPEC §11, `PUT /v1/apps/{app}` with `reconsent`): each goes back to `notDetermined`
     /// (`purposeChanged`, ``Rules/reconsent(stored:service:app:)``) with one
     /// `authorization.reconsent` entry, and its pending prompt, if any, is cancelled (it shows
-    /// the old text); the app's next request prompts with the new text. Denials stay. Worked
+    /// the old text), as is every other pending prompt of the app that shows a text it no
+    /// longer has; the app's next request prompts with the new text. Denials stay. Worked
     /// through in transactions of ``reconsentBatchSize`` records, each against the app as
     /// registered when it runs; a failure leaves the batches before it done, and calling again
     /// finishes the rest.
@@ -56,7 +57,35 @@ extension PermissionService {
                 return (changed, page.count == Self.reconsentBatchSize ? page.last?.key : nil)
             }
             total += changed
-            guard let next else { return total }
+            guard let next else { break }
+            after = next
+        }
+        try cancelPromptsShowingOldText(app: id, actor: actor, requestId: requestId)
+        return total
+    }
+
+    /// Cancels the pending prompts of `app` that show a text the app no longer has for their
+    /// purpose key, in their language (a prompt asked before the app changed its text, for a
+    /// user with no grant to ask again for): the app's next request prompts with the new text,
+    /// as a re-consent promises. A prompt past its deadline is left to the sweep, which ends it
+    /// as expired. In transactions of ``reconsentBatchSize`` prompts looked at.
+    private func cancelPromptsShowingOldText(app id: AppID, actor: Actor, requestId: String?) throws {
+        var after: PromptID?
+        while true {
+            let start = after
+            let next = try store.write { writer -> PromptID? in
+                guard let app = try writer.app(id) else { throw PermissionError.notFound(what: "app \(id)") }
+                let context = ChangeContext(actor: actor, requestId: requestId, now: now)
+                let page = try writer.prompts(
+                    matching: PromptFilter(app: id, state: .pending), after: start, limit: Self.reconsentBatchSize)
+                for prompt in page where prompt.expiresAt > context.now {
+                    let current = prompt.purposeLanguage.map { app.localizedPurposeStrings[$0] } ?? app.purposeStrings
+                    guard current?[prompt.purposeKey] != prompt.purpose else { continue }
+                    try end(writer, prompt: prompt, as: .cancelled, context: context)
+                }
+                return page.count == Self.reconsentBatchSize ? page.last?.id : nil
+            }
+            guard let next else { return }
             after = next
         }
     }
