@@ -82,6 +82,32 @@ import Testing
         #expect(decided.status == 409)
     }
 
+    /// A prompt past its deadline that the sweep has not written yet is already `expired` to
+    /// every read: a change that would cancel it writes it expired, by `system` (as the sweep
+    /// would have), not cancelled by the caller; a reset does not count it.
+    @Test(arguments: ["settings", "revoke", "reset", "reinstall", "policy"])
+    func aPromptPastItsDeadlineIsWrittenExpiredNotCancelled(by change: String) throws {
+        let app = try TestApp()
+        try app.registerApp()
+        let prompt = try app.prompt("location", "whenInUse")
+        app.clock.advance(by: 601)  // past the 600 s prompt TTL; no sweep runs here
+        #expect(try app.promptState(prompt) == .expired)
+        switch change {
+        case "settings": try app.set("location", #"{"status":"denied"}"#)
+        case "revoke": try app.send(.post, TestApp.path("u42", "com.example.maps", "location") + "/revoke")
+        case "reset":
+            let reset = try app.send(.post, "/v1/reset", json: #"{"service":"location"}"#)
+            #expect(reset.text.contains(#""count":0"#), "\(reset.text)")
+        case "reinstall": try app.lifecycle("reinstalled")
+        default: try app.policy("p", #"{"service":"location","app":null,"user":null,"effect":"restrict"}"#)
+        }
+        #expect(try app.promptState(prompt) == .expired)
+        #expect(try app.audit("action=prompt.cancelled").isEmpty)
+        let expired = try app.audit("action=prompt.expired")
+        #expect(expired.map(\.promptId) == [prompt.id])
+        #expect(expired.first?.actor.role == "system", "\(expired)")
+    }
+
     @Test func reinstallResetsLocationOnly() throws {
         let app = try TestApp()
         try app.registerApp()

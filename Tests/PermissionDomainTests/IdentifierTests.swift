@@ -87,10 +87,15 @@ import Testing
         #expect(throws: PermissionError.self) { try PurposeString(raw) }
     }
 
-    @Test func purposeStringLimitCountsCharactersNotBytes() throws {
-        // 500 family emoji: 500 characters, far more than 500 bytes or scalars.
-        let text = String(repeating: "👩‍👩‍👧", count: 500)
-        #expect(try PurposeString(text).rawValue.count == 500)
+    /// 500 characters, counted as characters (not bytes or scalars), and at most 2,000 bytes
+    /// of UTF-8: 500 four-byte emoji pass; 500 family emoji (18 bytes each) do not.
+    @Test func purposeStringLimitCountsCharactersAndCapsBytes() throws {
+        #expect(try PurposeString(String(repeating: "😀", count: 500)).rawValue.utf8.count == 2_000)
+        #expect(try PurposeString(String(repeating: "é", count: 500)).rawValue.count == 500)
+        #expect(throws: PermissionError.self) { try PurposeString(String(repeating: "é", count: 501)) }
+        #expect(throws: PermissionError.self) { try PurposeString(String(repeating: "👩‍👩‍👧", count: 500)) }
+        #expect(throws: PermissionError.self) { try PurposeString(String(repeating: "👩‍👩‍👧", count: 112)) }
+        #expect(try PurposeString(String(repeating: "👩‍👩‍👧", count: 111)).rawValue.count == 111)
     }
 
     @Test(arguments: ["p1", "kids:camera", "mdm.policy-7"])

@@ -74,7 +74,7 @@ extension PermissionService {
                 guard let service = try Catalogue.builtin(prompt.service) ?? writer.service(prompt.service), only(service)
                 else { continue }
                 let loaded = try load(writer, user: prompt.user, app: prompt.app, service: prompt.service, now: context.now)
-                if !Self.stillDue(prompt, loaded: loaded) { try end(writer, prompt: prompt, as: .cancelled, context: context) }
+                if !Self.stillDue(prompt, loaded: loaded) { try cancelOrExpire(writer, prompt: prompt, context: context) }
             }
             guard page.count == 100, let last = page.last else { return }
             after = last.id

@@ -69,9 +69,7 @@ extension PermissionService {
         _ writer: any PermissionWriter, user: UserID, app: AppID, service: ServiceID, context: ChangeContext
     ) throws {
         guard let other = try writer.pendingPrompt(user: user, app: app, service: service) else { return }
-        let superseded = other.effectiveState(at: context.now) == .pending
-        let ending = superseded ? context : ChangeContext(actor: .system, requestId: context.requestId, now: context.now)
-        try end(writer, prompt: other, as: superseded ? .cancelled : .expired, context: ending)
+        try cancelOrExpire(writer, prompt: other, context: context)
     }
 
     /// Refuses a new prompt of `app` for `user` when the app already has

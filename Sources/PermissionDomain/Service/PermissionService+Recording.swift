@@ -58,15 +58,31 @@ extension PermissionService {
         try locationPromptEnded(writer, prompt)
     }
 
+    /// Ends `prompt`, stored pending, because something else ends it (a change, a reset, a
+    /// policy): `cancelled` by `context`'s actor while it is pending at `context.now`; past its
+    /// deadline (the sweep has not written that yet) `expired` by `system`, as the sweep would
+    /// have ended it, and as reads already show it (SPEC §5). Returns whether it was cancelled.
+    @discardableResult
+    func cancelOrExpire(_ writer: any PermissionWriter, prompt: Prompt, context: ChangeContext) throws -> Bool {
+        guard prompt.effectiveState(at: context.now) == .pending else {
+            try end(
+                writer, prompt: prompt, as: .expired,
+                context: ChangeContext(actor: .system, requestId: context.requestId, now: context.now))
+            return false
+        }
+        try end(writer, prompt: prompt, as: .cancelled, context: context)
+        return true
+    }
+
     /// Cancels the pending prompt of `key`, if any (SPEC §4: the authorization was changed
-    /// another way). Returns whether one was cancelled.
+    /// another way; one past its deadline is written expired, ``cancelOrExpire(_:prompt:context:)``).
+    /// Returns whether one was cancelled.
     @discardableResult
     func cancelPendingPrompt(_ writer: any PermissionWriter, key: AuthorizationKey, context: ChangeContext) throws -> Bool {
         guard let pending = try writer.pendingPrompt(user: key.user, app: key.app, service: key.service) else {
             return false
         }
-        try end(writer, prompt: pending, as: .cancelled, context: context)
-        return true
+        return try cancelOrExpire(writer, prompt: pending, context: context)
     }
 
     /// Whether the pending `prompt` is still due as `loaded` (its authorization, now) stands: a
@@ -94,7 +110,7 @@ extension PermissionService {
     ) throws {
         guard let pending = try writer.pendingPrompt(user: key.user, app: key.app, service: key.service) else { return }
         let loaded = try load(writer, user: key.user, app: key.app, service: key.service, now: context.now)
-        if !Self.stillDue(pending, loaded: loaded) { try end(writer, prompt: pending, as: .cancelled, context: context) }
+        if !Self.stillDue(pending, loaded: loaded) { try cancelOrExpire(writer, prompt: pending, context: context) }
     }
 
     /// Saves and audits a new pending prompt made from `plan`.

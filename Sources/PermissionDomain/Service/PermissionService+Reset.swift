@@ -33,8 +33,7 @@ extension PermissionService {
             while true {
                 // Cancelled prompts leave the pending filter, so each page starts from the beginning.
                 let page = try writer.prompts(matching: prompts, after: nil, limit: 500)
-                for prompt in page {
-                    try end(writer, prompt: prompt, as: .cancelled, context: context)
+                for prompt in page where try cancelOrExpire(writer, prompt: prompt, context: context) {
                     counted.insert(AuthorizationKey(user: prompt.user, app: prompt.app, service: prompt.service))
                 }
                 if page.count < 500 { break }
