@@ -211,7 +211,7 @@ enum Settings {
         flag: "consent-cookie-secure",
         environment: "PERMISSION_CONSENT_COOKIE_SECURE", defaultValue: "true",
         help:
-            "Whether the consent session cookie is Secure (HTTPS only, named __Secure-permission_consent): true, or false for a deployment served over plain HTTP (named permission_consent)."
+            "Whether the consent session cookie is Secure (HTTPS only, named __Host-permission_consent): true, or false for a deployment served over plain HTTP (named permission_consent)."
     )
     static let publicURL = Setting(
         flag: "public-url", environment: "PERMISSION_PUBLIC_URL", defaultValue: nil,

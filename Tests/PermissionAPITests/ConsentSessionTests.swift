@@ -183,14 +183,14 @@ import Testing
         #expect(response.text.contains(#"<a id="open" href="/consent/">Open My Privacy Choices</a>"#))
         #expect(!response.text.contains("token"), "the page does not repeat the token")
         let setCookie = try #require(response.headers["Set-Cookie"])
-        let value = try #require(cookie?.dropFirst("__Secure-permission_consent=".count))
-        #expect(cookie?.hasPrefix("__Secure-permission_consent=") == true && value.count == 43)
-        #expect(
-            setCookie == "__Secure-permission_consent=\(value); Path=/consent; Max-Age=800; HttpOnly; SameSite=Strict; Secure")
-        // A copy under the name servers of the previous version read, for a rolling update; never read here.
+        let value = try #require(cookie?.dropFirst("__Host-permission_consent=".count))
+        #expect(cookie?.hasPrefix("__Host-permission_consent=") == true && value.count == 43)
+        #expect(setCookie == "__Host-permission_consent=\(value); Path=/; Max-Age=800; HttpOnly; SameSite=Strict; Secure")
+        // Copies under the names servers of earlier versions read, for a rolling update.
         #expect(
             response.headers.values(for: "Set-Cookie") == [
-                setCookie, "permission_consent=\(value); Path=/consent; Max-Age=800; HttpOnly; SameSite=Strict; Secure",
+                setCookie, "__Secure-permission_consent=\(value); Path=/consent; Max-Age=800; HttpOnly; SameSite=Strict; Secure",
+                "permission_consent=\(value); Path=/consent; Max-Age=800; HttpOnly; SameSite=Strict; Secure",
             ])
         Self.expectSecurityHeaders(response)
         #expect(!link.url.contains(String(value)), "the cookie is not the token")
@@ -247,7 +247,7 @@ import Testing
         let (response, cookie) = try Self.open(app, try Self.link(app))
         let setCookie = try #require(response.headers["Set-Cookie"])
         #expect(setCookie.hasPrefix("permission_consent=") && setCookie.hasSuffix("; Max-Age=900; HttpOnly; SameSite=Strict"))
-        #expect(!setCookie.contains("Secure"), "browsers refuse the __Secure- prefix without Secure")
+        #expect(!setCookie.contains("Secure"), "browsers refuse the prefixes without Secure")
         #expect(response.headers.values(for: "Set-Cookie").count == 1, "no copy: the cookie has the plain name")
         #expect(try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", try #require(cookie))]).status == 200)
     }
@@ -282,7 +282,7 @@ import Testing
         #expect(extended.status == 303 && extended.headers["Location"] == "/consent/settings?done=extended")
         #expect(
             extended.headers["Set-Cookie"]
-                == "\(browser.cookie); Path=/consent; Max-Age=900; HttpOnly; SameSite=Strict; Secure",
+                == "\(browser.cookie); Path=/; Max-Age=900; HttpOnly; SameSite=Strict; Secure",
             "the same secret until the new end")
         Self.expectSecurityHeaders(extended)
         let entry = try #require(try app.audit().last)
@@ -325,10 +325,12 @@ import Testing
         #expect(limit.detail?["expiresAt"] == String(Int64(twelveTTLs.timeIntervalSince1970 * 1000)))
     }
 
-    /// A `Secure` cookie is read only by its `__Secure-` name: a cookie a plain-HTTP page or a
-    /// network attacker planted under the plain name ("cookie tossing") opens nothing, even
-    /// holding a live session's secret, and does not shadow the real one beside it.
-    @Test func aSecureCookieIsReadOnlyByItsPrefixedName() throws {
+    /// A `Secure` cookie is read by its `__Host-` name: a cookie planted under the plain name (a
+    /// plain-HTTP page, a network attacker) opens nothing, even holding a live session's
+    /// secret; one planted under the `__Secure-` name (which a sibling subdomain may set, with
+    /// a longer path that browsers send first) does not shadow the real one. The `__Secure-`
+    /// name alone, as a replica of the previous version set it, still opens its session.
+    @Test func aSecureCookieIsReadByItsHostPrefixedName() throws {
         let app = try TestApp()
         let (_, cookie) = try Self.open(app, try Self.link(app))
         let pair = try #require(cookie)
@@ -337,9 +339,13 @@ import Testing
         #expect(plain.status == 401, "the plain name is not read when the cookie is Secure")
         let (_, other) = try Self.open(app, try Self.link(app, user: "mallory"))
         let otherSecret = try #require(other?.split(separator: "=", maxSplits: 1).last)
-        let both = try app.send(
-            .get, "/consent/", headers: [Self.noKey, ("Cookie", "permission_consent=\(otherSecret); \(pair)")])
-        #expect(both.status == 200 && both.text.contains("u42") && !both.text.contains("mallory"), "the planted one is ignored")
+        for planted in ["permission_consent", "__Secure-permission_consent"] {
+            let both = try app.send(.get, "/consent/", headers: [Self.noKey, ("Cookie", "\(planted)=\(otherSecret); \(pair)")])
+            #expect(both.status == 200 && both.text.contains("u42") && !both.text.contains("mallory"), "\(planted) ignored")
+        }
+        let previous = try app.send(
+            .get, "/consent/", headers: [Self.noKey, ("Cookie", "__Secure-permission_consent=\(secret)")])
+        #expect(previous.status == 200 && previous.text.contains("u42"), "a session an earlier replica opened")
     }
 
     /// Anyone may send a link's token: one that opens nothing is told by a read, and takes no
@@ -531,6 +537,7 @@ import Testing
         #expect(out.status == 303 && out.headers["Location"] == "/consent/signed-out", "a reload must not post again")
         #expect(
             out.headers.values(for: "Set-Cookie") == [
+                "__Host-permission_consent=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict; Secure",
                 "__Secure-permission_consent=; Path=/consent; Max-Age=0; HttpOnly; SameSite=Strict; Secure",
                 "permission_consent=; Path=/consent; Max-Age=0; HttpOnly; SameSite=Strict; Secure",
             ])

@@ -241,8 +241,8 @@ if __name__ == "__main__":
 
 class SecureCookieTests(p.PagesTestCase):
     """The default, a `Secure` cookie, in Chromium: it treats a loopback address as a secure
-    origin, so the cookie is kept under its `__Secure-` name and opens the pages; a cookie of
-    the plain name a page planted beside it is not read."""
+    origin, so the cookie is kept under its `__Host-` name and opens the pages; a cookie of the
+    plain or the `__Secure-` name planted beside it is not read."""
 
     @classmethod
     def setUpClass(cls):
@@ -253,30 +253,40 @@ class SecureCookieTests(p.PagesTestCase):
         user = h.unique("secure")
         self.open_session(user)
         self.assert_prompts_page()
-        kept = [c for c in self.browser.get_cookies() if c["name"] == "__Secure-permission_consent"]
+        kept = [c for c in self.browser.get_cookies() if c["name"] == "__Host-permission_consent"]
         self.assertEqual(len(kept), 1, f"the prefixed cookie: {self.browser.get_cookies()}")
         self.assertTrue(kept[0]["secure"] and kept[0]["httpOnly"])
-        self.assertEqual(kept[0]["path"], "/consent")
-        # The copy under the plain name, for servers of the previous version during a rolling
-        # update: the same secret, also Secure; this server never reads it.
-        copy = p.cookie(self.browser)
-        self.assertIsNotNone(copy)
-        self.assertEqual(copy["value"], kept[0]["value"])
-        self.assertTrue(copy["secure"] and copy["httpOnly"])
+        self.assertEqual(kept[0]["path"], "/")
+        self.assertFalse(kept[0].get("domain", "").startswith("."), f"a host-only cookie: {kept[0]}")
+        # The copies under the names of earlier versions, for their servers during a rolling
+        # update: the same secret, also Secure.
+        for name in ("__Secure-permission_consent", "permission_consent"):
+            copies = [c for c in self.browser.get_cookies() if c["name"] == name]
+            self.assertEqual(len(copies), 1, f"{name}: {self.browser.get_cookies()}")
+            self.assertEqual(copies[0]["value"], kept[0]["value"])
+            self.assertTrue(copies[0]["secure"] and copies[0]["httpOnly"])
+            self.assertEqual(copies[0]["path"], "/consent")
         self.assertIn(user, p.one(self.browser, "p.user").text)
 
-    def test_a_plain_cookie_planted_beside_it_is_not_read(self):
+    def test_a_cookie_planted_beside_it_is_not_read(self):
         """Another user's live session secret planted under the plain name (as a plain-HTTP
-        page of the same host could) neither opens a page alone nor shadows the real cookie."""
+        page of the same host could) or the `__Secure-` name (as a sibling subdomain could,
+        with a longer path that the browser sends first) does not shadow the real cookie; the
+        plain name alone opens nothing."""
         victim, planted = h.unique("victim"), h.unique("planted")
         pair, _ = self.server.session_cookie(planted)
         secret = pair.split("=", 1)[1]
         self.open_session(victim)
         self.browser.add_cookie({"name": "permission_consent", "value": secret, "path": "/consent"})
+        self.browser.add_cookie({"name": "__Secure-permission_consent", "value": secret, "path": "/consent/",
+                                 "secure": True})
+        planted_paths = {c["path"] for c in self.browser.get_cookies() if c["name"] == "__Secure-permission_consent"}
+        self.assertIn("/consent/", planted_paths, "the browser kept the planted cookie")
         h.load(self.browser, self.server.url("/consent/"))
         self.assertIn(victim, p.one(self.browser, "p.user").text)
         self.assertNotIn(planted, self.browser.page_source)
-        self.browser.delete_cookie("__Secure-permission_consent")
+        for name in ("__Host-permission_consent", "__Secure-permission_consent"):
+            self.browser.delete_cookie(name)
         h.load(self.browser, self.server.url("/consent/"))
         self.assertIn("expired", p.h1(self.browser), "the plain name alone opens nothing")
 
