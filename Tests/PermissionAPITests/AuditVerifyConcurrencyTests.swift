@@ -9,13 +9,7 @@ import Testing
 /// time, and a second meanwhile is `503` with `Retry-After`, nothing read.
 @Suite(.timeLimit(.minutes(1)), .blocksItsThread) struct AuditVerifyConcurrencyTests {
     @Test func aSecondVerificationWhileOneRunsIs503() throws {
-        let gated = Mutex<GatedVerifierStore?>(nil)
-        let app = try TestApp(serving: { store in
-            let wrapped = GatedVerifierStore(store)
-            gated.withLock { $0 = wrapped }
-            return wrapped
-        })
-        let store = try #require(gated.withLock { $0 })
+        let (app, store) = try TestApp.serving(through: GatedVerifierStore.init)
         try app.registerApp()
         let first = Mutex<TestResponse?>(nil)
         let done = DispatchSemaphore(value: 0)

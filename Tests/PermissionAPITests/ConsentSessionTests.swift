@@ -2,7 +2,6 @@ import Foundation
 import HTTPCore
 import PermissionDomain
 import PermissionWire
-import Synchronization
 import Testing
 
 @testable import PermissionAPI
@@ -351,13 +350,7 @@ import Testing
     /// Anyone may send a link's token: one that opens nothing is told by a read, and takes no
     /// place in the write queue every change waits in. The one that opens a session writes.
     @Test func aTokenThatOpensNothingWritesNothing() throws {
-        let counting = Mutex<CountingStore?>(nil)
-        let app = try TestApp(serving: { store in
-            let wrapped = CountingStore(store)
-            counting.withLock { $0 = wrapped }
-            return wrapped
-        })
-        let store = try #require(counting.withLock { $0 })
+        let (app, store) = try TestApp.serving(through: CountingStore.init)
         let used = try Self.link(app)
         _ = try Self.open(app, used)
         let writes = store.writes.withLock { $0 }

@@ -1,5 +1,6 @@
 import PermissionDomain
 import Synchronization
+import Testing
 
 /// A store that is another one (every call forwarded), for tests to look at or hold up one of
 /// its calls: subclasses override that call alone.
@@ -41,5 +42,21 @@ final class CountingStore: ForwardingStore, @unchecked Sendable {
     override func write<T: Sendable>(_ body: @Sendable (any PermissionWriter) throws -> T) throws -> T {
         writes.withLock { $0 += 1 }
         return try base.write(body)
+    }
+}
+
+extension TestApp {
+    /// A TestApp whose application is given its store through `wrap` (a ``ForwardingStore``
+    /// that counts or holds up calls), and that wrapper.
+    static func serving<Wrapper: ForwardingStore>(
+        through wrap: @escaping @Sendable (any PermissionStore) -> Wrapper
+    ) throws -> (app: TestApp, store: Wrapper) {
+        let made = Mutex<Wrapper?>(nil)
+        let app = try TestApp(serving: { store in
+            let wrapped = wrap(store)
+            made.withLock { $0 = wrapped }
+            return wrapped
+        })
+        return (app, try #require(made.withLock { $0 }))
     }
 }

@@ -109,13 +109,7 @@ import Testing
     /// per `EventsController.readInterval`, not one a write; an idle stream's polls read nothing
     /// while the revision shown has not passed what it looked at.
     @Test func aBurstOfWritesCostsAStreamAReadAnInterval() throws {
-        let counting = Mutex<CountingStore?>(nil)
-        let app = try TestApp(serving: { store in
-            let wrapped = CountingStore(store)
-            counting.withLock { $0 = wrapped }
-            return wrapped
-        })
-        let store = try #require(counting.withLock { $0 })
+        let (app, store) = try TestApp.serving(through: CountingStore.init)
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.shutdownGracePeriod = .seconds(2)
         let server = HTTPServer(configuration: configuration, responder: app.application.responder, logger: quietLogger)
