@@ -69,6 +69,10 @@ package enum ConnectionString {
     /// the password. Such characters are written percent-encoded (`%40`, `%2F`, `%3F`). An `@`
     /// in the database name after real user information (`user@host/db@x`) is no such case.
     /// False for the `key=value` form.
+    /// What a refusal of such a URI says to do.
+    package static let ambiguousUserInfoAdvice =
+        "the user name, password and database name may hold no raw '@', '/' or '?': percent-encode them (%40, %2F, %3F), or give the password in --database-password-file"
+
     package static func hasAmbiguousUserInfo(_ conninfo: String) -> Bool {
         guard let scheme = uriSchemes.first(where: { conninfo.hasPrefix($0) }) else { return false }
         let rest = conninfo.dropFirst(scheme.count)

@@ -48,8 +48,7 @@ struct CopyCommand: ParsableCommand {
         }
         guard !ConnectionString.hasAmbiguousUserInfo(target) else {
             throw ValidationError(
-                "--to \(ConnectionString.redacted(target)): the user name, password and database name may hold no raw '@', '/' or '?'; percent-encode them (%40, %2F, %3F), or give the password in --database-password-file"
-            )
+                "--to \(ConnectionString.redacted(target)): \(ConnectionString.ambiguousUserInfoAdvice)")
         }
         guard progressEvery > 0 else { throw ValidationError("--progress-every must be at least 1") }
         guard FileManager.default.fileExists(atPath: source) else {

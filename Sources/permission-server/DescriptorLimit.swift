@@ -20,14 +20,12 @@ enum DescriptorLimit {
         return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
     }
 
-    /// Raises the soft limit to the hard one (or to what `connections` need, when that is less),
-    /// and warns when it stays below `connections` + ``reserve``.
-    /// - Returns: the soft limit in effect after.
-    @discardableResult
-    static func raise(for connections: Int, logger: Logger) -> UInt64? {
+    /// Raises the soft limit to the hard one, and warns when it stays below `connections` +
+    /// ``reserve``.
+    static func raise(for connections: Int, logger: Logger) {
         guard let (soft, hard) = current() else {
             logger.warning("cannot read the open-file limit (RLIMIT_NOFILE)")
-            return nil
+            return
         }
         let needed = UInt64(connections + reserve)
         var inEffect = soft
@@ -47,6 +45,5 @@ enum DescriptorLimit {
                 "the open-file limit is below what --max-connections needs: once descriptors run out, the connection idle the longest is closed for each new one; raise the limit (ulimit -n, the container's nofile, LimitNOFILE) or lower --max-connections",
                 metadata: ["limit": "\(inEffect)", "needed": "\(needed)", "max-connections": "\(connections)"])
         }
-        return inEffect
     }
 }

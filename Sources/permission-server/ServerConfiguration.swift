@@ -110,8 +110,7 @@ struct ServerConfiguration: Sendable {
             // libpq would cut it elsewhere: another host, and the rest of the password in its errors.
             throw .invalid(
                 Settings.database, ConnectionString.redacted(databasePath), source,
-                "a PostgreSQL URI whose user name, password and database name hold no raw '@', '/' or '?': percent-encode them (%40, %2F, %3F), or give the password in --database-password-file"
-            )
+                "a PostgreSQL URI in which \(ConnectionString.ambiguousUserInfoAdvice)")
         }
         databasePassword = try Self.password(resolver)
         if passwordForDatabase, databasePassword != nil, !DatabaseLocation.isPostgresURI(databasePath),

@@ -94,13 +94,14 @@ extension HTTPConnection {
     /// moves to a worker thread.
     private func finish(_ head: HTTPRequestHead, with response: HTTPResponse, context: RequestContext) {
         // Only a final status answers a request (RFC 9110 §15): a handler's 1xx (the engine
-        // sends `100 Continue` itself) or a code out of range is the server's failure.
-        let response =
-            HTTPStatus.finalCodes.contains(response.status.code)
-            ? response
-            : ProblemJSON.unhandled(
+        // sends `100 Continue` itself) or a code out of range is the server's failure. (Answered
+        // by a call of its own: rebinding `response` would copy every response.)
+        guard HTTPStatus.finalCodes.contains(response.status.code) else {
+            let failure = ProblemJSON.unhandled(
                 HTTPStatus.NotFinal(code: response.status.code), where: "a handler's response has no final status",
                 context: context)
+            return finish(head, with: failure, context: context)
+        }
         var keepAlive = machine.mayKeepAlive(
             requestWantsIt: head.keepAlive, serverShuttingDown: server.isShuttingDown,
             responseSaysClose: response.headers["Connection"]?.lowercased().contains("close") ?? false)

@@ -221,7 +221,7 @@ final class HTTPConnection: @unchecked Sendable {
             // closing over them would reset the connection and lose it.
             if isIdle, socket.unreadBytes() == 0 {
                 environment.logger.debug("idle connection closed to make room", metadata: ["peer": .string(peer)])
-                server.reclaimed(self)
+                server.reclaimed()
                 closeNow()
             } else {
                 idleSince.store(0, ordering: .relaxed)

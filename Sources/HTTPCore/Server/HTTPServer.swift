@@ -309,7 +309,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The connection chosen to make room is closed for it (counted here, not when chosen: one
     /// that closes on its own first, or is no longer idle, was not reclaimed).
-    func reclaimed(_ connection: HTTPConnection) {
+    func reclaimed() {
         lock.lock()
         reclaimedCount += 1
         lock.unlock()

@@ -15,13 +15,7 @@ extension Rules {
     ///   - app: the app as registered now; nil (never registered) counts as unchanged.
     public static func purposeChanged(stored: StoredAuthorization, service: ServiceDefinition, app: App?) -> Bool {
         guard stored.status == .authorized, let purpose = stored.purpose, let app else { return false }
-        let current: [String: PurposeString]
-        if let language = stored.purposeLanguage {
-            guard let translated = app.localizedPurposeStrings[language] else { return true }
-            current = translated
-        } else {
-            current = app.purposeStrings
-        }
+        guard let current = app.purposeStrings(shownIn: stored.purposeLanguage) else { return true }
         if let key = stored.purposeKey { return current[key] != purpose }
         for keys in service.purposeKeys {
             for key in keys where current[key] == purpose { return false }

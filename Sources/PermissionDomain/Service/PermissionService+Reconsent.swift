@@ -67,8 +67,9 @@ extension PermissionService {
     /// Cancels the pending prompts of `app` that show a text the app no longer has for their
     /// purpose key, in their language (a prompt asked before the app changed its text, for a
     /// user with no grant to ask again for): the app's next request prompts with the new text,
-    /// as a re-consent promises. A prompt past its deadline is left to the sweep, which ends it
-    /// as expired. In transactions of ``reconsentBatchSize`` prompts looked at.
+    /// as a re-consent promises (one past its deadline is written expired,
+    /// ``cancelOrExpire(_:prompt:context:)``). In transactions of ``reconsentBatchSize`` prompts
+    /// looked at.
     private func cancelPromptsShowingOldText(app id: AppID, actor: Actor, requestId: String?) throws {
         var after: PromptID?
         while true {
@@ -78,10 +79,9 @@ extension PermissionService {
                 let context = ChangeContext(actor: actor, requestId: requestId, now: now)
                 let page = try writer.prompts(
                     matching: PromptFilter(app: id, state: .pending), after: start, limit: Self.reconsentBatchSize)
-                for prompt in page where prompt.expiresAt > context.now {
-                    let current = prompt.purposeLanguage.map { app.localizedPurposeStrings[$0] } ?? app.purposeStrings
-                    guard current?[prompt.purposeKey] != prompt.purpose else { continue }
-                    try end(writer, prompt: prompt, as: .cancelled, context: context)
+                for prompt in page
+                where app.purposeStrings(shownIn: prompt.purposeLanguage)?[prompt.purposeKey] != prompt.purpose {
+                    try cancelOrExpire(writer, prompt: prompt, context: context)
                 }
                 return page.count == Self.reconsentBatchSize ? page.last?.id : nil
             }

@@ -6,6 +6,13 @@ public struct App: Hashable, Sendable {
     /// A display name: 1-200 characters, no control characters.
     public let name: String
     public let purposeStrings: [String: PurposeString]
+
+    /// The purpose strings a text shown in `language` is one of: its translations, or the base
+    /// strings for none (the base language); nil when the app has no translation into it.
+    public func purposeStrings(shownIn language: LanguageTag?) -> [String: PurposeString]? {
+        guard let language else { return purposeStrings }
+        return localizedPurposeStrings[language]
+    }
     /// Translations of the purpose strings, per language, keyed like `purposeStrings` (an
     /// app's `InfoPlist.strings`, SPEC §11): each key is one `purposeStrings` also has.
     public let localizedPurposeStrings: [LanguageTag: [String: PurposeString]]
